@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The models nlevel-sim runs, chosen by the configuration's sections. Each model has one
+ * entry point taking the loaded configuration and the command-line options; it prints its
+ * errors and returns the process exit status (0 ok, 1 run failed, 2 bad configuration).
+ */
+#ifndef NL_SIM_MAIN_H
+#define NL_SIM_MAIN_H
+
+#include <stdbool.h>
+
+#include "nl_cfg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Command-line options of nlevel-sim. */
+struct nl_sim_opts {
+	const char *config;  /**< --config */
+	const char *out_dir; /**< --out */
+	const char *trace;   /**< --trace (batch models), or NULL */
+	const char *loads;   /**< --loads, or NULL */
+	unsigned int seeds;  /**< --seeds, 0 = configuration's */
+	unsigned int threads; /**< --threads, 0 = configuration's */
+	double horizon_vt;   /**< --horizon, 0 = configuration's */
+	bool quiet;          /**< --quiet */
+};
+
+/** Seed 002 dispatch curves ([system]/[task]/[nlsc]/[2lsc] sections). @return exit status. */
+int nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o);
+
+/** Batch model (a [batch] section; bench/batch/). @return exit status. */
+int nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o);
+
+/**
+ * Pick the model by the configuration's sections and run it.
+ * @return exit status.
+ */
+static inline int
+nl_sim_main_dispatch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
+{
+#ifdef NL_HAVE_BATCH
+	if (nl_cfg_has_section(cfg, "batch"))
+		return nl_sim_main_batch(cfg, o);
+#endif
+	return nl_sim_main_curves(cfg, o);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_SIM_MAIN_H */

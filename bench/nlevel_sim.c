@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-sim: the discrete-event simulator's command line.
+ *
+ * Dispatch model (seed 002): runs every curve of the configuration (NLSC, NLSC with static
+ * scheduling, 2LSC per G) at every load and seed, in parallel over worker threads, and writes
+ * DIR/curves.csv, DIR/curves.meta, DIR/plot.gp and the PNGs of Fig. 4-6 (gnuplot), with
+ * progress on stderr and one SUMMARY line on stdout.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nl_cfg.h"
+#include "nl_dsim.h"
+#include "nl_machine.h"
+#include "nl_model_cfg.h"
+#include "nl_version.h"
+#include "nl_sim_main.h"
+
+struct job {
+	unsigned int var, load, seed;
+	struct nl_dsim_result r;
+	double cpu_s;
+	int rc;
+};
+
+struct pool {
+	const struct nl_model_cfg *m;
+	const struct nl_machine *mach;
+	struct job *job;
+	unsigned int n_job;
+	atomic_uint next;
+	atomic_uint done;
+	pthread_mutex_t log_lock;
+	bool quiet;
+	double t0;
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double
+thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void
+variant_label(const struct nl_variant *v, char *buf, size_t len)
+{
+	if (v->scheme == NL_SCHEME_2LSC)
+		snprintf(buf, len, "2LSC G=%u", v->n_groups);
+	else if (v->static_known > 0)
+		snprintf(buf, len, "NLSC static k=%u", v->static_known);
+	else
+		snprintf(buf, len, "NLSC");
+}
+
+static void *
+worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		unsigned int i = atomic_fetch_add(&p->next, 1);
+		struct job *j;
+		double c0;
+
+		if (i >= p->n_job)
+			break;
+		j = &p->job[i];
+		c0 = thread_cpu_s();
+		j->rc = nl_dsim_run(p->m, p->mach, &p->m->variant[j->var], p->m->load_pct[j->load],
+				    p->m->seed + 1000003ull * j->seed + 7919ull * j->load, &j->r);
+		j->cpu_s = thread_cpu_s() - c0;
+		unsigned int d = atomic_fetch_add(&p->done, 1) + 1;
+
+		if (!p->quiet) {
+			char lab[64];
+
+			variant_label(&p->m->variant[j->var], lab, sizeof(lab));
+			pthread_mutex_lock(&p->log_lock);
+			if (j->r.saturated)
+				fprintf(stderr, "[%u/%u %.1fs] %s load %g%% seed %u: saturated\n", d,
+					p->n_job, now_s() - p->t0, lab, p->m->load_pct[j->load], j->seed);
+			else
+				fprintf(stderr, "[%u/%u %.1fs] %s load %g%% seed %u: resp %.1f u.t.\n",
+					d, p->n_job, now_s() - p->t0, lab, p->m->load_pct[j->load],
+					j->seed, j->r.resp_mean_vt);
+			pthread_mutex_unlock(&p->log_lock);
+		}
+	}
+	return NULL;
+}
+
+/* Student t quantile 0.975 for df = 1..30 (then 1.96). */
+static double
+t975(unsigned int df)
+{
+	static const double t[] = { 0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+				    2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+				    2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+				    2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042 };
+
+	return df == 0 ? 0 : df <= 30 ? t[df] : 1.96;
+}
+
+/** One (variant, load) aggregated over seeds. */
+struct point {
+	double mean, p50, p95, p99, ci95, hops, sched_wait, gutil;
+	uint64_t completed, rejected;
+	bool saturated;
+};
+
+static void
+aggregate(const struct nl_model_cfg *m, const struct job *jobs, unsigned int var, unsigned int ld,
+	  struct point *pt)
+{
+	double s = 0, s2 = 0;
+	unsigned int n = 0;
+
+	memset(pt, 0, sizeof(*pt));
+	for (unsigned int k = 0; k < m->n_seeds; k++) {
+		const struct job *j = &jobs[(var * m->n_load + ld) * m->n_seeds + k];
+
+		pt->saturated |= j->r.saturated;
+		pt->completed += j->r.completed;
+		pt->rejected += j->r.rejected;
+		pt->gutil += j->r.global_util / m->n_seeds;
+		if (j->r.measured == 0)
+			continue;
+		n++;
+		s += j->r.resp_mean_vt;
+		s2 += j->r.resp_mean_vt * j->r.resp_mean_vt;
+		pt->p50 += j->r.resp_p50_vt;
+		pt->p95 += j->r.resp_p95_vt;
+		pt->p99 += j->r.resp_p99_vt;
+		pt->hops += j->r.hops_mean;
+		pt->sched_wait += j->r.sched_wait_mean_vt;
+	}
+	if (n == 0) {
+		pt->saturated = true;
+		return;
+	}
+	pt->mean = s / n;
+	pt->p50 /= n;
+	pt->p95 /= n;
+	pt->p99 /= n;
+	pt->hops /= n;
+	pt->sched_wait /= n;
+	if (n > 1) {
+		double var_ = (s2 - s * s / n) / (n - 1);
+
+		pt->ci95 = t975(n - 1) * sqrt(var_ > 0 ? var_ : 0) / sqrt((double)n);
+	}
+}
+
+static int
+write_plot(const char *dir, const struct nl_model_cfg *m)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plot.gp", dir);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "# Made by nlevel-sim from curves.csv only: gnuplot %s/plot.gp\n", dir);
+	fprintf(f, "set datafile separator ','\nset datafile missing ''\n"
+		   "set terminal pngcairo size 900,600 noenhanced\n"
+		   "set key top left\nset grid\nset xlabel 'system load [%%]'\n"
+		   "set ylabel 'mean response time [u.t.]'\n"
+		   "csv = '%s/curves.csv'\n"
+		   "sel(s,g,k) = (strcol(1) eq s && $2 == g && $3 == k) ? $5 : 1/0\n", dir);
+	for (int fig = 4; fig <= 6; fig++) {
+		bool first = true;
+
+		fprintf(f, "set output '%s/fig%d.png'\n", dir, fig);
+		if (fig == 4)
+			fprintf(f, "set title 'Seed 002 Fig. 4: mean response time, NLSC vs 2LSC'\n"
+				   "set xrange [0:*]\nset yrange [0:*]\n");
+		else if (fig == 5)
+			fprintf(f, "set title 'Seed 002 Fig. 5: low-load zoom'\nset xrange [0:25]\n"
+				   "set yrange [0:*]\n");
+		else
+			fprintf(f, "set title 'Seed 002 Fig. 6: NLSC with static scheduling'\n"
+				   "set xrange [0:*]\nset yrange [0:*]\n");
+		fprintf(f, "plot ");
+		for (unsigned int v = 0; v < m->n_variant; v++) {
+			const struct nl_variant *var = &m->variant[v];
+			char lab[64];
+
+			if (fig == 6 && var->scheme != NL_SCHEME_NLSC)
+				continue;
+			variant_label(var, lab, sizeof(lab));
+			fprintf(f, "%scsv using 4:(sel('%s',%u,%u)) with linespoints lw 2 title '%s'",
+				first ? "" : ", \\\n     ", nl_scheme_name(var->scheme), var->n_groups,
+				var->static_known, lab);
+			first = false;
+		}
+		fprintf(f, "\n");
+	}
+	fclose(f);
+	return 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nlevel-sim --config FILE --out DIR [options]\n"
+		"\n"
+		"Discrete-event simulator of nlevel's scheduling policies (docs/model.md).\n"
+		"Dispatch configurations (seed 002, e.g. config/paper-96.ini) write DIR/curves.csv,\n"
+		"DIR/fig4.png, fig5.png, fig6.png and a final SUMMARY line.\n"
+		"\n"
+		"options:\n"
+		"  -c, --config FILE   configuration (INI, docs/config.md)\n"
+		"  -o, --out DIR       output folder (created)\n"
+		"      --trace PATH    workload trace, overrides the configuration's (batch models)\n"
+		"      --seeds N       replications per point, overrides [run] seeds\n"
+		"      --horizon VT    simulated time per run [u.t.], overrides [run] horizon_vt\n"
+		"      --loads LIST    loads [%%], e.g. 5:70:5 or 5,15,40, overrides [run] loads_pct\n"
+		"      --threads N     worker threads (default: [run] threads, else one per CPU)\n"
+		"  -q, --quiet         no progress on stderr\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       version\n"
+		"\n"
+		"Exit status: 0 done, 1 run failed, 2 bad command line or configuration.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' }, { "out", required_argument, NULL, 'o' },
+		{ "trace", required_argument, NULL, 't' },  { "seeds", required_argument, NULL, 's' },
+		{ "horizon", required_argument, NULL, 'H' }, { "loads", required_argument, NULL, 'L' },
+		{ "threads", required_argument, NULL, 'j' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nl_sim_opts o = { 0 };
+	const char *seeds_s = NULL, *horizon_s = NULL, *threads_s = NULL;
+	struct nl_cfg *cfg = NULL;
+	char err[NL_CFG_ERR_LEN];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "c:o:qhV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.config = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		case 't': o.trace = optarg; break;
+		case 's': seeds_s = optarg; break;
+		case 'H': horizon_s = optarg; break;
+		case 'L': o.loads = optarg; break;
+		case 'j': threads_s = optarg; break;
+		case 'q': o.quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("nlevel-sim %s\n", NL_GIT_DESCRIBE); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || o.config == NULL || o.out_dir == NULL) {
+		fprintf(stderr, "nlevel-sim: %s\n", optind != argc ? "unexpected argument" :
+			"--config and --out are required (see --help)");
+		return 2;
+	}
+	if (seeds_s != NULL && (sscanf(seeds_s, "%u", &o.seeds) != 1 || o.seeds == 0)) {
+		fprintf(stderr, "nlevel-sim: --seeds: '%s' is not a positive integer\n", seeds_s);
+		return 2;
+	}
+	if (horizon_s != NULL && (sscanf(horizon_s, "%lf", &o.horizon_vt) != 1 || !(o.horizon_vt > 0))) {
+		fprintf(stderr, "nlevel-sim: --horizon: '%s' is not a positive number\n", horizon_s);
+		return 2;
+	}
+	if (threads_s != NULL && (sscanf(threads_s, "%u", &o.threads) != 1 || o.threads == 0)) {
+		fprintf(stderr, "nlevel-sim: --threads: '%s' is not a positive integer\n", threads_s);
+		return 2;
+	}
+	rc = nl_cfg_load(&cfg, o.config, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "nlevel-sim: %s\n", err);
+		return 2;
+	}
+	if (mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "nlevel-sim: cannot create %s: %s\n", o.out_dir, strerror(errno));
+		nl_cfg_free(cfg);
+		return 1;
+	}
+	rc = nl_sim_main_dispatch(cfg, &o);
+	nl_cfg_free(cfg);
+	return rc;
+}
+
+/* Apply command-line overrides to the parsed model. -EINVAL with a message on bad input. */
+static int
+apply_overrides(struct nl_model_cfg *m, const struct nl_sim_opts *o)
+{
+	if (o->seeds > 0)
+		m->n_seeds = o->seeds;
+	if (o->horizon_vt > 0) {
+		m->warmup_vt = m->warmup_vt * o->horizon_vt / m->horizon_vt;
+		m->horizon_vt = o->horizon_vt;
+	}
+	if (o->threads > 0)
+		m->threads = o->threads;
+	if (o->loads != NULL) {
+		struct nl_cfg *c = NULL;
+		char text[1200], err[NL_CFG_ERR_LEN];
+		int rc;
+
+		snprintf(text, sizeof(text), "[run]\nloads_pct = %s\n", o->loads);
+		rc = nl_cfg_load_string(&c, "--loads", text, err, sizeof(err));
+		if (rc == 0)
+			rc = nl_cfg_get_list(c, "run", "loads_pct", m->load_pct, NL_MODEL_MAX_LOADS,
+					     &m->n_load, 0.001, 1000, true);
+		if (rc < 0) {
+			fprintf(stderr, "nlevel-sim: %s\n", c != NULL ? c->err : err);
+			nl_cfg_free(c);
+			return -EINVAL;
+		}
+		nl_cfg_free(c);
+	}
+	return 0;
+}
+
+int
+nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
+{
+	struct nl_model_cfg m;
+	struct nl_machine *mach = NULL;
+	struct pool p = { 0 };
+	pthread_t th[256];
+	unsigned int n_th;
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	if (nl_model_cfg_parse(cfg, &m) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "nlevel-sim: %s\n", cfg->err);
+		return 2;
+	}
+	if (apply_overrides(&m, o) != 0)
+		return 2;
+	mach = calloc(m.n_mach, sizeof(*mach));
+	if (mach == NULL || nl_machines_build(&m, m.seed, mach) != 0) {
+		fprintf(stderr, "nlevel-sim: cannot build %u machines\n", m.n_mach);
+		free(mach);
+		return 1;
+	}
+	p.m = &m;
+	p.mach = mach;
+	p.n_job = m.n_variant * m.n_load * m.n_seeds;
+	p.job = calloc(p.n_job, sizeof(*p.job));
+	p.quiet = o->quiet;
+	pthread_mutex_init(&p.log_lock, NULL);
+	if (p.job == NULL) {
+		free(mach);
+		return 1;
+	}
+	for (unsigned int v = 0, i = 0; v < m.n_variant; v++)
+		for (unsigned int l = 0; l < m.n_load; l++)
+			for (unsigned int k = 0; k < m.n_seeds; k++, i++) {
+				p.job[i].var = v;
+				p.job[i].load = l;
+				p.job[i].seed = k;
+			}
+	n_th = m.threads ? m.threads : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (n_th == 0)
+		n_th = 1;
+	if (n_th > 256)
+		n_th = 256;
+	if (!o->quiet)
+		fprintf(stderr, "nlevel-sim: %u curves x %u loads x %u seeds = %u runs of %g u.t. on %u threads\n",
+			m.n_variant, m.n_load, m.n_seeds, p.n_job, m.horizon_vt, n_th);
+	p.t0 = now_s();
+	for (unsigned int i = 0; i < n_th; i++)
+		pthread_create(&th[i], NULL, worker, &p);
+	for (unsigned int i = 0; i < n_th; i++)
+		pthread_join(th[i], NULL);
+	double wall = now_s() - p.t0, cpu = 0;
+	uint64_t events = 0;
+
+	for (unsigned int i = 0; i < p.n_job; i++) {
+		if (p.job[i].rc != 0) {
+			fprintf(stderr, "nlevel-sim: run failed: %s\n", strerror(-p.job[i].rc));
+			free(p.job);
+			free(mach);
+			return 1;
+		}
+		events += p.job[i].r.events;
+		cpu += p.job[i].cpu_s;
+	}
+
+	/* curves.csv */
+	struct point *pts = calloc((size_t)m.n_variant * m.n_load, sizeof(*pts));
+
+	if (pts == NULL) {
+		free(p.job);
+		free(mach);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/curves.csv", o->out_dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "nlevel-sim: cannot write %s: %s\n", path, strerror(errno));
+		free(pts);
+		free(p.job);
+		free(mach);
+		return 1;
+	}
+	fprintf(f, "scheme,groups,static_known,load_pct,resp_mean_vt,resp_p50_vt,resp_p95_vt,"
+		   "resp_p99_vt,ci95_vt,hops_mean,sched_wait_mean_vt,global_util,completed,rejected,"
+		   "saturated\n");
+	for (unsigned int v = 0; v < m.n_variant; v++) {
+		for (unsigned int l = 0; l < m.n_load; l++) {
+			struct point *pt = &pts[v * m.n_load + l];
+
+			aggregate(&m, p.job, v, l, pt);
+			fprintf(f, "%s,%u,%u,%g,", nl_scheme_name(m.variant[v].scheme),
+				m.variant[v].n_groups, m.variant[v].static_known, m.load_pct[l]);
+			if (pt->saturated)
+				fprintf(f, ",,,,,");
+			else
+				fprintf(f, "%.4f,%.4f,%.4f,%.4f,%.4f,", pt->mean, pt->p50, pt->p95,
+					pt->p99, pt->ci95);
+			fprintf(f, "%.4f,%.4f,%.4f,%llu,%llu,%d\n", pt->hops, pt->sched_wait, pt->gutil,
+				(unsigned long long)pt->completed, (unsigned long long)pt->rejected,
+				pt->saturated ? 1 : 0);
+		}
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/curves.meta", o->out_dir);
+	f = fopen(path, "w");
+	if (f != NULL) {
+		fprintf(f, "config=%s\nnlevel=%s\nseed=%llu\nseeds=%u\nhorizon_vt=%g\nwarmup_vt=%g\n"
+			   "threads=%u\nruns=%u\nevents=%llu\nwall_s=%.3f\n",
+			o->config, NL_GIT_DESCRIBE, (unsigned long long)m.seed, m.n_seeds, m.horizon_vt,
+			m.warmup_vt, n_th, p.n_job, (unsigned long long)events, wall);
+		fclose(f);
+	}
+	if (write_plot(o->out_dir, &m) == 0) {
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "gnuplot '%s/plot.gp' 2>'%s/plot.log'", o->out_dir,
+			 o->out_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot.log); "
+					"curves.csv is complete\n", o->out_dir);
+	}
+
+	/* SUMMARY: crossover and 5 %% ratio against the first NLSC curve without static k. */
+	int nl = -1;
+
+	for (unsigned int v = 0; v < m.n_variant; v++)
+		if (m.variant[v].scheme == NL_SCHEME_NLSC && m.variant[v].static_known == 0 && nl < 0)
+			nl = (int)v;
+	char summ[2048] = "", first[256] = "";
+	size_t off = 0;
+
+	for (unsigned int v = 0; nl >= 0 && v < m.n_variant; v++) {
+		double cross = -1, ratio = NAN;
+
+		if (m.variant[v].scheme != NL_SCHEME_2LSC)
+			continue;
+		for (unsigned int l = 0; l < m.n_load; l++) {
+			const struct point *a = &pts[(unsigned int)nl * m.n_load + l];
+			const struct point *b = &pts[v * m.n_load + l];
+
+			if (l == 0 && !a->saturated && !b->saturated)
+				ratio = a->mean / b->mean;
+			if (cross < 0 && (b->saturated || (!a->saturated && a->mean <= b->mean)))
+				cross = m.load_pct[l];
+		}
+		if (first[0] == '\0')
+			snprintf(first, sizeof(first), "crossover_pct=%g ratio_5pct=%.3f", cross, ratio);
+		off += (size_t)snprintf(summ + off, sizeof(summ) - off,
+					" crossover_pct_g%u=%g ratio_5pct_g%u=%.3f",
+					m.variant[v].n_groups, cross, m.variant[v].n_groups, ratio);
+		if (off >= sizeof(summ))
+			off = sizeof(summ) - 1;
+	}
+	printf("SUMMARY %s%s wall_s=%.2f events=%llu events_per_s=%.0f events_per_s_thread=%.0f "
+	       "threads=%u runs=%u\n",
+	       first, summ, wall, (unsigned long long)events, events / wall,
+	       cpu > 0 ? events / cpu : 0, n_th, p.n_job);
+	free(pts);
+	free(p.job);
+	free(mach);
+	rc = 0;
+	return rc;
+}

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * INI store on top of libinih. inih does not report line numbers to the handler in Debian's
+ * build (INI_HANDLER_LINENO = 0), so we feed it through our own reader, which counts the
+ * lines it hands out; the handler runs right after the reader returned its line.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "nl_cfg.h"
+
+struct reader {
+	FILE *f;           /* file input, or NULL */
+	const char *text;  /* string input */
+	unsigned int line; /* line of the chunk last returned */
+	bool at_bol;       /* next chunk starts a new line */
+	bool too_long;
+	struct nl_cfg *cfg;
+	int rc;
+};
+
+static char *
+read_line(char *str, int num, void *stream)
+{
+	struct reader *r = stream;
+	char *s;
+
+	if (r->f != NULL) {
+		s = fgets(str, num, r->f);
+	} else {
+		const char *nl;
+		size_t len;
+
+		if (*r->text == '\0')
+			return NULL;
+		nl = strchr(r->text, '\n');
+		len = nl != NULL ? (size_t)(nl - r->text) + 1 : strlen(r->text);
+		if (len > (size_t)num - 1)
+			len = (size_t)num - 1;
+		memcpy(str, r->text, len);
+		str[len] = '\0';
+		r->text += len;
+		s = str;
+	}
+	if (s == NULL)
+		return NULL;
+	if (r->at_bol)
+		r->line++;
+	else
+		r->too_long = true;
+	r->at_bol = strchr(s, '\n') != NULL || (r->f != NULL ? feof(r->f) : *r->text == '\0');
+	return s;
+}
+
+static char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d != NULL)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int
+on_entry(void *user, const char *section, const char *name, const char *value)
+{
+	struct reader *r = user;
+	struct nl_cfg *c = r->cfg;
+	struct nl_cfg_entry *e;
+
+	if (r->rc != 0)
+		return 0;
+	if (r->too_long) {
+		snprintf(c->err, sizeof(c->err), "%s:%u: line longer than %d characters", c->path,
+			 r->line, INI_MAX_LINE - 2);
+		r->rc = -EINVAL;
+		return 0;
+	}
+	if (section[0] == '\0') {
+		snprintf(c->err, sizeof(c->err), "%s:%u: key '%s' outside any [section]", c->path,
+			 r->line, name);
+		r->rc = -EINVAL;
+		return 0;
+	}
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		if (strcmp(c->entry[i].section, section) == 0 && strcmp(c->entry[i].key, name) == 0) {
+			snprintf(c->err, sizeof(c->err),
+				 "%s:%u: [%s] %s: duplicate key (first set on line %u)", c->path,
+				 r->line, section, name, c->entry[i].line);
+			r->rc = -EINVAL;
+			return 0;
+		}
+	}
+	e = realloc(c->entry, (c->n_entry + 1) * sizeof(*e));
+	if (e == NULL)
+		goto nomem;
+	c->entry = e;
+	e = &c->entry[c->n_entry];
+	e->section = xstrdup(section);
+	e->key = xstrdup(name);
+	e->value = xstrdup(value);
+	e->line = r->line;
+	e->used = false;
+	c->n_entry++;
+	if (e->section == NULL || e->key == NULL || e->value == NULL)
+		goto nomem;
+	if (!nl_cfg_has_section(c, section) || c->n_entry == 1 ||
+	    strcmp(c->entry[c->n_entry - 2].section, section) != 0) {
+		bool seen = false;
+
+		for (unsigned int i = 0; i < c->n_section; i++)
+			seen |= strcmp(c->section[i], section) == 0;
+		if (!seen) {
+			char **s = realloc(c->section, (c->n_section + 1) * sizeof(*s));
+			unsigned int *l;
+
+			if (s == NULL)
+				goto nomem;
+			c->section = s;
+			l = realloc(c->section_line, (c->n_section + 1) * sizeof(*l));
+			if (l == NULL)
+				goto nomem;
+			c->section_line = l;
+			c->section[c->n_section] = xstrdup(section);
+			c->section_line[c->n_section] = r->line;
+			c->n_section++;
+			if (c->section[c->n_section - 1] == NULL)
+				goto nomem;
+		}
+	}
+	return 1;
+nomem:
+	r->rc = -ENOMEM;
+	snprintf(c->err, sizeof(c->err), "%s: out of memory", c->path);
+	return 0;
+}
+
+static int
+load(struct nl_cfg **out, const char *name, FILE *f, const char *text, char *err, size_t len)
+{
+	struct nl_cfg *c = calloc(1, sizeof(*c));
+	struct reader r = { .f = f, .text = text, .at_bol = true };
+	int rc;
+
+	if (c == NULL || (c->path = xstrdup(name)) == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	r.cfg = c;
+	rc = ini_parse_stream(read_line, &r, on_entry, &r);
+	if (r.rc == 0 && rc > 0) {
+		snprintf(c->err, sizeof(c->err), "%s:%d: syntax error (expected [section] or key = value)",
+			 name, rc);
+		r.rc = -EINVAL;
+	}
+	if (r.rc == 0 && r.too_long) {
+		snprintf(c->err, sizeof(c->err), "%s: a line is longer than %d characters", name,
+			 INI_MAX_LINE - 2);
+		r.rc = -EINVAL;
+	}
+	if (r.rc != 0) {
+		if (err != NULL && len > 0)
+			snprintf(err, len, "%s", c->err);
+		nl_cfg_free(c);
+		return r.rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+nl_cfg_load(struct nl_cfg **out, const char *path, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (f == NULL) {
+		rc = -errno;
+		if (err != NULL && len > 0)
+			snprintf(err, len, "%s: cannot open: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = load(out, path, f, NULL, err, len);
+	fclose(f);
+	return rc;
+}
+
+int
+nl_cfg_load_string(struct nl_cfg **out, const char *name, const char *text, char *err, size_t len)
+{
+	return load(out, name, NULL, text, err, len);
+}
+
+void
+nl_cfg_free(struct nl_cfg *c)
+{
+	if (c == NULL)
+		return;
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		free(c->entry[i].section);
+		free(c->entry[i].key);
+		free(c->entry[i].value);
+	}
+	for (unsigned int i = 0; i < c->n_section; i++)
+		free(c->section[i]);
+	free(c->entry);
+	free(c->section);
+	free(c->section_line);
+	free(c->path);
+	free(c);
+}
+
+bool
+nl_cfg_has_section(const struct nl_cfg *c, const char *sec)
+{
+	for (unsigned int i = 0; i < c->n_section; i++)
+		if (strcmp(c->section[i], sec) == 0)
+			return true;
+	return false;
+}
+
+int
+nl_cfg_require_section(struct nl_cfg *c, const char *sec)
+{
+	if (nl_cfg_has_section(c, sec))
+		return 0;
+	snprintf(c->err, sizeof(c->err), "%s: missing section [%s]", c->path, sec);
+	return -EINVAL;
+}
+
+const struct nl_cfg_entry *
+nl_cfg_find(struct nl_cfg *c, const char *sec, const char *key)
+{
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		if (strcmp(c->entry[i].section, sec) == 0 && strcmp(c->entry[i].key, key) == 0) {
+			c->entry[i].used = true;
+			return &c->entry[i];
+		}
+	}
+	return NULL;
+}
+
+int
+nl_cfg_error(struct nl_cfg *c, const struct nl_cfg_entry *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(c->err, sizeof(c->err), "%s:%u: [%s] %s: ", c->path, e->line, e->section,
+			 e->key);
+
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(c->err))
+		vsnprintf(c->err + n, sizeof(c->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int
+missing(struct nl_cfg *c, const char *sec, const char *key, bool required)
+{
+	unsigned int line = 0;
+
+	if (!required)
+		return 0;
+	for (unsigned int i = 0; i < c->n_section; i++)
+		if (strcmp(c->section[i], sec) == 0)
+			line = c->section_line[i];
+	if (line != 0)
+		snprintf(c->err, sizeof(c->err), "%s:%u: [%s] %s: required key missing", c->path, line,
+			 sec, key);
+	else
+		snprintf(c->err, sizeof(c->err), "%s: missing section [%s] (needed for key %s)",
+			 c->path, sec, key);
+	return -EINVAL;
+}
+
+static int
+parse_real(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int
+nl_cfg_get_double(struct nl_cfg *c, const char *sec, const char *key, double *out, double min,
+		  double max, bool required)
+{
+	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
+	double v;
+
+	if (e == NULL)
+		return missing(c, sec, key, required);
+	if (parse_real(e->value, &v) != 0)
+		return nl_cfg_error(c, e, "'%s' is not a number", e->value);
+	if (v < min || v > max)
+		return nl_cfg_error(c, e, "%s is out of range [%g, %g]", e->value, min, max);
+	*out = v;
+	return 1;
+}
+
+int
+nl_cfg_get_u64(struct nl_cfg *c, const char *sec, const char *key, uint64_t *out, uint64_t min,
+	       uint64_t max, bool required)
+{
+	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
+	double v;
+
+	if (e == NULL)
+		return missing(c, sec, key, required);
+	if (parse_real(e->value, &v) != 0 || v != floor(v) || v < 0 || v > 9007199254740992.0)
+		return nl_cfg_error(c, e, "'%s' is not a non-negative integer", e->value);
+	if ((uint64_t)v < min || (uint64_t)v > max)
+		return nl_cfg_error(c, e, "%s is out of range [%llu, %llu]", e->value,
+				    (unsigned long long)min, (unsigned long long)max);
+	*out = (uint64_t)v;
+	return 1;
+}
+
+int
+nl_cfg_get_bool(struct nl_cfg *c, const char *sec, const char *key, bool *out, bool required)
+{
+	static const char *const t[] = { "true", "yes", "on", "1" };
+	static const char *const f[] = { "false", "no", "off", "0" };
+	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
+
+	if (e == NULL)
+		return missing(c, sec, key, required);
+	for (unsigned int i = 0; i < 4; i++) {
+		if (strcasecmp(e->value, t[i]) == 0) {
+			*out = true;
+			return 1;
+		}
+		if (strcasecmp(e->value, f[i]) == 0) {
+			*out = false;
+			return 1;
+		}
+	}
+	return nl_cfg_error(c, e, "'%s' is not a boolean (true/false)", e->value);
+}
+
+int
+nl_cfg_get_str(struct nl_cfg *c, const char *sec, const char *key, const char **out, bool required)
+{
+	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
+
+	if (e == NULL)
+		return missing(c, sec, key, required);
+	if (e->value[0] == '\0')
+		return nl_cfg_error(c, e, "empty value");
+	*out = e->value;
+	return 1;
+}
+
+int
+nl_cfg_get_enum(struct nl_cfg *c, const char *sec, const char *key, const char *const *names,
+		unsigned int *out, bool required)
+{
+	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
+	char list[256] = "";
+
+	if (e == NULL)
+		return missing(c, sec, key, required);
+	for (unsigned int i = 0; names[i] != NULL; i++) {
+		if (strcmp(e->value, names[i]) == 0) {
+			*out = i;
+			return 1;
+		}
+		if (strlen(list) + strlen(names[i]) + 3 < sizeof(list)) {
+			if (i > 0)
+				strcat(list, ", ");
+			strcat(list, names[i]);
+		}
+	}
+	return nl_cfg_error(c, e, "'%s' is not one of: %s", e->value, list);
+}
+
+int
+nl_cfg_get_list(struct nl_cfg *c, const char *sec, const char *key, double *out,
+		unsigned int max_n, unsigned int *n, double min, double max, bool required)
+{
+	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
+	char buf[1024], *save = NULL, *tok;
+	unsigned int k = 0;
+
+	if (e == NULL)
+		return missing(c, sec, key, required);
+	if (strlen(e->value) >= sizeof(buf))
+		return nl_cfg_error(c, e, "value too long");
+	strcpy(buf, e->value);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *c1 = strchr(tok, ':');
+		double a, b, step;
+
+		if (c1 == NULL) {
+			if (parse_real(tok, &a) != 0)
+				return nl_cfg_error(c, e, "'%s' is not a number", tok);
+			b = a;
+			step = 1;
+		} else {
+			char *c2 = strchr(c1 + 1, ':');
+
+			if (c2 == NULL)
+				return nl_cfg_error(c, e, "range '%s' must be from:to:step", tok);
+			*c1 = '\0';
+			*c2 = '\0';
+			if (parse_real(tok, &a) != 0 || parse_real(c1 + 1, &b) != 0 ||
+			    parse_real(c2 + 1, &step) != 0 || step <= 0 || b < a)
+				return nl_cfg_error(c, e, "range must be from:to:step with step > 0 and from <= to");
+		}
+		for (unsigned int j = 0; a + j * step <= b + 1e-9 * fabs(step); j++) {
+			double v = a + j * step;
+
+			if (k >= max_n)
+				return nl_cfg_error(c, e, "more than %u values", max_n);
+			if (v < min || v > max)
+				return nl_cfg_error(c, e, "%g is out of range [%g, %g]", v, min, max);
+			out[k++] = v;
+		}
+	}
+	if (k == 0)
+		return nl_cfg_error(c, e, "empty list");
+	*n = k;
+	return 1;
+}
+
+int
+nl_cfg_check_unused(struct nl_cfg *c)
+{
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		const struct nl_cfg_entry *e = &c->entry[i];
+		bool sec_used = false;
+
+		if (e->used)
+			continue;
+		for (unsigned int j = 0; j < c->n_entry; j++)
+			if (c->entry[j].used && strcmp(c->entry[j].section, e->section) == 0)
+				sec_used = true;
+		if (sec_used)
+			snprintf(c->err, sizeof(c->err), "%s:%u: unknown key '%s' in [%s]", c->path,
+				 e->line, e->key, e->section);
+		else
+			snprintf(c->err, sizeof(c->err), "%s:%u: unknown section [%s]", c->path,
+				 e->line, e->section);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * 2LSC: 2-level scheduling (seed 002 §3.1, after Kai et al.). Machines are grouped by CPU
+ * speed into G groups (slowest first, contiguous in speed order); managers 0..G-1 are the
+ * group schedulers, manager G the single global scheduler.
+ *
+ * Group scheduler (§3.1 (1)): a task appears at a random group (§4.2). The group scheduler
+ * selects its machines matching Delta and measures its load; if fewer than L machines match
+ * or the load is above the threshold it forwards the task to the global scheduler, else it
+ * assigns the L least-loaded matching machines of its group.
+ *
+ * Global scheduler (§3.1 (2)): it measures every group's load periodically (every
+ * measure_period_vt; its view is stale in between) and sends the task where load is lowest.
+ * With exact matching a group of M/G machines holds ~M/(G 2^N) machines of a vector, fewer
+ * than L, so the task's matching machines are spread over several groups (SPEC.md, modelling
+ * traps). The global scheduler sees every group, so it places the L sub-tasks on the matching
+ * machines of least measured load across groups: "least-loaded group" applied per machine
+ * (docs/model.md). Its service time grows with the groups it inspects:
+ * global_base_vt + G * global_per_group_vt.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_pick.h"
+#include "nl_policy.h"
+
+struct tlsc {
+	unsigned int n_grp;
+	uint32_t *grp_of;        /* [n_mach] group of each machine */
+	uint32_t *grp_size;      /* [n_grp] */
+	uint32_t *grp_mach;      /* machines of each group ascending, CSR by grp_off */
+	uint32_t *grp_off;       /* [n_grp + 1] */
+	uint32_t *gl_off;        /* [n_grp * n_leaf + 1]: matching machines of (group, leaf) */
+	uint32_t *gl_mach;
+	struct nl_mach_load *snap; /* global's last measurement, [n_mach] */
+	double snap_vt;          /* when it was taken; < 0 = never */
+};
+
+static int
+cmp_speed(const void *a, const void *b, void *arg)
+{
+	const struct nl_machine *m = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (m[x].speed_ips != m[y].speed_ips)
+		return m[x].speed_ips < m[y].speed_ips ? -1 : 1;
+	return x < y ? -1 : (x > y);
+}
+
+static void
+tlsc_fini(struct nl_sched *s)
+{
+	struct tlsc *g = s->priv;
+
+	if (g == NULL)
+		return;
+	free(g->grp_of);
+	free(g->grp_size);
+	free(g->grp_mach);
+	free(g->grp_off);
+	free(g->gl_off);
+	free(g->gl_mach);
+	free(g->snap);
+	free(g);
+	s->priv = NULL;
+}
+
+static int
+tlsc_init(struct nl_sched *s)
+{
+	const struct nl_tree *t = s->tree;
+	unsigned int G = s->p.n_groups, M = s->n_mach;
+	struct tlsc *g;
+	uint32_t *order;
+
+	if (G == 0 || G > M)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return -ENOMEM;
+	s->priv = g;
+	g->n_grp = G;
+	g->snap_vt = -1;
+	g->grp_of = malloc(M * sizeof(uint32_t));
+	g->grp_size = calloc(G, sizeof(uint32_t));
+	g->grp_mach = malloc(M * sizeof(uint32_t));
+	g->grp_off = calloc(G + 1, sizeof(uint32_t));
+	g->gl_off = calloc((size_t)G * t->n_leaf + 1, sizeof(uint32_t));
+	g->gl_mach = malloc((t->leaf_off[t->n_leaf] + 1) * sizeof(uint32_t));
+	g->snap = calloc(M, sizeof(*g->snap));
+	order = malloc(M * sizeof(uint32_t));
+	if (g->grp_of == NULL || g->grp_size == NULL || g->grp_mach == NULL || g->grp_off == NULL ||
+	    g->gl_off == NULL || g->gl_mach == NULL || g->snap == NULL || order == NULL) {
+		free(order);
+		tlsc_fini(s);
+		return -ENOMEM;
+	}
+	/* Groups by CPU speed: rank machines by (speed, id), cut into G near-equal blocks. */
+	for (uint32_t i = 0; i < M; i++)
+		order[i] = i;
+	qsort_r(order, M, sizeof(uint32_t), cmp_speed, (void *)s->mach);
+	for (uint32_t r = 0; r < M; r++) {
+		uint32_t grp = (uint32_t)((uint64_t)r * G / M);
+
+		g->grp_of[order[r]] = grp;
+		g->grp_size[grp]++;
+	}
+	for (unsigned int k = 0; k < G; k++)
+		g->grp_off[k + 1] = g->grp_off[k] + g->grp_size[k];
+	uint32_t *fill = calloc(G, sizeof(uint32_t));
+
+	if (fill == NULL) {
+		free(order);
+		tlsc_fini(s);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < M; i++) /* ascending ids within each group */
+		g->grp_mach[g->grp_off[g->grp_of[i]] + fill[g->grp_of[i]]++] = i;
+	free(fill);
+	free(order);
+	/* (group, leaf) matching lists from the tree's leaf lists. */
+	uint32_t p = 0;
+
+	for (unsigned int k = 0; k < G; k++) {
+		for (unsigned int l = 0; l < t->n_leaf; l++) {
+			for (uint32_t j = t->leaf_off[l]; j < t->leaf_off[l + 1]; j++)
+				if (g->grp_of[t->leaf_mach[j]] == k)
+					g->gl_mach[p++] = t->leaf_mach[j];
+			g->gl_off[k * t->n_leaf + l + 1] = p;
+		}
+	}
+	s->n_mgr = G + 1;
+	return 0;
+}
+
+static uint32_t
+tlsc_entry(const struct nl_sched *s, const struct nl_task *t, uint64_t rnd)
+{
+	(void)t;
+	return (uint32_t)(rnd % (s->n_mgr - 1));
+}
+
+static double
+tlsc_service_vt(const struct nl_sched *s, uint32_t mgr, const struct nl_task *t)
+{
+	(void)t;
+	if (mgr == nl_2lsc_global_mgr(s))
+		return s->p.global_base_vt + s->p.global_per_group_vt * (s->n_mgr - 1);
+	return s->p.pick_service_vt;
+}
+
+unsigned int
+nl_2lsc_group_of(const struct nl_sched *s, uint32_t mach)
+{
+	const struct tlsc *g = s->priv;
+
+	return g->grp_of[mach];
+}
+
+double
+nl_2lsc_group_load(const struct nl_sched *s, unsigned int grp, double now_vt,
+		   const struct nl_engine *eng, unsigned int n_split)
+{
+	const struct tlsc *g = s->priv;
+	const struct nl_mach_load *ld = eng->ops->load(eng->ctx, grp, now_vt);
+	unsigned int busy = 0;
+
+	for (uint32_t j = g->grp_off[grp]; j < g->grp_off[grp + 1]; j++)
+		busy += ld[g->grp_mach[j]].busy_until_vt > now_vt;
+	return ((double)busy + (double)n_split * eng->ops->queue_len(eng->ctx, grp)) /
+	       g->grp_size[grp];
+}
+
+static void
+tlsc_measure(struct nl_sched *s, double now_vt, const struct nl_engine *eng)
+{
+	struct tlsc *g = s->priv;
+
+	memcpy(g->snap, eng->ops->load(eng->ctx, nl_2lsc_global_mgr(s), now_vt),
+	       s->n_mach * sizeof(*g->snap));
+	g->snap_vt = now_vt;
+}
+
+static void
+tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
+	    const struct nl_engine *eng)
+{
+	struct tlsc *g = s->priv;
+	const struct nl_tree *tr = s->tree;
+	uint32_t out[NL_TASK_MAX_SPLIT];
+	uint32_t leaf;
+	int n;
+
+	if (t->n_split == 0 || t->n_split > NL_TASK_MAX_SPLIT ||
+	    (t->need & ~nl_res_mask(tr->n_res)) != 0) {
+		eng->ops->reject(eng->ctx, t, NL_REJECT_BAD_TASK, now_vt);
+		return;
+	}
+	leaf = nl_tree_leaf_of(tr, t->need);
+	if (leaf == NL_NODE_NONE) {
+		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
+		return;
+	}
+	if (mgr != nl_2lsc_global_mgr(s)) {
+		uint32_t a = g->gl_off[mgr * tr->n_leaf + leaf], b = g->gl_off[mgr * tr->n_leaf + leaf + 1];
+
+		if (b - a < t->n_split ||
+		    nl_2lsc_group_load(s, mgr, now_vt, eng, t->n_split) > s->p.grp_threshold) {
+			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
+			return;
+		}
+		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->mach,
+					 eng->ops->load(eng->ctx, mgr, now_vt), now_vt,
+					 t->instr / t->n_split, t->data_bits / t->n_split, t->n_split,
+					 out);
+	} else {
+		/* Global: all matching machines, by the last measurement (stale between periods):
+		 * the backlog each machine had when measured. No measurement yet, or period 0:
+		 * measure now. */
+		if (s->p.measure_period_vt <= 0 || g->snap_vt < 0)
+			tlsc_measure(s, now_vt, eng);
+		n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
+					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->mach, g->snap,
+					 g->snap_vt, t->instr / t->n_split, t->data_bits / t->n_split,
+					 t->n_split, out);
+	}
+	if (n < 0)
+		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
+	else
+		eng->ops->dispatch(eng->ctx, t, out, (unsigned int)n, now_vt);
+}
+
+static void
+tlsc_mgr_name(const struct nl_sched *s, uint32_t mgr, char *buf, unsigned int len)
+{
+	if (mgr == nl_2lsc_global_mgr(s))
+		snprintf(buf, len, "global");
+	else
+		snprintf(buf, len, "group%u", mgr);
+}
+
+const struct nl_policy_ops nl_policy_2lsc = {
+	.name = "2lsc",
+	.init = tlsc_init,
+	.fini = tlsc_fini,
+	.entry = tlsc_entry,
+	.service_vt = tlsc_service_vt,
+	.decide = tlsc_decide,
+	.measure = tlsc_measure,
+	.mgr_name = tlsc_mgr_name,
+};

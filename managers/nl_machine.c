@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+
+#include "nl_machine.h"
+#include "nl_task.h"
+
+const char *
+nl_reject_name(enum nl_reject_reason why)
+{
+	switch (why) {
+	case NL_REJECT_NONE:
+		return "none";
+	case NL_REJECT_NO_MACHINE:
+		return "no_machine";
+	case NL_REJECT_BAD_TASK:
+		return "bad_task";
+	case NL_REJECT_OVERLOAD:
+		return "overload";
+	case NL_REJECT_MACHINE_LOST:
+		return "machine_lost";
+	default:
+		return "unknown";
+	}
+}
+
+/* splitmix64: a tiny seeded generator for the machine layout (not for the simulation). */
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+int
+nl_machines_build(const struct nl_model_cfg *m, uint64_t seed, struct nl_machine *out)
+{
+	uint64_t s = seed ^ UINT64_C(0x6e6c6576656c); /* "nlevel" */
+
+	if (m->n_mach == 0 || m->n_speed == 0 || m->n_res == 0 || m->n_res > 64)
+		return -EINVAL;
+	for (unsigned int i = 0; i < m->n_mach; i++) {
+		struct nl_machine *p = &out[i];
+		unsigned int cls = (unsigned int)((uint64_t)i * m->n_speed / m->n_mach);
+
+		p->speed_class = cls;
+		p->speed_ips = m->speed_ips[cls];
+		p->link_bps = m->link_bps;
+		p->res.any = 0;
+		p->res.set = 0;
+		p->pad = 0;
+		if (m->vectors == NL_VECTORS_BALANCED) {
+			p->res.set = (uint64_t)i & nl_res_mask(m->n_res);
+		} else {
+			for (unsigned int k = 0; k < m->n_res; k++) {
+				double u = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
+
+				if (u < m->res_prob)
+					p->res.set |= UINT64_C(1) << k;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Machines P_i (seed 002 §2.1 eq. (3)): static description and the load record the
+ * policies read, plus the generator of the machine list of a model configuration.
+ */
+#ifndef NL_MACHINE_H
+#define NL_MACHINE_H
+
+#include <stdint.h>
+
+#include "nl_model_cfg.h"
+#include "nl_resvec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Static description of one machine. */
+struct nl_machine {
+	double speed_ips;     /**< W_i nominal CPU speed [instr/s] */
+	double link_bps;      /**< T_i communication speed [bit/s] */
+	struct nl_resvec res; /**< Gamma_i */
+	uint32_t speed_class; /**< index into the configured speed classes */
+	uint32_t pad;
+};
+
+/**
+ * Load of one machine as a policy sees it. In the simulator it is exact; in the live engine it
+ * is the last RCU snapshot plus what this manager assigned since (docs/model.md).
+ */
+struct nl_mach_load {
+	double busy_until_vt; /**< time its queue (as known) drains [u.t.]; <= now when idle */
+	uint32_t n_sub;       /**< sub-tasks queued or running (as known) */
+	uint32_t pad;
+};
+
+/**
+ * Time a sub-task of (instr, bits) takes on machine m at nominal speed.
+ *
+ * @return instr / W_i + bits / T_i [u.t.].
+ * @par Context  Pure.
+ * @par Source   seed 002 §2.1-2.2 (I at W_i, D at T_i).
+ */
+static inline double
+nl_mach_service_vt(const struct nl_machine *m, double instr, double bits)
+{
+	return instr / m->speed_ips + bits / m->link_bps;
+}
+
+/**
+ * Build the machine list of a model: M machines, speed classes in equal contiguous blocks
+ * (machine i has class i * n_speed / M), vectors balanced (machine i holds vector i mod 2^N,
+ * so every block holds every vector equally often) or random (each resource with probability
+ * res_prob, drawn from `seed`).
+ *
+ * @param m     Model configuration.
+ * @param seed  Seed for random vectors (ignored when balanced).
+ * @param out   Output array of m->n_mach machines.
+ * @return 0, or -EINVAL when the model is inconsistent.
+ * @par Context  Control path, pure.
+ * @par Source   seed 002 §4.2 (independent resources, equal probability).
+ */
+int nl_machines_build(const struct nl_model_cfg *m, uint64_t seed, struct nl_machine *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_MACHINE_H */

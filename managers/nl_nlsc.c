@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * NLSC: N-level scheduling (seed 002 §3.3). One manager per node of the resource tree; a
+ * task appears at a random leaf (§4.2) or, with static scheduling (§4.4), at a random leaf
+ * whose prefix already matches the k statically known resources 1..k. Each manager applies
+ * the routing step (tree/nl_tree.h); the matching leaf assigns the L sub-tasks to its L
+ * least-loaded machines.
+ *
+ * Worked example, N = 4: a task needing 0110 appears at leaf 0101. Leaf: prefix differs at
+ * resource 3 -> up to M(3,010); differs -> up to M(2,01); matches, down on resource 3 (=1) to
+ * M(3,011); down on resource 4 (=0) to leaf 0110, which assigns. 4 hops = 2 * (4 - 2).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nl_pick.h"
+#include "nl_policy.h"
+
+#define NLSC_STATIC_MAX_BITS 20u
+
+struct nlsc {
+	unsigned int k;      /* statically known resources */
+	uint32_t *bkt_off;   /* [2^k + 1] offsets into bkt_leaf */
+	uint32_t *bkt_leaf;  /* leaf node ids grouped by prefix & mask(k) */
+};
+
+static int
+nlsc_init(struct nl_sched *s)
+{
+	struct nlsc *n = calloc(1, sizeof(*n));
+	const struct nl_tree *t = s->tree;
+
+	if (n == NULL)
+		return -ENOMEM;
+	s->n_mgr = t->n_node;
+	n->k = s->p.static_known;
+	if (n->k > t->n_res || n->k > NLSC_STATIC_MAX_BITS) {
+		free(n);
+		return -EINVAL;
+	}
+	if (n->k > 0) {
+		uint32_t nb = 1u << n->k;
+
+		n->bkt_off = calloc(nb + 1, sizeof(uint32_t));
+		n->bkt_leaf = malloc(t->n_leaf * sizeof(uint32_t));
+		if (n->bkt_off == NULL || n->bkt_leaf == NULL) {
+			free(n->bkt_off);
+			free(n->bkt_leaf);
+			free(n);
+			return -ENOMEM;
+		}
+		for (unsigned int l = 0; l < t->n_leaf; l++)
+			n->bkt_off[(t->node[t->leaf_node[l]].prefix & nl_res_mask(n->k)) + 1]++;
+		for (uint32_t b = 0; b < nb; b++)
+			n->bkt_off[b + 1] += n->bkt_off[b];
+		uint32_t *fill = calloc(nb, sizeof(uint32_t));
+
+		if (fill == NULL) {
+			free(n->bkt_off);
+			free(n->bkt_leaf);
+			free(n);
+			return -ENOMEM;
+		}
+		for (unsigned int l = 0; l < t->n_leaf; l++) {
+			uint32_t b = (uint32_t)(t->node[t->leaf_node[l]].prefix & nl_res_mask(n->k));
+
+			n->bkt_leaf[n->bkt_off[b] + fill[b]++] = t->leaf_node[l];
+		}
+		free(fill);
+	}
+	s->priv = n;
+	return 0;
+}
+
+static void
+nlsc_fini(struct nl_sched *s)
+{
+	struct nlsc *n = s->priv;
+
+	if (n == NULL)
+		return;
+	free(n->bkt_off);
+	free(n->bkt_leaf);
+	free(n);
+	s->priv = NULL;
+}
+
+static uint32_t
+nlsc_entry(const struct nl_sched *s, const struct nl_task *t, uint64_t rnd)
+{
+	const struct nlsc *n = s->priv;
+	const struct nl_tree *tr = s->tree;
+
+	if (n->k > 0) {
+		uint32_t b = (uint32_t)(t->need & nl_res_mask(n->k));
+		uint32_t cnt = n->bkt_off[b + 1] - n->bkt_off[b];
+
+		if (cnt > 0)
+			return n->bkt_leaf[n->bkt_off[b] + (uint32_t)(rnd % cnt)];
+		/* no group near Delta: appear anywhere, routing will reject */
+	}
+	return tr->leaf_node[rnd % tr->n_leaf];
+}
+
+static double
+nlsc_service_vt(const struct nl_sched *s, uint32_t mgr, const struct nl_task *t)
+{
+	const struct nl_tree_node *nd = &s->tree->node[mgr];
+
+	return nl_route_step(nd->level, nd->prefix, s->tree->n_res, t->need) == NL_ROUTE_ASSIGN ?
+		       s->p.pick_service_vt :
+		       s->p.mgr_service_vt;
+}
+
+static void
+nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
+	    const struct nl_engine *eng)
+{
+	const struct nl_tree *tr = s->tree;
+	enum nl_route_act act;
+	uint32_t next = nl_tree_next(tr, mgr, t->need, &act);
+	uint32_t out[NL_TASK_MAX_SPLIT];
+
+	if (t->n_split == 0 || t->n_split > NL_TASK_MAX_SPLIT ||
+	    (t->need & ~nl_res_mask(tr->n_res)) != 0) {
+		eng->ops->reject(eng->ctx, t, NL_REJECT_BAD_TASK, now_vt);
+		return;
+	}
+	if (act != NL_ROUTE_ASSIGN) {
+		if (next == NL_NODE_NONE)
+			eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
+		else
+			eng->ops->forward(eng->ctx, t, next, now_vt);
+		return;
+	}
+	uint32_t l = tr->node[mgr].leaf;
+	const uint32_t *cand = &tr->leaf_mach[tr->leaf_off[l]];
+	unsigned int n_cand = tr->leaf_off[l + 1] - tr->leaf_off[l];
+	int n = nl_pick_least_loaded(cand, n_cand, s->mach, eng->ops->load(eng->ctx, mgr, now_vt),
+				     now_vt, t->instr / t->n_split, t->data_bits / t->n_split,
+				     t->n_split, out);
+
+	if (n < 0)
+		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
+	else
+		eng->ops->dispatch(eng->ctx, t, out, (unsigned int)n, now_vt);
+}
+
+static void
+nlsc_mgr_name(const struct nl_sched *s, uint32_t mgr, char *buf, unsigned int len)
+{
+	const struct nl_tree_node *nd = &s->tree->node[mgr];
+	char bits[NL_RES_MAX + 1];
+	struct nl_resvec v = { .set = nd->prefix, .any = 0 };
+
+	if (nd->level == 0)
+		snprintf(buf, len, "M(0,root)");
+	else
+		snprintf(buf, len, "M(%u,%s)", nd->level,
+			 nl_res_format(&v, nd->level, bits, sizeof(bits)));
+}
+
+const struct nl_policy_ops nl_policy_nlsc = {
+	.name = "nlsc",
+	.init = nlsc_init,
+	.fini = nlsc_fini,
+	.entry = nlsc_entry,
+	.service_vt = nlsc_service_vt,
+	.decide = nlsc_decide,
+	.measure = NULL,
+	.mgr_name = nlsc_mgr_name,
+};
