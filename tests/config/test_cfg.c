@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Configuration errors name file, line and key; nlevel-sim exits 2 on them. argv[1] is the
+ * nlevel-sim executable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nl_cfg.h"
+#include "nl_model_cfg.h"
+#include "nl_tap.h"
+
+static const char *good =
+	"[system]\n"                 /* 1 */
+	"machines = 16\n"            /* 2 */
+	"resources = 2\n"            /* 3 */
+	"speeds_ips = 1e6, 2e6\n"    /* 4 */
+	"link_bps = 1e6\n"           /* 5 */
+	"[task]\n"                   /* 6 */
+	"split = 4\n"                /* 7 */
+	"instr = 4e6\n"              /* 8 */
+	"[nlsc]\n"                   /* 9 */
+	"static_known = 0, 1\n"      /* 10 */
+	"[2lsc]\n"                   /* 11 */
+	"groups = 2\n"               /* 12 */
+	"global_base_vt = 0.1\n"     /* 13 */
+	"[run]\n"                    /* 14 */
+	"horizon_vt = 1000\n"        /* 15 */
+	"loads_pct = 5:20:5\n";      /* 16 */
+
+/* Parse text with line `line` (1-based) replaced by `repl` (NULL: deleted), or appended. */
+static int
+parse_with(const char *text, int line, const char *repl, char *err, size_t len)
+{
+	char buf[4096] = "", *save = NULL, copy[4096];
+	struct nl_cfg *c = NULL;
+	struct nl_model_cfg m;
+	int n = 0, rc;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (char *l = strtok_r(copy, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+		n++;
+		if (n == line) {
+			if (repl != NULL) {
+				strcat(buf, repl);
+				strcat(buf, "\n");
+			}
+			continue;
+		}
+		strcat(buf, l);
+		strcat(buf, "\n");
+	}
+	if (line > n && repl != NULL) {
+		strcat(buf, repl);
+		strcat(buf, "\n");
+	}
+	rc = nl_cfg_load_string(&c, "t.ini", buf, err, len);
+	if (rc != 0)
+		return rc;
+	rc = nl_model_cfg_parse(c, &m);
+	if (rc == 0)
+		rc = nl_cfg_check_unused(c);
+	if (rc != 0)
+		snprintf(err, len, "%s", c->err);
+	nl_cfg_free(c);
+	return rc;
+}
+
+static void
+expect(int line, const char *repl, const char *want, const char *claim)
+{
+	char err[NL_CFG_ERR_LEN] = "";
+	int rc = parse_with(good, line, repl, err, sizeof(err));
+
+	if (!nl_tap_ok(rc != 0 && strstr(err, want) != NULL, "%s", claim))
+		nl_tap_diag("got rc=%d err='%s', wanted '%s'", rc, err, want);
+}
+
+static void
+test_library(void)
+{
+	char err[NL_CFG_ERR_LEN] = "";
+	struct nl_cfg *c = NULL;
+	struct nl_model_cfg m;
+
+	nl_tap_ok(nl_cfg_load_string(&c, "t.ini", good, err, sizeof(err)) == 0 &&
+		  nl_model_cfg_parse(c, &m) == 0 && nl_cfg_check_unused(c) == 0,
+		  "a valid configuration parses");
+	nl_tap_ok(m.n_mach == 16 && m.n_speed == 2 && m.n_load == 4 && m.load_pct[3] == 20 &&
+		  m.n_variant == 3 && m.variant[1].static_known == 1 && m.variant[2].n_groups == 2 &&
+		  m.n_seeds == 5 && m.vectors == NL_VECTORS_BALANCED,
+		  "values, ranges (5:20:5), variants and defaults are as written");
+	nl_cfg_free(c);
+	expect(99, "machinez = 3", "t.ini:17: unknown key 'machinez' in [run]",
+	       "an unknown key is refused with file:line and its name");
+	expect(16, "loads_pct = 5:20:5\n[sytem]\nx = 1", "t.ini:18: unknown section [sytem]",
+	       "an unknown section is refused with file:line");
+	expect(7, "split = 0", "t.ini:7: [task] split: 0 is out of range",
+	       "an out-of-range value names file:line, section and key");
+	expect(2, "machines = lots", "t.ini:2: [system] machines: 'lots' is not a non-negative integer",
+	       "a non-numeric value names file:line and key");
+	expect(5, "link_bps = 1e6x", "t.ini:5: [system] link_bps: '1e6x' is not a number",
+	       "trailing garbage after a number is refused");
+	expect(14, "[ru]", "missing section [run]", "a missing section is named");
+	expect(15, NULL, "t.ini:15: [run] horizon_vt: required key missing",
+	       "a missing required key is named with its section's line");
+	expect(3, "resources = 2\nresources = 3", "t.ini:4: [system] resources: duplicate key (first set on line 3)",
+	       "a duplicate key is refused with both lines");
+	expect(8, "instr 4e6", "t.ini:8: syntax error", "a line without '=' is a syntax error at its line");
+	expect(16, "loads_pct = 20:5:5", "t.ini:16: [run] loads_pct: range must be from:to:step",
+	       "a backwards range is refused");
+	expect(2, "machines = 15", "balanced vectors need machines (15) divisible by 2^N (4)",
+	       "balanced vectors with M not divisible by 2^N is refused");
+	expect(10, "static_known = 3", "t.ini:10: [nlsc] static_known: 3 is out of range [0, 2]",
+	       "static_known above N is refused");
+}
+
+static int
+run_sim(const char *sim, const char *ini, char *err, size_t len)
+{
+	char cmd[2048];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --config '%s' --out /tmp/nl-test-cfg-out -q 2>&1 >/dev/null", sim, ini);
+	p = popen(cmd, "r");
+	if (p == NULL)
+		return -1;
+	n = fread(err, 1, len - 1, p);
+	err[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+test_cli(const char *sim)
+{
+	char dir[] = "/tmp/nl-test-cfg-XXXXXX", path[256], err[1024];
+	FILE *f;
+	int st;
+
+	if (mkdtemp(dir) == NULL) {
+		nl_tap_ok(0, "temporary folder");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/bad.ini", dir);
+	f = fopen(path, "w");
+	fprintf(f, "%s", good);
+	fprintf(f, "seedz = 3\n");
+	fclose(f);
+	st = run_sim(sim, path, err, sizeof(err));
+	nl_tap_ok(st == 2 && strstr(err, "bad.ini:17: unknown key 'seedz' in [run]") != NULL,
+		  "nlevel-sim: unknown key -> exit status 2 and FILE:LINE on stderr");
+	if (st != 2)
+		nl_tap_diag("status %d, stderr: %s", st, err);
+	st = run_sim(sim, "/nonexistent/x.ini", err, sizeof(err));
+	nl_tap_ok(st == 2 && strstr(err, "x.ini: cannot open") != NULL,
+		  "nlevel-sim: a missing file -> exit status 2 with the path");
+	snprintf(path, sizeof(path), "%s/bad2.ini", dir);
+	f = fopen(path, "w");
+	{
+		const char *at = strstr(good, "speeds_ips = 1e6, 2e6");
+
+		fprintf(f, "%.*sspeeds_ips = fast%s", (int)(at - good), good, at + strlen("speeds_ips = 1e6, 2e6"));
+	}
+	fclose(f);
+	st = run_sim(sim, path, err, sizeof(err));
+	nl_tap_ok(st == 2 && strstr(err, "bad2.ini:4: [system] speeds_ips: 'fast' is not a number"),
+		  "nlevel-sim: non-numeric list value -> exit status 2 with FILE:LINE and key");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bad.ini", dir);
+	unlink(path);
+	rmdir(dir);
+	snprintf(path, sizeof(path), "'%s' --help >/dev/null", sim);
+	nl_tap_ok(system(path) == 0, "nlevel-sim --help exits 0");
+	snprintf(path, sizeof(path), "'%s' --bogus 2>/dev/null", sim);
+	st = system(path);
+	nl_tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2, "nlevel-sim with an unknown option exits 2");
+}
+
+int
+main(int argc, char **argv)
+{
+	test_library();
+	if (argc > 1)
+		test_cli(argv[1]);
+	return nl_tap_done();
+}
