@@ -203,12 +203,19 @@ write_plot(const char *dir, const struct nl_model_cfg *m)
 		else
 			fprintf(f, "set title 'Seed 002 Fig. 6: NLSC with static scheduling'\n"
 				   "set xrange [0:*]\nset yrange [0:*]\n");
+		if (fig != 6)
+			fprintf(f, "set label 1 'a 2LSC curve ends where its global scheduler saturates' "
+				   "at graph 0.98, graph 0.04 right\n");
+		else
+			fprintf(f, "unset label 1\n");
 		fprintf(f, "plot ");
 		for (unsigned int v = 0; v < m->n_variant; v++) {
 			const struct nl_variant *var = &m->variant[v];
 			char lab[64];
 
-			if (fig == 6 && var->scheme != NL_SCHEME_NLSC)
+			/* Fig. 4/5: NLSC vs 2LSC; Fig. 6: NLSC with and without static scheduling */
+			if (fig == 6 ? var->scheme != NL_SCHEME_NLSC :
+				       var->scheme == NL_SCHEME_NLSC && var->static_known > 0)
 				continue;
 			variant_label(var, lab, sizeof(lab));
 			fprintf(f, "%scsv using 4:(sel('%s',%u,%u)) with linespoints lw 2 title '%s'",
