@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* SWF v2.2 reader/writer: header forms, -1 cases, gzip, round trip, malformed lines. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nl_swf.h"
+
+static unsigned int n_test, n_fail;
+
+static void
+ok(int cond, const char *name)
+{
+	n_test++;
+	if (!cond)
+		n_fail++;
+	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
+}
+
+static const char hdr_text[] =
+	"; Version: 2.2\n"
+	"; Computer: IBM SP2\n"
+	";Installation:Somewhere\n"
+	"; Information: http://a.example/\n"
+	";              http://b.example/x\n"
+	"; MaxJobs: 28490\n"
+	"; MaxRecords: 4\n"
+	"; MaxNodes: 338 (batch partition; 512 total)\n"
+	"; MaxProcs: 512\n"
+	"; Queues: 1 = batch\n"
+	";         2 = interactive\n"
+	"; Partitions: 1\n"
+	"; UnixStartTime: 843480031\n"
+	";\n"
+	";\n"
+	"; Note: THIS IS A CLEANED VERSION\n"
+	";       The filter used was\n"
+	";         job<=14 (14 jobs removed)\n"
+	"; just a remark, no key\n"
+	"\n"
+	"   15   599850 192180   3477    4     -1    -1    4  53940    -1  1  12  12  -1 -1 -1 -1 -1\n"
+	"16 600022 11940 2488 25 12.5 -1 -1 3600 -1 1 13 13 -1 2 -1 -1 -1\r\n"
+	"\t17 600476 -1 -1 5 -1 -1 5 -1 -1 5 14 14 -1 1 -1 -1 -1\n"
+	"; a comment between jobs\n"
+	"18 600836 32100 35373 -1 -1 -1 -1 36000 -1 0 15 15 -1 1 -1 15 7";
+
+static void
+test_header_forms_are_parsed(void)
+{
+	struct nl_swf *t = NULL;
+	char err[NL_SWF_ERR_LEN] = "";
+	int rc = nl_swf_load_string(&t, "hdr", hdr_text, err, sizeof(err));
+	const char *v;
+
+	ok(rc == 0 && t != NULL, "test_header_text_loads");
+	if (rc != 0) {
+		printf("# %s\n", err);
+		return;
+	}
+	ok(t->n_job == 4, "test_four_jobs_including_crlf_tab_and_last_line_without_newline");
+	v = nl_swf_header_get(t, "Version");
+	ok(v != NULL && strcmp(v, "2.2") == 0, "test_version");
+	v = nl_swf_header_get(t, "Computer");
+	ok(v != NULL && strcmp(v, "IBM SP2") == 0, "test_computer");
+	v = nl_swf_header_get(t, "Installation");
+	ok(v != NULL && strcmp(v, "Somewhere") == 0, "test_key_without_blanks");
+	v = nl_swf_header_get(t, "Information");
+	ok(v != NULL && strcmp(v, "http://a.example/\nhttp://b.example/x") == 0,
+	   "test_continuation_with_colon_is_not_a_key");
+	ok(nl_swf_header_int(t, "MaxJobs") == 28490, "test_maxjobs");
+	ok(nl_swf_header_int(t, "MaxRecords") == 4, "test_maxrecords");
+	ok(nl_swf_header_int(t, "MaxNodes") == 338, "test_number_with_trailing_text");
+	v = nl_swf_header_get(t, "MaxNodes");
+	ok(v != NULL && strcmp(v, "338 (batch partition; 512 total)") == 0,
+	   "test_trailing_text_kept_in_value");
+	ok(nl_swf_header_int(t, "MaxProcs") == 512, "test_maxprocs");
+	v = nl_swf_header_get(t, "Queues");
+	ok(v != NULL && strcmp(v, "1 = batch\n2 = interactive") == 0, "test_queues_multiline");
+	ok(nl_swf_header_int(t, "Partitions") == 1, "test_partitions");
+	ok(nl_swf_header_int(t, "UnixStartTime") == 843480031, "test_unixstarttime");
+	v = nl_swf_header_get(t, "Note");
+	ok(v != NULL && strcmp(v, "THIS IS A CLEANED VERSION\nThe filter used was\njob<=14 (14 jobs removed)") == 0,
+	   "test_note_after_bare_semicolons_with_two_continuations");
+	ok(nl_swf_header_get(t, "Preemption") == NULL && nl_swf_header_int(t, "Preemption") == -1,
+	   "test_absent_key_is_null_and_minus_one");
+	unsigned int bare = 0, free_c = 0;
+
+	for (size_t i = 0; i < t->n_hdr; i++) {
+		if (t->hdr[i].key == NULL && t->hdr[i].value[0] == '\0')
+			bare++;
+		if (t->hdr[i].key == NULL && strstr(t->hdr[i].value, "remark") != NULL)
+			free_c++;
+	}
+	ok(bare == 2 && free_c == 1, "test_bare_semicolons_and_free_comments_kept");
+	ok(t->job[0].id == 15 && t->job[0].submit_s == 599850 && t->job[0].wait_s == 192180 &&
+		   t->job[0].run_s == 3477 && t->job[0].alloc_procs == 4 && t->job[0].req_procs == 4 &&
+		   t->job[0].req_time_s == 53940 && t->job[0].status == 1 && t->job[0].user == 12,
+	   "test_fields_in_order");
+	ok(t->job[1].avg_cpu_s == 12.5 && t->job[1].queue == 2, "test_fractional_cpu_time");
+	ok(t->job[3].prev_job == 15 && t->job[3].think_s == 7, "test_last_fields");
+	nl_swf_free(t);
+}
+
+static void
+test_minus_one_cases_follow_filter_rules(void)
+{
+	struct nl_swf *t = NULL;
+	struct nl_swf_rigid r;
+	struct nl_swf_filter f = { 0 };
+	char err[NL_SWF_ERR_LEN];
+
+	if (nl_swf_load_string(&t, "hdr", hdr_text, err, sizeof(err)) != 0) {
+		ok(0, "test_minus_one_load");
+		return;
+	}
+	/* job 16: requested procs -1 -> allocated 25 */
+	ok(nl_swf_rigid(&t->job[1], NULL, &r) == NL_SWF_KEEP && r.procs == 25 && r.run_s == 2488 &&
+		   r.est_s == 3600,
+	   "test_requested_procs_minus_one_falls_back_to_allocated");
+	/* job 17: run -1 */
+	ok(nl_swf_rigid(&t->job[2], NULL, &r) == NL_SWF_DROP_NO_RUNTIME,
+	   "test_run_time_minus_one_dropped");
+	/* job 18: both procs -1 */
+	ok(nl_swf_rigid(&t->job[3], NULL, &r) == NL_SWF_DROP_NO_PROCS,
+	   "test_no_processors_dropped");
+	struct nl_swf_job j = t->job[0];
+
+	j.req_time_s = -1;
+	ok(nl_swf_rigid(&j, NULL, &r) == NL_SWF_KEEP && r.est_s == r.run_s,
+	   "test_requested_time_minus_one_estimate_is_run_time");
+	j = t->job[0];
+	j.status = NL_SWF_STATUS_CANCELLED;
+	j.run_s = 0;
+	ok(nl_swf_rigid(&j, NULL, &r) == NL_SWF_DROP_CANCELLED, "test_cancelled_never_ran_dropped");
+	j.run_s = 100;
+	ok(nl_swf_rigid(&j, NULL, &r) == NL_SWF_KEEP, "test_cancelled_after_start_kept");
+	f.drop_cancelled = true;
+	ok(nl_swf_rigid(&j, &f, &r) == NL_SWF_DROP_CANCELLED, "test_drop_cancelled_option");
+	f = (struct nl_swf_filter){ 0 };
+	j = t->job[0];
+	j.run_s = 60000; /* > 53940 requested */
+	ok(nl_swf_rigid(&j, NULL, &r) == NL_SWF_KEEP && r.run_s == 60000 && r.est_s == 60000,
+	   "test_overrun_extend_raises_estimate");
+	f.overrun = NL_SWF_OVERRUN_KILL;
+	ok(nl_swf_rigid(&j, &f, &r) == NL_SWF_KEEP && r.run_s == 53940 && r.est_s == 53940,
+	   "test_overrun_kill_cuts_run");
+	f = (struct nl_swf_filter){ .max_procs = 3 };
+	ok(nl_swf_rigid(&t->job[0], &f, &r) == NL_SWF_DROP_TOO_WIDE, "test_too_wide_dropped");
+	j = t->job[0];
+	j.alloc_procs = 9;
+	j.req_procs = 8;
+	f = (struct nl_swf_filter){ .procs_src = NL_SWF_PROCS_ALLOCATED };
+	ok(nl_swf_rigid(&j, NULL, &r) == NL_SWF_KEEP && r.procs == 8, "test_default_uses_requested");
+	ok(nl_swf_rigid(&j, &f, &r) == NL_SWF_KEEP && r.procs == 9, "test_allocated_option");
+	j.status = NL_SWF_STATUS_PARTIAL;
+	ok(nl_swf_rigid(&j, NULL, &r) == NL_SWF_DROP_PARTIAL, "test_partial_records_dropped");
+	nl_swf_free(t);
+}
+
+static int
+same_jobs(const struct nl_swf *a, const struct nl_swf *b)
+{
+	if (a->n_job != b->n_job)
+		return 0;
+	for (size_t i = 0; i < a->n_job; i++)
+		if (memcmp(&a->job[i], &b->job[i], sizeof(a->job[i])) != 0)
+			return 0;
+	return 1;
+}
+
+static int
+same_header(const struct nl_swf *a, const struct nl_swf *b)
+{
+	if (a->n_hdr != b->n_hdr)
+		return 0;
+	for (size_t i = 0; i < a->n_hdr; i++) {
+		const struct nl_swf_hdr *x = &a->hdr[i], *y = &b->hdr[i];
+
+		if ((x->key == NULL) != (y->key == NULL))
+			return 0;
+		if (x->key != NULL && strcmp(x->key, y->key) != 0)
+			return 0;
+		if (strcmp(x->value, y->value) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_round_trip_plain_and_gzip(void)
+{
+	struct nl_swf *a = NULL, *b = NULL, *c = NULL;
+	char err[NL_SWF_ERR_LEN] = "", p1[64], p2[80];
+	int fd;
+
+	snprintf(p1, sizeof(p1), "/tmp/nl_swf_XXXXXX");
+	fd = mkstemp(p1);
+	if (fd >= 0)
+		close(fd);
+	snprintf(p2, sizeof(p2), "%s.gz", p1);
+	nl_swf_load_string(&a, "hdr", hdr_text, err, sizeof(err));
+	a->job[1].avg_cpu_s = 0.1; /* not representable exactly: 15 digits must give it back */
+	ok(a != NULL && nl_swf_write(a, p1) == 0, "test_write_plain");
+	ok(nl_swf_load(&b, p1, err, sizeof(err)) == 0 && same_jobs(a, b) && same_header(a, b),
+	   "test_round_trip_plain_same_jobs_and_header");
+	ok(nl_swf_write(a, p2) == 0, "test_write_gzip");
+	FILE *f = fopen(p2, "rb");
+	unsigned char magic[2] = { 0, 0 };
+
+	if (f != NULL) {
+		if (fread(magic, 1, 2, f) != 2)
+			magic[0] = 0;
+		fclose(f);
+	}
+	ok(magic[0] == 0x1f && magic[1] == 0x8b, "test_gz_suffix_writes_gzip");
+	ok(nl_swf_load(&c, p2, err, sizeof(err)) == 0 && same_jobs(a, c) && same_header(a, c),
+	   "test_round_trip_gzip_same_jobs_and_header");
+	unlink(p1);
+	unlink(p2);
+	nl_swf_free(a);
+	nl_swf_free(b);
+	nl_swf_free(c);
+
+	/* generated trace: header_set + append */
+	struct nl_swf *g = NULL, *h = NULL;
+	struct nl_swf_job j;
+
+	nl_swf_new(&g);
+	nl_swf_header_set(g, "Version", "2.2");
+	nl_swf_header_set(g, "MaxProcs", "100");
+	nl_swf_header_set(g, "MaxProcs", "128");
+	nl_swf_header_set(g, "Note", "line one\nline two");
+	ok(nl_swf_header_set(g, "bad key", "x") == -EINVAL, "test_header_set_refuses_bad_key");
+	nl_swf_job_init(&j);
+	ok(j.id == -1 && j.think_s == -1 && j.avg_cpu_s == -1, "test_job_init_all_unknown");
+	for (int i = 1; i <= 1000; i++) {
+		j.id = i;
+		j.submit_s = i * 7;
+		j.run_s = i % 13;
+		j.req_procs = 1 + i % 64;
+		nl_swf_append(g, &j);
+	}
+	snprintf(p1, sizeof(p1), "/tmp/nl_swf_XXXXXX");
+	fd = mkstemp(p1);
+	if (fd >= 0)
+		close(fd);
+	nl_swf_write(g, p1);
+	ok(nl_swf_load(&h, p1, err, sizeof(err)) == 0 && same_jobs(g, h) &&
+		   nl_swf_header_int(h, "MaxProcs") == 128 &&
+		   strcmp(nl_swf_header_get(h, "Note"), "line one\nline two") == 0,
+	   "test_generated_trace_round_trip");
+	unlink(p1);
+	nl_swf_free(g);
+	nl_swf_free(h);
+}
+
+static void
+expect_error(const char *text, const char *want, const char *name)
+{
+	struct nl_swf *t = NULL;
+	char err[NL_SWF_ERR_LEN] = "";
+	int rc = nl_swf_load_string(&t, "bad.swf", text, err, sizeof(err));
+
+	ok(rc == -EINVAL && t == NULL && strstr(err, want) != NULL, name);
+	if (rc != -EINVAL || strstr(err, want) == NULL)
+		printf("# rc=%d err='%s' want '%s'\n", rc, err, want);
+}
+
+static void
+test_malformed_lines_name_their_line(void)
+{
+	expect_error("; Version: 2.2\n1 0 1 1 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		     "2 0 1 1 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1\n",
+		     "bad.swf:3: expected 18 fields, found 17", "test_short_line_rejected_with_line");
+	expect_error("1 0 1 1 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1 9\n",
+		     "bad.swf:1: expected 18 fields, found 19", "test_long_line_rejected_with_line");
+	expect_error(";\n;\n\n1 0 1 x 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+		     "bad.swf:4: field 4 (run time): 'x' is not a number",
+		     "test_not_a_number_rejected_with_line_and_field");
+	expect_error("1 0 1 1.5 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+		     "bad.swf:1: field 4 (run time): '1.5' is not an integer",
+		     "test_fraction_in_integer_field_rejected");
+	expect_error("1 0 1 12abc 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+		     "bad.swf:1: field 4", "test_number_glued_to_text_rejected");
+
+	struct nl_swf *t = NULL;
+	char err[NL_SWF_ERR_LEN] = "";
+
+	ok(nl_swf_load(&t, "/nonexistent/x.swf", err, sizeof(err)) == -ENOENT &&
+		   strstr(err, "/nonexistent/x.swf") != NULL,
+	   "test_missing_file_is_enoent");
+	/* a corrupt gzip stream */
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/tmp/nl_swf_XXXXXX");
+	fd = mkstemp(p);
+	if (fd >= 0) {
+		static const unsigned char junk[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
+						      0xff, 0xfe, 0xfd, 0x00, 0x11, 0x22 };
+
+		if (write(fd, junk, sizeof(junk)) != (ssize_t)sizeof(junk))
+			printf("# short write\n");
+		close(fd);
+	}
+	ok(nl_swf_load(&t, p, err, sizeof(err)) != 0 && t == NULL, "test_corrupt_gzip_rejected");
+	unlink(p);
+}
+
+static void
+test_kth_trace_header_and_jobs(void)
+{
+	const char *root = getenv("NL_SRC_ROOT");
+	char path[4096], err[NL_SWF_ERR_LEN] = "";
+	struct nl_swf *t = NULL;
+
+	snprintf(path, sizeof(path), "%s/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
+		 root != NULL ? root : ".");
+	if (access(path, R_OK) != 0) {
+		n_test++;
+		printf("ok %u - test_kth_trace # SKIP trace absent (%s)\n", n_test, path);
+		return;
+	}
+	int rc = nl_swf_load(&t, path, err, sizeof(err));
+
+	ok(rc == 0, "test_kth_trace_loads");
+	if (rc != 0) {
+		printf("# %s\n", err);
+		return;
+	}
+	const char *note = nl_swf_header_get(t, "Note");
+
+	ok(t->n_job == 28476 && nl_swf_header_int(t, "MaxRecords") == 28476 &&
+		   nl_swf_header_int(t, "MaxJobs") == 28490 && nl_swf_header_int(t, "MaxProcs") == 100 &&
+		   t->job[0].id == 15,
+	   "test_kth_counts_match_header");
+	ok(note != NULL && strstr(note, "EASY") != NULL, "test_kth_note_easy");
+	ok(strstr(nl_swf_header_get(t, "Information"), "\nhttp://www.cs.huji.ac.il") != NULL,
+	   "test_kth_information_continuation");
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->n_job; i++) {
+		struct nl_swf_rigid r;
+
+		kept += nl_swf_rigid(&t->job[i], NULL, &r) == NL_SWF_KEEP;
+	}
+	ok(kept == 28475, "test_kth_one_job_without_processors_dropped");
+	nl_swf_free(t);
+}
+
+int
+main(void)
+{
+	test_header_forms_are_parsed();
+	test_minus_one_cases_follow_filter_rules();
+	test_round_trip_plain_and_gzip();
+	test_malformed_lines_name_their_line();
+	test_kth_trace_header_and_jobs();
+	printf("1..%u\n", n_test);
+	return n_fail == 0 ? 0 : 1;
+}
