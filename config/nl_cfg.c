@@ -113,29 +113,22 @@ on_entry(void *user, const char *section, const char *name, const char *value)
 	c->n_entry++;
 	if (e->section == NULL || e->key == NULL || e->value == NULL)
 		goto nomem;
-	if (!nl_cfg_has_section(c, section) || c->n_entry == 1 ||
-	    strcmp(c->entry[c->n_entry - 2].section, section) != 0) {
-		bool seen = false;
+	if (!nl_cfg_has_section(c, section)) {
+		char **sec = realloc(c->section, (c->n_section + 1) * sizeof(*sec));
+		unsigned int *l;
 
-		for (unsigned int i = 0; i < c->n_section; i++)
-			seen |= strcmp(c->section[i], section) == 0;
-		if (!seen) {
-			char **s = realloc(c->section, (c->n_section + 1) * sizeof(*s));
-			unsigned int *l;
-
-			if (s == NULL)
-				goto nomem;
-			c->section = s;
-			l = realloc(c->section_line, (c->n_section + 1) * sizeof(*l));
-			if (l == NULL)
-				goto nomem;
-			c->section_line = l;
-			c->section[c->n_section] = xstrdup(section);
-			c->section_line[c->n_section] = r->line;
-			c->n_section++;
-			if (c->section[c->n_section - 1] == NULL)
-				goto nomem;
-		}
+		if (sec == NULL)
+			goto nomem;
+		c->section = sec;
+		l = realloc(c->section_line, (c->n_section + 1) * sizeof(*l));
+		if (l == NULL)
+			goto nomem;
+		c->section_line = l;
+		c->section[c->n_section] = xstrdup(section);
+		c->section_line[c->n_section] = r->line;
+		if (c->section[c->n_section] == NULL)
+			goto nomem;
+		c->n_section++;
 	}
 	return 1;
 nomem:
