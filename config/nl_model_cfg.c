@@ -58,6 +58,10 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	m->vectors = (enum nl_vectors_mode)u;
 	m->res_prob = 0.5;
 	TRY(nl_cfg_get_double(c, "system", "res_prob", &m->res_prob, 0, 1, false));
+	TRY(nl_cfg_get_double(c, "system", "star_prob", &m->star_prob, 0, 1, false));
+	if (m->star_prob > 0 && m->vectors != NL_VECTORS_RANDOM)
+		return nl_cfg_error(c, nl_cfg_find(c, "system", "star_prob"),
+				    "'*' entries need vectors = random");
 	TRY(nl_cfg_get_list(c, "system", "speeds_ips", m->speed_ips, NL_MODEL_MAX_SPEEDS,
 			    &m->n_speed, 1, 1e18, true));
 	TRY(nl_cfg_get_double(c, "system", "link_bps", &m->link_bps, 1, 1e18, true));

@@ -69,6 +69,7 @@ struct nl_model_cfg {
 	unsigned int n_res;          /**< N, 1..64 */
 	enum nl_vectors_mode vectors;
 	double res_prob;             /**< P(machine holds a resource), random mode */
+	double star_prob;            /**< P(a resource entry is '*' = undefined), random mode */
 	double speed_ips[NL_MODEL_MAX_SPEEDS]; /**< W classes [instr/s], machines split evenly */
 	unsigned int n_speed;
 	double link_bps;             /**< T_i [bit/s], all machines */

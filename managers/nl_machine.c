@@ -56,8 +56,11 @@ nl_machines_build(const struct nl_model_cfg *m, uint64_t seed, struct nl_machine
 		} else {
 			for (unsigned int k = 0; k < m->n_res; k++) {
 				double u = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
+				double w = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
 
-				if (u < m->res_prob)
+				if (w < m->star_prob)
+					p->res.any |= UINT64_C(1) << k;
+				else if (u < m->res_prob)
 					p->res.set |= UINT64_C(1) << k;
 			}
 		}

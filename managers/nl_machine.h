@@ -51,8 +51,8 @@ nl_mach_service_vt(const struct nl_machine *m, double instr, double bits)
 /**
  * Build the machine list of a model: M machines, speed classes in equal contiguous blocks
  * (machine i has class i * n_speed / M), vectors balanced (machine i holds vector i mod 2^N,
- * so every block holds every vector equally often) or random (each resource with probability
- * res_prob, drawn from `seed`).
+ * so every block holds every vector equally often) or random (each entry '*' with probability
+ * star_prob, else held with probability res_prob, drawn from `seed`).
  *
  * @param m     Model configuration.
  * @param seed  Seed for random vectors (ignored when balanced).

@@ -166,6 +166,13 @@ test_little_and_accounting(uint64_t seed)
 	nl_dsim_run(&m, mach, &tl, 5, seed, &r);
 	nl_tap_ok(r.rejected > 0 && r.completed + r.rejected + r.unfinished == r.generated,
 		  "2LSC: the same accounting holds");
+
+	/* Every machine all '*': each serves every vector, nothing is rejected. */
+	m.star_prob = 1;
+	nl_machines_build(&m, 7, mach);
+	nl_dsim_run(&m, mach, &nlsc, 5, seed, &r);
+	nl_tap_ok(r.rejected == 0 && r.completed == r.generated && r.generated > 0,
+		  "'*' machines serve both sides: with all entries '*' no task is rejected");
 }
 
 int
