@@ -1,2 +1,886 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "nl_swf.h"
+/*
+ * Batch engine (nl_batch.h): arrivals and ends from the simulator's event queue, one
+ * scheduling pass per distinct event time, seed 000's connection reservation on top of
+ * FirstFit. Worked example of a connection reservation (P = 16, R needs 10 CPUs):
+ *   running A(8 CPUs), B(6), C(2); no running job has 10 CPUs, so no request-match job;
+ *   max-space picks A (planned 8 < 10), then B (planned 14 >= 10): A and B are flagged.
+ *   A ends first: R holds 8. B ends: R takes 2 more (held 10), the 4 surplus CPUs go back
+ *   to the free pool at once, and R starts.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_batch.h"
+#include "nl_evq.h"
+#include "nl_rng.h"
+
+#define NONE ((size_t)-1)
+
+enum { EV_ARRIVE = 1, EV_END = 2 };
+enum { ST_PENDING = 0, ST_WAITING, ST_RUNNING, ST_DONE };
+enum { TRIG_PRIO = 0, TRIG_HEAD = 1, TRIG_NONWAIT = 2 };
+
+struct eng {
+	const struct nl_batch_sys *sys;
+	const struct nl_batch_scenario *sc;
+	struct nl_batch_job *j;
+	size_t n;
+	const struct nl_batch_hooks *hk;
+	struct nl_batch_stats *st;
+	struct nl_evq evq;
+	double now;
+	uint32_t free, held_total;
+	/* waiting lists: one per queue, plus the global list (index n_q) for EASY/conservative */
+	size_t *next, *prev;
+	size_t head[NL_BATCH_MAX_QUEUES + 1], tail[NL_BATCH_MAX_QUEUES + 1];
+	size_t qlen[NL_BATCH_MAX_QUEUES + 1];
+	/* running jobs sorted by (start + est, index) */
+	size_t *run;
+	size_t n_run;
+	/* per job */
+	uint8_t *state;
+	bool *overtaker, *cand, *resv_active, *nonwait;
+	size_t *flag_for;  /* running job: reserving job it is flagged for, or NONE */
+	uint32_t *held;    /* reserving job: CPUs held so far */
+	uint32_t ot_cpus[NL_BATCH_MAX_QUEUES];
+	uint32_t active_resv[NL_BATCH_MAX_QUEUES];
+	bool any_end;
+	size_t *arrived;   /* arrivals of the current event time */
+	size_t n_arrived;
+	size_t *passed;    /* scratch: waiting jobs scanned in the current queue */
+	/* conservative profile scratch */
+	double *pt;
+	int64_t *pf;
+	size_t pcap;
+};
+
+static const char *const policy_names[] = { "fcfs", "firstfit", "easy", "conservative" };
+
+const char *
+nl_batch_policy_name(enum nl_batch_policy p)
+{
+	return (unsigned int)p < 4 ? policy_names[p] : "?";
+}
+
+bool
+nl_batch_queue_accepts(const struct nl_batch_queue *q, const struct nl_batch_job *j)
+{
+	return j->cpus <= q->cpu_max && j->procs <= q->proc_max && j->threads <= q->thread_max &&
+	       (q->walltime_max_s <= 0 || j->est_s <= q->walltime_max_s);
+}
+
+/* Strictness order of §3.1: negative when a is stricter than b. */
+static int
+stricter(const struct nl_batch_queue *a, const struct nl_batch_queue *b)
+{
+	double wa = a->walltime_max_s > 0 ? a->walltime_max_s : INFINITY;
+	double wb = b->walltime_max_s > 0 ? b->walltime_max_s : INFINITY;
+
+	if (a->cpu_max != b->cpu_max)
+		return a->cpu_max < b->cpu_max ? -1 : 1;
+	if (wa != wb)
+		return wa < wb ? -1 : 1;
+	if (a->thread_max != b->thread_max)
+		return a->thread_max < b->thread_max ? -1 : 1;
+	if (a->proc_max != b->proc_max)
+		return a->proc_max < b->proc_max ? -1 : 1;
+	return 0;
+}
+
+int
+nl_batch_queue_auto(const struct nl_batch_sys *sys, const struct nl_batch_job *j)
+{
+	int best = -1;
+
+	for (unsigned int i = 0; i < sys->n_q; i++) {
+		if (!nl_batch_queue_accepts(&sys->q[i], j))
+			continue;
+		if (best < 0 || stricter(&sys->q[i], &sys->q[best]) < 0)
+			best = (int)i;
+	}
+	return best;
+}
+
+double
+nl_batch_prio_increment(const struct nl_batch_queue *q, const struct nl_batch_job *j)
+{
+	double x = ((double)j->threads / q->thread_max) * ((double)j->cpus / q->cpu_max);
+
+	return x > 0 ? 1.0 / sqrt(x) : 0;
+}
+
+/* ---- observer ---- */
+
+static void
+emit(struct eng *e, enum nl_batch_ev_kind k, size_t job, long other, uint32_t cpus,
+     uint32_t held_used)
+{
+	struct nl_batch_ev ev;
+
+	if (e->hk == NULL || e->hk->on_ev == NULL)
+		return;
+	ev.kind = k;
+	ev.t_s = e->now;
+	ev.job = job;
+	ev.other = other;
+	ev.cpus = cpus;
+	ev.free_cpus = e->free;
+	ev.held_cpus = e->held_total;
+	ev.held_used = held_used;
+	e->hk->on_ev(e->hk->arg, &ev);
+}
+
+/* ---- waiting lists ---- */
+
+static void
+list_push(struct eng *e, unsigned int l, size_t i)
+{
+	e->next[i] = NONE;
+	e->prev[i] = e->tail[l];
+	if (e->tail[l] != NONE)
+		e->next[e->tail[l]] = i;
+	else
+		e->head[l] = i;
+	e->tail[l] = i;
+	e->qlen[l]++;
+}
+
+static void
+list_del(struct eng *e, unsigned int l, size_t i)
+{
+	if (e->prev[i] != NONE)
+		e->next[e->prev[i]] = e->next[i];
+	else
+		e->head[l] = e->next[i];
+	if (e->next[i] != NONE)
+		e->prev[e->next[i]] = e->prev[i];
+	else
+		e->tail[l] = e->prev[i];
+	e->qlen[l]--;
+}
+
+static unsigned int
+list_of(const struct eng *e, size_t i)
+{
+	return e->sc->policy >= NL_BATCH_EASY ? e->sys->n_q : (unsigned int)e->j[i].queue;
+}
+
+/* ---- running set, sorted by expected end ---- */
+
+static inline bool
+run_before(const struct eng *e, size_t a, size_t b)
+{
+	double ea = e->j[a].start_s + e->j[a].est_s, eb = e->j[b].start_s + e->j[b].est_s;
+
+	return ea < eb || (ea == eb && a < b);
+}
+
+static void
+run_insert(struct eng *e, size_t i)
+{
+	size_t lo = 0, hi = e->n_run;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (run_before(e, e->run[mid], i))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&e->run[lo + 1], &e->run[lo], (e->n_run - lo) * sizeof(*e->run));
+	e->run[lo] = i;
+	e->n_run++;
+}
+
+static void
+run_remove(struct eng *e, size_t i)
+{
+	size_t lo = 0, hi = e->n_run;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (run_before(e, e->run[mid], i))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo is i's position (keys are unique) */
+	memmove(&e->run[lo], &e->run[lo + 1], (e->n_run - lo - 1) * sizeof(*e->run));
+	e->n_run--;
+}
+
+/* ---- start / end ---- */
+
+static void
+unflag_for(struct eng *e, size_t r)
+{
+	for (size_t k = 0; k < e->n_run; k++)
+		if (e->flag_for[e->run[k]] == r)
+			e->flag_for[e->run[k]] = NONE;
+}
+
+static int
+start_job(struct eng *e, size_t i, enum nl_batch_how how)
+{
+	struct nl_batch_job *jb = &e->j[i];
+	uint32_t from_held = 0;
+	int q = jb->queue;
+
+	list_del(e, list_of(e, i), i);
+	if (e->resv_active[i]) {
+		from_held = e->held[i] < jb->cpus ? e->held[i] : jb->cpus;
+		e->held_total -= e->held[i];
+		e->free += e->held[i] - from_held;
+		e->held[i] = 0;
+		e->resv_active[i] = false;
+		e->active_resv[q]--;
+		unflag_for(e, i);
+		how = NL_BATCH_HOW_RESERVED;
+	}
+	e->free -= jb->cpus - from_held;
+	jb->start_s = e->now;
+	jb->how = (uint8_t)how;
+	e->state[i] = ST_RUNNING;
+	e->overtaker[i] = how == NL_BATCH_HOW_OVERTAKE && e->sc->policy <= NL_BATCH_FIRSTFIT;
+	if (e->overtaker[i])
+		e->ot_cpus[q] += jb->cpus;
+	run_insert(e, i);
+	emit(e, NL_BATCH_EV_START, i, -1, jb->cpus, from_held);
+	return nl_evq_push_st(&e->evq, e->now + jb->run_s, EV_END, 0, (void *)(uintptr_t)i);
+}
+
+static int
+end_job(struct eng *e, size_t i)
+{
+	struct nl_batch_job *jb = &e->j[i];
+	size_t r = e->flag_for[i];
+
+	run_remove(e, i);
+	jb->end_s = e->now;
+	e->state[i] = ST_DONE;
+	e->any_end = true;
+	if (e->overtaker[i])
+		e->ot_cpus[jb->queue] -= jb->cpus;
+	if (r == NONE) {
+		e->free += jb->cpus;
+		emit(e, NL_BATCH_EV_END, i, -1, jb->cpus, 0);
+		return 0;
+	}
+	/* flagged: the CPUs go to reserving job r, surplus released at once */
+	uint32_t need = e->j[r].cpus - e->held[r];
+	uint32_t take = jb->cpus < need ? jb->cpus : need;
+
+	e->flag_for[i] = NONE;
+	e->held[r] += take;
+	e->held_total += take;
+	e->free += jb->cpus - take;
+	emit(e, NL_BATCH_EV_END, i, (long)r, jb->cpus, 0);
+	emit(e, NL_BATCH_EV_HOLD, r, (long)i, take, 0);
+	if (e->held[r] == e->j[r].cpus)
+		return start_job(e, r, NL_BATCH_HOW_RESERVED);
+	return 0;
+}
+
+/* ---- connection reservation (seed 000 §3.2) ---- */
+
+static bool
+maxspace_better(const struct eng *e, size_t a, size_t b)
+{
+	const struct nl_batch_job *x = &e->j[a], *y = &e->j[b];
+
+	if (x->cpus != y->cpus)
+		return x->cpus > y->cpus;
+	if (x->threads != y->threads)
+		return x->threads > y->threads;
+	if (x->start_s != y->start_s)
+		return x->start_s < y->start_s;
+	return a < b;
+}
+
+static void
+try_reserve(struct eng *e, size_t r, int trig)
+{
+	const struct nl_batch_job *jr = &e->j[r];
+	int q = jr->queue;
+	uint32_t need = jr->cpus, sum_q = 0, sum_all = 0, planned = 0;
+	bool all;
+	size_t match = NONE;
+
+	if (e->sc->resv_max[q] == 0 || e->resv_active[r] || e->state[r] != ST_WAITING)
+		return;
+	if (e->active_resv[q] >= e->sc->resv_max[q]) {
+		e->st->resv_refused++;
+		return;
+	}
+	for (size_t k = 0; k < e->n_run; k++) {
+		size_t i = e->run[k];
+
+		if (e->flag_for[i] != NONE)
+			continue;
+		sum_all += e->j[i].cpus;
+		if (e->j[i].queue == q)
+			sum_q += e->j[i].cpus;
+	}
+	all = sum_q < need;
+	/* request-match: same CPU request, earliest start */
+	for (size_t k = 0; k < e->n_run; k++) {
+		size_t i = e->run[k];
+
+		if (e->flag_for[i] != NONE || (!all && e->j[i].queue != q) || e->j[i].cpus != need)
+			continue;
+		if (match == NONE || e->j[i].start_s < e->j[match].start_s ||
+		    (e->j[i].start_s == e->j[match].start_s && i < match))
+			match = i;
+	}
+	if (match != NONE) {
+		e->flag_for[match] = r;
+		planned = need;
+		emit(e, NL_BATCH_EV_FLAG, r, (long)match, e->j[match].cpus, 0);
+	} else {
+		/* max-space jobs until the planned CPUs cover the request */
+		uint32_t avail = all ? sum_all : sum_q;
+		uint32_t from_free = 0;
+
+		if (avail < need) {
+			/* not enough running CPUs to ever cover it (the paper's machine always
+			 * had): hold the missing part from the free pool now (docs/batch.md) */
+			if (avail + e->free < need) {
+				e->st->resv_refused++;
+				return;
+			}
+			from_free = need - avail;
+		}
+		planned = from_free;
+		while (planned < need) {
+			size_t best = NONE;
+
+			for (size_t k = 0; k < e->n_run; k++) {
+				size_t i = e->run[k];
+
+				if (e->flag_for[i] != NONE || (!all && e->j[i].queue != q))
+					continue;
+				if (best == NONE || maxspace_better(e, i, best))
+					best = i;
+			}
+			e->flag_for[best] = r; /* avail >= need - from_free: never NONE */
+			planned += e->j[best].cpus;
+			emit(e, NL_BATCH_EV_FLAG, r, (long)best, e->j[best].cpus, 0);
+		}
+		if (from_free > 0) {
+			e->free -= from_free;
+			e->held[r] += from_free;
+			e->held_total += from_free;
+		}
+	}
+	e->resv_active[r] = true;
+	e->j[r].reserved = true;
+	e->active_resv[q]++;
+	e->st->resv_made++;
+	e->st->resv_by_trigger[trig]++;
+	emit(e, NL_BATCH_EV_RESV, r, match == NONE ? -1 : (long)match, planned,
+	     e->held[r]);
+	if (e->held[r] >= need) /* cannot happen: from_free < need */
+		start_job(e, r, NL_BATCH_HOW_RESERVED);
+}
+
+/* ---- passes ---- */
+
+static int
+pass_firstfit(struct eng *e)
+{
+	const struct nl_batch_scenario *sc = e->sc;
+
+	for (unsigned int q = 0; q < e->sys->n_q; q++) {
+		const struct nl_batch_queue *qq = &e->sys->q[q];
+		size_t n_passed = 0, w, nx;
+		bool blocked = false;
+
+		for (w = e->head[q]; w != NONE; w = nx) {
+			struct nl_batch_job *jw = &e->j[w];
+			uint32_t avail = e->free + (e->resv_active[w] ? e->held[w] : 0);
+			bool fits = jw->cpus <= avail;
+
+			nx = e->next[w];
+			if (e->free == 0 && !e->resv_active[w]) {
+				if (e->held_total == 0)
+					return 0; /* nothing can start anywhere */
+				blocked = true;
+				e->passed[n_passed++] = w;
+				if (sc->policy == NL_BATCH_FCFS)
+					break;
+				continue;
+			}
+			if (fits && blocked && !e->resv_active[w] && sc->overtake_bound &&
+			    qq->overtake_cpus_max != UINT32_MAX &&
+			    e->ot_cpus[q] + jw->cpus > qq->overtake_cpus_max)
+				fits = false;
+			if (!fits) {
+				blocked = true;
+				e->passed[n_passed++] = w;
+				if (sc->policy == NL_BATCH_FCFS)
+					break;
+				continue;
+			}
+			if (start_job(e, w, blocked ? NL_BATCH_HOW_OVERTAKE : NL_BATCH_HOW_HEAD) != 0)
+				return -ENOMEM;
+			if (!blocked)
+				continue;
+			/* w overtook every job in passed[]: formula (1) increments */
+			for (size_t k = 0; k < n_passed; k++) {
+				size_t u = e->passed[k];
+
+				if (e->resv_active[u])
+					continue;
+				e->j[u].prio += nl_batch_prio_increment(qq, &e->j[u]);
+				if (sc->trig_priority && qq->prio_threshold > 0 &&
+				    e->j[u].prio > qq->prio_threshold)
+					e->cand[u] = true;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+pass_easy(struct eng *e)
+{
+	unsigned int l = e->sys->n_q;
+	size_t h;
+
+	for (;;) {
+		h = e->head[l];
+		if (h == NONE)
+			return 0;
+		if (e->j[h].cpus > e->free)
+			break;
+		if (start_job(e, h, NL_BATCH_HOW_HEAD) != 0)
+			return -ENOMEM;
+	}
+	if (e->free == 0)
+		return 0;
+	/* shadow time and extra processors of the head */
+	uint32_t avail = e->free, need = e->j[h].cpus, extra = 0;
+	double shadow = INFINITY;
+
+	for (size_t k = 0; k < e->n_run; k++) {
+		size_t i = e->run[k];
+
+		avail += e->j[i].cpus;
+		if (avail >= need) {
+			shadow = e->j[i].start_s + e->j[i].est_s;
+			extra = avail - need;
+			break;
+		}
+	}
+	if (e->j[h].resv_s < 0)
+		e->j[h].resv_s = shadow;
+	for (size_t w = e->next[h], nx; w != NONE && e->free > 0; w = nx) {
+		struct nl_batch_job *jw = &e->j[w];
+
+		nx = e->next[w];
+		if (jw->cpus > e->free)
+			continue;
+		if (e->now + jw->est_s <= shadow) {
+			/* ends before the head's reservation */
+		} else if (jw->cpus <= extra) {
+			extra -= jw->cpus;
+		} else {
+			continue;
+		}
+		if (start_job(e, w, NL_BATCH_HOW_OVERTAKE) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Conservative backfilling: rebuild the profile from the running jobs, then give every
+ * waiting job, in arrival order, the earliest slot; those whose slot is now start. */
+static int
+profile_reserve(struct eng *e, size_t *np, uint32_t cpus, double dur, double *at)
+{
+	size_t n = *np;
+
+	for (size_t i = 0; i < n; i++) {
+		double s = e->pt[i], end = s + dur;
+		size_t k = i;
+		bool ok = true;
+
+		while (k < n && (k == i || e->pt[k] < end)) {
+			if (e->pf[k] < (int64_t)cpus) {
+				ok = false;
+				break;
+			}
+			k++;
+		}
+		if (!ok) {
+			i = k; /* loop's i++ moves past the blocking segment */
+			continue;
+		}
+		/* insert a breakpoint at end (if inside the profile) and subtract */
+		if (n + 1 > e->pcap)
+			return -ENOMEM;
+		if (k < n && e->pt[k] != end) {
+			memmove(&e->pt[k + 1], &e->pt[k], (n - k) * sizeof(*e->pt));
+			memmove(&e->pf[k + 1], &e->pf[k], (n - k) * sizeof(*e->pf));
+			e->pt[k] = end;
+			e->pf[k] = e->pf[k - 1];
+			n++;
+		} else if (k == n && isfinite(end)) {
+			e->pt[n] = end;
+			e->pf[n] = e->pf[n - 1];
+			n++;
+		}
+		for (size_t m = i; m < k; m++)
+			e->pf[m] -= cpus;
+		*np = n;
+		*at = s;
+		return 0;
+	}
+	*at = INFINITY; /* wider than the machine: cannot happen (filtered) */
+	return 0;
+}
+
+static int
+pass_conservative(struct eng *e)
+{
+	unsigned int l = e->sys->n_q;
+	size_t np = 0, need_cap = 2 * (e->n_run + e->qlen[l]) + 4;
+
+	if (need_cap > e->pcap) {
+		double *pt = realloc(e->pt, need_cap * sizeof(*pt));
+		int64_t *pf;
+
+		if (pt == NULL)
+			return -ENOMEM;
+		e->pt = pt;
+		pf = realloc(e->pf, need_cap * sizeof(*pf));
+		if (pf == NULL)
+			return -ENOMEM;
+		e->pf = pf;
+		e->pcap = need_cap;
+	}
+	e->pt[0] = e->now;
+	e->pf[0] = e->free;
+	np = 1;
+	for (size_t k = 0; k < e->n_run; k++) {
+		size_t i = e->run[k];
+		double t = e->j[i].start_s + e->j[i].est_s;
+
+		if (t <= e->pt[np - 1]) {
+			e->pf[np - 1] += e->j[i].cpus;
+		} else {
+			e->pt[np] = t;
+			e->pf[np] = e->pf[np - 1] + e->j[i].cpus;
+			np++;
+		}
+	}
+	for (size_t w = e->head[l], nx; w != NONE; w = nx) {
+		double at;
+
+		nx = e->next[w];
+		if (profile_reserve(e, &np, e->j[w].cpus, e->j[w].est_s, &at) != 0)
+			return -ENOMEM;
+		if (e->j[w].resv_s < 0)
+			e->j[w].resv_s = at;
+		if (at <= e->now && e->j[w].cpus <= e->free) {
+			if (start_job(e, w, w == e->head[l] ? NL_BATCH_HOW_HEAD :
+					  NL_BATCH_HOW_OVERTAKE) != 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void
+triggers(struct eng *e)
+{
+	const struct nl_batch_scenario *sc = e->sc;
+
+	if (sc->trig_priority) {
+		for (unsigned int q = 0; q < e->sys->n_q; q++) {
+			for (size_t w = e->head[q], nx; w != NONE; w = nx) {
+				nx = e->next[w];
+				if (!e->cand[w])
+					continue;
+				e->cand[w] = false;
+				try_reserve(e, w, TRIG_PRIO);
+			}
+		}
+	}
+	if (sc->trig_head && e->any_end) {
+		for (unsigned int q = 0; q < e->sys->n_q; q++) {
+			size_t h = e->head[q];
+
+			if (e->sys->q[q].head_type && h != NONE && !e->resv_active[h])
+				try_reserve(e, h, TRIG_HEAD);
+		}
+	}
+	if (sc->trig_nonwait) {
+		for (size_t k = 0; k < e->n_arrived; k++) {
+			size_t i = e->arrived[k];
+
+			if (e->nonwait[i] && e->state[i] == ST_WAITING && !e->resv_active[i])
+				try_reserve(e, i, TRIG_NONWAIT);
+		}
+	}
+}
+
+static int
+eng_alloc(struct eng *e, size_t n)
+{
+	size_t m = n ? n : 1;
+
+	e->next = malloc(m * sizeof(*e->next));
+	e->prev = malloc(m * sizeof(*e->prev));
+	e->run = malloc(((size_t)e->sys->cpus + 1) * sizeof(*e->run));
+	e->state = calloc(m, 1);
+	e->overtaker = calloc(m, sizeof(bool));
+	e->cand = calloc(m, sizeof(bool));
+	e->resv_active = calloc(m, sizeof(bool));
+	e->nonwait = calloc(m, sizeof(bool));
+	e->flag_for = malloc(m * sizeof(*e->flag_for));
+	e->held = calloc(m, sizeof(*e->held));
+	e->arrived = malloc(m * sizeof(*e->arrived));
+	e->passed = malloc(m * sizeof(*e->passed));
+	if (e->next == NULL || e->prev == NULL || e->run == NULL || e->state == NULL ||
+	    e->overtaker == NULL || e->cand == NULL || e->resv_active == NULL ||
+	    e->nonwait == NULL || e->flag_for == NULL || e->held == NULL || e->arrived == NULL ||
+	    e->passed == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		e->flag_for[i] = NONE;
+	return nl_evq_init(&e->evq, 1024);
+}
+
+static void
+eng_free(struct eng *e)
+{
+	free(e->next);
+	free(e->prev);
+	free(e->run);
+	free(e->state);
+	free(e->overtaker);
+	free(e->cand);
+	free(e->resv_active);
+	free(e->nonwait);
+	free(e->flag_for);
+	free(e->held);
+	free(e->arrived);
+	free(e->passed);
+	free(e->pt);
+	free(e->pf);
+	nl_evq_fini(&e->evq);
+}
+
+static void
+select_queues(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
+	      struct nl_batch_job *jobs, size_t n)
+{
+	struct nl_rng rng;
+
+	nl_rng_seed(&rng, sc->seed);
+	for (size_t i = 0; i < n; i++) {
+		struct nl_batch_job *jb = &jobs[i];
+		int q = -1;
+
+		switch (sc->qsel) {
+		case NL_BATCH_QSEL_AUTO:
+			q = nl_batch_queue_auto(sys, jb);
+			break;
+		case NL_BATCH_QSEL_FIXED:
+			q = nl_batch_queue_accepts(&sys->q[sc->fixed_queue], jb) ?
+				    (int)sc->fixed_queue : -1;
+			break;
+		case NL_BATCH_QSEL_TRACE:
+			q = jb->user_queue;
+			if (q < 0 || (unsigned int)q >= sys->n_q ||
+			    !nl_batch_queue_accepts(&sys->q[q], jb))
+				q = nl_batch_queue_auto(sys, jb); /* documented fall-back */
+			break;
+		case NL_BATCH_QSEL_RANDOM: {
+			unsigned int ok[NL_BATCH_MAX_QUEUES], n_ok = 0;
+
+			for (unsigned int k = 0; k < sys->n_q; k++)
+				if (nl_batch_queue_accepts(&sys->q[k], jb))
+					ok[n_ok++] = k;
+			/* one draw per job whatever the outcome: the choice of job i does not
+			 * depend on earlier jobs' runnable sets */
+			uint64_t x = nl_rng_u64(&rng);
+
+			q = n_ok ? (int)ok[x % n_ok] : -1;
+			break;
+		}
+		}
+		if (jb->cpus == 0 || jb->cpus > sys->cpus)
+			q = -1;
+		jb->queue = q;
+	}
+}
+
+int
+nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
+	     struct nl_batch_job *jobs, size_t n, struct nl_batch_stats *st,
+	     const struct nl_batch_hooks *hooks)
+{
+	struct eng e;
+	struct nl_ev ev;
+	size_t next_arr = 0;
+	bool resv = false;
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (sys->n_q == 0 || sys->n_q > NL_BATCH_MAX_QUEUES || sys->cpus == 0)
+		return -EINVAL;
+	if (sc->qsel == NL_BATCH_QSEL_FIXED && sc->fixed_queue >= sys->n_q)
+		return -EINVAL;
+	for (unsigned int q = 0; q < sys->n_q; q++)
+		resv |= sc->resv_max[q] > 0;
+	if (resv && sc->policy != NL_BATCH_FIRSTFIT)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (jobs[i].submit_s < jobs[i - 1].submit_s)
+			return -EINVAL;
+	memset(&e, 0, sizeof(e));
+	e.sys = sys;
+	e.sc = sc;
+	e.j = jobs;
+	e.n = n;
+	e.hk = hooks;
+	e.st = st;
+	e.free = sys->cpus;
+	for (unsigned int l = 0; l <= NL_BATCH_MAX_QUEUES; l++)
+		e.head[l] = e.tail[l] = NONE;
+	if (eng_alloc(&e, n) != 0) {
+		eng_free(&e);
+		return -ENOMEM;
+	}
+	select_queues(sys, sc, jobs, n);
+	st->first_submit_s = n ? jobs[0].submit_s : 0;
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].how = NL_BATCH_HOW_NONE;
+		jobs[i].reserved = false;
+		jobs[i].start_s = jobs[i].end_s = jobs[i].resv_s = -1;
+		jobs[i].prio = 0;
+		if (jobs[i].queue < 0)
+			st->unrunnable++;
+	}
+	while (next_arr < n && jobs[next_arr].queue < 0)
+		next_arr++;
+	if (next_arr < n)
+		rc = nl_evq_push_st(&e.evq, jobs[next_arr].submit_s, EV_ARRIVE, 0,
+				    (void *)(uintptr_t)next_arr);
+	while (rc == 0 && nl_evq_pop_st(&e.evq, &ev)) {
+		e.now = ev.t_vt;
+		e.any_end = false;
+		e.n_arrived = 0;
+		for (;;) {
+			size_t i = (size_t)(uintptr_t)ev.ptr;
+
+			st->events++;
+			if (ev.kind == EV_ARRIVE) {
+				unsigned int l = list_of(&e, i);
+
+				/* non-waiting trigger: nobody waits in its queue (FirstFit lists) */
+				e.nonwait[i] = e.qlen[l] == 0;
+				e.state[i] = ST_WAITING;
+				list_push(&e, l, i);
+				e.arrived[e.n_arrived++] = i;
+				for (next_arr = i + 1; next_arr < n && jobs[next_arr].queue < 0; next_arr++)
+					;
+				if (next_arr < n)
+					rc = nl_evq_push_st(&e.evq, jobs[next_arr].submit_s, EV_ARRIVE, 0,
+							    (void *)(uintptr_t)next_arr);
+			} else {
+				rc = end_job(&e, i);
+			}
+			if (rc != 0 || e.evq.n == 0 || e.evq.h[0].t_vt != e.now)
+				break;
+			nl_evq_pop_st(&e.evq, &ev);
+		}
+		if (rc != 0)
+			break;
+		st->passes++;
+		switch (sc->policy) {
+		case NL_BATCH_EASY:
+			rc = pass_easy(&e);
+			break;
+		case NL_BATCH_CONSERVATIVE:
+			rc = pass_conservative(&e);
+			break;
+		default:
+			rc = pass_firstfit(&e);
+			if (rc == 0 && resv)
+				triggers(&e);
+			break;
+		}
+	}
+	if (rc == 0) {
+		double last = st->first_submit_s;
+
+		for (size_t i = 0; i < n; i++) {
+			if (jobs[i].queue < 0)
+				continue;
+			st->jobs++;
+			st->cpu_s += (double)jobs[i].cpus * jobs[i].run_s;
+			if (jobs[i].end_s > last)
+				last = jobs[i].end_s;
+		}
+		st->makespan_s = last - st->first_submit_s;
+	}
+	eng_free(&e);
+	return rc;
+}
+
+/* ---- metrics ---- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int
+nl_batch_metrics(const struct nl_batch_sys *sys, const struct nl_batch_job *jobs, size_t n,
+		 const struct nl_batch_stats *st, int q, double tau_s, struct nl_batch_metrics *out)
+{
+	double *w = malloc((n ? n : 1) * sizeof(*w)), sum = 0, bs = 0, cpu = 0, mx = 0;
+	size_t m = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (w == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct nl_batch_job *jb = &jobs[i];
+		double wait, den;
+
+		if (jb->queue < 0 || jb->start_s < 0 || (q >= 0 && jb->queue != q))
+			continue;
+		wait = jb->start_s - jb->submit_s;
+		den = jb->run_s > tau_s ? jb->run_s : tau_s;
+		w[m++] = wait;
+		sum += wait;
+		mx = wait > mx ? wait : mx;
+		bs += fmax(1.0, (wait + jb->run_s) / den);
+		cpu += (double)jb->cpus * jb->run_s;
+	}
+	out->jobs = m;
+	if (m > 0) {
+		qsort(w, m, sizeof(*w), cmp_double);
+		out->wait_mean_s = sum / m;
+		out->wait_median_s = m % 2 ? w[m / 2] : 0.5 * (w[m / 2 - 1] + w[m / 2]);
+		out->wait_max_s = mx;
+		out->bsld_mean = bs / m;
+	}
+	if (st->makespan_s > 0)
+		out->utilization = cpu / ((double)sys->cpus * st->makespan_s);
+	free(w);
+	return 0;
+}

@@ -1,2 +1,356 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "nl_swf.h"
+/* Batch model configuration (docs/batch.md "Configuration") and SWF -> engine jobs. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_batch_cfg.h"
+
+/* Split a comma-separated list of names. @return count, or -1 when a name is bad/too many. */
+static int
+split_names(const char *s, char names[][NL_BATCH_NAME_LEN], unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (*s != '\0') {
+		const char *b, *e;
+		size_t len;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		b = s;
+		while (*s != '\0' && *s != ',')
+			s++;
+		e = s;
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		len = (size_t)(e - b);
+		if (len == 0 || len >= NL_BATCH_NAME_LEN || n == max)
+			return -1;
+		for (size_t k = 0; k < len; k++)
+			if (!isalnum((unsigned char)b[k]) && b[k] != '_' && b[k] != '-')
+				return -1;
+		memcpy(names[n], b, len);
+		names[n][len] = '\0';
+		n++;
+		if (*s == ',')
+			s++;
+	}
+	return (int)n;
+}
+
+static int
+get_names(struct nl_cfg *cfg, const char *sec, const char *key, char names[][NL_BATCH_NAME_LEN],
+	  unsigned int max, unsigned int *n)
+{
+	const char *v;
+	int rc = nl_cfg_get_str(cfg, sec, key, &v, true), k;
+
+	if (rc < 0)
+		return rc;
+	k = split_names(v, names, max);
+	if (k <= 0)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, key),
+				    "expected 1..%u comma-separated names ([A-Za-z0-9_-], < %u chars)",
+				    max, NL_BATCH_NAME_LEN);
+	*n = (unsigned int)k;
+	return 0;
+}
+
+static int
+parse_queue(struct nl_cfg *cfg, struct nl_batch_cfg *c, unsigned int qi)
+{
+	struct nl_batch_queue *q = &c->sys.q[qi];
+	char sec[64];
+	uint64_t u;
+	double d;
+	int rc;
+
+	snprintf(sec, sizeof(sec), "queue.%s", q->name);
+	if (nl_cfg_require_section(cfg, sec) != 0)
+		return -EINVAL;
+	rc = nl_cfg_get_u64(cfg, sec, "cpu_max", &u, 1, UINT32_MAX, true);
+	if (rc < 0)
+		return rc;
+	q->cpu_max = (uint32_t)u;
+	u = q->cpu_max;
+	if ((rc = nl_cfg_get_u64(cfg, sec, "proc_max", &u, 1, UINT32_MAX, false)) < 0)
+		return rc;
+	q->proc_max = (uint32_t)u;
+	u = q->cpu_max;
+	if ((rc = nl_cfg_get_u64(cfg, sec, "thread_max", &u, 1, UINT32_MAX, false)) < 0)
+		return rc;
+	q->thread_max = (uint32_t)u;
+	d = 0;
+	if ((rc = nl_cfg_get_double(cfg, sec, "walltime_max_s", &d, 0, 1e12, false)) < 0)
+		return rc;
+	q->walltime_max_s = d;
+	u = UINT32_MAX;
+	if ((rc = nl_cfg_get_u64(cfg, sec, "overtake_cpus_max", &u, 0, UINT32_MAX, false)) < 0)
+		return rc;
+	q->overtake_cpus_max = (uint32_t)u;
+	d = 0;
+	if ((rc = nl_cfg_get_double(cfg, sec, "prio_threshold", &d, 0, 1e12, false)) < 0)
+		return rc;
+	q->prio_threshold = d;
+	q->head_type = false;
+	if ((rc = nl_cfg_get_bool(cfg, sec, "head_type", &q->head_type, false)) < 0)
+		return rc;
+	double nums[NL_CFG_LIST_MAX];
+	unsigned int nn = 0;
+
+	rc = nl_cfg_get_list(cfg, sec, "swf_queue", nums, NL_CFG_LIST_MAX, &nn, -1, 1e9, false);
+	if (rc < 0)
+		return rc;
+	for (unsigned int k = 0; k < nn; k++) {
+		if (c->n_qmap == NL_BATCH_MAX_QMAP)
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "swf_queue"),
+					    "more than %u SWF queue numbers mapped", NL_BATCH_MAX_QMAP);
+		c->qmap_swf[c->n_qmap] = (int64_t)nums[k];
+		c->qmap_q[c->n_qmap] = qi;
+		c->n_qmap++;
+	}
+	return 0;
+}
+
+static int
+parse_scenario(struct nl_cfg *cfg, struct nl_batch_cfg *c, struct nl_batch_scenario *s)
+{
+	static const char *const pol[] = { "fcfs", "firstfit", "easy", "conservative", NULL };
+	char sec[64], key[64], names[4][NL_BATCH_NAME_LEN];
+	unsigned int e = 0, n;
+	const char *qs;
+	uint64_t u;
+	int rc;
+
+	snprintf(sec, sizeof(sec), "scenario.%s", s->name);
+	if (nl_cfg_require_section(cfg, sec) != 0)
+		return -EINVAL;
+	if ((rc = nl_cfg_get_enum(cfg, sec, "policy", pol, &e, true)) < 0)
+		return rc;
+	s->policy = (enum nl_batch_policy)e;
+	if ((rc = nl_cfg_get_str(cfg, sec, "queue_select", &qs, true)) < 0)
+		return rc;
+	if (strcmp(qs, "auto") == 0) {
+		s->qsel = NL_BATCH_QSEL_AUTO;
+	} else if (strcmp(qs, "trace") == 0) {
+		s->qsel = NL_BATCH_QSEL_TRACE;
+	} else if (strcmp(qs, "random") == 0) {
+		s->qsel = NL_BATCH_QSEL_RANDOM;
+	} else {
+		s->qsel = NL_BATCH_QSEL_FIXED;
+		for (e = 0; e < c->sys.n_q && strcmp(c->sys.q[e].name, qs) != 0; e++)
+			;
+		if (e == c->sys.n_q)
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "queue_select"),
+					    "'%s' is not auto, trace, random or a queue name", qs);
+		s->fixed_queue = e;
+	}
+	u = 1;
+	if ((rc = nl_cfg_get_u64(cfg, sec, "seed", &u, 0, UINT64_MAX, false)) < 0)
+		return rc;
+	s->seed = u;
+	s->overtake_bound = false;
+	if ((rc = nl_cfg_get_bool(cfg, sec, "overtake_bound", &s->overtake_bound, false)) < 0)
+		return rc;
+	for (unsigned int q = 0; q < c->sys.n_q; q++) {
+		u = 0;
+		snprintf(key, sizeof(key), "resv_max.%s", c->sys.q[q].name);
+		if ((rc = nl_cfg_get_u64(cfg, sec, key, &u, 0, 1000000, false)) < 0)
+			return rc;
+		s->resv_max[q] = (uint32_t)u;
+		if (u > 0 && s->policy != NL_BATCH_FIRSTFIT)
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, key),
+					    "connection reservation needs policy = firstfit");
+	}
+	s->trig_priority = s->trig_head = s->trig_nonwait = false;
+	if (nl_cfg_find(cfg, sec, "triggers") != NULL) {
+		if ((rc = get_names(cfg, sec, "triggers", names, 4, &n)) < 0)
+			return rc;
+		for (unsigned int k = 0; k < n; k++) {
+			if (strcmp(names[k], "priority") == 0)
+				s->trig_priority = true;
+			else if (strcmp(names[k], "head") == 0)
+				s->trig_head = true;
+			else if (strcmp(names[k], "nonwait") == 0)
+				s->trig_nonwait = true;
+			else if (strcmp(names[k], "none") != 0)
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "triggers"),
+						    "'%s': expected priority, head, nonwait or none",
+						    names[k]);
+		}
+	}
+	return 0;
+}
+
+int
+nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
+{
+	static const char *const procs[] = { "requested", "allocated", "max", NULL };
+	static const char *const over[] = { "extend", "kill", NULL };
+	char names[NL_BATCH_MAX_SCENARIOS > NL_BATCH_MAX_QUEUES ? NL_BATCH_MAX_SCENARIOS :
+								    NL_BATCH_MAX_QUEUES][NL_BATCH_NAME_LEN];
+	unsigned int n, e;
+	uint64_t u;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (nl_cfg_require_section(cfg, "batch") != 0)
+		return -EINVAL;
+	c->trace = NULL;
+	if ((rc = nl_cfg_get_str(cfg, "batch", "trace", &c->trace, false)) < 0)
+		return rc;
+	if ((rc = nl_cfg_get_u64(cfg, "batch", "cpus", &u, 1, 1u << 24, true)) < 0)
+		return rc;
+	c->sys.cpus = (uint32_t)u;
+	e = 0;
+	if ((rc = nl_cfg_get_enum(cfg, "batch", "procs", procs, &e, false)) < 0)
+		return rc;
+	c->filter.procs_src = (enum nl_swf_procs_src)e;
+	e = 0;
+	if ((rc = nl_cfg_get_enum(cfg, "batch", "overrun", over, &e, false)) < 0)
+		return rc;
+	c->filter.overrun = (enum nl_swf_overrun)e;
+	if ((rc = nl_cfg_get_bool(cfg, "batch", "drop_cancelled", &c->filter.drop_cancelled,
+				  false)) < 0)
+		return rc;
+	if ((rc = nl_cfg_get_bool(cfg, "batch", "drop_zero_run", &c->filter.drop_zero_run,
+				  false)) < 0)
+		return rc;
+	c->filter.max_procs = 0; /* wider than P: counted as unrunnable by the engine */
+	c->tau_s = 10;
+	if ((rc = nl_cfg_get_double(cfg, "batch", "bsld_tau_s", &c->tau_s, 0, 1e9, false)) < 0)
+		return rc;
+	u = 1;
+	if ((rc = nl_cfg_get_u64(cfg, "batch", "threads_per_proc", &u, 1, 1u << 20, false)) < 0)
+		return rc;
+	c->threads_per_proc = (uint32_t)u;
+	c->thread_jobs_pct = 0;
+	if ((rc = nl_cfg_get_double(cfg, "batch", "thread_jobs_pct", &c->thread_jobs_pct, 0, 100,
+				    false)) < 0)
+		return rc;
+	c->jobs_max = 0;
+	if ((rc = nl_cfg_get_u64(cfg, "batch", "jobs_max", &c->jobs_max, 0, UINT64_MAX, false)) < 0)
+		return rc;
+	if ((rc = get_names(cfg, "batch", "queues", names, NL_BATCH_MAX_QUEUES, &n)) < 0)
+		return rc;
+	c->sys.n_q = n;
+	for (unsigned int q = 0; q < n; q++) {
+		if (strcmp(names[q], "all") == 0)
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, "batch", "queues"),
+					    "'all' is reserved for the whole-system rows of batch.csv");
+		for (unsigned int k = 0; k < q; k++)
+			if (strcmp(names[k], names[q]) == 0)
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, "batch", "queues"),
+						    "queue '%s' twice", names[q]);
+		memcpy(c->sys.q[q].name, names[q], NL_BATCH_NAME_LEN);
+	}
+	for (unsigned int q = 0; q < n; q++)
+		if ((rc = parse_queue(cfg, c, q)) < 0)
+			return rc;
+	if ((rc = get_names(cfg, "batch", "scenarios", names, NL_BATCH_MAX_SCENARIOS, &n)) < 0)
+		return rc;
+	c->n_sc = n;
+	for (unsigned int s = 0; s < n; s++) {
+		for (unsigned int k = 0; k < s; k++)
+			if (strcmp(names[k], names[s]) == 0)
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, "batch", "scenarios"),
+						    "scenario '%s' twice", names[s]);
+		memcpy(c->sc[s].name, names[s], NL_BATCH_NAME_LEN);
+		if ((rc = parse_scenario(cfg, c, &c->sc[s])) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Deterministic per-job hash (splitmix64 finaliser) for thread_jobs_pct. */
+static uint64_t
+mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+void
+nl_batch_map_threads(const struct nl_batch_cfg *c, struct nl_batch_job *j)
+{
+	uint32_t k = c->threads_per_proc ? c->threads_per_proc : 1;
+
+	if (c->thread_jobs_pct > 0 &&
+	    (double)(mix64((uint64_t)j->swf_id) % 10000u) < c->thread_jobs_pct * 100.0) {
+		j->procs = 1;
+		j->threads = j->cpus;
+		return;
+	}
+	j->threads = j->cpus < k ? j->cpus : k;
+	j->procs = (j->cpus + j->threads - 1) / (j->threads ? j->threads : 1);
+}
+
+static int
+cmp_job(const void *a, const void *b)
+{
+	const struct nl_batch_job *x = a, *y = b;
+
+	if (x->submit_s != y->submit_s)
+		return x->submit_s < y->submit_s ? -1 : 1;
+	/* stable: file order is kept in resv_s until the run resets it */
+	return x->resv_s < y->resv_s ? -1 : x->resv_s > y->resv_s;
+}
+
+int
+nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
+		       struct nl_batch_job **out, size_t *n, size_t drops[NL_SWF_DROP__COUNT])
+{
+	struct nl_batch_job *jobs = malloc((t->n_job ? t->n_job : 1) * sizeof(*jobs));
+	size_t m = 0;
+	bool sorted = true;
+
+	*out = NULL;
+	*n = 0;
+	for (unsigned int k = 0; k < NL_SWF_DROP__COUNT; k++)
+		drops[k] = 0;
+	if (jobs == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_job; i++) {
+		const struct nl_swf_job *s = &t->job[i];
+		struct nl_swf_rigid r;
+		enum nl_swf_drop d = nl_swf_rigid(s, &c->filter, &r);
+		struct nl_batch_job *j;
+
+		drops[d]++;
+		if (d != NL_SWF_KEEP)
+			continue;
+		j = &jobs[m];
+		memset(j, 0, sizeof(*j));
+		j->submit_s = (double)s->submit_s;
+		j->run_s = (double)r.run_s;
+		j->est_s = (double)r.est_s;
+		j->cpus = r.procs > UINT32_MAX ? UINT32_MAX : (uint32_t)r.procs;
+		j->swf_id = s->id;
+		j->user_queue = -1;
+		for (unsigned int k = 0; k < c->n_qmap; k++)
+			if (c->qmap_swf[k] == s->queue) {
+				j->user_queue = (int32_t)c->qmap_q[k];
+				break;
+			}
+		nl_batch_map_threads(c, j);
+		j->resv_s = (double)i; /* file order, for the stable sort below */
+		if (m > 0 && j->submit_s < jobs[m - 1].submit_s)
+			sorted = false;
+		m++;
+	}
+	if (!sorted)
+		qsort(jobs, m, sizeof(*jobs), cmp_job);
+	if (c->jobs_max > 0 && m > c->jobs_max)
+		m = (size_t)c->jobs_max;
+	for (size_t i = 0; i < m; i++)
+		jobs[i].resv_s = -1;
+	*out = jobs;
+	*n = m;
+	return 0;
+}

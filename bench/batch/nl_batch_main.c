@@ -1,13 +1,238 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-sim's batch model (a [batch] section): load the SWF trace, run every scenario,
+ * write DIR/batch.csv, DIR/batch.meta, DIR/plot_batch.gp and the PNGs in the style of seed 000
+ * Fig. 2 (median wait per queue) and Fig. 3 (maximum wait per queue), progress on stderr and
+ * a SUMMARY line for the first scenario on stdout.
+ */
+#include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "nl_batch.h"
+#include "nl_batch_cfg.h"
 #include "nl_sim_main.h"
+#include "nl_version.h"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A relative trace path is tried from the current directory, then from the configuration
+ * file's directory. */
+static void
+resolve_trace(const char *trace, const char *config, char *out, size_t len)
+{
+	snprintf(out, len, "%s", trace);
+	if (trace[0] == '/' || access(trace, R_OK) == 0)
+		return;
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s", config);
+	snprintf(out, len, "%s/%s", dirname(tmp), trace);
+	if (access(out, R_OK) != 0)
+		snprintf(out, len, "%s", trace);
+}
+
+static int
+write_plot(const char *dir, const struct nl_batch_cfg *c)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plot_batch.gp", dir);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "# Made by nlevel-sim from batch.csv only: gnuplot %s/plot_batch.gp\n", dir);
+	fprintf(f, "set datafile separator ','\nset terminal pngcairo size 900,560 noenhanced\n"
+		   "csv = '%s/batch.csv'\n", dir);
+	fprintf(f, "qs = '");
+	for (unsigned int q = 0; q < c->sys.n_q; q++)
+		fprintf(f, "%s ", c->sys.q[q].name);
+	fprintf(f, "all'\nscs = '");
+	for (unsigned int s = 0; s < c->n_sc; s++)
+		fprintf(f, "%s%s", s ? " " : "", c->sc[s].name);
+	fprintf(f, "'\nNS = words(scs)\nbw = 0.8 / NS\n"
+		   "qi(n) = sum [k=1:words(qs)] (word(qs,k) eq n ? k : 0)\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth bw\nset grid ytics\n"
+		   "set key top left\nset xrange [0.4:words(qs)+0.6]\nset yrange [0:*]\n"
+		   "set xtics (");
+	for (unsigned int q = 0; q <= c->sys.n_q; q++)
+		fprintf(f, "%s'%s' %u", q ? ", " : "", q < c->sys.n_q ? c->sys.q[q].name : "all",
+			q + 1);
+	fprintf(f, ")\nset ylabel 'wait [min]'\n");
+	static const struct {
+		const char *png, *title;
+		int col;
+	} fig[] = {
+		{ "fig2_wait_median.png", "Seed 000 Fig. 2 style: median wait per queue", 5 },
+		{ "fig3_wait_max.png", "Seed 000 Fig. 3 style: maximum wait per queue", 6 },
+	};
+	for (unsigned int k = 0; k < 2; k++) {
+		fprintf(f, "set output '%s/%s'\nset title '%s'\n", dir, fig[k].png, fig[k].title);
+		fprintf(f, "plot for [s=1:NS] csv every ::1 using "
+			   "(qi(strcol(2)) + (s - (NS + 1) / 2.0) * bw):"
+			   "(strcol(1) eq word(scs,s) ? column(%d) / 60 : 1/0) "
+			   "with boxes title word(scs,s)\n", fig[k].col);
+	}
+	fclose(f);
+	return 0;
+}
 
 int
 nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 {
-	(void)cfg;
-	(void)o;
-	fprintf(stderr, "nlevel-sim: batch model not built yet\n");
-	return 1;
+	struct nl_batch_cfg c;
+	struct nl_swf *t = NULL;
+	struct nl_batch_job *base = NULL, *jobs = NULL;
+	size_t n = 0, drops[NL_SWF_DROP__COUNT];
+	char path[4200], err[NL_SWF_ERR_LEN];
+	char summary[512] = "";
+	FILE *csv = NULL, *meta = NULL;
+	double t0;
+	int rc = 1;
+
+	if (nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "nlevel-sim: %s\n", cfg->err);
+		return 2;
+	}
+	if (o->trace == NULL && c.trace == NULL) {
+		fprintf(stderr, "nlevel-sim: %s: no trace: set [batch] trace or give --trace\n",
+			o->config);
+		return 2;
+	}
+	if (o->trace != NULL)
+		snprintf(path, sizeof(path), "%s", o->trace);
+	else
+		resolve_trace(c.trace, o->config, path, sizeof(path));
+	t0 = now_s();
+	if (nl_swf_load(&t, path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "nlevel-sim: %s\n", err);
+		if (access(path, R_OK) != 0)
+			fprintf(stderr, "nlevel-sim: the Parallel Workloads Archive logs are at "
+					"https://www.cs.huji.ac.il/labs/parallel/workload/ (README.md)\n");
+		return 1;
+	}
+	if (nl_batch_jobs_from_swf(t, &c, &base, &n, drops) != 0)
+		goto out;
+	if (!o->quiet) {
+		const char *comp = nl_swf_header_get(t, "Computer");
+
+		fprintf(stderr, "nlevel-sim: %s: %zu records (%s, MaxProcs %lld) read in %.2fs; "
+				"%zu jobs kept",
+			path, t->n_job, comp ? comp : "?", (long long)nl_swf_header_int(t, "MaxProcs"),
+			now_s() - t0, n);
+		for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
+			if (drops[k] > 0)
+				fprintf(stderr, ", %zu dropped (%s)", drops[k], nl_swf_drop_name(k));
+		fprintf(stderr, "\n");
+	}
+	jobs = malloc((n ? n : 1) * sizeof(*jobs));
+	if (jobs == NULL)
+		goto out;
+	snprintf(path, sizeof(path), "%s/batch.csv", o->out_dir);
+	csv = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/batch.meta", o->out_dir);
+	meta = fopen(path, "w");
+	if (csv == NULL || meta == NULL) {
+		fprintf(stderr, "nlevel-sim: cannot write in %s: %s\n", o->out_dir, strerror(errno));
+		goto out;
+	}
+	fprintf(csv, "scenario,queue,jobs,wait_mean_s,wait_median_s,wait_max_s,bsld_mean,"
+		     "utilization\n");
+	fprintf(meta, "config=%s\nnlevel=%s\ntrace=%s\nrecords=%zu\njobs=%zu\ncpus=%u\n"
+		      "bsld_tau_s=%g\n",
+		o->config, NL_GIT_DESCRIBE, o->trace ? o->trace : c.trace, t->n_job, n, c.sys.cpus,
+		c.tau_s);
+	for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
+		fprintf(meta, "dropped_%s=%zu\n", nl_swf_drop_name(k), drops[k]);
+	for (unsigned int s = 0; s < c.n_sc; s++) {
+		const struct nl_batch_scenario *sc = &c.sc[s];
+		struct nl_batch_stats st;
+		struct nl_batch_metrics all = { 0 };
+		double w0, wall;
+
+		memcpy(jobs, base, n * sizeof(*jobs));
+		w0 = now_s();
+		rc = nl_batch_run(&c.sys, sc, jobs, n, &st, NULL);
+		wall = now_s() - w0;
+		if (rc != 0) {
+			fprintf(stderr, "nlevel-sim: scenario %s: %s\n", sc->name, strerror(-rc));
+			rc = 1;
+			goto out;
+		}
+		for (int q = 0; q <= (int)c.sys.n_q; q++) {
+			struct nl_batch_metrics m;
+			int qq = q < (int)c.sys.n_q ? q : -1;
+
+			if (nl_batch_metrics(&c.sys, jobs, n, &st, qq, c.tau_s, &m) != 0) {
+				rc = 1;
+				goto out;
+			}
+			if (qq < 0)
+				all = m;
+			fprintf(csv, "%s,%s,%zu,%.1f,%.1f,%.1f,%.3f,%.4f\n", sc->name,
+				qq < 0 ? "all" : c.sys.q[q].name, m.jobs, m.wait_mean_s,
+				m.wait_median_s, m.wait_max_s, m.bsld_mean, m.utilization);
+		}
+		fprintf(meta, "scenario.%s=policy:%s jobs:%zu unrunnable:%zu makespan_s:%.0f "
+			      "events:%llu passes:%llu resv_made:%llu resv_refused:%llu "
+			      "resv_priority:%llu resv_head:%llu resv_nonwait:%llu wall_s:%.4f\n",
+			sc->name, nl_batch_policy_name(sc->policy), st.jobs, st.unrunnable,
+			st.makespan_s, (unsigned long long)st.events, (unsigned long long)st.passes,
+			(unsigned long long)st.resv_made, (unsigned long long)st.resv_refused,
+			(unsigned long long)st.resv_by_trigger[0],
+			(unsigned long long)st.resv_by_trigger[1],
+			(unsigned long long)st.resv_by_trigger[2], wall);
+		if (!o->quiet)
+			fprintf(stderr, "[%u/%u] %s (%s): %zu jobs, wait mean %.1f min median %.1f "
+					"min max %.1f h, bsld %.2f, util %.3f, %zu unrunnable, "
+					"%llu reservations; %.3fs (%.0f jobs/s)\n",
+				s + 1, c.n_sc, sc->name, nl_batch_policy_name(sc->policy), all.jobs,
+				all.wait_mean_s / 60, all.wait_median_s / 60, all.wait_max_s / 3600,
+				all.bsld_mean, all.utilization, st.unrunnable,
+				(unsigned long long)st.resv_made, wall, st.jobs / (wall > 0 ? wall : 1e-9));
+		if (s == 0)
+			snprintf(summary, sizeof(summary),
+				 "SUMMARY scenario=%s jobs=%zu wait_mean_s=%.1f wait_median_s=%.1f "
+				 "bsld_mean=%.3f utilization=%.4f makespan_s=%.0f wall_s=%.4f "
+				 "jobs_per_s=%.0f",
+				 sc->name, all.jobs, all.wait_mean_s, all.wait_median_s, all.bsld_mean,
+				 all.utilization, st.makespan_s, wall,
+				 st.jobs / (wall > 0 ? wall : 1e-9));
+	}
+	fclose(csv);
+	csv = NULL;
+	fclose(meta);
+	meta = NULL;
+	if (write_plot(o->out_dir, &c) == 0) {
+		char cmd[8600];
+
+		snprintf(cmd, sizeof(cmd), "gnuplot '%s/plot_batch.gp' 2>'%s/plot_batch.log'",
+			 o->out_dir, o->out_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_batch.log); "
+					"batch.csv is complete\n", o->out_dir);
+	}
+	printf("%s\n", summary);
+	rc = 0;
+out:
+	if (csv != NULL)
+		fclose(csv);
+	if (meta != NULL)
+		fclose(meta);
+	free(jobs);
+	free(base);
+	nl_swf_free(t);
+	return rc;
 }
