@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The live dispatch engine: managers on lcores, rte_ring inboxes, an rte_mempool of tasks,
+ * RCU load tables, and the engine ops (struct nl_engine_ops) the shared policies call.
+ *
+ * Theory of operation. Every manager of the policy (NLSC tree node, 2LSC group / global
+ * scheduler) owns one inbox rte_ring of struct nl_dp_msg (task pointer + time stamp), many
+ * producers, one consumer. Managers are polled by their lcore (several per lcore) in bursts.
+ * A poll takes a message, and the policy's decide() then calls exactly one engine op: forward
+ * (enqueue into another manager's inbox), dispatch (book L sub-tasks in the manager's load
+ * view and enqueue them on the sub-task ring) or reject (enqueue the task on the finish ring).
+ * The control lcore (the main lcore) is the only consumer of the sub-task and finish rings:
+ * it runs or sends the sub-tasks, applies completions to the load table (the RCU writer),
+ * answers clients and returns tasks to the mempool. So every accepted task is at any moment
+ * in exactly one place: an inbox, a manager's service slot, the sub-task path (machines), the
+ * finish ring, or back in the pool after being counted completed or failed.
+ *
+ * Timing modes. Native: a manager decides as soon as it takes a task. Emulated: the engine
+ * reproduces nlevel-sim's model in real time scaled by ns_per_vt: a manager is a FIFO server
+ * (busy_until_vt; start = max(ready, busy_until), decide at start + service_vt), a transfer
+ * adds transfer_delay_vt to the message's ready stamp, a dispatch adds dispatch_delay_vt, and
+ * machines are FIFO servers emulated on the control lcore (I/L at W_i(1-b) + D/L at T_i). All
+ * decisions use the virtual stamps, so a late poll delays nothing in the model.
+ *
+ * Invariants:
+ *  I1  accepted = completed + failed + in flight, with in flight = tasks out of the mempool
+ *      (checked by nl_dp_accounting_ok() at quiescence).
+ *  I2  a task pointer is in at most one ring / slot at a time, except its sub-task records
+ *      (one per sub-task) which all belong to the control lcore.
+ *  I3  only the control lcore frees tasks, counts completed / failed and writes the load
+ *      table and the machine generation (RCU root, nl_dp_gen).
+ *  I4  the hot path (manager polls, engine ops) never locks, allocates, logs or blocks; a
+ *      full ring becomes a REJECT (ingress) or a failed task (mid-route), never a drop.
+ */
+#ifndef NL_DP_H
+#define NL_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl_load.h"
+#include "nl_model_cfg.h"
+#include "nl_policy.h"
+#include "nl_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NL_DP_MAX_LCORES 64u
+#define NL_DP_HIST_BUCKETS 24u /**< log2 buckets of service / latency [ns] */
+
+/** Run-time options of the engine (from the command line). */
+struct nl_dp_opts {
+	enum nl_scheme scheme;
+	unsigned int n_groups;      /**< 2LSC G */
+	unsigned int static_known;  /**< NLSC k */
+	bool emulate;               /**< emulated timing (else native) */
+	bool port_mode;             /**< machines are nlevel-workers behind a port */
+	double ns_per_vt;           /**< emulated: wall ns per u.t. */
+	unsigned int inbox_size;    /**< per-manager ring size (power of two) */
+	unsigned int pool_size;     /**< tasks in the mempool */
+	unsigned int burst;         /**< tasks per manager per poll */
+	double publish_vt;          /**< load snapshot period [u.t.] */
+	double worker_timeout_s;    /**< port mode: a worker silent this long is removed */
+	unsigned int mgr_lcore[NL_DP_MAX_LCORES]; /**< lcores that run managers */
+	unsigned int n_mgr_lcore;
+	int mgr_map_n;              /**< entries in mgr_map (0 = round-robin) */
+	unsigned int mgr_map[4096]; /**< manager id -> index into mgr_lcore */
+	uint16_t port_id;
+	uint16_t udp_port;          /**< host order */
+	uint32_t ip;                /**< our IPv4 address, network order */
+	bool native_instant;        /**< native mode: machines finish sub-tasks at once */
+};
+
+/** Counters of one run (control lcore's view; see I1). */
+struct nl_dp_counts {
+	uint64_t accepted;
+	uint64_t rejected_ingress;  /**< REJECT before acceptance (overload, bad task) */
+	uint64_t completed;
+	uint64_t failed;            /**< accepted, then refused or lost */
+	uint64_t in_flight;         /**< tasks out of the pool */
+	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
+	uint64_t drops[NL_PROTO_E_MAX]; /**< malformed frames per reason */
+};
+
+struct nl_dp;
+
+/**
+ * Create the engine: task mempool, inboxes, rings, machine generation, load table.
+ *
+ * @param out   Output.
+ * @param m     Model (machines, costs; copied).
+ * @param mach  [m->n_mach] machines (copied).
+ * @param o     Options (copied).
+ * @return 0; -EINVAL; -ENOMEM (rte_errno turned into -errno).
+ * @par Context  Main lcore after rte_eal_init(), registered QSBR reader; allocates.
+ */
+int nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_machine *mach,
+		 const struct nl_dp_opts *o);
+
+/** Free the engine (lcores stopped). @param dp NULL accepted. @par Context Main lcore. */
+void nl_dp_free(struct nl_dp *dp);
+
+/** Result of one emulated curve point. */
+struct nl_dp_point {
+	double resp_mean_vt, resp_p50_vt, resp_p95_vt, resp_p99_vt;
+	double hops_mean, sched_wait_mean_vt, global_util, max_mgr_util;
+	uint64_t generated, measured, completed, rejected, unfinished;
+	double wall_s;
+	bool saturated;
+};
+
+/**
+ * Emulated mode: run one load point of the model with an in-process Poisson generator and
+ * in-process machines; returns when every task is done, at 2 x horizon, or on saturation.
+ *
+ * @param dp        Engine (emulate = true).
+ * @param load_pct  Offered load [%].
+ * @param seed      Seed of arrivals, vectors and background load.
+ * @param pt        Output statistics (tasks arriving in [warmup, horizon)).
+ * @return 0; -errno.
+ * @par Context  Main lcore (becomes the control lcore for the run); launches the manager
+ *               lcores and waits for them.
+ */
+int nl_dp_run_point(struct nl_dp *dp, double load_pct, uint64_t seed, struct nl_dp_point *pt);
+
+/** Native-mode capacity measurement. */
+struct nl_dp_native_result {
+	double rate_tps;            /**< tasks dispatched per second */
+	double lat_mean_ns;         /**< ingress -> sub-task assignment */
+	double lat_p99_ns;
+	uint64_t tasks;
+	uint64_t rejected;
+};
+
+/**
+ * Native mode: inject tasks for `secs` seconds at `rate_tps` (0 = as fast as possible) with
+ * in-process instant machines, measuring the dispatch rate and latency.
+ *
+ * @param dp        Engine (emulate = false).
+ * @param rate_tps  Offered rate [tasks/s]; 0 = saturate.
+ * @param secs      Duration [s].
+ * @param r         Output.
+ * @return 0; -errno.
+ * @par Context  Main lcore.
+ */
+int nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs,
+		     struct nl_dp_native_result *r);
+
+/**
+ * Port mode: serve SUBMITs and workers on the port until nl_dp_stop() or a signal.
+ * @param dp Engine (port_mode = true). @return 0; -errno.
+ * @par Context Main lcore: it is the I/O and control lcore.
+ */
+int nl_dp_serve(struct nl_dp *dp);
+
+/** Ask every loop to stop. @par Context Any thread, signal handler included. */
+void nl_dp_stop(void);
+
+/** Whether nl_dp_stop() was called. @return true after a stop request. @par Context Any. */
+bool nl_dp_stopping(void);
+
+/** Counters snapshot. @param dp Engine. @param c Output. @par Context Any thread. */
+void nl_dp_counts_get(const struct nl_dp *dp, struct nl_dp_counts *c);
+
+/**
+ * I1 at quiescence: accepted == completed + failed + tasks out of the pool.
+ * @param dp Engine. @return true when it holds. @par Context Main lcore, lcores stopped.
+ */
+bool nl_dp_accounting_ok(const struct nl_dp *dp);
+
+/**
+ * Machine join / leave / speed change at run time: publish a new machine generation.
+ *
+ * @param dp        Engine.
+ * @param mach      Machine id (slot).
+ * @param alive     Whether the machine may receive sub-tasks.
+ * @param speed_ips New W_i (0 = unchanged).
+ * @return 0; -EINVAL; -ENOMEM.
+ * @par Context  Control lcore only (I3); allocates; the old generation is freed after a
+ *               grace period.
+ */
+int nl_dp_machine_set_ctl(struct nl_dp *dp, uint32_t mach, bool alive, double speed_ips);
+
+/**
+ * Register the telemetry commands /nlevel/stats, /nlevel/managers, /nlevel/machines.
+ * @param dp Engine (must outlive the EAL). @return 0; -errno. @par Context Main lcore, init.
+ */
+int nl_dp_telemetry_init(struct nl_dp *dp);
+
+/** Log type of the dataplane (user.nlevel.dataplane). */
+extern int nl_dp_logtype;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_DP_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal state of the live engine (nl_dp.h), shared by nl_dp.c (engine, emulation),
+ * nl_dp_port.c (port I/O, workers) and nl_dp_tel.c (telemetry). Not a public header.
+ */
+#ifndef NL_DP_PRIV_H
+#define NL_DP_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_dp.h"
+
+/* Task flags (struct nl_task.flags, engine-private). */
+#define NL_TF_LEFT_MASK 0xffffu  /* sub-tasks not finished yet */
+#define NL_TF_FAILED (1u << 16)  /* refused or lost after acceptance */
+#define NL_TF_DEAD (1u << 17)    /* returned to the pool by a teardown drain */
+#define NL_TF_REASON_SHIFT 24    /* enum nl_reject_reason of a failure */
+
+/* A message in a manager inbox (ring element, 16 bytes). */
+struct nl_dp_msg {
+	struct nl_task *t;
+	double stamp_vt; /* emulated: when it reaches the manager; native: ingress time */
+};
+
+/* A sub-task on its way to a machine (ring element, 32 bytes). */
+struct nl_dp_sub {
+	struct nl_task *t;
+	double arrive_vt; /* when it reaches the machine (emulated) */
+	uint64_t seq;     /* booking sequence number of manager mgr (nl_load.h I4) */
+	uint32_t mach;
+	uint16_t mgr;
+	uint16_t sub;
+};
+
+/* Per-task data the 64-byte task has no room for (index = task->aux). */
+struct nl_dp_meta {
+	uint64_t client_ts_ns;
+	uint64_t ingress_tsc;
+	uint32_t client_ip;    /* network order */
+	uint16_t client_port;  /* host order */
+	uint16_t cmd_id;
+	uint8_t client_mac[6];
+	uint8_t args_len;
+	uint8_t n_done;
+	int32_t status;        /* first non-zero exit status */
+	uint64_t done_mask;    /* sub-tasks done (port mode) */
+	uint32_t sub_mach[NL_TASK_MAX_SPLIT]; /* machine of each sub-task (port mode) */
+	uint8_t args[NL_PROTO_MAX_ARGS];
+};
+
+/* A machine generation: the machine table the policies see, published under RCU (I3). */
+struct nl_dp_gen {
+	struct nl_sched *s;
+	struct nl_machine *mach; /* [n_mach] */
+	uint8_t *alive;          /* [n_mach] */
+	unsigned int n_mach;
+	uint64_t id;
+	struct rcu_head rcu;
+};
+
+struct nl_dp_mgr {
+	uint32_t id;
+	unsigned int lcore;
+	struct rte_ring *inbox;
+	struct nl_load_view view;
+	bool has_cur;
+	struct nl_dp_msg cur;
+	double cur_done_vt;
+	double busy_until_vt;
+	double next_measure_vt;
+	/* statistics: written by the owner lcore, read by telemetry (relaxed) */
+	uint64_t tasks_in;
+	uint64_t tasks_out;
+	uint64_t fwd_out;
+	uint64_t dispatched;
+	uint64_t refused;
+	uint64_t busy_ns;         /* emulated: service time booked [ns of wall scale] */
+	double busy_vt;           /* owner-only */
+	uint64_t svc_hist[NL_DP_HIST_BUCKETS]; /* decide() cost [ns], log2 buckets */
+} __rte_cache_aligned;
+
+struct nl_dp_lcore {
+	struct nl_dp *dp;
+	unsigned int lcore_id;
+	struct nl_dp_mgr *mgr[4096];
+	unsigned int n_mgr;
+	bool ingress;                 /* runs the generator */
+	struct nl_engine eng;         /* ctx = this struct */
+	struct nl_dp_gen *gen;        /* current generation, valid until the next QS */
+	struct nl_dp_mgr *at;         /* manager being served */
+	uint64_t hk_mask;
+	/* generator */
+	uint64_t rng[4];
+	double next_arrival_vt;
+	uint64_t generated;
+	uint64_t accepted;
+	uint64_t rejected_ingress;
+	/* native latency statistics */
+	uint64_t lat_hist[64 * 8];    /* 8 sub-buckets per power of two [ns] */
+	uint64_t lat_n;
+	double lat_sum_ns;
+	uint64_t dispatched_tasks;
+} __rte_cache_aligned;
+
+struct nl_dp_heap_ent {
+	double fin_vt;
+	struct nl_task *t;
+	uint32_t mach;
+	uint32_t pad;
+};
+
+struct nl_dp_worker;
+
+struct nl_dp {
+	struct nl_model_cfg m;
+	struct nl_dp_opts o;
+	struct nl_sched_params sp;
+	struct nl_machine *mach0;     /* configured machines */
+	unsigned int n_mach;
+	struct nl_dp_gen *gen_rcu;    /* RCU root (I3) */
+	struct nl_load_table *load;
+	struct nl_dp_mgr *mgr;
+	unsigned int n_mgr;
+	struct rte_mempool *pool;
+	struct nl_dp_meta *meta;      /* [pool_size] */
+	unsigned int n_meta;
+	struct rte_ring *sub_ring;    /* managers -> control (sub-tasks) */
+	struct rte_ring *fin_ring;    /* managers -> control (refused tasks) */
+	struct nl_dp_lcore *lc;       /* [n_lc] */
+	unsigned int n_lc;
+	/* clock */
+	uint64_t tsc0;
+	double vt_per_cyc;
+	double cyc_per_ns;
+	/* run parameters (emulated) */
+	double lambda;
+	double horizon_vt;
+	double warmup_vt;
+	uint64_t bg_seed;
+	uint64_t gen_done;            /* generator finished (relaxed flag) */
+	uint64_t run_quit;            /* lcores stop (relaxed flag) */
+	/* control-lcore state (I3) */
+	struct nl_dp_heap_ent *heap;
+	size_t heap_n, heap_cap;
+	double *resp;
+	size_t n_resp, cap_resp;
+	double sum_hops, sum_wait;
+	uint64_t completed, failed, rejected_policy, redispatched;
+	uint64_t drops[NL_PROTO_E_MAX];
+	uint64_t rx_msgs[NL_MSG_TYPE_MAX];
+	double last_publish_vt;
+	/* port mode */
+	struct nl_dp_worker *workers;
+	unsigned int n_workers;
+	uint8_t mac[6];
+	uint64_t tx_frames, rx_frames, tx_fail;
+	uint64_t gen_next_id;
+};
+
+/* Engine internals used across files. */
+double nl_dp_now_vt(const struct nl_dp *dp);
+int nl_dp_lcore_main(void *arg);
+void nl_dp_task_finish_ctl(struct nl_dp *dp, struct nl_task *t, double fin_vt);
+int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const uint8_t *alive,
+			  unsigned int n_mach);
+int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double now_vt, uint64_t rnd);
+void nl_dp_drain_ctl(struct nl_dp *dp);
+double nl_dp_bg_factor(const struct nl_dp *dp, uint32_t i, double t_vt);
+
+#endif /* NL_DP_PRIV_H */

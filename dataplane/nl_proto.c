@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The wire protocol codec (nl_proto.h, docs/protocol.md). Big-endian fields read and written
+ * byte by byte, so the code has no alignment or aliasing assumptions about the buffer.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nl_proto.h"
+
+/* Fixed body sizes after the 8-byte header. */
+#define SUBMIT_FIX 48u
+#define REPLY_FIX 16u
+#define REJECT_FIX 24u
+#define COMPLETE_FIX 32u
+#define DISPATCH_FIX 40u
+#define DONE_FIX 24u
+#define HELLO_FIX 8u
+#define MACH_LEN 48u
+#define BYE_FIX 8u
+
+struct rd {
+	const uint8_t *p;
+};
+
+static uint64_t
+get(struct rd *r, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v = (v << 8) | r->p[i];
+	r->p += n;
+	return v;
+}
+
+static uint8_t *
+put(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+	return p + n;
+}
+
+static enum nl_proto_err
+check_len(size_t have, size_t want)
+{
+	if (have < want)
+		return NL_PROTO_E_TRUNC;
+	if (have > want)
+		return NL_PROTO_E_OVERSIZE;
+	return NL_PROTO_OK;
+}
+
+static enum nl_proto_err
+decode_mach(struct rd *r, struct nl_msg_mach *m, uint8_t type, uint16_t flags)
+{
+	m->speed_ips = get(r, 8);
+	m->link_bps = get(r, 8);
+	m->res_set = get(r, 8);
+	m->res_any = get(r, 8);
+	m->slot = (uint32_t)get(r, 4);
+	m->n_sub = (uint32_t)get(r, 4);
+	m->backlog_ns = get(r, 8);
+	if (type == NL_MSG_HELLO && (flags & NL_HELLO_F_REPLY) == 0 &&
+	    (m->speed_ips == 0 || m->link_bps == 0 || (m->res_set & m->res_any) != 0))
+		return NL_PROTO_E_FIELD;
+	return NL_PROTO_OK;
+}
+
+enum nl_proto_err
+nl_proto_decode(const void *buf, size_t len, struct nl_msg *out)
+{
+	struct rd r = { .p = buf };
+	unsigned int magic, ver, type, mlen, resv;
+	enum nl_proto_err e;
+
+	if (buf == NULL || len < NL_PROTO_HDR_LEN)
+		return NL_PROTO_E_TRUNC;
+	if (len > NL_PROTO_MAX_LEN)
+		return NL_PROTO_E_OVERSIZE;
+	magic = (unsigned int)get(&r, 2);
+	ver = (unsigned int)get(&r, 1);
+	type = (unsigned int)get(&r, 1);
+	mlen = (unsigned int)get(&r, 2);
+	resv = (unsigned int)get(&r, 2);
+	if (magic != NL_PROTO_MAGIC)
+		return NL_PROTO_E_MAGIC;
+	if (ver != NL_PROTO_VERSION)
+		return NL_PROTO_E_VERSION;
+	if (type == 0 || type >= NL_MSG_TYPE_MAX)
+		return NL_PROTO_E_TYPE;
+	e = check_len(len, mlen);
+	if (e != NL_PROTO_OK)
+		return e;
+	if (resv != 0)
+		return NL_PROTO_E_FIELD;
+	memset(out, 0, sizeof(*out));
+	out->type = (uint8_t)type;
+	switch (type) {
+	case NL_MSG_SUBMIT: {
+		struct nl_msg_submit *s = &out->u.submit;
+
+		if (len < NL_PROTO_HDR_LEN + SUBMIT_FIX)
+			return NL_PROTO_E_TRUNC;
+		s->task_id = get(&r, 8);
+		s->need = get(&r, 8);
+		s->instr = get(&r, 8);
+		s->data_bits = get(&r, 8);
+		s->client_ts_ns = get(&r, 8);
+		s->n_split = (uint16_t)get(&r, 2);
+		s->cmd_id = (uint16_t)get(&r, 2);
+		s->args_len = (uint8_t)get(&r, 1);
+		if (get(&r, 3) != 0 || s->n_split == 0 || s->n_split > NL_PROTO_MAX_SPLIT ||
+		    s->args_len > NL_PROTO_MAX_ARGS)
+			return NL_PROTO_E_FIELD;
+		e = check_len(len, NL_PROTO_HDR_LEN + SUBMIT_FIX + s->args_len);
+		if (e != NL_PROTO_OK)
+			return e;
+		memcpy(s->args, r.p, s->args_len);
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_ACCEPT:
+	case NL_MSG_REJECT:
+	case NL_MSG_COMPLETE: {
+		struct nl_msg_reply *p = &out->u.reply;
+		size_t want = type == NL_MSG_ACCEPT ? REPLY_FIX :
+			      type == NL_MSG_REJECT ? REJECT_FIX : COMPLETE_FIX;
+
+		e = check_len(len, NL_PROTO_HDR_LEN + want);
+		if (e != NL_PROTO_OK)
+			return e;
+		p->task_id = get(&r, 8);
+		p->client_ts_ns = get(&r, 8);
+		if (type == NL_MSG_REJECT) {
+			p->reason = (uint16_t)get(&r, 2);
+			if (get(&r, 6) != 0 || p->reason == 0 || p->reason > 15)
+				return NL_PROTO_E_FIELD;
+		} else if (type == NL_MSG_COMPLETE) {
+			p->reason = (uint16_t)get(&r, 2);
+			p->n_done = (uint16_t)get(&r, 2);
+			p->status = (int32_t)(uint32_t)get(&r, 4);
+			p->resp_us = (uint32_t)get(&r, 4);
+			if (get(&r, 4) != 0 || p->reason > 15 || p->n_done > NL_PROTO_MAX_SPLIT)
+				return NL_PROTO_E_FIELD;
+		}
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_DISPATCH: {
+		struct nl_msg_dispatch *d = &out->u.dispatch;
+
+		if (len < NL_PROTO_HDR_LEN + DISPATCH_FIX)
+			return NL_PROTO_E_TRUNC;
+		d->task_id = get(&r, 8);
+		d->instr = get(&r, 8);
+		d->data_bits = get(&r, 8);
+		d->mach = (uint32_t)get(&r, 4);
+		d->token = (uint32_t)get(&r, 4);
+		d->sub = (uint16_t)get(&r, 2);
+		d->n_split = (uint16_t)get(&r, 2);
+		d->cmd_id = (uint16_t)get(&r, 2);
+		d->args_len = (uint8_t)get(&r, 1);
+		if (get(&r, 1) != 0 || d->n_split == 0 || d->n_split > NL_PROTO_MAX_SPLIT ||
+		    d->sub >= d->n_split || d->args_len > NL_PROTO_MAX_ARGS ||
+		    d->mach >= NL_PROTO_MAX_MACH)
+			return NL_PROTO_E_FIELD;
+		e = check_len(len, NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len);
+		if (e != NL_PROTO_OK)
+			return e;
+		memcpy(d->args, r.p, d->args_len);
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_DONE: {
+		struct nl_msg_done *d = &out->u.done;
+
+		e = check_len(len, NL_PROTO_HDR_LEN + DONE_FIX);
+		if (e != NL_PROTO_OK)
+			return e;
+		d->task_id = get(&r, 8);
+		d->mach = (uint32_t)get(&r, 4);
+		d->token = (uint32_t)get(&r, 4);
+		d->sub = (uint16_t)get(&r, 2);
+		if (get(&r, 2) != 0 || d->sub >= NL_PROTO_MAX_SPLIT || d->mach >= NL_PROTO_MAX_MACH)
+			return NL_PROTO_E_FIELD;
+		d->status = (int32_t)(uint32_t)get(&r, 4);
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_HELLO:
+	case NL_MSG_LOAD: {
+		struct nl_msg_hello *h = &out->u.hello;
+
+		if (len < NL_PROTO_HDR_LEN + HELLO_FIX)
+			return NL_PROTO_E_TRUNC;
+		h->worker_id = (uint32_t)get(&r, 4);
+		h->n_mach = (uint16_t)get(&r, 2);
+		h->flags = (uint16_t)get(&r, 2);
+		if (h->n_mach == 0 || h->n_mach > NL_PROTO_MAX_MACH ||
+		    (h->flags & ~(unsigned int)NL_HELLO_F_REPLY) != 0 ||
+		    (type == NL_MSG_LOAD && h->flags != 0))
+			return NL_PROTO_E_FIELD;
+		e = check_len(len, NL_PROTO_HDR_LEN + HELLO_FIX + (size_t)h->n_mach * MACH_LEN);
+		if (e != NL_PROTO_OK)
+			return e;
+		for (unsigned int i = 0; i < h->n_mach; i++) {
+			e = decode_mach(&r, &h->mach[i], (uint8_t)type, h->flags);
+			if (e != NL_PROTO_OK)
+				return e;
+		}
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_BYE:
+		e = check_len(len, NL_PROTO_HDR_LEN + BYE_FIX);
+		if (e != NL_PROTO_OK)
+			return e;
+		out->u.bye.worker_id = (uint32_t)get(&r, 4);
+		if (get(&r, 4) != 0)
+			return NL_PROTO_E_FIELD;
+		return NL_PROTO_OK;
+	}
+	return NL_PROTO_E_TYPE;
+}
+
+int
+nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
+{
+	uint8_t tmp[NL_PROTO_MAX_LEN];
+	uint8_t *p = tmp + NL_PROTO_HDR_LEN;
+	size_t len;
+	struct nl_msg chk;
+
+	switch (m->type) {
+	case NL_MSG_SUBMIT: {
+		const struct nl_msg_submit *s = &m->u.submit;
+
+		if (s->args_len > NL_PROTO_MAX_ARGS)
+			return -EINVAL;
+		p = put(p, s->task_id, 8);
+		p = put(p, s->need, 8);
+		p = put(p, s->instr, 8);
+		p = put(p, s->data_bits, 8);
+		p = put(p, s->client_ts_ns, 8);
+		p = put(p, s->n_split, 2);
+		p = put(p, s->cmd_id, 2);
+		p = put(p, s->args_len, 1);
+		p = put(p, 0, 3);
+		memcpy(p, s->args, s->args_len);
+		p += s->args_len;
+		break;
+	}
+	case NL_MSG_ACCEPT:
+	case NL_MSG_REJECT:
+	case NL_MSG_COMPLETE: {
+		const struct nl_msg_reply *r = &m->u.reply;
+
+		p = put(p, r->task_id, 8);
+		p = put(p, r->client_ts_ns, 8);
+		if (m->type == NL_MSG_REJECT) {
+			p = put(p, r->reason, 2);
+			p = put(p, 0, 6);
+		} else if (m->type == NL_MSG_COMPLETE) {
+			p = put(p, r->reason, 2);
+			p = put(p, r->n_done, 2);
+			p = put(p, (uint32_t)r->status, 4);
+			p = put(p, r->resp_us, 4);
+			p = put(p, 0, 4);
+		}
+		break;
+	}
+	case NL_MSG_DISPATCH: {
+		const struct nl_msg_dispatch *d = &m->u.dispatch;
+
+		if (d->args_len > NL_PROTO_MAX_ARGS)
+			return -EINVAL;
+		p = put(p, d->task_id, 8);
+		p = put(p, d->instr, 8);
+		p = put(p, d->data_bits, 8);
+		p = put(p, d->mach, 4);
+		p = put(p, d->token, 4);
+		p = put(p, d->sub, 2);
+		p = put(p, d->n_split, 2);
+		p = put(p, d->cmd_id, 2);
+		p = put(p, d->args_len, 1);
+		p = put(p, 0, 1);
+		memcpy(p, d->args, d->args_len);
+		p += d->args_len;
+		break;
+	}
+	case NL_MSG_DONE: {
+		const struct nl_msg_done *d = &m->u.done;
+
+		p = put(p, d->task_id, 8);
+		p = put(p, d->mach, 4);
+		p = put(p, d->token, 4);
+		p = put(p, d->sub, 2);
+		p = put(p, 0, 2);
+		p = put(p, (uint32_t)d->status, 4);
+		break;
+	}
+	case NL_MSG_HELLO:
+	case NL_MSG_LOAD: {
+		const struct nl_msg_hello *h = &m->u.hello;
+
+		if (h->n_mach == 0 || h->n_mach > NL_PROTO_MAX_MACH)
+			return -EINVAL;
+		p = put(p, h->worker_id, 4);
+		p = put(p, h->n_mach, 2);
+		p = put(p, h->flags, 2);
+		for (unsigned int i = 0; i < h->n_mach; i++) {
+			const struct nl_msg_mach *x = &h->mach[i];
+
+			p = put(p, x->speed_ips, 8);
+			p = put(p, x->link_bps, 8);
+			p = put(p, x->res_set, 8);
+			p = put(p, x->res_any, 8);
+			p = put(p, x->slot, 4);
+			p = put(p, x->n_sub, 4);
+			p = put(p, x->backlog_ns, 8);
+		}
+		break;
+	}
+	case NL_MSG_BYE:
+		p = put(p, m->u.bye.worker_id, 4);
+		p = put(p, 0, 4);
+		break;
+	default:
+		return -EINVAL;
+	}
+	len = (size_t)(p - tmp);
+	put(tmp, NL_PROTO_MAGIC, 2);
+	put(tmp + 2, NL_PROTO_VERSION, 1);
+	put(tmp + 3, m->type, 1);
+	put(tmp + 4, len, 2);
+	put(tmp + 6, 0, 2);
+	/* What we send must pass our own parser: the bounds live in one place. */
+	if (nl_proto_decode(tmp, len, &chk) != NL_PROTO_OK)
+		return -EINVAL;
+	if (cap < len)
+		return -ENOSPC;
+	memcpy(buf, tmp, len);
+	return (int)len;
+}
+
+static uint16_t
+ip_csum(const uint8_t *h, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+enum nl_proto_err
+nl_frame_parse(const uint8_t *frame, size_t len, uint16_t port, struct nl_frame_addr *addr,
+	       const uint8_t **payload, size_t *plen)
+{
+	const uint8_t *ip, *udp;
+	size_t ihl, tot, ulen;
+	struct rd r;
+
+	if (len < 14 || frame[12] != 0x08 || frame[13] != 0x00)
+		return NL_PROTO_E_ETH;
+	memcpy(addr->dst_mac, frame, 6);
+	memcpy(addr->src_mac, frame + 6, 6);
+	ip = frame + 14;
+	if (len < 14 + 20)
+		return NL_PROTO_E_TRUNC;
+	ihl = (size_t)(ip[0] & 0xf) * 4;
+	r.p = ip + 2;
+	tot = (size_t)get(&r, 2);
+	if ((ip[0] >> 4) != 4 || ihl < 20 || 14 + ihl > len || tot < ihl || 14 + tot > len)
+		return NL_PROTO_E_IP;
+	if ((ip[6] & 0x3f) != 0 || ip[7] != 0) /* MF or fragment offset: no fragments */
+		return NL_PROTO_E_IP;
+	if (ip_csum(ip, ihl) != 0)
+		return NL_PROTO_E_IP;
+	if (ip[9] != 17)
+		return NL_PROTO_E_UDP;
+	udp = ip + ihl;
+	if (tot < ihl + 8)
+		return NL_PROTO_E_UDP;
+	r.p = udp + 4;
+	ulen = (size_t)get(&r, 2);
+	if (ulen < 8 || ulen > tot - ihl)
+		return NL_PROTO_E_UDP;
+	r.p = ip + 12;
+	addr->src_ip = 0;
+	memcpy(&addr->src_ip, ip + 12, 4);
+	memcpy(&addr->dst_ip, ip + 16, 4);
+	r.p = udp;
+	addr->src_port = (uint16_t)get(&r, 2);
+	addr->dst_port = (uint16_t)get(&r, 2);
+	if (port != 0 && addr->dst_port != port)
+		return NL_PROTO_E_PORT;
+	*payload = udp + 8;
+	*plen = ulen - 8;
+	return NL_PROTO_OK;
+}
+
+int
+nl_frame_build(uint8_t *frame, const struct nl_frame_addr *addr, size_t plen)
+{
+	uint8_t *ip = frame + 14, *udp = frame + 34;
+	uint16_t c;
+
+	if (plen > NL_PROTO_MAX_LEN)
+		return -EINVAL;
+	memcpy(frame, addr->dst_mac, 6);
+	memcpy(frame + 6, addr->src_mac, 6);
+	frame[12] = 0x08;
+	frame[13] = 0x00;
+	ip[0] = 0x45;
+	ip[1] = 0;
+	put(ip + 2, 20 + 8 + plen, 2);
+	put(ip + 4, 0, 2);
+	put(ip + 6, 0x4000, 2); /* DF */
+	ip[8] = 64;
+	ip[9] = 17;
+	put(ip + 10, 0, 2);
+	memcpy(ip + 12, &addr->src_ip, 4);
+	memcpy(ip + 16, &addr->dst_ip, 4);
+	c = ip_csum(ip, 20);
+	put(ip + 10, c, 2);
+	put(udp, addr->src_port, 2);
+	put(udp + 2, addr->dst_port, 2);
+	put(udp + 4, 8 + plen, 2);
+	put(udp + 6, 0, 2); /* no UDP checksum (allowed over IPv4) */
+	return (int)(NL_FRAME_HDR_LEN + plen);
+}
+
+const char *
+nl_proto_err_name(enum nl_proto_err e)
+{
+	static const char *const n[NL_PROTO_E_MAX] = {
+		"ok", "truncated", "oversized", "bad_magic", "bad_version", "bad_type",
+		"bad_field", "not_ipv4", "bad_ip", "bad_udp", "wrong_port",
+	};
+
+	return (unsigned int)e < NL_PROTO_E_MAX ? n[e] : "?";
+}
+
+const char *
+nl_msg_type_name(unsigned int type)
+{
+	static const char *const n[NL_MSG_TYPE_MAX] = {
+		"?", "SUBMIT", "ACCEPT", "REJECT", "COMPLETE", "DISPATCH", "DONE", "LOAD",
+		"HELLO", "BYE",
+	};
+
+	return type < NL_MSG_TYPE_MAX ? n[type] : "?";
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The nlevel wire protocol (docs/protocol.md): messages over UDP over IPv4 over Ethernet,
+ * network byte order, a version field. Pure C, no DPDK: the appliance, nlevel-worker,
+ * nlevel-loadgen, the unit tests and the fuzzer share this parser.
+ *
+ * Every message starts with an 8-byte header: magic "NL" (0x4e4c), version, type, total
+ * length (header included), reserved (0). The parser checks every field against its bounds
+ * and returns a reason for the first one that fails; the caller counts and drops.
+ */
+#ifndef NL_PROTO_H
+#define NL_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NL_PROTO_MAGIC 0x4e4cu   /**< "NL" */
+#define NL_PROTO_VERSION 1u
+#define NL_PROTO_PORT 7477u      /**< default UDP port of the appliance */
+#define NL_PROTO_HDR_LEN 8u
+#define NL_PROTO_MAX_ARGS 64u    /**< bytes of command arguments in SUBMIT / DISPATCH */
+#define NL_PROTO_MAX_MACH 24u    /**< machines per HELLO / LOAD (fits NL_PROTO_MAX_LEN) */
+#define NL_PROTO_MAX_SPLIT 64u   /**< L (= NL_TASK_MAX_SPLIT) */
+#define NL_PROTO_MAX_RES 64u     /**< N */
+#define NL_PROTO_MAX_LEN 1400u   /**< largest message [bytes]; fits one 1500-byte frame */
+
+/** Message types. */
+enum nl_msg_type {
+	NL_MSG_SUBMIT = 1,   /**< client -> appliance: a task */
+	NL_MSG_ACCEPT = 2,   /**< appliance -> client: admitted */
+	NL_MSG_REJECT = 3,   /**< appliance -> client: refused (reason) */
+	NL_MSG_COMPLETE = 4, /**< appliance -> client: all L sub-tasks done (or failed) */
+	NL_MSG_DISPATCH = 5, /**< appliance -> worker: one sub-task */
+	NL_MSG_DONE = 6,     /**< worker -> appliance: one sub-task finished */
+	NL_MSG_LOAD = 7,     /**< worker -> appliance: load report */
+	NL_MSG_HELLO = 8,    /**< worker -> appliance: join (reply: slot ids) */
+	NL_MSG_BYE = 9,      /**< worker -> appliance: leave */
+	NL_MSG_TYPE_MAX
+};
+
+/** Why a frame was dropped (counters per reason). */
+enum nl_proto_err {
+	NL_PROTO_OK = 0,
+	NL_PROTO_E_TRUNC,    /**< shorter than its header / fixed part / length field */
+	NL_PROTO_E_OVERSIZE, /**< longer than NL_PROTO_MAX_LEN or than its declared content */
+	NL_PROTO_E_MAGIC,    /**< not "NL" */
+	NL_PROTO_E_VERSION,  /**< unknown version */
+	NL_PROTO_E_TYPE,     /**< unknown type, or a type this end does not accept */
+	NL_PROTO_E_FIELD,    /**< a field out of its bounds */
+	NL_PROTO_E_ETH,      /**< Ethernet: not IPv4, or too short */
+	NL_PROTO_E_IP,       /**< IPv4 header bad (version, IHL, length, fragment, checksum) */
+	NL_PROTO_E_UDP,      /**< not UDP, or UDP length bad */
+	NL_PROTO_E_PORT,     /**< UDP destination port not ours */
+	NL_PROTO_E_MAX
+};
+
+struct nl_msg_submit {
+	uint64_t task_id;
+	uint64_t need;        /**< Delta, bit k = resource k+1 */
+	uint64_t instr;       /**< I [instr] */
+	uint64_t data_bits;   /**< D [bit] */
+	uint64_t client_ts_ns; /**< echoed in ACCEPT / REJECT / COMPLETE */
+	uint16_t n_split;     /**< L, 1..NL_PROTO_MAX_SPLIT */
+	uint16_t cmd_id;      /**< task-farm command id (0 = emulated work) */
+	uint8_t args_len;     /**< <= NL_PROTO_MAX_ARGS */
+	uint8_t args[NL_PROTO_MAX_ARGS];
+};
+
+struct nl_msg_reply {        /**< ACCEPT, REJECT, COMPLETE */
+	uint64_t task_id;
+	uint64_t client_ts_ns;
+	uint16_t reason;      /**< REJECT: enum nl_reject_reason; COMPLETE: 0 ok, else why failed */
+	uint16_t n_done;      /**< COMPLETE: sub-tasks done */
+	int32_t status;       /**< COMPLETE: first non-zero exit status of a sub-task, else 0 */
+	uint32_t resp_us;     /**< COMPLETE: appliance-measured response [us] */
+};
+
+struct nl_msg_dispatch {
+	uint64_t task_id;
+	uint64_t instr;       /**< of this sub-task [instr] */
+	uint64_t data_bits;   /**< of this sub-task [bit] */
+	uint32_t mach;        /**< worker-local machine index */
+	uint32_t token;       /**< appliance's handle, echoed in DONE */
+	uint16_t sub;         /**< sub-task index < n_split */
+	uint16_t n_split;
+	uint16_t cmd_id;
+	uint8_t args_len;
+	uint8_t args[NL_PROTO_MAX_ARGS];
+};
+
+struct nl_msg_done {
+	uint64_t task_id;
+	uint32_t mach;
+	uint32_t token;
+	uint16_t sub;
+	int32_t status;       /**< exit status (0 = success; emulated work: 0) */
+};
+
+struct nl_msg_mach {
+	uint64_t speed_ips;   /**< W_i */
+	uint64_t link_bps;    /**< T_i */
+	uint64_t res_set;     /**< Gamma_i bits held */
+	uint64_t res_any;     /**< Gamma_i '*' bits */
+	uint32_t slot;        /**< appliance machine id (HELLO reply), else 0 */
+	uint32_t n_sub;       /**< LOAD: sub-tasks queued or running */
+	uint64_t backlog_ns;  /**< LOAD: time to drain its queue [ns] */
+};
+
+struct nl_msg_hello {        /**< HELLO, LOAD */
+	uint32_t worker_id;
+	uint16_t n_mach;      /**< 1..NL_PROTO_MAX_MACH */
+	uint16_t flags;       /**< HELLO: NL_HELLO_F_REPLY from the appliance */
+	struct nl_msg_mach mach[NL_PROTO_MAX_MACH];
+};
+
+#define NL_HELLO_F_REPLY 0x1u
+
+struct nl_msg_bye {
+	uint32_t worker_id;
+};
+
+/** A decoded message (host byte order). */
+struct nl_msg {
+	uint8_t type;
+	union {
+		struct nl_msg_submit submit;
+		struct nl_msg_reply reply;
+		struct nl_msg_dispatch dispatch;
+		struct nl_msg_done done;
+		struct nl_msg_hello hello;
+		struct nl_msg_bye bye;
+	} u;
+};
+
+/**
+ * Decode one message payload (the UDP payload).
+ *
+ * @param buf  Payload.
+ * @param len  Its length [bytes].
+ * @param out  Output, valid when 0 is returned.
+ * @return NL_PROTO_OK (0) or the enum nl_proto_err of the first check that failed.
+ * @par Context  Pure; any thread; no allocation. Reads at most len bytes of buf.
+ */
+enum nl_proto_err nl_proto_decode(const void *buf, size_t len, struct nl_msg *out);
+
+/**
+ * Encode one message.
+ *
+ * @param m    Message (its fields are checked as the decoder checks them).
+ * @param buf  Output buffer.
+ * @param cap  Its size [bytes].
+ * @return bytes written; -EINVAL when a field is out of bounds; -ENOSPC when cap is short.
+ * @par Context  Pure; any thread; no allocation.
+ */
+int nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap);
+
+/** Addresses of a UDP/IPv4/Ethernet frame (network byte order for ip/port fields). */
+struct nl_frame_addr {
+	uint8_t src_mac[6];
+	uint8_t dst_mac[6];
+	uint32_t src_ip;   /**< network byte order */
+	uint32_t dst_ip;   /**< network byte order */
+	uint16_t src_port; /**< host byte order */
+	uint16_t dst_port; /**< host byte order */
+};
+
+/**
+ * Check an Ethernet frame and find its UDP payload.
+ *
+ * @param frame     Frame bytes (Ethernet header first).
+ * @param len       Frame length [bytes].
+ * @param port      Our UDP port (host order); 0 = any.
+ * @param addr      Output addresses.
+ * @param payload   Output: payload start inside frame.
+ * @param plen      Output: payload length [bytes].
+ * @return NL_PROTO_OK or NL_PROTO_E_ETH / E_IP / E_UDP / E_PORT / E_TRUNC.
+ * @par Context  Pure; any thread.
+ */
+enum nl_proto_err nl_frame_parse(const uint8_t *frame, size_t len, uint16_t port,
+				 struct nl_frame_addr *addr, const uint8_t **payload,
+				 size_t *plen);
+
+/**
+ * Write Ethernet + IPv4 + UDP headers (42 bytes) in front of a payload of plen bytes.
+ *
+ * @param frame  Output, at least 42 + plen bytes; the payload must already be at frame + 42.
+ * @param addr   Addresses (as nl_frame_parse() returns them).
+ * @param plen   Payload length [bytes], <= NL_PROTO_MAX_LEN.
+ * @return frame length; -EINVAL when plen is too large.
+ * @par Context  Pure; any thread.
+ */
+int nl_frame_build(uint8_t *frame, const struct nl_frame_addr *addr, size_t plen);
+
+#define NL_FRAME_HDR_LEN 42u /**< Ethernet 14 + IPv4 20 + UDP 8 */
+
+/** Printable name of a drop reason. @par Context Pure. */
+const char *nl_proto_err_name(enum nl_proto_err e);
+
+/** Printable name of a message type ("?" when unknown). @par Context Pure. */
+const char *nl_msg_type_name(unsigned int type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_PROTO_H */

@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel: the live appliance.
+ *
+ *   nlevel <EAL args> -- --config FILE [--scheme nlsc|2lsc] [--groups G] [--static-known K]
+ *          [--map M-M@LCORE,...] [--port ID --ip A.B.C.D --udp-port P]
+ *          [--emulate --curve DIR [--loads LIST] [--horizon VT] [--ns-per-vt NS]]
+ *          [--native SECS [--rate TPS]]
+ *
+ * Three ways to run: serve a port (default: SUBMITs from clients, sub-tasks to nlevel-workers),
+ * an emulated curve (--emulate --curve DIR: nlevel-sim's model in scaled real time, machines
+ * in-process, DIR/live.csv with curves.csv's columns) and a native capacity run (--native).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_cfg.h"
+#include "nl_dp.h"
+#include "nl_machine.h"
+#include "nl_model_cfg.h"
+
+#define DEF_NS_PER_VT 10000.0 /* emulated: 1 u.t. = 10 us */
+#define DEF_HORIZON_VT 1e5    /* emulated: 1 s of wall time per point */
+#define DEF_MAX_LOAD 60.0
+
+struct opts {
+	const char *config;
+	const char *curve_dir;
+	const char *loads;
+	const char *map;
+	int scheme;                /* -1 = every variant of the config */
+	int groups;
+	int static_known;
+	bool emulate;
+	double horizon_vt;
+	double ns_per_vt;
+	double native_s;
+	double rate_tps;
+	uint16_t port_id;
+	uint16_t udp_port;
+	uint32_t ip;
+	double worker_timeout_s;
+	unsigned int inbox;
+	unsigned int pool;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nlevel <EAL args> -- --config FILE [options]\n"
+		"  --config FILE        model (e.g. config/paper-96.ini)\n"
+		"  --scheme nlsc|2lsc   policy (default: port/native nlsc; emulated: every variant)\n"
+		"  --groups G           2LSC groups (default: the config's first)\n"
+		"  --static-known K     NLSC resources known statically (default 0)\n"
+		"  --map M-M@L,...      managers M..M run on lcore L (default: round-robin over the\n"
+		"                       worker lcores)\n"
+		"  --port ID            DPDK port serving clients and workers (default 0)\n"
+		"  --ip A.B.C.D         our IPv4 address (default 10.99.0.1)\n"
+		"  --udp-port P         our UDP port (default 7477)\n"
+		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
+		"  --emulate            emulated timing: nlevel-sim's model in scaled real time\n"
+		"  --curve DIR          emulated: run the load points, write DIR/live.csv\n"
+		"  --loads LIST         load points [%%] (default: the config's, up to 60)\n"
+		"  --horizon VT         arrivals per point [u.t.] (default 1e5; warm-up scaled)\n"
+		"  --ns-per-vt NS       wall ns per u.t. (default 10000)\n"
+		"  --native SECS        native capacity run with in-process instant machines\n"
+		"  --rate TPS           native: offered rate [tasks/s] (default 0 = saturate)\n"
+		"  --inbox N            inbox ring size (default 4096)\n"
+		"  --pool N             tasks in the mempool (default 32767)\n"
+		"  --help\n");
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "scheme", required_argument, NULL, 's' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "static-known", required_argument, NULL, 'k' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "ip", required_argument, NULL, 'i' },
+		{ "udp-port", required_argument, NULL, 'u' },
+		{ "worker-timeout", required_argument, NULL, 'w' },
+		{ "emulate", no_argument, NULL, 'e' },
+		{ "curve", required_argument, NULL, 'C' },
+		{ "loads", required_argument, NULL, 'l' },
+		{ "horizon", required_argument, NULL, 'H' },
+		{ "ns-per-vt", required_argument, NULL, 'n' },
+		{ "native", required_argument, NULL, 'N' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "inbox", required_argument, NULL, 'I' },
+		{ "pool", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		double v = 0;
+
+		if (optarg != NULL && strchr("gkpuwHnNrIP", c) != NULL) {
+			errno = 0;
+			v = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' || v < 0) {
+				fprintf(stderr, "nlevel: --%s: '%s' is not a non-negative number\n",
+					lo[0].name, optarg);
+				return -EINVAL;
+			}
+		}
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 's':
+			if (strcmp(optarg, "nlsc") == 0)
+				o->scheme = NL_SCHEME_NLSC;
+			else if (strcmp(optarg, "2lsc") == 0)
+				o->scheme = NL_SCHEME_2LSC;
+			else {
+				fprintf(stderr, "nlevel: --scheme: '%s' is not nlsc or 2lsc\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'g': o->groups = (int)v; break;
+		case 'k': o->static_known = (int)v; break;
+		case 'm': o->map = optarg; break;
+		case 'p': o->port_id = (uint16_t)v; break;
+		case 'i':
+			if (inet_pton(AF_INET, optarg, &o->ip) != 1) {
+				fprintf(stderr, "nlevel: --ip: '%s' is not an IPv4 address\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'u':
+			if (v < 1 || v > 65535) {
+				fprintf(stderr, "nlevel: --udp-port: out of range\n");
+				return -EINVAL;
+			}
+			o->udp_port = (uint16_t)v;
+			break;
+		case 'w': o->worker_timeout_s = v; break;
+		case 'e': o->emulate = true; break;
+		case 'C': o->curve_dir = optarg; break;
+		case 'l': o->loads = optarg; break;
+		case 'H': o->horizon_vt = v; break;
+		case 'n': o->ns_per_vt = v; break;
+		case 'N': o->native_s = v; break;
+		case 'r': o->rate_tps = v; break;
+		case 'I': o->inbox = (unsigned int)v; break;
+		case 'P': o->pool = (unsigned int)v; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "nlevel: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "nlevel: --config FILE is required\n");
+		return -EINVAL;
+	}
+	if (o->curve_dir != NULL && !o->emulate) {
+		fprintf(stderr, "nlevel: --curve needs --emulate\n");
+		return -EINVAL;
+	}
+	if (o->native_s > 0 && o->emulate) {
+		fprintf(stderr, "nlevel: --native and --emulate exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->inbox < 64 || (o->inbox & (o->inbox - 1)) != 0 || o->pool < 1024) {
+		fprintf(stderr, "nlevel: --inbox must be a power of two >= 64, --pool >= 1024\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "--map 0-14@1,15-30@2": manager ranges to lcores. */
+static int
+parse_map(const char *s, struct nl_dp_opts *d)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	d->n_mgr_lcore = 0;
+	d->mgr_map_n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		unsigned int a, b, l, idx;
+		int n = 0;
+
+		if (sscanf(tok, "%u-%u@%u%n", &a, &b, &l, &n) != 3 || tok[n] != '\0') {
+			if (sscanf(tok, "%u@%u%n", &a, &l, &n) != 2 || tok[n] != '\0')
+				return -EINVAL;
+			b = a;
+		}
+		if (a > b || b >= 4096 || !rte_lcore_is_enabled(l) || l == rte_get_main_lcore())
+			return -EINVAL;
+		for (idx = 0; idx < d->n_mgr_lcore && d->mgr_lcore[idx] != l; idx++)
+			;
+		if (idx == d->n_mgr_lcore) {
+			if (d->n_mgr_lcore == NL_DP_MAX_LCORES)
+				return -EINVAL;
+			d->mgr_lcore[d->n_mgr_lcore++] = l;
+		}
+		for (unsigned int m = a; m <= b; m++) {
+			d->mgr_map[m] = idx;
+			if ((int)m + 1 > d->mgr_map_n)
+				d->mgr_map_n = (int)m + 1;
+		}
+	}
+	return d->n_mgr_lcore > 0 ? 0 : -EINVAL;
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	nl_dp_stop();
+}
+
+static int
+make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine *mach,
+	const struct opts *o, enum nl_scheme scheme, unsigned int groups, unsigned int k,
+	bool emulate)
+{
+	struct nl_dp_opts *d = calloc(1, sizeof(*d));
+	unsigned int l;
+	int rc;
+
+	if (d == NULL)
+		return -ENOMEM;
+	d->scheme = scheme;
+	d->n_groups = groups;
+	d->static_known = k;
+	d->emulate = emulate;
+	d->port_mode = !emulate && o->native_s <= 0;
+	d->native_instant = !emulate && o->native_s > 0;
+	d->ns_per_vt = emulate ? o->ns_per_vt : 1000.0;
+	d->inbox_size = o->inbox;
+	d->pool_size = o->pool;
+	d->burst = 32;
+	d->publish_vt = emulate ? 1.0 : 20.0;
+	d->worker_timeout_s = o->worker_timeout_s;
+	d->port_id = o->port_id;
+	d->udp_port = o->udp_port;
+	d->ip = o->ip;
+	if (o->map != NULL) {
+		if (parse_map(o->map, d) != 0) {
+			fprintf(stderr, "nlevel: --map '%s': bad map (ranges of managers @ enabled "
+					"worker lcores)\n", o->map);
+			free(d);
+			return -EINVAL;
+		}
+	} else {
+		RTE_LCORE_FOREACH_WORKER(l)
+			if (d->n_mgr_lcore < NL_DP_MAX_LCORES)
+				d->mgr_lcore[d->n_mgr_lcore++] = l;
+	}
+	if (d->n_mgr_lcore == 0) {
+		fprintf(stderr, "nlevel: needs at least one worker lcore (EAL -l 0-1)\n");
+		free(d);
+		return -EINVAL;
+	}
+	rc = nl_dp_create(dp, m, mach, d);
+	if (rc != 0)
+		fprintf(stderr, "nlevel: cannot create the engine: %s\n", strerror(-rc));
+	free(d);
+	return rc;
+}
+
+static int
+run_curve(const struct nl_model_cfg *m, const struct nl_machine *mach, const struct opts *o)
+{
+	char path[4096];
+	FILE *f;
+	double t_all = 0;
+
+	if (mkdir(o->curve_dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "nlevel: cannot create %s: %s\n", o->curve_dir, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/live.csv", o->curve_dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "nlevel: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "scheme,groups,static_known,load_pct,resp_mean_vt,resp_p50_vt,resp_p95_vt,"
+		   "resp_p99_vt,ci95_vt,hops_mean,sched_wait_mean_vt,global_util,completed,rejected,"
+		   "saturated\n");
+	for (unsigned int v = 0; v < m->n_variant; v++) {
+		const struct nl_variant *var = &m->variant[v];
+		struct nl_dp *dp = NULL;
+		bool sat = false;
+
+		if (o->scheme >= 0 && (int)var->scheme != o->scheme)
+			continue;
+		if (make_dp(&dp, m, mach, o, var->scheme, var->n_groups, var->static_known, true) != 0) {
+			fclose(f);
+			return 1;
+		}
+		for (unsigned int l = 0; l < m->n_load; l++) {
+			struct nl_dp_point pt;
+			int rc;
+
+			fprintf(f, "%s,%u,%u,%g,", nl_scheme_name(var->scheme), var->n_groups,
+				var->static_known, m->load_pct[l]);
+			if (sat) { /* beyond a saturated point: not run */
+				fprintf(f, ",,,,,,,,0,0,1\n");
+				continue;
+			}
+			rc = nl_dp_run_point(dp, m->load_pct[l], m->seed + l, &pt);
+			if (rc != 0) {
+				fprintf(stderr, "nlevel: run failed: %s\n", strerror(-rc));
+				nl_dp_free(dp);
+				fclose(f);
+				return 1;
+			}
+			t_all += pt.wall_s;
+			sat = pt.saturated;
+			if (pt.saturated)
+				fprintf(f, ",,,,,");
+			else
+				fprintf(f, "%.4f,%.4f,%.4f,%.4f,%.4f,", pt.resp_mean_vt, pt.resp_p50_vt,
+					pt.resp_p95_vt, pt.resp_p99_vt, 0.0);
+			fprintf(f, "%.4f,%.4f,%.4f,%llu,%llu,%d\n", pt.hops_mean,
+				pt.sched_wait_mean_vt, pt.global_util,
+				(unsigned long long)pt.completed, (unsigned long long)pt.rejected,
+				pt.saturated ? 1 : 0);
+			fflush(f);
+			fprintf(stderr, "nlevel: %s G=%u k=%u load %g%%: %s%.1f u.t. (%llu tasks, "
+					"hops %.2f, %.2f s)\n",
+				nl_scheme_name(var->scheme), var->n_groups, var->static_known,
+				m->load_pct[l], pt.saturated ? "saturated, " : "", pt.resp_mean_vt,
+				(unsigned long long)pt.measured, pt.hops_mean, pt.wall_s);
+			if (!nl_dp_accounting_ok(dp)) {
+				fprintf(stderr, "nlevel: accounting invariant broken\n");
+				nl_dp_free(dp);
+				fclose(f);
+				return 1;
+			}
+			if (nl_dp_stopping())
+				break;
+		}
+		nl_dp_free(dp);
+	}
+	fclose(f);
+	printf("SUMMARY mode=emulated csv=%s wall_s=%.1f ns_per_vt=%g horizon_vt=%g\n", path,
+	       t_all, o->ns_per_vt, m->horizon_vt);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = {
+		.scheme = -1,
+		.groups = -1,
+		.ns_per_vt = DEF_NS_PER_VT,
+		.udp_port = 7477,
+		.worker_timeout_s = 2.0,
+		.inbox = 4096,
+		.pool = 32767,
+	};
+	struct nl_cfg *cfg = NULL;
+	struct nl_model_cfg m;
+	struct nl_machine *mach;
+	char err[NL_CFG_ERR_LEN];
+	int n, rc;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+	inet_pton(AF_INET, "10.99.0.1", &o.ip);
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "nlevel: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return 2;
+	}
+	argc -= n;
+	argv += n;
+	argv[0] = (char *)"nlevel";
+	if (parse_args(argc, argv, &o) != 0) {
+		rte_eal_cleanup();
+		return 2;
+	}
+	rc = nl_cfg_load(&cfg, o.config, err, sizeof(err));
+	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
+		nl_cfg_free(cfg);
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (o.loads != NULL) {
+		struct nl_cfg *c = NULL;
+		char text[1200];
+
+		snprintf(text, sizeof(text), "[run]\nloads_pct = %s\n", o.loads);
+		rc = nl_cfg_load_string(&c, "--loads", text, err, sizeof(err));
+		if (rc == 0)
+			rc = nl_cfg_get_list(c, "run", "loads_pct", m.load_pct, NL_MODEL_MAX_LOADS,
+					     &m.n_load, 0.001, 1000, true);
+		if (rc < 0) {
+			fprintf(stderr, "nlevel: %s\n", c != NULL ? c->err : err);
+			nl_cfg_free(c);
+			nl_cfg_free(cfg);
+			rte_eal_cleanup();
+			return 2;
+		}
+		nl_cfg_free(c);
+	} else if (o.emulate) {
+		unsigned int k = 0;
+
+		for (unsigned int i = 0; i < m.n_load; i++)
+			if (m.load_pct[i] <= DEF_MAX_LOAD)
+				m.load_pct[k++] = m.load_pct[i];
+		m.n_load = k;
+	}
+	if (o.emulate) {
+		double h = o.horizon_vt > 0 ? o.horizon_vt : DEF_HORIZON_VT;
+
+		m.warmup_vt = m.warmup_vt * h / m.horizon_vt;
+		m.horizon_vt = h;
+	}
+	mach = calloc(m.n_mach, sizeof(*mach));
+	if (mach == NULL || nl_machines_build(&m, m.seed, mach) != 0) {
+		fprintf(stderr, "nlevel: cannot build %u machines\n", m.n_mach);
+		free(mach);
+		nl_cfg_free(cfg);
+		rte_eal_cleanup();
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	urcu_qsbr_register_thread();
+	if (o.emulate && o.curve_dir != NULL) {
+		rc = run_curve(&m, mach, &o);
+	} else {
+		enum nl_scheme sch = o.scheme >= 0 ? (enum nl_scheme)o.scheme : NL_SCHEME_NLSC;
+		unsigned int g = o.groups > 0 ? (unsigned int)o.groups : 0;
+		struct nl_dp *dp = NULL;
+
+		if (sch == NL_SCHEME_2LSC && g == 0)
+			for (unsigned int v = 0; v < m.n_variant && g == 0; v++)
+				if (m.variant[v].scheme == NL_SCHEME_2LSC)
+					g = m.variant[v].n_groups;
+		if (sch == NL_SCHEME_2LSC && g == 0)
+			g = 4;
+		rc = make_dp(&dp, &m, mach, &o, sch, g, (unsigned int)o.static_known > 64 ? 0 :
+			     (unsigned int)(o.static_known < 0 ? 0 : o.static_known), o.emulate);
+		if (rc == 0 && o.native_s > 0) {
+			struct nl_dp_native_result r;
+
+			rc = nl_dp_run_native(dp, o.rate_tps, o.native_s, &r);
+			if (rc == 0)
+				printf("SUMMARY mode=native scheme=%s groups=%u managers_lcores=%u "
+				       "rate_offered_tps=%.0f rate_tps=%.0f lat_mean_ns=%.0f "
+				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu\n",
+				       nl_scheme_name(sch), sch == NL_SCHEME_2LSC ? g : 0,
+				       rte_lcore_count() - 1, o.rate_tps, r.rate_tps, r.lat_mean_ns,
+				       r.lat_p99_ns, (unsigned long long)r.tasks,
+				       (unsigned long long)r.rejected);
+		} else if (rc == 0) {
+			nl_dp_telemetry_init(dp);
+			rc = nl_dp_serve(dp);
+		}
+		if (rc != 0)
+			fprintf(stderr, "nlevel: %s\n", strerror(-rc));
+		nl_dp_free(dp);
+		rc = rc != 0;
+	}
+	urcu_qsbr_unregister_thread();
+	free(mach);
+	nl_cfg_free(cfg);
+	rte_eal_cleanup();
+	return rc;
+}
