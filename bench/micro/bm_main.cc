@@ -4,7 +4,8 @@
  * before the benchmarks that use rte_ring and several lcores.
  *
  * Command line, DPDK style:  nlevel-bench [EAL args] -- [benchmark args]
- * Without "--" every argument goes to Google Benchmark and the EAL is initialised with
+ * Without "--" (or with nothing before it) every argument goes to Google Benchmark and the
+ * EAL is initialised with
  * "--no-huge --no-pci --no-shconf -l 0-1" (or -l 0 on one CPU). NL_BENCH_NO_EAL=1 skips the
  * EAL: the benchmarks that need it then report "EAL not initialised" and the others run.
  */
@@ -60,7 +61,7 @@ main(int argc, char **argv)
 		}
 	eal.push_back(argv[0]);
 	bm.push_back(argv[0]);
-	if (dd >= 0) {
+	if (dd > 1) {
 		for (int i = 1; i < dd; i++)
 			eal.push_back(argv[i]);
 		for (int i = dd + 1; i < argc; i++)
@@ -72,7 +73,7 @@ main(int argc, char **argv)
 		eal.push_back(a_log);
 		eal.push_back(a_l);
 		eal.push_back(sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? a_l01 : a_l0);
-		for (int i = 1; i < argc; i++)
+		for (int i = dd + 1; i < argc; i++)
 			bm.push_back(argv[i]);
 	}
 #ifdef NL_BENCH_HAVE_DPDK

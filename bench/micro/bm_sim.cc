@@ -24,7 +24,7 @@ BM_sim_events(benchmark::State &st)
 	std::string path = std::string(root != nullptr ? root : NL_BENCH_SRC_ROOT) +
 			   "/config/paper-96.ini";
 	struct nl_cfg *cfg = nullptr;
-	struct nl_model_cfg m;
+	struct nl_model_cfg m = {};
 	struct nl_variant v = {};
 	char err[256];
 	uint64_t n = 0, seed = 1;
@@ -51,8 +51,10 @@ BM_sim_events(benchmark::State &st)
 	for (auto _ : st) {
 		struct nl_dsim_result r;
 
-		if (nl_dsim_run(&m, mach.data(), &v, 50, seed++, &r) != 0) {
-			st.SkipWithError("nl_dsim_run failed");
+		int rc = nl_dsim_run(&m, mach.data(), &v, 50, seed++, &r);
+
+		if (rc != 0) {
+			st.SkipWithError(("nl_dsim_run failed: " + std::to_string(rc)).c_str());
 			break;
 		}
 		n += r.events;
