@@ -35,7 +35,8 @@ struct eng {
 	double now;
 	uint32_t free, held_total;
 	/* waiting lists: one per queue, plus the global list (index n_q) for EASY/conservative */
-	size_t *next, *prev;
+	size_t *next, *prev;   /* per-queue lists */
+	size_t *gnext, *gprev; /* global list, arrival order */
 	size_t head[NL_BATCH_MAX_QUEUES + 1], tail[NL_BATCH_MAX_QUEUES + 1];
 	size_t qlen[NL_BATCH_MAX_QUEUES + 1];
 	/* running jobs sorted by (start + est, index) */
@@ -139,10 +140,13 @@ emit(struct eng *e, enum nl_batch_ev_kind k, size_t job, long other, uint32_t cp
 static void
 list_push(struct eng *e, unsigned int l, size_t i)
 {
-	e->next[i] = NONE;
-	e->prev[i] = e->tail[l];
+	size_t *nx = l == e->sys->n_q ? e->gnext : e->next;
+	size_t *pv = l == e->sys->n_q ? e->gprev : e->prev;
+
+	nx[i] = NONE;
+	pv[i] = e->tail[l];
 	if (e->tail[l] != NONE)
-		e->next[e->tail[l]] = i;
+		nx[e->tail[l]] = i;
 	else
 		e->head[l] = i;
 	e->tail[l] = i;
@@ -152,21 +156,25 @@ list_push(struct eng *e, unsigned int l, size_t i)
 static void
 list_del(struct eng *e, unsigned int l, size_t i)
 {
-	if (e->prev[i] != NONE)
-		e->next[e->prev[i]] = e->next[i];
+	size_t *nx = l == e->sys->n_q ? e->gnext : e->next;
+	size_t *pv = l == e->sys->n_q ? e->gprev : e->prev;
+
+	if (pv[i] != NONE)
+		nx[pv[i]] = nx[i];
 	else
-		e->head[l] = e->next[i];
-	if (e->next[i] != NONE)
-		e->prev[e->next[i]] = e->prev[i];
+		e->head[l] = nx[i];
+	if (nx[i] != NONE)
+		pv[nx[i]] = pv[i];
 	else
-		e->tail[l] = e->prev[i];
+		e->tail[l] = pv[i];
 	e->qlen[l]--;
 }
 
-static unsigned int
-list_of(const struct eng *e, size_t i)
+/* Per-queue lists are kept for FCFS/FirstFit; the global list (index n_q) always. */
+static bool
+per_queue(const struct eng *e)
 {
-	return e->sc->policy >= NL_BATCH_EASY ? e->sys->n_q : (unsigned int)e->j[i].queue;
+	return e->sc->policy <= NL_BATCH_FIRSTFIT;
 }
 
 /* ---- running set, sorted by expected end ---- */
@@ -232,7 +240,9 @@ start_job(struct eng *e, size_t i, enum nl_batch_how how)
 	uint32_t from_held = 0;
 	int q = jb->queue;
 
-	list_del(e, list_of(e, i), i);
+	if (per_queue(e))
+		list_del(e, (unsigned int)q, i);
+	list_del(e, e->sys->n_q, i);
 	if (e->resv_active[i]) {
 		from_held = e->held[i] < jb->cpus ? e->held[i] : jb->cpus;
 		e->held_total -= e->held[i];
@@ -391,36 +401,79 @@ try_reserve(struct eng *e, size_t r, int trig)
 
 /* ---- passes ---- */
 
+/* Formula (1) increments for the waiting jobs of queue q that w (just started) overtook:
+ * those in passed[0..n_passed) (queue order) or, when passed is NULL, those ahead of w in the
+ * queue's list (arrival order). */
+static void
+overtaken(struct eng *e, unsigned int q, const size_t *passed, size_t n_passed, size_t w)
+{
+	const struct nl_batch_queue *qq = &e->sys->q[q];
+	size_t k = 0, u = passed != NULL ? (n_passed ? passed[0] : NONE) : e->head[q];
+
+	while (u != NONE && u != w) {
+		if (!e->resv_active[u]) {
+			e->j[u].prio += nl_batch_prio_increment(qq, &e->j[u]);
+			if (e->sc->trig_priority && qq->prio_threshold > 0 &&
+			    e->j[u].prio > qq->prio_threshold)
+				e->cand[u] = true;
+		}
+		if (passed != NULL)
+			u = ++k < n_passed ? passed[k] : NONE;
+		else
+			u = e->next[u];
+	}
+}
+
+/* May waiting job w of queue q start now? blocked: an earlier job of q still waits. */
+static bool
+ff_fits(const struct eng *e, size_t w, unsigned int q, bool blocked)
+{
+	const struct nl_batch_queue *qq = &e->sys->q[q];
+	const struct nl_batch_job *jw = &e->j[w];
+	uint32_t avail = e->free + (e->resv_active[w] ? e->held[w] : 0);
+
+	if (jw->cpus > avail)
+		return false;
+	if (blocked && !e->resv_active[w] && e->sc->overtake_bound &&
+	    qq->overtake_cpus_max != UINT32_MAX && e->ot_cpus[q] + jw->cpus > qq->overtake_cpus_max)
+		return false;
+	return true;
+}
+
 static int
 pass_firstfit(struct eng *e)
 {
 	const struct nl_batch_scenario *sc = e->sc;
 
+	if (sc->queue_order == NL_BATCH_ORDER_ARRIVAL) {
+		bool blocked[NL_BATCH_MAX_QUEUES] = { false };
+
+		for (size_t w = e->head[e->sys->n_q], nx; w != NONE; w = nx) {
+			unsigned int q = (unsigned int)e->j[w].queue;
+
+			nx = e->gnext[w];
+			if (e->free == 0 && e->held_total == 0)
+				return 0; /* nothing can start anywhere */
+			if ((sc->policy == NL_BATCH_FCFS && blocked[q]) || !ff_fits(e, w, q, blocked[q])) {
+				blocked[q] = true;
+				continue;
+			}
+			if (blocked[q])
+				overtaken(e, q, NULL, 0, w);
+			if (start_job(e, w, blocked[q] ? NL_BATCH_HOW_OVERTAKE : NL_BATCH_HOW_HEAD) != 0)
+				return -ENOMEM;
+		}
+		return 0;
+	}
 	for (unsigned int q = 0; q < e->sys->n_q; q++) {
-		const struct nl_batch_queue *qq = &e->sys->q[q];
 		size_t n_passed = 0, w, nx;
 		bool blocked = false;
 
 		for (w = e->head[q]; w != NONE; w = nx) {
-			struct nl_batch_job *jw = &e->j[w];
-			uint32_t avail = e->free + (e->resv_active[w] ? e->held[w] : 0);
-			bool fits = jw->cpus <= avail;
-
 			nx = e->next[w];
-			if (e->free == 0 && !e->resv_active[w]) {
-				if (e->held_total == 0)
-					return 0; /* nothing can start anywhere */
-				blocked = true;
-				e->passed[n_passed++] = w;
-				if (sc->policy == NL_BATCH_FCFS)
-					break;
-				continue;
-			}
-			if (fits && blocked && !e->resv_active[w] && sc->overtake_bound &&
-			    qq->overtake_cpus_max != UINT32_MAX &&
-			    e->ot_cpus[q] + jw->cpus > qq->overtake_cpus_max)
-				fits = false;
-			if (!fits) {
+			if (e->free == 0 && e->held_total == 0)
+				return 0; /* nothing can start anywhere */
+			if (!ff_fits(e, w, q, blocked)) {
 				blocked = true;
 				e->passed[n_passed++] = w;
 				if (sc->policy == NL_BATCH_FCFS)
@@ -429,19 +482,8 @@ pass_firstfit(struct eng *e)
 			}
 			if (start_job(e, w, blocked ? NL_BATCH_HOW_OVERTAKE : NL_BATCH_HOW_HEAD) != 0)
 				return -ENOMEM;
-			if (!blocked)
-				continue;
-			/* w overtook every job in passed[]: formula (1) increments */
-			for (size_t k = 0; k < n_passed; k++) {
-				size_t u = e->passed[k];
-
-				if (e->resv_active[u])
-					continue;
-				e->j[u].prio += nl_batch_prio_increment(qq, &e->j[u]);
-				if (sc->trig_priority && qq->prio_threshold > 0 &&
-				    e->j[u].prio > qq->prio_threshold)
-					e->cand[u] = true;
-			}
+			if (blocked)
+				overtaken(e, q, e->passed, n_passed, w);
 		}
 	}
 	return 0;
@@ -480,10 +522,10 @@ pass_easy(struct eng *e)
 	}
 	if (e->j[h].resv_s < 0)
 		e->j[h].resv_s = shadow;
-	for (size_t w = e->next[h], nx; w != NONE && e->free > 0; w = nx) {
+	for (size_t w = e->gnext[h], nx; w != NONE && e->free > 0; w = nx) {
 		struct nl_batch_job *jw = &e->j[w];
 
-		nx = e->next[w];
+		nx = e->gnext[w];
 		if (jw->cpus > e->free)
 			continue;
 		if (e->now + jw->est_s <= shadow) {
@@ -583,7 +625,7 @@ pass_conservative(struct eng *e)
 	for (size_t w = e->head[l], nx; w != NONE; w = nx) {
 		double at;
 
-		nx = e->next[w];
+		nx = e->gnext[w];
 		if (profile_reserve(e, &np, e->j[w].cpus, e->j[w].est_s, &at) != 0)
 			return -ENOMEM;
 		if (e->j[w].resv_s < 0)
@@ -638,6 +680,8 @@ eng_alloc(struct eng *e, size_t n)
 
 	e->next = malloc(m * sizeof(*e->next));
 	e->prev = malloc(m * sizeof(*e->prev));
+	e->gnext = malloc(m * sizeof(*e->gnext));
+	e->gprev = malloc(m * sizeof(*e->gprev));
 	e->run = malloc(((size_t)e->sys->cpus + 1) * sizeof(*e->run));
 	e->state = calloc(m, 1);
 	e->overtaker = calloc(m, sizeof(bool));
@@ -648,7 +692,8 @@ eng_alloc(struct eng *e, size_t n)
 	e->held = calloc(m, sizeof(*e->held));
 	e->arrived = malloc(m * sizeof(*e->arrived));
 	e->passed = malloc(m * sizeof(*e->passed));
-	if (e->next == NULL || e->prev == NULL || e->run == NULL || e->state == NULL ||
+	if (e->next == NULL || e->prev == NULL || e->gnext == NULL || e->gprev == NULL ||
+	    e->run == NULL || e->state == NULL ||
 	    e->overtaker == NULL || e->cand == NULL || e->resv_active == NULL ||
 	    e->nonwait == NULL || e->flag_for == NULL || e->held == NULL || e->arrived == NULL ||
 	    e->passed == NULL)
@@ -663,6 +708,8 @@ eng_free(struct eng *e)
 {
 	free(e->next);
 	free(e->prev);
+	free(e->gnext);
+	free(e->gprev);
 	free(e->run);
 	free(e->state);
 	free(e->overtaker);
@@ -754,6 +801,7 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 	e.hk = hooks;
 	e.st = st;
 	e.free = sys->cpus;
+	e.now = n ? jobs[0].submit_s : 0;
 	for (unsigned int l = 0; l <= NL_BATCH_MAX_QUEUES; l++)
 		e.head[l] = e.tail[l] = NONE;
 	if (eng_alloc(&e, n) != 0) {
@@ -776,6 +824,7 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 		rc = nl_evq_push_st(&e.evq, jobs[next_arr].submit_s, EV_ARRIVE, 0,
 				    (void *)(uintptr_t)next_arr);
 	while (rc == 0 && nl_evq_pop_st(&e.evq, &ev)) {
+		st->held_cpu_s += (double)e.held_total * (ev.t_vt - e.now);
 		e.now = ev.t_vt;
 		e.any_end = false;
 		e.n_arrived = 0;
@@ -784,12 +833,14 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 
 			st->events++;
 			if (ev.kind == EV_ARRIVE) {
-				unsigned int l = list_of(&e, i);
+				unsigned int q = (unsigned int)jobs[i].queue;
 
 				/* non-waiting trigger: nobody waits in its queue (FirstFit lists) */
-				e.nonwait[i] = e.qlen[l] == 0;
+				e.nonwait[i] = e.qlen[q] == 0;
 				e.state[i] = ST_WAITING;
-				list_push(&e, l, i);
+				if (per_queue(&e))
+					list_push(&e, q, i);
+				list_push(&e, sys->n_q, i);
 				e.arrived[e.n_arrived++] = i;
 				for (next_arr = i + 1; next_arr < n && jobs[next_arr].queue < 0; next_arr++)
 					;

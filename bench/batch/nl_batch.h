@@ -9,7 +9,8 @@
  * Theory of operation. Events are job arrivals and job ends (time in seconds). All events
  * with the same time are applied first, then one scheduling pass runs:
  *  - FCFS / FirstFit: queues are visited in configuration order (the first queue has
- *    priority); in each queue, waiting jobs in arrival order. FCFS stops a queue at its first
+ *    priority; queue_order = arrival merges them in arrival order instead); in each queue,
+ *    waiting jobs in arrival order. FCFS stops a queue at its first
  *    job that does not fit; FirstFit tries every job. A job that starts while an earlier job
  *    of its own queue waits "overtakes" it: it may start only while the CPUs held by
  *    overtakers of that queue stay <= overtake_cpus_max, and every job it passed gets the
@@ -86,6 +87,12 @@ struct nl_batch_sys {
 	unsigned int n_q;
 };
 
+/** Which waiting job a FCFS/FirstFit pass considers next. */
+enum nl_batch_order {
+	NL_BATCH_ORDER_PRIORITY = 0, /**< queue by queue in configuration order (first = highest) */
+	NL_BATCH_ORDER_ARRIVAL,      /**< all queues merged in arrival order */
+};
+
 /** A named scenario (seed 000: conventional, proposal (1), proposal (2)). */
 struct nl_batch_scenario {
 	char name[NL_BATCH_NAME_LEN];
@@ -96,6 +103,7 @@ struct nl_batch_scenario {
 	bool overtake_bound;        /**< apply the queues' overtake_cpus_max */
 	uint32_t resv_max[NL_BATCH_MAX_QUEUES]; /**< Table 4: concurrent reservations per queue */
 	bool trig_priority, trig_head, trig_nonwait; /**< the three triggers of §3.3 */
+	enum nl_batch_order queue_order; /**< FCFS/FirstFit: how queues share a pass */
 };
 
 /** How a job started. */
@@ -166,6 +174,7 @@ struct nl_batch_stats {
 	uint64_t resv_made;   /**< connection reservations made */
 	uint64_t resv_refused; /**< triggered but over the queue limit or impossible */
 	uint64_t resv_by_trigger[3]; /**< made: priority, head, non-waiting */
+	double held_cpu_s;    /**< CPU time held idle for reserving jobs [CPU s] */
 };
 
 /**

@@ -166,6 +166,12 @@ parse_scenario(struct nl_cfg *cfg, struct nl_batch_cfg *c, struct nl_batch_scena
 			return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, key),
 					    "connection reservation needs policy = firstfit");
 	}
+	static const char *const order[] = { "priority", "arrival", NULL };
+
+	e = 0;
+	if ((rc = nl_cfg_get_enum(cfg, sec, "queue_order", order, &e, false)) < 0)
+		return rc;
+	s->queue_order = (enum nl_batch_order)e;
 	s->trig_priority = s->trig_head = s->trig_nonwait = false;
 	if (nl_cfg_find(cfg, sec, "triggers") != NULL) {
 		if ((rc = get_names(cfg, sec, "triggers", names, 4, &n)) < 0)
@@ -225,6 +231,10 @@ nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 	if ((rc = nl_cfg_get_double(cfg, "batch", "bsld_tau_s", &c->tau_s, 0, 1e9, false)) < 0)
 		return rc;
 	u = 1;
+	if ((rc = nl_cfg_get_u64(cfg, "batch", "cpus_scale", &u, 1, 1u << 16, false)) < 0)
+		return rc;
+	c->cpus_scale = (uint32_t)u;
+	u = 1;
 	if ((rc = nl_cfg_get_u64(cfg, "batch", "threads_per_proc", &u, 1, 1u << 20, false)) < 0)
 		return rc;
 	c->threads_per_proc = (uint32_t)u;
@@ -232,6 +242,11 @@ nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 	if ((rc = nl_cfg_get_double(cfg, "batch", "thread_jobs_pct", &c->thread_jobs_pct, 0, 100,
 				    false)) < 0)
 		return rc;
+	u = 0;
+	if ((rc = nl_cfg_get_u64(cfg, "batch", "thread_jobs_cpus_max", &u, 0, UINT32_MAX,
+				 false)) < 0)
+		return rc;
+	c->thread_jobs_cpus_max = (uint32_t)u;
 	c->jobs_max = 0;
 	if ((rc = nl_cfg_get_u64(cfg, "batch", "jobs_max", &c->jobs_max, 0, UINT64_MAX, false)) < 0)
 		return rc;
@@ -282,6 +297,7 @@ nl_batch_map_threads(const struct nl_batch_cfg *c, struct nl_batch_job *j)
 	uint32_t k = c->threads_per_proc ? c->threads_per_proc : 1;
 
 	if (c->thread_jobs_pct > 0 &&
+	    (c->thread_jobs_cpus_max == 0 || j->cpus <= c->thread_jobs_cpus_max) &&
 	    (double)(mix64((uint64_t)j->swf_id) % 10000u) < c->thread_jobs_pct * 100.0) {
 		j->procs = 1;
 		j->threads = j->cpus;
@@ -330,6 +346,7 @@ nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
 		j->submit_s = (double)s->submit_s;
 		j->run_s = (double)r.run_s;
 		j->est_s = (double)r.est_s;
+		r.procs *= c->cpus_scale ? c->cpus_scale : 1;
 		j->cpus = r.procs > UINT32_MAX ? UINT32_MAX : (uint32_t)r.procs;
 		j->swf_id = s->id;
 		j->user_queue = -1;

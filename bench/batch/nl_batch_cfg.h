@@ -28,8 +28,11 @@ struct nl_batch_cfg {
 	const char *trace;           /**< [batch] trace (into the store), or NULL */
 	struct nl_swf_filter filter; /**< [batch] procs, overrun, drop_cancelled, drop_zero_run */
 	double tau_s;                /**< [batch] bsld_tau_s, bounded-slowdown threshold [s] */
+	uint32_t cpus_scale;         /**< [batch] cpus_scale: job CPUs = SWF processors x this */
 	uint32_t threads_per_proc;   /**< [batch] threads_per_proc: K; procs = ceil(cpus/K) */
 	double thread_jobs_pct;      /**< [batch] thread_jobs_pct: share of pure-thread jobs */
+	uint32_t thread_jobs_cpus_max; /**< [batch] thread_jobs_cpus_max: wider jobs are never
+				      *   pure-thread; 0 = no limit */
 	uint64_t jobs_max;           /**< [batch] jobs_max: first N kept jobs only; 0 = all */
 	int64_t qmap_swf[NL_BATCH_MAX_QMAP]; /**< [queue.X] swf_queue numbers ... */
 	unsigned int qmap_q[NL_BATCH_MAX_QMAP]; /**< ... and the queue each maps to */

@@ -187,13 +187,14 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		}
 		fprintf(meta, "scenario.%s=policy:%s jobs:%zu unrunnable:%zu makespan_s:%.0f "
 			      "events:%llu passes:%llu resv_made:%llu resv_refused:%llu "
-			      "resv_priority:%llu resv_head:%llu resv_nonwait:%llu wall_s:%.4f\n",
+			      "resv_priority:%llu resv_head:%llu resv_nonwait:%llu held_cpu_s:%.0f "
+			      "wall_s:%.4f\n",
 			sc->name, nl_batch_policy_name(sc->policy), st.jobs, st.unrunnable,
 			st.makespan_s, (unsigned long long)st.events, (unsigned long long)st.passes,
 			(unsigned long long)st.resv_made, (unsigned long long)st.resv_refused,
 			(unsigned long long)st.resv_by_trigger[0],
 			(unsigned long long)st.resv_by_trigger[1],
-			(unsigned long long)st.resv_by_trigger[2], wall);
+			(unsigned long long)st.resv_by_trigger[2], st.held_cpu_s, wall);
 		if (!o->quiet)
 			fprintf(stderr, "[%u/%u] %s (%s): %zu jobs, wait mean %.1f min median %.1f "
 					"min max %.1f h, bsld %.2f, util %.3f, %zu unrunnable, "
