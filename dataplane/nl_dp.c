@@ -32,6 +32,7 @@ static uint64_t nl_dp_quit; /* set by nl_dp_stop(); relaxed flag polled in house
 
 #define SUB_RING_SIZE (1u << 17)
 #define CTL_BURST 64u
+#define NL_DP_EMU_STEP_VT 0.5 /* largest emulated clock step per lcore round [u.t.] */
 
 /* --- random numbers (xoshiro256**, seeded by splitmix64) --- */
 
@@ -385,6 +386,13 @@ nl_dp_lcore_main(void *arg)
 		unsigned int busy = 0;
 		double now = nl_dp_now_vt(dp);
 
+		/* Emulated timing: the lcore's clock follows the wall clock but never jumps by more
+		 * than one step per round. After a stall (the OS took the core) the lcore catches
+		 * up in small steps, so tasks still meet managers in time-stamp order instead of
+		 * a generator running ahead of the tasks in transit. */
+		if (dp->o.emulate && now > lc->now_vt + NL_DP_EMU_STEP_VT)
+			now = lc->now_vt + NL_DP_EMU_STEP_VT;
+		lc->now_vt = now;
 		/* Valid until our next quiescent state; pairs with rcu_assign_pointer() in
 		 * nl_dp_gen_publish_ctl(). */
 		lc->gen = rcu_dereference(dp->gen_rcu);
@@ -853,6 +861,7 @@ run_reset(struct nl_dp *dp, uint64_t seed)
 		lc->lat_n = 0;
 		lc->lat_sum_ns = 0;
 		lc->dispatched_tasks = 0;
+		lc->now_vt = 0;
 		memset(lc->lat_hist, 0, sizeof(lc->lat_hist));
 	}
 	dp->bg_seed = splitmix64(&x);

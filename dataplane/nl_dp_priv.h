@@ -96,6 +96,7 @@ struct nl_dp_lcore {
 	struct nl_dp_gen *gen;        /* current generation, valid until the next QS */
 	struct nl_dp_mgr *at;         /* manager being served */
 	uint64_t hk_mask;
+	double now_vt;                /* this lcore's emulated clock (see nl_dp_lcore_main) */
 	/* generator */
 	uint64_t rng[4];
 	double next_arrival_vt;
