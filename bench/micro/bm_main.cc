@@ -64,7 +64,7 @@ main(int argc, char **argv)
 	if (dd > 1) {
 		for (int i = 1; i < dd; i++)
 			eal.push_back(argv[i]);
-		for (int i = dd + 1; i < argc; i++)
+		for (int i = dd >= 0 ? dd + 1 : 1; i < argc; i++)
 			bm.push_back(argv[i]);
 	} else {
 		eal.push_back(a_nohuge);
@@ -73,7 +73,7 @@ main(int argc, char **argv)
 		eal.push_back(a_log);
 		eal.push_back(a_l);
 		eal.push_back(sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? a_l01 : a_l0);
-		for (int i = dd + 1; i < argc; i++)
+		for (int i = dd >= 0 ? dd + 1 : 1; i < argc; i++)
 			bm.push_back(argv[i]);
 	}
 #ifdef NL_BENCH_HAVE_DPDK
