@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * nl_classad internals shared by the compiler (nl_cad_parse.c), the evaluator
+ * (nl_cad_eval.c) and the value helpers (nl_cad_val.c). Not installed, not public.
+ */
+#ifndef NL_CAD_INT_H
+#define NL_CAD_INT_H
+
+#include <stdint.h>
+
+#include "nl_classad.h"
+
+/** Opcodes of the flat instruction array. */
+enum nl_cad_op {
+	NL_CAD_OP_ENTER = 0, /* c = stack depth the block needs */
+	NL_CAD_OP_RET,
+	NL_CAD_OP_CONST,     /* c = constant index */
+	NL_CAD_OP_LEX,       /* a = scope depth (0 = current record), c = slot */
+	NL_CAD_OP_ROOTREF,   /* c = root slot */
+	NL_CAD_OP_SELF,
+	NL_CAD_OP_PARENT,
+	NL_CAD_OP_ROOT,
+	NL_CAD_OP_SELECT,    /* c = name index */
+	NL_CAD_OP_INDEX,
+	NL_CAD_OP_UN,        /* a = enum nl_cad_unop */
+	NL_CAD_OP_BIN,       /* a = enum nl_cad_binop */
+	NL_CAD_OP_ANDL,      /* c = end */
+	NL_CAD_OP_ANDR,
+	NL_CAD_OP_ORL,       /* c = end */
+	NL_CAD_OP_ORR,
+	NL_CAD_OP_COND,      /* c = else; ins[c - 1] is the JMP to the end */
+	NL_CAD_OP_JMP,       /* c = target */
+	NL_CAD_OP_ELVIS,     /* c = end */
+	NL_CAD_OP_CALL,      /* a = enum nl_cad_fn, c = argc */
+	NL_CAD_OP_EVLIST,    /* b = variable root slot, c = attribute root slot */
+	NL_CAD_OP_RECORD,    /* c = record definition index */
+	NL_CAD_OP_LIST,      /* c = element count */
+};
+
+enum nl_cad_unop { NL_CAD_U_NEG, NL_CAD_U_POS, NL_CAD_U_NOT, NL_CAD_U_BNOT };
+
+enum nl_cad_binop {
+	NL_CAD_B_ADD, NL_CAD_B_SUB, NL_CAD_B_MUL, NL_CAD_B_DIV, NL_CAD_B_MOD,
+	NL_CAD_B_LT, NL_CAD_B_LE, NL_CAD_B_GT, NL_CAD_B_GE, NL_CAD_B_EQ, NL_CAD_B_NE,
+	NL_CAD_B_IS, NL_CAD_B_ISNT,
+	NL_CAD_B_BAND, NL_CAD_B_BOR, NL_CAD_B_BXOR,
+	NL_CAD_B_SHL, NL_CAD_B_SHR, NL_CAD_B_USHR,
+};
+
+/** Built-in functions; nl_cad_fn_table[] (nl_cad_eval.c) gives names and arities. */
+enum nl_cad_fn {
+	NL_CAD_F_ISUNDEFINED, NL_CAD_F_ISERROR, NL_CAD_F_ISINTEGER, NL_CAD_F_ISREAL,
+	NL_CAD_F_ISSTRING, NL_CAD_F_ISBOOLEAN, NL_CAD_F_ISLIST, NL_CAD_F_ISCLASSAD,
+	NL_CAD_F_ISABSTIME, NL_CAD_F_ISRELTIME,
+	NL_CAD_F_MEMBER, NL_CAD_F_IDENTICALMEMBER, NL_CAD_F_SIZE, NL_CAD_F_IFTHENELSE,
+	NL_CAD_F_TIME, NL_CAD_F_ABSTIME, NL_CAD_F_RELTIME, NL_CAD_F_INT, NL_CAD_F_REAL,
+	NL_CAD_F_STRING, NL_CAD_F_FLOOR, NL_CAD_F_CEILING, NL_CAD_F_ROUND, NL_CAD_F_STRCAT,
+	NL_CAD_F_SUBSTR, NL_CAD_F_TOUPPER, NL_CAD_F_TOLOWER, NL_CAD_F_MIN, NL_CAD_F_MAX,
+	NL_CAD_F_SUM, NL_CAD_F_AVG, NL_CAD_F_LINEAR, NL_CAD_F_EVALUATELIST,
+	NL_CAD_F_PLUS_RSVUTIL,
+	NL_CAD_F_COUNT
+};
+
+struct nl_cad_fn_desc {
+	const char *name;
+	uint8_t min_args;
+	uint8_t max_args;  /* 255 = any */
+};
+
+extern const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT];
+
+struct nl_cad_ins {
+	uint8_t op;
+	uint8_t a;
+	uint16_t b;
+	uint32_t c;
+};
+
+/** A name used by SELECT, and attribute names of record definitions. */
+struct nl_cad_name {
+	const char *s;  /* NUL-terminated, in the program arena */
+	uint32_t len;
+	uint32_t hash;
+};
+
+/** One top-level && operand of a root attribute (for nl_cad_explain()). */
+struct nl_cad_clause {
+	uint32_t code;         /* start of its block */
+	uint32_t line, col;
+	uint32_t text_off, text_len;
+};
+
+/** A record literal of the program; index 0 is the root. */
+struct nl_cad_def {
+	uint32_t n;                 /* attributes (root: defined + external) */
+	int32_t parent;             /* enclosing definition, -1 for the root */
+	struct nl_cad_name *names;  /* [n] */
+	uint32_t *code;             /* [n] block start; UINT32_MAX = external (no definition) */
+	struct nl_cad_clause **clauses; /* root only: [n] arrays, or NULL */
+	uint32_t *n_clauses;        /* root only: [n] */
+	uint32_t cap;
+};
+
+struct nl_cad_prog {
+	struct nl_cad_ins *ins;
+	uint32_t n_ins, cap_ins;
+	struct nl_cad_val *consts;
+	uint32_t n_consts, cap_consts;
+	struct nl_cad_name *sel;    /* SELECT names */
+	uint32_t n_sel, cap_sel;
+	struct nl_cad_def *defs;
+	uint32_t n_defs, cap_defs;
+	char *src;                  /* copy of all source texts, for clause texts */
+	uint32_t src_len, src_cap;
+	struct nl_cad_chunk *arena; /* strings, constant lists (stable addresses) */
+};
+
+/** Memo entry of one attribute of one record instance. */
+struct nl_cad_memo {
+	uint64_t gen;   /* valid when == ctx->gen */
+	uint32_t busy;  /* being evaluated (I2) */
+	uint32_t rsvd;
+	struct nl_cad_val val;
+};
+
+struct nl_cad_frame {
+	const struct nl_cad_def *def;
+	struct nl_cad_frame *parent;
+	struct nl_cad_memo memo[];
+};
+
+struct nl_cad_chunk {
+	struct nl_cad_chunk *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct nl_cad_ctx {
+	const struct nl_cad_prog *prog;
+	struct nl_cad_frame *root;
+	struct nl_cad_val *bind;    /* [root n] */
+	uint8_t *bound;             /* [root n] */
+	struct nl_cad_val *stack;
+	uint32_t stack_cap;
+	uint32_t depth;             /* nested attribute evaluations */
+	uint64_t gen, gen_next;
+	uint64_t steps, budget;
+	int64_t now_s;              /* INT64_MIN = wall clock */
+	nl_cad_rsvutil_fn rsvutil;
+	void *rsvutil_arg;
+	struct nl_cad_chunk *arena_head, *arena_cur;
+	struct nl_cad_val *ext_base; /* stack base for evaluations started by string() */
+};
+
+/* nl_cad_val.c */
+uint32_t nl_cad_hash(const char *s, uint32_t len);
+bool nl_cad_name_eq(const char *a, uint32_t alen, const char *b, uint32_t blen);
+void *nl_cad_chunk_alloc(struct nl_cad_chunk **head, struct nl_cad_chunk **cur, size_t n);
+void nl_cad_chunk_free(struct nl_cad_chunk *head);
+int nl_cad_parse_abstime(const char *s, uint32_t len, int64_t *out_s, int32_t *out_off);
+int nl_cad_parse_reltime(const char *s, uint32_t len, double *out_s);
+int nl_cad_fmt_abstime(int64_t s, int32_t off, char *buf, size_t n);
+int nl_cad_fmt_reltime(double s, char *buf, size_t n);
+int nl_cad_fmt_real(double r, char *buf, size_t n);
+
+/* nl_cad_eval.c */
+int nl_cad_fn_lookup(const char *name, uint32_t len);
+struct nl_cad_val nl_cad_eval_attr(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, uint32_t slot);
+
+#endif /* NL_CAD_INT_H */

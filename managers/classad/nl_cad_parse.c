@@ -1,0 +1,1626 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ClassAd lexer, recursive-descent parser (HTCondor's precedence, lowest first: ?: and elvis,
+ * ||, &&, |, ^, &, == != =?= =!= is isnt, < <= > >=, << >> >>>, + -, * / %, unary - + ! ~,
+ * postfix . [] and calls) and compiler from the AST to the flat instruction array, resolving
+ * bare attribute references to (scope depth, slot) at compile time.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_cad_int.h"
+
+enum tok_type {
+	T_EOF, T_INT, T_REAL, T_STR, T_ID, T_LBRACK, T_RBRACK, T_LBRACE, T_RBRACE, T_LPAR, T_RPAR,
+	T_SEMI, T_COMMA, T_DOT, T_QUEST, T_COLON, T_ASSIGN, T_EQ, T_NE, T_IS, T_ISNT, T_LT, T_LE,
+	T_GT, T_GE, T_SHL, T_SHR, T_USHR, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PCT, T_NOT, T_TILDE,
+	T_AMP, T_BAR, T_CARET, T_AND, T_OR,
+	/* keywords */
+	T_TRUE, T_FALSE, T_UNDEF, T_ERROR, T_PARENT, T_SELF, T_ROOT,
+};
+
+struct tok {
+	enum tok_type t;
+	uint32_t off, end, line, col;
+	int64_t i;
+	double r;
+	const char *s; /* T_STR (decoded, in prog arena), T_ID (in source) */
+	uint32_t len;
+};
+
+enum ast_kind {
+	A_CONST, A_ATTR, A_ABSATTR, A_SELF, A_PARENT, A_ROOT, A_SELECT, A_INDEX, A_UN, A_BIN,
+	A_AND, A_OR, A_COND, A_ELVIS, A_CALL, A_LIST, A_RECORD,
+};
+
+struct ast {
+	uint8_t kind;
+	uint8_t op;
+	uint16_t depth;
+	uint32_t line, col, off, end;
+	uint32_t kid0, n_kids;
+	struct nl_cad_val val;
+	const char *name;
+	uint32_t name_len;
+	uint32_t def;   /* A_RECORD: definition; A_CALL: function */
+};
+
+struct pending {
+	uint32_t def, slot, node;
+};
+
+struct ps {
+	const char *src;
+	uint32_t len, pos, line, col;
+	struct tok tk;
+	struct ast *nodes;
+	uint32_t n_nodes, cap_nodes;
+	uint32_t *kids;
+	uint32_t n_kids, cap_kids;
+	struct pending *pend;
+	uint32_t n_pend, cap_pend;
+	struct nl_cad_prog *p;
+	struct nl_cad_err *err;
+	int rc;
+	uint32_t nest;
+	uint32_t src_base;   /* offset of src in p->src */
+	/* compiler state */
+	uint32_t cur_sp, max_sp;
+};
+
+#define NONE UINT32_MAX
+
+static int
+grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t nc = *cap ? *cap : 16;
+
+	while (nc < need)
+		nc *= 2;
+	void *n = realloc(*arr, (size_t)nc * elem);
+
+	if (n == NULL)
+		return -ENOMEM;
+	*arr = n;
+	*cap = nc;
+	return 0;
+}
+
+static void
+fail_at(struct ps *ps, int rc, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->rc != 0)
+		return;
+	ps->rc = rc;
+	if (ps->err != NULL) {
+		ps->err->line = line;
+		ps->err->col = col;
+		va_start(ap, fmt);
+		vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
+		va_end(ap);
+	}
+}
+
+#define FAIL(ps, fmt, ...) fail_at(ps, -EINVAL, (ps)->tk.line, (ps)->tk.col, fmt, ##__VA_ARGS__)
+
+/* ---------------------------------------------------------------- lexer */
+
+static void
+adv(struct ps *ps)
+{
+	if (ps->src[ps->pos] == '\n') {
+		ps->line++;
+		ps->col = 1;
+	} else {
+		ps->col++;
+	}
+	ps->pos++;
+}
+
+static int
+peekc(struct ps *ps, uint32_t k)
+{
+	return ps->pos + k < ps->len ? (unsigned char)ps->src[ps->pos + k] : -1;
+}
+
+static bool
+is_id0(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool
+is_hex(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool
+is_id(int c)
+{
+	return is_id0(c) || (c >= '0' && c <= '9');
+}
+
+static const struct {
+	const char *kw;
+	enum tok_type t;
+} keywords[] = {
+	{ "true", T_TRUE }, { "false", T_FALSE }, { "undefined", T_UNDEF }, { "error", T_ERROR },
+	{ "parent", T_PARENT }, { "self", T_SELF }, { "root", T_ROOT }, { "is", T_IS },
+	{ "isnt", T_ISNT },
+};
+
+static void
+lex_string(struct ps *ps, int quote)
+{
+	uint32_t line = ps->line, col = ps->col;
+	char *buf;
+	uint32_t n = 0;
+
+	adv(ps);
+	/* decoded length <= raw length */
+	uint32_t q = ps->pos;
+	while (q < ps->len && ps->src[q] != quote) {
+		if (ps->src[q] == '\\')
+			q++;
+		q++;
+	}
+	if (q >= ps->len) {
+		fail_at(ps, -EINVAL, line, col, "unterminated %s",
+			quote == '"' ? "string" : "quoted attribute name");
+		return;
+	}
+	buf = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena, q - ps->pos + 1);
+	if (buf == NULL) {
+		fail_at(ps, -ENOMEM, line, col, "out of memory");
+		return;
+	}
+	while (ps->src[ps->pos] != quote) {
+		int c = (unsigned char)ps->src[ps->pos];
+
+		if (c == '\\') {
+			uint32_t el = ps->line, ec = ps->col;
+
+			adv(ps);
+			c = (unsigned char)ps->src[ps->pos];
+			switch (c) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case '\\': case '"': case '\'': case '/': break;
+			default:
+				if (c >= '0' && c <= '7') {
+					int v = 0;
+
+					for (int k = 0; k < 3 && peekc(ps, 0) >= '0' && peekc(ps, 0) <= '7'; k++) {
+						v = v * 8 + (peekc(ps, 0) - '0');
+						adv(ps);
+					}
+					if (v == 0 || v > 255) {
+						fail_at(ps, -EINVAL, el, ec, "bad octal escape");
+						return;
+					}
+					buf[n++] = (char)v;
+					continue;
+				}
+				fail_at(ps, -EINVAL, el, ec, "unknown escape '\\%c'", c);
+				return;
+			}
+		}
+		buf[n++] = (char)c;
+		adv(ps);
+	}
+	adv(ps);
+	buf[n] = 0;
+	ps->tk.s = buf;
+	ps->tk.len = n;
+}
+
+static void
+next(struct ps *ps)
+{
+	struct tok *t = &ps->tk;
+
+	if (ps->rc != 0) {
+		t->t = T_EOF;
+		return;
+	}
+	for (;;) {
+		int c = peekc(ps, 0);
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+			adv(ps);
+		} else if (c == '/' && peekc(ps, 1) == '/') {
+			while (ps->pos < ps->len && ps->src[ps->pos] != '\n')
+				adv(ps);
+		} else if (c == '/' && peekc(ps, 1) == '*') {
+			uint32_t l = ps->line, co = ps->col;
+
+			adv(ps);
+			adv(ps);
+			while (ps->pos < ps->len && !(peekc(ps, 0) == '*' && peekc(ps, 1) == '/'))
+				adv(ps);
+			if (ps->pos >= ps->len) {
+				fail_at(ps, -EINVAL, l, co, "unterminated comment");
+				t->t = T_EOF;
+				return;
+			}
+			adv(ps);
+			adv(ps);
+		} else {
+			break;
+		}
+	}
+	t->off = ps->pos;
+	t->line = ps->line;
+	t->col = ps->col;
+	int c = peekc(ps, 0);
+
+	if (c < 0) {
+		t->t = T_EOF;
+		t->end = ps->pos;
+		return;
+	}
+	if ((c >= '0' && c <= '9') || (c == '.' && peekc(ps, 1) >= '0' && peekc(ps, 1) <= '9')) {
+		uint32_t s = ps->pos;
+		bool real = false, hex = false;
+
+		if (c == '0' && (peekc(ps, 1) == 'x' || peekc(ps, 1) == 'X')) {
+			hex = true;
+			adv(ps);
+			adv(ps);
+			while (is_hex(peekc(ps, 0)))
+				adv(ps);
+		} else {
+			while (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '9')
+				adv(ps);
+			if (peekc(ps, 0) == '.') {
+				real = true;
+				adv(ps);
+				while (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '9')
+					adv(ps);
+			}
+			if (peekc(ps, 0) == 'e' || peekc(ps, 0) == 'E') {
+				int k = 1;
+
+				if (peekc(ps, 1) == '+' || peekc(ps, 1) == '-')
+					k = 2;
+				if (peekc(ps, (uint32_t)k) >= '0' && peekc(ps, (uint32_t)k) <= '9') {
+					real = true;
+					while (k-- > 0)
+						adv(ps);
+					while (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '9')
+						adv(ps);
+				}
+			}
+		}
+		if (is_id(peekc(ps, 0))) {
+			fail_at(ps, -EINVAL, t->line, t->col, "malformed number");
+			t->t = T_EOF;
+			return;
+		}
+		char tmp[128];
+		uint32_t n = ps->pos - s;
+
+		if (n >= sizeof(tmp)) {
+			fail_at(ps, -EINVAL, t->line, t->col, "number too long");
+			t->t = T_EOF;
+			return;
+		}
+		memcpy(tmp, ps->src + s, n);
+		tmp[n] = 0;
+		errno = 0;
+		if (real) {
+			t->t = T_REAL;
+			t->r = strtod(tmp, NULL);
+		} else {
+			unsigned long long v = strtoull(tmp, NULL, hex ? 16 : 10);
+
+			if (errno != 0 || (hex && n == 2) || v > (unsigned long long)INT64_MAX) {
+				fail_at(ps, -EINVAL, t->line, t->col, "integer literal out of range");
+				t->t = T_EOF;
+				return;
+			}
+			t->t = T_INT;
+			t->i = (int64_t)v;
+		}
+		t->end = ps->pos;
+		return;
+	}
+	if (is_id0(c)) {
+		uint32_t s = ps->pos;
+
+		while (is_id(peekc(ps, 0)))
+			adv(ps);
+		t->t = T_ID;
+		t->s = ps->src + s;
+		t->len = ps->pos - s;
+		t->end = ps->pos;
+		for (unsigned int k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
+			if (nl_cad_name_eq(t->s, t->len, keywords[k].kw,
+					   (uint32_t)strlen(keywords[k].kw)))
+				t->t = keywords[k].t;
+		return;
+	}
+	if (c == '"' || c == '\'') {
+		lex_string(ps, c);
+		t->t = c == '"' ? T_STR : T_ID;
+		t->end = ps->pos;
+		if (ps->rc == 0 && c == '\'' && t->len == 0)
+			fail_at(ps, -EINVAL, t->line, t->col, "empty attribute name");
+		if (ps->rc != 0)
+			t->t = T_EOF;
+		return;
+	}
+	int c1 = peekc(ps, 1), c2 = peekc(ps, 2);
+	enum tok_type tt;
+	int n = 1;
+
+	switch (c) {
+	case '[': tt = T_LBRACK; break;
+	case ']': tt = T_RBRACK; break;
+	case '{': tt = T_LBRACE; break;
+	case '}': tt = T_RBRACE; break;
+	case '(': tt = T_LPAR; break;
+	case ')': tt = T_RPAR; break;
+	case ';': tt = T_SEMI; break;
+	case ',': tt = T_COMMA; break;
+	case '.': tt = T_DOT; break;
+	case '?': tt = T_QUEST; break;
+	case ':': tt = T_COLON; break;
+	case '+': tt = T_PLUS; break;
+	case '-': tt = T_MINUS; break;
+	case '*': tt = T_STAR; break;
+	case '/': tt = T_SLASH; break;
+	case '%': tt = T_PCT; break;
+	case '~': tt = T_TILDE; break;
+	case '^': tt = T_CARET; break;
+	case '=':
+		if (c1 == '=') { tt = T_EQ; n = 2; }
+		else if (c1 == '?' && c2 == '=') { tt = T_IS; n = 3; }
+		else if (c1 == '!' && c2 == '=') { tt = T_ISNT; n = 3; }
+		else tt = T_ASSIGN;
+		break;
+	case '!':
+		if (c1 == '=') { tt = T_NE; n = 2; } else tt = T_NOT;
+		break;
+	case '<':
+		if (c1 == '=') { tt = T_LE; n = 2; }
+		else if (c1 == '<') { tt = T_SHL; n = 2; }
+		else tt = T_LT;
+		break;
+	case '>':
+		if (c1 == '=') { tt = T_GE; n = 2; }
+		else if (c1 == '>' && c2 == '>') { tt = T_USHR; n = 3; }
+		else if (c1 == '>') { tt = T_SHR; n = 2; }
+		else tt = T_GT;
+		break;
+	case '&':
+		if (c1 == '&') { tt = T_AND; n = 2; } else tt = T_AMP;
+		break;
+	case '|':
+		if (c1 == '|') { tt = T_OR; n = 2; } else tt = T_BAR;
+		break;
+	default:
+		if (c >= 32 && c < 127)
+			fail_at(ps, -EINVAL, t->line, t->col, "unexpected character '%c'", c);
+		else
+			fail_at(ps, -EINVAL, t->line, t->col, "unexpected byte 0x%02x", c);
+		t->t = T_EOF;
+		return;
+	}
+	while (n-- > 0)
+		adv(ps);
+	t->t = tt;
+	t->end = ps->pos;
+}
+
+/* ---------------------------------------------------------------- AST */
+
+static uint32_t
+node(struct ps *ps, enum ast_kind k, const struct tok *at)
+{
+	if (ps->rc != 0)
+		return NONE;
+	if (grow((void **)&ps->nodes, &ps->cap_nodes, ps->n_nodes + 1, sizeof(struct ast))) {
+		fail_at(ps, -ENOMEM, at->line, at->col, "out of memory");
+		return NONE;
+	}
+	struct ast *a = &ps->nodes[ps->n_nodes];
+
+	memset(a, 0, sizeof(*a));
+	a->kind = (uint8_t)k;
+	a->line = at->line;
+	a->col = at->col;
+	a->off = at->off;
+	a->end = at->end;
+	a->depth = 1;
+	a->kid0 = ps->n_kids;
+	return ps->n_nodes++;
+}
+
+/* Attach children (already parsed) to node n; they must be appended in order right after. */
+static void
+kids(struct ps *ps, uint32_t n, const uint32_t *k, uint32_t nk)
+{
+	if (ps->rc != 0)
+		return;
+	if (grow((void **)&ps->kids, &ps->cap_kids, ps->n_kids + nk, sizeof(uint32_t))) {
+		fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+		return;
+	}
+	struct ast *a = &ps->nodes[n];
+	uint32_t depth = 0;
+
+	a->kid0 = ps->n_kids;
+	a->n_kids = nk;
+	for (uint32_t i = 0; i < nk; i++) {
+		struct ast *c = &ps->nodes[k[i]];
+
+		ps->kids[ps->n_kids++] = k[i];
+		if (c->depth > depth)
+			depth = c->depth;
+		if (c->off < a->off)
+			a->off = c->off, a->line = c->line, a->col = c->col;
+		if (c->end > a->end)
+			a->end = c->end;
+	}
+	if (depth + 1 > NL_CAD_MAX_DEPTH) {
+		fail_at(ps, -E2BIG, a->line, a->col, "expression nested deeper than %d",
+			NL_CAD_MAX_DEPTH);
+		return;
+	}
+	a->depth = (uint16_t)(depth + 1);
+}
+
+static uint32_t parse_expr(struct ps *ps);
+
+static bool
+accept(struct ps *ps, enum tok_type t)
+{
+	if (ps->tk.t != t)
+		return false;
+	next(ps);
+	return true;
+}
+
+static const char *
+tok_desc(const struct tok *t)
+{
+	switch (t->t) {
+	case T_EOF: return "end of input";
+	case T_INT: case T_REAL: return "number";
+	case T_STR: return "string";
+	case T_ID: return "name";
+	default: return "token";
+	}
+}
+
+static bool
+expect(struct ps *ps, enum tok_type t, const char *what)
+{
+	if (ps->rc != 0)
+		return false;
+	if (ps->tk.t != t) {
+		uint32_t n = ps->tk.end > ps->tk.off ? ps->tk.end - ps->tk.off : 0;
+
+		if (n > 20)
+			n = 20;
+		if (ps->tk.t == T_EOF)
+			FAIL(ps, "expected %s, found end of input", what);
+		else
+			FAIL(ps, "expected %s, found %s '%.*s'", what, tok_desc(&ps->tk), (int)n,
+			     ps->src + ps->tk.off);
+		return false;
+	}
+	next(ps);
+	return true;
+}
+
+static int
+add_pending(struct ps *ps, uint32_t def, uint32_t slot, uint32_t n, bool redef)
+{
+	for (uint32_t i = 0; redef && i < ps->n_pend; i++) {
+		if (ps->pend[i].def == def && ps->pend[i].slot == slot) {
+			ps->pend[i].node = n; /* a later definition replaces an earlier one */
+			return 0;
+		}
+	}
+	if (grow((void **)&ps->pend, &ps->cap_pend, ps->n_pend + 1, sizeof(struct pending)))
+		return -ENOMEM;
+	ps->pend[ps->n_pend++] = (struct pending){ def, slot, n };
+	return 0;
+}
+
+/* Add (or find) an attribute name in a definition; returns its slot or -errno. */
+static int
+def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool copy)
+{
+	struct nl_cad_def *df = &p->defs[d];
+	uint32_t h = nl_cad_hash(name, len);
+
+	for (uint32_t i = 0; i < df->n; i++)
+		if (df->names[i].hash == h && nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+			return (int)i;
+	if (df->n >= (d == 0 ? 65535u : 4096u))
+		return -E2BIG;
+	if (df->n == df->cap) {
+		uint32_t nc = df->cap ? df->cap * 2 : 8;
+		void *a = realloc(df->names, nc * sizeof(*df->names));
+
+		if (a == NULL)
+			return -ENOMEM;
+		df->names = a;
+		a = realloc(df->code, nc * sizeof(*df->code));
+		if (a == NULL)
+			return -ENOMEM;
+		df->code = a;
+		if (d == 0) {
+			a = realloc(df->clauses, nc * sizeof(*df->clauses));
+			if (a == NULL)
+				return -ENOMEM;
+			df->clauses = a;
+			a = realloc(df->n_clauses, nc * sizeof(*df->n_clauses));
+			if (a == NULL)
+				return -ENOMEM;
+			df->n_clauses = a;
+		}
+		df->cap = nc;
+	}
+	if (copy) {
+		char *s = nl_cad_chunk_alloc(&p->arena, &p->arena, len + 1);
+
+		if (s == NULL)
+			return -ENOMEM;
+		memcpy(s, name, len);
+		s[len] = 0;
+		name = s;
+	}
+	df->names[df->n] = (struct nl_cad_name){ name, len, h };
+	df->code[df->n] = UINT32_MAX;
+	if (d == 0) {
+		df->clauses[df->n] = NULL;
+		df->n_clauses[df->n] = 0;
+	}
+	return (int)df->n++;
+}
+
+static int
+new_def(struct nl_cad_prog *p, int32_t parent)
+{
+	if (grow((void **)&p->defs, &p->cap_defs, p->n_defs + 1, sizeof(struct nl_cad_def)))
+		return -ENOMEM;
+	memset(&p->defs[p->n_defs], 0, sizeof(struct nl_cad_def));
+	p->defs[p->n_defs].parent = parent;
+	return (int)p->n_defs++;
+}
+
+/* attrlist := { name '=' expr [';'] } until `until`. Attributes go to definition d. */
+static void
+parse_attrs(struct ps *ps, uint32_t d, enum tok_type until, uint32_t *max_depth)
+{
+	while (ps->rc == 0 && ps->tk.t != until) {
+		struct tok name = ps->tk;
+
+		if (name.t != T_ID) {
+			expect(ps, T_ID, "attribute name");
+			return;
+		}
+		next(ps);
+		if (!expect(ps, T_ASSIGN, "'='"))
+			return;
+		uint32_t e = parse_expr(ps);
+
+		if (ps->rc != 0)
+			return;
+		uint32_t old_n = ps->p->defs[d].n;
+		int s = def_slot(ps->p, d, name.s, name.len, true);
+
+		if (s < 0 || add_pending(ps, d, (uint32_t)s, e, (uint32_t)s < old_n) < 0) {
+			fail_at(ps, s == -E2BIG ? -E2BIG : -ENOMEM, name.line, name.col,
+				"cannot add attribute");
+			return;
+		}
+		if (ps->nodes[e].depth > *max_depth)
+			*max_depth = ps->nodes[e].depth;
+		if (accept(ps, T_SEMI))
+			continue;
+		/* HTCondor old-style files separate definitions by newlines only */
+		if (ps->tk.t != until && ps->tk.t != T_ID) {
+			expect(ps, T_SEMI, until == T_RBRACK ? "';' or ']'" : "';'");
+			return;
+		}
+	}
+}
+
+/* The parser tracks the definition being filled so nested records know their parent. */
+struct defstack {
+	uint32_t d[NL_CAD_MAX_DEPTH + 8];
+	uint32_t n;
+};
+
+static struct defstack *
+dstack(struct ps *ps)
+{
+	return (struct defstack *)(void *)((char *)ps + sizeof(*ps));
+}
+
+static uint32_t
+ps_def(struct ps *ps)
+{
+	struct defstack *ds = dstack(ps);
+
+	return ds->n ? ds->d[ds->n - 1] : 0;
+}
+
+/* record literal: its attributes' parent scope is the enclosing definition */
+static uint32_t
+parse_record(struct ps *ps)
+{
+	struct tok at = ps->tk;
+	uint32_t nn = node(ps, A_RECORD, &at);
+	int d = nn == NONE ? -ENOMEM : new_def(ps->p, (int32_t)ps_def(ps));
+	uint32_t md = 0;
+	struct defstack *ds = dstack(ps);
+
+	if (d < 0) {
+		fail_at(ps, -ENOMEM, at.line, at.col, "out of memory");
+		return NONE;
+	}
+	ps->nodes[nn].def = (uint32_t)d;
+	ds->d[ds->n++] = (uint32_t)d;
+	next(ps);
+	parse_attrs(ps, (uint32_t)d, T_RBRACK, &md);
+	ds->n--;
+	if (ps->rc != 0)
+		return NONE;
+	ps->nodes[nn].end = ps->tk.end;
+	if (!expect(ps, T_RBRACK, "']'"))
+		return NONE;
+	if (md + 1 > NL_CAD_MAX_DEPTH) {
+		fail_at(ps, -E2BIG, at.line, at.col, "record nested deeper than %d",
+			NL_CAD_MAX_DEPTH);
+		return NONE;
+	}
+	ps->nodes[nn].depth = (uint16_t)(md + 1);
+	return nn;
+}
+
+static uint32_t
+parse_primary(struct ps *ps)
+{
+	struct tok t = ps->tk;
+	uint32_t n;
+
+	switch (t.t) {
+	case T_INT:
+		n = node(ps, A_CONST, &t);
+		if (n != NONE)
+			ps->nodes[n].val = nl_cad_int(t.i);
+		next(ps);
+		return n;
+	case T_REAL:
+		n = node(ps, A_CONST, &t);
+		if (n != NONE)
+			ps->nodes[n].val = nl_cad_real(t.r);
+		next(ps);
+		return n;
+	case T_STR:
+		n = node(ps, A_CONST, &t);
+		if (n != NONE)
+			ps->nodes[n].val = nl_cad_str(t.s, t.len);
+		next(ps);
+		return n;
+	case T_TRUE:
+	case T_FALSE:
+		n = node(ps, A_CONST, &t);
+		if (n != NONE)
+			ps->nodes[n].val = nl_cad_bool(t.t == T_TRUE);
+		next(ps);
+		return n;
+	case T_UNDEF:
+	case T_ERROR:
+		n = node(ps, A_CONST, &t);
+		if (n != NONE)
+			ps->nodes[n].val.type = t.t == T_UNDEF ? NL_CAD_UNDEFINED : NL_CAD_ERROR;
+		next(ps);
+		return n;
+	case T_SELF:
+	case T_PARENT:
+	case T_ROOT:
+		n = node(ps, t.t == T_SELF ? A_SELF : t.t == T_PARENT ? A_PARENT : A_ROOT, &t);
+		next(ps);
+		return n;
+	case T_DOT: {
+		next(ps);
+		struct tok nm = ps->tk;
+
+		if (!expect(ps, T_ID, "attribute name after '.'"))
+			return NONE;
+		n = node(ps, A_ABSATTR, &t);
+		if (n != NONE) {
+			ps->nodes[n].name = nm.s;
+			ps->nodes[n].name_len = nm.len;
+			ps->nodes[n].end = nm.end;
+		}
+		return n;
+	}
+	case T_ID:
+		next(ps);
+		if (ps->tk.t == T_LPAR) {
+			int fn = nl_cad_fn_lookup(t.s, t.len);
+			uint32_t args[256];
+			uint32_t na = 0;
+
+			if (fn < 0) {
+				fail_at(ps, -EINVAL, t.line, t.col, "unknown function '%.*s'",
+					(int)(t.len > 40 ? 40 : t.len), t.s);
+				return NONE;
+			}
+			next(ps);
+			if (ps->tk.t != T_RPAR) {
+				for (;;) {
+					if (na == 255) {
+						FAIL(ps, "too many arguments");
+						return NONE;
+					}
+					args[na++] = parse_expr(ps);
+					if (ps->rc != 0)
+						return NONE;
+					if (!accept(ps, T_COMMA))
+						break;
+				}
+			}
+			struct tok close = ps->tk;
+
+			if (!expect(ps, T_RPAR, "')' or ','"))
+				return NONE;
+			const struct nl_cad_fn_desc *fd = &nl_cad_fn_table[fn];
+
+			if (na < fd->min_args || (fd->max_args != 255 && na > fd->max_args)) {
+				fail_at(ps, -EINVAL, t.line, t.col,
+					"%s() takes %u%s argument%s, given %u", fd->name,
+					fd->min_args,
+					fd->max_args == 255 ? " or more"
+					: fd->max_args != fd->min_args ? " to n" : "",
+					fd->min_args == 1 && fd->max_args == 1 ? "" : "s", na);
+				return NONE;
+			}
+			n = node(ps, A_CALL, &t);
+			if (n == NONE)
+				return NONE;
+			ps->nodes[n].def = (uint32_t)fn;
+			ps->nodes[n].end = close.end;
+			kids(ps, n, args, na);
+			return n;
+		}
+		n = node(ps, A_ATTR, &t);
+		if (n != NONE) {
+			ps->nodes[n].name = t.s;
+			ps->nodes[n].name_len = t.len;
+		}
+		return n;
+	case T_LPAR: {
+		next(ps);
+		n = parse_expr(ps);
+		struct tok close = ps->tk;
+
+		if (!expect(ps, T_RPAR, "')'"))
+			return NONE;
+		/* the span of a parenthesised expression includes its parentheses */
+		ps->nodes[n].off = t.off;
+		ps->nodes[n].line = t.line;
+		ps->nodes[n].col = t.col;
+		ps->nodes[n].end = close.end;
+		return n;
+	}
+	case T_LBRACE: {
+		uint32_t *el = NULL;
+		uint32_t ne = 0, cap = 0;
+
+		next(ps);
+		while (ps->rc == 0 && ps->tk.t != T_RBRACE) {
+			uint32_t e = parse_expr(ps);
+
+			if (ps->rc != 0)
+				break;
+			if (grow((void **)&el, &cap, ne + 1, sizeof(uint32_t))) {
+				FAIL(ps, "out of memory");
+				break;
+			}
+			el[ne++] = e;
+			if (!accept(ps, T_COMMA))
+				break;
+		}
+		struct tok close = ps->tk;
+
+		if (ps->rc != 0 || !expect(ps, T_RBRACE, "'}' or ','")) {
+			free(el);
+			return NONE;
+		}
+		n = node(ps, A_LIST, &t);
+		if (n != NONE) {
+			ps->nodes[n].end = close.end;
+			kids(ps, n, el, ne);
+		}
+		free(el);
+		return n;
+	}
+	case T_LBRACK:
+		return parse_record(ps);
+	default:
+		if (t.t == T_EOF)
+			FAIL(ps, "expected an expression, found end of input");
+		else
+			FAIL(ps, "expected an expression, found '%.*s'",
+			     (int)(t.end - t.off > 20 ? 20 : t.end - t.off), ps->src + t.off);
+		return NONE;
+	}
+}
+
+static bool
+enter(struct ps *ps)
+{
+	if (++ps->nest > NL_CAD_MAX_DEPTH) {
+		fail_at(ps, -E2BIG, ps->tk.line, ps->tk.col, "expression nested deeper than %d",
+			NL_CAD_MAX_DEPTH);
+		return false;
+	}
+	return true;
+}
+
+static uint32_t
+parse_postfix(struct ps *ps)
+{
+	uint32_t n;
+
+	n = parse_primary(ps);
+	while (ps->rc == 0) {
+		struct tok t = ps->tk;
+
+		if (t.t == T_DOT) {
+			next(ps);
+			struct tok nm = ps->tk;
+
+			if (!expect(ps, T_ID, "attribute name after '.'"))
+				return NONE;
+			uint32_t s = node(ps, A_SELECT, &t);
+
+			if (s == NONE)
+				return NONE;
+			ps->nodes[s].name = nm.s;
+			ps->nodes[s].name_len = nm.len;
+			kids(ps, s, &n, 1);
+			ps->nodes[s].end = nm.end;
+			n = s;
+		} else if (t.t == T_LBRACK) {
+			next(ps);
+			if (!enter(ps))
+				return NONE;
+			uint32_t k[2] = { n, parse_expr(ps) };
+
+			ps->nest--;
+			struct tok close = ps->tk;
+
+			if (!expect(ps, T_RBRACK, "']'"))
+				return NONE;
+			uint32_t s = node(ps, A_INDEX, &t);
+
+			if (s == NONE)
+				return NONE;
+			kids(ps, s, k, 2);
+			ps->nodes[s].end = close.end;
+			n = s;
+		} else {
+			break;
+		}
+	}
+	return n;
+}
+
+static uint32_t
+parse_unary(struct ps *ps)
+{
+	struct tok t = ps->tk;
+	int op;
+
+	switch (t.t) {
+	case T_MINUS: op = NL_CAD_U_NEG; break;
+	case T_PLUS: op = NL_CAD_U_POS; break;
+	case T_NOT: op = NL_CAD_U_NOT; break;
+	case T_TILDE: op = NL_CAD_U_BNOT; break;
+	default: return parse_postfix(ps);
+	}
+	next(ps);
+	if (!enter(ps))
+		return NONE;
+	uint32_t a = parse_unary(ps);
+
+	ps->nest--;
+	if (ps->rc != 0)
+		return NONE;
+	/* fold a sign on a numeric literal */
+	if (ps->nodes[a].kind == A_CONST && (op == NL_CAD_U_NEG || op == NL_CAD_U_POS)) {
+		struct nl_cad_val *v = &ps->nodes[a].val;
+
+		if (v->type == NL_CAD_INT || v->type == NL_CAD_REAL) {
+			if (op == NL_CAD_U_NEG) {
+				if (v->type == NL_CAD_INT)
+					v->u.i = (int64_t)(0 - (uint64_t)v->u.i);
+				else
+					v->u.r = -v->u.r;
+			}
+			ps->nodes[a].off = t.off;
+			ps->nodes[a].line = t.line;
+			ps->nodes[a].col = t.col;
+			return a;
+		}
+	}
+	uint32_t n = node(ps, A_UN, &t);
+
+	if (n == NONE)
+		return NONE;
+	ps->nodes[n].op = (uint8_t)op;
+	kids(ps, n, &a, 1);
+	return n;
+}
+
+/* Binary levels, lowest first after && (the logical ones are handled apart). */
+enum { L_BOR, L_BXOR, L_BAND, L_EQ, L_REL, L_SHIFT, L_ADD, L_MUL, L_COUNT };
+
+static int
+binop_of(enum tok_type t, int level)
+{
+	switch (level) {
+	case L_BOR: return t == T_BAR ? NL_CAD_B_BOR : -1;
+	case L_BXOR: return t == T_CARET ? NL_CAD_B_BXOR : -1;
+	case L_BAND: return t == T_AMP ? NL_CAD_B_BAND : -1;
+	case L_EQ:
+		return t == T_EQ ? NL_CAD_B_EQ : t == T_NE ? NL_CAD_B_NE : t == T_IS ? NL_CAD_B_IS :
+		       t == T_ISNT ? NL_CAD_B_ISNT : -1;
+	case L_REL:
+		return t == T_LT ? NL_CAD_B_LT : t == T_LE ? NL_CAD_B_LE : t == T_GT ? NL_CAD_B_GT :
+		       t == T_GE ? NL_CAD_B_GE : -1;
+	case L_SHIFT:
+		return t == T_SHL ? NL_CAD_B_SHL : t == T_SHR ? NL_CAD_B_SHR :
+		       t == T_USHR ? NL_CAD_B_USHR : -1;
+	case L_ADD: return t == T_PLUS ? NL_CAD_B_ADD : t == T_MINUS ? NL_CAD_B_SUB : -1;
+	case L_MUL:
+		return t == T_STAR ? NL_CAD_B_MUL : t == T_SLASH ? NL_CAD_B_DIV :
+		       t == T_PCT ? NL_CAD_B_MOD : -1;
+	}
+	return -1;
+}
+
+static uint32_t
+parse_bin(struct ps *ps, int level)
+{
+	if (level == L_COUNT)
+		return parse_unary(ps);
+	uint32_t l = parse_bin(ps, level + 1);
+
+	while (ps->rc == 0) {
+		struct tok t = ps->tk;
+		int op = binop_of(t.t, level);
+
+		if (op < 0)
+			break;
+		next(ps);
+		uint32_t k[2] = { l, parse_bin(ps, level + 1) };
+
+		if (ps->rc != 0)
+			return NONE;
+		uint32_t n = node(ps, A_BIN, &t);
+
+		if (n == NONE)
+			return NONE;
+		ps->nodes[n].op = (uint8_t)op;
+		kids(ps, n, k, 2);
+		l = n;
+	}
+	return l;
+}
+
+static uint32_t
+parse_and(struct ps *ps)
+{
+	uint32_t l = parse_bin(ps, L_BOR);
+
+	while (ps->rc == 0 && ps->tk.t == T_AND) {
+		struct tok t = ps->tk;
+
+		next(ps);
+		uint32_t k[2] = { l, parse_bin(ps, L_BOR) };
+		uint32_t n = node(ps, A_AND, &t);
+
+		if (n == NONE)
+			return NONE;
+		kids(ps, n, k, 2);
+		l = n;
+	}
+	return l;
+}
+
+static uint32_t
+parse_or(struct ps *ps)
+{
+	uint32_t l = parse_and(ps);
+
+	while (ps->rc == 0 && ps->tk.t == T_OR) {
+		struct tok t = ps->tk;
+
+		next(ps);
+		uint32_t k[2] = { l, parse_and(ps) };
+		uint32_t n = node(ps, A_OR, &t);
+
+		if (n == NONE)
+			return NONE;
+		kids(ps, n, k, 2);
+		l = n;
+	}
+	return l;
+}
+
+static uint32_t
+parse_expr(struct ps *ps)
+{
+	if (!enter(ps))
+		return NONE;
+	uint32_t c = parse_or(ps);
+
+	if (ps->rc == 0 && ps->tk.t == T_QUEST) {
+		struct tok t = ps->tk;
+
+		next(ps);
+		if (accept(ps, T_COLON)) {
+			uint32_t k[2] = { c, parse_expr(ps) };
+			uint32_t n = node(ps, A_ELVIS, &t);
+
+			if (n != NONE)
+				kids(ps, n, k, 2);
+			c = n;
+		} else {
+			uint32_t k[3];
+
+			k[0] = c;
+			k[1] = parse_expr(ps);
+			if (expect(ps, T_COLON, "':'")) {
+				k[2] = parse_expr(ps);
+				uint32_t n = node(ps, A_COND, &t);
+
+				if (n != NONE)
+					kids(ps, n, k, 3);
+				c = n;
+			}
+		}
+	}
+	ps->nest--;
+	return ps->rc == 0 ? c : NONE;
+}
+
+/* ---------------------------------------------------------------- compiler */
+
+static uint32_t
+emit(struct ps *ps, uint8_t op, uint8_t a, uint16_t b, uint32_t c, int sp_delta)
+{
+	struct nl_cad_prog *p = ps->p;
+
+	if (ps->rc != 0)
+		return 0;
+	if (p->n_ins >= (1u << 30) ||
+	    grow((void **)&p->ins, &p->cap_ins, p->n_ins + 1, sizeof(struct nl_cad_ins))) {
+		fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+		return 0;
+	}
+	p->ins[p->n_ins] = (struct nl_cad_ins){ op, a, b, c };
+	ps->cur_sp = (uint32_t)((int)ps->cur_sp + sp_delta);
+	if (ps->cur_sp > ps->max_sp)
+		ps->max_sp = ps->cur_sp;
+	return p->n_ins++;
+}
+
+static uint32_t
+add_const(struct ps *ps, const struct nl_cad_val *v)
+{
+	struct nl_cad_prog *p = ps->p;
+
+	if (grow((void **)&p->consts, &p->cap_consts, p->n_consts + 1, sizeof(*v))) {
+		fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+		return 0;
+	}
+	p->consts[p->n_consts] = *v;
+	return p->n_consts++;
+}
+
+static uint32_t
+add_sel(struct ps *ps, const char *s, uint32_t len)
+{
+	struct nl_cad_prog *p = ps->p;
+	uint32_t h = nl_cad_hash(s, len);
+
+	for (uint32_t i = 0; i < p->n_sel; i++)
+		if (p->sel[i].hash == h && nl_cad_name_eq(p->sel[i].s, p->sel[i].len, s, len))
+			return i;
+	char *c = nl_cad_chunk_alloc(&p->arena, &p->arena, len + 1);
+
+	if (c == NULL ||
+	    grow((void **)&p->sel, &p->cap_sel, p->n_sel + 1, sizeof(struct nl_cad_name))) {
+		fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+		return 0;
+	}
+	memcpy(c, s, len);
+	c[len] = 0;
+	p->sel[p->n_sel] = (struct nl_cad_name){ c, len, h };
+	return p->n_sel++;
+}
+
+static bool
+is_const_node(const struct ps *ps, uint32_t n)
+{
+	return ps->nodes[n].kind == A_CONST;
+}
+
+static void compile(struct ps *ps, uint32_t n, uint32_t def);
+
+/* Resolve a bare name from definition def outward; external root slot when not found. */
+static void
+compile_ref(struct ps *ps, const struct ast *a, uint32_t def, bool absolute)
+{
+	struct nl_cad_prog *p = ps->p;
+	uint32_t h = nl_cad_hash(a->name, a->name_len);
+	uint32_t depth = 0;
+	int32_t d = absolute ? 0 : (int32_t)def;
+
+	for (; d >= 0; d = p->defs[d].parent, depth++) {
+		const struct nl_cad_def *df = &p->defs[d];
+
+		for (uint32_t i = 0; i < df->n; i++) {
+			if (df->names[i].hash != h ||
+			    !nl_cad_name_eq(df->names[i].s, df->names[i].len, a->name, a->name_len))
+				continue;
+			if (d == 0)
+				emit(ps, NL_CAD_OP_ROOTREF, 0, 0, i, 1);
+			else if (depth > 255)
+				fail_at(ps, -E2BIG, a->line, a->col, "scope too deep");
+			else
+				emit(ps, NL_CAD_OP_LEX, (uint8_t)depth, 0, i, 1);
+			return;
+		}
+	}
+	int s = def_slot(p, 0, a->name, a->name_len, true);
+
+	if (s < 0) {
+		fail_at(ps, s, a->line, a->col, "too many attributes");
+		return;
+	}
+	emit(ps, NL_CAD_OP_ROOTREF, 0, 0, (uint32_t)s, 1);
+}
+
+static int
+root_slot_of_string(struct ps *ps, const struct ast *a)
+{
+	/* evaluateList's variable and attribute names are root slots */
+	int s = def_slot(ps->p, 0, a->val.u.s, (uint32_t)a->val.aux, true);
+
+	if (s < 0 || s > 65535)
+		fail_at(ps, -E2BIG, a->line, a->col, "too many attributes");
+	return s;
+}
+
+static void
+compile(struct ps *ps, uint32_t n, uint32_t def)
+{
+	if (ps->rc != 0)
+		return;
+	const struct ast *a = &ps->nodes[n];
+	const uint32_t *k = &ps->kids[a->kid0];
+
+	switch (a->kind) {
+	case A_CONST:
+		emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &a->val), 1);
+		break;
+	case A_ATTR:
+		compile_ref(ps, a, def, false);
+		break;
+	case A_ABSATTR:
+		compile_ref(ps, a, def, true);
+		break;
+	case A_SELF:
+		emit(ps, NL_CAD_OP_SELF, 0, 0, 0, 1);
+		break;
+	case A_PARENT:
+		emit(ps, NL_CAD_OP_PARENT, 0, 0, 0, 1);
+		break;
+	case A_ROOT:
+		emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
+		break;
+	case A_SELECT:
+		compile(ps, k[0], def);
+		emit(ps, NL_CAD_OP_SELECT, 0, 0, add_sel(ps, a->name, a->name_len), 0);
+		break;
+	case A_INDEX:
+		compile(ps, k[0], def);
+		compile(ps, k[1], def);
+		emit(ps, NL_CAD_OP_INDEX, 0, 0, 0, -1);
+		break;
+	case A_UN:
+		compile(ps, k[0], def);
+		emit(ps, NL_CAD_OP_UN, a->op, 0, 0, 0);
+		break;
+	case A_BIN:
+		compile(ps, k[0], def);
+		compile(ps, k[1], def);
+		emit(ps, NL_CAD_OP_BIN, a->op, 0, 0, -1);
+		break;
+	case A_AND:
+	case A_OR: {
+		compile(ps, k[0], def);
+		uint32_t j = emit(ps, a->kind == A_AND ? NL_CAD_OP_ANDL : NL_CAD_OP_ORL, 0, 0, 0, 0);
+
+		compile(ps, k[1], def);
+		emit(ps, a->kind == A_AND ? NL_CAD_OP_ANDR : NL_CAD_OP_ORR, 0, 0, 0, -1);
+		if (ps->rc == 0)
+			ps->p->ins[j].c = ps->p->n_ins;
+		break;
+	}
+	case A_COND:
+	case A_CALL:
+		if (a->kind == A_CALL && a->def != NL_CAD_F_IFTHENELSE) {
+			if (a->def == NL_CAD_F_EVALUATELIST) {
+				const struct ast *v = &ps->nodes[k[1]], *f = &ps->nodes[k[2]];
+
+				if (v->kind != A_CONST || v->val.type != NL_CAD_STRING ||
+				    f->kind != A_CONST || f->val.type != NL_CAD_STRING) {
+					fail_at(ps, -EINVAL, a->line, a->col,
+						"evaluateList() needs string literals as its 2nd and 3rd arguments");
+					return;
+				}
+				int vs = root_slot_of_string(ps, v), fs = root_slot_of_string(ps, f);
+
+				if (ps->rc != 0)
+					return;
+				compile(ps, k[0], def);
+				emit(ps, NL_CAD_OP_EVLIST, 0, (uint16_t)vs, (uint32_t)fs, 0);
+				return;
+			}
+			/* relTime/absTime of a literal string: fold at compile time */
+			if ((a->def == NL_CAD_F_RELTIME || a->def == NL_CAD_F_ABSTIME) &&
+			    a->n_kids == 1 && is_const_node(ps, k[0]) &&
+			    ps->nodes[k[0]].val.type == NL_CAD_STRING) {
+				const struct nl_cad_val *s = &ps->nodes[k[0]].val;
+				struct nl_cad_val v = { .type = NL_CAD_ERROR };
+				int64_t as;
+				int32_t off;
+				double rs;
+
+				if (a->def == NL_CAD_F_RELTIME &&
+				    nl_cad_parse_reltime(s->u.s, (uint32_t)s->aux, &rs) == 0)
+					v = nl_cad_reltime(rs);
+				if (a->def == NL_CAD_F_ABSTIME &&
+				    nl_cad_parse_abstime(s->u.s, (uint32_t)s->aux, &as, &off) == 0) {
+					v = nl_cad_abstime(as);
+					v.aux = off;
+				}
+				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				return;
+			}
+			for (uint32_t i = 0; i < a->n_kids; i++)
+				compile(ps, k[i], def);
+			emit(ps, NL_CAD_OP_CALL, (uint8_t)a->def, 0, a->n_kids,
+			     1 - (int)a->n_kids);
+			return;
+		}
+		{
+			/* cond ? x : y, ifThenElse(cond, x, y) */
+			compile(ps, k[0], def);
+			uint32_t jc = emit(ps, NL_CAD_OP_COND, 0, 0, 0, -1);
+			uint32_t sp = ps->cur_sp;
+
+			compile(ps, k[1], def);
+			uint32_t je = emit(ps, NL_CAD_OP_JMP, 0, 0, 0, 0);
+
+			ps->cur_sp = sp;
+			if (ps->rc == 0)
+				ps->p->ins[jc].c = ps->p->n_ins;
+			compile(ps, k[2], def);
+			if (ps->rc == 0)
+				ps->p->ins[je].c = ps->p->n_ins;
+			/* the COND itself may push its verdict (undefined/error) */
+			if (ps->max_sp < sp + 1)
+				ps->max_sp = sp + 1;
+		}
+		break;
+	case A_ELVIS: {
+		compile(ps, k[0], def);
+		uint32_t j = emit(ps, NL_CAD_OP_ELVIS, 0, 0, 0, -1);
+
+		compile(ps, k[1], def);
+		if (ps->rc == 0)
+			ps->p->ins[j].c = ps->p->n_ins;
+		break;
+	}
+	case A_LIST: {
+		bool all_const = true;
+
+		for (uint32_t i = 0; i < a->n_kids; i++)
+			all_const = all_const && is_const_node(ps, k[i]);
+		if (all_const) {
+			struct nl_cad_val *items = NULL;
+
+			if (a->n_kids > 0) {
+				items = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena,
+							   a->n_kids * sizeof(*items));
+				if (items == NULL) {
+					fail_at(ps, -ENOMEM, a->line, a->col, "out of memory");
+					return;
+				}
+				for (uint32_t i = 0; i < a->n_kids; i++)
+					items[i] = ps->nodes[k[i]].val;
+			}
+			struct nl_cad_val v = nl_cad_list(items, a->n_kids);
+
+			emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+			return;
+		}
+		for (uint32_t i = 0; i < a->n_kids; i++)
+			compile(ps, k[i], def);
+		emit(ps, NL_CAD_OP_LIST, 0, 0, a->n_kids, 1 - (int)a->n_kids);
+		break;
+	}
+	case A_RECORD:
+		emit(ps, NL_CAD_OP_RECORD, 0, 0, a->def, 1);
+		break;
+	}
+}
+
+/* Compile one attribute's expression as a block: ENTER maxdepth, code, RET. */
+static uint32_t
+compile_block(struct ps *ps, uint32_t n, uint32_t def)
+{
+	uint32_t start = emit(ps, NL_CAD_OP_ENTER, 0, 0, 0, 0);
+
+	ps->cur_sp = 0;
+	ps->max_sp = 0;
+	compile(ps, n, def);
+	emit(ps, NL_CAD_OP_RET, 0, 0, 0, 0);
+	if (ps->rc == 0)
+		ps->p->ins[start].c = ps->max_sp + 1;
+	return start;
+}
+
+static void
+collect_clauses(struct ps *ps, uint32_t n, uint32_t *out, uint32_t *nout, uint32_t cap)
+{
+	const struct ast *a = &ps->nodes[n];
+
+	if (a->kind == A_AND && *nout + 1 < cap) {
+		collect_clauses(ps, ps->kids[a->kid0], out, nout, cap);
+		collect_clauses(ps, ps->kids[a->kid0 + 1], out, nout, cap);
+	} else {
+		out[(*nout)++] = n;
+	}
+}
+
+static void
+compile_pending(struct ps *ps)
+{
+	struct nl_cad_prog *p = ps->p;
+
+	for (uint32_t i = 0; i < ps->n_pend && ps->rc == 0; i++) {
+		struct pending *pe = &ps->pend[i];
+		uint32_t start = compile_block(ps, pe->node, pe->def);
+
+		if (ps->rc != 0)
+			return;
+		p->defs[pe->def].code[pe->slot] = start;
+		if (pe->def != 0)
+			continue;
+		/* root attribute: its top-level && operands, for nl_cad_explain() */
+		uint32_t cl[64], ncl = 0;
+
+		collect_clauses(ps, pe->node, cl, &ncl, 64);
+		struct nl_cad_clause *c = nl_cad_chunk_alloc(&p->arena, &p->arena,
+							    ncl * sizeof(*c));
+
+		if (c == NULL) {
+			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+			return;
+		}
+		for (uint32_t j = 0; j < ncl; j++) {
+			const struct ast *a = &ps->nodes[cl[j]];
+
+			c[j].code = ncl == 1 ? start : compile_block(ps, cl[j], 0);
+			c[j].line = a->line;
+			c[j].col = a->col;
+			c[j].text_off = ps->src_base + a->off;
+			c[j].text_len = a->end > a->off ? a->end - a->off : 0;
+		}
+		p->defs[0].clauses[pe->slot] = c;
+		p->defs[0].n_clauses[pe->slot] = ncl;
+	}
+}
+
+static int
+ps_init(struct ps **out, struct nl_cad_prog *p, const char *src, size_t len,
+	struct nl_cad_err *err)
+{
+	struct ps *ps;
+
+	if (err != NULL) {
+		err->line = 1;
+		err->col = 1;
+		err->msg[0] = 0;
+	}
+	if (len > NL_CAD_MAX_SRC_BYTES) {
+		if (err != NULL)
+			snprintf(err->msg, sizeof(err->msg), "input larger than %u bytes",
+				 NL_CAD_MAX_SRC_BYTES);
+		return -E2BIG;
+	}
+	ps = calloc(1, sizeof(*ps) + sizeof(struct defstack));
+	if (ps == NULL)
+		return -ENOMEM;
+	/* keep a copy of the text: clause texts point into it */
+	if (grow((void **)&p->src, &p->src_cap, p->src_len + (uint32_t)len + 1, 1)) {
+		free(ps);
+		return -ENOMEM;
+	}
+	ps->src_base = p->src_len;
+	memcpy(p->src + p->src_len, src, len);
+	p->src_len += (uint32_t)len;
+	p->src[p->src_len] = 0;
+	ps->src = p->src + ps->src_base;
+	ps->len = (uint32_t)len;
+	ps->line = 1;
+	ps->col = 1;
+	ps->p = p;
+	ps->err = err;
+	*out = ps;
+	return 0;
+}
+
+static int
+ps_finish(struct ps *ps)
+{
+	int rc = ps->rc;
+
+	free(ps->nodes);
+	free(ps->kids);
+	free(ps->pend);
+	free(ps);
+	return rc;
+}
+
+int
+nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err)
+{
+	struct nl_cad_prog *p = calloc(1, sizeof(*p));
+	struct ps *ps;
+	int rc;
+
+	*out = NULL;
+	if (p == NULL)
+		return -ENOMEM;
+	if (new_def(p, -1) < 0) {
+		nl_cad_prog_free(p);
+		return -ENOMEM;
+	}
+	rc = ps_init(&ps, p, src, len, err);
+	if (rc < 0) {
+		nl_cad_prog_free(p);
+		return rc;
+	}
+	next(ps);
+	uint32_t md = 0;
+
+	if (ps->tk.t == T_LBRACK) {
+		/* a bracketed root record */
+		next(ps);
+		parse_attrs(ps, 0, T_RBRACK, &md);
+		expect(ps, T_RBRACK, "']'");
+	} else {
+		parse_attrs(ps, 0, T_EOF, &md);
+	}
+	if (ps->rc == 0 && ps->tk.t != T_EOF)
+		FAIL(ps, "unexpected text after the record");
+	compile_pending(ps);
+	rc = ps_finish(ps);
+	if (rc < 0) {
+		nl_cad_prog_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int
+nl_cad_parse_expr(struct nl_cad_prog *p, const char *src, size_t len, struct nl_cad_err *err)
+{
+	struct ps *ps;
+	int rc = ps_init(&ps, p, src, len, err);
+	char anon[32];
+
+	if (rc < 0)
+		return rc;
+	next(ps);
+	uint32_t e = parse_expr(ps);
+
+	if (ps->rc == 0 && ps->tk.t != T_EOF)
+		FAIL(ps, "unexpected text after the expression");
+	int slot = -1;
+
+	if (ps->rc == 0) {
+		/* anonymous root attribute: a name no source can spell */
+		snprintf(anon, sizeof(anon), " expr%u", p->defs[0].n);
+		slot = def_slot(p, 0, anon, (uint32_t)strlen(anon), true);
+		if (slot < 0 || add_pending(ps, 0, (uint32_t)slot, e, false) < 0)
+			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+	}
+	compile_pending(ps);
+	rc = ps_finish(ps);
+	return rc < 0 ? rc : slot;
+}
+
+void
+nl_cad_prog_free(struct nl_cad_prog *p)
+{
+	if (p == NULL)
+		return;
+	for (uint32_t i = 0; i < p->n_defs; i++) {
+		free(p->defs[i].names);
+		free(p->defs[i].code);
+		free(p->defs[i].clauses);
+		free(p->defs[i].n_clauses);
+	}
+	free(p->defs);
+	free(p->ins);
+	free(p->consts);
+	free(p->sel);
+	free(p->src);
+	nl_cad_chunk_free(p->arena);
+	free(p);
+}
+
+int
+nl_cad_slot(const struct nl_cad_prog *p, const char *name)
+{
+	const struct nl_cad_def *d = &p->defs[0];
+	uint32_t len = (uint32_t)strlen(name), h = nl_cad_hash(name, len);
+
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->names[i].hash == h && nl_cad_name_eq(d->names[i].s, d->names[i].len, name, len))
+			return (int)i;
+	return -ENOENT;
+}
+
+unsigned int
+nl_cad_n_slots(const struct nl_cad_prog *p)
+{
+	return p->defs[0].n;
+}
+
+const char *
+nl_cad_slot_name(const struct nl_cad_prog *p, unsigned int slot)
+{
+	if (slot >= p->defs[0].n)
+		return "";
+	const char *s = p->defs[0].names[slot].s;
+
+	return s[0] == ' ' ? "" : s;
+}
+
+bool
+nl_cad_slot_defined(const struct nl_cad_prog *p, unsigned int slot)
+{
+	return slot < p->defs[0].n && p->defs[0].code[slot] != UINT32_MAX;
+}

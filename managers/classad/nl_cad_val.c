@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Value helpers: case-insensitive names, the chunk arena, absTime/relTime text forms and the
+ * unparser (nl_cad_format).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_cad_int.h"
+
+static inline unsigned char
+lc(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+uint32_t
+nl_cad_hash(const char *s, uint32_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ lc((unsigned char)s[i])) * 16777619u;
+	return h;
+}
+
+bool
+nl_cad_name_eq(const char *a, uint32_t alen, const char *b, uint32_t blen)
+{
+	if (alen != blen)
+		return false;
+	for (uint32_t i = 0; i < alen; i++)
+		if (lc((unsigned char)a[i]) != lc((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
+void *
+nl_cad_chunk_alloc(struct nl_cad_chunk **head, struct nl_cad_chunk **cur, size_t n)
+{
+	struct nl_cad_chunk *c = *cur;
+
+	n = (n + 15) & ~(size_t)15;
+	while (c != NULL && c->size - c->used < n) {
+		c = c->next;
+		if (c != NULL)
+			c->used = 0;
+	}
+	if (c == NULL) {
+		size_t sz = n > 65536 ? n : 65536;
+
+		c = malloc(sizeof(*c) + sz);
+		if (c == NULL)
+			return NULL;
+		c->next = NULL;
+		c->size = sz;
+		c->used = 0;
+		if (*head == NULL) {
+			*head = c;
+		} else {
+			struct nl_cad_chunk *t = *cur != NULL ? *cur : *head;
+
+			/* append after the current chunk, keeping later (reused) chunks */
+			c->next = t->next;
+			t->next = c;
+		}
+	}
+	*cur = c;
+	void *p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+void
+nl_cad_chunk_free(struct nl_cad_chunk *head)
+{
+	while (head != NULL) {
+		struct nl_cad_chunk *n = head->next;
+
+		free(head);
+		head = n;
+	}
+}
+
+/* Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian). */
+static int64_t
+days_from_civil(int64_t y, unsigned int m, unsigned int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned int yoe = (unsigned int)(y - era * 400);
+	unsigned int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void
+civil_from_days(int64_t z, int64_t *y, unsigned int *m, unsigned int *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned int doe = (unsigned int)(z - era * 146097);
+	unsigned int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned int mp = (5 * doy + 2) / 153;
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+static int
+digits(const char *s, uint32_t len, uint32_t *pos, unsigned int n, int64_t *out)
+{
+	int64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (*pos >= len || s[*pos] < '0' || s[*pos] > '9')
+			return -1;
+		v = v * 10 + (s[(*pos)++] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int
+nl_cad_parse_abstime(const char *s, uint32_t len, int64_t *out_s, int32_t *out_off)
+{
+	uint32_t p = 0;
+	int64_t y, mo, d, h = 0, mi = 0, se = 0, oh = 0, om = 0;
+	int sign = 1;
+
+	while (p < len && s[p] == ' ')
+		p++;
+	if (digits(s, len, &p, 4, &y) || p >= len || s[p++] != '-' || digits(s, len, &p, 2, &mo) ||
+	    p >= len || s[p++] != '-' || digits(s, len, &p, 2, &d))
+		return -EINVAL;
+	if (p < len && (s[p] == 'T' || s[p] == 't' || s[p] == ' ')) {
+		p++;
+		if (digits(s, len, &p, 2, &h) || p >= len || s[p++] != ':' ||
+		    digits(s, len, &p, 2, &mi))
+			return -EINVAL;
+		if (p < len && s[p] == ':') {
+			p++;
+			if (digits(s, len, &p, 2, &se))
+				return -EINVAL;
+		}
+	}
+	if (p < len && (s[p] == 'Z' || s[p] == 'z')) {
+		p++;
+	} else if (p < len && (s[p] == '+' || s[p] == '-')) {
+		sign = s[p++] == '-' ? -1 : 1;
+		if (digits(s, len, &p, 2, &oh))
+			return -EINVAL;
+		if (p < len && s[p] == ':')
+			p++;
+		if (p < len && digits(s, len, &p, 2, &om))
+			return -EINVAL;
+	}
+	while (p < len && s[p] == ' ')
+		p++;
+	if (p != len || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 ||
+	    oh > 23 || om > 59)
+		return -EINVAL;
+	int32_t off = (int32_t)(sign * (oh * 3600 + om * 60));
+
+	*out_s = days_from_civil(y, (unsigned int)mo, (unsigned int)d) * 86400 + h * 3600 +
+		 mi * 60 + se - off;
+	*out_off = off;
+	return 0;
+}
+
+int
+nl_cad_parse_reltime(const char *s, uint32_t len, double *out_s)
+{
+	uint32_t p = 0;
+	double sign = 1, total = 0;
+	bool colon = memchr(s, ':', len) != NULL;
+
+	while (p < len && s[p] == ' ')
+		p++;
+	if (p < len && s[p] == '-') {
+		sign = -1;
+		p++;
+	} else if (p < len && s[p] == '+') {
+		p++;
+	}
+	if (p >= len)
+		return -EINVAL;
+	if (colon) {
+		/* [D+]HH:MM[:SS[.fff]] */
+		double f[4];
+		unsigned int nf = 0;
+		double days = 0;
+
+		for (;;) {
+			char *end;
+			char tmp[64];
+			uint32_t q = p;
+
+			while (q < len && ((s[q] >= '0' && s[q] <= '9') || s[q] == '.'))
+				q++;
+			if (q == p || q - p >= sizeof(tmp))
+				return -EINVAL;
+			memcpy(tmp, s + p, q - p);
+			tmp[q - p] = 0;
+			double v = strtod(tmp, &end);
+
+			if (*end != 0)
+				return -EINVAL;
+			p = q;
+			if (p < len && s[p] == '+' && nf == 0 && days == 0) {
+				days = v;
+				p++;
+				continue;
+			}
+			if (nf == 4)
+				return -EINVAL;
+			f[nf++] = v;
+			if (p < len && s[p] == ':') {
+				p++;
+				continue;
+			}
+			break;
+		}
+		while (p < len && s[p] == ' ')
+			p++;
+		if (p != len || nf < 2 || nf > 3)
+			return -EINVAL;
+		total = days * 86400 + f[0] * 3600 + f[1] * 60 + (nf == 3 ? f[2] : 0);
+	} else {
+		/* NdNhNmNs in any subset, or a bare number of seconds */
+		bool any = false;
+
+		while (p < len) {
+			char tmp[64];
+			char *end;
+			uint32_t q = p;
+
+			while (q < len && ((s[q] >= '0' && s[q] <= '9') || s[q] == '.'))
+				q++;
+			if (q == p || q - p >= sizeof(tmp))
+				return -EINVAL;
+			memcpy(tmp, s + p, q - p);
+			tmp[q - p] = 0;
+			double v = strtod(tmp, &end);
+
+			if (*end != 0)
+				return -EINVAL;
+			p = q;
+			double mul = 1;
+
+			if (p < len) {
+				switch (lc((unsigned char)s[p])) {
+				case 'd': mul = 86400; p++; break;
+				case 'h': mul = 3600; p++; break;
+				case 'm': mul = 60; p++; break;
+				case 's': mul = 1; p++; break;
+				case ' ': break;
+				default: return -EINVAL;
+				}
+			}
+			total += v * mul;
+			any = true;
+			while (p < len && s[p] == ' ')
+				p++;
+		}
+		if (!any)
+			return -EINVAL;
+	}
+	*out_s = sign * total;
+	return 0;
+}
+
+int
+nl_cad_fmt_abstime(int64_t s, int32_t off, char *buf, size_t n)
+{
+	int64_t local = s + off;
+	int64_t days = local >= 0 ? local / 86400 : -((-local + 86399) / 86400);
+	int64_t sod = local - days * 86400;
+	int64_t y;
+	unsigned int m, d;
+	int32_t ao = off < 0 ? -off : off;
+
+	civil_from_days(days, &y, &m, &d);
+	return snprintf(buf, n, "%04lld-%02u-%02uT%02lld:%02lld:%02lld%c%02d:%02d", (long long)y,
+			m, d, (long long)(sod / 3600), (long long)(sod / 60 % 60),
+			(long long)(sod % 60), off < 0 ? '-' : '+', (int)(ao / 3600),
+			(int)(ao / 60 % 60));
+}
+
+int
+nl_cad_fmt_reltime(double s, char *buf, size_t n)
+{
+	const char *sign = s < 0 ? "-" : "";
+	double a = fabs(s);
+
+	if (!isfinite(a) || a > 9.0e15)
+		return snprintf(buf, n, "%s%g", sign, a);
+	int64_t whole = (int64_t)a;
+	double frac = a - (double)whole;
+	int64_t days = whole / 86400, rem = whole % 86400;
+	char dbuf[32] = "";
+	char fbuf[16] = "";
+
+	if (days != 0)
+		snprintf(dbuf, sizeof(dbuf), "%lld+", (long long)days);
+	if (frac > 0.0005)
+		snprintf(fbuf, sizeof(fbuf), ".%03d", (int)lround(frac * 1000) % 1000);
+	return snprintf(buf, n, "%s%s%02lld:%02lld:%02lld%s", sign, dbuf, (long long)(rem / 3600),
+			(long long)(rem / 60 % 60), (long long)(rem % 60), fbuf);
+}
+
+int
+nl_cad_fmt_real(double r, char *buf, size_t n)
+{
+	char tmp[64];
+
+	if (isnan(r))
+		return snprintf(buf, n, "real(\"NaN\")");
+	if (isinf(r))
+		return snprintf(buf, n, "%sreal(\"INF\")", r < 0 ? "-" : "");
+	snprintf(tmp, sizeof(tmp), "%.15g", r);
+	if (strpbrk(tmp, ".eEn") == NULL)
+		strcat(tmp, ".0");
+	return snprintf(buf, n, "%s", tmp);
+}
+
+const char *
+nl_cad_type_name(enum nl_cad_type t)
+{
+	static const char *const names[] = {
+		"undefined", "error", "boolean", "integer", "real",
+		"string", "absTime", "relTime", "list", "classad",
+	};
+	return (unsigned int)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
+}
+
+int
+nl_cad_schema_init(struct nl_cad_schema *sc, const char *const *names, unsigned int n)
+{
+	if (n > NL_CAD_SCHEMA_MAX)
+		return -E2BIG;
+	sc->n = n;
+	for (unsigned int i = 0; i < n; i++) {
+		sc->names[i] = names[i];
+		sc->len[i] = (uint32_t)strlen(names[i]);
+		sc->hash[i] = nl_cad_hash(names[i], sc->len[i]);
+	}
+	return 0;
+}
+
+/* Unparser: appends to buf like snprintf, tracking the length the full text needs. */
+struct fmt {
+	char *buf;
+	size_t n, len;
+};
+
+static void
+put(struct fmt *f, const char *fmtstr, ...)
+{
+	va_list ap;
+	size_t room = f->len < f->n ? f->n - f->len : 0;
+
+	va_start(ap, fmtstr);
+	int k = vsnprintf(room ? f->buf + f->len : NULL, room, fmtstr, ap);
+	va_end(ap);
+	if (k > 0)
+		f->len += (size_t)k;
+}
+
+static void
+fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int depth)
+{
+	char tmp[96];
+
+	if (depth > 32) {
+		put(f, "...");
+		return;
+	}
+	switch (v->type) {
+	case NL_CAD_UNDEFINED: put(f, "undefined"); break;
+	case NL_CAD_ERROR: put(f, "error"); break;
+	case NL_CAD_BOOL: put(f, v->u.b ? "true" : "false"); break;
+	case NL_CAD_INT: put(f, "%lld", (long long)v->u.i); break;
+	case NL_CAD_REAL:
+		nl_cad_fmt_real(v->u.r, tmp, sizeof(tmp));
+		put(f, "%s", tmp);
+		break;
+	case NL_CAD_STRING:
+		put(f, "\"");
+		for (int32_t i = 0; i < v->aux; i++) {
+			unsigned char c = (unsigned char)v->u.s[i];
+
+			if (c == '"' || c == '\\')
+				put(f, "\\%c", c);
+			else if (c == '\n')
+				put(f, "\\n");
+			else if (c == '\t')
+				put(f, "\\t");
+			else if (c < 32 || c == 127)
+				put(f, "\\%03o", c);
+			else
+				put(f, "%c", c);
+		}
+		put(f, "\"");
+		break;
+	case NL_CAD_ABSTIME:
+		nl_cad_fmt_abstime(v->u.abs_s, v->aux, tmp, sizeof(tmp));
+		put(f, "absTime(\"%s\")", tmp);
+		break;
+	case NL_CAD_RELTIME:
+		nl_cad_fmt_reltime(v->u.rel_s, tmp, sizeof(tmp));
+		put(f, "relTime(\"%s\")", tmp);
+		break;
+	case NL_CAD_LIST:
+		put(f, "{");
+		for (int32_t i = 0; i < v->aux; i++) {
+			put(f, i ? ", " : " ");
+			fmt_val(ctx, &v->u.l[i], f, depth + 1);
+		}
+		put(f, v->aux ? " }" : "}");
+		break;
+	case NL_CAD_RECORD:
+		put(f, "[");
+		if (v->kind == NL_CAD_REC_HOST) {
+			const struct nl_cad_rec *r = v->u.rec;
+
+			for (unsigned int i = 0; i < r->schema->n; i++) {
+				put(f, "%s%s = ", i ? "; " : " ", r->schema->names[i]);
+				fmt_val(ctx, &r->vals[i], f, depth + 1);
+			}
+			put(f, r->schema->n ? " ]" : "]");
+		} else {
+			struct nl_cad_frame *fr = v->u.fr;
+			const struct nl_cad_def *d = fr->def;
+
+			for (uint32_t i = 0; i < d->n; i++) {
+				struct nl_cad_val a;
+
+				put(f, "%s%s = ", i ? "; " : " ", d->names[i].s);
+				if (ctx != NULL) {
+					a = nl_cad_eval_attr(ctx, fr, i);
+					fmt_val(ctx, &a, f, depth + 1);
+				} else {
+					put(f, "...");
+				}
+			}
+			put(f, d->n ? " ]" : "]");
+		}
+		break;
+	default: put(f, "?"); break;
+	}
+}
+
+int
+nl_cad_format(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
+{
+	struct fmt f = { .buf = buf, .n = n, .len = 0 };
+
+	if (n > 0)
+		buf[0] = 0;
+	fmt_val(ctx, v, &f, 0);
+	if (n > 0 && f.len >= n)
+		buf[n - 1] = 0;
+	return (int)f.len;
+}

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nl_classad language tests (TAP): truth tables of &&, || and ! over
+ * false/undefined/error/true, strictness, string case rules, promotion, time arithmetic,
+ * scoping (parent/self/root, nested records), list mapping by select, built-ins' undefined and
+ * error behaviour, circular references, precedence/associativity, parse error positions and
+ * refusal of pathological nesting.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_classad.h"
+
+static int n_run, n_fail;
+
+static void
+ok(bool c, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_run++;
+	printf("%s %d - ", c ? "ok" : "not ok", n_run);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!c)
+		n_fail++;
+}
+
+/* 2024-01-01T00:00:00Z */
+#define NOW 1704067200
+
+/* Evaluate expr in the scope of record rec; compare the unparsed value with want. */
+static void
+ckr(const char *rec, const char *expr, const char *want)
+{
+	struct nl_cad_prog *p = NULL;
+	struct nl_cad_ctx *c = NULL;
+	struct nl_cad_err e;
+	struct nl_cad_val v;
+	char buf[512] = "(parse error)";
+	int rc = nl_cad_parse(rec, strlen(rec), &p, &e);
+	int slot = rc == 0 ? nl_cad_parse_expr(p, expr, strlen(expr), &e) : rc;
+
+	if (slot >= 0 && nl_cad_ctx_create(p, &c) == 0) {
+		nl_cad_ctx_set_now(c, NOW);
+		nl_cad_eval(c, slot, &v);
+		nl_cad_format(c, &v, buf, sizeof(buf));
+	} else {
+		snprintf(buf, sizeof(buf), "(parse error %u:%u %s)", e.line, e.col, e.msg);
+	}
+	ok(strcmp(buf, want) == 0, "[%s] %s => %s (want %s)", rec, expr, buf, want);
+	nl_cad_ctx_free(c);
+	nl_cad_prog_free(p);
+}
+
+static void
+ck(const char *expr, const char *want)
+{
+	ckr("", expr, want);
+}
+
+/* Parse must fail at line:col with a message containing msg. */
+static void
+ck_perr(const char *src, bool as_expr, unsigned int line, unsigned int col, const char *msg,
+	int want_rc)
+{
+	struct nl_cad_prog *p = NULL;
+	struct nl_cad_err e = { 0 };
+	int rc;
+
+	if (as_expr) {
+		rc = nl_cad_parse("", 0, &p, &e);
+		rc = rc == 0 ? nl_cad_parse_expr(p, src, strlen(src), &e) : rc;
+	} else {
+		rc = nl_cad_parse(src, strlen(src), &p, &e);
+	}
+	bool good = rc == want_rc && e.line == line && e.col == col && strstr(e.msg, msg) != NULL;
+
+	ok(good, "parse error %.40s: rc %d at %u:%u '%s' (want %d at %u:%u '%s')", src, rc,
+	   e.line, e.col, e.msg, want_rc, line, col, msg);
+	nl_cad_prog_free(p);
+}
+
+static const char *const tv_src[4] = { "false", "undefined", "error", "true" };
+
+static void
+test_truth_tables(void)
+{
+	/* HTCondor 23.0: left to right, short-circuit; undefined && false = false, ... */
+	static const char *const and_tab[4][4] = {
+		/* right: false undefined error true */
+		{ "false", "false", "false", "false" },         /* left false */
+		{ "false", "undefined", "error", "undefined" }, /* left undefined */
+		{ "error", "error", "error", "error" },         /* left error */
+		{ "false", "undefined", "error", "true" },      /* left true */
+	};
+	static const char *const or_tab[4][4] = {
+		{ "false", "undefined", "error", "true" },
+		{ "undefined", "undefined", "error", "true" },
+		{ "error", "error", "error", "error" },
+		{ "true", "true", "true", "true" },
+	};
+	static const char *const not_tab[4] = { "true", "undefined", "error", "false" };
+	char e[64];
+
+	for (int l = 0; l < 4; l++) {
+		for (int r = 0; r < 4; r++) {
+			snprintf(e, sizeof(e), "%s && %s", tv_src[l], tv_src[r]);
+			ck(e, and_tab[l][r]);
+			snprintf(e, sizeof(e), "%s || %s", tv_src[l], tv_src[r]);
+			ck(e, or_tab[l][r]);
+		}
+		snprintf(e, sizeof(e), "!%s", tv_src[l]);
+		ck(e, not_tab[l]);
+	}
+	/* non-boolean operands: numbers are boolean-equivalent, the rest are error */
+	ck("1 && true", "true");
+	ck("0 || 0.0", "false");
+	ck("\"a\" && true", "error");
+	ck("true && \"a\"", "error");
+	ck("!3", "false");
+	ck("!\"x\"", "error");
+	/* short circuit really skips the right side (its error never shows) */
+	ck("false && 1/0", "false");
+	ck("true || 1/0", "true");
+}
+
+static void
+test_strict(void)
+{
+	ck("1 + undefined", "undefined");
+	ck("undefined + error", "error");
+	ck("error + undefined", "error");
+	ck("undefined == undefined", "undefined");
+	ck("undefined < 1", "undefined");
+	ck("-undefined", "undefined");
+	ck("-error", "error");
+	ck("\"a\" + 1", "error");
+	ck("1 == \"1\"", "error");
+	ck("undefined is undefined", "true");
+	ck("undefined =?= undefined", "true");
+	ck("error is error", "true");
+	ck("undefined isnt 1", "true");
+	ck("1 =!= undefined", "true");
+	ck("1 is 1.0", "false");
+	ck("1 == 1.0", "true");
+	ck("true ? 1 : 2", "1");
+	ck("false ? 1 : 2", "2");
+	ck("undefined ? 1 : 2", "undefined");
+	ck("error ? 1 : 2", "error");
+	ck("\"s\" ? 1 : 2", "error");
+	ck("undefined ?: 7", "7");
+	ck("3 ?: 7", "3");
+	ck("error ?: 7", "error");
+	ck("isUndefined(nosuch)", "true");
+}
+
+static void
+test_strings(void)
+{
+	ck("\"ABC\" == \"abc\"", "true");
+	ck("\"ABC\" != \"abc\"", "false");
+	ck("\"ABC\" is \"abc\"", "false");
+	ck("\"abc\" is \"abc\"", "true");
+	ck("\"ABC\" isnt \"abc\"", "true");
+	ck("\"a\" < \"B\"", "true");
+	ck("\"b\" > \"A\"", "true");
+	ck("\"ab\" < \"abc\"", "true");
+	ck("member(\"USERA\", {\"userA\", \"userB\"})", "true");
+	ck("identicalMember(\"USERA\", {\"userA\", \"userB\"})", "false");
+	ck("identicalMember(\"userA\", {\"userA\", \"userB\"})", "true");
+	ck("\"tab\\tq\\\"\"", "\"tab\\tq\\\"\"");
+	ck("size(\"h\\n\")", "2");
+}
+
+static void
+test_numbers(void)
+{
+	ck("7 / 2", "3");
+	ck("-7 / 2", "-3");
+	ck("7 % 3", "1");
+	ck("7.0 / 2", "3.5");
+	ck("7 / 2.0", "3.5");
+	ck("1 / 0", "error");
+	ck("1 % 0", "error");
+	ck("1.0 / 0", "error");
+	ck("1 + 2.5", "3.5");
+	ck("true + 1", "2");
+	ck("3 * 0.5", "1.5");
+	ck("2 < 2.5", "true");
+	ck("0.1 + 0.2 == 0.3", "false");
+	ck("9223372036854775807 + 1", "-9223372036854775808");
+	ck("-9223372036854775807 - 1", "-9223372036854775808");
+	ck("(-9223372036854775807 - 1) / -1", "-9223372036854775808");
+	ck("0x10", "16");
+	ck("1e3", "1000.0");
+	ck(".5", "0.5");
+	ck("1 << 4", "16");
+	ck("-16 >> 2", "-4");
+	ck("-1 >>> 60", "15");
+	ck("6 & 3", "2");
+	ck("6 | 3", "7");
+	ck("6 ^ 3", "5");
+	ck("~0", "-1");
+	ck("true & false", "false");
+	ck("1.5 & 1", "error");
+}
+
+static void
+test_time(void)
+{
+	ck("absTime(\"2024-01-01T00:00:00Z\")", "absTime(\"2024-01-01T00:00:00+00:00\")");
+	ck("absTime(\"2024-01-01T09:00:00+09:00\") == absTime(\"2024-01-01T00:00:00Z\")", "true");
+	ck("absTime(\"2024-01-01T00:00:00Z\") + relTime(\"1d\")",
+	   "absTime(\"2024-01-02T00:00:00+00:00\")");
+	ck("relTime(\"1h\") + absTime(\"2024-01-01T00:00:00Z\")",
+	   "absTime(\"2024-01-01T01:00:00+00:00\")");
+	ck("absTime(\"2024-01-01T00:00:00Z\") - relTime(\"00:30:00\")",
+	   "absTime(\"2023-12-31T23:30:00+00:00\")");
+	ck("absTime(\"2024-01-02T00:00:00Z\") - absTime(\"2024-01-01T00:00:00Z\")",
+	   "relTime(\"1+00:00:00\")");
+	ck("relTime(\"00:30:00\") * 2", "relTime(\"01:00:00\")");
+	ck("3 * relTime(\"10s\")", "relTime(\"00:00:30\")");
+	ck("relTime(\"1h\") / 2", "relTime(\"00:30:00\")");
+	ck("relTime(\"2d\") - relTime(\"1d12h\")", "relTime(\"12:00:00\")");
+	ck("relTime(\"1+02:03:04\")", "relTime(\"1+02:03:04\")");
+	ck("relTime(\"-00:00:10\")", "relTime(\"-00:00:10\")");
+	ck("relTime(\"7d\") == relTime(\"7+00:00:00\")", "true");
+	ck("relTime(\"0\") < relTime(\"1s\")", "true");
+	ck("relTime(90)", "relTime(\"00:01:30\")");
+	ck("absTime(\"2024-01-01T00:00:00Z\") + absTime(\"2024-01-01T00:00:00Z\")", "error");
+	ck("absTime(\"2024-01-01T00:00:00Z\") * 2", "error");
+	ck("absTime(\"2024-01-01T00:00:00Z\") < 5", "error");
+	ck("relTime(\"1h\") + 1", "error");
+	ck("absTime(\"garbage\")", "error");
+	ck("relTime(\"3x\")", "error");
+	ck("time()", "1704067200");
+	ck("absTime(time())", "absTime(\"2024-01-01T00:00:00+00:00\")");
+	ck("absTime()", "absTime(\"2024-01-01T00:00:00+00:00\")");
+	ck("absTime(0, 3600)", "absTime(\"1970-01-01T01:00:00+01:00\")");
+	ck("int(absTime(\"1970-01-02T00:00:00Z\"))", "86400");
+	ck("isAbsTime(absTime(1))", "true");
+	ck("isRelTime(relTime(1))", "true");
+	ck("isRelTime(absTime(2) - absTime(1))", "true");
+}
+
+static void
+test_scoping(void)
+{
+	/* seed 004 Fig. 2: b.g refers to the inner a (2), not the outer one (1) */
+	const char *fig2 = "[ a = 1; b = [ a = 2; g = a ]; c = { 10, 20, 30 }; d = c[1]; "
+			   "e = b.a; f = isInteger(a) ]";
+
+	ckr(fig2, "b.g", "2");
+	ckr(fig2, "a", "1");
+	ckr(fig2, "d", "20");
+	ckr(fig2, "e", "2");
+	ckr(fig2, "f", "true");
+	ckr(fig2, "b", "[ a = 2; g = 2 ]");
+	/* inner first, then outward */
+	ckr("x = 5; r = [ y = x + 1; s = [ z = y * x ] ]", "r.s.z", "30");
+	ckr("x = 5; r = [ x = 7; y = parent.x ]", "r.y", "5");
+	ckr("x = 5; r = [ x = 7; y = self.x ]", "r.y", "7");
+	ckr("x = 5; r = [ x = 7; s = [ y = root.x ] ]", "r.s.y", "5");
+	ckr("x = 5; r = [ x = 7; s = [ y = .x ] ]", "r.s.y", "5");
+	ckr("x = 5; r = [ x = 7; s = [ y = x ] ]", "r.s.y", "7");
+	ckr("x = 5", "parent", "undefined");
+	ckr("x = 5", "root.x", "5");
+	ckr("A = 1", "a", "1");
+	ckr("a = 1; A = 2", "a", "2"); /* case-insensitive; later definition wins */
+	ckr("r = [ q = 1 ]", "r.nosuch", "undefined");
+	ckr("r = [ q = 1 ]", "r[\"Q\"]", "1");
+	ckr("", "undefined.x", "undefined");
+	ckr("", "3 .x", "error");
+	/* list mapping by select */
+	ckr("L = { [ n = 1 ], [ n = 2 ], [ m = 3 ] }", "L.n", "{ 1, 2, undefined }");
+	ckr("L = { [ n = 1 ], 4 }", "L.n", "{ 1, error }");
+	ckr("L = { [ j = [ k = 1 ] ], [ j = [ k = 2 ] ] }", "sum(L.j.k)", "3");
+	/* list subscripts */
+	ck("{1, 2, 3}[0]", "1");
+	ck("{1, 2, 3}[3]", "error");
+	ck("{1, 2, 3}[-1]", "error");
+	ck("{1, 2}[undefined]", "undefined");
+	ck("{1, 2}[\"a\"]", "error");
+	ck("{}", "{}");
+	ck("{ 1, 2, }", "{ 1, 2 }");
+}
+
+static void
+test_circular(void)
+{
+	ckr("a = b; b = a", "a", "undefined");
+	ckr("a = a + 1", "a", "undefined");
+	ckr("a = b + 1; b = c; c = a", "isUndefined(a)", "true");
+	ckr("r = [ x = y; y = x ]", "r.x", "undefined");
+	ckr("a = self.a", "a", "undefined");
+	ckr("a = evaluateList({1, 2}, \"v\", \"a\")", "a", "{ undefined, undefined }");
+	/* linear, not exponential: 60 levels of doubling each reference each twice */
+	char src[4096];
+	size_t n = 0;
+
+	for (int i = 0; i < 60; i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n, "a%d = a%d + a%d; ", i, i + 1, i + 1);
+	snprintf(src + n, sizeof(src) - n, "a60 = 1");
+	ckr(src, "a0", "1152921504606846976"); /* 2^60, computed in 61 steps */
+	ckr(src, "a50", "1024");
+}
+
+static void
+test_builtins(void)
+{
+	static const char *const unary_fns[] = {
+		"size", "int", "real", "string", "floor", "ceiling", "round", "toUpper", "toLower",
+		"relTime", "absTime", "min", "max", "sum", "avg",
+	};
+	char e[128];
+
+	/* strict built-ins: undefined in, undefined out; error in, error out */
+	for (unsigned int i = 0; i < sizeof(unary_fns) / sizeof(unary_fns[0]); i++) {
+		snprintf(e, sizeof(e), "%s(undefined)", unary_fns[i]);
+		ck(e, "undefined");
+		snprintf(e, sizeof(e), "%s(error)", unary_fns[i]);
+		ck(e, "error");
+	}
+	/* type tests never yield undefined */
+	static const char *const tests[] = {
+		"isUndefined", "isError", "isInteger", "isReal", "isString", "isBoolean",
+		"isList", "isClassAd", "isAbsTime", "isRelTime",
+	};
+	static const char *const args[] = {
+		"undefined", "error", "1", "1.5", "\"s\"", "true", "{1}", "[a=1]",
+		"absTime(0)", "relTime(0)",
+	};
+	for (unsigned int i = 0; i < 10; i++) {
+		for (unsigned int j = 0; j < 10; j++) {
+			snprintf(e, sizeof(e), "%s(%s)", tests[i], args[j]);
+			ck(e, i == j ? "true" : "false");
+		}
+	}
+	ck("member(1, {1, 2})", "true");
+	ck("member(3, {1, 2})", "false");
+	ck("member(1.0, {1, 2})", "true");
+	ck("member(undefined, {1})", "undefined");
+	ck("member(1, undefined)", "undefined");
+	ck("member(error, {1})", "error");
+	ck("member(1, 2)", "error");
+	ck("member({1}, {1})", "error");
+	ck("member(\"a\", {1, \"A\"})", "true");
+	ck("identicalMember(undefined, {undefined})", "true");
+	ck("identicalMember(1, {1.0})", "false");
+	ck("size({1, 2, 3})", "3");
+	ck("size(\"abc\")", "3");
+	ck("size([a = 1; b = 2])", "2");
+	ck("size(1)", "error");
+	ck("ifThenElse(true, 1, 1/0)", "1");
+	ck("ifThenElse(false, 1/0, 2)", "2");
+	ck("ifThenElse(undefined, 1, 2)", "undefined");
+	ck("ifThenElse(error, 1, 2)", "error");
+	ck("ifThenElse(\"x\", 1, 2)", "error");
+	ck("int(3.7)", "3");
+	ck("int(-3.7)", "-3");
+	ck("int(\"42\")", "42");
+	ck("int(\"4x\")", "error");
+	ck("int(true)", "1");
+	ck("int({1})", "error");
+	ck("int(1e300)", "error");
+	ck("real(3)", "3.0");
+	ck("real(\"2.5\")", "2.5");
+	ck("real(\"zz\")", "error");
+	ck("string(3)", "\"3\"");
+	ck("string(true)", "\"true\"");
+	ck("string(\"s\")", "\"s\"");
+	ck("string(0.5)", "\"0.5\"");
+	ck("floor(2.5)", "2");
+	ck("ceiling(2.1)", "3");
+	ck("round(2.5)", "3");
+	ck("round(-2.5)", "-3");
+	ck("floor(7)", "7");
+	ck("floor(\"2.7\")", "2");
+	ck("floor(\"x\")", "error");
+	ck("round(true)", "1");
+	ck("floor({})", "error");
+	ck("strcat(\"a\", 1, true, 2.5)", "\"a1true2.5\"");
+	ck("strcat()", "\"\"");
+	ck("strcat(\"a\", undefined)", "error");
+	ck("strcat(\"a\", error)", "error");
+	ck("substr(\"abcdef\", 2)", "\"cdef\"");
+	ck("substr(\"abcdef\", 2, 2)", "\"cd\"");
+	ck("substr(\"abcdef\", -2)", "\"ef\"");
+	ck("substr(\"abcdef\", 1, -2)", "\"bcd\"");
+	ck("substr(\"abc\", 10)", "\"\"");
+	ck("substr(\"abc\", undefined)", "undefined");
+	ck("substr(1, 0)", "error");
+	ck("toUpper(\"aBc\")", "\"ABC\"");
+	ck("toLower(\"aBc\")", "\"abc\"");
+	ck("toUpper(1)", "error");
+	ck("min({3, 1, 2})", "1");
+	ck("max({3, 1.5, 2})", "3.0");
+	ck("max({})", "undefined");
+	ck("min({1, undefined})", "undefined");
+	ck("min({1, error})", "error");
+	ck("min({1, \"a\"})", "error");
+	ck("min(3)", "error");
+	ck("sum({1, 2, 3})", "6");
+	ck("sum({1, 2.5})", "3.5");
+	ck("sum({})", "0");
+	ck("avg({1, 2})", "1.5");
+	ck("avg({})", "undefined");
+	ck("max({absTime(5), absTime(9), absTime(7)})", "absTime(\"1970-01-01T00:00:09+00:00\")");
+	ck("max({relTime(5), absTime(9)})", "error");
+	ck("linear(5, 0, 0, 10, 100)", "50.0");
+	ck("linear(relTime(\"01:00:00\"), relTime(\"00:30:00\"), 90, relTime(\"02:00:00\"), 50)",
+	   "76.6666666666667");
+	ck("linear(1, 1, 0, 1, 5)", "error");
+	ck("linear(undefined, 0, 0, 1, 1)", "undefined");
+	ck("linear(\"a\", 0, 0, 1, 1)", "error");
+	ckr("f = v * 10", "evaluateList({1, 2, 3}, \"v\", \"f\")", "{ 10, 20, 30 }");
+	ckr("f = v * 10", "evaluateList(undefined, \"v\", \"f\")", "undefined");
+	ckr("f = v * 10", "evaluateList(3, \"v\", \"f\")", "error");
+	ckr("f = v * 10; v = 1", "{ evaluateList({2}, \"v\", \"f\"), f }", "{ { 20 }, 10 }");
+	ck("plus_rsvutil(\"u\", 0, 1)", "undefined"); /* no host hook */
+	ck("plus_rsvutil(\"u\", undefined, 1)", "undefined");
+	ck("plus_rsvutil(1, 0, 1)", "error");
+}
+
+static void
+test_precedence(void)
+{
+	ck("1 + 2 * 3", "7");
+	ck("(1 + 2) * 3", "9");
+	ck("10 - 4 - 3", "3");          /* left associative */
+	ck("100 / 10 / 5", "2");
+	ck("2 * 3 % 4", "2");
+	ck("1 + 2 << 1", "6");          /* + binds tighter than << */
+	ck("1 << 2 < 5", "true");       /* << tighter than < */
+	ck("1 < 2 == true", "true");    /* < tighter than == */
+	ck("1 == 1 is true", "true");   /* == and is same level, left assoc */
+	ck("3 & 1 == 1", "1");          /* == tighter than & : 3 & true */
+	ck("(3 & 1) == 1", "true");
+	ck("1 | 2 ^ 3", "1");           /* ^ tighter than | : 1 | (2^3)=1|1 */
+	ck("4 ^ 6 & 3", "6");           /* & tighter than ^ : 4 ^ (6&3) */
+	ck("true || false && false", "true"); /* && tighter than || */
+	ck("(true || false) && false", "false");
+	ck("true ? 1 : false ? 2 : 3", "1"); /* right associative */
+	ck("false ? 1 : false ? 2 : 3", "3");
+	ck("false ? 1 : true ? 2 : 3", "2");
+	ck("true || false ? 4 : 5", "4");    /* ?: lowest */
+	ck("undefined ?: undefined ?: 9", "9");
+	ck("-2 * 3", "-6");
+	ck("- 2 + 3", "1");
+	ck("!true || true", "true");         /* unary tighter than || */
+	ck("-{1}[0]", "-1");                 /* postfix tighter than unary */
+	ck("!!true", "true");
+	ck("--3", "3");
+	ck("~1 + 1", "-1");
+	ck("[a = 3].a * 2", "6");
+	ck("TRUE && False", "false");        /* case-insensitive keywords */
+	ck("UNDEFINED", "undefined");
+	ck("1 /* comment */ + // line\n 2", "3");
+	ck("MEMBER(1, {1})", "true");        /* case-insensitive function names */
+}
+
+static void
+test_parse_errors(void)
+{
+	ck_perr("1 +", true, 1, 4, "expected an expression", -EINVAL);
+	ck_perr("a = 1;\nb = (2 + ;", false, 2, 10, "expected an expression", -EINVAL);
+	ck_perr("a = 1\n  b 2", false, 2, 5, "expected '='", -EINVAL);
+	ck_perr("x = \"abc", false, 1, 5, "unterminated string", -EINVAL);
+	ck_perr("x = 1 /* open", false, 1, 7, "unterminated comment", -EINVAL);
+	ck_perr("x = nosuchfn(1)", false, 1, 5, "unknown function", -EINVAL);
+	ck_perr("x = member(1)", false, 1, 5, "member() takes 2", -EINVAL);
+	ck_perr("x = 1 $ 2", false, 1, 7, "unexpected character '$'", -EINVAL);
+	ck_perr("x = {1, 2", false, 1, 10, "expected '}'", -EINVAL);
+	ck_perr("[ a = 1 ", false, 1, 9, "expected ';' or ']'", -EINVAL);
+	ck_perr("x = 99999999999999999999", false, 1, 5, "out of range", -EINVAL);
+	ck_perr("x = 12ab", false, 1, 5, "malformed number", -EINVAL);
+	ck_perr("x = 1 ? 2", false, 1, 10, "expected ':'", -EINVAL);
+	ck_perr("x = \"a\\q\"", false, 1, 7, "unknown escape", -EINVAL);
+	ck_perr("x = evaluateList({1}, y, \"f\")", false, 1, 5, "string literals", -EINVAL);
+	ck_perr("x = 1 2", false, 1, 7, "expected ';'", -EINVAL);
+	ck_perr("1 2", true, 1, 3, "unexpected text", -EINVAL);
+}
+
+static void
+test_nesting(void)
+{
+	/* pathological nesting is refused with an error, never a stack overflow */
+	static const char open[] = "([{!-";
+	size_t n = 200000;
+	char *s = malloc(n * 2 + 16);
+
+	for (int k = 0; k < 3; k++) {
+		size_t len = 0;
+
+		memcpy(s, "x = ", 4);
+		len = 4;
+		for (size_t i = 0; i < n / 4; i++) {
+			if (open[k] == '[') {
+				memcpy(s + len, "[a=", 3);
+				len += 3;
+			} else {
+				s[len++] = open[k];
+			}
+		}
+		s[len++] = '1';
+		s[len] = 0;
+		struct nl_cad_prog *p = NULL;
+		struct nl_cad_err e = { 0 };
+		int rc = nl_cad_parse(s, len, &p, &e);
+
+		ok(rc == -E2BIG && strstr(e.msg, "deeper") != NULL,
+		   "deep nesting '%c' refused: rc %d %u:%u %s", open[k], rc, e.line, e.col, e.msg);
+		nl_cad_prog_free(p);
+	}
+	/* a left-deep chain (1+1+...+1) is also depth, built without recursion */
+	size_t len = 4;
+
+	memcpy(s, "x = ", 4);
+	for (size_t i = 0; i < 5000; i++) {
+		memcpy(s + len, "1+", 2);
+		len += 2;
+	}
+	s[len++] = '1';
+	s[len] = 0;
+	{
+		struct nl_cad_prog *p = NULL;
+		struct nl_cad_err e = { 0 };
+		int rc = nl_cad_parse(s, len, &p, &e);
+
+		ok(rc == -E2BIG, "long left-deep chain refused: rc %d %s", rc, e.msg);
+		nl_cad_prog_free(p);
+	}
+	/* moderate nesting is fine */
+	ck("((((((((((((((((((((1))))))))))))))))))))", "1");
+	/* huge input refused */
+	{
+		size_t big = NL_CAD_MAX_SRC_BYTES + 10;
+		char *b = malloc(big);
+		struct nl_cad_prog *p = NULL;
+		struct nl_cad_err e = { 0 };
+
+		memset(b, ' ', big);
+		ok(nl_cad_parse(b, big, &p, &e) == -E2BIG, "input over %u bytes refused",
+		   NL_CAD_MAX_SRC_BYTES);
+		free(b);
+		nl_cad_prog_free(p);
+	}
+	/* deep attribute chains evaluate to error (depth limit), not a crash */
+	{
+		size_t cap = 64 * 1024, k = 0;
+		char *src = malloc(cap);
+
+		for (int i = 0; i < 1000; i++)
+			k += (size_t)snprintf(src + k, cap - k, "a%d = a%d; ", i, i + 1);
+		snprintf(src + k, cap - k, "a1000 = 1");
+		ckr(src, "a0", "error");
+		ckr(src, "a900", "1");
+		free(src);
+	}
+	free(s);
+}
+
+static void
+test_bindings(void)
+{
+	/* external slots bound by the host; a binding overrides a definition */
+	const char *src = "ok = N.load < 0.5 && member(N.name, Bad) == false; Bad = {\"b\"}; "
+			  "owner = \"def\"";
+	struct nl_cad_prog *p;
+	struct nl_cad_ctx *c;
+	struct nl_cad_err e;
+	struct nl_cad_val v;
+	static const char *const names[] = { "name", "load" };
+	struct nl_cad_schema sc;
+	struct nl_cad_val vals[2] = { nl_cad_str("a", 1), nl_cad_real(0.2) };
+	struct nl_cad_rec r = { &sc, vals };
+
+	nl_cad_schema_init(&sc, names, 2);
+	ok(nl_cad_parse(src, strlen(src), &p, &e) == 0, "parse binding program");
+	ok(nl_cad_ctx_create(p, &c) == 0, "context");
+	int sn = nl_cad_slot(p, "n"), sok = nl_cad_slot(p, "OK"), so = nl_cad_slot(p, "owner");
+
+	ok(sn >= 0 && !nl_cad_slot_defined(p, (unsigned int)sn), "N is external");
+	ok(nl_cad_slot(p, "nosuch") == -ENOENT, "unknown slot");
+	nl_cad_eval(c, sok, &v);
+	ok(v.type == NL_CAD_UNDEFINED, "unbound external -> undefined");
+	struct nl_cad_val rv = nl_cad_record(&r);
+
+	nl_cad_bind(c, sn, &rv);
+	nl_cad_eval(c, sok, &v);
+	ok(nl_cad_is_true(&v), "bound record: true");
+	vals[0] = nl_cad_str("B", 1);
+	nl_cad_eval(c, sok, &v);
+	ok(v.type == NL_CAD_BOOL && !v.u.b, "changed record, no re-parse: false");
+	vals[0] = nl_cad_str("c", 1);
+	vals[1] = nl_cad_real(0.7);
+	nl_cad_eval(c, sok, &v);
+	ok(v.type == NL_CAD_BOOL && !v.u.b, "load 0.7: false");
+	struct nl_cad_why why;
+
+	ok(nl_cad_explain(c, sok, &why) == 0 && why.clause == 0 && why.n_clauses == 2 &&
+	   strncmp(why.text, "N.load < 0.5", why.text_len) == 0,
+	   "explain: clause 0 '%.*s'", (int)why.text_len, why.text);
+	struct nl_cad_val o = nl_cad_str("host", 4);
+
+	nl_cad_eval(c, so, &v);
+	ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "def") == 0, "definition before binding");
+	nl_cad_bind(c, so, &o);
+	nl_cad_eval(c, so, &v);
+	ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "host") == 0, "binding overrides");
+	nl_cad_unbind(c, so);
+	nl_cad_eval(c, so, &v);
+	ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "def") == 0, "unbind restores");
+	/* budget: a runaway evaluateList nest yields error, never hangs */
+	nl_cad_ctx_free(c);
+	nl_cad_prog_free(p);
+	const char *bomb = "L = {1,2,3,4,5,6,7,8,9,10}; a = evaluateList(L, \"x\", \"b\"); "
+			   "b = evaluateList(L, \"y\", \"c\"); c = evaluateList(L, \"z\", \"d\"); "
+			   "d = evaluateList(L, \"w\", \"e\"); e = evaluateList(L, \"v\", \"f\"); "
+			   "f = evaluateList(L, \"u\", \"g\"); g = evaluateList(L, \"t\", \"h\"); "
+			   "h = evaluateList(L, \"s\", \"i\"); i = x + y + z + w + v + u + t + s";
+	ok(nl_cad_parse(bomb, strlen(bomb), &p, &e) == 0, "parse bomb");
+	nl_cad_ctx_create(p, &c);
+	nl_cad_ctx_set_budget(c, 100000);
+	nl_cad_eval(c, nl_cad_slot(p, "a"), &v);
+	ok(v.type == NL_CAD_ERROR, "10^8 evaluations stop at the step budget: %s",
+	   nl_cad_type_name((enum nl_cad_type)v.type));
+	nl_cad_ctx_free(c);
+	nl_cad_prog_free(p);
+}
+
+int
+main(void)
+{
+	test_truth_tables();
+	test_strict();
+	test_strings();
+	test_numbers();
+	test_time();
+	test_scoping();
+	test_circular();
+	test_builtins();
+	test_precedence();
+	test_parse_errors();
+	test_nesting();
+	test_bindings();
+	printf("1..%d\n", n_run);
+	return n_fail ? 1 : 0;
+}
