@@ -172,8 +172,8 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 
 			if (l->busy_until_vt > start)
 				start = l->busy_until_vt;
-			dur = si / (g->mach[m].speed_ips * nl_dp_bg_factor(dp, m, start)) +
-			      sb / g->mach[m].link_bps;
+			dur = (si / (g->mach[m].speed_ips * nl_dp_bg_factor(dp, m, start)) +
+			       sb / g->mach[m].link_bps) * dp->dur_scale;
 		}
 		rec[j].t = t;
 		rec[j].arrive_vt = arrive;
@@ -638,11 +638,13 @@ static void
 task_obj_init(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 {
 	struct nl_task *t = obj;
+	struct nl_dp *dp = arg;
 
 	(void)mp;
-	(void)arg;
 	memset(t, 0, sizeof(*t));
 	t->aux = idx; /* meta index, kept for the task's whole life in the pool */
+	if (idx < dp->n_meta)
+		dp->meta[idx].task = t;
 }
 
 static unsigned int
@@ -682,6 +684,10 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 	}
 	memcpy(dp->mach0, mach, m->n_mach * sizeof(*mach));
 	dp->cyc_per_ns = (double)rte_get_tsc_hz() / 1e9;
+	/* Bookings in managers' views: model seconds = u.t. when emulated; port mode: the
+	 * workers' time scale in the engine's us clock. */
+	dp->work_scale_us = o->work_scale_s * 1e6;
+	dp->dur_scale = o->port_mode ? dp->work_scale_us : 1.0;
 	dp->vt_per_cyc = 1.0 / (dp->cyc_per_ns * o->ns_per_vt);
 	dp->tsc0 = rte_rdtsc();
 	rc = nl_dp_gen_publish_ctl(dp, mach, NULL, m->n_mach);
@@ -701,7 +707,7 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 	}
 	dp->pool = rte_mempool_create("nl_tasks", o->pool_size, sizeof(struct nl_task),
 				      o->pool_size >= 4096 ? 256 : 0, 0, NULL, NULL, task_obj_init,
-				      NULL, SOCKET_ID_ANY, 0);
+				      dp, SOCKET_ID_ANY, 0);
 	dp->sub_ring = rte_ring_create_elem("nl_sub", sizeof(struct nl_dp_sub), SUB_RING_SIZE,
 					    SOCKET_ID_ANY, RING_F_SC_DEQ);
 	dp->fin_ring = rte_ring_create("nl_fin", pow2_at_least(o->pool_size + 1), SOCKET_ID_ANY,
@@ -812,6 +818,7 @@ nl_dp_free(struct nl_dp *dp)
 	}
 	rte_ring_free(dp->sub_ring);
 	rte_ring_free(dp->fin_ring);
+	rte_ring_free(dp->req_ring);
 	rte_mempool_free(dp->pool);
 	urcu_qsbr_thread_offline();
 	if (dp->gen_rcu != NULL) {
@@ -1087,11 +1094,16 @@ nl_dp_counts_get(const struct nl_dp *dp, struct nl_dp_counts *c)
 	memset(c, 0, sizeof(*c));
 	c->accepted = sum_lc(dp, offsetof(struct nl_dp_lcore, accepted));
 	c->rejected_ingress = sum_lc(dp, offsetof(struct nl_dp_lcore, rejected_ingress));
+	c->accepted += nl_atomic_load_relaxed(&dp->io_accepted);
+	c->rejected_ingress += nl_atomic_load_relaxed(&dp->io_rejected);
 	c->completed = nl_atomic_load_relaxed(&dp->completed) +
 		       sum_lc(dp, offsetof(struct nl_dp_lcore, dispatched_tasks));
 	c->failed = nl_atomic_load_relaxed(&dp->failed);
 	c->in_flight = rte_mempool_in_use_count(dp->pool);
 	c->redispatched = nl_atomic_load_relaxed(&dp->redispatched);
+	c->stale_done = nl_atomic_load_relaxed(&dp->stale_done);
+	c->workers_joined = nl_atomic_load_relaxed(&dp->workers_joined);
+	c->workers_left = nl_atomic_load_relaxed(&dp->workers_left);
 	for (unsigned int i = 0; i < NL_PROTO_E_MAX; i++)
 		c->drops[i] = nl_atomic_load_relaxed(&dp->drops[i]);
 }

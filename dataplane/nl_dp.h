@@ -64,6 +64,7 @@ struct nl_dp_opts {
 	unsigned int burst;         /**< tasks per manager per poll */
 	double publish_vt;          /**< load snapshot period [u.t.] */
 	double worker_timeout_s;    /**< port mode: a worker silent this long is removed */
+	double work_scale_s;        /**< port mode: workers' wall s per model s (load estimate) */
 	unsigned int mgr_lcore[NL_DP_MAX_LCORES]; /**< lcores that run managers */
 	unsigned int n_mgr_lcore;
 	int mgr_map_n;              /**< entries in mgr_map (0 = round-robin) */
@@ -82,6 +83,9 @@ struct nl_dp_counts {
 	uint64_t failed;            /**< accepted, then refused or lost */
 	uint64_t in_flight;         /**< tasks out of the pool */
 	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
+	uint64_t stale_done;        /**< DONEs matching nothing outstanding */
+	uint64_t workers_joined;
+	uint64_t workers_left;
 	uint64_t drops[NL_PROTO_E_MAX]; /**< malformed frames per reason */
 };
 

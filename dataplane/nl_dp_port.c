@@ -1,11 +1,787 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port mode (nl_dp_serve): the main lcore is the I/O and control lcore. It receives frames
+ * (SUBMIT from clients; HELLO, LOAD, DONE, BYE from nlevel-workers; ARP requests for our
+ * address), hands new tasks to the entry manager's inbox, sends the sub-tasks the managers
+ * assigned as DISPATCH frames to the workers that hold the chosen machines, and answers
+ * ACCEPT / REJECT / COMPLETE. Machines are the configuration's slots: a worker's HELLO claims
+ * free slots whose resource vector matches; a worker that says BYE or stays silent longer
+ * than the timeout is removed and the sub-tasks it held are re-dispatched to another live
+ * machine of the same group, or reported failed (REJECT reason machine_lost).
+ */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_atomic.h"
 #include "nl_dp_priv.h"
+
+#define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+#define RX_BURST 32u
+#define TX_BUF 64u
+#define MAX_WORKERS 256u
+#define NO_SLOT UINT32_MAX
+
+struct nl_dp_worker {
+	bool live;
+	uint32_t worker_id;
+	uint32_t ip;          /* network order */
+	uint16_t port;        /* host order */
+	uint8_t mac[6];
+	uint64_t last_seen_tsc;
+	unsigned int n_mach;
+	uint32_t slot[NL_PROTO_MAX_MACH]; /* worker-local index -> machine slot */
+};
+
+struct io {
+	struct nl_dp *dp;
+	struct rte_mempool *mbufs;
+	struct rte_mbuf *tx[TX_BUF];
+	unsigned int n_tx;
+	uint32_t *slot_worker;   /* [n_mach] worker index holding the slot, or NO_SLOT */
+	uint32_t *slot_local;    /* [n_mach] worker-local index */
+	uint8_t *alive;          /* [n_mach] control's copy */
+	struct nl_dp_lcore *lc;  /* ingress context for nl_dp_ingress_st() */
+	uint64_t rnd;
+};
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void
+tx_flush(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	unsigned int sent = 0;
+
+	for (int tries = 0; tries < 64 && sent < io->n_tx; tries++)
+		sent += rte_eth_tx_burst(dp->o.port_id, 0, io->tx + sent, (uint16_t)(io->n_tx - sent));
+	if (sent < io->n_tx) {
+		rte_pktmbuf_free_bulk(io->tx + sent, io->n_tx - sent);
+		nl_stat_add_st(&dp->tx_fail, io->n_tx - sent);
+	}
+	nl_stat_add_st(&dp->tx_frames, sent);
+	io->n_tx = 0;
+}
+
+static void
+send_msg(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(io->mbufs);
+	struct nl_frame_addr a;
+	uint8_t *p;
+	int n;
+
+	if (mb == NULL) {
+		nl_stat_add_st(&dp->tx_fail, 1);
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
+	n = p == NULL ? -ENOSPC : nl_proto_encode(m, p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
+	if (n < 0) {
+		rte_pktmbuf_free(mb);
+		nl_stat_add_st(&dp->tx_fail, 1);
+		return;
+	}
+	memcpy(a.src_mac, dp->mac, 6);
+	memcpy(a.dst_mac, mac, 6);
+	a.src_ip = dp->o.ip;
+	a.dst_ip = ip;
+	a.src_port = dp->o.udp_port;
+	a.dst_port = port;
+	n = nl_frame_build(p, &a, (size_t)n);
+	rte_pktmbuf_trim(mb, (uint16_t)(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN - (unsigned int)n));
+	io->tx[io->n_tx++] = mb;
+	if (io->n_tx == TX_BUF)
+		tx_flush(io);
+}
+
+static void
+reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
+	     uint16_t reason, uint16_t n_done, int32_t status, uint32_t resp_us)
+{
+	struct nl_msg m = { .type = type };
+
+	m.u.reply.task_id = task_id;
+	m.u.reply.client_ts_ns = mt->client_ts_ns;
+	m.u.reply.reason = reason;
+	m.u.reply.n_done = n_done;
+	m.u.reply.status = status;
+	m.u.reply.resp_us = resp_us;
+	send_msg(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+}
+
+/* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool. */
+static void
+finish(struct io *io, struct nl_task *t)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	uint32_t us = (uint32_t)((double)(rte_rdtsc() - mt->ingress_tsc) /
+				 (double)rte_get_tsc_hz() * 1e6);
+
+	mt->active = 0;
+	if (t->flags & NL_TF_FAILED) {
+		uint16_t why = (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff);
+
+		reply_client(io, mt, t->id, NL_MSG_REJECT, why ? why : NL_REJECT_OVERLOAD, 0, 0, 0);
+	} else {
+		reply_client(io, mt, t->id, NL_MSG_COMPLETE, 0, mt->n_done, mt->status, us);
+	}
+	nl_dp_task_finish_ctl(dp, t, nl_dp_now_vt(dp));
+}
+
+/* Least-loaded live machine able to serve t (same leaf group), or NO_SLOT. */
+static uint32_t
+pick_live(struct io *io, const struct nl_task *t)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_dp_gen *g = dp->gen_rcu;
+	const struct nl_tree *tr = g->s->tree;
+	uint32_t leaf = nl_tree_leaf_of(tr, t->need), best = NO_SLOT;
+	double bl = 0;
+
+	if (leaf == NL_NODE_NONE)
+		return NO_SLOT;
+	for (uint32_t j = tr->leaf_off[leaf]; j < tr->leaf_off[leaf + 1]; j++) {
+		uint32_t m = tr->leaf_mach[j];
+		const struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
+
+		if (!io->alive[m] || w == NULL)
+			continue;
+		if (best == NO_SLOT || w->busy_until_vt < bl) {
+			best = m;
+			bl = w->busy_until_vt;
+		}
+	}
+	return best;
+}
+
+static void
+send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	const struct nl_dp_worker *w = &dp->workers[io->slot_worker[m]];
+	struct nl_msg msg = { .type = NL_MSG_DISPATCH };
+	struct nl_msg_dispatch *d = &msg.u.dispatch;
+	const struct nl_dp_gen *g = dp->gen_rcu;
+	double dur = (t->instr / t->n_split / g->mach[m].speed_ips +
+		      t->data_bits / t->n_split / g->mach[m].link_bps) * dp->work_scale_us;
+	struct nl_mach_load *wl = nl_load_entry_ctl(dp->load, m);
+	double now = nl_dp_now_vt(dp);
+
+	mt->sub_mach[sub] = m;
+	if (wl != NULL) {
+		wl->busy_until_vt = (wl->busy_until_vt > now ? wl->busy_until_vt : now) + dur;
+		wl->n_sub++;
+	}
+	d->task_id = t->id;
+	d->instr = (uint64_t)(t->instr / t->n_split);
+	d->data_bits = (uint64_t)(t->data_bits / t->n_split);
+	d->mach = io->slot_local[m];
+	d->token = t->aux;
+	d->sub = (uint16_t)sub;
+	d->n_split = t->n_split;
+	d->cmd_id = mt->cmd_id;
+	d->args_len = mt->args_len;
+	memcpy(d->args, mt->args, mt->args_len);
+	send_msg(io, &msg, w->mac, w->ip, w->port);
+}
+
+/* Sub-tasks the managers assigned: send each to its machine's worker. */
+static unsigned int
+drain_subs(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_sub rec[64];
+	unsigned int n = rte_ring_sc_dequeue_burst_elem(dp->sub_ring, rec, sizeof(rec[0]), 64, NULL);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nl_task *t = rec[i].t;
+		struct nl_dp_meta *mt = &dp->meta[t->aux];
+		uint32_t m = rec[i].mach;
+
+		nl_load_mark_applied_ctl(dp->load, rec[i].mgr, rec[i].seq);
+		if (t->flags & NL_TF_FAILED) /* an earlier sub-task of it found no machine */
+			goto left;
+		mt->active = 1;
+		if (m >= dp->n_mach || !io->alive[m]) {
+			m = pick_live(io, t);
+			if (m == NO_SLOT) {
+				t->flags |= NL_TF_FAILED |
+					    ((uint32_t)NL_REJECT_MACHINE_LOST << NL_TF_REASON_SHIFT);
+				goto left;
+			}
+			nl_stat_add_st(&dp->redispatched, 1);
+		}
+		send_dispatch(io, t, rec[i].sub, m);
+		continue;
+left:
+		/* not sent: count it as finished so the task ends when its last record does */
+		mt->done_mask |= UINT64_C(1) << rec[i].sub;
+		if ((t->flags & NL_TF_LEFT_MASK) > 0)
+			t->flags--;
+		if ((t->flags & NL_TF_LEFT_MASK) == 0)
+			finish(io, t);
+	}
+	return n;
+}
+
+static struct nl_task *
+done_lookup(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_dp_meta *mt;
+	const struct nl_dp_worker *w;
+	struct nl_task *t;
+	uint32_t m;
+
+	if (d->token >= dp->n_meta)
+		return NULL;
+	mt = &dp->meta[d->token];
+	t = mt->task;
+	if (!mt->active || t == NULL || t->id != d->task_id || d->sub >= t->n_split ||
+	    (mt->done_mask >> d->sub) & 1)
+		return NULL;
+	m = mt->sub_mach[d->sub];
+	if (m >= dp->n_mach || io->slot_worker[m] == NO_SLOT || io->slot_local[m] != d->mach)
+		return NULL;
+	w = &dp->workers[io->slot_worker[m]];
+	if (w->ip != a->src_ip || w->port != a->src_port)
+		return NULL;
+	return t;
+}
+
+static void
+on_done(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_task *t = done_lookup(io, d, a);
+	struct nl_dp_meta *mt;
+	struct nl_mach_load *wl;
+
+	if (t == NULL) { /* late DONE of a re-dispatched sub-task, or a forged one */
+		nl_stat_add_st(&dp->stale_done, 1);
+		return;
+	}
+	mt = &dp->meta[t->aux];
+	dp->workers[io->slot_worker[mt->sub_mach[d->sub]]].last_seen_tsc = rte_rdtsc();
+	wl = nl_load_entry_ctl(dp->load, mt->sub_mach[d->sub]);
+	if (wl != NULL && wl->n_sub > 0)
+		wl->n_sub--;
+	mt->done_mask |= UINT64_C(1) << d->sub;
+	mt->n_done++;
+	if (d->status != 0 && mt->status == 0)
+		mt->status = d->status;
+	if ((t->flags & NL_TF_LEFT_MASK) > 0)
+		t->flags--;
+	if ((t->flags & NL_TF_LEFT_MASK) == 0)
+		finish(io, t);
+}
+
+/* Publish the control's alive[] and speeds as a new generation (RCU) and fix the load table:
+ * a machine that left looks infinitely busy, one that joined starts idle. */
+static int
+publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, unsigned int n)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_dp_gen *g = dp->gen_rcu;
+	struct nl_machine *mach = malloc(g->n_mach * sizeof(*mach));
+	int rc;
+
+	if (mach == NULL)
+		return -ENOMEM;
+	memcpy(mach, g->mach, g->n_mach * sizeof(*mach));
+	for (unsigned int i = 0; i < n; i++)
+		if (set_m[i] < g->n_mach && set_speed[i] > 0)
+			mach[set_m[i]].speed_ips = set_speed[i];
+	rc = nl_dp_gen_publish_ctl(dp, mach, io->alive, dp->n_mach);
+	free(mach);
+	if (rc != 0)
+		return rc;
+	for (uint32_t m = 0; m < dp->n_mach; m++) {
+		struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
+
+		if (!io->alive[m]) {
+			w->busy_until_vt = 1e300;
+			w->n_sub = 0;
+		} else if (w->busy_until_vt >= 1e300) {
+			w->busy_until_vt = 0;
+		}
+	}
+	return nl_load_publish_ctl(dp->load);
+}
+
+static void
+redispatch_from(struct io *io, const uint8_t *gone)
+{
+	struct nl_dp *dp = io->dp;
+
+	for (unsigned int i = 0; i < dp->n_meta; i++) {
+		struct nl_dp_meta *mt = &dp->meta[i];
+		struct nl_task *t = mt->task;
+
+		if (!mt->active || t == NULL)
+			continue;
+		for (unsigned int s = 0; s < t->n_split && mt->active; s++) {
+			uint32_t m = mt->sub_mach[s], alt;
+
+			if ((mt->done_mask >> s) & 1 || m >= dp->n_mach || !gone[m])
+				continue;
+			alt = pick_live(io, t);
+			if (alt != NO_SLOT) {
+				nl_stat_add_st(&dp->redispatched, 1);
+				send_dispatch(io, t, s, alt);
+				continue;
+			}
+			/* nowhere to go: the task fails with machine_lost once its other
+			 * sub-tasks are accounted */
+			t->flags |= NL_TF_FAILED |
+				    ((uint32_t)NL_REJECT_MACHINE_LOST << NL_TF_REASON_SHIFT);
+			mt->done_mask |= UINT64_C(1) << s;
+			if ((t->flags & NL_TF_LEFT_MASK) > 0)
+				t->flags--;
+			if ((t->flags & NL_TF_LEFT_MASK) == 0)
+				finish(io, t);
+		}
+	}
+}
+
+static void
+remove_worker(struct io *io, uint32_t wi, const char *why)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_worker *w = &dp->workers[wi];
+	uint8_t *gone = calloc(dp->n_mach, 1);
+
+	if (!w->live || gone == NULL) {
+		free(gone);
+		return;
+	}
+	for (unsigned int i = 0; i < w->n_mach; i++) {
+		uint32_t m = w->slot[i];
+
+		if (m == NO_SLOT)
+			continue;
+		gone[m] = 1;
+		io->alive[m] = 0;
+		io->slot_worker[m] = NO_SLOT;
+	}
+	w->live = false;
+	publish_machines(io, NULL, NULL, 0);
+	redispatch_from(io, gone);
+	free(gone);
+	nl_stat_add_st(&dp->workers_left, 1);
+	DP_LOG(INFO, "worker %u left (%s)\n", w->worker_id, why);
+}
+
+static int32_t
+find_worker(const struct nl_dp *dp, const struct nl_frame_addr *a)
+{
+	for (unsigned int i = 0; i < dp->n_workers; i++)
+		if (dp->workers[i].live && dp->workers[i].ip == a->src_ip &&
+		    dp->workers[i].port == a->src_port)
+			return (int32_t)i;
+	return -1;
+}
+
+static void
+on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_dp_gen *g = dp->gen_rcu;
+	struct nl_msg r = { .type = NL_MSG_HELLO };
+	int32_t wi = find_worker(dp, a);
+	struct nl_dp_worker *w;
+	uint32_t setm[NL_PROTO_MAX_MACH];
+	double sets[NL_PROTO_MAX_MACH];
+	unsigned int ns = 0;
+
+	if (h->flags & NL_HELLO_F_REPLY)
+		return;
+	if (wi < 0) {
+		for (wi = 0; (unsigned int)wi < dp->n_workers && dp->workers[wi].live; wi++)
+			;
+		if ((unsigned int)wi == MAX_WORKERS)
+			return;
+		if ((unsigned int)wi == dp->n_workers)
+			dp->n_workers++;
+		w = &dp->workers[wi];
+		memset(w, 0, sizeof(*w));
+		w->live = true;
+		w->worker_id = h->worker_id;
+		w->ip = a->src_ip;
+		w->port = a->src_port;
+		memcpy(w->mac, a->src_mac, 6);
+		w->n_mach = h->n_mach;
+		for (unsigned int i = 0; i < h->n_mach; i++) {
+			const struct nl_msg_mach *x = &h->mach[i];
+
+			w->slot[i] = NO_SLOT;
+			for (uint32_t m = 0; m < g->n_mach; m++) {
+				if (io->slot_worker[m] != NO_SLOT || g->mach[m].res.set != x->res_set ||
+				    g->mach[m].res.any != x->res_any)
+					continue;
+				w->slot[i] = m;
+				io->slot_worker[m] = (uint32_t)wi;
+				io->slot_local[m] = i;
+				io->alive[m] = 1;
+				setm[ns] = m;
+				sets[ns++] = (double)x->speed_ips;
+				break;
+			}
+		}
+		publish_machines(io, setm, sets, ns);
+		nl_stat_add_st(&dp->workers_joined, 1);
+		DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
+	}
+	w = &dp->workers[wi];
+	w->last_seen_tsc = rte_rdtsc();
+	r.u.hello.worker_id = w->worker_id;
+	r.u.hello.n_mach = (uint16_t)w->n_mach;
+	r.u.hello.flags = NL_HELLO_F_REPLY;
+	for (unsigned int i = 0; i < w->n_mach; i++)
+		r.u.hello.mach[i].slot = w->slot[i];
+	send_msg(io, &r, w->mac, w->ip, w->port);
+}
+
+static void
+on_load(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	int32_t wi = find_worker(dp, a);
+	double now = nl_dp_now_vt(dp);
+	struct nl_dp_worker *w;
+
+	if (wi < 0)
+		return;
+	w = &dp->workers[wi];
+	w->last_seen_tsc = rte_rdtsc();
+	for (unsigned int i = 0; i < h->n_mach && i < w->n_mach; i++) {
+		uint32_t m = w->slot[i];
+		struct nl_mach_load *wl;
+
+		if (m == NO_SLOT)
+			continue;
+		wl = nl_load_entry_ctl(dp->load, m);
+		wl->n_sub = h->mach[i].n_sub;
+		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;
+	}
+}
+
+static void
+on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_meta tmp = { 0 }, *mt;
+	struct nl_task *t;
+	void *obj;
+
+	tmp.client_ts_ns = s->client_ts_ns;
+	tmp.client_ip = a->src_ip;
+	tmp.client_port = a->src_port;
+	memcpy(tmp.client_mac, a->src_mac, 6);
+	if ((s->need & ~nl_res_mask(dp->m.n_res)) != 0) {
+		nl_stat_add_st(&dp->io_rejected, 1);
+		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_BAD_TASK, 0, 0, 0);
+		return;
+	}
+	if (rte_mempool_get(dp->pool, &obj) != 0) {
+		nl_stat_add_st(&dp->io_rejected, 1);
+		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
+		return;
+	}
+	t = obj;
+	mt = &dp->meta[t->aux];
+	t->id = s->task_id;
+	t->need = s->need;
+	t->instr = (double)s->instr;
+	t->data_bits = (double)s->data_bits;
+	t->n_split = s->n_split;
+	t->t_arrive_vt = nl_dp_now_vt(dp);
+	t->sched_wait_vt = 0;
+	t->hops = 0;
+	t->flags = 0;
+	mt->client_ts_ns = s->client_ts_ns;
+	mt->ingress_tsc = rte_rdtsc();
+	mt->client_ip = a->src_ip;
+	mt->client_port = a->src_port;
+	memcpy(mt->client_mac, a->src_mac, 6);
+	mt->cmd_id = s->cmd_id;
+	mt->args_len = s->args_len;
+	memcpy(mt->args, s->args, s->args_len);
+	mt->n_done = 0;
+	mt->status = 0;
+	mt->done_mask = 0;
+	mt->active = 0;
+	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
+	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
+		rte_mempool_put(dp->pool, t);
+		nl_stat_add_st(&dp->io_rejected, 1);
+		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
+		return;
+	}
+	nl_stat_add_st(&dp->io_accepted, 1);
+	/* The task may already be decided on another lcore: reply from the copy, not from t. */
+	reply_client(io, &tmp, s->task_id, NL_MSG_ACCEPT, 0, 0, 0, 0);
+}
+
+static bool
+handle_arp(struct io *io, const uint8_t *f, size_t len)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_mbuf *mb;
+	uint8_t *p;
+
+	if (len < 42 || f[12] != 0x08 || f[13] != 0x06)
+		return false;
+	/* Ethernet/IPv4 request (op 1) for our address */
+	if (f[14] != 0 || f[15] != 1 || f[16] != 0x08 || f[17] != 0 || f[18] != 6 || f[19] != 4 ||
+	    f[20] != 0 || f[21] != 1 || memcmp(f + 38, &dp->o.ip, 4) != 0)
+		return true;
+	mb = rte_pktmbuf_alloc(io->mbufs);
+	if (mb == NULL)
+		return true;
+	p = (uint8_t *)rte_pktmbuf_append(mb, 60);
+	if (p == NULL) {
+		rte_pktmbuf_free(mb);
+		return true;
+	}
+	memset(p, 0, 60);
+	memcpy(p, f + 6, 6);
+	memcpy(p + 6, dp->mac, 6);
+	p[12] = 0x08;
+	p[13] = 0x06;
+	memcpy(p + 14, f + 14, 6); /* htype, ptype, hlen, plen */
+	p[20] = 0;
+	p[21] = 2;
+	memcpy(p + 22, dp->mac, 6);
+	memcpy(p + 28, &dp->o.ip, 4);
+	memcpy(p + 32, f + 22, 6);
+	memcpy(p + 38, f + 28, 4);
+	io->tx[io->n_tx++] = mb;
+	if (io->n_tx == TX_BUF)
+		tx_flush(io);
+	return true;
+}
+
+static void
+handle_frame(struct io *io, const uint8_t *f, size_t len)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_frame_addr a;
+	const uint8_t *pl;
+	size_t plen;
+	struct nl_msg m;
+	enum nl_proto_err e;
+	int32_t wi;
+
+	if (handle_arp(io, f, len))
+		return;
+	e = nl_frame_parse(f, len, dp->o.udp_port, &a, &pl, &plen);
+	if (e == NL_PROTO_OK)
+		e = nl_proto_decode(pl, plen, &m);
+	if (e != NL_PROTO_OK) {
+		nl_stat_add_st(&dp->drops[e], 1); /* counted per reason and dropped */
+		return;
+	}
+	nl_stat_add_st(&dp->rx_msgs[m.type], 1);
+	switch (m.type) {
+	case NL_MSG_SUBMIT:
+		on_submit(io, &m.u.submit, &a);
+		break;
+	case NL_MSG_DONE:
+		on_done(io, &m.u.done, &a);
+		break;
+	case NL_MSG_HELLO:
+		on_hello(io, &m.u.hello, &a);
+		break;
+	case NL_MSG_LOAD:
+		on_load(io, &m.u.hello, &a);
+		break;
+	case NL_MSG_BYE:
+		wi = find_worker(dp, &a);
+		if (wi >= 0)
+			remove_worker(io, (uint32_t)wi, "bye");
+		break;
+	default: /* ACCEPT, REJECT, COMPLETE, DISPATCH are ours to send, not to receive */
+		nl_stat_add_st(&dp->drops[NL_PROTO_E_TYPE], 1);
+		break;
+	}
+}
+
+static int
+port_init(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_eth_conf conf;
+	struct rte_ether_addr mac;
+	uint16_t port = dp->o.port_id;
+	int rc;
+
+	if (!rte_eth_dev_is_valid_port(port)) {
+		DP_LOG(ERR, "port %u does not exist (give a --vdev or a NIC)\n", port);
+		return -ENODEV;
+	}
+	io->mbufs = rte_pktmbuf_pool_create("nl_mbuf", 4095, 128, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					    (int)rte_socket_id());
+	if (io->mbufs == NULL)
+		return -rte_errno;
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_eth_dev_socket_id(port), NULL,
+					    io->mbufs);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_eth_dev_socket_id(port), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc < 0 ? rc : -EIO;
+	rte_eth_promiscuous_enable(port); /* best effort: not every PMD has it */
+	rte_eth_macaddr_get(port, &mac);
+	memcpy(dp->mac, mac.addr_bytes, 6);
+	return 0;
+}
 
 int
 nl_dp_serve(struct nl_dp *dp)
 {
-	(void)dp;
-	return -ENOTSUP;
+	struct io io = { .dp = dp, .rnd = 0x9e3779b97f4a7c15ull };
+	uint64_t loops = 0, hz = rte_get_tsc_hz();
+	uint64_t timeout_cyc = (uint64_t)(dp->o.worker_timeout_s * (double)hz);
+	int rc;
+
+	if (!dp->o.port_mode)
+		return -EINVAL;
+	dp->workers = calloc(MAX_WORKERS, sizeof(*dp->workers));
+	io.slot_worker = malloc(dp->n_mach * sizeof(uint32_t));
+	io.slot_local = calloc(dp->n_mach, sizeof(uint32_t));
+	io.alive = calloc(dp->n_mach, 1);
+	io.lc = calloc(1, sizeof(*io.lc));
+	dp->req_ring = rte_ring_create_elem("nl_req", sizeof(struct nl_dp_req), 64, SOCKET_ID_ANY,
+					    RING_F_SC_DEQ);
+	if (dp->workers == NULL || io.slot_worker == NULL || io.slot_local == NULL ||
+	    io.alive == NULL || io.lc == NULL || dp->req_ring == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(io.slot_worker, 0xff, dp->n_mach * sizeof(uint32_t));
+	io.lc->dp = dp;
+	rc = port_init(&io);
+	if (rc != 0)
+		goto out;
+	/* Every slot starts empty: machines exist once a worker claims them. */
+	rc = publish_machines(&io, NULL, NULL, 0);
+	if (rc != 0)
+		goto out;
+	dp->horizon_vt = 1e300;
+	dp->tsc0 = rte_rdtsc();
+	nl_atomic_store_relaxed(&dp->run_quit, 0);
+	for (unsigned int i = 0; i < dp->n_lc; i++) {
+		rc = rte_eal_remote_launch(nl_dp_lcore_main, &dp->lc[i], dp->lc[i].lcore_id);
+		if (rc != 0) {
+			nl_atomic_store_relaxed(&dp->run_quit, 1);
+			rte_eal_mp_wait_lcore();
+			goto out;
+		}
+	}
+	DP_LOG(INFO, "serving on port %u, udp %u, %u managers on %u lcores\n", dp->o.port_id,
+	       dp->o.udp_port, dp->n_mgr, dp->n_lc);
+	while (!nl_dp_stopping()) {
+		struct rte_mbuf *rx[RX_BURST];
+		void *fin[64];
+		struct nl_dp_req req;
+		unsigned int n, work = 0;
+		double now = nl_dp_now_vt(dp);
+
+		/* Valid until our next quiescent state; we are also the writer (I3). */
+		io.lc->gen = rcu_dereference(dp->gen_rcu);
+		n = rte_eth_rx_burst(dp->o.port_id, 0, rx, RX_BURST);
+		nl_stat_add_st(&dp->rx_frames, n);
+		for (unsigned int i = 0; i < n; i++) {
+			if (rx[i]->nb_segs == 1)
+				handle_frame(&io, rte_pktmbuf_mtod(rx[i], const uint8_t *),
+					     rx[i]->data_len);
+			else
+				nl_stat_add_st(&dp->drops[NL_PROTO_E_OVERSIZE], 1);
+		}
+		if (n > 0)
+			rte_pktmbuf_free_bulk(rx, n);
+		work += n;
+		work += drain_subs(&io);
+		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);
+		for (unsigned int i = 0; i < n; i++)
+			finish(&io, fin[i]);
+		work += n;
+		while (rte_ring_sc_dequeue_elem(dp->req_ring, &req, sizeof(req)) == 0) {
+			if (req.mach < dp->n_mach && (io.slot_worker[req.mach] != NO_SLOT || !req.alive)) {
+				uint8_t *gone = calloc(dp->n_mach, 1);
+
+				io.alive[req.mach] = (uint8_t)req.alive;
+				publish_machines(&io, &req.mach, &req.speed_ips, 1);
+				if (gone != NULL && !req.alive) {
+					gone[req.mach] = 1;
+					redispatch_from(&io, gone);
+				}
+				free(gone);
+			}
+		}
+		if (now - dp->last_publish_vt >= dp->o.publish_vt) {
+			nl_load_publish_ctl(dp->load);
+			dp->last_publish_vt = now;
+		}
+		if ((loops & 1023) == 0 && timeout_cyc > 0) {
+			uint64_t c = rte_rdtsc();
+
+			for (unsigned int i = 0; i < dp->n_workers; i++)
+				if (dp->workers[i].live && c - dp->workers[i].last_seen_tsc > timeout_cyc)
+					remove_worker(&io, i, "timeout");
+		}
+		if (io.n_tx > 0)
+			tx_flush(&io);
+		io.lc->gen = NULL;
+		if ((++loops & 255) == 0)
+			urcu_qsbr_quiescent_state();
+		if (work == 0)
+			rte_pause();
+	}
+	nl_atomic_store_relaxed(&dp->run_quit, 1);
+	rte_eal_mp_wait_lcore();
+	DP_LOG(INFO, "stopping\n");
+	rc = 0;
+out:
+	if (io.n_tx > 0)
+		tx_flush(&io);
+	if (rte_eth_dev_is_valid_port(dp->o.port_id))
+		rte_eth_dev_stop(dp->o.port_id);
+	free(io.slot_worker);
+	free(io.slot_local);
+	free(io.alive);
+	free(io.lc);
+	return rc;
 }

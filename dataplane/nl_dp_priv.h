@@ -41,6 +41,9 @@ struct nl_dp_sub {
 
 /* Per-task data the 64-byte task has no room for (index = task->aux). */
 struct nl_dp_meta {
+	struct nl_task *task;  /* the task this meta belongs to (set at pool creation) */
+	uint8_t active;        /* port mode: sub-tasks out on workers */
+	uint8_t pad[7];
 	uint64_t client_ts_ns;
 	uint64_t ingress_tsc;
 	uint32_t client_ip;    /* network order */
@@ -163,6 +166,21 @@ struct nl_dp {
 	uint8_t mac[6];
 	uint64_t tx_frames, rx_frames, tx_fail;
 	uint64_t gen_next_id;
+	uint64_t io_accepted;         /* port mode: SUBMITs accepted by the I/O lcore */
+	uint64_t io_rejected;         /* port mode: SUBMITs answered REJECT at ingress */
+	struct rte_ring *req_ring;    /* control requests from telemetry (machine set) */
+	double work_scale_us;         /* port mode: wall us per model second (booking estimate) */
+	double dur_scale;             /* vt per model second in managers' bookings */
+	uint64_t stale_done;          /* DONEs for nothing outstanding (late, duplicate, forged) */
+	uint64_t workers_joined;
+	uint64_t workers_left;
+};
+
+/* A control request (telemetry -> control lcore). */
+struct nl_dp_req {
+	uint32_t mach;
+	uint32_t alive;
+	double speed_ips;
 };
 
 /* Engine internals used across files. */

@@ -53,6 +53,7 @@ struct opts {
 	uint16_t udp_port;
 	uint32_t ip;
 	double worker_timeout_s;
+	double work_scale_s;
 	unsigned int inbox;
 	unsigned int pool;
 };
@@ -72,6 +73,7 @@ usage(FILE *f)
 		"  --ip A.B.C.D         our IPv4 address (default 10.99.0.1)\n"
 		"  --udp-port P         our UDP port (default 7477)\n"
 		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
+		"  --work-scale S       workers' wall seconds per model second (default 1e-5)\n"
 		"  --emulate            emulated timing: nlevel-sim's model in scaled real time\n"
 		"  --curve DIR          emulated: run the load points, write DIR/live.csv\n"
 		"  --loads LIST         load points [%%] (default: the config's, up to 60)\n"
@@ -106,6 +108,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "inbox", required_argument, NULL, 'I' },
 		{ "pool", required_argument, NULL, 'P' },
+		{ "work-scale", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,12 +119,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		double v = 0;
 
-		if (optarg != NULL && strchr("gkpuwHnNrIP", c) != NULL) {
+		if (optarg != NULL && strchr("gkpuwHnNrIPW", c) != NULL) {
 			errno = 0;
 			v = strtod(optarg, &end);
 			if (errno != 0 || end == optarg || *end != '\0' || v < 0) {
-				fprintf(stderr, "nlevel: --%s: '%s' is not a non-negative number\n",
-					lo[0].name, optarg);
+				fprintf(stderr, "nlevel: '%s' is not a non-negative number\n", optarg);
 				return -EINVAL;
 			}
 		}
@@ -164,6 +166,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'r': o->rate_tps = v; break;
 		case 'I': o->inbox = (unsigned int)v; break;
 		case 'P': o->pool = (unsigned int)v; break;
+		case 'W': o->work_scale_s = v; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -259,6 +262,7 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->burst = 32;
 	d->publish_vt = emulate ? 1.0 : 20.0;
 	d->worker_timeout_s = o->worker_timeout_s;
+	d->work_scale_s = o->work_scale_s;
 	d->port_id = o->port_id;
 	d->udp_port = o->udp_port;
 	d->ip = o->ip;
@@ -377,6 +381,7 @@ main(int argc, char **argv)
 		.ns_per_vt = DEF_NS_PER_VT,
 		.udp_port = 7477,
 		.worker_timeout_s = 2.0,
+		.work_scale_s = 1e-5,
 		.inbox = 4096,
 		.pool = 32767,
 	};
