@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# slurm-vs-nlevel.sh: side-by-side run of a real peer (Slurm) and nlevel on this machine:
+# N trivial tasks (default 10,000), tasks/s end to end and median submit-to-start latency for
+# each, printed side by side. Not part of CI (minutes of wall time); run it by hand:
+#
+#   bench/peer/slurm-vs-nlevel.sh [--tasks N] [--build DIR] [--keep]
+#
+# Slurm: Debian's slurm-wlm + munge (installed here with apt-get when missing; they are not in
+# tools/install-deps.sh), one slurmctld + one slurmd (CPUs=2) and their own munged, all under a
+# temporary folder and stopped on exit (nothing of the system's munge or Slurm set-up is
+# touched). The workload is one job array of `true` (--array=0-(N-1)). Epilog=/bin/true makes a
+# finished job trigger scheduling at once (without it a core frees only on the next 1 s tick);
+# completions are counted with sdiag, and submit/start times come from scontrol (1 s
+# resolution: that is all Slurm records).
+#
+# nlevel: in task-farm mode (appliance + nlevel-worker running `true`) when the build has
+# nlevel-worker and nlevel-loadgen with --cmd support; otherwise (said in the output) nlevel's
+# live appliance in --native mode (the same tree of managers on DPDK lcores, machines
+# in-process finishing at once: no-op tasks, no fork/exec) and nlevel-sim's event rate. As the
+# fork/exec bound of any farm of `true` on this machine, the script also times N `true`
+# spawned two at a time by xargs.
+#
+# Exit status: 0; 1 when a side failed (the other side's figures are still printed).
+set -uo pipefail
+
+N=10000
+BUILD=
+KEEP=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--tasks) N=$2; shift 2 ;;
+	--build) BUILD=$2; shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+	*) echo "slurm-vs-nlevel: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+case "$N" in ''|*[!0-9]*) echo "slurm-vs-nlevel: --tasks: '$N' is not a count" >&2; exit 2 ;; esac
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "$BUILD" ]; then
+	for d in "$SRC/build" /tmp/b-bench; do
+		[ -x "$d/dataplane/nlevel" ] && { BUILD=$d; break; }
+	done
+fi
+now() { date +%s.%N; }
+log() { echo "[slurm-vs-nlevel] $*" >&2; }
+
+# --- Slurm -------------------------------------------------------------------------------------
+slurm_ok=1
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+	log "installing slurm-wlm and munge from Debian's archive"
+	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+		slurm-wlm munge >&2 || slurm_ok=0
+fi
+TMP=$(mktemp -d /tmp/nl-slurm.XXXXXX)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+	done
+	[ "$KEEP" -eq 1 ] && log "kept $TMP" || rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+s_rate=NA; s_p50=NA; s_p50_idle=NA; s_note=
+if [ "$slurm_ok" -eq 1 ]; then
+	mkdir -p "$TMP/etc" "$TMP/key" "$TMP/run" "$TMP/log" "$TMP/state" "$TMP/spool"
+	chmod 0700 "$TMP/key"; chmod 0755 "$TMP/run"
+	dd if=/dev/urandom of="$TMP/key/munge.key" bs=1024 count=1 status=none
+	chmod 0400 "$TMP/key/munge.key"
+	munged -F --force --key-file="$TMP/key/munge.key" --socket="$TMP/run/munge.socket" \
+		--pid-file="$TMP/run/munged.pid" --log-file="$TMP/log/munged.log" \
+		--seed-file="$TMP/run/munged.seed" 2>>"$TMP/log/munged.err" &
+	PIDS+=($!)
+	for _ in $(seq 50); do [ -S "$TMP/run/munge.socket" ] && break; sleep 0.1; done
+	HOST=$(hostname -s)
+	CPORT=$(free_port); DPORT=$(free_port)
+	while [ "$DPORT" = "$CPORT" ]; do DPORT=$(free_port); done
+	cat >"$TMP/etc/slurm.conf" <<CONF
+ClusterName=nlpeer
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$CPORT
+SlurmdPort=$DPORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$TMP/run/munge.socket
+CredType=cred/munge
+StateSaveLocation=$TMP/state
+SlurmdSpoolDir=$TMP/spool
+SlurmctldPidFile=$TMP/run/slurmctld.pid
+SlurmdPidFile=$TMP/run/slurmd.pid
+SlurmctldLogFile=$TMP/log/slurmctld.log
+SlurmdLogFile=$TMP/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+MpiDefault=none
+MailProg=/bin/true
+Epilog=/bin/true
+ReturnToService=2
+MaxArraySize=$((N + 1))
+MaxJobCount=$((N * 2 + 100))
+MinJobAge=3600
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
+PartitionName=peer Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
+CONF
+	export SLURM_CONF=$TMP/etc/slurm.conf
+	slurmctld -D -i >"$TMP/log/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	sleep 1
+	slurmd -D >"$TMP/log/slurmd.out" 2>&1 &
+	PIDS+=($!)
+	up=0
+	for _ in $(seq 100); do
+		st=$(sinfo -h -o %T 2>/dev/null | head -n1)
+		[ "$st" = idle ] && { up=1; break; }
+		sleep 0.2
+	done
+	if [ "$up" -ne 1 ]; then
+		log "Slurm did not come up (node state '${st:-?}'); logs in $TMP/log"
+		KEEP=1; slurm_ok=0; s_note="did not start"
+	fi
+fi
+
+completed() { sdiag 2>/dev/null | awk -F: '/Jobs completed/ {gsub(/ /,"",$2); print $2; exit}'; }
+
+# median of (StartTime - SubmitTime) [s] over jobs matching a name, from scontrol.
+start_lat_p50() {
+	scontrol -o show job 2>/dev/null | python3 -c '
+import sys, datetime, statistics
+f = "%Y-%m-%dT%H:%M:%S"
+lat = []
+for line in sys.stdin:
+    kv = dict(x.split("=", 1) for x in line.split() if "=" in x)
+    if kv.get("JobName") != sys.argv[1] or "StartTime" not in kv:
+        continue
+    try:
+        s = datetime.datetime.strptime(kv["SubmitTime"], f)
+        t = datetime.datetime.strptime(kv["StartTime"], f)
+    except ValueError:
+        continue
+    lat.append((t - s).total_seconds())
+print(f"{statistics.median(lat):.1f}" if lat else "NA")
+' "$1"
+}
+
+if [ "$slurm_ok" -eq 1 ]; then
+	# Warm-up (the first job after a controller start takes about 2 s), then an idle-latency
+	# probe: five single jobs, one at a time.
+	c0=$(completed)
+	sbatch -Q -J nl-warm -o /dev/null --wrap=true >/dev/null
+	for _ in $(seq 100); do [ $(( $(completed) - c0 )) -ge 1 ] && break; sleep 0.2; done
+	c0=$(completed)
+	for i in $(seq 5); do sbatch -Q -J nl-idle -o /dev/null --wrap=true >/dev/null; sleep 1.2; done
+	for _ in $(seq 100); do [ $(( $(completed) - c0 )) -ge 5 ] && break; sleep 0.2; done
+	s_p50_idle=$(start_lat_p50 nl-idle)
+	c0=$(completed)
+	log "Slurm: submitting a job array of $N x true"
+	t0=$(now)
+	if sbatch -Q -J nl-array -o /dev/null --array=0-$((N - 1)) --wrap=true >/dev/null; then
+		last=$c0; stall=0
+		while :; do
+			c=$(completed)
+			[ $((c - c0)) -ge "$N" ] && break
+			if [ "$c" = "$last" ]; then stall=$((stall + 1)); else stall=0; last=$c; fi
+			[ "$stall" -ge 300 ] && { log "Slurm stalled at $((c - c0)) of $N"; s_note="stalled"; break; }
+			sleep 0.2
+		done
+		t1=$(now)
+		done_n=$(( $(completed) - c0 ))
+		s_rate=$(python3 -c "print(f'{$done_n / ($t1 - $t0):.1f}')")
+		s_p50=$(start_lat_p50 nl-array)
+		log "Slurm: $done_n tasks in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s"
+	else
+		s_note="sbatch failed"; slurm_ok=0
+	fi
+fi
+
+# --- fork/exec bound ---------------------------------------------------------------------------
+t0=$(now)
+seq "$N" | xargs -P 2 -n 64 sh -c 'for _ in "$@"; do /bin/true; done' _
+t1=$(now)
+fe_rate=$(python3 -c "print(f'{$N / ($t1 - $t0):.0f}')")
+
+# --- nlevel ------------------------------------------------------------------------------------
+n_rate=NA; n_p50=NA; n_mode=; n_ok=1; sim_rate=NA
+# The task-farm mode (appliance + nlevel-worker running `true`) is not in the build yet:
+# measure the live appliance in --native mode and nlevel-sim instead, and say so.
+WORKER=$(find "${BUILD:-/nonexistent}" -type f -name nlevel-worker -perm -u+x 2>/dev/null | head -n1)
+[ -n "$WORKER" ] && log "nlevel-worker is in the build, but this script does not drive it yet"
+if :; then
+	if [ -n "$BUILD" ] && [ -x "$BUILD/dataplane/nlevel" ]; then
+		n_mode="live appliance --native (no-op in-process machines; task-farm mode not available)"
+		out=$("$BUILD/dataplane/nlevel" --no-huge --no-pci --no-shconf --file-prefix=nlpeer$$ \
+			-l 0-1 --log-level=lib.*:error -- --config "$SRC/config/paper-96.ini" \
+			--native 5 2>"$TMP/nlevel.err" | grep '^SUMMARY')
+		if [ -n "$out" ]; then
+			n_rate=$(sed -n 's/.* rate_tps=\([0-9.]*\).*/\1/p' <<<"$out")
+			n_lat=$(sed -n 's/.* lat_mean_ns=\([0-9.]*\).*/\1/p' <<<"$out")
+			n_p99=$(sed -n 's/.* lat_p99_ns=\([0-9.]*\).*/\1/p' <<<"$out")
+			n_p50="mean $(python3 -c "print(f'{$n_lat / 1e6:.3f}')") ms, p99 $(python3 -c "print(f'{$n_p99 / 1e6:.3f}')") ms"
+		else
+			n_ok=0; log "nlevel --native failed: $(tail -n 2 "$TMP/nlevel.err")"
+		fi
+	else
+		n_ok=0; n_mode="no nlevel build found (--build DIR)"
+	fi
+	if [ -n "$BUILD" ] && [ -x "$BUILD/bench/nlevel-sim" ]; then
+		out=$("$BUILD/bench/nlevel-sim" --config "$SRC/config/paper-96.ini" --quiet --seeds 1 \
+			--loads 50 --horizon 1e5 --threads 1 --out "$TMP/sim" 2>/dev/null | grep '^SUMMARY')
+		sim_rate=$(sed -n 's/.* events_per_s_thread=\([0-9.]*\).*/\1/p' <<<"$out")
+	fi
+fi
+
+# --- side by side ------------------------------------------------------------------------------
+ratio=NA
+if [ "$s_rate" != NA ] && [ "$n_rate" != NA ]; then
+	ratio=$(python3 -c "print(f'{$n_rate / $s_rate:.0f}')")
+fi
+printf '\n%-34s %-22s %s\n' "" "Slurm 22.05 (1 node)" "nlevel"
+printf '%-34s %-22s %s\n' "tasks" "$N x true (job array)" "${n_mode:-?}"
+printf '%-34s %-22s %s\n' "tasks/s end to end" "$s_rate" "$n_rate"
+printf '%-34s %-22s %s\n' "submit-to-start p50, burst [s]" "$s_p50" "${n_p50:-NA} (dispatch latency)"
+printf '%-34s %-22s %s\n' "submit-to-start p50, idle [s]" "$s_p50_idle" "-"
+printf '%-34s %-22s %s\n' "fork/exec bound (xargs -P2 true)" "$fe_rate tasks/s" "$fe_rate tasks/s"
+printf '%-34s %-22s %s\n' "nlevel-sim events/s (1 thread)" "-" "$sim_rate"
+echo "SUMMARY tasks=$N slurm_tps=$s_rate slurm_start_p50_s=$s_p50 slurm_idle_start_p50_s=$s_p50_idle nlevel_tps=$n_rate nlevel_over_slurm=$ratio forkexec_tps=$fe_rate sim_events_per_s=$sim_rate${s_note:+ slurm_note=$s_note}"
+[ "$slurm_ok" -eq 1 ] && [ "$n_ok" -eq 1 ]
