@@ -47,6 +47,7 @@ struct eng {
 	bool *overtaker, *cand, *resv_active, *nonwait;
 	size_t *flag_for;  /* running job: reserving job it is flagged for, or NONE */
 	uint32_t *held;    /* reserving job: CPUs held so far */
+	double *slot;      /* conservative: current reservation, -1 = none yet */
 	uint32_t ot_cpus[NL_BATCH_MAX_QUEUES];
 	uint32_t active_resv[NL_BATCH_MAX_QUEUES];
 	bool any_end;
@@ -283,14 +284,16 @@ end_job(struct eng *e, size_t i)
 		return 0;
 	}
 	/* flagged: the CPUs go to reserving job r, surplus released at once */
+	e->flag_for[i] = NONE;
+	e->free += jb->cpus;
+	emit(e, NL_BATCH_EV_END, i, (long)r, jb->cpus, 0);
+
 	uint32_t need = e->j[r].cpus - e->held[r];
 	uint32_t take = jb->cpus < need ? jb->cpus : need;
 
-	e->flag_for[i] = NONE;
+	e->free -= take;
 	e->held[r] += take;
 	e->held_total += take;
-	e->free += jb->cpus - take;
-	emit(e, NL_BATCH_EV_END, i, (long)r, jb->cpus, 0);
 	emit(e, NL_BATCH_EV_HOLD, r, (long)i, take, 0);
 	if (e->held[r] == e->j[r].cpus)
 		return start_job(e, r, NL_BATCH_HOW_RESERVED);
@@ -541,58 +544,73 @@ pass_easy(struct eng *e)
 	return 0;
 }
 
-/* Conservative backfilling: rebuild the profile from the running jobs, then give every
- * waiting job, in arrival order, the earliest slot; those whose slot is now start. */
-static int
-profile_reserve(struct eng *e, size_t *np, uint32_t cpus, double dur, double *at)
+/*
+ * Conservative backfilling with compression (Mu'alem & Feitelson): the profile holds the
+ * running jobs (until start + estimate) and every waiting job's reservation. At each pass
+ * every waiting job, in arrival order, is taken out of the profile and put back at the
+ * earliest time it fits; its old slot is still free, so no reservation ever moves later
+ * (I4). Jobs whose slot is now start. Profile: breakpoints pt[0..np) with free CPUs pf[k]
+ * on [pt[k], pt[k+1]); the last segment runs to infinity.
+ */
+static size_t
+prof_split(struct eng *e, size_t *np, double t)
 {
-	size_t n = *np;
+	size_t n = *np, k = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	if (t <= e->pt[0])
+		return 0;
+	while (k < n && e->pt[k] < t)
+		k++;
+	if (k < n && e->pt[k] == t)
+		return k;
+	memmove(&e->pt[k + 1], &e->pt[k], (n - k) * sizeof(*e->pt));
+	memmove(&e->pf[k + 1], &e->pf[k], (n - k) * sizeof(*e->pf));
+	e->pt[k] = t;
+	e->pf[k] = e->pf[k - 1];
+	*np = n + 1;
+	return k;
+}
+
+static void
+prof_add(struct eng *e, size_t *np, double t0, double t1, int64_t delta)
+{
+	size_t k0, k1;
+
+	if (!(t1 > t0))
+		return;
+	k0 = prof_split(e, np, t0);
+	k1 = isfinite(t1) ? prof_split(e, np, t1) : *np;
+	for (size_t m = k0; m < k1; m++)
+		e->pf[m] += delta;
+}
+
+static double
+prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
+{
+	for (size_t i = 0; i < np; i++) {
 		double s = e->pt[i], end = s + dur;
 		size_t k = i;
 		bool ok = true;
 
-		while (k < n && (k == i || e->pt[k] < end)) {
+		while (k < np && (k == i || e->pt[k] < end)) {
 			if (e->pf[k] < (int64_t)cpus) {
 				ok = false;
 				break;
 			}
 			k++;
 		}
-		if (!ok) {
-			i = k; /* loop's i++ moves past the blocking segment */
-			continue;
-		}
-		/* insert a breakpoint at end (if inside the profile) and subtract */
-		if (n + 1 > e->pcap)
-			return -ENOMEM;
-		if (k < n && e->pt[k] != end) {
-			memmove(&e->pt[k + 1], &e->pt[k], (n - k) * sizeof(*e->pt));
-			memmove(&e->pf[k + 1], &e->pf[k], (n - k) * sizeof(*e->pf));
-			e->pt[k] = end;
-			e->pf[k] = e->pf[k - 1];
-			n++;
-		} else if (k == n && isfinite(end)) {
-			e->pt[n] = end;
-			e->pf[n] = e->pf[n - 1];
-			n++;
-		}
-		for (size_t m = i; m < k; m++)
-			e->pf[m] -= cpus;
-		*np = n;
-		*at = s;
-		return 0;
+		if (ok)
+			return s;
+		i = k; /* the loop's i++ moves past the blocking segment */
 	}
-	*at = INFINITY; /* wider than the machine: cannot happen (filtered) */
-	return 0;
+	return INFINITY; /* wider than the machine: filtered before the run */
 }
 
 static int
 pass_conservative(struct eng *e)
 {
 	unsigned int l = e->sys->n_q;
-	size_t np = 0, need_cap = 2 * (e->n_run + e->qlen[l]) + 4;
+	size_t np, need_cap = 2 + e->n_run + 4 * e->qlen[l];
 
 	if (need_cap > e->pcap) {
 		double *pt = realloc(e->pt, need_cap * sizeof(*pt));
@@ -622,15 +640,25 @@ pass_conservative(struct eng *e)
 			np++;
 		}
 	}
+	/* current reservations of the waiting jobs */
+	for (size_t w = e->head[l]; w != NONE; w = e->gnext[w])
+		if (e->slot[w] >= 0)
+			prof_add(e, &np, fmax(e->slot[w], e->now), e->slot[w] + e->j[w].est_s,
+				 -(int64_t)e->j[w].cpus);
 	for (size_t w = e->head[l], nx; w != NONE; w = nx) {
+		struct nl_batch_job *jw = &e->j[w];
 		double at;
 
 		nx = e->gnext[w];
-		if (profile_reserve(e, &np, e->j[w].cpus, e->j[w].est_s, &at) != 0)
-			return -ENOMEM;
-		if (e->j[w].resv_s < 0)
-			e->j[w].resv_s = at;
-		if (at <= e->now && e->j[w].cpus <= e->free) {
+		if (e->slot[w] >= 0)
+			prof_add(e, &np, fmax(e->slot[w], e->now), e->slot[w] + jw->est_s,
+				 (int64_t)jw->cpus);
+		at = prof_fit(e, np, jw->cpus, jw->est_s);
+		e->slot[w] = at;
+		if (jw->resv_s < 0)
+			jw->resv_s = at;
+		prof_add(e, &np, at, at + jw->est_s, -(int64_t)jw->cpus); /* no-op when est 0 */
+		if (at <= e->now && jw->cpus <= e->free) {
 			if (start_job(e, w, w == e->head[l] ? NL_BATCH_HOW_HEAD :
 					  NL_BATCH_HOW_OVERTAKE) != 0)
 				return -ENOMEM;
@@ -690,16 +718,20 @@ eng_alloc(struct eng *e, size_t n)
 	e->nonwait = calloc(m, sizeof(bool));
 	e->flag_for = malloc(m * sizeof(*e->flag_for));
 	e->held = calloc(m, sizeof(*e->held));
+	e->slot = malloc(m * sizeof(*e->slot));
 	e->arrived = malloc(m * sizeof(*e->arrived));
 	e->passed = malloc(m * sizeof(*e->passed));
 	if (e->next == NULL || e->prev == NULL || e->gnext == NULL || e->gprev == NULL ||
 	    e->run == NULL || e->state == NULL ||
 	    e->overtaker == NULL || e->cand == NULL || e->resv_active == NULL ||
-	    e->nonwait == NULL || e->flag_for == NULL || e->held == NULL || e->arrived == NULL ||
+	    e->nonwait == NULL || e->flag_for == NULL || e->held == NULL || e->slot == NULL ||
+	    e->arrived == NULL ||
 	    e->passed == NULL)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		e->flag_for[i] = NONE;
+		e->slot[i] = -1;
+	}
 	return nl_evq_init(&e->evq, 1024);
 }
 
@@ -718,6 +750,7 @@ eng_free(struct eng *e)
 	free(e->nonwait);
 	free(e->flag_for);
 	free(e->held);
+	free(e->slot);
 	free(e->arrived);
 	free(e->passed);
 	free(e->pt);
