@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-loadgen: a client of the nlevel appliance on a plain UDP socket (no DPDK).
+ *
+ *   nlevel-loadgen --appliance IP[:PORT] --tasks N
+ *                  (--rate TPS | --load PCT --config FILE [--scale S] | --replay FILE)
+ *                  [--res N] [--split L] [--instr I] [--data D] [--cmd ID] [--arg A ...]
+ *                  [--seed S] [--csv FILE] [--timeout S] [--expect-complete]
+ *
+ * Poisson arrivals at a rate (or at a system load of a model configuration, time-scaled like
+ * nlevel-worker's --scale), or a replayed task file (lines "t_s need instr data split
+ * [cmd [arg ...]]", need in hex). It measures each task's response from SUBMIT to COMPLETE
+ * (client clock, echoed by the appliance), prints mean / p50 / p99 / rejects and one SUMMARY
+ * line, and writes one CSV row per task. Exit status 0 when every task got a final answer
+ * (COMPLETE or REJECT); with --expect-complete, only when every task COMPLETEd with status 0
+ * or an expected status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "nl_cfg.h"
+#include "nl_model_cfg.h"
+#include "nl_proto.h"
+
+enum { ST_SENT = 0, ST_ACCEPTED, ST_REJECTED, ST_COMPLETE };
+
+struct task {
+	uint64_t submit_ns;
+	uint64_t resp_ns;
+	uint64_t need;
+	uint8_t state;
+	uint8_t reason;  /* REJECT reason, or COMPLETE failure reason */
+	int32_t status;  /* COMPLETE exit status */
+	double at_s;     /* replay: submit time */
+	uint64_t instr, data;
+	uint16_t split, cmd;
+	uint8_t args_len;
+	uint8_t args[NL_PROTO_MAX_ARGS];
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rng_s = 88172645463325252ull;
+
+static uint64_t
+rnd(void)
+{
+	rng_s ^= rng_s << 13;
+	rng_s ^= rng_s >> 7;
+	rng_s ^= rng_s << 17;
+	return rng_s;
+}
+
+static double
+unif(void)
+{
+	return (double)(rnd() >> 11) * 0x1.0p-53;
+}
+
+static int
+parse_addr(const char *s, struct sockaddr_in *a)
+{
+	char buf[64], *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_port = htons(NL_PROTO_PORT);
+	colon = strchr(buf, ':');
+	if (colon != NULL) {
+		char *end;
+		long p = strtol(colon + 1, &end, 10);
+
+		if (*end != '\0' || p < 1 || p > 65535)
+			return -1;
+		a->sin_port = htons((uint16_t)p);
+		*colon = '\0';
+	}
+	return inet_pton(AF_INET, buf, &a->sin_addr) == 1 ? 0 : -1;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+load_replay(const char *path, struct task **out, unsigned int *n)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned int cap = 1024, k = 0, ln = 0;
+	struct task *t = calloc(cap, sizeof(*t));
+
+	if (f == NULL || t == NULL) {
+		fprintf(stderr, "nlevel-loadgen: cannot read %s\n", path);
+		if (f != NULL)
+			fclose(f);
+		free(t);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *save = NULL, *tok[40];
+		unsigned int nt = 0;
+
+		ln++;
+		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		for (char *p = strtok_r(line, " \t\r\n", &save); p != NULL && nt < 40;
+		     p = strtok_r(NULL, " \t\r\n", &save))
+			tok[nt++] = p;
+		if (nt < 5) {
+			fprintf(stderr, "%s:%u: want 't_s need instr data split [cmd [arg...]]'\n",
+				path, ln);
+			fclose(f);
+			free(t);
+			return -1;
+		}
+		if (k == cap) {
+			struct task *r = realloc(t, 2 * cap * sizeof(*t));
+
+			if (r == NULL) {
+				fclose(f);
+				free(t);
+				return -1;
+			}
+			t = r;
+			memset(&t[cap], 0, cap * sizeof(*t));
+			cap *= 2;
+		}
+		struct task *x = &t[k];
+
+		x->at_s = strtod(tok[0], NULL);
+		x->need = strtoull(tok[1], NULL, 16);
+		x->instr = (uint64_t)strtod(tok[2], NULL);
+		x->data = (uint64_t)strtod(tok[3], NULL);
+		x->split = (uint16_t)strtoul(tok[4], NULL, 10);
+		if (nt > 5)
+			x->cmd = (uint16_t)strtoul(tok[5], NULL, 10);
+		for (unsigned int i = 6; i < nt; i++) {
+			size_t l = strlen(tok[i]) + 1;
+
+			if (x->args_len + l > NL_PROTO_MAX_ARGS) {
+				fprintf(stderr, "%s:%u: arguments longer than %u bytes\n", path, ln,
+					NL_PROTO_MAX_ARGS);
+				fclose(f);
+				free(t);
+				return -1;
+			}
+			memcpy(x->args + x->args_len, tok[i], l);
+			x->args_len = (uint8_t)(x->args_len + l);
+		}
+		if (x->split == 0 || x->split > NL_PROTO_MAX_SPLIT || x->at_s < 0) {
+			fprintf(stderr, "%s:%u: split must be 1..%u, time >= 0\n", path, ln,
+				NL_PROTO_MAX_SPLIT);
+			fclose(f);
+			free(t);
+			return -1;
+		}
+		k++;
+	}
+	fclose(f);
+	*out = t;
+	*n = k;
+	return 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: nlevel-loadgen --appliance IP[:PORT] --tasks N\n"
+		   "         (--rate TPS | --load PCT --config FILE [--scale S] | --replay FILE)\n"
+		   "         [--res N] [--split L] [--instr I] [--data D] [--cmd ID] [--arg A ...]\n"
+		   "         [--seed S] [--csv FILE] [--timeout S] [--expect-complete]\n"
+		   "         [--expect-status CMD=STATUS ...]\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "appliance", required_argument, NULL, 'a' },
+		{ "tasks", required_argument, NULL, 'n' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "load", required_argument, NULL, 'L' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "res", required_argument, NULL, 'N' },
+		{ "split", required_argument, NULL, 'l' },
+		{ "instr", required_argument, NULL, 'I' },
+		{ "data", required_argument, NULL, 'D' },
+		{ "cmd", required_argument, NULL, 'c' },
+		{ "arg", required_argument, NULL, 'A' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "csv", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "expect-complete", no_argument, NULL, 'E' },
+		{ "expect-status", required_argument, NULL, 'X' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sockaddr_in app;
+	bool have_app = false, expect = false;
+	const char *config = NULL, *replay = NULL, *csv = NULL;
+	double rate = 0, load = 0, scale = 1e-5, instr = 8e6, data = 0, timeout_s = 10;
+	unsigned int n_tasks = 1000, n_res = 4, split = 4, cmd = 0;
+	uint8_t args[NL_PROTO_MAX_ARGS];
+	unsigned int args_len = 0, n_xs = 0;
+	int xs_cmd[16], xs_st[16];
+	struct task *tk = NULL;
+	int c, fd;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		double v = 0;
+
+		if (strchr("nrLsNlIDcSt", c) != NULL) {
+			v = strtod(optarg, &end);
+			if (*end != '\0' || !(v >= 0) || v > 1e18) {
+				fprintf(stderr, "nlevel-loadgen: bad number '%s'\n", optarg);
+				return 2;
+			}
+		}
+		switch (c) {
+		case 'a':
+			if (parse_addr(optarg, &app) != 0) {
+				fprintf(stderr, "nlevel-loadgen: bad address '%s'\n", optarg);
+				return 2;
+			}
+			have_app = true;
+			break;
+		case 'n': n_tasks = (unsigned int)v; break;
+		case 'r': rate = v; break;
+		case 'L': load = v; break;
+		case 'C': config = optarg; break;
+		case 's': scale = v; break;
+		case 'R': replay = optarg; break;
+		case 'N': n_res = (unsigned int)v; break;
+		case 'l': split = (unsigned int)v; break;
+		case 'I': instr = v; break;
+		case 'D': data = v; break;
+		case 'c': cmd = (unsigned int)v; break;
+		case 'A': {
+			size_t l = strlen(optarg) + 1;
+
+			if (args_len + l > NL_PROTO_MAX_ARGS) {
+				fprintf(stderr, "nlevel-loadgen: arguments exceed %u bytes\n",
+					NL_PROTO_MAX_ARGS);
+				return 2;
+			}
+			memcpy(args + args_len, optarg, l);
+			args_len += (unsigned int)l;
+			break;
+		}
+		case 'S': rng_s = (uint64_t)v * 2654435761u + 1; break;
+		case 'o': csv = optarg; break;
+		case 't': timeout_s = v; break;
+		case 'E': expect = true; break;
+		case 'X':
+			if (n_xs == 16 || sscanf(optarg, "%d=%d", &xs_cmd[n_xs], &xs_st[n_xs]) != 2) {
+				fprintf(stderr, "nlevel-loadgen: --expect-status CMD=STATUS\n");
+				return 2;
+			}
+			n_xs++;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!have_app || optind != argc || n_res == 0 || n_res > 64 || split == 0 ||
+	    split > NL_PROTO_MAX_SPLIT) {
+		usage(stderr);
+		return 2;
+	}
+	if (config != NULL) {
+		struct nl_cfg *cfg = NULL;
+		struct nl_model_cfg m;
+		char err[NL_CFG_ERR_LEN];
+
+		if (nl_cfg_load(&cfg, config, err, sizeof(err)) != 0 ||
+		    nl_model_cfg_parse(cfg, &m) != 0) {
+			fprintf(stderr, "nlevel-loadgen: %s\n", cfg != NULL ? cfg->err : err);
+			nl_cfg_free(cfg);
+			return 2;
+		}
+		nl_cfg_free(cfg);
+		n_res = m.n_res;
+		split = m.n_split;
+		instr = m.instr;
+		data = m.data_bits;
+		if (load > 0)
+			rate = nl_model_arrival_rate(&m, load) / (scale > 0 ? scale : 1);
+	}
+	if (replay != NULL) {
+		if (load_replay(replay, &tk, &n_tasks) != 0)
+			return 2;
+	} else {
+		if (!(rate > 0) || n_tasks == 0) {
+			fprintf(stderr, "nlevel-loadgen: give --rate, --load with --config, or --replay\n");
+			return 2;
+		}
+		tk = calloc(n_tasks, sizeof(*tk));
+		if (tk == NULL)
+			return 1;
+		double t = 0;
+
+		for (unsigned int i = 0; i < n_tasks; i++) {
+			t += -log(1.0 - unif()) / rate;
+			tk[i].at_s = t;
+			tk[i].need = rnd() & (n_res >= 64 ? ~0ull : ((1ull << n_res) - 1));
+			tk[i].instr = (uint64_t)instr;
+			tk[i].data = (uint64_t)data;
+			tk[i].split = (uint16_t)split;
+			tk[i].cmd = (uint16_t)cmd;
+			tk[i].args_len = (uint8_t)args_len;
+			memcpy(tk[i].args, args, args_len);
+		}
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("nlevel-loadgen: socket");
+		return 1;
+	}
+	int buf = 8 << 20;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	uint64_t t0 = now_ns(), last_progress = t0;
+	unsigned int sent = 0, done = 0;
+	uint64_t n_acc = 0, n_rej = 0, n_comp = 0, n_fail = 0, n_bad = 0;
+
+	while (done < n_tasks) {
+		uint64_t now = now_ns();
+
+		while (sent < n_tasks && now - t0 >= (uint64_t)(tk[sent].at_s * 1e9)) {
+			struct nl_msg m = { .type = NL_MSG_SUBMIT };
+			uint8_t out[NL_PROTO_MAX_LEN];
+			int len;
+
+			m.u.submit.task_id = sent;
+			m.u.submit.need = tk[sent].need;
+			m.u.submit.instr = tk[sent].instr;
+			m.u.submit.data_bits = tk[sent].data;
+			m.u.submit.n_split = tk[sent].split;
+			m.u.submit.cmd_id = tk[sent].cmd;
+			m.u.submit.args_len = tk[sent].args_len;
+			memcpy(m.u.submit.args, tk[sent].args, tk[sent].args_len);
+			tk[sent].submit_ns = now_ns();
+			m.u.submit.client_ts_ns = tk[sent].submit_ns;
+			len = nl_proto_encode(&m, out, sizeof(out));
+			if (len > 0)
+				(void)sendto(fd, out, (size_t)len, 0, (struct sockaddr *)&app, sizeof(app));
+			sent++;
+			last_progress = now;
+		}
+		if (sent == n_tasks && now - last_progress > (uint64_t)(timeout_s * 1e9))
+			break;
+		int ms = 20;
+
+		if (sent < n_tasks) {
+			double due = tk[sent].at_s * 1e9 - (double)(now - t0);
+
+			ms = due <= 0 ? 0 : (int)(due / 1e6);
+			if (ms > 20)
+				ms = 20;
+		}
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, ms) <= 0)
+			continue;
+		for (;;) {
+			uint8_t in[2048];
+			struct nl_msg m;
+			ssize_t n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+			uint64_t t;
+
+			if (n < 0)
+				break;
+			if (nl_proto_decode(in, (size_t)n, &m) != NL_PROTO_OK ||
+			    (m.type != NL_MSG_ACCEPT && m.type != NL_MSG_REJECT &&
+			     m.type != NL_MSG_COMPLETE) ||
+			    m.u.reply.task_id >= sent) {
+				n_bad++;
+				continue;
+			}
+			t = m.u.reply.task_id;
+			last_progress = now_ns();
+			if (tk[t].state == ST_REJECTED || tk[t].state == ST_COMPLETE)
+				continue; /* duplicate */
+			if (m.type == NL_MSG_ACCEPT) {
+				if (tk[t].state == ST_SENT) {
+					tk[t].state = ST_ACCEPTED;
+					n_acc++;
+				}
+				continue;
+			}
+			tk[t].resp_ns = last_progress - m.u.reply.client_ts_ns;
+			done++;
+			if (m.type == NL_MSG_REJECT) {
+				tk[t].state = ST_REJECTED;
+				tk[t].reason = (uint8_t)m.u.reply.reason;
+				n_rej++;
+			} else {
+				tk[t].state = ST_COMPLETE;
+				tk[t].reason = (uint8_t)m.u.reply.reason;
+				tk[t].status = m.u.reply.status;
+				n_comp++;
+				if (m.u.reply.reason != 0)
+					n_fail++;
+			}
+		}
+	}
+	close(fd);
+
+	uint64_t *r = malloc((n_comp + 1) * sizeof(*r)), nr = 0, nonzero = 0, unexpected = 0;
+	double sum = 0;
+
+	for (unsigned int i = 0; i < n_tasks; i++) {
+		if (tk[i].state != ST_COMPLETE)
+			continue;
+		r[nr++] = tk[i].resp_ns;
+		sum += (double)tk[i].resp_ns;
+		if (tk[i].status != 0)
+			nonzero++;
+		int want = 0;
+
+		for (unsigned int k = 0; k < n_xs; k++)
+			if (xs_cmd[k] == tk[i].cmd)
+				want = xs_st[k];
+		if (tk[i].status != want)
+			unexpected++;
+	}
+	qsort(r, nr, sizeof(*r), cmp_u64);
+	double mean = nr ? sum / (double)nr / 1e3 : 0;
+	double p50 = nr ? (double)r[(size_t)(0.50 * (double)(nr - 1))] / 1e3 : 0;
+	double p99 = nr ? (double)r[(size_t)(0.99 * (double)(nr - 1))] / 1e3 : 0;
+	uint64_t lost = n_tasks - done;
+	double wall = (double)(now_ns() - t0) / 1e9;
+
+	if (csv != NULL) {
+		FILE *f = fopen(csv, "w");
+
+		if (f != NULL) {
+			fprintf(f, "task_id,need,cmd,submit_s,outcome,reason,status,resp_us\n");
+			for (unsigned int i = 0; i < n_tasks; i++)
+				fprintf(f, "%u,%llx,%u,%.6f,%s,%u,%d,%.1f\n", i,
+					(unsigned long long)tk[i].need, tk[i].cmd,
+					(double)(tk[i].submit_ns - t0) / 1e9,
+					tk[i].state == ST_COMPLETE ? "complete" :
+					tk[i].state == ST_REJECTED ? "reject" : "lost",
+					tk[i].reason, tk[i].status, (double)tk[i].resp_ns / 1e3);
+			fclose(f);
+		}
+	}
+	printf("nlevel-loadgen: %u tasks in %.2f s: %llu accepted, %llu rejected, %llu complete "
+	       "(%llu failed), %llu lost; response mean %.1f us, p50 %.1f us, p99 %.1f us\n",
+	       n_tasks, wall, (unsigned long long)n_acc, (unsigned long long)n_rej,
+	       (unsigned long long)n_comp, (unsigned long long)n_fail, (unsigned long long)lost,
+	       mean, p50, p99);
+	printf("SUMMARY sent=%u accepted=%llu rejected=%llu completed=%llu failed=%llu lost=%llu "
+	       "exit_nonzero=%llu unexpected_status=%llu mean_us=%.1f p50_us=%.1f p99_us=%.1f "
+	       "bad_frames=%llu wall_s=%.2f\n",
+	       n_tasks, (unsigned long long)n_acc, (unsigned long long)n_rej,
+	       (unsigned long long)n_comp, (unsigned long long)n_fail, (unsigned long long)lost,
+	       (unsigned long long)nonzero, (unsigned long long)unexpected, mean, p50, p99,
+	       (unsigned long long)n_bad, wall);
+	free(r);
+	free(tk);
+	if (lost > 0)
+		return 1;
+	if (expect && (n_rej > 0 || n_fail > 0 || unexpected > 0))
+		return 1;
+	return 0;
+}

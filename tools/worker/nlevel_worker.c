@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-worker: machines behind an nlevel appliance, on a plain UDP socket (no DPDK).
+ *
+ *   nlevel-worker --appliance IP[:PORT] --mach SPEED_IPS:VECTOR[:LINK_BPS] [--mach ...]
+ *                 [--scale S] [--cmd ID=PATH ...] [--id N] [--load-ms MS]
+ *                 [--exit-after S] [--die-after S] [--allow-root] [--quiet]
+ *
+ * Emulated machines: a sub-task of I instructions and D bits takes (I/W + D/T) model seconds,
+ * times --scale wall seconds per model second; each machine is a FIFO server. Task-farm mode:
+ * a DISPATCH whose command id is in this worker's own --cmd list runs that program with the
+ * DISPATCH's bounded arguments (NUL-separated, at most 64 bytes) as argv, without a shell,
+ * one at a time per machine, and DONE carries its exit status (128 + signal when killed;
+ * 127 for an unknown command id). HELLO at start (repeated until the appliance answers),
+ * LOAD every --load-ms, BYE at exit (--die-after exits without BYE, to test the timeout).
+ * The worker refuses to run as root unless --allow-root is given.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "nl_proto.h"
+
+extern char **environ;
+
+#define MAX_CMDS 64u
+#define QCAP 4096u /* sub-tasks queued per machine */
+#define MAX_ARGV 34u
+
+struct sub {
+	struct nl_msg_dispatch d;
+	uint64_t fin_ns; /* emulated: when it finishes */
+};
+
+struct mach {
+	struct nl_msg_mach desc;
+	uint32_t slot;
+	struct sub *q;       /* FIFO ring [QCAP] */
+	unsigned int head, n;
+	uint64_t busy_until_ns;
+	pid_t pid;           /* task-farm: running child, 0 = none */
+};
+
+struct cmd {
+	uint16_t id;
+	char *path;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_sig(int s)
+{
+	(void)s;
+	stop_flag = 1;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int
+parse_addr(const char *s, struct sockaddr_in *a)
+{
+	char buf[64], *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_port = htons(NL_PROTO_PORT);
+	colon = strchr(buf, ':');
+	if (colon != NULL) {
+		char *end;
+		long p = strtol(colon + 1, &end, 10);
+
+		if (*end != '\0' || p < 1 || p > 65535)
+			return -1;
+		a->sin_port = htons((uint16_t)p);
+		*colon = '\0';
+	}
+	return inet_pton(AF_INET, buf, &a->sin_addr) == 1 ? 0 : -1;
+}
+
+/* SPEED_IPS:VECTOR[:LINK_BPS], VECTOR of '0' '1' '*' for resources 1..N */
+static int
+parse_mach(const char *s, struct nl_msg_mach *m)
+{
+	char buf[256], *p1, *p2, *end;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	memset(m, 0, sizeof(*m));
+	p1 = strchr(buf, ':');
+	if (p1 == NULL)
+		return -1;
+	*p1++ = '\0';
+	p2 = strchr(p1, ':');
+	if (p2 != NULL)
+		*p2++ = '\0';
+	double sp = strtod(buf, &end);
+
+	if (*end != '\0' || !(sp >= 1) || sp > 1e18)
+		return -1;
+	m->speed_ips = (uint64_t)sp;
+	m->link_bps = 10000000;
+	if (p2 != NULL) {
+		double l = strtod(p2, &end);
+
+		if (*end != '\0' || !(l >= 1) || l > 1e18)
+			return -1;
+		m->link_bps = (uint64_t)l;
+	}
+	size_t n = strlen(p1);
+
+	if (n == 0 || n > NL_PROTO_MAX_RES)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		if (p1[k] == '1')
+			m->res_set |= UINT64_C(1) << k;
+		else if (p1[k] == '*')
+			m->res_any |= UINT64_C(1) << k;
+		else if (p1[k] != '0')
+			return -1;
+	}
+	return 0;
+}
+
+static void
+send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
+{
+	uint8_t buf[NL_PROTO_MAX_LEN];
+	int n = nl_proto_encode(m, buf, sizeof(buf));
+
+	if (n > 0)
+		(void)sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to));
+}
+
+static void
+send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status)
+{
+	struct nl_msg m = { .type = NL_MSG_DONE };
+
+	m.u.done.task_id = d->task_id;
+	m.u.done.mach = d->mach;
+	m.u.done.token = d->token;
+	m.u.done.sub = d->sub;
+	m.u.done.status = status;
+	send_msg(fd, to, &m);
+}
+
+static const struct cmd *
+find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (c[i].id == id)
+			return &c[i];
+	return NULL;
+}
+
+/* Start the head of machine m's queue as a child process (task-farm). 0 or -errno. */
+static int
+spawn_head(struct mach *m, const struct cmd *c)
+{
+	const struct nl_msg_dispatch *d = &m->q[m->head].d;
+	char args[NL_PROTO_MAX_ARGS + 1];
+	char *argv[MAX_ARGV + 2];
+	unsigned int argc = 0;
+	pid_t pid;
+	int rc;
+
+	memcpy(args, d->args, d->args_len);
+	args[d->args_len] = '\0';
+	argv[argc++] = c->path;
+	for (unsigned int i = 0; i < d->args_len && argc < MAX_ARGV;) {
+		argv[argc++] = &args[i];
+		while (i < d->args_len && args[i] != '\0')
+			i++;
+		i++;
+	}
+	argv[argc] = NULL;
+	rc = posix_spawn(&pid, c->path, NULL, NULL, argv, environ);
+	if (rc != 0)
+		return -rc;
+	m->pid = pid;
+	return 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: nlevel-worker --appliance IP[:PORT] --mach SPEED_IPS:VECTOR[:LINK_BPS] "
+		   "[--mach ...]\n"
+		   "       [--scale S] [--cmd ID=PATH ...] [--id N] [--load-ms MS]\n"
+		   "       [--exit-after S] [--die-after S] [--allow-root] [--quiet]\n"
+		   "  VECTOR: one of 0 1 * per resource (resource 1 first)\n"
+		   "  --scale S: wall seconds per model second (default 1e-5)\n"
+		   "  --cmd ID=PATH: task-farm command ID (1..65535) runs PATH (no shell)\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "appliance", required_argument, NULL, 'a' },
+		{ "mach", required_argument, NULL, 'm' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "cmd", required_argument, NULL, 'c' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "load-ms", required_argument, NULL, 'l' },
+		{ "exit-after", required_argument, NULL, 'x' },
+		{ "die-after", required_argument, NULL, 'd' },
+		{ "allow-root", no_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sockaddr_in app;
+	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
+	struct mach mach[NL_PROTO_MAX_MACH];
+	unsigned int n_mach = 0, n_cmd = 0;
+	struct cmd cmds[MAX_CMDS];
+	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
+	uint32_t wid = (uint32_t)getpid();
+	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
+	int c, fd;
+	char *end;
+
+	memset(mach, 0, sizeof(mach));
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (parse_addr(optarg, &app) != 0) {
+				fprintf(stderr, "nlevel-worker: --appliance: bad address '%s'\n", optarg);
+				return 2;
+			}
+			have_app = true;
+			break;
+		case 'm':
+			if (n_mach == NL_PROTO_MAX_MACH || parse_mach(optarg, &mach[n_mach].desc) != 0) {
+				fprintf(stderr, "nlevel-worker: --mach: bad machine '%s' (at most %u)\n",
+					optarg, NL_PROTO_MAX_MACH);
+				return 2;
+			}
+			n_mach++;
+			break;
+		case 's':
+		case 'x':
+		case 'd':
+		case 'l': {
+			double v = strtod(optarg, &end);
+
+			if (*end != '\0' || !(v >= 0) || v > 1e9) {
+				fprintf(stderr, "nlevel-worker: bad number '%s'\n", optarg);
+				return 2;
+			}
+			if (c == 's')
+				scale = v;
+			else if (c == 'x')
+				exit_after = v;
+			else if (c == 'd')
+				die_after = v;
+			else
+				load_ms = v > 1 ? v : 1;
+			break;
+		}
+		case 'c': {
+			char *eq = strchr(optarg, '=');
+			long id = strtol(optarg, &end, 10);
+
+			if (eq == NULL || end != eq || id < 1 || id > 65535 || n_cmd == MAX_CMDS ||
+			    eq[1] != '/') {
+				fprintf(stderr, "nlevel-worker: --cmd: want ID=/absolute/path, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			cmds[n_cmd].id = (uint16_t)id;
+			cmds[n_cmd++].path = eq + 1;
+			break;
+		}
+		case 'i':
+			wid = (uint32_t)strtoul(optarg, &end, 10);
+			break;
+		case 'R':
+			allow_root = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!have_app || n_mach == 0 || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (geteuid() == 0 && !allow_root) {
+		fprintf(stderr, "nlevel-worker: refusing to run as root (it runs commands for the "
+				"network); use an unprivileged user or --allow-root\n");
+		return 2;
+	}
+	for (unsigned int i = 0; i < n_mach; i++) {
+		mach[i].q = calloc(QCAP, sizeof(struct sub));
+		mach[i].slot = UINT32_MAX;
+		if (mach[i].q == NULL)
+			return 1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("nlevel-worker: socket");
+		return 1;
+	}
+	int rcv = 4 << 20;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	signal(SIGPIPE, SIG_IGN);
+	t0 = now_ns();
+	while (!stop_flag) {
+		uint64_t now = now_ns(), next = now + 50000000ull;
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (die_after > 0 && now - t0 >= (uint64_t)(die_after * 1e9)) {
+			if (!quiet)
+				fprintf(stderr, "nlevel-worker %u: dying without BYE\n", wid);
+			return 0;
+		}
+		if (exit_after > 0 && now - t0 >= (uint64_t)(exit_after * 1e9))
+			break;
+		if (!hello_ok && now >= next_hello) {
+			struct nl_msg m = { .type = NL_MSG_HELLO };
+
+			m.u.hello.worker_id = wid;
+			m.u.hello.n_mach = (uint16_t)n_mach;
+			for (unsigned int i = 0; i < n_mach; i++)
+				m.u.hello.mach[i] = mach[i].desc;
+			send_msg(fd, &app, &m);
+			next_hello = now + 200000000ull;
+		}
+		if (hello_ok && now >= next_load) {
+			struct nl_msg m = { .type = NL_MSG_LOAD };
+
+			m.u.hello.worker_id = wid;
+			m.u.hello.n_mach = (uint16_t)n_mach;
+			for (unsigned int i = 0; i < n_mach; i++) {
+				m.u.hello.mach[i] = mach[i].desc;
+				m.u.hello.mach[i].n_sub = mach[i].n;
+				m.u.hello.mach[i].backlog_ns =
+					mach[i].busy_until_ns > now ? mach[i].busy_until_ns - now : 0;
+			}
+			send_msg(fd, &app, &m);
+			next_load = now + (uint64_t)(load_ms * 1e6);
+		}
+		/* finish what is due, start what can start */
+		for (unsigned int i = 0; i < n_mach; i++) {
+			struct mach *m = &mach[i];
+
+			while (m->n > 0 && m->pid == 0) {
+				struct sub *s = &m->q[m->head];
+				const struct cmd *cm;
+
+				if (s->d.cmd_id == 0) { /* emulated work */
+					if (s->fin_ns > now) {
+						if (s->fin_ns < next)
+							next = s->fin_ns;
+						break;
+					}
+					send_done(fd, &app, &s->d, 0);
+				} else {
+					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
+					if (cm != NULL && spawn_head(m, cm) == 0)
+						break; /* runs; reaped below */
+					send_done(fd, &app, &s->d, 127);
+				}
+				n_done++;
+				m->head = (m->head + 1) % QCAP;
+				m->n--;
+			}
+		}
+		for (;;) {
+			int st;
+			pid_t p = waitpid(-1, &st, WNOHANG);
+
+			if (p <= 0)
+				break;
+			for (unsigned int i = 0; i < n_mach; i++) {
+				struct mach *m = &mach[i];
+
+				if (m->pid != p)
+					continue;
+				send_done(fd, &app, &m->q[m->head].d,
+					  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+				n_done++;
+				m->pid = 0;
+				m->head = (m->head + 1) % QCAP;
+				m->n--;
+				next = now; /* start the next one at once */
+			}
+		}
+		int ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+
+		if (n_cmd > 0 && ms > 5)
+			ms = 5; /* children are reaped by polling */
+		if (poll(&pfd, 1, ms) <= 0)
+			continue;
+		for (;;) {
+			uint8_t buf[2048];
+			struct sockaddr_in from;
+			socklen_t fl = sizeof(from);
+			ssize_t n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
+					     (struct sockaddr *)&from, &fl);
+			struct nl_msg msg;
+
+			if (n < 0)
+				break;
+			if (from.sin_addr.s_addr != app.sin_addr.s_addr || from.sin_port != app.sin_port ||
+			    nl_proto_decode(buf, (size_t)n, &msg) != NL_PROTO_OK) {
+				n_bad++;
+				continue;
+			}
+			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY)) {
+				for (unsigned int i = 0; i < n_mach && i < msg.u.hello.n_mach; i++)
+					mach[i].slot = msg.u.hello.mach[i].slot;
+				if (!hello_ok && !quiet)
+					fprintf(stderr, "nlevel-worker %u: joined, %u machines\n", wid, n_mach);
+				hello_ok = true;
+				continue;
+			}
+			if (msg.type != NL_MSG_DISPATCH || msg.u.dispatch.mach >= n_mach) {
+				n_bad++;
+				continue;
+			}
+			struct mach *m = &mach[msg.u.dispatch.mach];
+			uint64_t t = now_ns();
+
+			if (m->n == QCAP) { /* full: report it failed at once */
+				send_done(fd, &app, &msg.u.dispatch, 125);
+				continue;
+			}
+			struct sub *s = &m->q[(m->head + m->n) % QCAP];
+			double model_s = (double)msg.u.dispatch.instr / (double)m->desc.speed_ips +
+					 (double)msg.u.dispatch.data_bits / (double)m->desc.link_bps;
+			uint64_t start = m->busy_until_ns > t ? m->busy_until_ns : t;
+
+			s->d = msg.u.dispatch;
+			s->fin_ns = start + (uint64_t)(model_s * scale * 1e9);
+			if (s->d.cmd_id == 0)
+				m->busy_until_ns = s->fin_ns;
+			m->n++;
+		}
+	}
+	/* leave: BYE (the appliance re-dispatches what we still hold) */
+	struct nl_msg bye = { .type = NL_MSG_BYE };
+
+	bye.u.bye.worker_id = wid;
+	send_msg(fd, &app, &bye);
+	for (unsigned int i = 0; i < n_mach; i++) {
+		if (mach[i].pid > 0) {
+			kill(mach[i].pid, SIGTERM);
+			waitpid(mach[i].pid, NULL, 0);
+		}
+		free(mach[i].q);
+	}
+	close(fd);
+	if (!quiet)
+		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames)\n", wid,
+			(unsigned long long)n_done, (unsigned long long)n_bad);
+	return 0;
+}
