@@ -414,12 +414,12 @@ nl_dp_lcore_main(void *arg)
 		if (nl_atomic_load_relaxed(&nl_dp_quit) != 0 ||
 		    nl_atomic_load_relaxed(&dp->run_quit) != 0)
 			break;
-		if (dp->o.emulate && idle > 4 * (lc->hk_mask + 1)) {
-			/* Emulated timing only: an idle lcore naps instead of spinning (a sleeping
-			 * thread goes offline first, STYLE.md). Stamps are virtual, so a late
-			 * wake-up changes no result. */
+		if ((dp->o.emulate || dp->o.idle_sleep_us > 0) && idle > 4 * (lc->hk_mask + 1)) {
+			/* Emulated timing (or --idle-sleep-us): an idle lcore naps instead of
+			 * spinning (a sleeping thread goes offline first, STYLE.md). Emulated
+			 * stamps are virtual, so a late wake-up changes no result. */
 			urcu_qsbr_thread_offline();
-			rte_delay_us_sleep(20);
+			rte_delay_us_sleep(dp->o.idle_sleep_us ? dp->o.idle_sleep_us : 20);
 			urcu_qsbr_thread_online();
 		}
 	}

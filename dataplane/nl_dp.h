@@ -73,6 +73,7 @@ struct nl_dp_opts {
 	uint16_t udp_port;          /**< host order */
 	uint32_t ip;                /**< our IPv4 address, network order */
 	bool native_instant;        /**< native mode: machines finish sub-tasks at once */
+	unsigned int idle_sleep_us; /**< port/native: an idle lcore naps this long (0 = spin) */
 };
 
 /** Counters of one run (control lcore's view; see I1). */

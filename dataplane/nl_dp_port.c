@@ -672,7 +672,7 @@ int
 nl_dp_serve(struct nl_dp *dp)
 {
 	struct io io = { .dp = dp, .rnd = 0x9e3779b97f4a7c15ull };
-	uint64_t loops = 0, hz = rte_get_tsc_hz();
+	uint64_t loops = 0, idle = 0, hz = rte_get_tsc_hz();
 	uint64_t timeout_cyc = (uint64_t)(dp->o.worker_timeout_s * (double)hz);
 	int rc;
 
@@ -702,6 +702,8 @@ nl_dp_serve(struct nl_dp *dp)
 	dp->horizon_vt = 1e300;
 	dp->tsc0 = rte_rdtsc();
 	nl_atomic_store_relaxed(&dp->run_quit, 0);
+	/* No in-process generator: tasks come from the port. */
+	nl_atomic_store_relaxed(&dp->gen_done, 1);
 	for (unsigned int i = 0; i < dp->n_lc; i++) {
 		rc = rte_eal_remote_launch(nl_dp_lcore_main, &dp->lc[i], dp->lc[i].lcore_id);
 		if (rc != 0) {
@@ -767,8 +769,17 @@ nl_dp_serve(struct nl_dp *dp)
 		io.lc->gen = NULL;
 		if ((++loops & 255) == 0)
 			urcu_qsbr_quiescent_state();
-		if (work == 0)
+		if (work == 0) {
 			rte_pause();
+			idle++;
+		} else {
+			idle = 0;
+		}
+		if (dp->o.idle_sleep_us > 0 && idle > 256) {
+			urcu_qsbr_thread_offline();
+			rte_delay_us_sleep(dp->o.idle_sleep_us);
+			urcu_qsbr_thread_online();
+		}
 	}
 	nl_atomic_store_relaxed(&dp->run_quit, 1);
 	rte_eal_mp_wait_lcore();

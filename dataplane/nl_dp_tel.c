@@ -1,11 +1,224 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry commands of the appliance (read with usertools/dpdk-telemetry.py):
+ *   /nlevel/stats               accounting (I1), drops per reason, messages per type
+ *   /nlevel/managers[,ID]       per-manager arrays (tasks in/out, hops out, inbox depth, ...);
+ *                               with an id, that manager and its decide() cost histogram
+ *   /nlevel/machines            per-machine arrays (alive, speed, sub-tasks, backlog)
+ *   /nlevel/machine/set,ID,ALIVE[,SPEED_IPS]   machine leave / join / speed change (port mode)
+ * Callbacks run on the telemetry thread: they read statistics with relaxed loads and the
+ * machine generation and load snapshot as a short-lived QSBR reader; a change is a request
+ * the control lcore applies (I3 of nl_dp.h).
+ */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+#include <rte_telemetry.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_atomic.h"
 #include "nl_dp_priv.h"
+
+static struct nl_dp *tel_dp; /* set once at init, before the commands are registered */
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = tel_dp;
+	struct nl_dp_counts c;
+	char name[64];
+
+	(void)cmd;
+	(void)params;
+	nl_dp_counts_get(dp, &c);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "accepted", c.accepted);
+	rte_tel_data_add_dict_u64(d, "rejected_ingress", c.rejected_ingress);
+	rte_tel_data_add_dict_u64(d, "completed", c.completed);
+	rte_tel_data_add_dict_u64(d, "failed", c.failed);
+	rte_tel_data_add_dict_u64(d, "in_flight", c.in_flight);
+	rte_tel_data_add_dict_u64(d, "redispatched", c.redispatched);
+	rte_tel_data_add_dict_u64(d, "stale_done", c.stale_done);
+	rte_tel_data_add_dict_u64(d, "workers_joined", c.workers_joined);
+	rte_tel_data_add_dict_u64(d, "workers_left", c.workers_left);
+	rte_tel_data_add_dict_u64(d, "rx_frames", nl_atomic_load_relaxed(&dp->rx_frames));
+	rte_tel_data_add_dict_u64(d, "tx_frames", nl_atomic_load_relaxed(&dp->tx_frames));
+	rte_tel_data_add_dict_u64(d, "tx_fail", nl_atomic_load_relaxed(&dp->tx_fail));
+	rte_tel_data_add_dict_u64(d, "load_publishes",
+				  nl_atomic_load_relaxed(&dp->load->n_publish));
+	for (unsigned int i = 1; i < NL_PROTO_E_MAX; i++) {
+		snprintf(name, sizeof(name), "drop_%s", nl_proto_err_name((enum nl_proto_err)i));
+		rte_tel_data_add_dict_u64(d, name, c.drops[i]);
+	}
+	for (unsigned int i = 1; i < NL_MSG_TYPE_MAX; i++) {
+		snprintf(name, sizeof(name), "rx_%s", nl_msg_type_name(i));
+		rte_tel_data_add_dict_u64(d, name, nl_atomic_load_relaxed(&dp->rx_msgs[i]));
+	}
+	return 0;
+}
+
+static struct rte_tel_data *
+u64_array(void)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+
+	if (a != NULL)
+		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	return a;
+}
+
+static int
+tel_managers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = tel_dp;
+	static const char *const key[] = { "tasks_in", "tasks_out", "hops_out", "dispatched",
+					   "refused", "inbox_depth", "lcore" };
+	struct rte_tel_data *arr[7];
+
+	(void)cmd;
+	rte_tel_data_start_dict(d);
+	if (params != NULL && *params != '\0') {
+		char *end;
+		unsigned long id = strtoul(params, &end, 10);
+		struct nl_dp_mgr *mg;
+		struct rte_tel_data *h;
+
+		if (*end != '\0' || id >= dp->n_mgr)
+			return -EINVAL;
+		mg = &dp->mgr[id];
+		rte_tel_data_add_dict_u64(d, "id", id);
+		rte_tel_data_add_dict_u64(d, "lcore", mg->lcore);
+		rte_tel_data_add_dict_u64(d, "tasks_in", nl_atomic_load_relaxed(&mg->tasks_in));
+		rte_tel_data_add_dict_u64(d, "tasks_out", nl_atomic_load_relaxed(&mg->tasks_out));
+		rte_tel_data_add_dict_u64(d, "hops_out", nl_atomic_load_relaxed(&mg->fwd_out));
+		rte_tel_data_add_dict_u64(d, "dispatched", nl_atomic_load_relaxed(&mg->dispatched));
+		rte_tel_data_add_dict_u64(d, "refused", nl_atomic_load_relaxed(&mg->refused));
+		rte_tel_data_add_dict_u64(d, "inbox_depth", rte_ring_count(mg->inbox));
+		h = u64_array();
+		if (h == NULL)
+			return -ENOMEM;
+		for (unsigned int b = 0; b < NL_DP_HIST_BUCKETS; b++)
+			rte_tel_data_add_array_u64(h, nl_atomic_load_relaxed(&mg->svc_hist[b]));
+		/* bucket b counts decisions of [2^(b-1), 2^b) ns */
+		rte_tel_data_add_dict_container(d, "svc_hist_ns_log2", h, 0);
+		return 0;
+	}
+	for (unsigned int k = 0; k < 7; k++) {
+		arr[k] = u64_array();
+		if (arr[k] == NULL) {
+			while (k-- > 0)
+				rte_tel_data_free(arr[k]);
+			return -ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < dp->n_mgr && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+		struct nl_dp_mgr *mg = &dp->mgr[i];
+
+		rte_tel_data_add_array_u64(arr[0], nl_atomic_load_relaxed(&mg->tasks_in));
+		rte_tel_data_add_array_u64(arr[1], nl_atomic_load_relaxed(&mg->tasks_out));
+		rte_tel_data_add_array_u64(arr[2], nl_atomic_load_relaxed(&mg->fwd_out));
+		rte_tel_data_add_array_u64(arr[3], nl_atomic_load_relaxed(&mg->dispatched));
+		rte_tel_data_add_array_u64(arr[4], nl_atomic_load_relaxed(&mg->refused));
+		rte_tel_data_add_array_u64(arr[5], rte_ring_count(mg->inbox));
+		rte_tel_data_add_array_u64(arr[6], mg->lcore);
+	}
+	rte_tel_data_add_dict_u64(d, "managers", dp->n_mgr);
+	for (unsigned int k = 0; k < 7; k++)
+		rte_tel_data_add_dict_container(d, key[k], arr[k], 0);
+	return 0;
+}
+
+static int
+tel_machines(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = tel_dp;
+	struct rte_tel_data *alive = u64_array(), *speed = u64_array(), *nsub = u64_array(),
+			    *backlog = u64_array();
+	double now = nl_dp_now_vt(dp);
+
+	(void)cmd;
+	(void)params;
+	if (alive == NULL || speed == NULL || nsub == NULL || backlog == NULL) {
+		rte_tel_data_free(alive);
+		rte_tel_data_free(speed);
+		rte_tel_data_free(nsub);
+		rte_tel_data_free(backlog);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	/* A short QSBR read-side section on the telemetry thread. */
+	urcu_qsbr_register_thread();
+	{
+		const struct nl_dp_gen *g = rcu_dereference(dp->gen_rcu);
+		const struct nl_load_snap *s = rcu_dereference(dp->load->cur_rcu);
+
+		rte_tel_data_add_dict_u64(d, "machines", g->n_mach);
+		rte_tel_data_add_dict_u64(d, "generation", g->id);
+		rte_tel_data_add_dict_u64(d, "load_version", s->version);
+		for (unsigned int i = 0; i < g->n_mach && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+			double bl = i < s->n_mach ? s->load[i].busy_until_vt - now : 0;
+
+			rte_tel_data_add_array_u64(alive, g->alive[i]);
+			rte_tel_data_add_array_u64(speed, (uint64_t)g->mach[i].speed_ips);
+			rte_tel_data_add_array_u64(nsub, i < s->n_mach ? s->load[i].n_sub : 0);
+			rte_tel_data_add_array_u64(backlog, bl > 0 && bl < 1e15 ? (uint64_t)bl : 0);
+		}
+	}
+	urcu_qsbr_unregister_thread();
+	rte_tel_data_add_dict_container(d, "alive", alive, 0);
+	rte_tel_data_add_dict_container(d, "speed_ips", speed, 0);
+	rte_tel_data_add_dict_container(d, "n_sub", nsub, 0);
+	rte_tel_data_add_dict_container(d, "backlog_vt", backlog, 0);
+	return 0;
+}
+
+static int
+tel_machine_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = tel_dp;
+	struct nl_dp_req req = { 0 };
+	unsigned int id, alive;
+	double speed = 0;
+	int n;
+
+	(void)cmd;
+	if (params == NULL || dp->req_ring == NULL)
+		return -EINVAL;
+	n = sscanf(params, "%u,%u,%lf", &id, &alive, &speed);
+	if (n < 2 || alive > 1 || id >= dp->n_mach || speed < 0)
+		return -EINVAL;
+	req.mach = id;
+	req.alive = alive;
+	req.speed_ips = speed;
+	if (rte_ring_mp_enqueue_elem(dp->req_ring, &req, sizeof(req)) != 0)
+		return -EBUSY;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "queued", 1);
+	return 0;
+}
 
 int
 nl_dp_telemetry_init(struct nl_dp *dp)
 {
-	(void)dp;
-	return 0;
+	int rc;
+
+	tel_dp = dp;
+	rc = rte_telemetry_register_cmd("/nlevel/stats", tel_stats,
+					"Accounting, drops per reason, messages per type.");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/nlevel/managers", tel_managers,
+						"Per-manager counters. Parameters: int manager id "
+						"(optional, adds its service-time histogram)");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/nlevel/machines", tel_machines,
+						"Per-machine alive, speed, sub-tasks, backlog.");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/nlevel/machine/set", tel_machine_set,
+						"Machine leave/join/speed. Parameters: id,alive[,speed_ips]");
+	return rc;
 }

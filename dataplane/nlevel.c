@@ -54,6 +54,7 @@ struct opts {
 	uint32_t ip;
 	double worker_timeout_s;
 	double work_scale_s;
+	unsigned int idle_us;
 	unsigned int inbox;
 	unsigned int pool;
 };
@@ -74,6 +75,8 @@ usage(FILE *f)
 		"  --udp-port P         our UDP port (default 7477)\n"
 		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
 		"  --work-scale S       workers' wall seconds per model second (default 1e-5)\n"
+		"  --idle-sleep-us US   port mode: idle lcores nap US microseconds (default 0 =\n"
+		"                       spin; use on machines shared with the workers)\n"
 		"  --emulate            emulated timing: nlevel-sim's model in scaled real time\n"
 		"  --curve DIR          emulated: run the load points, write DIR/live.csv\n"
 		"  --loads LIST         load points [%%] (default: the config's, up to 60)\n"
@@ -109,6 +112,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "inbox", required_argument, NULL, 'I' },
 		{ "pool", required_argument, NULL, 'P' },
 		{ "work-scale", required_argument, NULL, 'W' },
+		{ "idle-sleep-us", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,7 +123,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		double v = 0;
 
-		if (optarg != NULL && strchr("gkpuwHnNrIPW", c) != NULL) {
+		if (optarg != NULL && strchr("gkpuwHnNrIPWZ", c) != NULL) {
 			errno = 0;
 			v = strtod(optarg, &end);
 			if (errno != 0 || end == optarg || *end != '\0' || v < 0) {
@@ -167,6 +171,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'I': o->inbox = (unsigned int)v; break;
 		case 'P': o->pool = (unsigned int)v; break;
 		case 'W': o->work_scale_s = v; break;
+		case 'Z': o->idle_us = (unsigned int)v; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -260,9 +265,10 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->inbox_size = o->inbox;
 	d->pool_size = o->pool;
 	d->burst = 32;
-	d->publish_vt = emulate ? 1.0 : 20.0;
+	d->publish_vt = emulate ? 1.0 : 100.0; /* u.t. emulated; us otherwise */
 	d->worker_timeout_s = o->worker_timeout_s;
 	d->work_scale_s = o->work_scale_s;
+	d->idle_sleep_us = o->idle_us;
 	d->port_id = o->port_id;
 	d->udp_port = o->udp_port;
 	d->ip = o->ip;
