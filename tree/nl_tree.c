@@ -230,6 +230,7 @@ nl_tree_build(struct nl_tree **out, unsigned int n_res, const struct nl_resvec *
 			struct nl_tree_node *n = &t->node[n_node++];
 
 			n->prefix = np[j].key;
+			n->mask = nl_res_mask(np[j].level);
 			n->level = (uint8_t)np[j].level;
 			n->n_mach = 1;
 			n->leaf = NL_NODE_NONE;

@@ -51,8 +51,14 @@ enum nl_route_act {
 /** One node of the tree = one manager M(level, prefix). */
 struct nl_tree_node {
 	uint64_t prefix;   /**< Gamma_k: bits 0..level-1 = resources 1..level */
-	uint32_t parent;   /**< ap_k, NL_NODE_NONE at the root */
-	uint32_t child[2]; /**< ac1_k, ac2_k: child without / with resource level+1 */
+	uint64_t mask;     /**< nl_res_mask(level), kept so routing needs no branch */
+	union {
+		struct {
+			uint32_t child[2]; /**< ac1_k, ac2_k: child without / with resource level+1 */
+			uint32_t parent;   /**< ap_k, NL_NODE_NONE at the root */
+		};
+		uint32_t link[3]; /**< indexed by enum nl_route_act: child0, child1, parent */
+	};
 	uint32_t n_mach;   /**< m_k: machines in the subtree (a '*' machine counts once) */
 	uint32_t leaf;     /**< leaf index (0..n_leaf-1) when level == N, else NL_NODE_NONE */
 	uint8_t level;     /**< K, 0 (root) .. N (leaf) */
@@ -109,14 +115,14 @@ static inline uint32_t
 nl_tree_next(const struct nl_tree *t, uint32_t at, uint64_t need, enum nl_route_act *act)
 {
 	const struct nl_tree_node *n = &t->node[at];
-	enum nl_route_act a = nl_route_step(n->level, n->prefix, t->n_res, need);
+	/* Same decision as nl_route_step(), written so the compiler can use conditional moves:
+	 * the action of a task at a manager is data-dependent and would mispredict. */
+	unsigned int down = (unsigned int)(need >> (n->level & 63)) & 1;
+	unsigned int a = n->level >= t->n_res ? (unsigned int)NL_ROUTE_ASSIGN : down;
 
-	*act = a;
-	if (a == NL_ROUTE_UP)
-		return n->parent;
-	if (a == NL_ROUTE_ASSIGN)
-		return at;
-	return n->child[a];
+	a = ((n->prefix ^ need) & n->mask) != 0 ? (unsigned int)NL_ROUTE_UP : a;
+	*act = (enum nl_route_act)a;
+	return a == NL_ROUTE_ASSIGN ? at : n->link[a];
 }
 
 /**
