@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# End to end, as root: nlevel on net_af_packet over a veth pair whose peer is in a private
+# network namespace; nlevel-workers and nlevel-loadgen on kernel sockets in the namespace.
+#   1-2  10,000 tasks under NLSC and 2LSC: every task COMPLETEs, accounting holds
+#   3    churn: workers join, leave (BYE) and die (timeout) under load; nothing is lost
+#   4    overload: 3x capacity offered; REJECTs answered, pool-bounded, accounting holds
+#   5    task-farm: real commands run on workers and their exit statuses come back
+#   6    the worker refuses to run as root without --allow-root
+# Usage: test_e2e.sh NLEVEL WORKER LOADGEN. Skips (77) when not root or without netns/veth.
+# Traffic stays inside our own veth pair and namespace.
+set -u
+NLEVEL=$1 WORKER=$2 LOADGEN=$3
+SRC=${NL_SRC_ROOT:?}
+CFG=$SRC/tests/dataplane/e2e.ini
+TEL=$SRC/tests/dataplane/nl_tel.py
+n=0 fails=0
+skip() { echo "1..0 # SKIP $*"; exit 77; }
+ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+
+[[ $(id -u) == 0 ]] || skip "not root"
+command -v ip >/dev/null || skip "no iproute2"
+id=$$
+NS=nlt$id VA=nla$id VB=nlb$id PFX=nle$id
+ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
+if ! ip link add "$VA" type veth peer name "$VB" 2>/dev/null; then
+	ip netns del "$NS"
+	skip "cannot create a veth pair"
+fi
+TMP=$(mktemp -d)
+PIDS=()
+APP=
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	[[ -n $APP ]] && kill -INT "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
+	ip link del "$VA" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+ip link set "$VB" netns "$NS"
+ip link set "$VA" up
+ip netns exec "$NS" ip addr add 10.99.0.2/24 dev "$VB"
+ip netns exec "$NS" ip link set "$VB" up
+ip netns exec "$NS" ip link set lo up
+if command -v ethtool >/dev/null; then
+	ethtool -K "$VA" tx off rx off >/dev/null 2>&1
+	ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
+fi
+# The appliance answers ARP, but a static entry keeps the first frames from waiting on it.
+ip netns exec "$NS" ip neigh replace 10.99.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
+	dev "$VB" nud permanent
+INNS="ip netns exec $NS"
+
+tel() { python3 "$TEL" "$PFX" "$1" 2>/dev/null; }
+stat() { tel /nlevel/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/nlevel/stats']['$1'])" 2>/dev/null || echo -1; }
+
+start_app() { # scheme, extra args
+	local scheme=$1
+	shift
+	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
+		--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme "$scheme" \
+		--ip 10.99.0.1 --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 0.5 "$@" \
+		>"$TMP/app.log" 2>&1 &
+	APP=$!
+	for _ in $(seq 100); do
+		[[ $(stat accepted) != -1 ]] && return 0
+		sleep 0.1
+	done
+	echo "# appliance did not come up:"; sed 's/^/#   /' "$TMP/app.log" | tail -n 20
+	return 1
+}
+stop_app() {
+	kill -INT "$APP" 2>/dev/null
+	wait "$APP"
+	local rc=$?
+	APP=
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	PIDS=()
+	return $rc
+}
+vec() { case $1 in 0) echo 00 ;; 1) echo 10 ;; 2) echo 01 ;; 3) echo 11 ;; esac; }
+worker() { # id, extra args...
+	local w=$1
+	shift
+	$INNS "$WORKER" --appliance 10.99.0.1 --scale 1e-3 --allow-root --quiet --id "$w" "$@" \
+		>"$TMP/w$w.log" 2>&1 &
+	PIDS+=($!)
+}
+four_workers() { # extra args for each
+	for w in 1 2 3 4; do
+		worker "$w" --mach "100e6:$(vec $(((2 * w - 2) % 4)))" \
+			--mach "200e6:$(vec $(((2 * w - 1) % 4)))" "$@"
+	done
+}
+wait_joined() {
+	for _ in $(seq 100); do
+		[[ $(stat workers_joined) -ge $1 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+accounting() { # accepted == completed + failed + in_flight, and nothing in flight at rest
+	tel /nlevel/stats | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["/nlevel/stats"]
+print("# accepted=%(accepted)d completed=%(completed)d failed=%(failed)d in_flight=%(in_flight)d rejected_ingress=%(rejected_ingress)d redispatched=%(redispatched)d" % s)
+sys.exit(0 if s["accepted"] == s["completed"] + s["failed"] + s["in_flight"] and s["in_flight"] == 0 else 1)'
+}
+summary() { grep '^SUMMARY' "$1" | tail -n 1; }
+val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# 1-2: 10,000 tasks under each scheme
+for scheme in nlsc 2lsc; do
+	r=1
+	if start_app "$scheme"; then
+		four_workers
+		if wait_joined 4; then
+			$INNS "$LOADGEN" --appliance 10.99.0.1 --tasks 10000 --rate 2500 --res 2 --split 2 \
+				--instr 1e8 --data 0 --timeout 5 --expect-complete --seed 1 \
+				>"$TMP/lg.log" 2>&1
+			r=$?
+			echo "# $scheme: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+			[[ $(val "$TMP/lg.log" completed) == 10000 ]] || r=1
+			accounting || r=1
+		fi
+		stop_app || { echo "# nlevel exit status $?"; r=1; }
+	fi
+	ok $r "e2e_${scheme}_10000_tasks_all_complete"
+done
+
+# 3: churn: two workers leave (BYE / silence), one joins and leaves, under load
+r=1
+if start_app nlsc; then
+	four_workers
+	worker 5 --mach 100e6:00 --mach 100e6:10 --exit-after 1.5
+	worker 6 --mach 100e6:01 --mach 100e6:11 --die-after 1.5
+	if wait_joined 6; then
+		$INNS "$LOADGEN" --appliance 10.99.0.1 --tasks 6000 --rate 2000 --res 2 --split 2 \
+			--instr 1e8 --data 0 --timeout 5 --expect-complete --seed 2 >"$TMP/lg.log" 2>&1 &
+		lg=$!
+		sleep 1
+		worker 7 --mach 150e6:00 --mach 150e6:10 --mach 150e6:01 --mach 150e6:11
+		sleep 1.2
+		kill "${PIDS[-1]}"
+		wait "$lg"
+		r=$?
+		echo "# churn: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		echo "# joined $(stat workers_joined), left $(stat workers_left), re-dispatched $(stat redispatched)"
+		[[ $(stat workers_joined) -ge 7 && $(stat workers_left) -ge 3 ]] || r=1
+		accounting || r=1
+	fi
+	stop_app || { echo "# nlevel exit status $?"; r=1; }
+fi
+ok $r "e2e_churn_join_leave_die_nothing_lost"
+
+# 4: overload at 3x capacity (4 vectors x 1 task per 5 ms = 800 tasks/s; offered 2400/s)
+r=1
+if start_app nlsc --pool 1024 --inbox 256; then
+	four_workers
+	if wait_joined 4; then
+		$INNS "$LOADGEN" --appliance 10.99.0.1 --tasks 4800 --rate 2400 --res 2 --split 2 \
+			--instr 1e9 --data 0 --timeout 5 --seed 3 >"$TMP/lg.log" 2>&1
+		r=$?
+		echo "# overload: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		[[ $(val "$TMP/lg.log" rejected) -gt 0 && $(val "$TMP/lg.log" lost) == 0 ]] || r=1
+		[[ $(stat rejected_ingress) -gt 0 ]] || r=1
+		accounting || r=1
+	fi
+	stop_app || { echo "# nlevel exit status $?"; r=1; }
+fi
+ok $r "e2e_overload_3x_rejects_and_accounting_holds"
+
+# 5: task farm: /bin/true, /bin/false and a script exiting with its argument
+printf '#!/bin/sh\nexit "$1"\n' >"$TMP/exitwith"
+chmod 755 "$TMP/exitwith"
+chmod 755 "$TMP"
+for i in $(seq 0 59); do
+	case $((i % 3)) in
+	0) echo "$(echo "scale=3; $i/100" | bc 2>/dev/null || echo 0) $((i % 4)) 0 0 2 1" ;;
+	1) echo "0 $((i % 4)) 0 0 2 2" ;;
+	2) echo "0 $((i % 4)) 0 0 2 3 7" ;;
+	esac
+done >"$TMP/farm.txt"
+r=1
+if start_app nlsc; then
+	four_workers --cmd 1=/bin/true --cmd 2=/bin/false --cmd "3=$TMP/exitwith"
+	if wait_joined 4; then
+		$INNS "$LOADGEN" --appliance 10.99.0.1 --replay "$TMP/farm.txt" --timeout 5 \
+			--expect-complete --expect-status 2=1 --expect-status 3=7 --csv "$TMP/farm.csv" \
+			>"$TMP/lg.log" 2>&1
+		r=$?
+		echo "# task farm: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		echo "# statuses (cmd status count): $(awk -F, 'NR>1 {c[$3" "$7]++} END {for (k in c) printf "%s:%d ", k, c[k]}' "$TMP/farm.csv")"
+		[[ $(val "$TMP/lg.log" completed) == 60 && $(val "$TMP/lg.log" unexpected_status) == 0 ]] || r=1
+		accounting || r=1
+	fi
+	stop_app || { echo "# nlevel exit status $?"; r=1; }
+fi
+ok $r "e2e_task_farm_exit_statuses_come_back"
+
+# 6: root refusal
+"$WORKER" --appliance 127.0.0.1 --mach 1e6:00 >/dev/null 2>&1
+ok $([[ $? == 2 ]] && echo 0 || echo 1) "worker_refuses_root_without_allow_root"
+
+echo "1..$n"
+[[ $fails == 0 ]]

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Build the libFuzzer target of the frame parser with clang and run it briefly (TAP).
+# Skips (77) when clang or libFuzzer (libclang-rt-*-dev) is missing.
+set -u
+src=${NL_SRC_ROOT:?}
+secs=${NL_FUZZ_SECS:-10}
+cc=$(command -v clang || true)
+[[ -n $cc ]] || { echo "1..0 # SKIP clang not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -I"$src/dataplane" \
+	"$src/tests/dataplane/fuzz_proto.c" "$src/dataplane/nl_proto.c" -o "$tmp/fuzz" \
+	>"$tmp/cc.log" 2>&1; then
+	echo "1..0 # SKIP clang cannot link -fsanitize=fuzzer (libclang-rt-dev missing?)"
+	exit 77
+fi
+mkdir -p "$tmp/corpus"
+seed=${NL_TEST_SEED:-1}
+echo "# seed $seed, $secs s"
+if "$tmp/fuzz" -seed="$seed" -max_total_time="$secs" -max_len=1500 "$tmp/corpus" \
+	>"$tmp/run.log" 2>&1; then
+	echo "ok 1 - fuzz_frame_parser_${secs}s_no_crash # $(grep -m1 -o 'Done [0-9]* runs' "$tmp/run.log")"
+	echo "1..1"
+	exit 0
+fi
+tail -n 30 "$tmp/run.log" | sed 's/^/# /'
+echo "not ok 1 - fuzz_frame_parser_${secs}s_no_crash"
+echo "1..1"
+exit 1
