@@ -333,6 +333,29 @@ int nl_cad_rec_get(struct nl_cad_ctx *ctx, const struct nl_cad_val *rec, const c
 		   struct nl_cad_val *out);
 
 /**
+ * Parse the text of absTime("..."): YYYY-MM-DD[THH:MM[:SS]][Z|+HH[:MM]|-HH[:MM]] (UTC when no
+ * zone is given).
+ * @param s        Text.
+ * @param len      Bytes of s.
+ * @param out_s    Output seconds since the epoch (UTC).
+ * @param out_off  Output zone offset [s].
+ * @return 0; -EINVAL.
+ * @par Context  Any thread.
+ */
+int nl_cad_parse_abstime(const char *s, uint32_t len, int64_t *out_s, int32_t *out_off);
+
+/**
+ * Parse the text of relTime("..."): [-][D+]HH:MM[:SS[.fff]], or [-]NdNhNmNs (any subset,
+ * e.g. "7d", "1h30m"), or a number of seconds.
+ * @param s      Text.
+ * @param len    Bytes of s.
+ * @param out_s  Output [s].
+ * @return 0; -EINVAL.
+ * @par Context  Any thread.
+ */
+int nl_cad_parse_reltime(const char *s, uint32_t len, double *out_s);
+
+/**
  * @param v  Value.
  * @return true only for the boolean true (undefined, error and numbers are not true).
  */

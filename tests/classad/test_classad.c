@@ -21,13 +21,16 @@ static void
 ok(bool c, const char *fmt, ...)
 {
 	va_list ap;
+	char buf[1024];
 
 	n_run++;
-	printf("%s %d - ", c ? "ok" : "not ok", n_run);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	for (char *p = buf; *p; p++)
+		if (*p == '\n' || *p == '#')
+			*p = ' '; /* keep one TAP line per test */
+	printf("%s %d - %s\n", c ? "ok" : "not ok", n_run, buf);
 	if (!c)
 		n_fail++;
 }

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# nlevel-classad command line (TAP): values with types, line:column errors, policy admission.
+B=$1
+R=${NL_SRC_ROOT:-.}
+P=$R/config/policies
+n=0
+fail=0
+t() { # name, expected exit status, expected output substring, command...
+	local name=$1 want_rc=$2 want=$3
+	shift 3
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want_rc" ] && [[ $out == *"$want"* ]]; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name (rc $rc, output: ${out//$'\n'/ | })"
+		fail=1
+	fi
+}
+t "help" 0 "usage: nlevel-classad" "$B" --help
+t "int" 0 "7 (integer)" "$B" -e '1 + 2 * 3'
+t "real" 0 "0.5 (real)" "$B" -e '1.0 / 2'
+t "string" 0 '"AB" (string)' "$B" -e 'toUpper("ab")'
+t "undefined" 0 "undefined (undefined)" "$B" -e 'nosuch'
+t "reltime" 0 'relTime("01:30:00") (relTime)' "$B" -e 'relTime("1h") + relTime("30m")'
+t "now" 0 "1704067200 (integer)" "$B" --now 2024-01-01T00:00:00Z -e 'time()'
+t "records scope" 0 "2 (integer)" "$B" -r /dev/stdin -e 'b.g' <<<'[ a = 1; b = [ a = 2; g = a ] ]'
+t "expr error position" 2 "1:5: error: expected an expression" "$B" -e '1 + )'
+t "records error position" 2 "/dev/stdin:2:8: error: expected an expression" "$B" -r /dev/stdin -e 'a' <<<$'a = 1;\nb = 2 +;'
+t "fig4 accepts" 0 "accepted 2 nodes: n001 n006" "$B" -p "$P/fig4-simple.cad" \
+	-N "$P/nodes-example.cad" -o alice -s +1h -E +2h -n 2 --now 2024-01-01T01:00:00Z
+t "fig4 refuses with clause" 1 "fig4-simple.cad:7:6: refused by this clause (value false)" \
+	"$B" -p "$P/fig4-simple.cad" -N "$P/nodes-example.cad" -o alice -s +1h -E +2h -n 3 \
+	--now 2024-01-01T01:00:00Z
+t "fig8 running job" 1 "first refused n005" "$B" -p "$P/fig8-running-jobs.cad" \
+	-N "$P/nodes-example.cad" -o alice -s +1h -E +2h -n 6 --now 2024-01-01T01:00:00Z
+t "fig8 after the job" 0 "accepted 6 nodes" "$B" -p "$P/fig8-running-jobs.cad" \
+	-N "$P/nodes-example.cad" -o alice -s 2024-01-01T03:00:00Z -E +4h -n 6 \
+	--now 2024-01-01T01:00:00Z
+t "check policy" 0 "PLUS_CANDIDATE_NODE external" "$B" --check "$P/fig4-simple.cad"
+t "missing file" 2 "No such file" "$B" -r /nonexistent -e 1
+echo "1..$n"
+exit $fail
