@@ -4,7 +4,7 @@
 # N trivial tasks (default 10,000), tasks/s end to end and median submit-to-start latency for
 # each, printed side by side. Not part of CI (minutes of wall time); run it by hand:
 #
-#   bench/peer/slurm-vs-nlevel.sh [--tasks N] [--build DIR] [--keep]
+#   bench/peer/slurm-vs-nlevel.sh [--tasks N] [--build DIR] [--farm-rate TPS] [--no-slurm] [--keep]
 #
 # Slurm: Debian's slurm-wlm + munge (installed here with apt-get when missing; they are not in
 # tools/install-deps.sh), one slurmctld + one slurmd (CPUs=2) and their own munged, all under a
@@ -14,17 +14,19 @@
 # completions are counted with sdiag, and submit/start times come from scontrol (1 s
 # resolution: that is all Slurm records).
 #
-# nlevel: in task-farm mode (appliance + nlevel-worker running `true`) when the build has
-# nlevel-worker and nlevel-loadgen with --cmd support; otherwise (said in the output) nlevel's
-# live appliance in --native mode (the same tree of managers on DPDK lcores, machines
-# in-process finishing at once: no-op tasks, no fork/exec) and nlevel-sim's event rate. As the
-# fork/exec bound of any farm of `true` on this machine, the script also times N `true`
-# spawned two at a time by xargs.
+# nlevel: in task-farm mode: the appliance on net_af_packet over a veth pair into a private
+# network namespace, four nlevel-workers there running `/bin/true` (8 machines), nlevel-loadgen
+# submitting the same N tasks (needs root, iproute2, and nlevel, nlevel-worker, nlevel-loadgen
+# in the build). Beside it, for no-op tasks: the live appliance in --native mode (machines
+# in-process finishing at once) and nlevel-sim's event rate. As the fork/exec bound of any farm
+# of `true` on this machine, the script also times N `true` spawned two at a time by xargs.
 #
 # Exit status: 0; 1 when a side failed (the other side's figures are still printed).
 set -uo pipefail
 
 N=10000
+FARM_RATE=2000
+SLURM=1
 BUILD=
 KEEP=0
 while [ $# -gt 0 ]; do
@@ -32,6 +34,8 @@ while [ $# -gt 0 ]; do
 	--tasks) N=$2; shift 2 ;;
 	--build) BUILD=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
+	--farm-rate) FARM_RATE=$2; shift 2 ;;
+	--no-slurm) SLURM=0; shift ;;
 	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	*) echo "slurm-vs-nlevel: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -47,8 +51,8 @@ now() { date +%s.%N; }
 log() { echo "[slurm-vs-nlevel] $*" >&2; }
 
 # --- Slurm -------------------------------------------------------------------------------------
-slurm_ok=1
-if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+slurm_ok=$SLURM
+if [ "$SLURM" -eq 1 ] && { ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; }; then
 	log "installing slurm-wlm and munge from Debian's archive"
 	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
@@ -57,6 +61,7 @@ fi
 TMP=$(mktemp -d /tmp/nl-slurm.XXXXXX)
 PIDS=()
 cleanup() {
+	declare -F farm_stop >/dev/null && farm_stop
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -198,33 +203,96 @@ t1=$(now)
 fe_rate=$(python3 -c "print(f'{$N / ($t1 - $t0):.0f}')")
 
 # --- nlevel ------------------------------------------------------------------------------------
-n_rate=NA; n_p50=NA; n_mode=; n_ok=1; sim_rate=NA
-# The task-farm mode (appliance + nlevel-worker running `true`) is not in the build yet:
-# measure the live appliance in --native mode and nlevel-sim instead, and say so.
-WORKER=$(find "${BUILD:-/nonexistent}" -type f -name nlevel-worker -perm -u+x 2>/dev/null | head -n1)
-[ -n "$WORKER" ] && log "nlevel-worker is in the build, but this script does not drive it yet"
-if :; then
-	if [ -n "$BUILD" ] && [ -x "$BUILD/dataplane/nlevel" ]; then
-		n_mode="live appliance --native (no-op in-process machines; task-farm mode not available)"
-		out=$("$BUILD/dataplane/nlevel" --no-huge --no-pci --no-shconf --file-prefix=nlpeer$$ \
-			-l 0-1 --log-level=lib.*:error -- --config "$SRC/config/paper-96.ini" \
-			--native 5 2>"$TMP/nlevel.err" | grep '^SUMMARY')
-		if [ -n "$out" ]; then
-			n_rate=$(sed -n 's/.* rate_tps=\([0-9.]*\).*/\1/p' <<<"$out")
-			n_lat=$(sed -n 's/.* lat_mean_ns=\([0-9.]*\).*/\1/p' <<<"$out")
-			n_p99=$(sed -n 's/.* lat_p99_ns=\([0-9.]*\).*/\1/p' <<<"$out")
-			n_p50="mean $(python3 -c "print(f'{$n_lat / 1e6:.3f}')") ms, p99 $(python3 -c "print(f'{$n_p99 / 1e6:.3f}')") ms"
-		else
-			n_ok=0; log "nlevel --native failed: $(tail -n 2 "$TMP/nlevel.err")"
-		fi
+n_rate=NA; n_p50=NA; n_mode="task farm (failed, see log)"; n_ok=1; sim_rate=NA
+# Task farm: nlevel on net_af_packet over a veth pair whose peer sits in a private network
+# namespace (as tests/dataplane/test_e2e.sh does), 4 nlevel-workers there with 2 machines each
+# running `/bin/true` (--cmd 1=/bin/true), nlevel-loadgen submitting N tasks (L = 1, command 1)
+# at --farm-rate tasks/s. tasks/s = completed / loadgen wall time; latency = loadgen's
+# SUBMIT-to-COMPLETE p50 (an upper bound of submit-to-start: `true` runs in about 1 ms).
+farm() {
+	local NLEVEL=$BUILD/dataplane/nlevel WORKER LOADGEN NS=nlp$$ VA=nlpa$$ VB=nlpb$$ w v
+	WORKER=$(find "$BUILD" -type f -name nlevel-worker -perm -u+x 2>/dev/null | head -n1)
+	LOADGEN=$(find "$BUILD" -type f -name nlevel-loadgen -perm -u+x 2>/dev/null | head -n1)
+	[ -x "$NLEVEL" ] && [ -n "$WORKER" ] && [ -n "$LOADGEN" ] || { log "no nlevel/worker/loadgen in $BUILD"; return 1; }
+	[ "$(id -u)" -eq 0 ] && command -v ip >/dev/null || { log "task farm needs root and iproute2"; return 1; }
+	ip netns add "$NS" 2>/dev/null || { log "cannot create a network namespace"; return 1; }
+	FARM_NS=$NS FARM_VA=$VA
+	ip link add "$VA" type veth peer name "$VB" 2>/dev/null || { log "cannot create a veth pair"; return 1; }
+	ip link set "$VB" netns "$NS"
+	ip link set "$VA" up
+	ip netns exec "$NS" ip addr add 10.98.0.2/24 dev "$VB"
+	ip netns exec "$NS" ip link set "$VB" up
+	ip netns exec "$NS" ip link set lo up
+	if command -v ethtool >/dev/null; then
+		ethtool -K "$VA" tx off rx off >/dev/null 2>&1
+		ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
+	fi
+	ip netns exec "$NS" ip neigh replace 10.98.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
+		dev "$VB" nud permanent
+	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "nlp$$" -l 0-1 \
+		--vdev="net_af_packet0,iface=$VA" --log-level=lib.*:error -- \
+		--config "$SRC/tests/dataplane/e2e.ini" --scheme nlsc --ip 10.98.0.1 \
+		--work-scale 1e-3 --idle-sleep-us 50 >"$TMP/app.log" 2>&1 &
+	FARM_APP=$!
+	sleep 2
+	kill -0 "$FARM_APP" 2>/dev/null || { log "nlevel did not start: $(tail -n 3 "$TMP/app.log")"; return 1; }
+	local vecs=(00 10 01 11)
+	for w in 1 2 3 4; do
+		ip netns exec "$NS" "$WORKER" --appliance 10.98.0.1 --scale 1e-3 --allow-root --quiet \
+			--id "$w" --mach "100e6:${vecs[$(((2 * w - 2) % 4))]}" \
+			--mach "200e6:${vecs[$(((2 * w - 1) % 4))]}" --cmd 1=/bin/true \
+			>"$TMP/w$w.log" 2>&1 &
+		FARM_PIDS+=($!)
+	done
+	sleep 2
+	ip netns exec "$NS" "$LOADGEN" --appliance 10.98.0.1 --tasks "$N" --rate "$FARM_RATE" \
+		--res 2 --split 1 --instr 0 --data 0 --cmd 1 --timeout 10 --seed 1 \
+		>"$TMP/lg.log" 2>&1
+	grep '^nlevel-loadgen' "$TMP/lg.log" >&2
+	local sum
+	sum=$(grep '^SUMMARY' "$TMP/lg.log" | tail -n1)
+	[ -n "$sum" ] || { log "loadgen failed: $(tail -n 3 "$TMP/lg.log")"; return 1; }
+	local comp wall
+	comp=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^completed=//p')
+	wall=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^wall_s=//p')
+	n_rej=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^rejected=//p')
+	n_rate=$(python3 -c "print(f'{$comp / $wall:.0f}')")
+	n_p50="$(python3 -c "print(f'{$(tr ' ' '\n' <<<"$sum" | sed -n 's/^p50_us=//p') / 1e6:.4f}')") (submit-to-complete)"
+	return 0
+}
+farm_stop() {
+	for p in "${FARM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	[ -n "$FARM_APP" ] && kill -INT "$FARM_APP" 2>/dev/null && wait "$FARM_APP" 2>/dev/null
+	[ -n "$FARM_VA" ] && ip link del "$FARM_VA" 2>/dev/null
+	[ -n "$FARM_NS" ] && ip netns del "$FARM_NS" 2>/dev/null
+	FARM_APP= FARM_VA= FARM_NS=
+}
+FARM_PIDS=(); FARM_APP=; FARM_VA=; FARM_NS=; n_rej=0
+if [ -n "$BUILD" ] && farm; then
+	n_mode="task farm: appliance + 4 nlevel-workers (8 machines) running true"
+else
+	n_ok=0
+fi
+farm_stop
+
+# No-op tasks: the live appliance in --native mode (the same tree of managers on DPDK lcores,
+# machines in-process finishing at once: no fork/exec), and nlevel-sim's event rate.
+nat_rate=NA; nat_lat=NA
+if [ -n "$BUILD" ] && [ -x "$BUILD/dataplane/nlevel" ]; then
+	out=$("$BUILD/dataplane/nlevel" --no-huge --no-pci --no-shconf --file-prefix=nlpn$$ \
+		-l 0-1 --log-level=lib.*:error -- --config "$SRC/config/paper-96.ini" \
+		--native 5 2>"$TMP/nlevel.err" | grep '^SUMMARY')
+	if [ -n "$out" ]; then
+		nat_rate=$(sed -n 's/.* rate_tps=\([0-9.]*\).*/\1/p' <<<"$out")
+		nat_lat="mean $(python3 -c "print(f'{$(sed -n 's/.* lat_mean_ns=\([0-9.]*\).*/\1/p' <<<"$out") / 1e6:.3f}')") ms"
 	else
-		n_ok=0; n_mode="no nlevel build found (--build DIR)"
+		log "nlevel --native failed: $(tail -n 2 "$TMP/nlevel.err")"
 	fi
-	if [ -n "$BUILD" ] && [ -x "$BUILD/bench/nlevel-sim" ]; then
-		out=$("$BUILD/bench/nlevel-sim" --config "$SRC/config/paper-96.ini" --quiet --seeds 1 \
-			--loads 50 --horizon 1e5 --threads 1 --out "$TMP/sim" 2>/dev/null | grep '^SUMMARY')
-		sim_rate=$(sed -n 's/.* events_per_s_thread=\([0-9.]*\).*/\1/p' <<<"$out")
-	fi
+fi
+if [ -n "$BUILD" ] && [ -x "$BUILD/bench/nlevel-sim" ]; then
+	out=$("$BUILD/bench/nlevel-sim" --config "$SRC/config/paper-96.ini" --quiet --seeds 1 \
+		--loads 50 --horizon 1e5 --threads 1 --out "$TMP/sim" 2>/dev/null | grep '^SUMMARY')
+	sim_rate=$(sed -n 's/.* events_per_s_thread=\([0-9.]*\).*/\1/p' <<<"$out")
 fi
 
 # --- side by side ------------------------------------------------------------------------------
@@ -235,9 +303,11 @@ fi
 printf '\n%-34s %-22s %s\n' "" "Slurm 22.05 (1 node)" "nlevel"
 printf '%-34s %-22s %s\n' "tasks" "$N x true (job array)" "${n_mode:-?}"
 printf '%-34s %-22s %s\n' "tasks/s end to end" "$s_rate" "$n_rate"
-printf '%-34s %-22s %s\n' "submit-to-start p50, burst [s]" "$s_p50" "${n_p50:-NA} (dispatch latency)"
+printf '%-34s %-22s %s\n' "submit-to-start p50, burst [s]" "$s_p50" "$n_p50"
 printf '%-34s %-22s %s\n' "submit-to-start p50, idle [s]" "$s_p50_idle" "-"
+printf '%-34s %-22s %s\n' "rejected" "0" "$n_rej (offered $FARM_RATE tasks/s)"
 printf '%-34s %-22s %s\n' "fork/exec bound (xargs -P2 true)" "$fe_rate tasks/s" "$fe_rate tasks/s"
+printf '%-34s %-22s %s\n' "no-op tasks: nlevel --native" "-" "$nat_rate tasks/s ($nat_lat)"
 printf '%-34s %-22s %s\n' "nlevel-sim events/s (1 thread)" "-" "$sim_rate"
-echo "SUMMARY tasks=$N slurm_tps=$s_rate slurm_start_p50_s=$s_p50 slurm_idle_start_p50_s=$s_p50_idle nlevel_tps=$n_rate nlevel_over_slurm=$ratio forkexec_tps=$fe_rate sim_events_per_s=$sim_rate${s_note:+ slurm_note=$s_note}"
+echo "SUMMARY tasks=$N slurm_tps=$s_rate slurm_start_p50_s=$s_p50 slurm_idle_start_p50_s=$s_p50_idle nlevel_farm_tps=$n_rate nlevel_farm_rejected=$n_rej nlevel_over_slurm=$ratio forkexec_tps=$fe_rate native_noop_tps=$nat_rate sim_events_per_s=$sim_rate${s_note:+ slurm_note=$s_note}"
 [ "$slurm_ok" -eq 1 ] && [ "$n_ok" -eq 1 ]
