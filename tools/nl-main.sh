@@ -1,7 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The main job: install, build (release), reproduce seed 002 Fig. 4-6 on config/paper-96.ini.
-# Output in results/paper-96/ (curves.csv, fig4.png, fig5.png, fig6.png); SUMMARY on stdout.
+# The main job: install, build (release), reproduce seed 002 Fig. 4-6 on config/paper-96.ini
+# with the simulator (~10 s), then run the live appliance in emulated mode on the same
+# configuration (~40 s; DPDK with --no-huge --no-pci, machines emulated in-process) and print
+# live beside simulated mean response. Output in results/paper-96/ (curves.csv, fig4-6.png,
+# live/live.csv, live-vs-sim.csv); the simulator's SUMMARY line on stdout.
+# NL_NO_LIVE=1 skips the live run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -12,3 +16,35 @@ out=${NL_OUT:-results/paper-96}
 mkdir -p "$out"
 "$B/bench/nlevel-sim" --config config/paper-96.ini --out "$out"
 echo "nl-main: curves in $out/curves.csv, plots $out/fig4.png $out/fig5.png $out/fig6.png" >&2
+if [ "${NL_NO_LIVE:-0}" = 1 ] || [ ! -x "$B/dataplane/nlevel" ]; then
+	exit 0
+fi
+echo "nl-main: live appliance, emulated mode (about 40 s)..." >&2
+"$B/dataplane/nlevel" --no-huge --no-pci --no-shconf -l 0-1 --log-level=user.*:warning -- \
+	--config config/paper-96.ini --emulate --curve "$out/live" >"$out/live.log" 2>&1 ||
+	{ echo "nl-main: live run failed, see $out/live.log" >&2; exit 1; }
+python3 - "$out/curves.csv" "$out/live/live.csv" "$out/live-vs-sim.csv" <<'PY'
+import csv, sys
+def load(p):
+    d = {}
+    for r in csv.DictReader(open(p)):
+        k = (r['scheme'], r['groups'], r['static_known'], float(r['load_pct']))
+        d[k] = None if r['saturated'] == '1' or not r['resp_mean_vt'] else float(r['resp_mean_vt'])
+    return d
+sim, live = load(sys.argv[1]), load(sys.argv[2])
+with open(sys.argv[3], 'w') as f:
+    f.write("scheme,groups,static_known,load_pct,sim_resp_mean_vt,live_resp_mean_vt,diff_pct\n")
+    print("live vs simulated mean response [u.t.] (emulated mode, same model):")
+    print(f"{'curve':<18}{'load %':>7}{'simulated':>11}{'live':>11}{'diff':>8}")
+    for k in sorted(live, key=lambda k: (k[0] != 'nlsc', k[1], k[2], k[3])):
+        if k not in sim: continue
+        s, l = sim[k], live[k]
+        name = (k[0].upper() + (f" G={k[1]}" if k[0] == '2lsc' else "") +
+                (f" static k={k[2]}" if k[2] != '0' else ""))
+        fmt = lambda x: "saturated" if x is None else f"{x:.1f}"
+        d = "" if s is None or l is None else f"{(l - s) / s * 100:+.1f}%"
+        f.write(f"{k[0]},{k[1]},{k[2]},{k[3]:g},{'' if s is None else s},{'' if l is None else l},{d.rstrip('%')}\n")
+        if k[3] in (5, 15, 30, 60):
+            print(f"{name:<18}{k[3]:>7g}{fmt(s):>11}{fmt(l):>11}{d:>8}")
+PY
+echo "nl-main: live curve in $out/live/live.csv, comparison in $out/live-vs-sim.csv" >&2
