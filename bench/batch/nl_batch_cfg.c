@@ -220,6 +220,12 @@ nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 	if ((rc = nl_cfg_get_enum(cfg, "batch", "overrun", over, &e, false)) < 0)
 		return rc;
 	c->filter.overrun = (enum nl_swf_overrun)e;
+	static const char *const est[] = { "requested", "runtime", NULL };
+
+	e = 0;
+	if ((rc = nl_cfg_get_enum(cfg, "batch", "estimate", est, &e, false)) < 0)
+		return rc;
+	c->filter.exact_estimates = e == 1;
 	if ((rc = nl_cfg_get_bool(cfg, "batch", "drop_cancelled", &c->filter.drop_cancelled,
 				  false)) < 0)
 		return rc;
@@ -229,6 +235,10 @@ nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 	c->filter.max_procs = 0; /* wider than P: counted as unrunnable by the engine */
 	c->tau_s = 10;
 	if ((rc = nl_cfg_get_double(cfg, "batch", "bsld_tau_s", &c->tau_s, 0, 1e9, false)) < 0)
+		return rc;
+	c->submit_scale = 1;
+	if ((rc = nl_cfg_get_double(cfg, "batch", "submit_scale", &c->submit_scale, 1e-6, 1e6,
+				    false)) < 0)
 		return rc;
 	u = 1;
 	if ((rc = nl_cfg_get_u64(cfg, "batch", "cpus_scale", &u, 1, 1u << 16, false)) < 0)
@@ -343,7 +353,7 @@ nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
 			continue;
 		j = &jobs[m];
 		memset(j, 0, sizeof(*j));
-		j->submit_s = (double)s->submit_s;
+		j->submit_s = (double)s->submit_s * (c->submit_scale > 0 ? c->submit_scale : 1);
 		j->run_s = (double)r.run_s;
 		j->est_s = (double)r.est_s;
 		r.procs *= c->cpus_scale ? c->cpus_scale : 1;

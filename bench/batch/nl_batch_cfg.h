@@ -28,6 +28,7 @@ struct nl_batch_cfg {
 	const char *trace;           /**< [batch] trace (into the store), or NULL */
 	struct nl_swf_filter filter; /**< [batch] procs, overrun, drop_cancelled, drop_zero_run */
 	double tau_s;                /**< [batch] bsld_tau_s, bounded-slowdown threshold [s] */
+	double submit_scale;         /**< [batch] submit_scale: submit times x this (< 1 = more load) */
 	uint32_t cpus_scale;         /**< [batch] cpus_scale: job CPUs = SWF processors x this */
 	uint32_t threads_per_proc;   /**< [batch] threads_per_proc: K; procs = ceil(cpus/K) */
 	double thread_jobs_pct;      /**< [batch] thread_jobs_pct: share of pure-thread jobs */

@@ -622,7 +622,7 @@ nl_swf_rigid(const struct nl_swf_job *j, const struct nl_swf_filter *f,
 	run = j->run_s;
 	if (run == 0 && f->drop_zero_run)
 		return NL_SWF_DROP_ZERO_RUN;
-	est = j->req_time_s > 0 ? j->req_time_s : run;
+	est = j->req_time_s > 0 && !f->exact_estimates ? j->req_time_s : run;
 	if (run > est) {
 		if (f->overrun == NL_SWF_OVERRUN_KILL)
 			run = est;

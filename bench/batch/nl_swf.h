@@ -191,6 +191,7 @@ struct nl_swf_filter {
 	bool drop_cancelled; /**< drop status 5 even when it ran (run time > 0) */
 	bool drop_zero_run;  /**< drop run time 0 */
 	int64_t max_procs;   /**< drop jobs needing more processors; <= 0: no limit */
+	bool exact_estimates; /**< estimate := run time (perfect user estimates) */
 };
 
 /** Why a record was dropped (index into nl_swf_drop_name()). */
@@ -224,7 +225,8 @@ struct nl_swf_rigid {
  * run time <= 0 (or drop_cancelled) -> CANCELLED; status 2, 3 or 4 -> PARTIAL; processors
  * from procs_src with fall-back (-1 on both -> NO_PROCS); more than max_procs -> TOO_WIDE;
  * run time 0 with drop_zero_run -> ZERO_RUN. Estimate: field 9, or the run time when -1 or
- * 0; when run time > estimate, overrun decides (EXTEND: estimate := run; KILL: run := est).
+ * 0; when run time > estimate, overrun decides (EXTEND: estimate := run; KILL: run := est);
+ * exact_estimates: estimate := run time.
  *
  * @param j    Record.
  * @param f    Rules; NULL = defaults.
