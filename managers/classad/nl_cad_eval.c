@@ -899,6 +899,10 @@ evaluate_list(struct nl_cad_ctx *ctx, const struct nl_cad_val *l, uint32_t var, 
 
 	for (int32_t i = 0; i < l->aux; i++) {
 		/* a fresh generation: attributes depending on var are recomputed (I1) */
+		if (++ctx->steps > ctx->budget) {
+			out[i] = ERRV;
+			continue;
+		}
 		ctx->gen = ++ctx->gen_next;
 		ctx->bound[var] = 1;
 		ctx->bind[var] = l->u.l[i];
@@ -910,6 +914,33 @@ evaluate_list(struct nl_cad_ctx *ctx, const struct nl_cad_val *l, uint32_t var, 
 	return nl_cad_list(out, (uint32_t)l->aux);
 }
 
+/* SELECT with the host-record inline cache keyed by schema. */
+static inline struct nl_cad_val
+sel(struct nl_cad_ctx *ctx, uint32_t si, const struct nl_cad_val *b, struct nl_cad_val *base)
+{
+	const struct nl_cad_prog *p = ctx->prog;
+
+	if (b->type == NL_CAD_RECORD && b->kind == NL_CAD_REC_HOST) {
+		const struct nl_cad_rec *r = b->u.rec;
+		struct nl_cad_selc *sc = &ctx->selc[si];
+
+		if (sc->schema == r->schema)
+			return r->vals[sc->idx];
+		const struct nl_cad_name *nm = &p->sel[si];
+
+		for (unsigned int k = 0; k < r->schema->n; k++) {
+			if (r->schema->hash[k] == nm->hash &&
+			    nl_cad_name_eq(r->schema->names[k], r->schema->len[k], nm->s, nm->len)) {
+				sc->schema = r->schema;
+				sc->idx = k;
+				return r->vals[k];
+			}
+		}
+		return UNDEFV;
+	}
+	return select_name(ctx, b, &p->sel[si], base);
+}
+
 static struct nl_cad_val
 run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_val *base)
 {
@@ -917,14 +948,14 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 	const struct nl_cad_ins *ins = p->ins;
 	struct nl_cad_val *sp = base;
 
-	if (base + ins[pc].c > ctx->stack + ctx->stack_cap)
+	/* a block has no backward jump: its cost is bounded by its length, so the budget
+	 * counts blocks run (I2) */
+	if (base + ins[pc].c > ctx->stack + ctx->stack_cap || ++ctx->steps > ctx->budget)
 		return ERRV;
 	pc++;
 	for (;;) {
 		const struct nl_cad_ins *in = &ins[pc++];
 
-		if (++ctx->steps > ctx->budget)
-			return ERRV;
 		switch (in->op) {
 		case NL_CAD_OP_RET:
 			return sp[-1];
@@ -942,6 +973,10 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			break;
 		}
 		case NL_CAD_OP_ROOTREF: {
+			if (ctx->bound[in->c]) {
+				*sp++ = ctx->bind[in->c];
+				break;
+			}
 			struct nl_cad_val v = eval_attr(ctx, ctx->root, in->c, sp);
 
 			*sp++ = v;
@@ -970,9 +1005,22 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			sp++;
 			break;
 		case NL_CAD_OP_SELECT: {
-			struct nl_cad_val v = select_name(ctx, &sp[-1], &p->sel[in->c], sp);
+			struct nl_cad_val v = sel(ctx, in->c, &sp[-1], sp);
 
 			sp[-1] = v;
+			break;
+		}
+		case NL_CAD_OP_ROOTSEL: {
+			struct nl_cad_val v;
+
+			if (ctx->bound[in->c]) {
+				v = sel(ctx, in->b, &ctx->bind[in->c], sp);
+			} else {
+				struct nl_cad_val r = eval_attr(ctx, ctx->root, in->c, sp);
+
+				v = sel(ctx, in->b, &r, sp);
+			}
+			*sp++ = v;
 			break;
 		}
 		case NL_CAD_OP_INDEX: {
@@ -986,6 +1034,45 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			sp[-1] = unop(in->a, &sp[-1]);
 			break;
 		case NL_CAD_OP_BIN:
+			if (in->a >= NL_CAD_B_LT && in->a <= NL_CAD_B_NE &&
+			    (sp[-2].type == NL_CAD_INT || sp[-2].type == NL_CAD_REAL) &&
+			    (sp[-1].type == NL_CAD_INT || sp[-1].type == NL_CAD_REAL) &&
+			    (sp[-2].type == NL_CAD_REAL || sp[-1].type == NL_CAD_REAL)) {
+				/* fast path: a comparison involving a real (no NaN surprises: the
+				 * generic path agrees, NaN compares unequal and unordered) */
+				double x = sp[-2].type == NL_CAD_REAL ? sp[-2].u.r : (double)sp[-2].u.i;
+				double y = sp[-1].type == NL_CAD_REAL ? sp[-1].u.r : (double)sp[-1].u.i;
+				bool b;
+
+				switch (in->a) {
+				case NL_CAD_B_LT: b = x < y; break;
+				case NL_CAD_B_LE: b = x <= y; break;
+				case NL_CAD_B_GT: b = x > y; break;
+				case NL_CAD_B_GE: b = x >= y; break;
+				case NL_CAD_B_EQ: b = x == y; break;
+				default: b = !(x == y); break;
+				}
+				sp[-2] = nl_cad_bool(b);
+				sp--;
+				break;
+			}
+			if (sp[-2].type == NL_CAD_INT && sp[-1].type == NL_CAD_INT &&
+			    in->a >= NL_CAD_B_LT && in->a <= NL_CAD_B_NE) {
+				int64_t x = sp[-2].u.i, y = sp[-1].u.i;
+				bool b;
+
+				switch (in->a) {
+				case NL_CAD_B_LT: b = x < y; break;
+				case NL_CAD_B_LE: b = x <= y; break;
+				case NL_CAD_B_GT: b = x > y; break;
+				case NL_CAD_B_GE: b = x >= y; break;
+				case NL_CAD_B_EQ: b = x == y; break;
+				default: b = x != y; break;
+				}
+				sp[-2] = nl_cad_bool(b);
+				sp--;
+				break;
+			}
 			sp[-2] = binop(in->a, &sp[-2], &sp[-1]);
 			sp--;
 			break;
@@ -1125,7 +1212,9 @@ nl_cad_ctx_create(const struct nl_cad_prog *prog, struct nl_cad_ctx **out)
 	ctx->bound = calloc(n + 1, 1);
 	ctx->stack_cap = STACK_CAP;
 	ctx->stack = calloc(STACK_CAP, sizeof(*ctx->stack));
-	if (ctx->root == NULL || ctx->bind == NULL || ctx->bound == NULL || ctx->stack == NULL) {
+	ctx->selc = calloc(prog->n_sel + 1, sizeof(*ctx->selc));
+	if (ctx->root == NULL || ctx->bind == NULL || ctx->bound == NULL || ctx->stack == NULL ||
+	    ctx->selc == NULL) {
 		nl_cad_ctx_free(ctx);
 		return -ENOMEM;
 	}
@@ -1146,6 +1235,7 @@ nl_cad_ctx_free(struct nl_cad_ctx *ctx)
 	free(ctx->bind);
 	free(ctx->bound);
 	free(ctx->stack);
+	free(ctx->selc);
 	nl_cad_chunk_free(ctx->arena_head);
 	free(ctx);
 }
@@ -1204,6 +1294,8 @@ nl_cad_eval(struct nl_cad_ctx *ctx, int slot, struct nl_cad_val *out)
 	}
 	begin(ctx);
 	*out = eval_attr(ctx, ctx->root, (uint32_t)slot, ctx->stack);
+	if (ctx->steps > ctx->budget)
+		*out = ERRV; /* I2: over budget, the whole evaluation is error */
 	return 0;
 }
 
@@ -1220,6 +1312,8 @@ nl_cad_explain(struct nl_cad_ctx *ctx, int slot, struct nl_cad_why *why)
 		const struct nl_cad_clause *c = &d->clauses[slot][j];
 		struct nl_cad_val v = run(ctx, c->code, ctx->root, ctx->stack);
 
+		if (ctx->steps > ctx->budget)
+			v = ERRV;
 		if (nl_cad_is_true(&v))
 			continue;
 		why->clause = (int)j;

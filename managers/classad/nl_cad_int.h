@@ -36,6 +36,7 @@ enum nl_cad_op {
 	NL_CAD_OP_EVLIST,    /* b = variable root slot, c = attribute root slot */
 	NL_CAD_OP_RECORD,    /* c = record definition index */
 	NL_CAD_OP_LIST,      /* c = element count */
+	NL_CAD_OP_ROOTSEL,   /* ROOTREF c then SELECT b (fused) */
 };
 
 enum nl_cad_unop { NL_CAD_U_NEG, NL_CAD_U_POS, NL_CAD_U_NOT, NL_CAD_U_BNOT };
@@ -136,6 +137,12 @@ struct nl_cad_chunk {
 	_Alignas(16) unsigned char data[];
 };
 
+/** Inline cache of one SELECT instruction: the last host schema seen and its slot. */
+struct nl_cad_selc {
+	const struct nl_cad_schema *schema;
+	uint32_t idx;
+};
+
 struct nl_cad_ctx {
 	const struct nl_cad_prog *prog;
 	struct nl_cad_frame *root;
@@ -151,6 +158,7 @@ struct nl_cad_ctx {
 	void *rsvutil_arg;
 	struct nl_cad_chunk *arena_head, *arena_cur;
 	struct nl_cad_val *ext_base; /* stack base for evaluations started by string() */
+	struct nl_cad_selc *selc;    /* [prog->n_sel] SELECT inline caches */
 };
 
 /* nl_cad_val.c */

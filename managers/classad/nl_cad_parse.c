@@ -1244,10 +1244,20 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 	case A_ROOT:
 		emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
 		break;
-	case A_SELECT:
+	case A_SELECT: {
 		compile(ps, k[0], def);
-		emit(ps, NL_CAD_OP_SELECT, 0, 0, add_sel(ps, a->name, a->name_len), 0);
+		uint32_t si = add_sel(ps, a->name, a->name_len);
+		struct nl_cad_ins *last = ps->rc == 0 ? &ps->p->ins[ps->p->n_ins - 1] : NULL;
+
+		/* peephole: root attribute then select (PLUS_CANDIDATE_NODE.name) */
+		if (last != NULL && last->op == NL_CAD_OP_ROOTREF && si <= UINT16_MAX) {
+			last->op = NL_CAD_OP_ROOTSEL;
+			last->b = (uint16_t)si;
+			break;
+		}
+		emit(ps, NL_CAD_OP_SELECT, 0, 0, si, 0);
 		break;
+	}
 	case A_INDEX:
 		compile(ps, k[0], def);
 		compile(ps, k[1], def);

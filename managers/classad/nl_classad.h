@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,8 +47,9 @@ extern "C" {
 #define NL_CAD_MAX_DEPTH 400
 /** Deepest chain of attribute evaluations (a -> b -> c ...) before the result is error. */
 #define NL_CAD_MAX_EVAL_DEPTH 200
-/** Default instruction budget of one evaluation (error when exceeded). */
-#define NL_CAD_DEF_STEP_BUDGET (1u << 24)
+/** Default budget of one evaluation: attribute blocks run plus evaluateList elements (each
+ *  block is straight-line code, so work <= budget x longest block). Error when exceeded. */
+#define NL_CAD_DEF_STEP_BUDGET (1u << 20)
 /** Most attributes in a host record schema. */
 #define NL_CAD_SCHEMA_MAX 32
 
@@ -229,9 +231,9 @@ void nl_cad_ctx_free(struct nl_cad_ctx *ctx);
 void nl_cad_ctx_set_now(struct nl_cad_ctx *ctx, int64_t now_s);
 
 /**
- * Set the instruction budget of each evaluation (0: default).
+ * Set the budget of each evaluation (0: default, NL_CAD_DEF_STEP_BUDGET).
  * @param ctx    Context.
- * @param steps  Budget [instructions].
+ * @param steps  Budget [attribute blocks run + evaluateList elements].
  * @par Context  Owner thread.
  */
 void nl_cad_ctx_set_budget(struct nl_cad_ctx *ctx, uint64_t steps);
@@ -368,14 +370,20 @@ nl_cad_is_true(const struct nl_cad_val *v)
 static inline struct nl_cad_val
 nl_cad_undef(void)
 {
-	struct nl_cad_val v = { .type = NL_CAD_UNDEFINED };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_UNDEFINED;
 	return v;
 }
 
 static inline struct nl_cad_val
 nl_cad_bool(bool b)
 {
-	struct nl_cad_val v = { .type = NL_CAD_BOOL };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_BOOL;
 	v.u.b = b;
 	return v;
 }
@@ -383,7 +391,10 @@ nl_cad_bool(bool b)
 static inline struct nl_cad_val
 nl_cad_int(int64_t i)
 {
-	struct nl_cad_val v = { .type = NL_CAD_INT };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_INT;
 	v.u.i = i;
 	return v;
 }
@@ -391,7 +402,10 @@ nl_cad_int(int64_t i)
 static inline struct nl_cad_val
 nl_cad_real(double r)
 {
-	struct nl_cad_val v = { .type = NL_CAD_REAL };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_REAL;
 	v.u.r = r;
 	return v;
 }
@@ -400,7 +414,10 @@ nl_cad_real(double r)
 static inline struct nl_cad_val
 nl_cad_str(const char *s, uint32_t len)
 {
-	struct nl_cad_val v = { .type = NL_CAD_STRING };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_STRING;
 	v.aux = (int32_t)len;
 	v.u.s = s;
 	return v;
@@ -409,7 +426,10 @@ nl_cad_str(const char *s, uint32_t len)
 static inline struct nl_cad_val
 nl_cad_abstime(int64_t epoch_s)
 {
-	struct nl_cad_val v = { .type = NL_CAD_ABSTIME };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_ABSTIME;
 	v.u.abs_s = epoch_s;
 	return v;
 }
@@ -417,7 +437,10 @@ nl_cad_abstime(int64_t epoch_s)
 static inline struct nl_cad_val
 nl_cad_reltime(double s)
 {
-	struct nl_cad_val v = { .type = NL_CAD_RELTIME };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_RELTIME;
 	v.u.rel_s = s;
 	return v;
 }
@@ -425,7 +448,10 @@ nl_cad_reltime(double s)
 static inline struct nl_cad_val
 nl_cad_list(const struct nl_cad_val *items, uint32_t n)
 {
-	struct nl_cad_val v = { .type = NL_CAD_LIST };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_LIST;
 	v.aux = (int32_t)n;
 	v.u.l = items;
 	return v;
@@ -434,7 +460,11 @@ nl_cad_list(const struct nl_cad_val *items, uint32_t n)
 static inline struct nl_cad_val
 nl_cad_record(const struct nl_cad_rec *rec)
 {
-	struct nl_cad_val v = { .type = NL_CAD_RECORD, .kind = NL_CAD_REC_HOST };
+	struct nl_cad_val v;
+
+	memset(&v, 0, sizeof(v));
+	v.type = NL_CAD_RECORD;
+	v.kind = NL_CAD_REC_HOST;
 	v.u.rec = rec;
 	return v;
 }
