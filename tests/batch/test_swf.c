@@ -81,7 +81,9 @@ test_header_forms_are_parsed(void)
 	ok(nl_swf_header_int(t, "Partitions") == 1, "test_partitions");
 	ok(nl_swf_header_int(t, "UnixStartTime") == 843480031, "test_unixstarttime");
 	v = nl_swf_header_get(t, "Note");
-	ok(v != NULL && strcmp(v, "THIS IS A CLEANED VERSION\nThe filter used was\njob<=14 (14 jobs removed)") == 0,
+	ok(v != NULL &&
+		   strcmp(v, "THIS IS A CLEANED VERSION\nThe filter used was\n"
+			     "job<=14 (14 jobs removed)") == 0,
 	   "test_note_after_bare_semicolons_with_two_continuations");
 	ok(nl_swf_header_get(t, "Preemption") == NULL && nl_swf_header_int(t, "Preemption") == -1,
 	   "test_absent_key_is_null_and_minus_one");
@@ -309,6 +311,44 @@ test_malformed_lines_name_their_line(void)
 	unlink(p);
 }
 
+/* Random mutations of a valid trace: the reader returns 0 or -EINVAL with a line number,
+ * never crashes (ASan), never leaks. */
+static void
+test_mutated_input_is_accepted_or_refused_cleanly(unsigned long seed)
+{
+	size_t len = strlen(hdr_text);
+	char *buf = malloc(len + 1);
+	unsigned int bad = 0, refused = 0;
+	unsigned long x = seed * 2654435761ul + 1;
+
+	for (int it = 0; it < 2000 && buf != NULL; it++) {
+		struct nl_swf *t = NULL;
+		char err[NL_SWF_ERR_LEN] = "";
+		int rc;
+
+		memcpy(buf, hdr_text, len + 1);
+		for (int k = 0; k < 1 + it % 4; k++) {
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			size_t pos = (size_t)(x >> 33) % len;
+			char c = (char)(1 + (x >> 20) % 127);
+
+			buf[pos] = c;
+		}
+		rc = nl_swf_load_string(&t, "m", buf, err, sizeof(err));
+		if (rc == -EINVAL) {
+			refused++;
+			if (strncmp(err, "m:", 2) != 0 || t != NULL)
+				bad++;
+		} else if (rc != 0 || t == NULL) {
+			bad++;
+		}
+		nl_swf_free(t);
+	}
+	free(buf);
+	printf("# mutation seed %lu: %u of 2000 refused\n", seed, refused);
+	ok(bad == 0 && refused > 0, "test_mutated_input_is_accepted_or_refused_cleanly");
+}
+
 static void
 test_kth_trace_header_and_jobs(void)
 {
@@ -357,6 +397,8 @@ main(void)
 	test_minus_one_cases_follow_filter_rules();
 	test_round_trip_plain_and_gzip();
 	test_malformed_lines_name_their_line();
+	test_mutated_input_is_accepted_or_refused_cleanly(
+		getenv("NL_TEST_SEED") ? strtoul(getenv("NL_TEST_SEED"), NULL, 0) : 1);
 	test_kth_trace_header_and_jobs();
 	printf("1..%u\n", n_test);
 	return n_fail == 0 ? 0 : 1;
