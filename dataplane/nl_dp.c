@@ -393,6 +393,8 @@ nl_dp_lcore_main(void *arg)
 		if (dp->o.emulate && now > lc->now_vt + NL_DP_EMU_STEP_VT)
 			now = lc->now_vt + NL_DP_EMU_STEP_VT;
 		lc->now_vt = now;
+		/* Relaxed: the control lcore only uses it to tell a lagging lcore from a stuck run. */
+		nl_atomic_store_relaxed(&lc->clock_mvt, (uint64_t)(now * 1000.0));
 		/* Valid until our next quiescent state; pairs with rcu_assign_pointer() in
 		 * nl_dp_gen_publish_ctl(). */
 		lc->gen = rcu_dereference(dp->gen_rcu);
@@ -869,6 +871,7 @@ run_reset(struct nl_dp *dp, uint64_t seed)
 		lc->lat_sum_ns = 0;
 		lc->dispatched_tasks = 0;
 		lc->now_vt = 0;
+		lc->clock_mvt = 0;
 		memset(lc->lat_hist, 0, sizeof(lc->lat_hist));
 	}
 	dp->bg_seed = splitmix64(&x);
@@ -955,7 +958,16 @@ nl_dp_run_point(struct nl_dp *dp, double load_pct, uint64_t seed, struct nl_dp_p
 
 		if (nl_atomic_load_relaxed(&dp->gen_done) != 0 && in_sys == 0)
 			break;
-		if (in_sys > dp->m.max_in_system || now > 2 * dp->horizon_vt) {
+		double slow = now;
+
+		/* the slowest manager lcore's clock: a lagging lcore is not a stuck run */
+		for (unsigned int i = 0; i < dp->n_lc; i++) {
+			double c = (double)nl_atomic_load_relaxed(&dp->lc[i].clock_mvt) / 1000.0;
+
+			if (c < slow)
+				slow = c;
+		}
+		if (in_sys > dp->m.max_in_system || slow > 2 * dp->horizon_vt) {
 			saturated = true;
 			break;
 		}

@@ -100,6 +100,7 @@ struct nl_dp_lcore {
 	struct nl_dp_mgr *at;         /* manager being served */
 	uint64_t hk_mask;
 	double now_vt;                /* this lcore's emulated clock (see nl_dp_lcore_main) */
+	uint64_t clock_mvt;           /* now_vt in 1/1000 u.t., for other threads (relaxed) */
 	/* generator */
 	uint64_t rng[4];
 	double next_arrival_vt;

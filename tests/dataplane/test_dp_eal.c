@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The live engine under EAL (--no-huge --no-pci --no-shconf, a net_ring vdev): emulated runs
+ * of both schemes complete with the accounting invariant (nl_dp.h I1); machine generations
+ * published under RCU while running are freed after grace periods (ASan checks the frees);
+ * native overload answers REJECTs and keeps the invariant. TAP.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_cfg.h"
+#include "nl_dp.h"
+#include "nl_machine.h"
+
+static unsigned int n_test, n_fail;
+
+static void
+ok(bool cond, const char *name)
+{
+	n_test++;
+	if (!cond)
+		n_fail++;
+	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
+	fflush(stdout);
+}
+
+static struct nl_dp_opts
+opts(enum nl_scheme s, bool emulate)
+{
+	struct nl_dp_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.scheme = s;
+	o.n_groups = 2;
+	o.emulate = emulate;
+	o.native_instant = !emulate;
+	o.ns_per_vt = 1000;
+	o.inbox_size = 1024;
+	o.pool_size = 4095;
+	o.burst = 32;
+	o.publish_vt = emulate ? 1 : 20;
+	o.work_scale_s = 1e-5;
+	o.mgr_lcore[0] = rte_get_next_lcore(-1, 1, 0);
+	o.n_mgr_lcore = 1;
+	return o;
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], err[NL_CFG_ERR_LEN], path[4096];
+	const char *src = getenv("NL_SRC_ROOT");
+	char *eal[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "-l", "0-1", "-m", "256",
+			"--vdev=net_ring0", "--log-level=lib.eal:error", "--file-prefix", prefix };
+	struct nl_cfg *cfg = NULL;
+	struct nl_model_cfg m;
+	struct nl_machine *mach;
+	int rc;
+
+	(void)argc;
+	snprintf(prefix, sizeof(prefix), "nleal%d", (int)getpid());
+	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal) < 0) {
+		printf("1..0 # SKIP EAL cannot start here\n");
+		return 77;
+	}
+	urcu_qsbr_register_thread();
+	snprintf(path, sizeof(path), "%s/tests/dataplane/e2e.ini", src ? src : ".");
+	if (nl_cfg_load(&cfg, path, err, sizeof(err)) != 0 || nl_model_cfg_parse(cfg, &m) != 0) {
+		printf("Bail out! %s\n", cfg ? cfg->err : err);
+		return 1;
+	}
+	m.horizon_vt = 4e4;
+	m.warmup_vt = 1e3;
+	m.instr = 4e10; /* sub-tasks of ~130 u.t., as in the paper's model */
+	m.bg_load_max = 0.2;
+	mach = calloc(m.n_mach, sizeof(*mach));
+	nl_machines_build(&m, 1, mach);
+
+	ok(rte_eth_dev_count_avail() == 1, "test_net_ring_vdev_is_a_port");
+
+	for (int s = 0; s < 2; s++) {
+		struct nl_dp_opts o = opts((enum nl_scheme)s, true);
+		struct nl_dp *dp = NULL;
+		struct nl_dp_point pt;
+		char name[128];
+
+		rc = nl_dp_create(&dp, &m, mach, &o);
+		rc = rc == 0 ? nl_dp_run_point(dp, 30, 7, &pt) : rc;
+		printf("# %s: %llu measured, mean %.1f u.t., hops %.2f, %.2f s\n", s ? "2lsc" : "nlsc",
+		       (unsigned long long)pt.measured, pt.resp_mean_vt, pt.hops_mean, pt.wall_s);
+		snprintf(name, sizeof(name), "test_emulated_%s_point_completes_and_accounts",
+			 s ? "2lsc" : "nlsc");
+		ok(rc == 0 && pt.measured > 100 && !pt.saturated && pt.unfinished == 0 &&
+			   pt.completed == pt.generated && nl_dp_accounting_ok(dp),
+		   name);
+		if (s == 0) {
+			/* service times are the lower bound: every task pays at least one sub-task
+			 * (I/L at the fastest W) plus the dispatch delay */
+			double min_vt = m.instr / m.n_split / 200e6 + m.dispatch_delay_vt;
+
+			ok(rc == 0 && pt.resp_p50_vt >= min_vt, "test_emulated_response_at_least_model_minimum");
+			/* machine churn between runs: generations replaced under RCU, run again */
+			bool all = true;
+
+			for (int k = 0; k < 50 && rc == 0; k++)
+				all &= nl_dp_machine_set_ctl(dp, (uint32_t)(k % m.n_mach), k % 3 != 0,
+							     k % 2 ? 150e6 : 0) == 0;
+			for (uint32_t k = 0; k < m.n_mach; k++)
+				all &= nl_dp_machine_set_ctl(dp, k, true, 0) == 0;
+			urcu_qsbr_quiescent_state();
+			rc = nl_dp_run_point(dp, 20, 8, &pt);
+			ok(all && rc == 0 && pt.measured > 50 && nl_dp_accounting_ok(dp),
+			   "test_machine_generations_replaced_under_rcu_then_run");
+		}
+		nl_dp_free(dp);
+	}
+	{
+		struct nl_dp_opts o = opts(NL_SCHEME_NLSC, false);
+		struct nl_dp *dp = NULL;
+		struct nl_dp_native_result r;
+
+		o.inbox_size = 64;
+		o.pool_size = 1024;
+		rc = nl_dp_create(&dp, &m, mach, &o);
+		rc = rc == 0 ? nl_dp_run_native(dp, 0, 0.3, &r) : rc;
+		printf("# native saturating: %.0f tasks/s, %llu rejected, latency mean %.0f ns\n",
+		       r.rate_tps, (unsigned long long)r.rejected, r.lat_mean_ns);
+		ok(rc == 0 && r.tasks > 1000 && r.rejected > 0 && nl_dp_accounting_ok(dp),
+		   "test_native_overload_rejects_and_accounts");
+		nl_dp_free(dp);
+	}
+	free(mach);
+	nl_cfg_free(cfg);
+	urcu_qsbr_unregister_thread();
+	rte_eal_cleanup();
+	printf("1..%u\n", n_test);
+	return n_fail == 0 ? 0 : 1;
+}
