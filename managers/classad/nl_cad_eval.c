@@ -914,6 +914,46 @@ evaluate_list(struct nl_cad_ctx *ctx, const struct nl_cad_val *l, uint32_t var, 
 	return nl_cad_list(out, (uint32_t)l->aux);
 }
 
+/* Comparisons of numbers without the generic machinery; false when not applicable. The
+ * generic path gives the same results (NaN compares unequal and unordered). */
+static inline bool
+bin_fast(int op, const struct nl_cad_val *a, const struct nl_cad_val *b, struct nl_cad_val *out)
+{
+	if (op < NL_CAD_B_LT || op > NL_CAD_B_NE)
+		return false;
+	bool r;
+
+	if (a->type == NL_CAD_INT && b->type == NL_CAD_INT) {
+		int64_t x = a->u.i, y = b->u.i;
+
+		switch (op) {
+		case NL_CAD_B_LT: r = x < y; break;
+		case NL_CAD_B_LE: r = x <= y; break;
+		case NL_CAD_B_GT: r = x > y; break;
+		case NL_CAD_B_GE: r = x >= y; break;
+		case NL_CAD_B_EQ: r = x == y; break;
+		default: r = x != y; break;
+		}
+	} else if ((a->type == NL_CAD_REAL || a->type == NL_CAD_INT) &&
+		   (b->type == NL_CAD_REAL || b->type == NL_CAD_INT)) {
+		double x = a->type == NL_CAD_REAL ? a->u.r : (double)a->u.i;
+		double y = b->type == NL_CAD_REAL ? b->u.r : (double)b->u.i;
+
+		switch (op) {
+		case NL_CAD_B_LT: r = x < y; break;
+		case NL_CAD_B_LE: r = x <= y; break;
+		case NL_CAD_B_GT: r = x > y; break;
+		case NL_CAD_B_GE: r = x >= y; break;
+		case NL_CAD_B_EQ: r = x == y; break;
+		default: r = !(x == y); break;
+		}
+	} else {
+		return false;
+	}
+	*out = nl_cad_bool(r);
+	return true;
+}
+
 /* SELECT with the host-record inline cache keyed by schema. */
 static inline struct nl_cad_val
 sel(struct nl_cad_ctx *ctx, uint32_t si, const struct nl_cad_val *b, struct nl_cad_val *base)
@@ -941,12 +981,60 @@ sel(struct nl_cad_ctx *ctx, uint32_t si, const struct nl_cad_val *b, struct nl_c
 	return select_name(ctx, b, &p->sel[si], base);
 }
 
+/*
+ * Dispatch: with GCC/Clang, direct threading (a computed goto per instruction, one indirect
+ * branch per opcode site for the predictor); otherwise a plain switch.
+ */
+#if defined(__GNUC__)
+#define NL_CAD_THREADED 1
+#define CASE(x) case NL_CAD_OP_##x: l_##x
+#define NEXT                                   \
+	do {                                   \
+		in = &ins[pc++];               \
+		goto *tbl[in->op];             \
+	} while (0)
+#define NEXT_FIRST goto *tbl[in->op]
+#else
+#define CASE(x) case NL_CAD_OP_##x
+#define NEXT break
+#define NEXT_FIRST do { } while (0)
+#endif
+
 static struct nl_cad_val
 run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_val *base)
 {
 	const struct nl_cad_prog *p = ctx->prog;
 	const struct nl_cad_ins *ins = p->ins;
 	struct nl_cad_val *sp = base;
+#ifdef NL_CAD_THREADED
+	static const void *const tbl[] = {
+		[NL_CAD_OP_ENTER] = &&l_BAD,
+		[NL_CAD_OP_RET] = &&l_RET,
+		[NL_CAD_OP_CONST] = &&l_CONST,
+		[NL_CAD_OP_LEX] = &&l_LEX,
+		[NL_CAD_OP_ROOTREF] = &&l_ROOTREF,
+		[NL_CAD_OP_SELF] = &&l_SELF,
+		[NL_CAD_OP_PARENT] = &&l_PARENT,
+		[NL_CAD_OP_ROOT] = &&l_ROOT,
+		[NL_CAD_OP_SELECT] = &&l_SELECT,
+		[NL_CAD_OP_INDEX] = &&l_INDEX,
+		[NL_CAD_OP_UN] = &&l_UN,
+		[NL_CAD_OP_BIN] = &&l_BIN,
+		[NL_CAD_OP_ANDL] = &&l_ANDL,
+		[NL_CAD_OP_ANDR] = &&l_ANDR,
+		[NL_CAD_OP_ORL] = &&l_ORL,
+		[NL_CAD_OP_ORR] = &&l_ORR,
+		[NL_CAD_OP_COND] = &&l_COND,
+		[NL_CAD_OP_JMP] = &&l_JMP,
+		[NL_CAD_OP_ELVIS] = &&l_ELVIS,
+		[NL_CAD_OP_CALL] = &&l_CALL,
+		[NL_CAD_OP_EVLIST] = &&l_EVLIST,
+		[NL_CAD_OP_RECORD] = &&l_RECORD,
+		[NL_CAD_OP_LIST] = &&l_LIST,
+		[NL_CAD_OP_ROOTSEL] = &&l_ROOTSEL,
+		[NL_CAD_OP_BINK] = &&l_BINK,
+	};
+#endif
 
 	/* a block has no backward jump: its cost is bounded by its length, so the budget
 	 * counts blocks run (I2) */
@@ -956,13 +1044,14 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 	for (;;) {
 		const struct nl_cad_ins *in = &ins[pc++];
 
+		NEXT_FIRST;
 		switch (in->op) {
-		case NL_CAD_OP_RET:
+		CASE(RET):
 			return sp[-1];
-		case NL_CAD_OP_CONST:
+		CASE(CONST):
 			*sp++ = p->consts[in->c];
-			break;
-		case NL_CAD_OP_LEX: {
+			NEXT;
+		CASE(LEX): {
 			struct nl_cad_frame *fr = f;
 
 			for (unsigned int d = 0; d < in->a; d++)
@@ -970,47 +1059,54 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			struct nl_cad_val v = eval_attr(ctx, fr, in->c, sp);
 
 			*sp++ = v;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_ROOTREF: {
+		CASE(ROOTREF): {
 			if (ctx->bound[in->c]) {
 				*sp++ = ctx->bind[in->c];
-				break;
+				NEXT;
+			}
+			uint32_t code = p->defs[0].code[in->c];
+
+			if (code != UINT32_MAX && ins[code + 1].op == NL_CAD_OP_CONST &&
+			    ins[code + 2].op == NL_CAD_OP_RET) {
+				*sp++ = p->consts[ins[code + 1].c];
+				NEXT;
 			}
 			struct nl_cad_val v = eval_attr(ctx, ctx->root, in->c, sp);
 
 			*sp++ = v;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_SELF:
+		CASE(SELF):
 			sp->type = NL_CAD_RECORD;
 			sp->kind = NL_CAD_REC_FRAME;
 			sp->u.fr = f;
 			sp++;
-			break;
-		case NL_CAD_OP_PARENT:
+			NEXT;
+		CASE(PARENT):
 			if (f->parent == NULL) {
 				*sp++ = UNDEFV;
-				break;
+				NEXT;
 			}
 			sp->type = NL_CAD_RECORD;
 			sp->kind = NL_CAD_REC_FRAME;
 			sp->u.fr = f->parent;
 			sp++;
-			break;
-		case NL_CAD_OP_ROOT:
+			NEXT;
+		CASE(ROOT):
 			sp->type = NL_CAD_RECORD;
 			sp->kind = NL_CAD_REC_FRAME;
 			sp->u.fr = ctx->root;
 			sp++;
-			break;
-		case NL_CAD_OP_SELECT: {
+			NEXT;
+		CASE(SELECT): {
 			struct nl_cad_val v = sel(ctx, in->c, &sp[-1], sp);
 
 			sp[-1] = v;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_ROOTSEL: {
+		CASE(ROOTSEL): {
 			struct nl_cad_val v;
 
 			if (ctx->bound[in->c]) {
@@ -1021,62 +1117,31 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 				v = sel(ctx, in->b, &r, sp);
 			}
 			*sp++ = v;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_INDEX: {
+		CASE(INDEX): {
 			struct nl_cad_val v = subscript(ctx, &sp[-2], &sp[-1], sp);
 
 			sp[-2] = v;
 			sp--;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_UN:
+		CASE(UN):
 			sp[-1] = unop(in->a, &sp[-1]);
-			break;
-		case NL_CAD_OP_BIN:
-			if (in->a >= NL_CAD_B_LT && in->a <= NL_CAD_B_NE &&
-			    (sp[-2].type == NL_CAD_INT || sp[-2].type == NL_CAD_REAL) &&
-			    (sp[-1].type == NL_CAD_INT || sp[-1].type == NL_CAD_REAL) &&
-			    (sp[-2].type == NL_CAD_REAL || sp[-1].type == NL_CAD_REAL)) {
-				/* fast path: a comparison involving a real (no NaN surprises: the
-				 * generic path agrees, NaN compares unequal and unordered) */
-				double x = sp[-2].type == NL_CAD_REAL ? sp[-2].u.r : (double)sp[-2].u.i;
-				double y = sp[-1].type == NL_CAD_REAL ? sp[-1].u.r : (double)sp[-1].u.i;
-				bool b;
-
-				switch (in->a) {
-				case NL_CAD_B_LT: b = x < y; break;
-				case NL_CAD_B_LE: b = x <= y; break;
-				case NL_CAD_B_GT: b = x > y; break;
-				case NL_CAD_B_GE: b = x >= y; break;
-				case NL_CAD_B_EQ: b = x == y; break;
-				default: b = !(x == y); break;
-				}
-				sp[-2] = nl_cad_bool(b);
+			NEXT;
+		CASE(BINK):
+			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1]))
+				sp[-1] = binop(in->a, &sp[-1], &p->consts[in->c]);
+			NEXT;
+		CASE(BIN):
+			if (bin_fast(in->a, &sp[-2], &sp[-1], &sp[-2])) {
 				sp--;
-				break;
-			}
-			if (sp[-2].type == NL_CAD_INT && sp[-1].type == NL_CAD_INT &&
-			    in->a >= NL_CAD_B_LT && in->a <= NL_CAD_B_NE) {
-				int64_t x = sp[-2].u.i, y = sp[-1].u.i;
-				bool b;
-
-				switch (in->a) {
-				case NL_CAD_B_LT: b = x < y; break;
-				case NL_CAD_B_LE: b = x <= y; break;
-				case NL_CAD_B_GT: b = x > y; break;
-				case NL_CAD_B_GE: b = x >= y; break;
-				case NL_CAD_B_EQ: b = x == y; break;
-				default: b = x != y; break;
-				}
-				sp[-2] = nl_cad_bool(b);
-				sp--;
-				break;
+				NEXT;
 			}
 			sp[-2] = binop(in->a, &sp[-2], &sp[-1]);
 			sp--;
-			break;
-		case NL_CAD_OP_ANDL: {
+			NEXT;
+		CASE(ANDL): {
 			int t = tv(&sp[-1]);
 
 			if (t == 0) {
@@ -1086,9 +1151,9 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 				sp[-1] = ERRV;
 				pc = in->c;
 			}
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_ANDR: {
+		CASE(ANDR): {
 			int l = tv(&sp[-2]), r = tv(&sp[-1]);
 
 			sp--;
@@ -1098,9 +1163,9 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 				sp[-1] = r < 0 ? UNDEFV : nl_cad_bool(r);
 			else /* left undefined */
 				sp[-1] = r == 0 ? nl_cad_bool(false) : UNDEFV;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_ORL: {
+		CASE(ORL): {
 			int t = tv(&sp[-1]);
 
 			if (t == 1) {
@@ -1110,9 +1175,9 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 				sp[-1] = ERRV;
 				pc = in->c;
 			}
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_ORR: {
+		CASE(ORR): {
 			int l = tv(&sp[-2]), r = tv(&sp[-1]);
 
 			sp--;
@@ -1122,52 +1187,52 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 				sp[-1] = r < 0 ? UNDEFV : nl_cad_bool(r);
 			else /* left undefined */
 				sp[-1] = r == 1 ? nl_cad_bool(true) : UNDEFV;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_COND: {
+		CASE(COND): {
 			int t = tv(&sp[-1]);
 
 			sp--;
 			if (t == 1)
-				break;
+				NEXT;
 			if (t == 0) {
 				pc = in->c;
-				break;
+				NEXT;
 			}
 			*sp++ = t == -1 ? UNDEFV : ERRV;
 			pc = ins[in->c - 1].c;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_JMP:
+		CASE(JMP):
 			pc = in->c;
-			break;
-		case NL_CAD_OP_ELVIS:
+			NEXT;
+		CASE(ELVIS):
 			if (sp[-1].type != NL_CAD_UNDEFINED)
 				pc = in->c;
 			else
 				sp--;
-			break;
-		case NL_CAD_OP_CALL: {
+			NEXT;
+		CASE(CALL): {
 			struct nl_cad_val v = call(ctx, in->a, sp - in->c, in->c);
 
 			sp -= in->c;
 			*sp++ = v;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_EVLIST: {
+		CASE(EVLIST): {
 			struct nl_cad_val v = evaluate_list(ctx, &sp[-1], in->b, in->c, sp);
 
 			sp[-1] = v;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_RECORD: {
+		CASE(RECORD): {
 			const struct nl_cad_def *d = &p->defs[in->c];
 			struct nl_cad_frame *fr =
 				arena(ctx, sizeof(*fr) + d->n * sizeof(struct nl_cad_memo));
 
 			if (fr == NULL) {
 				*sp++ = ERRV;
-				break;
+				NEXT;
 			}
 			fr->def = d;
 			fr->parent = f;
@@ -1176,22 +1241,23 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			sp->kind = NL_CAD_REC_FRAME;
 			sp->u.fr = fr;
 			sp++;
-			break;
+			NEXT;
 		}
-		case NL_CAD_OP_LIST: {
+		CASE(LIST): {
 			struct nl_cad_val *items = arena(ctx, in->c * sizeof(*items));
 
 			if (items == NULL) {
 				sp -= in->c;
 				*sp++ = ERRV;
-				break;
+				NEXT;
 			}
 			sp -= in->c;
 			memcpy(items, sp, in->c * sizeof(*items));
 			*sp++ = nl_cad_list(items, in->c);
-			break;
+			NEXT;
 		}
 		default:
+		l_BAD:
 			return ERRV;
 		}
 	}

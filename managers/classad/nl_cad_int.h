@@ -37,6 +37,7 @@ enum nl_cad_op {
 	NL_CAD_OP_RECORD,    /* c = record definition index */
 	NL_CAD_OP_LIST,      /* c = element count */
 	NL_CAD_OP_ROOTSEL,   /* ROOTREF c then SELECT b (fused) */
+	NL_CAD_OP_BINK,      /* CONST c then BIN a (fused): top = top a consts[c] */
 };
 
 enum nl_cad_unop { NL_CAD_U_NEG, NL_CAD_U_POS, NL_CAD_U_NOT, NL_CAD_U_BNOT };

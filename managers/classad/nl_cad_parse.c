@@ -1267,11 +1267,23 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 		compile(ps, k[0], def);
 		emit(ps, NL_CAD_OP_UN, a->op, 0, 0, 0);
 		break;
-	case A_BIN:
+	case A_BIN: {
 		compile(ps, k[0], def);
+		uint32_t before = ps->p->n_ins;
+
 		compile(ps, k[1], def);
+		struct nl_cad_ins *last = ps->rc == 0 ? &ps->p->ins[ps->p->n_ins - 1] : NULL;
+
+		/* peephole: a constant right operand (x <= 0.3) */
+		if (last != NULL && ps->p->n_ins == before + 1 && last->op == NL_CAD_OP_CONST) {
+			last->op = NL_CAD_OP_BINK;
+			last->a = a->op;
+			ps->cur_sp--;
+			break;
+		}
 		emit(ps, NL_CAD_OP_BIN, a->op, 0, 0, -1);
 		break;
+	}
 	case A_AND:
 	case A_OR: {
 		compile(ps, k[0], def);

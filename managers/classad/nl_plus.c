@@ -54,6 +54,7 @@ struct nl_plus {
 	struct nl_cad_val *all_vals;    /* PLUS_ALL_NODES items */
 	struct nl_cad_val *alloc_vals;  /* PLUS_ALLOCATED_NODES items (scratch) */
 	uint8_t *held;                  /* scratch: node held in the window */
+	bool held_dirty;                /* held[] has a nonzero byte */
 	uint32_t *pick;                 /* scratch: accepted nodes */
 	struct rsv *rsv;
 	unsigned int n_rsv, cap_rsv;
@@ -290,18 +291,26 @@ admit(struct nl_plus *pl, const struct nl_plus_req *req, uint32_t *out,
 		       pl->n_nodes);
 		return -ENOSPC;
 	}
-	/* nodes held by active reservations overlapping the window (I1) */
-	memset(pl->held, 0, pl->n_nodes);
+	/* nodes held by active reservations overlapping the window (I1); the map is cleared
+	 * only when the previous admission marked something, so an admission costs O(nodes
+	 * evaluated + nodes held), not O(all nodes) */
+	unsigned int n_held = 0;
+
+	if (pl->held_dirty)
+		memset(pl->held, 0, pl->n_nodes);
+	pl->held_dirty = false;
 	for (unsigned int i = 0; i < pl->n_rsv; i++) {
 		const struct rsv *r = &pl->rsv[i];
 
 		if (r->state == 0 || r->end_s <= req->start_s || r->start_s >= req->end_s)
 			continue;
-		for (unsigned int k = 0; k < r->n; k++)
+		for (unsigned int k = 0; k < r->n; k++) {
+			n_held += !pl->held[r->nodes[k]];
 			pl->held[r->nodes[k]] = 1;
+			pl->held_dirty = true;
+		}
 	}
-	for (unsigned int i = 0; i < pl->n_nodes; i++)
-		n_free += !pl->held[i];
+	n_free = pl->n_nodes - n_held;
 	if (n_free < req->n_nodes) {
 		refuse(why, -ENOSPC, "%sonly %u nodes free in the window, %u requested", "",
 		       n_free, req->n_nodes);
