@@ -1,0 +1,872 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-jobmix: learn job-mix models from a real SWF log, generate synthetic mixes, compare
+ * mixes (seed 001 §4). Usage in docs/jobmix.md; exit status 0 = done, 1 = run-time failure,
+ * 2 = bad usage or bad input.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nl_jobmix.h"
+#include "nl_swf.h"
+
+#define EXIT_BAD 2
+
+static const char *prog = "nlevel-jobmix";
+
+static void
+usage_main(FILE *f)
+{
+	fprintf(f,
+		"usage: %s COMMAND [options]   (docs/jobmix.md)\n"
+		"commands:\n"
+		"  learn TRACE.swf[.gz] --out MODEL     learn the normal-group model, the probability-\n"
+		"                                       distribution map and the submit profile\n"
+		"  generate MODEL --jobs N --seed S --method map|normal --out MIX.swf\n"
+		"  compare A.swf B.swf [C.swf ...]      statistics, KS distances, joint distance of\n"
+		"                                       each of B, C, ... against A; SUMMARY line\n"
+		"  COMMAND --help                       options of a command\n"
+		"exit status: 0 ok, 1 failure, 2 bad usage or bad input\n", prog);
+}
+
+static void
+usage_learn(FILE *f)
+{
+	fprintf(f,
+		"usage: %s learn TRACE.swf[.gz] --out MODEL [options]\n"
+		"  --out PATH            model file to write (text, docs/jobmix.md); '-' = stdout\n"
+		"  --node-unit U         map node unit [nodes] (default 1; the paper's K used 12)\n"
+		"  --time-unit S         map walltime unit [s], >= 100 (default 600 = 10 min)\n"
+		"  --max-walltime S      walltime cap [s] = queue limit (default: largest request);\n"
+		"                        longer requests go to the last cell\n"
+		"  --groups G            normal-model groups per parameter, 1..16 (default 4)\n"
+		"  --procs-per-node P    SWF processors per node (default 1)\n"
+		"Jobs are the SWF records kept by the SWF filter defaults (docs/batch.md\n"
+		"\"Filtering\"): requested processors, estimate = run time when unknown or shorter.\n",
+		prog);
+}
+
+static void
+usage_generate(FILE *f)
+{
+	fprintf(f,
+		"usage: %s generate MODEL --jobs N --seed S --method map|normal --out MIX.swf\n"
+		"  --jobs N              jobs to draw (>= 1)\n"
+		"  --seed S              RNG seed (same seed, same file; default 1)\n"
+		"  --method M            map (probability-distribution map, seed 001 §4.1.2) or\n"
+		"                        normal (normal groups, §4.1.1); default map\n"
+		"  --rate R              overall submit rate [jobs/day] (default: the learned rate)\n"
+		"  --out PATH            SWF to write ('.gz' = gzip; '-' = stdout)\n", prog);
+}
+
+static void
+usage_compare(FILE *f)
+{
+	fprintf(f,
+		"usage: %s compare A.swf B.swf [C.swf ...] [options]\n"
+		"  --node-unit U, --time-unit S, --wall-cells W\n"
+		"                        map resolution of the distances (default: the Jobmix* header\n"
+		"                        of B, else of A, else 1 node, 600 s, cap = largest request)\n"
+		"  --procs-per-node P    SWF processors per node (default 1)\n"
+		"  --plot DIR            write CSVs and scatter/CDF PNGs (gnuplot) into DIR\n"
+		"Prints per-parameter statistics, KS distances at full and at map resolution and the\n"
+		"total-variation distance of the joint (node, walltime, run-time) cell histograms;\n"
+		"one line per other trace:\n"
+		"  SUMMARY ks_nodes=.. ks_walltime=.. ks_runtime=.. ks_submit=.. joint=..\n"
+		"(map resolution; ks_submit on the hour of the week of local submit time).\n", prog);
+}
+
+static bool
+parse_u64(const char *s, uint64_t *out)
+{
+	char *e;
+	unsigned long long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno != 0 || *e != '\0')
+		return false;
+	*out = v;
+	return true;
+}
+
+static int
+bad_num(const char *opt, const char *v)
+{
+	fprintf(stderr, "%s: %s: '%s' is not a valid number\n", prog, opt, v ? v : "");
+	return EXIT_BAD;
+}
+
+/* A trace turned into model jobs. */
+struct trace {
+	const char *path;
+	struct nl_swf *swf;
+	struct nl_jobmix_job *job;
+	size_t n;
+	int64_t start_unix_s;
+	char zone[64];
+};
+
+static int
+trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
+{
+	char err[NL_SWF_ERR_LEN];
+	size_t drops[NL_SWF_DROP__COUNT] = { 0 };
+	const char *z;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	rc = nl_swf_load(&t->swf, path, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return EXIT_BAD;
+	}
+	if (t->swf->n_job == 0) {
+		fprintf(stderr, "%s: %s: no job records (empty trace)\n", prog, path);
+		return EXIT_BAD;
+	}
+	t->job = calloc(t->swf->n_job, sizeof(*t->job));
+	if (t->job == NULL) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	for (size_t i = 0; i < t->swf->n_job; i++) {
+		struct nl_swf_rigid r;
+		enum nl_swf_drop d = nl_swf_rigid(&t->swf->job[i], NULL, &r);
+		struct nl_jobmix_job *j;
+
+		drops[d]++;
+		if (d != NL_SWF_KEEP)
+			continue;
+		j = &t->job[t->n++];
+		j->submit_s = t->swf->job[i].submit_s;
+		j->nodes = (r.procs + (int64_t)procs_per_node - 1) / (int64_t)procs_per_node;
+		j->run_s = r.run_s;
+		j->wall_s = r.est_s > 0 ? r.est_s : 1;
+	}
+	if (t->n == 0) {
+		/* Name the first record and why it went (no line numbers in nl_swf: record index). */
+		enum nl_swf_drop d0 = nl_swf_rigid(&t->swf->job[0], NULL, &(struct nl_swf_rigid){ 0 });
+
+		fprintf(stderr, "%s: %s: no usable job in %zu records (record 1, job %" PRId64
+			": %s", prog, path, t->swf->n_job, t->swf->job[0].id, nl_swf_drop_name(d0));
+		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
+			if (drops[d] != 0)
+				fprintf(stderr, "; %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
+					drops[d]);
+		fprintf(stderr, ")\n");
+		return EXIT_BAD;
+	}
+	if (t->n < t->swf->n_job) {
+		fprintf(stderr, "%s: %s: %zu of %zu records kept (dropped:", prog, path, t->n,
+			t->swf->n_job);
+		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
+			if (drops[d] != 0)
+				fprintf(stderr, " %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
+					drops[d]);
+		fprintf(stderr, ")\n");
+	}
+	t->start_unix_s = nl_swf_header_int(t->swf, "UnixStartTime");
+	if (t->start_unix_s < 0)
+		t->start_unix_s = 0;
+	z = nl_swf_header_get(t->swf, "TimeZoneString");
+	snprintf(t->zone, sizeof(t->zone), "%s", (z != NULL && z[0] != '\0' &&
+		 strlen(z) < sizeof(t->zone) && strchr(z, '\n') == NULL) ? z : "UTC");
+	return 0;
+}
+
+static void
+trace_free(struct trace *t)
+{
+	nl_swf_free(t->swf);
+	free(t->job);
+}
+
+/* ---- learn ---- */
+
+static int
+cmd_learn(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "node-unit", required_argument, NULL, 'u' },
+		{ "time-unit", required_argument, NULL, 't' },
+		{ "max-walltime", required_argument, NULL, 'w' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "procs-per-node", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nl_jobmix_units u;
+	struct nl_jobmix_model m;
+	struct trace t;
+	const char *out = NULL;
+	uint64_t v, ppn = 1, max_wall = 0;
+	char err[NL_JOBMIX_ERR_LEN];
+	FILE *f;
+	int c, rc;
+
+	nl_jobmix_units_default(&u);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'u':
+			if (!parse_u64(optarg, &v) || v < 1 || v > UINT32_MAX)
+				return bad_num("--node-unit", optarg);
+			u.node_unit = (uint32_t)v;
+			break;
+		case 't':
+			if (!parse_u64(optarg, &v) || v > UINT32_MAX)
+				return bad_num("--time-unit", optarg);
+			u.time_unit_s = (uint32_t)v;
+			break;
+		case 'w':
+			if (!parse_u64(optarg, &max_wall) || max_wall < 1)
+				return bad_num("--max-walltime", optarg);
+			break;
+		case 'g':
+			if (!parse_u64(optarg, &v) || v > NL_JOBMIX_MAX_GROUPS)
+				return bad_num("--groups", optarg);
+			u.groups = (uint32_t)v;
+			break;
+		case 'p':
+			if (!parse_u64(optarg, &ppn) || ppn < 1)
+				return bad_num("--procs-per-node", optarg);
+			break;
+		case 'h':
+			usage_learn(stdout);
+			return 0;
+		default:
+			usage_learn(stderr);
+			return EXIT_BAD;
+		}
+	}
+	if (optind + 1 != argc || out == NULL) {
+		fprintf(stderr, "%s learn: need one TRACE and --out MODEL\n", prog);
+		usage_learn(stderr);
+		return EXIT_BAD;
+	}
+	if (u.time_unit_s < NL_JOBMIX_MIN_TIME_UNIT_S) {
+		fprintf(stderr, "%s: --time-unit must be >= %u s\n", prog, NL_JOBMIX_MIN_TIME_UNIT_S);
+		return EXIT_BAD;
+	}
+	if (max_wall > 0) {
+		uint64_t w = (max_wall + u.time_unit_s - 1) / u.time_unit_s;
+
+		if (w > 0xffffffu)
+			return bad_num("--max-walltime", "(too many cells)");
+		u.wall_cells = (uint32_t)w;
+	}
+	rc = trace_load(&t, argv[optind], ppn);
+	if (rc != 0) {
+		trace_free(&t);
+		return rc;
+	}
+	nl_jobmix_set_zone(t.zone);
+	rc = nl_jobmix_learn(&m, &u, t.job, t.n, t.start_unix_s, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, t.path, err);
+		trace_free(&t);
+		return rc == -ENOMEM ? 1 : EXIT_BAD;
+	}
+	snprintf(m.zone, sizeof(m.zone), "%s", t.zone);
+	{
+		const char *b = strrchr(t.path, '/');
+		int64_t mx = nl_swf_header_int(t.swf, "MaxNodes");
+
+		if (mx < 1)
+			mx = nl_swf_header_int(t.swf, "MaxProcs");
+		if (mx >= 1) {
+			mx = (mx + (int64_t)ppn - 1) / (int64_t)ppn;
+			if (mx > m.max_nodes)
+				m.max_nodes = mx;
+		}
+		snprintf(m.source, sizeof(m.source), "%s", b ? b + 1 : t.path);
+		for (char *p = m.source; *p; p++)
+			if (*p == ' ' || *p == '\t')
+				*p = '_';
+	}
+	f = strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+	if (f == NULL) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
+		rc = 1;
+	} else {
+		rc = nl_jobmix_model_write(&m, f);
+		if (f != stdout && fclose(f) != 0)
+			rc = -EIO;
+		if (rc != 0) {
+			fprintf(stderr, "%s: %s: write error\n", prog, out);
+			rc = 1;
+		}
+	}
+	if (rc == 0)
+		printf("learned %" PRIu64 " jobs from %s: %zu map cells (node unit %u, walltime "
+		       "unit %u s, %u walltime cells, %" PRIu64 " clamped), %u normal groups per "
+		       "parameter, rate %.2f jobs/day, zone %s\n", m.n_jobs, t.path, m.n_cell,
+		       m.u.node_unit, m.u.time_unit_s, m.u.wall_cells, m.n_clamped, m.u.groups,
+		       m.rate_per_s * 86400, m.zone);
+	nl_jobmix_model_free(&m);
+	trace_free(&t);
+	return rc;
+}
+
+/* ---- generate ---- */
+
+static int
+cmd_generate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "method", required_argument, NULL, 'm' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nl_jobmix_gen g = { .method = NL_JOBMIX_MAP, .seed = 1 };
+	struct nl_jobmix_model m;
+	struct nl_jobmix_job *jobs = NULL;
+	struct nl_swf *swf = NULL;
+	const char *out = NULL, *model;
+	uint64_t n = 0;
+	char err[NL_JOBMIX_ERR_LEN], buf[1024];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_u64(optarg, &n) || n < 1 || n > (UINT64_C(1) << 32))
+				return bad_num("--jobs", optarg);
+			break;
+		case 's':
+			if (!parse_u64(optarg, &g.seed))
+				return bad_num("--seed", optarg);
+			break;
+		case 'm':
+			if (strcmp(optarg, "map") == 0) {
+				g.method = NL_JOBMIX_MAP;
+			} else if (strcmp(optarg, "normal") == 0) {
+				g.method = NL_JOBMIX_NORMAL;
+			} else {
+				fprintf(stderr, "%s: --method: '%s' is not map or normal\n", prog,
+					optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case 'r': {
+			char *e;
+
+			errno = 0;
+			g.rate_per_s = strtod(optarg, &e) / 86400.0;
+			if (errno != 0 || *e != '\0' || !(g.rate_per_s > 0) || !isfinite(g.rate_per_s))
+				return bad_num("--rate", optarg);
+			break;
+		}
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage_generate(stdout);
+			return 0;
+		default:
+			usage_generate(stderr);
+			return EXIT_BAD;
+		}
+	}
+	if (optind + 1 != argc || out == NULL || n == 0) {
+		fprintf(stderr, "%s generate: need one MODEL, --jobs N and --out MIX.swf\n", prog);
+		usage_generate(stderr);
+		return EXIT_BAD;
+	}
+	model = argv[optind];
+	rc = nl_jobmix_model_load(&m, model, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return EXIT_BAD;
+	}
+	nl_jobmix_set_zone(m.zone);
+	jobs = calloc(n, sizeof(*jobs));
+	if (jobs == NULL) {
+		fprintf(stderr, "%s: out of memory for %" PRIu64 " jobs\n", prog, n);
+		nl_jobmix_model_free(&m);
+		return 1;
+	}
+	rc = nl_jobmix_generate(&m, &g, jobs, n);
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s: the model has no %s part, an all-zero submit profile or no "
+			"rate\n", prog, model, g.method == NL_JOBMIX_MAP ? "map" : "normal");
+		rc = EXIT_BAD;
+		goto out;
+	}
+	if (nl_swf_new(&swf) != 0)
+		goto oom;
+	snprintf(buf, sizeof(buf), "%s", "2.2");
+	rc = nl_swf_header_set(swf, "Version", buf);
+	rc |= nl_swf_header_set(swf, "Computer", "synthetic job mix (nlevel-jobmix)");
+	snprintf(buf, sizeof(buf), "%" PRIu64, n);
+	rc |= nl_swf_header_set(swf, "MaxJobs", buf);
+	rc |= nl_swf_header_set(swf, "MaxRecords", buf);
+	snprintf(buf, sizeof(buf), "%" PRId64, m.max_nodes);
+	rc |= nl_swf_header_set(swf, "MaxNodes", buf);
+	rc |= nl_swf_header_set(swf, "MaxProcs", buf);
+	snprintf(buf, sizeof(buf), "%" PRId64, m.start_unix_s);
+	rc |= nl_swf_header_set(swf, "UnixStartTime", buf);
+	rc |= nl_swf_header_set(swf, "TimeZoneString", m.zone);
+	snprintf(buf, sizeof(buf),
+		 "generated by nlevel-jobmix generate %s --jobs %" PRIu64 " --seed %" PRIu64
+		 " --method %s --rate %.6g\nmodel learned from %s (%" PRIu64 " jobs); seed 001 %s",
+		 model, n, g.seed, g.method == NL_JOBMIX_MAP ? "map" : "normal",
+		 (g.rate_per_s > 0 ? g.rate_per_s : m.rate_per_s) * 86400, m.source, m.n_jobs,
+		 g.method == NL_JOBMIX_MAP ? "§4.1.2 probability-distribution map"
+					   : "§4.1.1 normal groups");
+	rc |= nl_swf_header_set(swf, "Note", buf);
+	rc |= nl_swf_header_set(swf, "JobmixMethod", g.method == NL_JOBMIX_MAP ? "map" : "normal");
+	snprintf(buf, sizeof(buf), "%" PRIu64, g.seed);
+	rc |= nl_swf_header_set(swf, "JobmixSeed", buf);
+	snprintf(buf, sizeof(buf), "%u", m.u.node_unit);
+	rc |= nl_swf_header_set(swf, "JobmixNodeUnit", buf);
+	snprintf(buf, sizeof(buf), "%u", m.u.time_unit_s);
+	rc |= nl_swf_header_set(swf, "JobmixTimeUnit", buf);
+	snprintf(buf, sizeof(buf), "%u", m.u.wall_cells);
+	rc |= nl_swf_header_set(swf, "JobmixWallCells", buf);
+	if (rc != 0)
+		goto oom;
+	for (uint64_t i = 0; i < n; i++) {
+		struct nl_swf_job j;
+
+		nl_swf_job_init(&j);
+		j.id = (int64_t)i + 1;
+		j.submit_s = jobs[i].submit_s;
+		j.run_s = jobs[i].run_s;
+		j.alloc_procs = jobs[i].nodes;
+		j.req_procs = jobs[i].nodes;
+		j.req_time_s = jobs[i].wall_s;
+		j.status = NL_SWF_STATUS_COMPLETED;
+		if (nl_swf_append(swf, &j) != 0)
+			goto oom;
+	}
+	if (strcmp(out, "-") == 0)
+		rc = nl_swf_write_file(swf, stdout);
+	else
+		rc = nl_swf_write(swf, out);
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	if (strcmp(out, "-") != 0)
+		printf("generated %" PRIu64 " jobs (%s, seed %" PRIu64 ") spanning %.1f days into "
+		       "%s\n", n, g.method == NL_JOBMIX_MAP ? "map" : "normal", g.seed,
+		       (double)jobs[n - 1].submit_s / 86400.0, out);
+	rc = 0;
+	goto out;
+oom:
+	fprintf(stderr, "%s: out of memory\n", prog);
+	rc = 1;
+out:
+	nl_swf_free(swf);
+	free(jobs);
+	nl_jobmix_model_free(&m);
+	return rc;
+}
+
+/* ---- compare ---- */
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+pct(const double *s, size_t n, double p)
+{
+	size_t i = (size_t)ceil(p / 100.0 * (double)n);
+
+	return s[i == 0 ? 0 : (i > n ? n - 1 : i - 1)];
+}
+
+enum { V_NODES, V_WALL, V_RUN, V_SUBMIT, V__COUNT };
+
+static const char *const v_name[V__COUNT] = { "nodes", "walltime_s", "runtime_s",
+					       "submit_tow_h" };
+static const char *const v_key[V__COUNT] = { "ks_nodes", "ks_walltime", "ks_runtime",
+					      "ks_submit" };
+
+/* Per-trace arrays: raw values and values at map resolution, for each marginal. */
+struct cols {
+	double *raw[V__COUNT];
+	double *map[V__COUNT];
+	size_t n;
+};
+
+static int
+cols_fill(struct cols *c, const struct trace *t, const struct nl_jobmix_units *u)
+{
+	memset(c, 0, sizeof(*c));
+	c->n = t->n;
+	for (int v = 0; v < V__COUNT; v++) {
+		c->raw[v] = malloc(t->n * sizeof(double));
+		c->map[v] = malloc(t->n * sizeof(double));
+		if (c->raw[v] == NULL || c->map[v] == NULL)
+			return -ENOMEM;
+	}
+	nl_jobmix_set_zone(t->zone);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct nl_jobmix_job *j = &t->job[i];
+		uint32_t wc = nl_jobmix_wall_cell(j->wall_s, u->time_unit_s, u->wall_cells);
+		uint32_t rc = nl_jobmix_ratio_cell(j->run_s, j->wall_s);
+		int64_t tow = nl_jobmix_tow_s(t->start_unix_s + j->submit_s);
+
+		c->raw[V_NODES][i] = (double)j->nodes;
+		c->raw[V_WALL][i] = (double)j->wall_s;
+		c->raw[V_RUN][i] = (double)j->run_s;
+		c->raw[V_SUBMIT][i] = (double)tow / 3600.0;
+		c->map[V_NODES][i] = nl_jobmix_node_cell(j->nodes, u->node_unit);
+		c->map[V_WALL][i] = wc;
+		c->map[V_RUN][i] = (double)wc * u->time_unit_s * rc / 100.0;
+		c->map[V_SUBMIT][i] = (double)(tow / 3600);
+	}
+	return 0;
+}
+
+static void
+cols_free(struct cols *c)
+{
+	for (int v = 0; v < V__COUNT; v++) {
+		free(c->raw[v]);
+		free(c->map[v]);
+	}
+}
+
+static void
+print_stats(const char *label, double *x, size_t n)
+{
+	double s = 0;
+
+	qsort(x, n, sizeof(*x), cmp_dbl);
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	printf("  %-28.28s %8zu %12.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n", label, n,
+	       s / (double)n, pct(x, n, 10), pct(x, n, 25), pct(x, n, 50), pct(x, n, 75),
+	       pct(x, n, 90), x[n - 1]);
+}
+
+static double
+ks_copy(const double *a, size_t na, const double *b, size_t nb)
+{
+	double *ca = malloc(na * sizeof(double)), *cb = malloc(nb * sizeof(double)), d;
+
+	if (ca == NULL || cb == NULL) {
+		free(ca);
+		free(cb);
+		return NAN;
+	}
+	memcpy(ca, a, na * sizeof(double));
+	memcpy(cb, b, nb * sizeof(double));
+	d = nl_jobmix_ks(ca, na, cb, nb);
+	free(ca);
+	free(cb);
+	return d;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+/* CSVs (one per trace, subsampled to 20,000 rows by a fixed stride) and gnuplot PNGs in the
+ * style of seed 001 Fig. 11 (marginal distributions) and Fig. 12 (scatter of the jobs). */
+static int
+write_plots(const char *dir, const struct trace *t, size_t nt)
+{
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+		return 1;
+	}
+	for (size_t k = 0; k < nt; k++) {
+		size_t stride = t[k].n > 20000 ? (t[k].n + 19999) / 20000 : 1;
+
+		snprintf(path, sizeof(path), "%s/jobs-%zu.csv", dir, k);
+		f = fopen(path, "w");
+		if (f == NULL) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			return 1;
+		}
+		fprintf(f, "# %s (every %zu-th job)\nnodes,walltime_h,runtime_h,ratio_pct\n",
+			t[k].path, stride);
+		for (size_t i = 0; i < t[k].n; i += stride) {
+			const struct nl_jobmix_job *j = &t[k].job[i];
+
+			fprintf(f, "%" PRId64 ",%.4f,%.4f,%.2f\n", j->nodes, j->wall_s / 3600.0,
+				j->run_s / 3600.0, 100.0 * (double)j->run_s / (double)j->wall_s);
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/jobmix.gp", dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "# gnuplot script written by nlevel-jobmix compare; run from %s\n"
+		   "set datafile separator ','\nset terminal pngcairo size %zu,700 font ',9'\n"
+		   "set output 'fig12-scatter.png'\nset multiplot layout 2,%zu\n", dir,
+		420 * nt, nt);
+	for (size_t k = 0; k < nt; k++)
+		fprintf(f, "set title '%s' noenhanced\nset logscale x\nset xlabel 'nodes'\n"
+			   "set ylabel 'requested walltime [h]'\nunset key\n"
+			   "plot 'jobs-%zu.csv' every ::1 using 1:2 with dots lc rgb '#1f4e9e'\n",
+			base_name(t[k].path), k);
+	for (size_t k = 0; k < nt; k++)
+		fprintf(f, "set title '%s' noenhanced\nunset logscale x\nset xlabel "
+			   "'requested walltime [h]'\nset ylabel 'run time / walltime [%%]'\n"
+			   "plot 'jobs-%zu.csv' every ::1 using 2:4 with dots lc rgb '#9e1f1f'\n",
+			base_name(t[k].path), k);
+	fprintf(f, "unset multiplot\nset output 'fig11-cdf.png'\nset terminal pngcairo size "
+		   "1260,400 font ',9'\nset multiplot layout 1,3\nset key bottom right\n"
+		   "set ylabel 'fraction of jobs'\n");
+	{
+		static const char *const col[3] = { "1", "2", "3" };
+		static const char *const lab[3] = { "nodes", "requested walltime [h]",
+						    "run time [h]" };
+
+		for (int c = 0; c < 3; c++) {
+			fprintf(f, "set title 'CDF of %s'\nset xlabel '%s'\n%s\nplot ", lab[c],
+				lab[c], c == 0 ? "set logscale x" : "unset logscale x");
+			for (size_t k = 0; k < nt; k++)
+				fprintf(f, "%s'jobs-%zu.csv' every ::1 using %s:(1.0) smooth cnormal "
+					   "title '%s' noenhanced", k ? ", " : "", k, col[c],
+					base_name(t[k].path));
+			fprintf(f, "\n");
+		}
+	}
+	fprintf(f, "unset multiplot\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "cd '%s' && gnuplot jobmix.gp 2>gnuplot.log", dir);
+	rc = system(path);
+	if (rc != 0)
+		fprintf(stderr, "%s: gnuplot failed (status %d; see %s/gnuplot.log); CSVs kept\n",
+			prog, rc, dir);
+	else
+		printf("plots: %s/fig11-cdf.png %s/fig12-scatter.png (from %s/jobs-*.csv)\n", dir,
+		       dir, dir);
+	return 0;
+}
+
+static void
+units_from_header(const struct nl_swf *s, struct nl_jobmix_units *u, bool *have)
+{
+	int64_t nu = nl_swf_header_int(s, "JobmixNodeUnit");
+	int64_t tu = nl_swf_header_int(s, "JobmixTimeUnit");
+	int64_t wc = nl_swf_header_int(s, "JobmixWallCells");
+
+	if (*have || nu < 1 || tu < NL_JOBMIX_MIN_TIME_UNIT_S || nu > UINT32_MAX ||
+	    tu > UINT32_MAX)
+		return;
+	u->node_unit = (uint32_t)nu;
+	u->time_unit_s = (uint32_t)tu;
+	if (wc >= 1 && wc <= 0xffffff)
+		u->wall_cells = (uint32_t)wc;
+	*have = true;
+}
+
+static int
+cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "node-unit", required_argument, NULL, 'u' },
+		{ "time-unit", required_argument, NULL, 't' },
+		{ "wall-cells", required_argument, NULL, 'w' },
+		{ "procs-per-node", required_argument, NULL, 'p' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nl_jobmix_units u;
+	bool have_u = false, set_nu = false, set_tu = false, set_wc = false;
+	uint64_t v, ppn = 1;
+	uint32_t nu = 1, tu = 600, wcap = 0;
+	const char *plot = NULL;
+	struct trace *t = NULL;
+	struct cols *c = NULL;
+	size_t nt;
+	int ch, rc = 0;
+
+	nl_jobmix_units_default(&u);
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'u':
+			if (!parse_u64(optarg, &v) || v < 1 || v > UINT32_MAX)
+				return bad_num("--node-unit", optarg);
+			nu = (uint32_t)v;
+			set_nu = true;
+			break;
+		case 't':
+			if (!parse_u64(optarg, &v) || v < NL_JOBMIX_MIN_TIME_UNIT_S || v > UINT32_MAX)
+				return bad_num("--time-unit", optarg);
+			tu = (uint32_t)v;
+			set_tu = true;
+			break;
+		case 'w':
+			if (!parse_u64(optarg, &v) || v < 1 || v > 0xffffff)
+				return bad_num("--wall-cells", optarg);
+			wcap = (uint32_t)v;
+			set_wc = true;
+			break;
+		case 'p':
+			if (!parse_u64(optarg, &ppn) || ppn < 1)
+				return bad_num("--procs-per-node", optarg);
+			break;
+		case 'P':
+			plot = optarg;
+			break;
+		case 'h':
+			usage_compare(stdout);
+			return 0;
+		default:
+			usage_compare(stderr);
+			return EXIT_BAD;
+		}
+	}
+	nt = (size_t)(argc - optind);
+	if (nt < 2) {
+		fprintf(stderr, "%s compare: need at least two traces\n", prog);
+		usage_compare(stderr);
+		return EXIT_BAD;
+	}
+	t = calloc(nt, sizeof(*t));
+	c = calloc(nt, sizeof(*c));
+	if (t == NULL || c == NULL) {
+		rc = 1;
+		goto out;
+	}
+	for (size_t k = 0; k < nt; k++) {
+		rc = trace_load(&t[k], argv[optind + (int)k], ppn);
+		if (rc != 0)
+			goto out;
+	}
+	/* Units: flags, else the Jobmix header of B, C, ..., else of A, else defaults. */
+	for (size_t k = 1; k < nt; k++)
+		units_from_header(t[k].swf, &u, &have_u);
+	units_from_header(t[0].swf, &u, &have_u);
+	if (set_nu)
+		u.node_unit = nu;
+	if (set_tu)
+		u.time_unit_s = tu;
+	if (set_wc)
+		u.wall_cells = wcap;
+	if (u.wall_cells == 0) {
+		int64_t mx = 1;
+
+		for (size_t k = 0; k < nt; k++)
+			for (size_t i = 0; i < t[k].n; i++)
+				if (t[k].job[i].wall_s > mx)
+					mx = t[k].job[i].wall_s;
+		u.wall_cells = nl_jobmix_wall_cell(mx, u.time_unit_s, 0xffffff);
+	}
+	for (size_t k = 0; k < nt; k++)
+		if (cols_fill(&c[k], &t[k], &u) != 0) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			rc = 1;
+			goto out;
+		}
+	printf("map resolution: node unit %u, walltime unit %u s, %u walltime cells (cap %.1f h), "
+	       "run time in 1 %% of walltime; submit on the hour of the week (local time)\n",
+	       u.node_unit, u.time_unit_s, u.wall_cells,
+	       (double)u.wall_cells * u.time_unit_s / 3600.0);
+	for (size_t k = 0; k < nt; k++)
+		printf("trace %zu: %s, %zu jobs, zone %s\n", k, t[k].path, t[k].n, t[k].zone);
+	printf("\nstatistics (full resolution)\n  %-28s %8s %12s %10s %10s %10s %10s %10s %10s\n",
+	       "parameter / trace", "jobs", "mean", "p10", "p25", "median", "p75", "p90", "max");
+	for (int vv = 0; vv < V__COUNT; vv++)
+		for (size_t k = 0; k < nt; k++) {
+			char label[64];
+			double *x = malloc(c[k].n * sizeof(double));
+
+			if (x == NULL)
+				continue;
+			memcpy(x, c[k].raw[vv], c[k].n * sizeof(double));
+			snprintf(label, sizeof(label), "%s [%zu]", v_name[vv], k);
+			print_stats(label, x, c[k].n);
+			free(x);
+		}
+	for (size_t k = 1; k < nt; k++) {
+		double ks_raw[V__COUNT], ks_map[V__COUNT], joint;
+
+		for (int vv = 0; vv < V__COUNT; vv++) {
+			ks_raw[vv] = ks_copy(c[0].raw[vv], c[0].n, c[k].raw[vv], c[k].n);
+			ks_map[vv] = ks_copy(c[0].map[vv], c[0].n, c[k].map[vv], c[k].n);
+		}
+		joint = nl_jobmix_joint_tv(t[0].job, t[0].n, t[k].job, t[k].n, &u);
+		printf("\n[0] %s vs [%zu] %s\n", base_name(t[0].path), k, base_name(t[k].path));
+		printf("  %-14s %12s %12s\n", "KS distance", "full-res", "map-res");
+		for (int vv = 0; vv < V__COUNT; vv++)
+			printf("  %-14s %12.4f %12.4f\n", v_name[vv], ks_raw[vv], ks_map[vv]);
+		printf("  joint (node, walltime, run-time) cell histograms: total variation %.4f\n",
+		       joint);
+		printf("SUMMARY");
+		for (int vv = 0; vv < V__COUNT; vv++)
+			printf(" %s=%.4f", v_key[vv], ks_map[vv]);
+		printf(" joint=%.4f\n", joint);
+	}
+	if (plot != NULL)
+		rc = write_plots(plot, t, nt);
+out:
+	for (size_t k = 0; t != NULL && k < nt; k++) {
+		if (c != NULL)
+			cols_free(&c[k]);
+		trace_free(&t[k]);
+	}
+	free(t);
+	free(c);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2) {
+		usage_main(stderr);
+		return EXIT_BAD;
+	}
+	cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage_main(stdout);
+		return 0;
+	}
+	/* Sub-command parsing: argv[1..] with the command as argv[0]. */
+	if (strcmp(cmd, "learn") == 0)
+		return cmd_learn(argc - 1, argv + 1);
+	if (strcmp(cmd, "generate") == 0)
+		return cmd_generate(argc - 1, argv + 1);
+	if (strcmp(cmd, "compare") == 0)
+		return cmd_compare(argc - 1, argv + 1);
+	fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+	usage_main(stderr);
+	return EXIT_BAD;
+}
