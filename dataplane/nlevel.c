@@ -23,7 +23,10 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_cycles.h>
 #include <rte_lcore.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 
 #include <urcu/urcu-qsbr.h>
 
@@ -235,6 +238,30 @@ parse_map(const char *s, struct nl_dp_opts *d)
 		}
 	}
 	return d->n_mgr_lcore > 0 ? 0 : -EINVAL;
+}
+
+/* Baseline of the same run: one SP/SC rte_ring hop of a 16-byte message (enqueue + dequeue,
+ * same lcore, burst of one), the cost a manager-to-manager transfer cannot go below. */
+static double
+ring_hop_ns(void)
+{
+	struct rte_ring *r = rte_ring_create_elem("nl_bench_hop", 16, 1024, SOCKET_ID_ANY,
+						  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	uint64_t msg[2] = { 1, 2 }, out[2], t0, n = 2000000;
+
+	if (r == NULL)
+		return -1;
+	t0 = rte_rdtsc();
+	for (uint64_t i = 0; i < n; i++) {
+		msg[0] = i;
+		if (rte_ring_sp_enqueue_elem(r, msg, 16) != 0 ||
+		    rte_ring_sc_dequeue_elem(r, out, 16) != 0 || out[0] != i)
+			break;
+	}
+	double ns = (double)(rte_rdtsc() - t0) / (double)n / ((double)rte_get_tsc_hz() / 1e9);
+
+	rte_ring_free(r);
+	return ns;
 }
 
 static void
@@ -482,15 +509,17 @@ main(int argc, char **argv)
 		if (rc == 0 && o.native_s > 0) {
 			struct nl_dp_native_result r;
 
+			double hop = ring_hop_ns();
+
 			rc = nl_dp_run_native(dp, o.rate_tps, o.native_s, &r);
 			if (rc == 0)
-				printf("SUMMARY mode=native scheme=%s groups=%u managers_lcores=%u "
+				printf("SUMMARY mode=native scheme=%s n_res=%u groups=%u mgr_lcores=%u "
 				       "rate_offered_tps=%.0f rate_tps=%.0f lat_mean_ns=%.0f "
-				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu\n",
-				       nl_scheme_name(sch), sch == NL_SCHEME_2LSC ? g : 0,
+				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu ring_hop_ns=%.1f\n",
+				       nl_scheme_name(sch), m.n_res, sch == NL_SCHEME_2LSC ? g : 0,
 				       rte_lcore_count() - 1, o.rate_tps, r.rate_tps, r.lat_mean_ns,
 				       r.lat_p99_ns, (unsigned long long)r.tasks,
-				       (unsigned long long)r.rejected);
+				       (unsigned long long)r.rejected, hop);
 		} else if (rc == 0) {
 			nl_dp_telemetry_init(dp);
 			rc = nl_dp_serve(dp);
