@@ -15,7 +15,7 @@
 
 #include "nl_cad_int.h"
 
-#define STACK_CAP 16384u
+#define STACK_CAP 4096u /* values; deeper evaluations yield error */
 
 const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_ISUNDEFINED] = { "isUndefined", 1, 1 },

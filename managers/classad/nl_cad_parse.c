@@ -1223,7 +1223,7 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 	if (ps->rc != 0)
 		return;
 	const struct ast *a = &ps->nodes[n];
-	const uint32_t *k = &ps->kids[a->kid0];
+	const uint32_t *k = ps->kids != NULL ? &ps->kids[a->kid0] : NULL;
 
 	switch (a->kind) {
 	case A_CONST:

@@ -51,7 +51,7 @@ nl_cad_chunk_alloc(struct nl_cad_chunk **head, struct nl_cad_chunk **cur, size_t
 			c->used = 0;
 	}
 	if (c == NULL) {
-		size_t sz = n > 65536 ? n : 65536;
+		size_t sz = n > 16384 ? n : 16384;
 
 		c = malloc(sizeof(*c) + sz);
 		if (c == NULL)
