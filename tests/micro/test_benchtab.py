@@ -4,6 +4,7 @@
 
 Usage: test_benchtab.py BENCHTAB.py RECORDED.json
 """
+import importlib.util
 import json
 import os
 import re
@@ -29,6 +30,9 @@ def rows_of(md):
 
 def main():
     tool, rec = sys.argv[1], sys.argv[2]
+    spec = importlib.util.spec_from_file_location('benchtab', tool)
+    tab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tab)
     run_json = json.load(open(rec))
     bs = [b for b in run_json['benchmarks'] if b.get('run_type', 'iteration') == 'iteration']
     base = next(b for b in bs if b['name'].startswith('BM_base_ring_2lcore'))
@@ -43,7 +47,7 @@ def main():
                   f'{sorted(rows)} vs {sorted(b["name"] for b in bs)}'))
     tests.append(('header_carries_the_recorded_command_line',
                   f"Command: `{run_json['context']['command']}`" in out, out[:300]))
-    tests.append(('baseline_row_has_ratio_1', rows.get(base['name'], [''] * 5)[4] == '1.00',
+    tests.append(('baseline_row_has_ratio_1', rows.get(base['name'], [''] * 6)[5] == '1.00',
                   rows.get(base['name'])))
     # Every ratio is that row's time per item over the baseline's, to 2 decimals.
     wrong = []
@@ -51,23 +55,27 @@ def main():
         if b.get('error_occurred') or b['name'] not in rows:
             continue
         want = f"{(1e9 / b['items_per_second']) / base_ns:.2f}"
-        if rows[b['name']][4] != want:
-            wrong.append(f"{b['name']}: {rows[b['name']][4]} != {want}")
+        if rows[b['name']][5] != want:
+            wrong.append(f"{b['name']}: {rows[b['name']][5]} != {want}")
     tests.append(('ratio_is_time_per_item_over_baseline', not wrong, '\n'.join(wrong)))
+    # real/iter is the wall-clock time of one iteration, the figure per-step targets use.
+    wrong = [b['name'] for b in bs if not b.get('error_occurred') and b['name'] in rows and
+             rows[b['name']][2] != tab.fmt_ns(b['real_time'] * tab.SCALE_NS[b['time_unit']])]
+    tests.append(('real_per_iter_column_is_the_real_time', not wrong, ' '.join(wrong)))
     # Targets: met/no follows the recorded figures.
     tr = [b for b in bs if b['name'].startswith('BM_tree_route/')]
     wrong = []
     for b in tr:
         want = 'yes' if b['real_time'] <= 5.0 else '**no**'
-        if rows[b['name']][6] != want:
+        if rows[b['name']][7] != want:
             wrong.append(b['name'])
     tests.append(('tree_route_target_marked_by_its_figure', tr and not wrong, ' '.join(wrong)))
     pk = [b for b in bs if b['name'] == 'BM_grp_pick/m:64/L:4']
-    tests.append(('pick_target_marked_by_its_figure', len(pk) == 1 and rows[pk[0]['name']][6] ==
+    tests.append(('pick_target_marked_by_its_figure', len(pk) == 1 and rows[pk[0]['name']][7] ==
                   ('yes' if 1e9 / pk[0]['items_per_second'] <= 100 else '**no**'), pk))
     dp = [b for b in bs if b['name'].startswith('BM_dispatch_path/')]
     tests.append(('dispatch_target_uses_ratio_to_bare', dp and all(
-        rows[b['name']][6] == ('yes' if b['ratio_to_bare'] <= 3 else '**no**') for b in dp), ''))
+        rows[b['name']][7] == ('yes' if b['ratio_to_bare'] <= 3 else '**no**') for b in dp), ''))
 
     rc, out, err = run(tool, rec, '--baseline', 'BM_no_such')
     tests.append(('missing_baseline_exits_2', rc == 2 and 'BM_no_such' in err, (rc, err)))
