@@ -26,6 +26,11 @@ extern "C" {
 /** Relaxed fetch-add for counters written by several threads. */
 #define nl_atomic_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
+/** Release fetch-or: publish a flag bit after the data it announces. */
+#define nl_atomic_or_release(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELEASE)
+/** Acquire exchange: take every flag bit and see the data published before each. */
+#define nl_atomic_xchg_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
+
 /**
  * Single-writer counter increment: the owner lcore adds, other threads only read. Relaxed is
  * enough: readers want an eventually-current value, nothing is published through it.

@@ -115,6 +115,15 @@ log2_bucket(uint64_t ns, unsigned int n)
 	return b < n ? b : n - 1;
 }
 
+/* Announce work in mg's inbox to its lcore. The release RMW orders our ring enqueue before
+ * the bit; pairs with the acquire exchange in lcore_poll_pending(). Always an RMW: a plain
+ * "already set?" check could read the bit before our enqueue is visible and strand it. */
+static inline void
+mgr_mark(struct nl_dp_mgr *mg)
+{
+	nl_atomic_or_release(&mg->owner->pend[mg->lc_idx >> 6], UINT64_C(1) << (mg->lc_idx & 63));
+}
+
 /* --- engine ops (called by policies from a manager lcore) --- */
 
 static void
@@ -145,6 +154,7 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
 		task_fail_st(lc, t, NL_REJECT_OVERLOAD); /* I4: a full inbox is a failure, not a drop */
 		return;
 	}
+	mgr_mark(&dp->mgr[to]);
 	nl_stat_add_st(&lc->at->fwd_out, 1);
 }
 
@@ -163,6 +173,8 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		task_fail_st(lc, t, NL_REJECT_BAD_TASK);
 		return;
 	}
+	if (mg->view.n_mach == 0) /* a policy that dispatched without reading load */
+		nl_load_view_refresh_rcu(&mg->view, dp->load);
 	for (unsigned int j = 0; j < n; j++) {
 		uint32_t m = mach[j];
 		double start = arrive, dur = 0;
@@ -222,9 +234,14 @@ static const struct nl_mach_load *
 eng_load(void *ctx, uint32_t mgr, double now_vt)
 {
 	struct nl_dp_lcore *lc = ctx;
+	struct nl_dp_mgr *mg = &lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0];
 
 	(void)now_vt;
-	return lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0].view.load;
+	/* Views are refreshed on demand: only managers that read load (NLSC leaves, 2LSC
+	 * schedulers) pay for the copy, and only when a new snapshot was published. The
+	 * caller is the view's owner (policies ask for their own manager, I3 of nl_policy.h). */
+	nl_load_view_refresh_rcu(&mg->view, lc->dp->load);
+	return mg->view.load;
 }
 
 static unsigned int
@@ -256,6 +273,7 @@ nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uin
 	t->at_mgr = e;
 	if (e >= dp->n_mgr || rte_ring_mp_enqueue_elem(dp->mgr[e].inbox, &msg, sizeof(msg)) != 0)
 		return -ENOBUFS;
+	mgr_mark(&dp->mgr[e]);
 	return 0;
 }
 
@@ -334,7 +352,6 @@ mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 	unsigned int n = 0;
 
 	lc->at = mg;
-	nl_load_view_refresh_rcu(&mg->view, dp->load);
 	if (s->ops->measure != NULL && mg->id == s->n_mgr - 1 && dp->sp.measure_period_vt > 0 &&
 	    s->ops == &nl_policy_2lsc) {
 		while (now_vt >= mg->next_measure_vt && mg->next_measure_vt < dp->horizon_vt) {
@@ -389,6 +406,34 @@ mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 	return n;
 }
 
+/* Poll the managers whose pending bit is set; a manager that still has work (a task in
+ * service, a burst cut short, the 2LSC global's periodic measurement) sets its bit again. */
+static unsigned int
+lcore_poll_pending(struct nl_dp_lcore *lc, double now_vt)
+{
+	unsigned int busy = 0, n_words = (lc->n_mgr + 63) / 64;
+	const struct nl_sched *s = lc->gen->s;
+
+	for (unsigned int w = 0; w < n_words; w++) {
+		uint64_t bits;
+
+		if (nl_atomic_load_relaxed(&lc->pend[w]) == 0)
+			continue; /* seen next round if set meanwhile */
+		bits = nl_atomic_xchg_acquire(&lc->pend[w], 0);
+		while (bits != 0) {
+			unsigned int b = (unsigned int)__builtin_ctzll(bits);
+			struct nl_dp_mgr *mg = lc->mgr[w * 64 + b];
+
+			bits &= bits - 1;
+			busy += mgr_poll_st(lc, mg, now_vt);
+			if (mg->has_cur || rte_ring_count(mg->inbox) > 0 ||
+			    (s->ops->measure != NULL && mg->id == s->n_mgr - 1))
+				mgr_mark(mg);
+		}
+	}
+	return busy;
+}
+
 int
 nl_dp_lcore_main(void *arg)
 {
@@ -415,8 +460,7 @@ nl_dp_lcore_main(void *arg)
 		lc->gen = rcu_dereference(dp->gen_rcu);
 		if (lc->ingress)
 			busy += gen_poll_st(lc, now);
-		for (unsigned int i = 0; i < lc->n_mgr; i++)
-			busy += mgr_poll_st(lc, lc->mgr[i], now);
+		busy += lcore_poll_pending(lc, now);
 		if (busy == 0) {
 			rte_pause();
 			idle++;
@@ -754,6 +798,8 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 		lc = &dp->lc[li];
 		mg->id = i;
 		mg->lcore = lc->lcore_id;
+		mg->owner = lc;
+		mg->lc_idx = lc->n_mgr;
 		lc->mgr[lc->n_mgr++] = mg;
 		snprintf(name, sizeof(name), "nl_inbox_%u", i);
 		mg->inbox = rte_ring_create_elem(name, sizeof(struct nl_dp_msg), o->inbox_size,
@@ -887,6 +933,7 @@ run_reset(struct nl_dp *dp, uint64_t seed)
 		lc->dispatched_tasks = 0;
 		lc->now_vt = 0;
 		lc->clock_mvt = 0;
+		memset(lc->pend, 0, sizeof(lc->pend));
 		memset(lc->lat_hist, 0, sizeof(lc->lat_hist));
 	}
 	dp->bg_seed = splitmix64(&x);
@@ -897,6 +944,14 @@ run_reset(struct nl_dp *dp, uint64_t seed)
 	dp->gen_done = 0;
 	dp->run_quit = 0;
 	dp->last_publish_vt = 0;
+	nl_dp_kick_ctl(dp); /* every manager polled once (the 2LSC global keeps itself marked) */
+}
+
+void
+nl_dp_kick_ctl(struct nl_dp *dp)
+{
+	for (uint32_t i = 0; i < dp->n_mgr; i++)
+		mgr_mark(&dp->mgr[i]);
 }
 
 static uint64_t
@@ -1068,9 +1123,13 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 		}
 		if (now > dp->horizon_vt + 1000 || nl_atomic_load_relaxed(&nl_dp_quit) != 0)
 			break;
-		rte_pause();
-		if ((++loops & 255) == 0)
-			urcu_qsbr_quiescent_state();
+		/* Native runs: machines are instant, so the control lcore has little to do; it
+		 * naps (offline, as every sleeping QSBR thread) and leaves the CPU to the
+		 * manager lcores on a shared machine. */
+		(void)loops;
+		urcu_qsbr_thread_offline();
+		rte_delay_us_sleep(200);
+		urcu_qsbr_thread_online();
 	}
 	nl_atomic_store_relaxed(&dp->run_quit, 1);
 	rte_eal_mp_wait_lcore();

@@ -704,6 +704,7 @@ nl_dp_serve(struct nl_dp *dp)
 	nl_atomic_store_relaxed(&dp->run_quit, 0);
 	/* No in-process generator: tasks come from the port. */
 	nl_atomic_store_relaxed(&dp->gen_done, 1);
+	nl_dp_kick_ctl(dp);
 	for (unsigned int i = 0; i < dp->n_lc; i++) {
 		rc = rte_eal_remote_launch(nl_dp_lcore_main, &dp->lc[i], dp->lc[i].lcore_id);
 		if (rc != 0) {

@@ -68,9 +68,13 @@ struct nl_dp_gen {
 	struct rcu_head rcu;
 };
 
+struct nl_dp_lcore;
+
 struct nl_dp_mgr {
 	uint32_t id;
 	unsigned int lcore;
+	struct nl_dp_lcore *owner;  /* lcore that polls it */
+	uint32_t lc_idx;            /* index in owner->mgr[] and bit in owner->pend[] */
 	struct rte_ring *inbox;
 	struct nl_load_view view;
 	bool has_cur;
@@ -94,6 +98,9 @@ struct nl_dp_lcore {
 	unsigned int lcore_id;
 	struct nl_dp_mgr *mgr[4096];
 	unsigned int n_mgr;
+	/* Pending bits, one per manager of this lcore: set (release) by whoever enqueued into
+	 * its inbox, taken (acquire exchange) by this lcore, which polls only those managers. */
+	uint64_t pend[4096 / 64];
 	bool ingress;                 /* runs the generator */
 	struct nl_engine eng;         /* ctx = this struct */
 	struct nl_dp_gen *gen;        /* current generation, valid until the next QS */
@@ -192,6 +199,7 @@ int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const
 			  unsigned int n_mach);
 int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double now_vt, uint64_t rnd);
 void nl_dp_drain_ctl(struct nl_dp *dp);
+void nl_dp_kick_ctl(struct nl_dp *dp);
 double nl_dp_bg_factor(const struct nl_dp *dp, uint32_t i, double t_vt);
 
 #endif /* NL_DP_PRIV_H */
