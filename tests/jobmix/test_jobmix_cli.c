@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlevel-jobmix end to end: learn, generate (deterministic, valid SWF read back by nl_swf),
+ * compare (SUMMARY line), bad input (exit 2 with the line), and the KTH-SP2 acceptance
+ * figures when the trace is present. argv[1] = the nlevel-jobmix executable. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nl_swf.h"
+#include "nl_tap.h"
+
+static const char *exe;
+static char dir[256];
+
+/* Run "exe ARGS > dir/out 2>&1"; return the exit status. */
+static int
+run(const char *args, const char *out)
+{
+	char cmd[4096];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >'%s' 2>&1", dir, exe, args, out);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *
+slurp(const char *name)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return strdup("");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		buf[0] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void
+spit(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool
+contains(const char *file, const char *want)
+{
+	char *t = slurp(file);
+	bool r = strstr(t, want) != NULL;
+
+	if (!r)
+		nl_tap_diag("%s lacks '%s': %.300s", file, want, t);
+	free(t);
+	return r;
+}
+
+/* Value of KEY on the last SUMMARY line, or -1. */
+static double
+summary(const char *file, const char *key)
+{
+	char *t = slurp(file), *line = NULL, *p, k[64];
+	double v = -1;
+
+	for (p = t; (p = strstr(p, "SUMMARY ")) != NULL; p++)
+		line = p;
+	if (line != NULL) {
+		snprintf(k, sizeof(k), " %s=", key);
+		p = strstr(line, k);
+		if (p != NULL)
+			v = strtod(p + strlen(k), NULL);
+	}
+	free(t);
+	return v;
+}
+
+static void
+write_small_trace(void)
+{
+	FILE *f;
+	char path[512];
+	int64_t t = 0;
+
+	snprintf(path, sizeof(path), "%s/small.swf", dir);
+	f = fopen(path, "w");
+	fprintf(f, "; Version: 2.2\n; UnixStartTime: 843480031\n; TimeZoneString: Europe/Stockholm\n"
+		   "; MaxNodes: 64\n; MaxProcs: 64\n");
+	for (int i = 1; i <= 400; i++) {
+		int procs = 1 << (i % 7), req = (i % 5 + 1) * 900, run = (i * 37) % req;
+
+		t += 300 + (i * 131) % 1800;
+		fprintf(f, "%d %lld 0 %d %d -1 -1 %d %d -1 1 %d %d -1 -1 -1 -1 -1\n", i,
+			(long long)t, run, procs, procs, req, i % 9, i % 3);
+	}
+	fclose(f);
+}
+
+static void
+test_small(void)
+{
+	struct nl_swf *s = NULL;
+	char err[NL_SWF_ERR_LEN] = "", path[512];
+	char *a, *b;
+	bool ok_fields = true, nondecr = true;
+	int rc;
+
+	write_small_trace();
+	rc = run("learn small.swf --out small.model", "learn.out");
+	nl_tap_ok(rc == 0 && contains("learn.out", "learned 400 jobs"), "learn exits 0 on a "
+		  "small SWF (status %d)", rc);
+	rc = run("generate small.model --jobs 3000 --seed 5 --method map --out g1.swf", "g1.out");
+	rc |= run("generate small.model --jobs 3000 --seed 5 --method map --out g2.swf", "g2.out");
+	a = slurp("g1.swf");
+	b = slurp("g2.swf");
+	nl_tap_ok(rc == 0 && strlen(a) > 1000 && strcmp(a, b) == 0,
+		  "generate with the same seed writes the same file");
+	free(a);
+	free(b);
+	snprintf(path, sizeof(path), "%s/g1.swf", dir);
+	rc = nl_swf_load(&s, path, err, sizeof(err));
+	if (rc == 0) {
+		for (size_t i = 0; i < s->n_job; i++) {
+			const struct nl_swf_job *j = &s->job[i];
+
+			if (j->id != (int64_t)i + 1 || j->req_procs < 1 || j->req_procs > 64 ||
+			    j->req_time_s < 1 || j->run_s < 0 || j->run_s > j->req_time_s ||
+			    j->submit_s < 0)
+				ok_fields = false;
+			if (i > 0 && j->submit_s < s->job[i - 1].submit_s)
+				nondecr = false;
+		}
+	}
+	nl_tap_ok(rc == 0 && s->n_job == 3000 && ok_fields && nondecr &&
+		  nl_swf_header_get(s, "JobmixMethod") != NULL &&
+		  strcmp(nl_swf_header_get(s, "JobmixMethod"), "map") == 0 &&
+		  nl_swf_header_get(s, "Note") != NULL &&
+		  strstr(nl_swf_header_get(s, "Note"), "--seed 5") != NULL,
+		  "generated SWF parses back with nl_swf: 3000 jobs, valid fields, submit "
+		  "non-decreasing, header says how it was made (%s)", rc ? err : "ok");
+	nl_swf_free(s);
+	rc = run("compare small.swf g1.swf --plot plots", "cmp.out");
+	nl_tap_ok(rc == 0 && summary("cmp.out", "ks_nodes") >= 0 &&
+		  summary("cmp.out", "ks_walltime") >= 0 && summary("cmp.out", "ks_runtime") >= 0 &&
+		  summary("cmp.out", "ks_submit") >= 0 && summary("cmp.out", "joint") >= 0,
+		  "compare prints a SUMMARY with ks_nodes, ks_walltime, ks_runtime, ks_submit, "
+		  "joint");
+	rc = run("generate small.model --jobs 3000 --seed 5 --method normal --out n1.swf", "n1.out");
+	nl_tap_ok(rc == 0, "generate --method normal exits 0");
+}
+
+static void
+test_bad_input(void)
+{
+	char *m, *p;
+	int rc;
+
+	spit("empty.swf", "; Version: 2.2\n; MaxProcs: 4\n");
+	rc = run("learn empty.swf --out x.model", "e.out");
+	nl_tap_ok(rc == 2 && contains("e.out", "empty.swf: no job records"),
+		  "empty trace: exit 2 and 'no job records' (status %d)", rc);
+	spit("neg.swf", "-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+			"-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n");
+	rc = run("learn neg.swf --out x.model", "n.out");
+	nl_tap_ok(rc == 2 && contains("n.out", "neg.swf: no usable job in 2 records (record 1"),
+		  "trace with all fields -1: exit 2, names the first record (status %d)", rc);
+	spit("short.swf", "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n1 2 3\n");
+	rc = run("learn short.swf --out x.model", "s.out");
+	nl_tap_ok(rc == 2 && contains("s.out", "short.swf:2:"),
+		  "malformed SWF line: exit 2 with FILE:LINE (status %d)", rc);
+	/* Corrupt line 6 (node_unit) of a real model. */
+	m = slurp("small.model");
+	p = strstr(m, "node_unit ");
+	if (p != NULL)
+		memcpy(p, "node_unix ", 10);
+	spit("bad.model", m);
+	free(m);
+	rc = run("generate bad.model --jobs 10 --seed 1 --out b.swf", "b.out");
+	nl_tap_ok(rc == 2 && contains("b.out", "bad.model:6: unknown keyword 'node_unix'"),
+		  "model with a bad line: exit 2 with MODEL:LINE (status %d)", rc);
+	rc = run("generate small.model --jobs 10 --method poisson --out b.swf", "b2.out");
+	nl_tap_ok(rc == 2, "unknown --method: exit 2");
+	rc = run("learn small.swf --out x.model --time-unit 30", "b3.out");
+	nl_tap_ok(rc == 2 && contains("b3.out", ">= 100"), "--time-unit under 100 s: exit 2");
+	rc = run("--help", "h0.out") | run("learn --help", "h1.out") |
+	     run("generate --help", "h2.out") | run("compare --help", "h3.out");
+	nl_tap_ok(rc == 0 && contains("h1.out", "--node-unit") && contains("h2.out", "--method") &&
+		  contains("h3.out", "SUMMARY"), "--help on every command exits 0");
+}
+
+static void
+test_kth(void)
+{
+	const char *root = getenv("NL_SRC_ROOT");
+	char tr[1024], args[2048];
+	double ks = 0, jm, jn;
+	static const char *const k[] = { "ks_nodes", "ks_walltime", "ks_runtime", "ks_submit" };
+	int rc;
+
+	snprintf(tr, sizeof(tr), "%s/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
+		 root ? root : ".");
+	if (access(tr, R_OK) != 0) {
+		printf("ok %u - KTH-SP2 acceptance # SKIP trace not found at %s\n", ++nl_tap_n, tr);
+		return;
+	}
+	snprintf(args, sizeof(args), "learn '%s' --out kth.model", tr);
+	rc = run(args, "kl.out");
+	rc |= run("generate kth.model --jobs 28476 --seed 7 --method map --out kmap.swf", "km.out");
+	rc |= run("generate kth.model --jobs 28476 --seed 7 --method normal --out knorm.swf",
+		  "kn.out");
+	snprintf(args, sizeof(args), "compare '%s' kmap.swf", tr);
+	rc |= run(args, "kcm.out");
+	snprintf(args, sizeof(args), "compare '%s' knorm.swf", tr);
+	rc |= run(args, "kcn.out");
+	for (int i = 0; i < 4; i++) {
+		double v = summary("kcm.out", k[i]);
+
+		if (v < 0 || v > ks)
+			ks = v < 0 ? 9 : v;
+	}
+	jm = summary("kcm.out", "joint");
+	jn = summary("kcn.out", "joint");
+	nl_tap_ok(rc == 0 && ks <= 0.05 && jm >= 0 && jm < jn,
+		  "KTH-SP2: map mix KS max %.4f <= 0.05, joint map %.4f < normal %.4f", ks, jm, jn);
+}
+
+int
+main(int argc, char **argv)
+{
+	char cmd[512];
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PATH/nlevel-jobmix\n", argv[0]);
+		return 2;
+	}
+	exe = realpath(argv[1], NULL);
+	if (exe == NULL) {
+		perror(argv[1]);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/nl-jobmix-cli-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR")
+									  : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_small();
+	test_bad_input();
+	test_kth();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (nl_tap_fail == 0 && system(cmd) != 0)
+		nl_tap_diag("could not remove %s", dir);
+	else if (nl_tap_fail != 0)
+		nl_tap_diag("files kept in %s", dir);
+	free((char *)exe);
+	return nl_tap_done();
+}
