@@ -116,6 +116,7 @@ struct nl_cad_prog {
 	char *src;                  /* copy of all source texts, for clause texts */
 	uint32_t src_len, src_cap;
 	struct nl_cad_chunk *arena; /* strings, constant lists (stable addresses) */
+	struct nl_cad_chunk *arena_cur;
 };
 
 /** Memo entry of one attribute of one record instance. */

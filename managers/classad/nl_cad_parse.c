@@ -178,7 +178,7 @@ lex_string(struct ps *ps, int quote)
 			quote == '"' ? "string" : "quoted attribute name");
 		return;
 	}
-	buf = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena, q - ps->pos + 1);
+	buf = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, q - ps->pos + 1);
 	if (buf == NULL) {
 		fail_at(ps, -ENOMEM, line, col, "out of memory");
 		return;
@@ -578,7 +578,7 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 		df->cap = nc;
 	}
 	if (copy) {
-		char *s = nl_cad_chunk_alloc(&p->arena, &p->arena, len + 1);
+		char *s = nl_cad_chunk_alloc(&p->arena, &p->arena_cur, len + 1);
 
 		if (s == NULL)
 			return -ENOMEM;
@@ -1151,7 +1151,7 @@ add_sel(struct ps *ps, const char *s, uint32_t len)
 	for (uint32_t i = 0; i < p->n_sel; i++)
 		if (p->sel[i].hash == h && nl_cad_name_eq(p->sel[i].s, p->sel[i].len, s, len))
 			return i;
-	char *c = nl_cad_chunk_alloc(&p->arena, &p->arena, len + 1);
+	char *c = nl_cad_chunk_alloc(&p->arena, &p->arena_cur, len + 1);
 
 	if (c == NULL ||
 	    grow((void **)&p->sel, &p->cap_sel, p->n_sel + 1, sizeof(struct nl_cad_name))) {
@@ -1380,7 +1380,7 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 			struct nl_cad_val *items = NULL;
 
 			if (a->n_kids > 0) {
-				items = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena,
+				items = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur,
 							   a->n_kids * sizeof(*items));
 				if (items == NULL) {
 					fail_at(ps, -ENOMEM, a->line, a->col, "out of memory");
@@ -1451,7 +1451,7 @@ compile_pending(struct ps *ps)
 		uint32_t cl[64], ncl = 0;
 
 		collect_clauses(ps, pe->node, cl, &ncl, 64);
-		struct nl_cad_clause *c = nl_cad_chunk_alloc(&p->arena, &p->arena,
+		struct nl_cad_clause *c = nl_cad_chunk_alloc(&p->arena, &p->arena_cur,
 							    ncl * sizeof(*c));
 
 		if (c == NULL) {
