@@ -547,3 +547,23 @@ nl_plus_node_held(const struct nl_plus *pl, unsigned int idx, int64_t t0_s, int6
 	}
 	return false;
 }
+
+int64_t
+nl_plus_node_next_hold(const struct nl_plus *pl, unsigned int idx, int64_t t_s)
+{
+	int64_t best = INT64_MAX;
+
+	for (unsigned int i = 0; i < pl->n_rsv; i++) {
+		const struct rsv *r = &pl->rsv[i];
+
+		if (r->state == 0 || r->end_s <= t_s || r->start_s >= best)
+			continue;
+		for (unsigned int k = 0; k < r->n; k++) {
+			if (r->nodes[k] == idx) {
+				best = r->start_s;
+				break;
+			}
+		}
+	}
+	return best;
+}

@@ -254,6 +254,20 @@ unsigned int nl_plus_n_nodes(const struct nl_plus *pl);
 bool nl_plus_node_held(const struct nl_plus *pl, unsigned int idx, int64_t t0_s, int64_t t1_s);
 
 /**
+ * When must a normal job on node idx be off it? The start of the earliest active reservation
+ * holding idx that has not ended at t_s (<= t_s when one holds it now). A batch engine gives
+ * node idx to a normal job of estimate d only if t_s + d <= this (the reservation/batch contract
+ * of docs/classad.md; seed 004 Fig. 8 is the admission side of the same rule).
+ *
+ * @param pl    Manager.
+ * @param idx   Node index.
+ * @param t_s   Now [s since the epoch].
+ * @return the start [s]; INT64_MAX when no reservation holds idx after t_s.
+ * @par Context  Control thread. Cost O(active reservations x their nodes).
+ */
+int64_t nl_plus_node_next_hold(const struct nl_plus *pl, unsigned int idx, int64_t t_s);
+
+/**
  * The policy's evaluation context (for tests and the benchmark; e.g. nl_cad_explain()).
  * @param pl  Manager.
  * @return the context.

@@ -305,6 +305,62 @@ test_fig8(void)
 	nl_plus_free(pl);
 }
 
+/* The reservation/batch contract: a normal job goes to a node only if it leaves before the
+ * node's next hold (nl_plus_node_next_hold), and Fig. 8 admits a reservation only on nodes whose
+ * running jobs end by its start; together no running job meets a reservation. */
+static void
+test_batch_contract(void)
+{
+	struct nl_plus *pl = mk("fig8-running-jobs.cad", 4);
+	struct nl_plus_job jobs[4][1];
+	int64_t job_end[4] = { 0 };
+	unsigned int seed = 7;
+	bool good = true;
+	int accepted = 0, refused = 0, placed = 0;
+
+	ok(pl != NULL, "contract: fig8 manager");
+	if (pl == NULL)
+		return;
+	for (int64_t t = NOW; t < NOW + 2 * DAY && good; t += 10 * MIN) {
+		/* a normal job of 1..4 h arrives: first node free now that it leaves in time */
+		int64_t d = (1 + rand_r(&seed) % 4) * HOUR;
+
+		for (unsigned int i = 0; i < 4; i++) {
+			if (job_end[i] > t || t + d > nl_plus_node_next_hold(pl, i, t))
+				continue;
+			job_end[i] = t + d;
+			jobs[i][0] = (struct nl_plus_job){ "j", "bob", "Running", 0, t, (double)d };
+			struct nl_plus_node nd = { "", true, 1.0, 1, jobs[i] };
+
+			snprintf(nd.name, sizeof(nd.name), "n%u", i);
+			nl_plus_node_set(pl, i, &nd);
+			placed++;
+			break;
+		}
+		/* every hour a reservation request for 1..2 nodes, 1..6 h ahead, 1 h long */
+		if ((t - NOW) % HOUR == 0) {
+			int64_t s0 = t + (1 + rand_r(&seed) % 6) * HOUR;
+			struct nl_plus_req q = { "co", s0, s0 + HOUR, 1 + (unsigned int)(rand_r(&seed) % 2) };
+			uint64_t id;
+			struct nl_plus_rsv_info in;
+
+			if (nl_plus_reserve(pl, &q, &id, NULL) == 0) {
+				accepted++;
+				nl_plus_get(pl, id, &in);
+				for (unsigned int k = 0; k < in.n_nodes; k++)
+					good = good && job_end[in.nodes[k]] <= s0;
+			} else {
+				refused++;
+			}
+		}
+	}
+	/* and every placed job ended before any reservation on its node began */
+	ok(good && accepted > 0 && refused > 0 && placed > 0,
+	   "contract: no running job meets a reservation (%d accepted, %d refused, %d jobs placed)",
+	   accepted, refused, placed);
+	nl_plus_free(pl);
+}
+
 static const char always[] = "PLUS_NODE_RESERVABLE = PLUS_CANDIDATE_NODE.isAlive";
 
 static void
@@ -451,6 +507,7 @@ main(void)
 	test_fig7();
 	test_fig8();
 	test_two_phase();
+	test_batch_contract();
 	test_random_invariant();
 	printf("1..%d\n", n_run);
 	return n_fail ? 1 : 0;
