@@ -16,6 +16,11 @@
 
 #include "nl_jobmix.h"
 #include "nl_swf.h"
+#ifdef NL_HAVE_BATCH
+#include "nl_batch.h"
+#include "nl_batch_cfg.h"
+#include "nl_cfg.h"
+#endif
 
 #define EXIT_BAD 2
 
@@ -32,6 +37,8 @@ usage_main(FILE *f)
 		"  generate MODEL --jobs N --seed S --method map|normal --out MIX.swf\n"
 		"  compare A.swf B.swf [C.swf ...]      statistics, KS distances, joint distance of\n"
 		"                                       each of B, C, ... against A; SUMMARY line\n"
+		"  waits MIX.swf --config CONFIG.ini    run a mix through the batch engine: wait\n"
+		"                                       by node count and walltime (Fig. 9)\n"
 		"  COMMAND --help                       options of a command\n"
 		"exit status: 0 ok, 1 failure, 2 bad usage or bad input\n", prog);
 }
@@ -845,6 +852,242 @@ out:
 	return rc;
 }
 
+#ifdef NL_HAVE_BATCH
+/* ---- waits: a mix through the batch engine, wait by node-count and walltime class ---- */
+
+static void
+usage_waits(FILE *f)
+{
+	fprintf(f,
+		"usage: %s waits MIX.swf --config CONFIG.ini [options]\n"
+		"Runs MIX through the batch engine of nlevel-sim (the [batch] sections of CONFIG,\n"
+		"first scenario unless --scenario) and prints the mean and median wait time by\n"
+		"node-count class x requested-walltime class (seed 001 Fig. 9).\n"
+		"  --config PATH         batch configuration (config/k-computer.ini)\n"
+		"  --scenario NAME       scenario to run (default: the first)\n"
+		"  --node-classes LIST   upper bounds of the node classes [nodes, engine CPUs]\n"
+		"                        (default 384,1152,12288,36864,82944)\n"
+		"  --wall-classes LIST   upper bounds of the walltime classes [h] (default 0.5,6,12,24)\n"
+		"  --csv PATH            also write the table as CSV\n", prog);
+}
+
+#define MAX_CLS 16
+
+static int
+parse_list(const char *s, double *out, unsigned int *n)
+{
+	char *dup = strdup(s), *save = NULL;
+	int rc = 0;
+
+	*n = 0;
+	if (dup == NULL)
+		return -1;
+	for (char *t = strtok_r(dup, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		char *e;
+		double v = strtod(t, &e);
+
+		if (*e != '\0' || !(v > 0) || *n == MAX_CLS || (*n > 0 && v <= out[*n - 1])) {
+			rc = -1;
+			break;
+		}
+		out[(*n)++] = v;
+	}
+	free(dup);
+	return (rc == 0 && *n > 0) ? 0 : -1;
+}
+
+static int
+cmp_dbl_w(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmd_waits(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "scenario", required_argument, NULL, 's' },
+		{ "node-classes", required_argument, NULL, 'n' },
+		{ "wall-classes", required_argument, NULL, 'w' },
+		{ "csv", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double ncls[MAX_CLS] = { 384, 1152, 12288, 36864, 82944 }, wcls[MAX_CLS] = { 0.5, 6, 12, 24 };
+	unsigned int nn = 5, nw = 4, sc_i = 0;
+	const char *config = NULL, *scen = NULL, *csv = NULL;
+	struct nl_cfg *cfg = NULL;
+	struct nl_batch_cfg c;
+	struct nl_swf *t = NULL;
+	struct nl_batch_job *jobs = NULL;
+	struct nl_batch_stats st;
+	size_t n = 0, drops[NL_SWF_DROP__COUNT] = { 0 };
+	char err[NL_SWF_ERR_LEN > NL_CFG_ERR_LEN ? NL_SWF_ERR_LEN : NL_CFG_ERR_LEN];
+	double *cell[MAX_CLS + 1][MAX_CLS + 1];
+	size_t cnt[MAX_CLS + 1][MAX_CLS + 1];
+	FILE *f = NULL;
+	int ch, rc;
+
+	memset(cell, 0, sizeof(cell));
+	memset(cnt, 0, sizeof(cnt));
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			scen = optarg;
+			break;
+		case 'n':
+			if (parse_list(optarg, ncls, &nn) != 0)
+				return bad_num("--node-classes", optarg);
+			break;
+		case 'w':
+			if (parse_list(optarg, wcls, &nw) != 0)
+				return bad_num("--wall-classes", optarg);
+			break;
+		case 'o':
+			csv = optarg;
+			break;
+		case 'h':
+			usage_waits(stdout);
+			return 0;
+		default:
+			usage_waits(stderr);
+			return EXIT_BAD;
+		}
+	}
+	if (optind + 1 != argc || config == NULL) {
+		fprintf(stderr, "%s waits: need one MIX.swf and --config\n", prog);
+		usage_waits(stderr);
+		return EXIT_BAD;
+	}
+	if (nl_cfg_load(&cfg, config, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return EXIT_BAD;
+	}
+	if (nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, cfg->err);
+		rc = EXIT_BAD;
+		goto out;
+	}
+	if (scen != NULL) {
+		for (sc_i = 0; sc_i < c.n_sc; sc_i++)
+			if (strcmp(c.sc[sc_i].name, scen) == 0)
+				break;
+		if (sc_i == c.n_sc) {
+			fprintf(stderr, "%s: %s: no scenario '%s'\n", prog, config, scen);
+			rc = EXIT_BAD;
+			goto out;
+		}
+	}
+	if (nl_swf_load(&t, argv[optind], err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		rc = EXIT_BAD;
+		goto out;
+	}
+	if (nl_batch_jobs_from_swf(t, &c, &jobs, &n, drops) != 0 || n == 0) {
+		fprintf(stderr, "%s: %s: no job to run\n", prog, argv[optind]);
+		rc = EXIT_BAD;
+		goto out;
+	}
+	rc = nl_batch_run(&c.sys, &c.sc[sc_i], jobs, n, &st, NULL);
+	if (rc != 0) {
+		fprintf(stderr, "%s: batch run failed: %s\n", prog, strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned int a = 0, b = 0;
+
+		if (jobs[i].start_s < 0)
+			continue;
+		while (a < nn && (double)jobs[i].cpus > ncls[a])
+			a++;
+		while (b < nw && jobs[i].est_s > wcls[b] * 3600.0)
+			b++;
+		if (cell[a][b] == NULL) {
+			cell[a][b] = malloc(n * sizeof(double));
+			if (cell[a][b] == NULL) {
+				rc = 1;
+				goto out;
+			}
+		}
+		cell[a][b][cnt[a][b]++] = jobs[i].start_s - jobs[i].submit_s;
+	}
+	printf("%s through %s (scenario %s, %s, %u nodes): %zu jobs ran, %zu unrunnable, "
+	       "makespan %.1f days\n", argv[optind], config, c.sc[sc_i].name,
+	       nl_batch_policy_name(c.sc[sc_i].policy), c.sys.cpus, st.jobs, st.unrunnable,
+	       st.makespan_s / 86400.0);
+	printf("wait time [h] by node count (rows) and requested walltime (columns): mean / median "
+	       "(jobs)\n%-16s", "nodes \\ walltime");
+	for (unsigned int b = 0; b <= nw; b++) {
+		char h[32];
+
+		if (b < nw)
+			snprintf(h, sizeof(h), "<= %g h", wcls[b]);
+		else
+			snprintf(h, sizeof(h), "> %g h", wcls[nw - 1]);
+		printf(" %24s", h);
+	}
+	printf("\n");
+	if (csv != NULL) {
+		f = fopen(csv, "w");
+		if (f == NULL)
+			fprintf(stderr, "%s: %s: %s\n", prog, csv, strerror(errno));
+		else
+			fprintf(f, "# %s through %s, scenario %s\nnodes_max,walltime_max_h,jobs,"
+				   "wait_mean_h,wait_median_h\n", argv[optind], config,
+				c.sc[sc_i].name);
+	}
+	for (unsigned int a = 0; a <= nn; a++) {
+		char h[32];
+
+		if (a < nn)
+			snprintf(h, sizeof(h), "<= %g", ncls[a]);
+		else
+			snprintf(h, sizeof(h), "> %g", ncls[nn - 1]);
+		printf("%-16s", h);
+		for (unsigned int b = 0; b <= nw; b++) {
+			size_t k = cnt[a][b];
+			double s = 0, med = 0;
+			char v[48];
+
+			if (k == 0) {
+				printf(" %24s", "-");
+				continue;
+			}
+			qsort(cell[a][b], k, sizeof(double), cmp_dbl_w);
+			for (size_t i = 0; i < k; i++)
+				s += cell[a][b][i];
+			med = k % 2 ? cell[a][b][k / 2] : (cell[a][b][k / 2 - 1] + cell[a][b][k / 2]) / 2;
+			snprintf(v, sizeof(v), "%.2f / %.2f (%zu)", s / (double)k / 3600.0,
+				 med / 3600.0, k);
+			printf(" %24s", v);
+			if (f != NULL)
+				fprintf(f, "%g,%g,%zu,%.4f,%.4f\n", a < nn ? ncls[a] : -1.0,
+					b < nw ? wcls[b] : -1.0, k, s / (double)k / 3600.0,
+					med / 3600.0);
+		}
+		printf("\n");
+	}
+	rc = 0;
+out:
+	if (f != NULL)
+		fclose(f);
+	for (unsigned int a = 0; a <= MAX_CLS; a++)
+		for (unsigned int b = 0; b <= MAX_CLS; b++)
+			free(cell[a][b]);
+	free(jobs);
+	nl_swf_free(t);
+	nl_cfg_free(cfg);
+	return rc;
+}
+#endif /* NL_HAVE_BATCH */
+
 int
 main(int argc, char **argv)
 {
@@ -866,6 +1109,10 @@ main(int argc, char **argv)
 		return cmd_generate(argc - 1, argv + 1);
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 1, argv + 1);
+#ifdef NL_HAVE_BATCH
+	if (strcmp(cmd, "waits") == 0)
+		return cmd_waits(argc - 1, argv + 1);
+#endif
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
 	usage_main(stderr);
 	return EXIT_BAD;
