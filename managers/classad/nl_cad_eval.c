@@ -914,6 +914,28 @@ evaluate_list(struct nl_cad_ctx *ctx, const struct nl_cad_val *l, uint32_t var, 
 	return nl_cad_list(out, (uint32_t)l->aux);
 }
 
+/*
+ * Write a result in place, field by field: building a value in a temporary and copying it
+ * (16-byte load after narrower stores) defeats store-to-load forwarding on x86 and costs
+ * more than the operation itself.
+ */
+static inline void
+put_type(struct nl_cad_val *d, uint8_t t)
+{
+	d->type = t;
+	d->kind = 0;
+	d->rsvd = 0;
+	d->aux = 0;
+	d->u.i = 0;
+}
+
+static inline void
+put_bool(struct nl_cad_val *d, bool b)
+{
+	put_type(d, NL_CAD_BOOL);
+	d->u.b = b;
+}
+
 /* Comparisons of numbers without the generic machinery; false when not applicable. The
  * generic path gives the same results (NaN compares unequal and unordered). */
 static inline bool
@@ -950,7 +972,7 @@ bin_fast(int op, const struct nl_cad_val *a, const struct nl_cad_val *b, struct 
 	} else {
 		return false;
 	}
-	*out = nl_cad_bool(r);
+	put_bool(out, r);
 	return true;
 }
 
@@ -1126,9 +1148,15 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			sp--;
 			NEXT;
 		}
-		CASE(UN):
-			sp[-1] = unop(in->a, &sp[-1]);
+		CASE(UN): {
+			int t = tv(&sp[-1]);
+
+			if (in->a == NL_CAD_U_NOT && t >= 0)
+				put_bool(&sp[-1], !t);
+			else
+				sp[-1] = unop(in->a, &sp[-1]);
 			NEXT;
+		}
 		CASE(BINK):
 			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1]))
 				sp[-1] = binop(in->a, &sp[-1], &p->consts[in->c]);
@@ -1145,10 +1173,10 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			int t = tv(&sp[-1]);
 
 			if (t == 0) {
-				sp[-1] = nl_cad_bool(false);
+				put_bool(&sp[-1], false);
 				pc = in->c;
 			} else if (t == -2) {
-				sp[-1] = ERRV;
+				put_type(&sp[-1], NL_CAD_ERROR);
 				pc = in->c;
 			}
 			NEXT;
@@ -1158,21 +1186,23 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 
 			sp--;
 			if (r == -2)
-				sp[-1] = ERRV;
-			else if (l == 1)
-				sp[-1] = r < 0 ? UNDEFV : nl_cad_bool(r);
-			else /* left undefined */
-				sp[-1] = r == 0 ? nl_cad_bool(false) : UNDEFV;
+				put_type(&sp[-1], NL_CAD_ERROR);
+			else if (l == 1 && r >= 0)
+				put_bool(&sp[-1], r);
+			else if (l == 1 || r != 0)
+				put_type(&sp[-1], NL_CAD_UNDEFINED);
+			else /* left undefined, right false */
+				put_bool(&sp[-1], false);
 			NEXT;
 		}
 		CASE(ORL): {
 			int t = tv(&sp[-1]);
 
 			if (t == 1) {
-				sp[-1] = nl_cad_bool(true);
+				put_bool(&sp[-1], true);
 				pc = in->c;
 			} else if (t == -2) {
-				sp[-1] = ERRV;
+				put_type(&sp[-1], NL_CAD_ERROR);
 				pc = in->c;
 			}
 			NEXT;
@@ -1182,11 +1212,13 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 
 			sp--;
 			if (r == -2)
-				sp[-1] = ERRV;
-			else if (l == 0)
-				sp[-1] = r < 0 ? UNDEFV : nl_cad_bool(r);
-			else /* left undefined */
-				sp[-1] = r == 1 ? nl_cad_bool(true) : UNDEFV;
+				put_type(&sp[-1], NL_CAD_ERROR);
+			else if (l == 0 && r >= 0)
+				put_bool(&sp[-1], r);
+			else if (l == 0 || r != 1)
+				put_type(&sp[-1], NL_CAD_UNDEFINED);
+			else /* left undefined, right true */
+				put_bool(&sp[-1], true);
 			NEXT;
 		}
 		CASE(COND): {
@@ -1332,6 +1364,15 @@ nl_cad_bind(struct nl_cad_ctx *ctx, int slot, const struct nl_cad_val *v)
 		return;
 	ctx->bound[slot] = 1;
 	ctx->bind[slot] = *v;
+}
+
+struct nl_cad_val *
+nl_cad_bind_ref(struct nl_cad_ctx *ctx, int slot)
+{
+	if (slot < 0 || (uint32_t)slot >= ctx->prog->defs[0].n)
+		return &ctx->scratch;
+	ctx->bound[slot] = 1;
+	return &ctx->bind[slot];
 }
 
 void

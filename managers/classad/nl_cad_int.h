@@ -161,6 +161,7 @@ struct nl_cad_ctx {
 	struct nl_cad_chunk *arena_head, *arena_cur;
 	struct nl_cad_val *ext_base; /* stack base for evaluations started by string() */
 	struct nl_cad_selc *selc;    /* [prog->n_sel] SELECT inline caches */
+	struct nl_cad_val scratch;   /* nl_cad_bind_ref() of a slot the program lacks */
 };
 
 /* nl_cad_val.c */

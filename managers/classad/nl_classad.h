@@ -259,6 +259,18 @@ void nl_cad_ctx_set_rsvutil(struct nl_cad_ctx *ctx, nl_cad_rsvutil_fn fn, void *
 void nl_cad_bind(struct nl_cad_ctx *ctx, int slot, const struct nl_cad_val *v);
 
 /**
+ * Bind a root slot and return where its value lives, for updates in place between
+ * evaluations (e.g. only the length of a growing list). Faster than nl_cad_bind() in loops.
+ *
+ * @param ctx   Context.
+ * @param slot  Root slot; out of range gives a scratch value nobody reads.
+ * @return the bound value (valid for the context's life). Its initial content is whatever
+ *         was bound before (undefined for a new context).
+ * @par Context  Owner thread; O(1).
+ */
+struct nl_cad_val *nl_cad_bind_ref(struct nl_cad_ctx *ctx, int slot);
+
+/**
  * Remove a binding (the slot's definition, if any, applies again).
  * @param ctx   Context.
  * @param slot  Root slot.

@@ -328,16 +328,20 @@ admit(struct nl_plus *pl, const struct nl_plus_req *req, uint32_t *out,
 	nl_cad_bind(c, pl->s_start, &start);
 	nl_cad_bind(c, pl->s_end, &end);
 	nl_cad_bind(c, pl->s_all, &all);
+	/* candidate and allocated list are updated in place between evaluations (I3) */
+	struct nl_cad_val *cand = nl_cad_bind_ref(c, pl->s_cand);
+	struct nl_cad_val *alloc = nl_cad_bind_ref(c, pl->s_alloc);
+
+	*alloc = nl_cad_list(pl->alloc_vals, 0);
 	for (unsigned int i = 0; i < pl->n_nodes && acc < req->n_nodes; i++) {
 		if (pl->held[i])
 			continue;
-		struct nl_cad_val alloc = nl_cad_list(pl->alloc_vals, acc);
 		struct nl_cad_val v;
 
-		nl_cad_bind(c, pl->s_cand, &pl->all_vals[i]);
-		nl_cad_bind(c, pl->s_alloc, &alloc);
+		*cand = pl->all_vals[i];
+		alloc->aux = (int32_t)acc;
 		nl_cad_eval(c, pl->s_ok, &v);
-		if (nl_cad_is_true(&v)) {
+		if (v.type == NL_CAD_BOOL && v.u.b) {
 			pl->alloc_vals[acc] = pl->all_vals[i];
 			pl->pick[acc++] = i;
 		} else if (first_ref < 0) {
