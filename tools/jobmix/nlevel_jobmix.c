@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "nl_jobmix.h"
 #include "nl_swf.h"
@@ -88,6 +89,15 @@ usage_compare(FILE *f)
 		"one line per other trace:\n"
 		"  SUMMARY ks_nodes=.. ks_walltime=.. ks_runtime=.. ks_submit=.. joint=..\n"
 		"(map resolution; ks_submit on the hour of the week of local submit time).\n", prog);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static bool
@@ -220,6 +230,7 @@ cmd_learn(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t v, ppn = 1, max_wall = 0;
 	char err[NL_JOBMIX_ERR_LEN];
+	double t_read, t_learn;
 	FILE *f;
 	int c, rc;
 
@@ -276,13 +287,17 @@ cmd_learn(int argc, char **argv)
 			return bad_num("--max-walltime", "(too many cells)");
 		u.wall_cells = (uint32_t)w;
 	}
+	t_read = now_s();
 	rc = trace_load(&t, argv[optind], ppn);
+	t_read = now_s() - t_read;
 	if (rc != 0) {
 		trace_free(&t);
 		return rc;
 	}
 	nl_jobmix_set_zone(t.zone);
+	t_learn = now_s();
 	rc = nl_jobmix_learn(&m, &u, t.job, t.n, t.start_unix_s, err, sizeof(err));
+	t_learn = now_s() - t_learn;
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, t.path, err);
 		trace_free(&t);
@@ -321,15 +336,105 @@ cmd_learn(int argc, char **argv)
 	if (rc == 0)
 		printf("learned %" PRIu64 " jobs from %s: %zu map cells (node unit %u, walltime "
 		       "unit %u s, %u walltime cells, %" PRIu64 " clamped), %u normal groups per "
-		       "parameter, rate %.2f jobs/day, zone %s\n", m.n_jobs, t.path, m.n_cell,
-		       m.u.node_unit, m.u.time_unit_s, m.u.wall_cells, m.n_clamped, m.u.groups,
-		       m.rate_per_s * 86400, m.zone);
+		       "parameter, rate %.2f jobs/day, zone %s; SWF reading %.3f s, learning %.3f s\n",
+		       m.n_jobs, t.path, m.n_cell, m.u.node_unit, m.u.time_unit_s, m.u.wall_cells,
+		       m.n_clamped, m.u.groups, m.rate_per_s * 86400, m.zone, t_read, t_learn);
 	nl_jobmix_model_free(&m);
 	trace_free(&t);
 	return rc;
 }
 
 /* ---- generate ---- */
+
+/* Right-aligned decimal of v in at least width columns, after a blank unless first. */
+static char *
+put_int(char *p, int64_t v, int width, bool first)
+{
+	char tmp[24];
+	int n = 0;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	if (!first)
+		*p++ = ' ';
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		tmp[n++] = '-';
+	for (int k = n; k < width; k++)
+		*p++ = ' ';
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/*
+ * Write the mix: the header with nl_swf_write_file() (swf holds the header only), then the job
+ * lines. A ".gz" path goes through nl_swf_write() (jobs appended to swf). A plain file gets
+ * the job lines formatted here, in nl_swf's column layout, because the generic writer's one
+ * printf per field takes ~2 s for a million jobs (docs/benchmarks-jobmix.md); the result is
+ * the same text (tests/jobmix: it reads back with nl_swf_load()).
+ */
+static int
+write_mix(struct nl_swf *swf, const struct nl_jobmix_job *jobs, uint64_t n, const char *out)
+{
+	static const int width[NL_SWF_FIELDS] = { 5, 8, 6, 6, 4, 6, 5, 4, 6, 5, 2, 3, 3, 3, 2, 2,
+						  2, 2 };
+	size_t l = strlen(out);
+	char *buf, *p;
+	FILE *f;
+	int rc = 0;
+
+	if (l > 3 && strcmp(out + l - 3, ".gz") == 0) {
+		for (uint64_t i = 0; i < n; i++) {
+			struct nl_swf_job j;
+
+			nl_swf_job_init(&j);
+			j.id = (int64_t)i + 1;
+			j.submit_s = jobs[i].submit_s;
+			j.run_s = jobs[i].run_s;
+			j.alloc_procs = jobs[i].nodes;
+			j.req_procs = jobs[i].nodes;
+			j.req_time_s = jobs[i].wall_s;
+			j.status = NL_SWF_STATUS_COMPLETED;
+			if (nl_swf_append(swf, &j) != 0)
+				return -ENOMEM;
+		}
+		return nl_swf_write(swf, out);
+	}
+	f = strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+	if (f == NULL)
+		return -errno;
+	rc = nl_swf_write_file(swf, f);
+	buf = malloc(1u << 20);
+	if (buf == NULL)
+		rc = -ENOMEM;
+	p = buf;
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		const int64_t v[NL_SWF_FIELDS] = { (int64_t)i + 1, jobs[i].submit_s, -1,
+						   jobs[i].run_s, jobs[i].nodes, -1, -1,
+						   jobs[i].nodes, jobs[i].wall_s, -1,
+						   NL_SWF_STATUS_COMPLETED, -1, -1, -1, -1, -1, -1, -1 };
+
+		for (unsigned int k = 0; k < NL_SWF_FIELDS; k++)
+			p = put_int(p, v[k], width[k], k == 0);
+		*p++ = '\n';
+		if ((size_t)(p - buf) > (1u << 20) - 512 || i + 1 == n) {
+			if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
+				rc = -EIO;
+			p = buf;
+		}
+	}
+	free(buf);
+	if (f != stdout) {
+		if (fclose(f) != 0 && rc == 0)
+			rc = -EIO;
+	} else if (fflush(f) != 0 && rc == 0) {
+		rc = -EIO;
+	}
+	return rc;
+}
 
 static int
 cmd_generate(int argc, char **argv)
@@ -350,6 +455,7 @@ cmd_generate(int argc, char **argv)
 	const char *out = NULL, *model;
 	uint64_t n = 0;
 	char err[NL_JOBMIX_ERR_LEN], buf[1024];
+	double t_gen = 0, t_out = 0;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -411,13 +517,16 @@ cmd_generate(int argc, char **argv)
 		nl_jobmix_model_free(&m);
 		return 1;
 	}
+	t_gen = now_s();
 	rc = nl_jobmix_generate(&m, &g, jobs, n);
+	t_gen = now_s() - t_gen;
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s: the model has no %s part, an all-zero submit profile or no "
 			"rate\n", prog, model, g.method == NL_JOBMIX_MAP ? "map" : "normal");
 		rc = EXIT_BAD;
 		goto out;
 	}
+	t_out = now_s();
 	if (nl_swf_new(&swf) != 0)
 		goto oom;
 	snprintf(buf, sizeof(buf), "%s", "2.2");
@@ -451,33 +560,18 @@ cmd_generate(int argc, char **argv)
 	rc |= nl_swf_header_set(swf, "JobmixWallCells", buf);
 	if (rc != 0)
 		goto oom;
-	for (uint64_t i = 0; i < n; i++) {
-		struct nl_swf_job j;
-
-		nl_swf_job_init(&j);
-		j.id = (int64_t)i + 1;
-		j.submit_s = jobs[i].submit_s;
-		j.run_s = jobs[i].run_s;
-		j.alloc_procs = jobs[i].nodes;
-		j.req_procs = jobs[i].nodes;
-		j.req_time_s = jobs[i].wall_s;
-		j.status = NL_SWF_STATUS_COMPLETED;
-		if (nl_swf_append(swf, &j) != 0)
-			goto oom;
-	}
-	if (strcmp(out, "-") == 0)
-		rc = nl_swf_write_file(swf, stdout);
-	else
-		rc = nl_swf_write(swf, out);
+	rc = write_mix(swf, jobs, n, out);
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(-rc));
 		rc = 1;
 		goto out;
 	}
+	t_out = now_s() - t_out;
 	if (strcmp(out, "-") != 0)
 		printf("generated %" PRIu64 " jobs (%s, seed %" PRIu64 ") spanning %.1f days into "
-		       "%s\n", n, g.method == NL_JOBMIX_MAP ? "map" : "normal", g.seed,
-		       (double)jobs[n - 1].submit_s / 86400.0, out);
+		       "%s; sampling %.3f s, SWF writing %.3f s\n", n,
+		       g.method == NL_JOBMIX_MAP ? "map" : "normal", g.seed,
+		       (double)jobs[n - 1].submit_s / 86400.0, out, t_gen, t_out);
 	rc = 0;
 	goto out;
 oom:
