@@ -700,6 +700,7 @@ static int
 write_plots(const char *dir, const struct trace *t, size_t nt)
 {
 	char path[4096];
+	double max_h = 1, max_n = 1;
 	FILE *f;
 	int rc;
 
@@ -726,6 +727,13 @@ write_plots(const char *dir, const struct trace *t, size_t nt)
 		}
 		fclose(f);
 	}
+	for (size_t k = 0; k < nt; k++)
+		for (size_t i = 0; i < t[k].n; i++) {
+			if (t[k].job[i].wall_s / 3600.0 > max_h)
+				max_h = t[k].job[i].wall_s / 3600.0;
+			if ((double)t[k].job[i].nodes > max_n)
+				max_n = (double)t[k].job[i].nodes;
+		}
 	snprintf(path, sizeof(path), "%s/jobmix.gp", dir);
 	f = fopen(path, "w");
 	if (f == NULL) {
@@ -739,16 +747,17 @@ write_plots(const char *dir, const struct trace *t, size_t nt)
 	for (size_t k = 0; k < nt; k++)
 		fprintf(f, "set title '%s' noenhanced\nset logscale x\nset xlabel 'nodes'\n"
 			   "set ylabel 'requested walltime [h]'\nunset key\n"
+			   "set xrange [0.8:%g]\nset yrange [0:%g]\n"
 			   "plot 'jobs-%zu.csv' every ::1 using 1:2 with dots lc rgb '#1f4e9e'\n",
-			base_name(t[k].path), k);
+			base_name(t[k].path), max_n * 1.25, max_h * 1.05, k);
 	for (size_t k = 0; k < nt; k++)
 		fprintf(f, "set title '%s' noenhanced\nunset logscale x\nset xlabel "
 			   "'requested walltime [h]'\nset ylabel 'run time / walltime [%%]'\n"
-			   "plot 'jobs-%zu.csv' every ::1 using 2:4 with dots lc rgb '#9e1f1f'\n",
-			base_name(t[k].path), k);
+			   "set xrange [0:%g]\nset yrange [0:105]\nplot 'jobs-%zu.csv' every ::1 using 2:4 with dots lc rgb '#9e1f1f'\n",
+			base_name(t[k].path), max_h * 1.05, k);
 	fprintf(f, "unset multiplot\nset output 'fig11-cdf.png'\nset terminal pngcairo size "
 		   "1260,400 font ',9'\nset multiplot layout 1,3\nset key bottom right\n"
-		   "set ylabel 'fraction of jobs'\n");
+		   "set ylabel 'fraction of jobs'\nset xrange [*:*]\nset yrange [0:1]\n");
 	{
 		static const char *const col[3] = { "1", "2", "3" };
 		static const char *const lab[3] = { "nodes", "requested walltime [h]",
