@@ -32,6 +32,7 @@ static uint64_t nl_dp_quit; /* set by nl_dp_stop(); relaxed flag polled in house
 
 #define SUB_RING_SIZE (1u << 17)
 #define CTL_BURST 64u
+#define NL_DP_SWEEPS 4u       /* pending-bit sweeps per lcore round at most */
 #define NL_DP_EMU_STEP_VT 0.5 /* largest emulated clock step per lcore round [u.t.] */
 
 /* --- random numbers (xoshiro256**, seeded by splitmix64) --- */
@@ -460,7 +461,15 @@ nl_dp_lcore_main(void *arg)
 		lc->gen = rcu_dereference(dp->gen_rcu);
 		if (lc->ingress)
 			busy += gen_poll_st(lc, now);
-		busy += lcore_poll_pending(lc, now);
+		/* A task forwarded to a manager already polled this round would wait a whole
+		 * round per hop: sweep the pending bits again while sweeps find work. */
+		for (unsigned int k = 0; k < NL_DP_SWEEPS; k++) {
+			unsigned int b = lcore_poll_pending(lc, now);
+
+			busy += b;
+			if (b == 0)
+				break;
+		}
 		if (busy == 0) {
 			rte_pause();
 			idle++;
