@@ -364,6 +364,7 @@ main(void)
 	make_jobs(j, n, seed);
 	nl_jobmix_units_default(&u);
 	u.node_unit = 12;
+	u.time_unit_s = 600;
 	rc = nl_jobmix_learn(&m, &u, j, n, 843480031, err, sizeof(err));
 	nl_tap_ok(rc == 0 && m.n_jobs == n && m.u.wall_cells == 144,
 		  "learn: %zu jobs, U = 12, T = 600 s, cap from data = 144 cells (%s)", n,

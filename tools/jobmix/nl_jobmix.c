@@ -34,7 +34,7 @@ void
 nl_jobmix_units_default(struct nl_jobmix_units *u)
 {
 	u->node_unit = 1;
-	u->time_unit_s = 600;
+	u->time_unit_s = 300;
 	u->wall_cells = 0;
 	u->groups = 4;
 }

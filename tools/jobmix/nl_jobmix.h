@@ -110,7 +110,8 @@ struct nl_jobmix_model {
 	uint64_t *cum;                /**< [n_cell] cumulative counts (sampling) */
 };
 
-/** Defaults: U = 1, T = 600 s, W from data, G = 4. */
+/** Defaults: U = 1, T = 300 s, W from data, G = 4 (suited to a ~100-node machine such as
+ * the KTH SP2; K: U = 12, T = 600 s, W = 144, seed 001 Table 2). */
 void nl_jobmix_units_default(struct nl_jobmix_units *u);
 
 /** @return ceil(nodes / unit), at least 1. @par Context Pure. */

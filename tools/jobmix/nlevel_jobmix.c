@@ -51,7 +51,8 @@ usage_learn(FILE *f)
 		"usage: %s learn TRACE.swf[.gz] --out MODEL [options]\n"
 		"  --out PATH            model file to write (text, docs/jobmix.md); '-' = stdout\n"
 		"  --node-unit U         map node unit [nodes] (default 1; the paper's K used 12)\n"
-		"  --time-unit S         map walltime unit [s], >= 100 (default 600 = 10 min)\n"
+		"  --time-unit S         map walltime unit [s], >= 100 (default 300 = 5 min; the\n"
+		"                        paper's K used 600 = 10 min)\n"
 		"  --max-walltime S      walltime cap [s] = queue limit (default: largest request);\n"
 		"                        longer requests go to the last cell\n"
 		"  --groups G            normal-model groups per parameter, 1..16 (default 4)\n"
@@ -81,7 +82,7 @@ usage_compare(FILE *f)
 		"usage: %s compare A.swf B.swf [C.swf ...] [options]\n"
 		"  --node-unit U, --time-unit S, --wall-cells W\n"
 		"                        map resolution of the distances (default: the Jobmix* header\n"
-		"                        of B, else of A, else 1 node, 600 s, cap = largest request)\n"
+		"                        of B, else of A, else 1 node, 300 s, cap = largest request)\n"
 		"  --procs-per-node P    SWF processors per node (default 1)\n"
 		"  --plot DIR            write CSVs and scatter/CDF PNGs (gnuplot) into DIR\n"
 		"Prints per-parameter statistics, KS distances at full and at map resolution and the\n"
@@ -818,7 +819,7 @@ cmd_compare(int argc, char **argv)
 	struct nl_jobmix_units u;
 	bool have_u = false, set_nu = false, set_tu = false, set_wc = false;
 	uint64_t v, ppn = 1;
-	uint32_t nu = 1, tu = 600, wcap = 0;
+	uint32_t nu = 1, tu = 300, wcap = 0;
 	const char *plot = NULL;
 	struct trace *t = NULL;
 	struct cols *c = NULL;
