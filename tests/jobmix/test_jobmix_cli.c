@@ -205,6 +205,29 @@ test_bad_input(void)
 		  contains("h3.out", "SUMMARY"), "--help on every command exits 0");
 }
 
+/* config/k-computer.ini through the batch engine (when nlevel-jobmix was built with it). */
+static void
+test_k_computer_waits(void)
+{
+	const char *root = getenv("NL_SRC_ROOT");
+	char args[2048];
+	int rc;
+
+	if (!contains("h0.out", "waits")) {
+		printf("ok %u - waits on config/k-computer.ini # SKIP built without the batch "
+		       "engine\n", ++nl_tap_n);
+		return;
+	}
+	snprintf(args, sizeof(args), "waits g1.swf --config '%s/config/k-computer.ini' --csv w.csv",
+		 root ? root : ".");
+	rc = run(args, "w.out");
+	nl_tap_ok(rc == 0 && contains("w.out", "scenario fcfs_backfill, easy, 82944 nodes") &&
+		  contains("w.out", "3000 jobs ran, 0 unrunnable") &&
+		  contains("w.csv", "nodes_max,walltime_max_h,jobs"),
+		  "config/k-computer.ini runs a generated mix FCFS + backfill on 82,944 nodes and "
+		  "reports wait by node and walltime class (status %d)", rc);
+}
+
 static void
 test_kth(void)
 {
@@ -263,6 +286,7 @@ main(int argc, char **argv)
 	}
 	test_small();
 	test_bad_input();
+	test_k_computer_waits();
 	test_kth();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (nl_tap_fail == 0 && system(cmd) != 0)
