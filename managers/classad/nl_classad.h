@@ -370,8 +370,10 @@ int nl_cad_parse_abstime(const char *s, uint32_t len, int64_t *out_s, int32_t *o
 int nl_cad_parse_reltime(const char *s, uint32_t len, double *out_s);
 
 /**
+ * Is a value the boolean true (what PLUS_NODE_RESERVABLE must be to accept a node)?
  * @param v  Value.
  * @return true only for the boolean true (undefined, error and numbers are not true).
+ * @par Context  Any thread; pure.
  */
 static inline bool
 nl_cad_is_true(const struct nl_cad_val *v)
@@ -379,6 +381,11 @@ nl_cad_is_true(const struct nl_cad_val *v)
 	return v->type == NL_CAD_BOOL && v->u.b;
 }
 
+/**
+ * Make an undefined value.
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_undef(void)
 {
@@ -389,6 +396,12 @@ nl_cad_undef(void)
 	return v;
 }
 
+/**
+ * Make a boolean value.
+ * @param b  The boolean.
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_bool(bool b)
 {
@@ -400,6 +413,12 @@ nl_cad_bool(bool b)
 	return v;
 }
 
+/**
+ * Make an integer value.
+ * @param i  The integer.
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_int(int64_t i)
 {
@@ -411,6 +430,12 @@ nl_cad_int(int64_t i)
 	return v;
 }
 
+/**
+ * Make a real value.
+ * @param r  The real.
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_real(double r)
 {
@@ -422,7 +447,13 @@ nl_cad_real(double r)
 	return v;
 }
 
-/** @param s NUL-terminated, borrowed. */
+/**
+ * Make a string value (borrowed).
+ * @param s    NUL-terminated text; must outlive the value.
+ * @param len  Its length [bytes].
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_str(const char *s, uint32_t len)
 {
@@ -435,6 +466,12 @@ nl_cad_str(const char *s, uint32_t len)
 	return v;
 }
 
+/**
+ * Make an absTime value (zone offset 0).
+ * @param epoch_s  Seconds since the epoch (UTC).
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_abstime(int64_t epoch_s)
 {
@@ -446,6 +483,12 @@ nl_cad_abstime(int64_t epoch_s)
 	return v;
 }
 
+/**
+ * Make a relTime value.
+ * @param s  Duration [s].
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_reltime(double s)
 {
@@ -457,6 +500,13 @@ nl_cad_reltime(double s)
 	return v;
 }
 
+/**
+ * Make a list value (borrowed).
+ * @param items  [n] values; must outlive the value.
+ * @param n      Element count.
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_list(const struct nl_cad_val *items, uint32_t n)
 {
@@ -469,6 +519,12 @@ nl_cad_list(const struct nl_cad_val *items, uint32_t n)
 	return v;
 }
 
+/**
+ * Make a record value from a host record (borrowed).
+ * @param rec  Record; must outlive the value.
+ * @return the value.
+ * @par Context  Any thread; pure.
+ */
 static inline struct nl_cad_val
 nl_cad_record(const struct nl_cad_rec *rec)
 {
