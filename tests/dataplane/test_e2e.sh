@@ -142,10 +142,17 @@ if start_app nlsc; then
 		lg=$!
 		sleep 1
 		worker 7 --mach 150e6:00 --mach 150e6:10 --mach 150e6:01 --mach 150e6:11
-		sleep 1.2
+		# operator churn through telemetry: slot 0 leaves, comes back faster
+		tel "/nlevel/machine/set,0,0" >/dev/null
+		sleep 0.3
+		tel "/nlevel/machine/set,0,1,300000000" >/dev/null
+		sleep 0.9
 		kill "${PIDS[-1]}"
 		wait "$lg"
 		r=$?
+		sp=$(tel /nlevel/machines | python3 -c "import json,sys; m=json.load(sys.stdin)['/nlevel/machines']; print(m['alive'][0], m['speed_ips'][0])")
+		echo "# slot 0 after telemetry set: alive speed = $sp"
+		[[ $sp == "1 300000000" ]] || r=1
 		echo "# churn: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
 		echo "# joined $(stat workers_joined), left $(stat workers_left), re-dispatched $(stat redispatched)"
 		[[ $(stat workers_joined) -ge 7 && $(stat workers_left) -ge 3 ]] || r=1
