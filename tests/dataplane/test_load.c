@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <urcu/uatomic.h>
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_load.h"
@@ -66,7 +67,7 @@ test_view_replays_unapplied_bookings(void)
 struct rd {
 	struct nl_load_table *t;
 	unsigned long torn, refreshes;
-	volatile int *stop;
+	int *stop;
 };
 
 static void *
@@ -77,7 +78,7 @@ reader(void *arg)
 
 	urcu_qsbr_register_thread();
 	nl_load_view_init(&v, 0, 64, 16);
-	while (!*r->stop) {
+	while (!uatomic_read(r->stop)) { /* relaxed flag: nothing is published through it */
 		if (nl_load_view_refresh_rcu(&v, r->t)) {
 			r->refreshes++;
 			for (unsigned int i = 1; i < v.n_mach; i++)
@@ -95,7 +96,7 @@ static void
 test_readers_never_see_torn_or_freed_snapshots(void)
 {
 	struct nl_load_table *t;
-	volatile int stop = 0;
+	int stop = 0;
 	struct rd r[2];
 	pthread_t th[2];
 	unsigned long torn = 0, refr = 0;
@@ -112,7 +113,7 @@ test_readers_never_see_torn_or_freed_snapshots(void)
 		if ((k & 63) == 0)
 			urcu_qsbr_quiescent_state();
 	}
-	stop = 1;
+	uatomic_set(&stop, 1);
 	for (int i = 0; i < 2; i++) {
 		pthread_join(th[i], NULL);
 		torn += r[i].torn;
