@@ -130,6 +130,24 @@ tel_managers(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "managers", dp->n_mgr);
 	for (unsigned int k = 0; k < 7; k++)
 		rte_tel_data_add_dict_container(d, key[k], arr[k], 0);
+	/* names ("M(2,01)", "group1", "global") from the current generation's policy */
+	struct rte_tel_data *names = rte_tel_data_alloc();
+
+	if (names == NULL)
+		return 0;
+	rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
+	urcu_qsbr_register_thread();
+	{
+		const struct nl_dp_gen *g = rcu_dereference(dp->gen_rcu);
+		char buf[64];
+
+		for (uint32_t i = 0; i < dp->n_mgr && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+			g->s->ops->mgr_name(g->s, i, buf, sizeof(buf));
+			rte_tel_data_add_array_string(names, buf);
+		}
+	}
+	urcu_qsbr_unregister_thread();
+	rte_tel_data_add_dict_container(d, "name", names, 0);
 	return 0;
 }
 
