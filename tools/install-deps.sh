@@ -18,6 +18,7 @@ pkgs=(
 	ninja-build
 	pkg-config
 	python3
+	tzdata
 	zlib1g-dev
 )
 missing=()
