@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """benchtab on a recorded nlevel-bench JSON run (TAP).
 
-Usage: test_benchtab.py BENCHTAB.py RECORDED.json
+Usage: test_benchtab.py BENCHTAB.py RECORDED.json RECORDED-REPETITIONS.json
 """
 import importlib.util
 import json
@@ -96,6 +96,19 @@ def main():
         txt = open(o).read() if os.path.exists(o) else ''
         tests.append(('writes_the_table_to_a_file',
                       rc == 0 and re.search(r'^\| benchmark \|', txt, re.M) is not None, txt[:200]))
+
+    # A run with --benchmark_repetitions: one row per benchmark, its median.
+    reps = sys.argv[3]
+    rj = json.load(open(reps))
+    med = {b['run_name']: b for b in rj['benchmarks'] if b.get('aggregate_name') == 'median'}
+    rc, out, err = run(tool, reps)
+    r3 = rows_of(out)
+    tests.append(('repetitions_give_one_row_per_benchmark', rc == 0 and sorted(r3) == sorted(med),
+                  f'{sorted(r3)} vs {sorted(med)}'))
+    wrong = [n for n, b in med.items() if n in r3 and
+             r3[n][1] != tab.fmt_ns(1e9 / b['items_per_second'])]
+    tests.append(('repetition_rows_show_the_median', not wrong and 'median of 3' in out,
+                  ' '.join(wrong) or out[:300]))
 
     print(f'1..{len(tests)}')
     good = True

@@ -7,7 +7,8 @@ Every row gives the figure (time per item and items/s, from Google Benchmark's
 items_per_second, itself from CPU time unless the benchmark uses real time), the wall-clock
 time of one iteration (real/iter: what the per-step targets are checked on, as the acceptance
 check does), TSC cycles per item, the ratio to the baseline measured in the same run (default BM_base_ring_2lcore: a bare
-SP/SC rte_ring hop between the two lcores), and the issue's target where there is one. The
+SP/SC rte_ring hop between the two lcores), and the issue's target where there is one. A run
+with --benchmark_repetitions gives one row per benchmark: the median of its repetitions. The
 header carries the command line nlevel-bench recorded in the JSON context, so every figure
 comes with the command that produced it.
 
@@ -78,8 +79,11 @@ def target_of(b):
 def table(run, baseline, flt):
     """Markdown lines for a parsed run."""
     ctx = run.get('context', {})
-    rows = [b for b in run.get('benchmarks', [])
-            if b.get('run_type', 'iteration') != 'aggregate']
+    allb = run.get('benchmarks', [])
+    med = [dict(b, name=b.get('run_name', b['name'])) for b in allb
+           if b.get('run_type') == 'aggregate' and b.get('aggregate_name') == 'median']
+    # With --benchmark_repetitions, one row per benchmark: the median of the repetitions.
+    rows = med if med else [b for b in allb if b.get('run_type', 'iteration') != 'aggregate']
     base = [b for b in rows if b['name'].split('/')[0] == baseline and not b.get('error_occurred')]
     if not base:
         raise KeyError(f'baseline {baseline} is not in the run (or it failed)')
@@ -90,7 +94,8 @@ def table(run, baseline, flt):
         f"Run: {ctx.get('date', '?')} on {ctx.get('host_name', '?')}, "
         f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz, "
         f"EAL {ctx.get('eal', '?')}, lcores {ctx.get('lcores', '?')}  ",
-        f'Baseline: {base[0]["name"]} = {fmt_ns(base_ns)}/item (ratio 1.00)',
+        f'Baseline: {base[0]["name"]} = {fmt_ns(base_ns)}/item (ratio 1.00)' +
+        (f"; every row is the median of {med[0].get('repetitions', '?')} repetitions" if med else ''),
         '',
         '| benchmark | time/item | real/iter | items/s | cyc/item | x baseline | target | met |',
         '|---|---:|---:|---:|---:|---:|---|---|',
