@@ -110,17 +110,44 @@ struct nl_jobmix_model {
 	uint64_t *cum;                /**< [n_cell] cumulative counts (sampling) */
 };
 
-/** Defaults: U = 1, T = 300 s, W from data, G = 4 (suited to a ~100-node machine such as
- * the KTH SP2; K: U = 12, T = 600 s, W = 144, seed 001 Table 2). */
+/**
+ * Fill the default units: U = 1, T = 300 s, W from data, G = 4 (suited to a ~100-node machine
+ * such as the KTH SP2; K: U = 12, T = 600 s, W = 144).
+ * @param u  Output units.
+ * @par Context  Pure.
+ * @par Source   seed 001 Table 2 (K's units); docs/results-jobmix.md (the SP2's).
+ */
 void nl_jobmix_units_default(struct nl_jobmix_units *u);
 
-/** @return ceil(nodes / unit), at least 1. @par Context Pure. */
+/**
+ * Node cell of a job.
+ * @param nodes  Nodes of the job (< 1 counts as 1).
+ * @param unit   U [nodes], >= 1.
+ * @return ceil(nodes / unit), at least 1.
+ * @par Context  Pure.
+ * @par Source   seed 001 Table 2 (12-node units on K).
+ */
 uint32_t nl_jobmix_node_cell(int64_t nodes, uint32_t unit);
 
-/** @return ceil(wall_s / unit_s), at least 1, at most cap (cap 0 = no cap). @par Context Pure. */
+/**
+ * Walltime cell of a job.
+ * @param wall_s  Requested walltime [s].
+ * @param unit_s  T [s], >= 1.
+ * @param cap     W, the last cell (queue limit / T); 0 = no cap.
+ * @return ceil(wall_s / unit_s), at least 1, at most cap.
+ * @par Context  Pure.
+ * @par Source   seed 001 Table 2 (10-minute units up to 24 h on K).
+ */
 uint32_t nl_jobmix_wall_cell(int64_t wall_s, uint32_t unit_s, uint32_t cap);
 
-/** @return ceil(100 * run_s / wall_s) clamped to 1..100. @par Context Pure. */
+/**
+ * Run-time cell of a job: run time in 1 % of its requested walltime.
+ * @param run_s   Run time [s] (<= 0 gives cell 1).
+ * @param wall_s  Requested walltime [s] (<= 0 gives cell 1).
+ * @return ceil(100 * run_s / wall_s) clamped to 1..100.
+ * @par Context  Pure.
+ * @par Source   seed 001 Table 2.
+ */
 uint32_t nl_jobmix_ratio_cell(int64_t run_s, int64_t wall_s);
 
 /**
@@ -147,6 +174,7 @@ int nl_jobmix_set_zone(const char *zone);
  * @param n       Number of jobs, >= 1.
  * @param start_unix_s  UnixStartTime of the log.
  * @param err     "message" on error; may be NULL.
+ * @param len     Size of err [bytes].
  * @return 0; -EINVAL for n = 0, bad units or a job with nodes < 1 or wall_s < 1; -ENOMEM.
  * @par Context  Control path; allocates; O(n log n).
  * @par Source   seed 001 §4.1.1, §4.1.2, §3.6.
@@ -155,11 +183,17 @@ int nl_jobmix_learn(struct nl_jobmix_model *m, const struct nl_jobmix_units *u,
 		    const struct nl_jobmix_job *jobs, size_t n, int64_t start_unix_s,
 		    char *err, size_t len);
 
-/** Free a model's arrays (the struct itself is the caller's). NULL is accepted. */
+/**
+ * Free a model's arrays (the struct itself is the caller's).
+ * @param m  Model, or NULL.
+ * @par Context  Control path.
+ */
 void nl_jobmix_model_free(struct nl_jobmix_model *m);
 
 /**
- * Write a model in the text format of docs/jobmix.md.
+ * Write a model in the text format of docs/jobmix.md ("Model file").
+ * @param m  Model.
+ * @param f  Output stream.
  * @return 0 or -EIO.
  * @par Context  Control path.
  */
@@ -171,13 +205,23 @@ int nl_jobmix_model_write(const struct nl_jobmix_model *m, FILE *f);
  * @param m     Output model (free with nl_jobmix_model_free()).
  * @param path  File.
  * @param err   "PATH:LINE: message" (or "PATH: message"); may be NULL.
+ * @param len   Size of err [bytes] (NL_JOBMIX_ERR_LEN is enough).
  * @return 0; -ENOENT (or another -errno) when it cannot be opened; -EINVAL for a bad line, a
  *         missing key or an inconsistent model; -ENOMEM.
  * @par Context  Control path; allocates.
  */
 int nl_jobmix_model_load(struct nl_jobmix_model *m, const char *path, char *err, size_t len);
 
-/** Same from text in memory; @p name stands for the path in messages. */
+/**
+ * Read a model from text in memory.
+ * @param m     Output model (free with nl_jobmix_model_free()).
+ * @param name  Stands for the path in messages.
+ * @param text  NUL-terminated model text.
+ * @param err   "NAME:LINE: message"; may be NULL.
+ * @param len   Size of err [bytes].
+ * @return as nl_jobmix_model_load().
+ * @par Context  Control path; allocates.
+ */
 int nl_jobmix_model_load_string(struct nl_jobmix_model *m, const char *name, const char *text,
 				char *err, size_t len);
 
