@@ -176,11 +176,12 @@ test_bad_input(void)
 	rc = run("learn empty.swf --out x.model", "e.out");
 	nl_tap_ok(rc == 2 && contains("e.out", "empty.swf: no job records"),
 		  "empty trace: exit 2 and 'no job records' (status %d)", rc);
-	spit("neg.swf", "-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+	spit("neg.swf", "; Version: 2.2\n;\n\n-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
 			"-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n");
 	rc = run("learn neg.swf --out x.model", "n.out");
-	nl_tap_ok(rc == 2 && contains("n.out", "neg.swf: no usable job in 2 records (record 1"),
-		  "trace with all fields -1: exit 2, names the first record (status %d)", rc);
+	nl_tap_ok(rc == 2 && contains("n.out", "neg.swf:4: no usable job in 2 records (record 1"),
+		  "trace with all fields -1: exit 2, names the line of the first record (status %d)",
+		  rc);
 	spit("short.swf", "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n1 2 3\n");
 	rc = run("learn short.swf --out x.model", "s.out");
 	nl_tap_ok(rc == 2 && contains("s.out", "short.swf:2:"),

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "nl_jobmix.h"
 #include "nl_swf.h"
@@ -134,6 +135,47 @@ struct trace {
 	char zone[64];
 };
 
+/*
+ * Line number of the index-th job record (0-based) of an SWF file, plain or gzip, for error
+ * messages: nl_swf does not keep line numbers. Counts lines the way its reader classifies them
+ * (blank after leading blanks/tabs: skipped; ';': comment; anything else: a record).
+ * @return the 1-based line, or 0 when it cannot be found.
+ */
+static unsigned long
+record_line(const char *path, size_t index)
+{
+	gzFile z = gzopen(path, "rb");
+	char buf[4096];
+	unsigned long line = 0, found = 0;
+	size_t rec = 0;
+	bool at_start = true;
+
+	if (z == NULL)
+		return 0;
+	while (gzgets(z, buf, sizeof(buf)) != NULL) {
+		size_t l = strlen(buf);
+		bool ends = l > 0 && buf[l - 1] == '\n';
+
+		if (at_start) {
+			const char *p = buf;
+
+			line++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p != '\0' && *p != '\n' && *p != '\r' && *p != ';') {
+				if (rec == index) {
+					found = line;
+					break;
+				}
+				rec++;
+			}
+		}
+		at_start = ends;
+	}
+	gzclose(z);
+	return found;
+}
+
 static int
 trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 {
@@ -150,7 +192,8 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 		return EXIT_BAD;
 	}
 	if (t->swf->n_job == 0) {
-		fprintf(stderr, "%s: %s: no job records (empty trace)\n", prog, path);
+		fprintf(stderr, "%s: %s: no job records (empty trace: only %zu header lines)\n",
+			prog, path, t->swf->n_hdr);
 		return EXIT_BAD;
 	}
 	t->job = calloc(t->swf->n_job, sizeof(*t->job));
@@ -176,8 +219,16 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 		/* Name the first record and why it went (no line numbers in nl_swf: record index). */
 		enum nl_swf_drop d0 = nl_swf_rigid(&t->swf->job[0], NULL, &(struct nl_swf_rigid){ 0 });
 
-		fprintf(stderr, "%s: %s: no usable job in %zu records (record 1, job %" PRId64
-			": %s", prog, path, t->swf->n_job, t->swf->job[0].id, nl_swf_drop_name(d0));
+		unsigned long line = record_line(path, 0);
+
+		if (line > 0)
+			fprintf(stderr, "%s: %s:%lu: no usable job in %zu records (record 1, job "
+				"%" PRId64 ": %s", prog, path, line, t->swf->n_job, t->swf->job[0].id,
+				nl_swf_drop_name(d0));
+		else
+			fprintf(stderr, "%s: %s: no usable job in %zu records (record 1, job %" PRId64
+				": %s", prog, path, t->swf->n_job, t->swf->job[0].id,
+				nl_swf_drop_name(d0));
 		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
 			if (drops[d] != 0)
 				fprintf(stderr, "; %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
