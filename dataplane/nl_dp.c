@@ -601,9 +601,11 @@ ctl_poll_emul(struct nl_dp *dp, double now_vt)
 	for (unsigned int i = 0; i < n; i++)
 		nl_dp_task_finish_ctl(dp, fin[i], now_vt);
 	work += n;
-	if (now_vt - dp->last_publish_vt >= dp->o.publish_vt) {
+	dp->ctl_dirty |= work > 0;
+	if (dp->ctl_dirty && now_vt - dp->last_publish_vt >= dp->o.publish_vt) {
 		nl_load_publish_ctl(dp->load);
 		dp->last_publish_vt = now_vt;
+		dp->ctl_dirty = false;
 	}
 	return work;
 }

@@ -754,9 +754,12 @@ nl_dp_serve(struct nl_dp *dp)
 				free(gone);
 			}
 		}
-		if (now - dp->last_publish_vt >= dp->o.publish_vt) {
+		dp->ctl_dirty |= work > 0;
+		if (dp->ctl_dirty && now - dp->last_publish_vt >= dp->o.publish_vt) {
+			/* publish only what changed: an idle appliance allocates nothing */
 			nl_load_publish_ctl(dp->load);
 			dp->last_publish_vt = now;
+			dp->ctl_dirty = false;
 		}
 		if ((loops & 1023) == 0 && timeout_cyc > 0) {
 			uint64_t c = rte_rdtsc();

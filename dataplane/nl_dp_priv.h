@@ -168,6 +168,7 @@ struct nl_dp {
 	uint64_t drops[NL_PROTO_E_MAX];
 	uint64_t rx_msgs[NL_MSG_TYPE_MAX];
 	double last_publish_vt;
+	bool ctl_dirty;               /* load table changed since the last publish */
 	/* port mode */
 	struct nl_dp_worker *workers;
 	unsigned int n_workers;
