@@ -46,7 +46,7 @@ nl_jobmix_node_cell(int64_t nodes, uint32_t unit)
 
 	if (nodes < 1)
 		return 1;
-	c = (nodes + (int64_t)unit - 1) / (int64_t)unit;
+	c = nodes / (int64_t)unit + (nodes % (int64_t)unit != 0);
 	return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
@@ -57,7 +57,7 @@ nl_jobmix_wall_cell(int64_t wall_s, uint32_t unit_s, uint32_t cap)
 
 	if (wall_s < 1)
 		return 1;
-	c = (wall_s + (int64_t)unit_s - 1) / (int64_t)unit_s;
+	c = wall_s / (int64_t)unit_s + (wall_s % (int64_t)unit_s != 0);
 	if (cap != 0 && c > (int64_t)cap)
 		c = cap;
 	return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
@@ -72,7 +72,13 @@ nl_jobmix_ratio_cell(int64_t run_s, int64_t wall_s)
 		return 1;
 	if (run_s >= wall_s)
 		return NL_JOBMIX_RATIO_CELLS;
-	c = (100 * run_s + wall_s - 1) / wall_s;
+	/* run_s < wall_s here; ceil(100 run / wall) without overflowing 100 * run_s */
+	if (run_s <= INT64_MAX / 100)
+		c = (100 * run_s + wall_s - 1) / wall_s;
+	else
+		c = (int64_t)ceill((long double)run_s * 100.0L / (long double)wall_s);
+	if (c > (int64_t)NL_JOBMIX_RATIO_CELLS)
+		c = NL_JOBMIX_RATIO_CELLS;
 	return c < 1 ? 1 : (uint32_t)c;
 }
 
@@ -501,8 +507,10 @@ parse_line(struct parse *ps, unsigned int lineno, char *line)
 			BAD("expected 'cell NODE_CELL WALL_CELL RATIO_CELL JOBS'");
 		if (!(ps->seen & K_WALL_CELLS))
 			BAD("'cell' before 'wall_cells'");
-		if (a < 1 || a > UINT32_MAX)
-			BAD("node cell %" PRIu64 " out of range 1..%u", a, UINT32_MAX);
+		if (!(ps->seen & K_NODE_UNIT))
+			BAD("'cell' before 'node_unit'");
+		if (a < 1 || a > UINT32_MAX || a * m->u.node_unit > (UINT64_C(1) << 40))
+			BAD("node cell %" PRIu64 " out of range (nodes = cell x node_unit <= 2^40)", a);
 		if (b < 1 || b > m->u.wall_cells)
 			BAD("walltime cell %" PRIu64 " out of range 1..%u", b, m->u.wall_cells);
 		if (c < 1 || c > NL_JOBMIX_RATIO_CELLS)
@@ -596,11 +604,15 @@ parse_line(struct parse *ps, unsigned int lineno, char *line)
 	} else if (strcmp(tok[0], "node_unit") == 0) {
 		if (a < 1 || a > UINT32_MAX)
 			BAD("node_unit must be >= 1");
+		if (m->n_cell > 0)
+			BAD("node_unit after the first cell");
 		m->u.node_unit = (uint32_t)a;
 		ps->seen |= K_NODE_UNIT;
 	} else if (strcmp(tok[0], "time_unit_s") == 0) {
 		if (a < NL_JOBMIX_MIN_TIME_UNIT_S || a > UINT32_MAX)
 			BAD("time_unit_s must be >= %u", NL_JOBMIX_MIN_TIME_UNIT_S);
+		if (m->n_cell > 0)
+			BAD("time_unit_s after the first cell");
 		m->u.time_unit_s = (uint32_t)a;
 		ps->seen |= K_TIME_UNIT;
 	} else if (strcmp(tok[0], "wall_cells") == 0) {
@@ -826,7 +838,8 @@ nl_jobmix_generate(const struct nl_jobmix_model *m, const struct nl_jobmix_gen *
 
 	if (n == 0)
 		return 0;
-	if (!(rate > 0))
+	/* at least one job per 1,000 weeks: the hour-by-hour walk stays short */
+	if (!(rate > 0) || rate * NL_JOBMIX_WEEK_S < 1e-3)
 		return -EINVAL;
 	if (g->method == NL_JOBMIX_MAP && (m->n_cell == 0 || m->cum == NULL))
 		return -EINVAL;

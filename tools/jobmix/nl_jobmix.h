@@ -243,7 +243,7 @@ struct nl_jobmix_gen {
  * @param out   Output: [n] jobs.
  * @param n     Jobs to draw.
  * @return 0; -EINVAL when the method's part of the model is empty, the profile is all zero or
- *         the rate is not positive.
+ *         the rate is below one job per 1,000 weeks.
  * @par Context  Any thread (pure but for localtime_r); O(n log cells + hours spanned).
  * @par Source   seed 001 §4.1, §3.6.
  */
