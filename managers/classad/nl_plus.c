@@ -271,6 +271,55 @@ refuse(struct nl_plus_refusal *why, int rc, const char *fmt, const char *a, unsi
 	snprintf(why->msg, sizeof(why->msg), fmt, a, x, y);
 }
 
+/* The values of the policy's own attributes that the refusing clause names (bindings as for
+ * the refused node), so that `(nAllocate <= nAllocatable) is false` says why. */
+static void
+explain_names(struct nl_plus *pl, struct nl_plus_refusal *why)
+{
+	const char *p = why->clause;
+	size_t n = 0;
+	int seen[4];
+	unsigned int n_seen = 0;
+
+	why->detail[0] = 0;
+	while (*p != 0 && n_seen < 4) {
+		char name[64];
+		size_t k = 0;
+
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) {
+			p++;
+			continue;
+		}
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+		       (*p >= '0' && *p <= '9')) {
+			if (k < sizeof(name) - 1)
+				name[k++] = *p;
+			p++;
+		}
+		name[k] = 0;
+		if (p[0] == '(' || (p > why->clause + k && p[-(long)k - 1] == '.'))
+			continue; /* a function name or a selected attribute */
+		int s = nl_cad_slot(pl->prog, name);
+		bool dup = false;
+
+		for (unsigned int j = 0; j < n_seen; j++)
+			dup = dup || seen[j] == s;
+		if (s < 0 || dup || !nl_cad_slot_defined(pl->prog, (unsigned int)s) ||
+		    strncmp(name, "PLUS_", 5) == 0)
+			continue;
+		struct nl_cad_val v;
+		char val[48];
+
+		seen[n_seen++] = s;
+		nl_cad_eval(pl->ctx, s, &v);
+		nl_cad_format(pl->ctx, &v, val, sizeof(val));
+		n += (size_t)snprintf(why->detail + n, sizeof(why->detail) - n, "%s%s = %s",
+				      n ? ", " : "", name, val);
+		if (n >= sizeof(why->detail))
+			break;
+	}
+}
+
 static int
 admit(struct nl_plus *pl, const struct nl_plus_req *req, uint32_t *out,
       struct nl_plus_refusal *why)
@@ -375,11 +424,13 @@ admit(struct nl_plus *pl, const struct nl_plus_req *req, uint32_t *out,
 			why->line = w.line;
 			why->col = w.col;
 		}
+		explain_names(pl, why);
 		snprintf(why->msg, sizeof(why->msg),
 			 "policy accepted %u of %u nodes requested (%u free); first refused %s: "
-			 "%u:%u `%s` is %s",
+			 "%u:%u `%s` is %s%s%s%s",
 			 acc, req->n_nodes, n_free, why->node, why->line, why->col, why->clause,
-			 why->value);
+			 why->value, why->detail[0] ? " (" : "", why->detail,
+			 why->detail[0] ? ")" : "");
 	}
 	return -EACCES;
 }

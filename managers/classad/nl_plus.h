@@ -83,7 +83,9 @@ struct nl_plus_refusal {
 	char clause[160];       /**< first clause of PLUS_NODE_RESERVABLE not true */
 	char value[64];         /**< its value (false, undefined, error, ...) */
 	unsigned int line, col; /**< clause position in the policy */
-	char msg[400];          /**< one line for humans */
+	char detail[160];       /**< values of the policy attributes the clause names, e.g.
+				  *   "nAllocate = 51, nAllocatable = 50.0" ("" if none) */
+	char msg[640];          /**< one line for humans */
 };
 
 /** A reservation as seen from outside. */
