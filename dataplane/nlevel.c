@@ -187,6 +187,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "nlevel: --config FILE is required\n");
 		return -EINVAL;
 	}
+	if (o->emulate && o->curve_dir == NULL) {
+		fprintf(stderr, "nlevel: --emulate needs --curve DIR (emulated load points)\n");
+		return -EINVAL;
+	}
 	if (o->curve_dir != NULL && !o->emulate) {
 		fprintf(stderr, "nlevel: --curve needs --emulate\n");
 		return -EINVAL;
