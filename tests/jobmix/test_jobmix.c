@@ -107,7 +107,46 @@ test_learned_map_is_exact_histogram(const struct nl_jobmix_model *m,
 		  "counts equal, sum %" PRIu64 " = %zu jobs", m->n_cell, total, n);
 	nl_tap_ok(nl_jobmix_joint_tv(j, n, j, n, &m->u) == 0.0,
 		  "joint distance of a log to itself is 0");
+	{
+		struct nl_jobmix_job x = { .nodes = 1, .wall_s = 600, .run_s = 10 };
+		struct nl_jobmix_job y[2] = { { .nodes = 1, .wall_s = 600, .run_s = 10 },
+					      { .nodes = 50, .wall_s = 600, .run_s = 10 } };
+		double d1 = nl_jobmix_joint_tv(&x, 1, &y[1], 1, &m->u);
+		double d2 = nl_jobmix_joint_tv(&x, 1, y, 2, &m->u);
+
+		nl_tap_ok(d1 == 1.0 && fabs(d2 - 0.5) < 1e-12,
+			  "joint distance: disjoint cells 1 (%.3f), half overlap 0.5 (%.3f)", d1, d2);
+	}
 	free(recount);
+}
+
+/* Normal model: G groups of equal job count per parameter, ordered by value, each a normal
+ * whose mean lies in its range; the weights sum to 1. */
+static void
+test_normal_groups(const struct nl_jobmix_model *m, unsigned int g)
+{
+	bool ok = true;
+
+	for (unsigned int p = 0; p < NL_JOBMIX_P__COUNT; p++) {
+		double w = 0;
+
+		if (m->n_grp[p] != g)
+			ok = false;
+		for (unsigned int k = 0; k < m->n_grp[p]; k++) {
+			const struct nl_jobmix_group *gr = &m->grp[p][k];
+
+			w += gr->weight;
+			if (gr->mean < gr->lo || gr->mean > gr->hi || gr->sd < 0 ||
+			    fabs(gr->weight - 1.0 / g) > 1e-3 ||
+			    (k > 0 && gr->lo < m->grp[p][k - 1].hi))
+				ok = false;
+		}
+		if (fabs(w - 1) > 1e-9 || m->lo[p] != m->grp[p][0].lo ||
+		    m->hi[p] != m->grp[p][m->n_grp[p] - 1].hi)
+			ok = false;
+	}
+	nl_tap_ok(ok, "normal model: %u equal-count groups per parameter, ordered, weights sum "
+		  "to 1, means inside their ranges", g);
 }
 
 static void
@@ -371,6 +410,7 @@ main(void)
 		  rc ? err : "ok");
 	if (rc == 0) {
 		test_learned_map_is_exact_histogram(&m, j, n);
+		test_normal_groups(&m, u.groups);
 		test_model_file_round_trip(&m);
 		test_sampling(&m, seed);
 		nl_jobmix_model_free(&m);
