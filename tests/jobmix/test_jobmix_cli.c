@@ -159,9 +159,11 @@ test_small(void)
 	rc = run("compare small.swf g1.swf --plot plots", "cmp.out");
 	nl_tap_ok(rc == 0 && summary("cmp.out", "ks_nodes") >= 0 &&
 		  summary("cmp.out", "ks_walltime") >= 0 && summary("cmp.out", "ks_runtime") >= 0 &&
-		  summary("cmp.out", "ks_submit") >= 0 && summary("cmp.out", "joint") >= 0,
+		  summary("cmp.out", "ks_submit") >= 0 && summary("cmp.out", "joint") >= 0 &&
+		  contains("plots/jobs-1.csv", "nodes,walltime_h,runtime_h,ratio_pct") &&
+		  contains("plots/submit.csv", "hour,23,"),
 		  "compare prints a SUMMARY with ks_nodes, ks_walltime, ks_runtime, ks_submit, "
-		  "joint");
+		  "joint, and writes the plot CSVs");
 	rc = run("generate small.model --jobs 3000 --seed 5 --method normal --out n1.swf", "n1.out");
 	nl_tap_ok(rc == 0, "generate --method normal exits 0");
 }

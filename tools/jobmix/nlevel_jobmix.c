@@ -749,7 +749,7 @@ base_name(const char *p)
 /* CSVs (one per trace, subsampled to 20,000 rows by a fixed stride) and gnuplot PNGs in the
  * style of seed 001 Fig. 11 (marginal distributions) and Fig. 12 (scatter of the jobs). */
 static int
-write_plots(const char *dir, const struct trace *t, size_t nt)
+write_plots(const char *dir, const struct trace *t, const struct cols *c, size_t nt)
 {
 	char path[4096];
 	double max_h = 1, max_n = 1;
@@ -826,6 +826,53 @@ write_plots(const char *dir, const struct trace *t, size_t nt)
 		}
 	}
 	fprintf(f, "unset multiplot\n");
+	/* Fig. 10: share of submits by weekday and by hour of day (local time), one line per trace */
+	{
+		char p2[4096];
+		FILE *g;
+
+		snprintf(p2, sizeof(p2), "%s/submit.csv", dir);
+		g = fopen(p2, "w");
+		if (g != NULL) {
+			fprintf(g, "# share of jobs submitted per weekday (0 = Monday) and hour of day, "
+				   "local time; columns = traces\nkind,index");
+			for (size_t k = 0; k < nt; k++)
+				fprintf(g, ",t%zu", k);
+			fprintf(g, "\n");
+			for (int kind = 0; kind < 2; kind++)
+				for (int i = 0; i < (kind == 0 ? 7 : 24); i++) {
+					fprintf(g, "%s,%d", kind == 0 ? "weekday" : "hour", i);
+					for (size_t k = 0; k < nt; k++) {
+						size_t cnt = 0;
+
+						for (size_t j = 0; j < c[k].n; j++) {
+							int slot = (int)c[k].map[V_SUBMIT][j];
+
+							if ((kind == 0 ? slot / 24 : slot % 24) == i)
+								cnt++;
+						}
+						fprintf(g, ",%.5f", (double)cnt / (double)c[k].n);
+					}
+					fprintf(g, "\n");
+				}
+			fclose(g);
+			fprintf(f, "set output 'fig10-submit.png'\nset terminal pngcairo size 1000,380 "
+				   "font ',9'\nset multiplot layout 1,2\nunset logscale x\n"
+				   "set key top right\nset ylabel 'share of jobs'\nset yrange [0:*]\n");
+			for (int kind = 0; kind < 2; kind++) {
+				fprintf(f, "set title 'submits by %s'\nset xlabel '%s'\nset xrange "
+					   "[-0.5:%g]\nplot ", kind ? "hour of day" : "weekday",
+					kind ? "hour (local time)" : "weekday (0 = Monday)",
+					kind ? 23.5 : 6.5);
+				for (size_t k = 0; k < nt; k++)
+					fprintf(f, "%s'submit.csv' using (strcol(1) eq '%s' ? $2 : 1/0):%zu "
+						   "with linespoints title '%s' noenhanced", k ? ", " : "",
+						kind ? "hour" : "weekday", k + 3, base_name(t[k].path));
+				fprintf(f, "\n");
+			}
+			fprintf(f, "unset multiplot\n");
+		}
+	}
 	fclose(f);
 	snprintf(path, sizeof(path), "cd '%s' && gnuplot jobmix.gp 2>gnuplot.log", dir);
 	rc = system(path);
@@ -833,8 +880,8 @@ write_plots(const char *dir, const struct trace *t, size_t nt)
 		fprintf(stderr, "%s: gnuplot failed (status %d; see %s/gnuplot.log); CSVs kept\n",
 			prog, rc, dir);
 	else
-		printf("plots: %s/fig11-cdf.png %s/fig12-scatter.png (from %s/jobs-*.csv)\n", dir,
-		       dir, dir);
+		printf("plots: %s/fig10-submit.png %s/fig11-cdf.png %s/fig12-scatter.png (from "
+		       "%s/jobs-*.csv, %s/submit.csv)\n", dir, dir, dir, dir, dir);
 	return 0;
 }
 
@@ -995,7 +1042,7 @@ cmd_compare(int argc, char **argv)
 		printf(" joint=%.4f\n", joint);
 	}
 	if (plot != NULL)
-		rc = write_plots(plot, t, nt);
+		rc = write_plots(plot, t, c, nt);
 out:
 	for (size_t k = 0; t != NULL && k < nt; k++) {
 		if (c != NULL)
