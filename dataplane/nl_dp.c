@@ -696,8 +696,8 @@ nl_dp_machine_set_ctl(struct nl_dp *dp, uint32_t mach, bool alive, double speed_
 		struct nl_mach_load *w = nl_load_entry_ctl(dp->load, mach);
 
 		if (w != NULL && !alive)
-			w->busy_until_vt = 1e300;
-		else if (w != NULL && w->busy_until_vt >= 1e300)
+			w->busy_until_vt = NL_MACH_GONE_VT;
+		else if (w != NULL && w->busy_until_vt >= NL_MACH_GONE_VT)
 			w->busy_until_vt = 0;
 		rc = nl_load_publish_ctl(dp->load);
 	}

@@ -327,9 +327,9 @@ publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, 
 		struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
 
 		if (!io->alive[m]) {
-			w->busy_until_vt = 1e300;
+			w->busy_until_vt = NL_MACH_GONE_VT;
 			w->n_sub = 0;
-		} else if (w->busy_until_vt >= 1e300) {
+		} else if (w->busy_until_vt >= NL_MACH_GONE_VT) {
 			w->busy_until_vt = 0;
 		}
 	}

@@ -19,6 +19,7 @@
  * global_base_vt + G * global_per_group_vt.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,12 +166,19 @@ nl_2lsc_group_load(const struct nl_sched *s, unsigned int grp, double now_vt,
 {
 	const struct tlsc *g = s->priv;
 	const struct nl_mach_load *ld = eng->ops->load(eng->ctx, grp, now_vt);
-	unsigned int busy = 0;
+	unsigned int busy = 0, live = 0;
 
-	for (uint32_t j = g->grp_off[grp]; j < g->grp_off[grp + 1]; j++)
-		busy += ld[g->grp_mach[j]].busy_until_vt > now_vt;
-	return ((double)busy + (double)n_split * eng->ops->queue_len(eng->ctx, grp)) /
-	       g->grp_size[grp];
+	for (uint32_t j = g->grp_off[grp]; j < g->grp_off[grp + 1]; j++) {
+		double b = ld[g->grp_mach[j]].busy_until_vt;
+
+		if (b >= NL_MACH_GONE_VT)
+			continue; /* left: neither busy nor capacity */
+		live++;
+		busy += b > now_vt;
+	}
+	if (live == 0)
+		return INFINITY;
+	return ((double)busy + (double)n_split * eng->ops->queue_len(eng->ctx, grp)) / live;
 }
 
 static void
@@ -206,7 +214,12 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	if (mgr != nl_2lsc_global_mgr(s)) {
 		uint32_t a = g->gl_off[mgr * tr->n_leaf + leaf], b = g->gl_off[mgr * tr->n_leaf + leaf + 1];
 
-		if (b - a < t->n_split ||
+		const struct nl_mach_load *ld = eng->ops->load(eng->ctx, mgr, now_vt);
+		uint32_t live = 0;
+
+		for (uint32_t j = a; j < b; j++)
+			live += ld[g->gl_mach[j]].busy_until_vt < NL_MACH_GONE_VT;
+		if (live < t->n_split ||
 		    nl_2lsc_group_load(s, mgr, now_vt, eng, t->n_split) > s->p.grp_threshold) {
 			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
 			return;
@@ -225,6 +238,15 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->mach, g->snap,
 					 g->snap_vt, t->instr / t->n_split, t->data_bits / t->n_split,
 					 t->n_split, out);
+		if (n == -ENOSPC && g->snap_vt != now_vt) {
+			/* Its last measurement holds no live matching machine (machines joined
+			 * since): measure now rather than refuse on stale information. */
+			tlsc_measure(s, now_vt, eng);
+			n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
+						 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->mach,
+						 g->snap, g->snap_vt, t->instr / t->n_split,
+						 t->data_bits / t->n_split, t->n_split, out);
+		}
 	}
 	if (n < 0)
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);

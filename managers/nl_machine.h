@@ -25,6 +25,9 @@ struct nl_machine {
 	uint32_t pad;
 };
 
+/** busy_until_vt at or above this marks a machine that left: policies never pick it. */
+#define NL_MACH_GONE_VT 1e300
+
 /**
  * Load of one machine as a policy sees it. In the simulator it is exact; in the live engine it
  * is the last RCU snapshot plus what this manager assigned since (docs/model.md).

@@ -25,6 +25,8 @@ extern "C" {
  * with fewer, sub-tasks share machines: each sub-task in turn goes to the candidate of least
  * expected completion counting the sub-tasks already placed by this call. Ties go to the
  * candidate listed first (callers list ids ascending), so the result is deterministic.
+ * A candidate whose busy_until_vt is NL_MACH_GONE_VT or more has left and is never picked:
+ * with fewer live candidates than n_split the live ones share the sub-tasks.
  *
  * @param cand       [n_cand] candidate machine ids, ascending.
  * @param n_cand     >= 1.
@@ -35,7 +37,7 @@ extern "C" {
  * @param sub_bits   Data of one sub-task, D/L [bit].
  * @param n_split    L, 1..NL_TASK_MAX_SPLIT.
  * @param out        Output [n_split] machine ids, ascending by expected completion.
- * @return n_split; -EINVAL if n_split is out of range; -ENOSPC if n_cand is 0.
+ * @return n_split; -EINVAL if n_split is out of range; -ENOSPC if no candidate is live.
  * @par Context  Any lcore or the simulator; reads `load` without synchronisation (the caller
  *               provides a stable view: an RCU snapshot or its own table). No allocation.
  *               Cost O(n_cand * n_split) worst case, O(n_cand) typical.

@@ -125,8 +125,9 @@ unsigned int nl_2lsc_group_of(const struct nl_sched *s, uint32_t mach);
 
 /**
  * 2LSC: a group's load as its scheduler measures it: (busy machines + L * queued tasks) /
- * machines in the group, with busy = busy_until > now.
- * @return load [sub-tasks per machine]. @par Context Owner of the group's manager.
+ * live machines in the group, with busy = busy_until > now; machines that left
+ * (NL_MACH_GONE_VT) are not counted.
+ * @return load [sub-tasks per machine]; INFINITY when no machine of the group is live. @par Context Owner of the group's manager.
  * @par Source seed 002 §3.1 (1): "machine states and the tasks in its queue".
  */
 double nl_2lsc_group_load(const struct nl_sched *s, unsigned int grp, double now_vt,

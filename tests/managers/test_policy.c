@@ -135,6 +135,20 @@ test_pick(void)
 	nl_tap_ok(nl_pick_least_loaded(cand, 2, mach, ld, 0, 1, 0, 5, out) == 5 && out[0] == 0 &&
 		  out[1] == 1 && out[2] == 0 && out[3] == 1 && out[4] == 0,
 		  "pick: fewer machines than L: sub-tasks share them, spread round the least loaded");
+	ld[1].busy_until_vt = NL_MACH_GONE_VT;
+	ld[2].busy_until_vt = NL_MACH_GONE_VT;
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
+		  out[1] == 3 && out[2] == 4 && out[3] == 5,
+		  "pick: machines that left (busy_until = NL_MACH_GONE_VT) are never picked");
+	for (unsigned int i = 2; i < 8; i++)
+		ld[i].busy_until_vt = NL_MACH_GONE_VT;
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
+		  out[1] == 0 && out[2] == 0 && out[3] == 0,
+		  "pick: with fewer live machines than L, the live ones share the sub-tasks");
+	ld[0].busy_until_vt = NL_MACH_GONE_VT;
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == -ENOSPC,
+		  "pick: a group whose machines all left is -ENOSPC");
+	memset(ld, 0, sizeof(ld));
 	nl_tap_ok(nl_pick_least_loaded(cand, 0, mach, ld, 0, 1, 0, 4, out) == -ENOSPC,
 		  "pick: an empty group is -ENOSPC");
 	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 0, out) == -EINVAL &&
@@ -288,6 +302,22 @@ test_2lsc(void)
 	s->ops->decide(s, 2, &t, 20, &eng);
 	nl_tap_ok(m.mach[0] == 53 && m.mach[1] == 37,
 		  "2LSC global: after the next measurement it avoids the busy machines");
+	/* Machines of vector 5 joined after the last measurement (they were gone then): the
+	 * global scheduler measures again instead of refusing. */
+	for (unsigned int i = 0; i < 96; i++)
+		m.load[i].busy_until_vt = NL_MACH_GONE_VT;
+	s->ops->measure(s, 30, &eng);
+	for (unsigned int i = 0; i < 96; i++)
+		m.load[i].busy_until_vt = 0;
+	s->ops->decide(s, 2, &t, 40, &eng);
+	nl_tap_ok(m.call == CALL_DISP && m.mach[0] == 85,
+		  "2LSC global: a stale view with no live machine is refreshed, not a reject");
+	for (unsigned int i = 0; i < 96; i++)
+		m.load[i].busy_until_vt = NL_MACH_GONE_VT;
+	s->ops->measure(s, 50, &eng);
+	s->ops->decide(s, 2, &t, 50, &eng);
+	nl_tap_ok(m.call == CALL_REJ && m.why == NL_REJECT_NO_MACHINE,
+		  "2LSC global: when every matching machine has left, the task is rejected (no_machine)");
 	nl_sched_free(s);
 
 	/* G = 1: 6 matching machines >= L, so the group decides locally unless loaded. */
