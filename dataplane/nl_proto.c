@@ -3,7 +3,10 @@
  * The wire protocol codec (nl_proto.h, docs/protocol.md). Big-endian fields read and written
  * byte by byte, so the code has no alignment or aliasing assumptions about the buffer.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nl_proto.h"
@@ -450,4 +453,28 @@ nl_msg_type_name(unsigned int type)
 	};
 
 	return type < NL_MSG_TYPE_MAX ? n[type] : "?";
+}
+
+int
+nl_proto_parse_addr(const char *s, struct sockaddr_in *a)
+{
+	char buf[64], *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_port = htons(NL_PROTO_PORT);
+	colon = strchr(buf, ':');
+	if (colon != NULL) {
+		char *end;
+		long p = strtol(colon + 1, &end, 10);
+
+		if (*end != '\0' || p < 1 || p > 65535)
+			return -EINVAL;
+		a->sin_port = htons((uint16_t)p);
+		*colon = '\0';
+	}
+	return inet_pton(AF_INET, buf, &a->sin_addr) == 1 ? 0 : -EINVAL;
 }

@@ -204,6 +204,18 @@ const char *nl_proto_err_name(enum nl_proto_err e);
 /** Printable name of a message type ("?" when unknown). @par Context Pure. */
 const char *nl_msg_type_name(unsigned int type);
 
+struct sockaddr_in;
+
+/**
+ * Parse an appliance address "A.B.C.D[:PORT]" for the plain-socket tools.
+ *
+ * @param s  NUL-terminated text; PORT 1..65535, NL_PROTO_PORT when absent.
+ * @param a  Output IPv4 socket address (network byte order).
+ * @return 0; -EINVAL for a bad address, a bad port or text over 63 characters.
+ * @par Context  Pure.
+ */
+int nl_proto_parse_addr(const char *s, struct sockaddr_in *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,30 +78,6 @@ unif(void)
 }
 
 static int
-parse_addr(const char *s, struct sockaddr_in *a)
-{
-	char buf[64], *colon;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	memset(a, 0, sizeof(*a));
-	a->sin_family = AF_INET;
-	a->sin_port = htons(NL_PROTO_PORT);
-	colon = strchr(buf, ':');
-	if (colon != NULL) {
-		char *end;
-		long p = strtol(colon + 1, &end, 10);
-
-		if (*end != '\0' || p < 1 || p > 65535)
-			return -1;
-		a->sin_port = htons((uint16_t)p);
-		*colon = '\0';
-	}
-	return inet_pton(AF_INET, buf, &a->sin_addr) == 1 ? 0 : -1;
-}
-
-static int
 cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -249,7 +225,7 @@ main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'a':
-			if (parse_addr(optarg, &app) != 0) {
+			if (nl_proto_parse_addr(optarg, &app) != 0) {
 				fprintf(stderr, "nlevel-loadgen: bad address '%s'\n", optarg);
 				return 2;
 			}

@@ -79,30 +79,6 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int
-parse_addr(const char *s, struct sockaddr_in *a)
-{
-	char buf[64], *colon;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	memset(a, 0, sizeof(*a));
-	a->sin_family = AF_INET;
-	a->sin_port = htons(NL_PROTO_PORT);
-	colon = strchr(buf, ':');
-	if (colon != NULL) {
-		char *end;
-		long p = strtol(colon + 1, &end, 10);
-
-		if (*end != '\0' || p < 1 || p > 65535)
-			return -1;
-		a->sin_port = htons((uint16_t)p);
-		*colon = '\0';
-	}
-	return inet_pton(AF_INET, buf, &a->sin_addr) == 1 ? 0 : -1;
-}
-
 /* SPEED_IPS:VECTOR[:LINK_BPS], VECTOR of '0' '1' '*' for resources 1..N */
 static int
 parse_mach(const char *s, struct nl_msg_mach *m)
@@ -252,7 +228,7 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (parse_addr(optarg, &app) != 0) {
+			if (nl_proto_parse_addr(optarg, &app) != 0) {
 				fprintf(stderr, "nlevel-worker: --appliance: bad address '%s'\n", optarg);
 				return 2;
 			}
