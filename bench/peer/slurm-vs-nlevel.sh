@@ -5,6 +5,7 @@
 # each, printed side by side. Not part of CI (minutes of wall time); run it by hand:
 #
 #   bench/peer/slurm-vs-nlevel.sh [--tasks N] [--build DIR] [--farm-rate TPS] [--no-slurm] [--keep]
+#   (the build defaults to $NL_BUILD, then build/ at the repository root)
 #
 # Slurm: Debian's slurm-wlm + munge (installed here with apt-get when missing; they are not in
 # tools/install-deps.sh), one slurmctld + one slurmd (CPUs=2) and their own munged, all under a
@@ -43,7 +44,7 @@ done
 case "$N" in ''|*[!0-9]*) echo "slurm-vs-nlevel: --tasks: '$N' is not a count" >&2; exit 2 ;; esac
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "$BUILD" ]; then
-	for d in "$SRC/build" /tmp/b-bench; do
+	for d in "${NL_BUILD:-}" "$SRC/build"; do
 		[ -x "$d/dataplane/nlevel" ] && { BUILD=$d; break; }
 	done
 fi
