@@ -224,7 +224,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
 			return;
 		}
-		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->mach,
+		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate,
 					 eng->ops->load(eng->ctx, mgr, now_vt), now_vt,
 					 t->instr / t->n_split, t->data_bits / t->n_split, t->n_split,
 					 out);
@@ -235,7 +235,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 		if (s->p.measure_period_vt <= 0 || g->snap_vt < 0)
 			tlsc_measure(s, now_vt, eng);
 		n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
-					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->mach, g->snap,
+					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, g->snap,
 					 g->snap_vt, t->instr / t->n_split, t->data_bits / t->n_split,
 					 t->n_split, out);
 		if (n == -ENOSPC && g->snap_vt != now_vt) {
@@ -243,7 +243,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			 * since): measure now rather than refuse on stale information. */
 			tlsc_measure(s, now_vt, eng);
 			n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
-						 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->mach,
+						 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate,
 						 g->snap, g->snap_vt, t->instr / t->n_split,
 						 t->data_bits / t->n_split, t->n_split, out);
 		}

@@ -67,3 +67,12 @@ nl_machines_build(const struct nl_model_cfg *m, uint64_t seed, struct nl_machine
 	}
 	return 0;
 }
+
+void
+nl_mach_rates_build(const struct nl_machine *mach, unsigned int n, struct nl_mach_rate *rate)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		rate[i].vt_per_instr = 1.0 / mach[i].speed_ips;
+		rate[i].vt_per_bit = 1.0 / mach[i].link_bps;
+	}
+}

@@ -52,6 +52,35 @@ nl_mach_service_vt(const struct nl_machine *m, double instr, double bits)
 }
 
 /**
+ * A machine's costs per unit of work, derived from struct nl_machine once (nl_sched_create())
+ * so picking multiplies instead of dividing.
+ */
+struct nl_mach_rate {
+	double vt_per_instr; /**< 1 / W_i [u.t./instr] */
+	double vt_per_bit;   /**< 1 / T_i [u.t./bit] */
+};
+
+/**
+ * Fill rates from machines: rate[i] = (1 / W_i, 1 / T_i).
+ *
+ * @param mach  [n] machines (speeds > 0).
+ * @param n     Number of machines.
+ * @param rate  Output [n].
+ * @par Context  Pure.
+ */
+void nl_mach_rates_build(const struct nl_machine *mach, unsigned int n, struct nl_mach_rate *rate);
+
+/**
+ * Time a sub-task of (instr, bits) takes at a rate: instr / W_i + bits / T_i [u.t.].
+ * @par Context  Pure.
+ */
+static inline double
+nl_mach_rate_service_vt(const struct nl_mach_rate *r, double instr, double bits)
+{
+	return instr * r->vt_per_instr + bits * r->vt_per_bit;
+}
+
+/**
  * Build the machine list of a model: M machines, speed classes in equal contiguous blocks
  * (machine i has class i * n_speed / M), vectors balanced (machine i holds vector i mod 2^N,
  * so every block holds every vector equally often) or random (each entry '*' with probability

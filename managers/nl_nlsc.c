@@ -137,7 +137,7 @@ nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	uint32_t l = tr->node[mgr].leaf;
 	const uint32_t *cand = &tr->leaf_mach[tr->leaf_off[l]];
 	unsigned int n_cand = tr->leaf_off[l + 1] - tr->leaf_off[l];
-	int n = nl_pick_least_loaded(cand, n_cand, s->mach, eng->ops->load(eng->ctx, mgr, now_vt),
+	int n = nl_pick_least_loaded(cand, n_cand, s->rate, eng->ops->load(eng->ctx, mgr, now_vt),
 				     now_vt, t->instr / t->n_split, t->data_bits / t->n_split,
 				     t->n_split, out);
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 
 #include "nl_pick.h"
 #include "nl_task.h"
 
 int
-nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_machine *mach,
+nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_mach_rate *rate,
 		     const struct nl_mach_load *load, double now_vt, double sub_instr,
 		     double sub_bits, unsigned int n_split, uint32_t *out)
 {
@@ -18,20 +19,22 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 		return -ENOSPC;
 	if (n_cand >= n_split) {
 		unsigned int n_live = 0;
+		double thr = INFINITY; /* key of the worst kept while n == n_split */
 
-		/* Keep the n_split best in key[] ascending; a strictly better candidate is needed
-		 * to displace one, so earlier candidates win ties. */
+		/* Keep the n_split best in key[] ascending. Keys are computed without branches (a
+		 * machine that left gets +inf); only a candidate strictly better than the worst
+		 * kept is inserted, which is rare once key[] is full, so earlier candidates win
+		 * ties and the branch predicts well on random loads. */
 		for (unsigned int c = 0; c < n_cand; c++) {
 			uint32_t id = cand[c];
-			double b = load[id].busy_until_vt - now_vt;
-			double k = (b > 0 ? b : 0) +
-				   nl_mach_service_vt(&mach[id], sub_instr, sub_bits);
+			double bu = load[id].busy_until_vt;
+			double b = bu > now_vt ? bu - now_vt : 0;
+			double k = b + nl_mach_rate_service_vt(&rate[id], sub_instr, sub_bits);
 			unsigned int j;
 
-			if (load[id].busy_until_vt >= NL_MACH_GONE_VT)
-				continue;
-			n_live++;
-			if (n == n_split && k >= key[n - 1])
+			k = bu < NL_MACH_GONE_VT ? k : INFINITY;
+			n_live += bu < NL_MACH_GONE_VT;
+			if (!(k < thr))
 				continue;
 			j = n < n_split ? n++ : n - 1;
 			while (j > 0 && key[j - 1] > k) {
@@ -41,6 +44,8 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 			}
 			key[j] = k;
 			out[j] = id;
+			if (n == n_split)
+				thr = key[n - 1];
 		}
 		if (n_live >= n_split)
 			return (int)n_split;
@@ -64,14 +69,14 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 		for (unsigned int c = 0; c < n_live; c++) {
 			double b = load[live[c]].busy_until_vt - now_vt;
 			double k = (b > 0 ? b : 0) + extra[c] +
-				   nl_mach_service_vt(&mach[live[c]], sub_instr, sub_bits);
+				   nl_mach_rate_service_vt(&rate[live[c]], sub_instr, sub_bits);
 
 			if (c == 0 || k < best_k) {
 				best = c;
 				best_k = k;
 			}
 		}
-		extra[best] += nl_mach_service_vt(&mach[live[best]], sub_instr, sub_bits);
+		extra[best] += nl_mach_rate_service_vt(&rate[live[best]], sub_instr, sub_bits);
 		out[s] = live[best];
 	}
 	return (int)n_split;

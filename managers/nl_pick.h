@@ -30,7 +30,7 @@ extern "C" {
  *
  * @param cand       [n_cand] candidate machine ids, ascending.
  * @param n_cand     >= 1.
- * @param mach       Static machine table, indexed by id.
+ * @param rate       Machine rates (nl_mach_rates_build()), indexed by id.
  * @param load       Load table, indexed by id.
  * @param now_vt     Current time [u.t.].
  * @param sub_instr  Instructions of one sub-task, I/L [instr].
@@ -43,7 +43,7 @@ extern "C" {
  *               Cost O(n_cand * n_split) worst case, O(n_cand) typical.
  * @par Source   seed 002 §3.3 step 5 ("the L machines of low load").
  */
-int nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_machine *mach,
+int nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_mach_rate *rate,
 			 const struct nl_mach_load *load, double now_vt, double sub_instr,
 			 double sub_bits, unsigned int n_split, uint32_t *out);
 

@@ -83,6 +83,7 @@ struct nl_sched {
 	struct nl_sched_params p;      /**< costs and knobs (copied) */
 	struct nl_tree *tree;          /**< resource tree of the machines (owned) */
 	const struct nl_machine *mach; /**< [n_mach] (borrowed, outlives the sched) */
+	struct nl_mach_rate *rate;     /**< [n_mach] derived from mach at creation (owned) */
 	unsigned int n_mach;
 	unsigned int n_mgr;            /**< managers of this policy */
 	void *priv;                    /**< policy state */

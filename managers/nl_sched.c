@@ -23,13 +23,18 @@ nl_sched_create(struct nl_sched **out, const struct nl_policy_ops *ops,
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	vec = malloc(n_mach * sizeof(*vec));
-	if (s == NULL || vec == NULL) {
+	if (s != NULL)
+		s->rate = malloc(n_mach * sizeof(*s->rate));
+	if (s == NULL || vec == NULL || s->rate == NULL) {
+		if (s != NULL)
+			free(s->rate);
 		free(s);
 		free(vec);
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < n_mach; i++)
 		vec[i] = mach[i].res;
+	nl_mach_rates_build(mach, n_mach, s->rate);
 	s->ops = ops;
 	s->p = *p;
 	s->mach = mach;
@@ -40,6 +45,7 @@ nl_sched_create(struct nl_sched **out, const struct nl_policy_ops *ops,
 		rc = ops->init(s);
 	if (rc != 0) {
 		nl_tree_free(s->tree);
+		free(s->rate);
 		free(s);
 		return rc;
 	}
@@ -54,5 +60,6 @@ nl_sched_free(struct nl_sched *s)
 		return;
 	s->ops->fini(s);
 	nl_tree_free(s->tree);
+	free(s->rate);
 	free(s);
 }

@@ -8,6 +8,7 @@
 #ifndef NL_TASK_H
 #define NL_TASK_H
 
+#include <assert.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -41,7 +42,7 @@ struct nl_task {
 	uint32_t aux;         /**< (engine) private */
 };
 
-_Static_assert(sizeof(struct nl_task) == 64, "a task is one cache line");
+static_assert(sizeof(struct nl_task) == 64, "a task is one cache line");
 
 /** Printable reason. @par Context Pure. */
 const char *nl_reject_name(enum nl_reject_reason why);

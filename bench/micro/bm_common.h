@@ -20,14 +20,6 @@
 #include <x86intrin.h>
 #endif
 
-/*
- * managers/nl_task.h checks its size with C11's _Static_assert, which is not a C++ keyword;
- * map it onto static_assert so the C headers compile in the C++17 harness.
- */
-#ifndef _Static_assert
-#define _Static_assert static_assert
-#endif
-
 /** TSC now [cyc]; 0 where there is no TSC. */
 static inline uint64_t
 nl_bm_tsc(void)

@@ -59,6 +59,7 @@ struct disp {
 	std::vector<uint8_t> mp;             /* [n_node] enqueue MP: producers on two lcores */
 	std::vector<uint32_t> own[2];        /* nodes of the main / worker lcore, ascending */
 	std::vector<nl_machine> mach;
+	std::vector<nl_mach_rate> rate;
 	std::vector<nl_mach_load> load;      /* written only by the lcore owning the leaf */
 	double now_vt = 0;
 	uint64_t done = 0;                   /* tasks completed (main lcore: it owns the leaves) */
@@ -120,7 +121,7 @@ struct disp {
 		const uint32_t *cand = &t->leaf_mach[t->leaf_off[leaf]];
 		unsigned int n_cand = t->leaf_off[leaf + 1] - t->leaf_off[leaf];
 		double si = k->instr / k->n_split, sb = k->data_bits / k->n_split;
-		int got = nl_pick_least_loaded(cand, n_cand, mach.data(), load.data(), now_vt, si, sb,
+		int got = nl_pick_least_loaded(cand, n_cand, rate.data(), load.data(), now_vt, si, sb,
 					       k->n_split, pick);
 
 		for (int j = 0; j < got; j++) {
@@ -219,6 +220,8 @@ BM_dispatch_path(benchmark::State &st)
 		d.mach[i].res.set = i & ((1u << N) - 1);
 		vec[i] = d.mach[i].res;
 	}
+	d.rate.resize(M);
+	nl_mach_rates_build(d.mach.data(), M, d.rate.data());
 	if (nl_tree_build(&d.t, N, vec.data(), M, 0) != 0) {
 		st.SkipWithError("nl_tree_build failed");
 		return;

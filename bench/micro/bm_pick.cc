@@ -44,10 +44,13 @@ BM_grp_pick(benchmark::State &st)
 		mean_s += nl_mach_service_vt(&mach[i], sub_instr, sub_bits) / m;
 	}
 	dt_vt = (double)L * mean_s / (0.8 * m); /* offered load 80 % */
+	std::vector<nl_mach_rate> rate(m);
+
+	nl_mach_rates_build(mach.data(), m, rate.data());
 	uint64_t t0 = nl_bm_tsc();
 
 	for (auto _ : st) {
-		int k = nl_pick_least_loaded(cand.data(), m, mach.data(), load.data(), now_vt,
+		int k = nl_pick_least_loaded(cand.data(), m, rate.data(), load.data(), now_vt,
 					     sub_instr, sub_bits, L, out);
 
 		for (int j = 0; j < k; j++) {

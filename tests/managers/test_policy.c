@@ -109,6 +109,7 @@ test_pick(void)
 	struct nl_machine mach[8];
 	struct nl_mach_load ld[8];
 	uint32_t cand[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, out[8];
+	struct nl_mach_rate rate[8];
 
 	memset(ld, 0, sizeof(ld));
 	for (unsigned int i = 0; i < 8; i++) {
@@ -116,43 +117,46 @@ test_pick(void)
 		mach[i].speed_ips = 1;
 		mach[i].link_bps = 1;
 	}
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
+	nl_mach_rates_build(mach, 8, rate);
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
 		  out[1] == 1 && out[2] == 2 && out[3] == 3,
 		  "pick: ties on idle equal machines go to the lowest ids, in order");
 	ld[0].busy_until_vt = 5;
 	ld[2].busy_until_vt = 3;
 	ld[5].busy_until_vt = 1; /* in the past at now = 2: idle */
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 2, 1, 0, 4, out) == 4 && out[0] == 1 &&
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 2, 1, 0, 4, out) == 4 && out[0] == 1 &&
 		  out[1] == 3 && out[2] == 4 && out[3] == 5,
 		  "pick: busy machines are skipped for idle ones; a past busy_until counts as idle");
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 2, 1, 0, 7, out) == 7 && out[6] == 2,
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 2, 1, 0, 7, out) == 7 && out[6] == 2,
 		  "pick: with L = 7 of 8, after the six idle machines the less busy one (2) is taken, not 0");
 	mach[7].speed_ips = 4; /* faster: expected completion 0.25 */
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 2, 1, 0, 1, out) == 1 && out[0] == 7,
+	nl_mach_rates_build(mach, 8, rate);
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 2, 1, 0, 1, out) == 1 && out[0] == 7,
 		  "pick: on idle machines the fastest finishes first and is chosen");
 	memset(ld, 0, sizeof(ld));
 	mach[7].speed_ips = 1;
-	nl_tap_ok(nl_pick_least_loaded(cand, 2, mach, ld, 0, 1, 0, 5, out) == 5 && out[0] == 0 &&
+	nl_mach_rates_build(mach, 8, rate);
+	nl_tap_ok(nl_pick_least_loaded(cand, 2, rate, ld, 0, 1, 0, 5, out) == 5 && out[0] == 0 &&
 		  out[1] == 1 && out[2] == 0 && out[3] == 1 && out[4] == 0,
 		  "pick: fewer machines than L: sub-tasks share them, spread round the least loaded");
 	ld[1].busy_until_vt = NL_MACH_GONE_VT;
 	ld[2].busy_until_vt = NL_MACH_GONE_VT;
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
 		  out[1] == 3 && out[2] == 4 && out[3] == 5,
 		  "pick: machines that left (busy_until = NL_MACH_GONE_VT) are never picked");
 	for (unsigned int i = 2; i < 8; i++)
 		ld[i].busy_until_vt = NL_MACH_GONE_VT;
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 0, 1, 0, 4, out) == 4 && out[0] == 0 &&
 		  out[1] == 0 && out[2] == 0 && out[3] == 0,
 		  "pick: with fewer live machines than L, the live ones share the sub-tasks");
 	ld[0].busy_until_vt = NL_MACH_GONE_VT;
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 4, out) == -ENOSPC,
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 0, 1, 0, 4, out) == -ENOSPC,
 		  "pick: a group whose machines all left is -ENOSPC");
 	memset(ld, 0, sizeof(ld));
-	nl_tap_ok(nl_pick_least_loaded(cand, 0, mach, ld, 0, 1, 0, 4, out) == -ENOSPC,
+	nl_tap_ok(nl_pick_least_loaded(cand, 0, rate, ld, 0, 1, 0, 4, out) == -ENOSPC,
 		  "pick: an empty group is -ENOSPC");
-	nl_tap_ok(nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, 0, out) == -EINVAL &&
-		  nl_pick_least_loaded(cand, 8, mach, ld, 0, 1, 0, NL_TASK_MAX_SPLIT + 1, out) == -EINVAL,
+	nl_tap_ok(nl_pick_least_loaded(cand, 8, rate, ld, 0, 1, 0, 0, out) == -EINVAL &&
+		  nl_pick_least_loaded(cand, 8, rate, ld, 0, 1, 0, NL_TASK_MAX_SPLIT + 1, out) == -EINVAL,
 		  "pick: L = 0 or L > max is -EINVAL");
 }
 
