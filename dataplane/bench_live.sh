@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Native-mode capacity of the live appliance (docs/benchmarks-live.md): for N = 4 and N = 8,
+# Native-mode capacity of the live appliance (docs/benchmarks.md (Live appliance)): for N = 4 and N = 8,
 # NLSC and 2LSC, the saturated dispatch rate with in-process instant machines, then the mean
 # and p99 dispatch latency (ingress to sub-task assignment) at half that rate. Every run also
 # prints the cost of a bare SP/SC rte_ring hop measured in the same process (ring_hop_ns).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nlevel-classad-timing: a small timing program for the ClassAd evaluator and the PluS
- * admission (the figures of docs/benchmarks-classad.md; Google Benchmark's BM_classad_* in
+ * admission (the figures of docs/benchmarks.md (ClassAd); Google Benchmark's BM_classad_* in
  * nlevel-bench measure the same loops). Not a test.
  *
  *   nlevel-classad-timing [POLICY] [REPS]

@@ -115,7 +115,7 @@ struct nl_jobmix_model {
  * such as the KTH SP2; K: U = 12, T = 600 s, W = 144).
  * @param u  Output units.
  * @par Context  Pure.
- * @par Source   seed 001 Table 2 (K's units); docs/results-jobmix.md (the SP2's).
+ * @par Source   seed 001 Table 2 (K's units); docs/results.md (Seed 001) (the SP2's).
  */
 void nl_jobmix_units_default(struct nl_jobmix_units *u);
 

@@ -425,7 +425,7 @@ put_int(char *p, int64_t v, int width, bool first)
  * Write the mix: the header with nl_swf_write_file() (swf holds the header only), then the job
  * lines. A ".gz" path goes through nl_swf_write() (jobs appended to swf). A plain file gets
  * the job lines formatted here, in nl_swf's column layout, because the generic writer's one
- * printf per field takes ~2 s for a million jobs (docs/benchmarks-jobmix.md); the result is
+ * printf per field takes ~2 s for a million jobs (docs/benchmarks.md (Job-mix generator)); the result is
  * the same text (tests/jobmix: it reads back with nl_swf_load()).
  */
 static int
