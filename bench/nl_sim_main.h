@@ -9,6 +9,7 @@
 #define NL_SIM_MAIN_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "nl_cfg.h"
 
@@ -27,6 +28,19 @@ struct nl_sim_opts {
 	double horizon_vt;   /**< --horizon, 0 = configuration's */
 	bool quiet;          /**< --quiet */
 };
+
+/**
+ * Monotonic wall clock for progress lines and the SUMMARY figures.
+ * @return seconds since an arbitrary origin [s]. @par Context Any thread.
+ */
+static inline double
+nl_sim_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /** Seed 002 dispatch curves ([system]/[task]/[nlsc]/[2lsc] sections). @return exit status. */
 int nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o);

@@ -46,15 +46,6 @@ struct pool {
 };
 
 static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double
 thread_cpu_s(void)
 {
 	struct timespec ts;
@@ -100,10 +91,10 @@ worker(void *arg)
 			pthread_mutex_lock(&p->log_lock);
 			if (j->r.saturated)
 				fprintf(stderr, "[%u/%u %.1fs] %s load %g%% seed %u: saturated\n", d,
-					p->n_job, now_s() - p->t0, lab, p->m->load_pct[j->load], j->seed);
+					p->n_job, nl_sim_wall_s() - p->t0, lab, p->m->load_pct[j->load], j->seed);
 			else
 				fprintf(stderr, "[%u/%u %.1fs] %s load %g%% seed %u: resp %.1f u.t.\n",
-					d, p->n_job, now_s() - p->t0, lab, p->m->load_pct[j->load],
+					d, p->n_job, nl_sim_wall_s() - p->t0, lab, p->m->load_pct[j->load],
 					j->seed, j->r.resp_mean_vt);
 			pthread_mutex_unlock(&p->log_lock);
 		}
@@ -402,12 +393,12 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (!o->quiet)
 		fprintf(stderr, "nlevel-sim: %u curves x %u loads x %u seeds = %u runs of %g u.t. on %u threads\n",
 			m.n_variant, m.n_load, m.n_seeds, p.n_job, m.horizon_vt, n_th);
-	p.t0 = now_s();
+	p.t0 = nl_sim_wall_s();
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_create(&th[i], NULL, worker, &p);
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_join(th[i], NULL);
-	double wall = now_s() - p.t0, cpu = 0;
+	double wall = nl_sim_wall_s() - p.t0, cpu = 0;
 	uint64_t events = 0;
 
 	for (unsigned int i = 0; i < p.n_job; i++) {

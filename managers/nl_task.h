@@ -44,7 +44,13 @@ struct nl_task {
 
 static_assert(sizeof(struct nl_task) == 64, "a task is one cache line");
 
-/** Printable reason. @par Context Pure. */
+/**
+ * Printable name of a reject reason (REJECT frames, logs, telemetry).
+ *
+ * @param why  Reason.
+ * @return A static string such as "no_machine"; "unknown" for a value out of range.
+ * @par Context  Pure; any thread.
+ */
 const char *nl_reject_name(enum nl_reject_reason why);
 
 #ifdef __cplusplus

@@ -18,15 +18,6 @@
 #include "nl_sim_main.h"
 #include "nl_version.h"
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* A relative trace path is tried from the current directory, then from the configuration
  * file's directory. */
 static void
@@ -115,7 +106,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		snprintf(path, sizeof(path), "%s", o->trace);
 	else
 		resolve_trace(c.trace, o->config, path, sizeof(path));
-	t0 = now_s();
+	t0 = nl_sim_wall_s();
 	if (nl_swf_load(&t, path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "nlevel-sim: %s\n", err);
 		if (access(path, R_OK) != 0)
@@ -131,7 +122,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		fprintf(stderr, "nlevel-sim: %s: %zu records (%s, MaxProcs %lld) read in %.2fs; "
 				"%zu jobs kept",
 			path, t->n_job, comp ? comp : "?", (long long)nl_swf_header_int(t, "MaxProcs"),
-			now_s() - t0, n);
+			nl_sim_wall_s() - t0, n);
 		for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
 			if (drops[k] > 0)
 				fprintf(stderr, ", %zu dropped (%s)", drops[k], nl_swf_drop_name(k));
@@ -163,9 +154,9 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		double w0, wall;
 
 		memcpy(jobs, base, n * sizeof(*jobs));
-		w0 = now_s();
+		w0 = nl_sim_wall_s();
 		rc = nl_batch_run(&c.sys, sc, jobs, n, &st, NULL);
-		wall = now_s() - w0;
+		wall = nl_sim_wall_s() - w0;
 		if (rc != 0) {
 			fprintf(stderr, "nlevel-sim: scenario %s: %s\n", sc->name, strerror(-rc));
 			rc = 1;
