@@ -35,57 +35,6 @@ static uint64_t nl_dp_quit; /* set by nl_dp_stop(); relaxed flag polled in house
 #define NL_DP_SWEEPS 4u       /* pending-bit sweeps per lcore round at most */
 #define NL_DP_EMU_STEP_VT 0.5 /* largest emulated clock step per lcore round [u.t.] */
 
-/* --- random numbers (xoshiro256**, seeded by splitmix64) --- */
-
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t
-rng_u64(uint64_t *s)
-{
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
-static double
-rng_unif(uint64_t *s)
-{
-	return (double)(rng_u64(s) >> 11) * 0x1.0p-53;
-}
-
-static double
-rng_exp(uint64_t *s, double mean)
-{
-	return -mean * log(1.0 - rng_unif(s));
-}
-
-static void
-rng_seed(uint64_t *s, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		s[i] = splitmix64(&seed);
-}
-
 /* --- clock --- */
 
 double
@@ -94,18 +43,14 @@ nl_dp_now_vt(const struct nl_dp *dp)
 	return (double)(rte_rdtsc() - dp->tsc0) * dp->vt_per_cyc;
 }
 
-/* Background load of machine i at time t: the simulator's model (nl_dsim.c), W_i(1 - b),
- * b ~ U[0, bg_load_max) redrawn every bg_period_vt, as a hash so no event is needed. */
+/* Background load of machine i at time t: the simulator's model (nl_mach_bg_factor()), only
+ * in emulated mode. */
 double
 nl_dp_bg_factor(const struct nl_dp *dp, uint32_t i, double t_vt)
 {
-	uint64_t x;
-
-	if (dp->m.bg_load_max <= 0 || !dp->o.emulate)
+	if (!dp->o.emulate)
 		return 1.0;
-	x = dp->bg_seed ^ ((uint64_t)i * UINT64_C(0x9e3779b97f4a7c15)) ^
-	    ((uint64_t)(t_vt / dp->m.bg_period_vt) * UINT64_C(0xc2b2ae3d27d4eb4f));
-	return 1.0 - dp->m.bg_load_max * (double)(splitmix64(&x) >> 11) * 0x1.0p-53;
+	return nl_mach_bg_factor(dp->m.bg_load_max, dp->m.bg_period_vt, dp->bg_seed, i, t_vt);
 }
 
 static inline unsigned int
@@ -299,7 +244,7 @@ gen_poll_st(struct nl_dp_lcore *lc, double now_vt)
 			nl_atomic_store_relaxed(&dp->gen_done, 1);
 			break;
 		}
-		lc->next_arrival_vt += dp->lambda > 0 ? rng_exp(lc->rng, 1.0 / dp->lambda) : 0;
+		lc->next_arrival_vt += dp->lambda > 0 ? nl_rng_exp(&lc->rng, 1.0 / dp->lambda) : 0;
 		if (!dp->o.emulate)
 			t_arr = ingress_vt; /* native: latency counts from the real ingress */
 		n++;
@@ -312,18 +257,18 @@ gen_poll_st(struct nl_dp_lcore *lc, double now_vt)
 		uint64_t need = 0;
 
 		if (m->need_prob == 0.5) {
-			need = rng_u64(lc->rng) & nl_res_mask(m->n_res);
+			need = nl_rng_u64(&lc->rng) & nl_res_mask(m->n_res);
 		} else {
 			for (unsigned int k = 0; k < m->n_res; k++)
-				if (rng_unif(lc->rng) <= m->need_prob)
+				if (nl_rng_unif(&lc->rng) <= m->need_prob)
 					need |= UINT64_C(1) << k;
 		}
 		t->id = dp->gen_next_id++;
 		t->need = need;
 		t->n_split = (uint16_t)m->n_split;
 		if (m->work_dist == NL_WORK_EXP) {
-			t->instr = rng_exp(lc->rng, m->instr);
-			t->data_bits = m->data_bits > 0 ? rng_exp(lc->rng, m->data_bits) : 0;
+			t->instr = nl_rng_exp(&lc->rng, m->instr);
+			t->data_bits = m->data_bits > 0 ? nl_rng_exp(&lc->rng, m->data_bits) : 0;
 		} else {
 			t->instr = m->instr;
 			t->data_bits = m->data_bits;
@@ -332,7 +277,7 @@ gen_poll_st(struct nl_dp_lcore *lc, double now_vt)
 		t->sched_wait_vt = 0;
 		t->hops = 0;
 		t->flags = 0; /* aux (meta index) is kept */
-		if (nl_dp_ingress_st(lc, t, t_arr, rng_u64(lc->rng)) != 0) {
+		if (nl_dp_ingress_st(lc, t, t_arr, nl_rng_u64(&lc->rng)) != 0) {
 			rte_mempool_put(dp->pool, t);
 			nl_stat_add_st(&lc->rejected_ingress, 1);
 			continue;
@@ -937,7 +882,7 @@ run_reset(struct nl_dp *dp, uint64_t seed)
 	for (unsigned int i = 0; i < dp->n_lc; i++) {
 		struct nl_dp_lcore *lc = &dp->lc[i];
 
-		rng_seed(lc->rng, splitmix64(&x) + i);
+		nl_rng_seed(&lc->rng, nl_splitmix64(&x) + i);
 		lc->generated = lc->accepted = lc->rejected_ingress = 0;
 		lc->lat_n = 0;
 		lc->lat_sum_ns = 0;
@@ -947,7 +892,7 @@ run_reset(struct nl_dp *dp, uint64_t seed)
 		memset(lc->pend, 0, sizeof(lc->pend));
 		memset(lc->lat_hist, 0, sizeof(lc->lat_hist));
 	}
-	dp->bg_seed = splitmix64(&x);
+	dp->bg_seed = nl_splitmix64(&x);
 	dp->completed = dp->failed = 0;
 	dp->n_resp = 0;
 	dp->sum_hops = dp->sum_wait = 0;
@@ -1027,7 +972,7 @@ nl_dp_run_point(struct nl_dp *dp, double load_pct, uint64_t seed, struct nl_dp_p
 	run_reset(dp, seed);
 	dp->tsc0 = rte_rdtsc();
 	for (unsigned int i = 0; i < dp->n_lc; i++)
-		dp->lc[i].next_arrival_vt = rng_exp(dp->lc[i].rng, 1.0 / dp->lambda);
+		dp->lc[i].next_arrival_vt = nl_rng_exp(&dp->lc[i].rng, 1.0 / dp->lambda);
 	rc = launch(dp);
 	if (rc != 0)
 		return rc;
@@ -1117,7 +1062,8 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 	run_reset(dp, 1);
 	dp->tsc0 = rte_rdtsc();
 	for (unsigned int i = 0; i < dp->n_lc; i++)
-		dp->lc[i].next_arrival_vt = dp->lambda > 0 ? rng_exp(dp->lc[i].rng, 1.0 / dp->lambda) : 0;
+		dp->lc[i].next_arrival_vt =
+			dp->lambda > 0 ? nl_rng_exp(&dp->lc[i].rng, 1.0 / dp->lambda) : 0;
 	rc = launch(dp);
 	if (rc != 0)
 		return rc;

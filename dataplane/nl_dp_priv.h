@@ -109,7 +109,7 @@ struct nl_dp_lcore {
 	double now_vt;                /* this lcore's emulated clock (see nl_dp_lcore_main) */
 	uint64_t clock_mvt;           /* now_vt in 1/1000 u.t., for other threads (relaxed) */
 	/* generator */
-	uint64_t rng[4];
+	struct nl_rng rng;
 	double next_arrival_vt;
 	uint64_t generated;
 	uint64_t accepted;

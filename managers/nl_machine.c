@@ -23,17 +23,6 @@ nl_reject_name(enum nl_reject_reason why)
 	}
 }
 
-/* splitmix64: a tiny seeded generator for the machine layout (not for the simulation). */
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 int
 nl_machines_build(const struct nl_model_cfg *m, uint64_t seed, struct nl_machine *out)
 {
@@ -55,8 +44,8 @@ nl_machines_build(const struct nl_model_cfg *m, uint64_t seed, struct nl_machine
 			p->res.set = (uint64_t)i & nl_res_mask(m->n_res);
 		} else {
 			for (unsigned int k = 0; k < m->n_res; k++) {
-				double u = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
-				double w = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
+				double u = (double)(nl_splitmix64(&s) >> 11) * 0x1.0p-53;
+				double w = (double)(nl_splitmix64(&s) >> 11) * 0x1.0p-53;
 
 				if (w < m->star_prob)
 					p->res.any |= UINT64_C(1) << k;

@@ -11,6 +11,7 @@
 
 #include "nl_model_cfg.h"
 #include "nl_resvec.h"
+#include "nl_rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,33 @@ static inline double
 nl_mach_service_vt(const struct nl_machine *m, double instr, double bits)
 {
 	return instr / m->speed_ips + bits / m->link_bps;
+}
+
+/**
+ * Background-load slow-down of machine `mach` at time t: W_i(t) = W_i * factor, factor =
+ * 1 - b with b ~ U[0, bg_load_max) redrawn every bg_period_vt. A hash of (seed, machine,
+ * period index), so neither engine needs an event to redraw it and both draw the same b.
+ *
+ * @param bg_load_max   Largest background load, 0..0.95 (0: always 1.0).
+ * @param bg_period_vt  Redraw period [u.t.], > 0.
+ * @param seed          Run seed of the background load.
+ * @param mach          Machine id.
+ * @param t_vt          Time [u.t.].
+ * @return factor in (1 - bg_load_max, 1].
+ * @par Context  Pure; any thread.
+ * @par Source   seed 002 §2.1 (W_i(t) varies with background load); docs/model.md.
+ */
+static inline double
+nl_mach_bg_factor(double bg_load_max, double bg_period_vt, uint64_t seed, uint32_t mach,
+		  double t_vt)
+{
+	uint64_t x;
+
+	if (bg_load_max <= 0)
+		return 1.0;
+	x = seed ^ ((uint64_t)mach * UINT64_C(0x9e3779b97f4a7c15)) ^
+	    ((uint64_t)(t_vt / bg_period_vt) * UINT64_C(0xc2b2ae3d27d4eb4f));
+	return 1.0 - bg_load_max * (double)(nl_splitmix64(&x) >> 11) * 0x1.0p-53;
 }
 
 /**

@@ -125,20 +125,6 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now)
 	push(d, now + d->m->transfer_delay_vt, EV_ARRIVE, to, t);
 }
 
-/* Background load b in [0, bg_load_max) of machine i at time t: a hash of (seed, i, epoch),
- * so no event is needed to redraw it. */
-static double
-bg_factor(const struct dsim *d, uint32_t i, double t)
-{
-	uint64_t x;
-
-	if (d->m->bg_load_max <= 0)
-		return 1.0;
-	x = d->bg_seed ^ ((uint64_t)i * UINT64_C(0x9e3779b97f4a7c15)) ^
-	    ((uint64_t)(t / d->m->bg_period_vt) * UINT64_C(0xc2b2ae3d27d4eb4f));
-	return 1.0 - d->m->bg_load_max * (double)(nl_splitmix64(&x) >> 11) * 0x1.0p-53;
-}
-
 static void
 record(struct dsim *d, const struct nl_task *t, double resp)
 {
@@ -171,7 +157,9 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		struct nl_mach_load *ld = &d->load[mach[j]];
 		const struct nl_machine *p = &d->mach[mach[j]];
 		double start = ld->busy_until_vt > arrive ? ld->busy_until_vt : arrive;
-		double fin = start + sub_instr / (p->speed_ips * bg_factor(d, mach[j], start)) +
+		double bg = nl_mach_bg_factor(d->m->bg_load_max, d->m->bg_period_vt, d->bg_seed,
+					      mach[j], start);
+		double fin = start + sub_instr / (p->speed_ips * bg) +
 			     sub_bits / p->link_bps;
 
 		ld->busy_until_vt = fin;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Random numbers for the simulator: xoshiro256** (Blackman & Vigna), seeded by splitmix64.
- * Each run owns its generators; the same seed gives the same run on every machine.
+ * Random numbers for both engines (the simulator and the live appliance's emulated arrivals)
+ * and the model builders: xoshiro256** (Blackman & Vigna), seeded by splitmix64. Each run or
+ * lcore owns its generators; the same seed gives the same sequence on every machine.
  */
 #ifndef NL_RNG_H
 #define NL_RNG_H
