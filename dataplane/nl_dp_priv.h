@@ -192,15 +192,65 @@ struct nl_dp_req {
 	double speed_ips;
 };
 
-/* Engine internals used across files. */
+/*
+ * Engine internals shared by nl_dp.c, nl_dp_port.c and nl_dp_tel.c (not public API).
+ * Suffixes as everywhere: _st = the calling lcore owns the object, _ctl = control thread.
+ */
+
+/**
+ * Current engine time: TSC since the run started, scaled to u.t. (ns_per_vt wall ns per u.t.
+ * in emulated mode; 1 u.t. = 1 us in native and port modes).
+ * @return now [u.t.]. @par Context Any lcore; reads the TSC, no memory written.
+ */
 double nl_dp_now_vt(const struct nl_dp *dp);
+
+/**
+ * Manager lcore main loop (STYLE.md shape): polls its managers in bursts, quiescent state in
+ * the housekeeping block, exits when the run ends.
+ * @param arg  struct nl_dp_lcore * owned by this lcore.
+ * @return 0. @par Context The lcore launched with it (rte_eal_remote_launch).
+ */
 int nl_dp_lcore_main(void *arg);
+
+/**
+ * Account a task whose last sub-task finished at fin_vt (completed, or failed when flagged),
+ * record its response time and return it to the mempool.
+ * @par Context Control lcore only.
+ */
 void nl_dp_task_finish_ctl(struct nl_dp *dp, struct nl_task *t, double fin_vt);
+
+/**
+ * Publish a new machine generation (machines, alive flags, a fresh policy bound to them) with
+ * rcu_assign_pointer; the old one is freed after a grace period (urcu_qsbr_call_rcu).
+ * @param mach, alive  [n_mach] copied. @param alive  NULL = all alive.
+ * @return 0, or -ENOMEM / the policy's -errno (nothing published).
+ * @par Context Control thread; may allocate.
+ */
 int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const uint8_t *alive,
 			  unsigned int n_mach);
+
+/**
+ * Admit a new task at its entry manager (policy entry(), rnd uniform 64-bit).
+ * @param stamp_vt  Arrival time [u.t.].
+ * @return 0; -ENOBUFS when the entry inbox is full (the caller answers REJECT overload).
+ * @par Context Ingress lcore, QSBR-online; no allocation, no lock.
+ */
 int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double now_vt, uint64_t rnd);
+
+/**
+ * After the lcores stopped: return every task still held anywhere (inboxes, service slots,
+ * rings, heap) to the mempool exactly once.
+ * @par Context Control thread, lcores stopped.
+ */
 void nl_dp_drain_ctl(struct nl_dp *dp);
+
+/** Mark every manager as having work, so each is polled at least once. @par Context Control. */
 void nl_dp_kick_ctl(struct nl_dp *dp);
+
+/**
+ * Background-load factor of machine i at t_vt in emulated mode (nl_mach_bg_factor() with the
+ * run's seed), 1.0 otherwise. @par Context Pure read of dp.
+ */
 double nl_dp_bg_factor(const struct nl_dp *dp, uint32_t i, double t_vt);
 
 #endif /* NL_DP_PRIV_H */

@@ -164,19 +164,81 @@ struct nl_cad_ctx {
 	struct nl_cad_val scratch;   /* nl_cad_bind_ref() of a slot the program lacks */
 };
 
+/*
+ * Library-internal helpers (not installed, not for callers of nl_classad.h). All are pure or
+ * touch only the evaluation context they are given: Context = the thread owning that context.
+ * Source: ClassAd Language Reference Manual v2.4 (names, times), HTCondor 23.0 (formats).
+ */
+
 /* nl_cad_val.c */
+
+/**
+ * Case-insensitive hash of an attribute name (ClassAd names ignore case).
+ * @param s, len  Name [bytes], not NUL-terminated.
+ * @return 32-bit hash. @par Context Pure.
+ */
 uint32_t nl_cad_hash(const char *s, uint32_t len);
+
+/**
+ * Case-insensitive equality of two names.
+ * @return true when equal ignoring ASCII case. @par Context Pure.
+ */
 bool nl_cad_name_eq(const char *a, uint32_t alen, const char *b, uint32_t blen);
+
+/**
+ * Bump-allocate n bytes (16-byte aligned) from a chunk list, reusing chunks after a reset.
+ * @param head, cur  The list and its current chunk (updated).
+ * @param n          Bytes wanted.
+ * @return The memory, or NULL when a new chunk cannot be allocated.
+ * @par Context  Owner of the list; allocates only when every chunk is full.
+ */
 void *nl_cad_chunk_alloc(struct nl_cad_chunk **head, struct nl_cad_chunk **cur, size_t n);
+
+/** Free a whole chunk list; NULL accepted. @par Context Owner of the list. */
 void nl_cad_chunk_free(struct nl_cad_chunk *head);
+
+/**
+ * Parse an absTime() literal ("2024-01-02T03:04:05+09:00", offset optional).
+ * @param out_s    Seconds since the Unix epoch [s].
+ * @param out_off  Time-zone offset [s].
+ * @return 0, or -EINVAL for text that is not an absolute time. @par Context Pure.
+ */
 int nl_cad_parse_abstime(const char *s, uint32_t len, int64_t *out_s, int32_t *out_off);
+
+/**
+ * Parse a relTime() literal, in either form ("[-][D+]HH:MM:SS[.frac]" or "1d2h3m4s").
+ * @param out_s  Duration [s].
+ * @return 0, or -EINVAL. @par Context Pure.
+ */
 int nl_cad_parse_reltime(const char *s, uint32_t len, double *out_s);
+
+/**
+ * Format an absolute time as HTCondor prints it, into buf[n].
+ * @param s    Seconds since the epoch [s]. @param off  Offset [s].
+ * @return As snprintf (characters that the full text needs). @par Context Pure.
+ */
 int nl_cad_fmt_abstime(int64_t s, int32_t off, char *buf, size_t n);
+
+/** Format a relative time [s] as HTCondor prints it. @return As snprintf. @par Context Pure. */
 int nl_cad_fmt_reltime(double s, char *buf, size_t n);
+
+/** Format a real so it reads back as the same real (NaN, INF spelled real("...")).
+ * @return As snprintf. @par Context Pure. */
 int nl_cad_fmt_real(double r, char *buf, size_t n);
 
 /* nl_cad_eval.c */
+
+/**
+ * Built-in function by name (case-insensitive).
+ * @return Its NL_CAD_F_* index, or -1 when there is no such built-in. @par Context Pure.
+ */
 int nl_cad_fn_lookup(const char *name, uint32_t len);
+
+/**
+ * Value of attribute slot `slot` in frame f, evaluated (with its cycle guard: a circular
+ * reference gives undefined) and memoised for the context's current generation.
+ * @return The value (undefined/error values included). @par Context Owner of ctx.
+ */
 struct nl_cad_val nl_cad_eval_attr(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, uint32_t slot);
 
 #endif /* NL_CAD_INT_H */
