@@ -224,8 +224,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
 			return;
 		}
-		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate,
-					 eng->ops->load(eng->ctx, mgr, now_vt), now_vt,
+		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate, ld, now_vt,
 					 t->instr / t->n_split, t->data_bits / t->n_split, t->n_split,
 					 out);
 	} else {

@@ -35,7 +35,7 @@ struct nl_machine {
  */
 struct nl_mach_load {
 	double busy_until_vt; /**< time its queue (as known) drains [u.t.]; <= now when idle */
-	uint32_t n_sub;       /**< sub-tasks queued or running (as known) */
+	uint32_t n_sub;       /**< sub-tasks queued or running (live engine; 0 in the simulator) */
 	uint32_t pad;
 };
 

@@ -163,7 +163,6 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 			     sub_bits / p->link_bps;
 
 		ld->busy_until_vt = fin;
-		ld->n_sub++;
 		if (fin > done)
 			done = fin;
 	}
