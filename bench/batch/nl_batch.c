@@ -16,11 +16,15 @@
 
 #include "nl_batch.h"
 #include "nl_evq.h"
+#include "nl_plus.h"
 #include "nl_rng.h"
 
 #define NONE ((size_t)-1)
+#define NO_NODE UINT32_MAX
 
-enum { EV_ARRIVE = 1, EV_END = 2 };
+/* EV_END carries the job's start count in arg: an end scheduled before a preemption is
+ * stale and skipped. The EV_RSV_* events carry the request index in ptr. */
+enum { EV_ARRIVE = 1, EV_END = 2, EV_RSV_REQ, EV_RSV_START, EV_RSV_END, EV_RSV_FORGET };
 enum { ST_PENDING = 0, ST_WAITING, ST_RUNNING, ST_DONE };
 enum { TRIG_PRIO = 0, TRIG_HEAD = 1, TRIG_NONWAIT = 2 };
 
@@ -58,6 +62,18 @@ struct eng {
 	double *pt;
 	int64_t *pf;
 	size_t pcap;
+	uint32_t *run_gen;  /* per job: starts so far (stale EV_END detection) */
+	/* advance reservations (nl_batch_run_rsv); all NULL without */
+	const struct nl_batch_rsv *rsv;
+	size_t *node_job;    /* [P] job running on the node, NONE = idle */
+	uint32_t *node_next; /* [P] next node of the same job, NO_NODE = last */
+	uint32_t *job_node;  /* [n] first node of a running job */
+	double *nh;          /* [P] next hold start [trace s], INFINITY = none */
+	bool *dirty;         /* [P] node record changed since the last sync to the manager */
+	struct nl_plus_job *pj; /* [P] job records for the manager */
+	struct pick { double nh; uint32_t k; } *pick; /* [P] scratch */
+	uint32_t *nodes;     /* [P] scratch for events */
+	uint64_t *rsv_id;    /* [n_req] manager id of an accepted request */
 };
 
 static const char *const policy_names[] = { "fcfs", "firstfit", "easy", "conservative" };
@@ -118,13 +134,14 @@ nl_batch_prio_increment(const struct nl_batch_queue *q, const struct nl_batch_jo
 /* ---- observer ---- */
 
 static void
-emit(struct eng *e, enum nl_batch_ev_kind k, size_t job, long other, uint32_t cpus,
-     uint32_t held_used)
+emit_nodes(struct eng *e, enum nl_batch_ev_kind k, size_t job, long other, uint32_t cpus,
+	   uint32_t held_used, const uint32_t *nodes)
 {
 	struct nl_batch_ev ev;
 
 	if (e->hk == NULL || e->hk->on_ev == NULL)
 		return;
+	ev.nodes = nodes;
 	ev.kind = k;
 	ev.t_s = e->now;
 	ev.job = job;
@@ -134,6 +151,13 @@ emit(struct eng *e, enum nl_batch_ev_kind k, size_t job, long other, uint32_t cp
 	ev.held_cpus = e->held_total;
 	ev.held_used = held_used;
 	e->hk->on_ev(e->hk->arg, &ev);
+}
+
+static void
+emit(struct eng *e, enum nl_batch_ev_kind k, size_t job, long other, uint32_t cpus,
+     uint32_t held_used)
+{
+	emit_nodes(e, k, job, other, cpus, held_used, NULL);
 }
 
 /* ---- waiting lists ---- */
@@ -151,6 +175,34 @@ list_push(struct eng *e, unsigned int l, size_t i)
 	else
 		e->head[l] = i;
 	e->tail[l] = i;
+	e->qlen[l]++;
+}
+
+/* Put a job back at its arrival position (a preempted job: jobs are indexed in arrival
+ * order). Walks from the tail: the waiting lists are short beside the trace. */
+static void
+list_insert_sorted(struct eng *e, unsigned int l, size_t i)
+{
+	size_t *nx = l == e->sys->n_q ? e->gnext : e->next;
+	size_t *pv = l == e->sys->n_q ? e->gprev : e->prev;
+	size_t a = e->tail[l];
+
+	while (a != NONE && a > i)
+		a = pv[a];
+	if (a == e->tail[l]) {
+		list_push(e, l, i);
+		return;
+	}
+	/* insert after a (NONE: at the head) */
+	size_t b = a == NONE ? e->head[l] : nx[a];
+
+	pv[i] = a;
+	nx[i] = b;
+	pv[b] = i;
+	if (a == NONE)
+		e->head[l] = i;
+	else
+		nx[a] = i;
 	e->qlen[l]++;
 }
 
@@ -224,6 +276,79 @@ run_remove(struct eng *e, size_t i)
 	e->n_run--;
 }
 
+/* ---- nodes (advance reservations only) ---- */
+
+/* Node k may take a job of estimate est now: idle, and free of reservations until the
+ * job's estimated end (nl_plus_node_next_hold(), cached in nh). */
+static inline bool
+node_ok(const struct eng *e, uint32_t k, double est_s)
+{
+	return e->node_job[k] == NONE && e->now + est_s <= e->nh[k];
+}
+
+static bool
+nodes_fit(const struct eng *e, size_t w)
+{
+	const struct nl_batch_job *jw = &e->j[w];
+	uint32_t got = 0;
+
+	for (uint32_t k = 0; k < e->sys->cpus; k++)
+		if (node_ok(e, k, jw->est_s) && ++got == jw->cpus)
+			return true;
+	return false;
+}
+
+static int
+cmp_pick(const void *a, const void *b)
+{
+	const struct pick *x = a, *y = b;
+
+	if (x->nh != y->nh)
+		return x->nh < y->nh ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Give job i its nodes (nodes_fit() holds): the nearest next holds first, so the nodes no
+ * reservation wants stay for long jobs. e->nodes[0..cpus) lists them. */
+static void
+nodes_take(struct eng *e, size_t i)
+{
+	uint32_t m = 0, c = e->j[i].cpus;
+
+	for (uint32_t k = 0; k < e->sys->cpus; k++)
+		if (node_ok(e, k, e->j[i].est_s))
+			e->pick[m++] = (struct pick){ e->nh[k], k };
+	if (m > c)
+		qsort(e->pick, m, sizeof(*e->pick), cmp_pick);
+	e->job_node[i] = NO_NODE;
+	for (uint32_t q = c; q-- > 0;) {
+		uint32_t k = e->pick[q].k;
+
+		e->node_job[k] = i;
+		e->node_next[k] = e->job_node[i];
+		e->job_node[i] = k;
+		e->dirty[k] = true;
+		e->nodes[q] = k;
+	}
+}
+
+/* Free job i's nodes into e->nodes. @return their count. */
+static uint32_t
+nodes_release(struct eng *e, size_t i)
+{
+	uint32_t m = 0;
+
+	for (uint32_t k = e->job_node[i], nx; k != NO_NODE; k = nx) {
+		nx = e->node_next[k];
+		e->node_job[k] = NONE;
+		e->node_next[k] = NO_NODE;
+		e->dirty[k] = true;
+		e->nodes[m++] = k;
+	}
+	e->job_node[i] = NO_NODE;
+	return m;
+}
+
 /* ---- start / end ---- */
 
 static void
@@ -262,8 +387,12 @@ start_job(struct eng *e, size_t i, enum nl_batch_how how)
 	if (e->overtaker[i])
 		e->ot_cpus[q] += jb->cpus;
 	run_insert(e, i);
-	emit(e, NL_BATCH_EV_START, i, -1, jb->cpus, from_held);
-	return nl_evq_push_st(&e->evq, e->now + jb->run_s, EV_END, 0, (void *)(uintptr_t)i);
+	if (e->rsv != NULL)
+		nodes_take(e, i);
+	emit_nodes(e, NL_BATCH_EV_START, i, -1, jb->cpus, from_held,
+		   e->rsv != NULL ? e->nodes : NULL);
+	return nl_evq_push_st(&e->evq, e->now + jb->run_s, EV_END, ++e->run_gen[i],
+			      (void *)(uintptr_t)i);
 }
 
 static int
@@ -280,7 +409,9 @@ end_job(struct eng *e, size_t i)
 		e->ot_cpus[jb->queue] -= jb->cpus;
 	if (r == NONE) {
 		e->free += jb->cpus;
-		emit(e, NL_BATCH_EV_END, i, -1, jb->cpus, 0);
+		if (e->rsv != NULL)
+			nodes_release(e, i);
+		emit_nodes(e, NL_BATCH_EV_END, i, -1, jb->cpus, 0, e->rsv != NULL ? e->nodes : NULL);
 		return 0;
 	}
 	/* flagged: the CPUs go to reserving job r, surplus released at once */
@@ -440,7 +571,7 @@ ff_fits(const struct eng *e, size_t w, unsigned int q, bool blocked)
 	if (blocked && !e->resv_active[w] && e->sc->overtake_bound &&
 	    qq->overtake_cpus_max != UINT32_MAX && e->ot_cpus[q] + jw->cpus > qq->overtake_cpus_max)
 		return false;
-	return true;
+	return e->rsv == NULL || nodes_fit(e, w);
 }
 
 static int
@@ -701,6 +832,165 @@ triggers(struct eng *e)
 	}
 }
 
+/* ---- advance reservations (seed 004) ---- */
+
+/* Preempt running job i at the start of request r's window (PluS, seed 004 §1): its work is
+ * lost, it waits again at its arrival position; its pending end event becomes stale. */
+static void
+preempt_job(struct eng *e, size_t i, size_t r)
+{
+	struct nl_batch_job *jb = &e->j[i];
+	int q = jb->queue;
+	uint32_t m;
+
+	run_remove(e, i);
+	m = nodes_release(e, i);
+	e->free += jb->cpus;
+	if (e->overtaker[i]) {
+		e->ot_cpus[q] -= jb->cpus;
+		e->overtaker[i] = false;
+	}
+	e->st->preempted++;
+	e->st->preempted_cpu_s += (double)jb->cpus * (e->now - jb->start_s);
+	e->rsv->req[r].preempted++;
+	emit_nodes(e, NL_BATCH_EV_PREEMPT, i, (long)r, m, 0, e->nodes);
+	jb->start_s = -1;
+	jb->how = NL_BATCH_HOW_NONE;
+	e->state[i] = ST_WAITING;
+	if (per_queue(e))
+		list_insert_sorted(e, (unsigned int)q, i);
+	list_insert_sorted(e, e->sys->n_q, i);
+}
+
+/* Copy the changed node records into the manager (seed 004 Tables 2-3): a busy node has
+ * load average 1 and one Running job whose wallTime is the job's estimate. */
+static int
+rsv_sync(struct eng *e)
+{
+	double ep = e->rsv->epoch_s;
+
+	for (uint32_t k = 0; k < e->sys->cpus; k++) {
+		struct nl_plus_node nd = { .alive = true };
+		size_t i = e->node_job[k];
+		int rc;
+
+		if (!e->dirty[k])
+			continue;
+		snprintf(nd.name, sizeof(nd.name), "node%u", k);
+		if (i != NONE) {
+			struct nl_plus_job *pj = &e->pj[k];
+
+			memset(pj, 0, sizeof(*pj));
+			snprintf(pj->id, sizeof(pj->id), "%lld", (long long)e->j[i].swf_id);
+			snprintf(pj->owner, sizeof(pj->owner), "user%d", (int)e->j[i].user);
+			snprintf(pj->state, sizeof(pj->state), "Running");
+			pj->start_s = (int64_t)ceil(ep + e->j[i].start_s);
+			pj->wall_s = e->j[i].est_s;
+			nd.loadavg = 1.0;
+			nd.n_jobs = 1;
+			nd.jobs = pj;
+		}
+		if ((rc = nl_plus_node_set(e->rsv->plus, k, &nd)) != 0)
+			return rc;
+		e->dirty[k] = false;
+	}
+	return 0;
+}
+
+/* nh[k] from the manager (after a window ended). */
+static void
+rsv_refresh(struct eng *e, uint32_t k)
+{
+	double ep = e->rsv->epoch_s;
+	int64_t h = nl_plus_node_next_hold(e->rsv->plus, k, (int64_t)floor(ep + e->now));
+
+	e->nh[k] = h == INT64_MAX ? INFINITY : (double)h - ep;
+}
+
+static int
+rsv_admit(struct eng *e, size_t r)
+{
+	const struct nl_batch_rsv *rv = e->rsv;
+	struct nl_batch_rsv_req *rq = &rv->req[r];
+	struct nl_plus_refusal why;
+	struct nl_plus_rsv_info in;
+	struct nl_plus_req pr;
+	uint64_t id;
+	int rc;
+
+	if ((rc = rsv_sync(e)) != 0)
+		return rc;
+	nl_plus_set_now(rv->plus, (int64_t)floor(rv->epoch_s + e->now));
+	pr.owner = rq->owner;
+	pr.start_s = llround(rv->epoch_s + rq->start_s);
+	pr.end_s = llround(rv->epoch_s + rq->end_s);
+	pr.n_nodes = rq->nodes;
+	e->st->rsv_requests++;
+	rc = nl_plus_reserve(rv->plus, &pr, &id, &why);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc != 0) {
+		if (why.rc == -EACCES) {
+			rq->outcome = NL_BATCH_RSV_REFUSED_POLICY;
+			e->st->rsv_refused_policy++;
+		} else if (why.rc == -ENOSPC) {
+			rq->outcome = NL_BATCH_RSV_REFUSED_SPACE;
+			e->st->rsv_refused_space++;
+		} else {
+			rq->outcome = NL_BATCH_RSV_INVALID;
+			e->st->rsv_invalid++;
+		}
+		snprintf(rq->why, sizeof(rq->why), "%s", why.clause);
+		emit(e, NL_BATCH_EV_ADMIT, r, 0, rq->nodes, 0);
+		return 0;
+	}
+	rq->outcome = NL_BATCH_RSV_ACCEPTED;
+	e->rsv_id[r] = id;
+	e->st->rsv_accepted++;
+	e->st->rsv_node_s += (double)rq->nodes * (rq->end_s - rq->start_s);
+	if (nl_plus_get(rv->plus, id, &in) != 0)
+		return -EIO;
+	for (unsigned int k = 0; k < in.n_nodes; k++)
+		e->nh[in.nodes[k]] = fmin(e->nh[in.nodes[k]], rq->start_s);
+	emit_nodes(e, NL_BATCH_EV_ADMIT, r, 1, in.n_nodes, 0, in.nodes);
+	if ((rc = nl_evq_push_st(&e->evq, fmax(rq->start_s, e->now), EV_RSV_START, 0,
+				 (void *)(uintptr_t)r)) != 0 ||
+	    (rc = nl_evq_push_st(&e->evq, fmax(rq->end_s, e->now), EV_RSV_END, 0,
+				 (void *)(uintptr_t)r)) != 0)
+		return rc;
+	return nl_evq_push_st(&e->evq, fmax(rq->end_s, e->now) + rv->history_s, EV_RSV_FORGET, 0,
+			      (void *)(uintptr_t)r);
+}
+
+static int
+rsv_event(struct eng *e, uint32_t kind, size_t r)
+{
+	struct nl_plus_rsv_info in;
+
+	if (kind == EV_RSV_REQ)
+		return rsv_admit(e, r);
+	if (kind == EV_RSV_FORGET)
+		return nl_plus_cancel(e->rsv->plus, e->rsv_id[r]) == 0 ? 0 : -EIO;
+	if (nl_plus_get(e->rsv->plus, e->rsv_id[r], &in) != 0)
+		return -EIO;
+	if (kind == EV_RSV_START) {
+		emit(e, NL_BATCH_EV_WINDOW, r, 1, in.n_nodes, 0);
+		for (unsigned int k = 0; k < in.n_nodes; k++) {
+			size_t i = e->node_job[in.nodes[k]];
+
+			/* a job ending at this very instant is not disturbed */
+			if (i != NONE && e->j[i].start_s + e->j[i].run_s > e->now)
+				preempt_job(e, i, r);
+		}
+		return 0;
+	}
+	/* EV_RSV_END: the nodes' next holds move on */
+	for (unsigned int k = 0; k < in.n_nodes; k++)
+		rsv_refresh(e, in.nodes[k]);
+	emit(e, NL_BATCH_EV_WINDOW, r, 0, in.n_nodes, 0);
+	return 0;
+}
+
 static int
 eng_alloc(struct eng *e, size_t n)
 {
@@ -721,6 +1011,32 @@ eng_alloc(struct eng *e, size_t n)
 	e->slot = malloc(m * sizeof(*e->slot));
 	e->arrived = malloc(m * sizeof(*e->arrived));
 	e->passed = malloc(m * sizeof(*e->passed));
+	e->run_gen = calloc(m, sizeof(*e->run_gen));
+	if (e->run_gen == NULL)
+		return -ENOMEM;
+	if (e->rsv != NULL) {
+		size_t p = e->sys->cpus;
+
+		e->node_job = malloc(p * sizeof(*e->node_job));
+		e->node_next = malloc(p * sizeof(*e->node_next));
+		e->job_node = malloc(m * sizeof(*e->job_node));
+		e->nh = malloc(p * sizeof(*e->nh));
+		e->dirty = malloc(p * sizeof(*e->dirty));
+		e->pj = calloc(p, sizeof(*e->pj));
+		e->pick = malloc(p * sizeof(*e->pick));
+		e->nodes = malloc(p * sizeof(*e->nodes));
+		e->rsv_id = calloc(e->rsv->n_req + 1, sizeof(*e->rsv_id));
+		if (e->node_job == NULL || e->node_next == NULL || e->job_node == NULL ||
+		    e->nh == NULL || e->dirty == NULL || e->pj == NULL || e->pick == NULL ||
+		    e->nodes == NULL || e->rsv_id == NULL)
+			return -ENOMEM;
+		for (size_t k = 0; k < p; k++) {
+			e->node_job[k] = NONE;
+			e->node_next[k] = NO_NODE;
+			e->nh[k] = INFINITY;
+			e->dirty[k] = true;
+		}
+	}
 	if (e->next == NULL || e->prev == NULL || e->gnext == NULL || e->gprev == NULL ||
 	    e->run == NULL || e->state == NULL ||
 	    e->overtaker == NULL || e->cand == NULL || e->resv_active == NULL ||
@@ -755,6 +1071,16 @@ eng_free(struct eng *e)
 	free(e->passed);
 	free(e->pt);
 	free(e->pf);
+	free(e->run_gen);
+	free(e->node_job);
+	free(e->node_next);
+	free(e->job_node);
+	free(e->nh);
+	free(e->dirty);
+	free(e->pj);
+	free(e->pick);
+	free(e->nodes);
+	free(e->rsv_id);
 	nl_evq_fini(&e->evq);
 }
 
@@ -808,6 +1134,14 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 	     struct nl_batch_job *jobs, size_t n, struct nl_batch_stats *st,
 	     const struct nl_batch_hooks *hooks)
 {
+	return nl_batch_run_rsv(sys, sc, jobs, n, NULL, st, hooks);
+}
+
+int
+nl_batch_run_rsv(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
+		 struct nl_batch_job *jobs, size_t n, const struct nl_batch_rsv *rsv,
+		 struct nl_batch_stats *st, const struct nl_batch_hooks *hooks)
+{
 	struct eng e;
 	struct nl_ev ev;
 	size_t next_arr = 0;
@@ -823,6 +1157,15 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 		resv |= sc->resv_max[q] > 0;
 	if (resv && sc->policy != NL_BATCH_FIRSTFIT)
 		return -EINVAL;
+	if (rsv != NULL) {
+		if (rsv->plus == NULL || resv || sc->policy > NL_BATCH_FIRSTFIT ||
+		    nl_plus_n_nodes(rsv->plus) != sys->cpus || (rsv->n_req > 0 && rsv->req == NULL) ||
+		    !(rsv->history_s >= 0))
+			return -EINVAL;
+		for (size_t r = 0; r < rsv->n_req; r++)
+			if (rsv->req[r].nodes == 0)
+				return -EINVAL;
+	}
 	for (size_t i = 1; i < n; i++)
 		if (jobs[i].submit_s < jobs[i - 1].submit_s)
 			return -EINVAL;
@@ -833,6 +1176,7 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 	e.n = n;
 	e.hk = hooks;
 	e.st = st;
+	e.rsv = rsv;
 	e.free = sys->cpus;
 	e.now = n ? jobs[0].submit_s : 0;
 	for (unsigned int l = 0; l <= NL_BATCH_MAX_QUEUES; l++)
@@ -851,9 +1195,17 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 		if (jobs[i].queue < 0)
 			st->unrunnable++;
 	}
+	for (size_t r = 0; rc == 0 && rsv != NULL && r < rsv->n_req; r++) {
+		rsv->req[r].outcome = NL_BATCH_RSV_PENDING;
+		rsv->req[r].preempted = 0;
+		rsv->req[r].why[0] = '\0';
+		if (rsv->req[r].at_s < e.now)
+			e.now = rsv->req[r].at_s;
+		rc = nl_evq_push_st(&e.evq, rsv->req[r].at_s, EV_RSV_REQ, 0, (void *)(uintptr_t)r);
+	}
 	while (next_arr < n && jobs[next_arr].queue < 0)
 		next_arr++;
-	if (next_arr < n)
+	if (rc == 0 && next_arr < n)
 		rc = nl_evq_push_st(&e.evq, jobs[next_arr].submit_s, EV_ARRIVE, 0,
 				    (void *)(uintptr_t)next_arr);
 	while (rc == 0 && nl_evq_pop_st(&e.evq, &ev)) {
@@ -880,8 +1232,11 @@ nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 				if (next_arr < n)
 					rc = nl_evq_push_st(&e.evq, jobs[next_arr].submit_s, EV_ARRIVE, 0,
 							    (void *)(uintptr_t)next_arr);
+			} else if (ev.kind == EV_END) {
+				if (ev.arg == e.run_gen[i]) /* else stale: preempted since */
+					rc = end_job(&e, i);
 			} else {
-				rc = end_job(&e, i);
+				rc = rsv_event(&e, ev.kind, i);
 			}
 			if (rc != 0 || e.evq.n == 0 || e.evq.h[0].t_vt != e.now)
 				break;

@@ -34,6 +34,27 @@
  *  I4  EASY with estimates >= run times: the head job starts no later than the first
  *      reservation (shadow time) computed for it.
  *  I5  active reservations of a queue never exceed its limit (resv_max).
+ *
+ * Advance reservations (seed 004; nl_batch_run_rsv(), docs/batch.md "Advance reservations").
+ * The engine then knows nodes (one CPU per node: node k is CPU k) and replays a stream of
+ * reservation requests through a PluS manager (nl_plus.h) whose admission policy is the
+ * administrator's ClassAd:
+ *  - a request event syncs the node records (isAlive, loadavg, the running job with its
+ *    startTime and wallTime = estimate: seed 004 Tables 2-3), fixes the policy's time() and
+ *    asks nl_plus_reserve(); the outcome is written into the request;
+ *  - a normal job of estimate d starts at t only on idle nodes with
+ *    t + d <= nl_plus_node_next_hold() (the contract of docs/classad.md); among those, the
+ *    nodes whose next hold is nearest are taken first (the unreserved ones are kept for long
+ *    jobs);
+ *  - at a window's start every normal job still on one of its nodes is preempted (PluS's
+ *    rule, seed 004 §1): killed, its work lost, and put back in its queue at its arrival
+ *    position. A policy such as Fig. 8 refuses the nodes where that could happen;
+ *  - a window's end makes its nodes available again and runs a scheduling pass.
+ * Invariants (tests/batch/test_rsv.c):
+ *  R1  no normal job runs on a node during a window of an accepted reservation holding it;
+ *  R2  accepted + refused (policy, space, invalid) == requests;
+ *  R3  with no request the schedule equals nl_batch_run()'s, job by job;
+ *  R4  every job runs to completion exactly once (a preempted job starts again later).
  */
 #ifndef NL_BATCH_H
 #define NL_BATCH_H
@@ -124,6 +145,7 @@ struct nl_batch_job {
 	uint32_t threads;  /**< threads per process */
 	int32_t user_queue; /**< queue for QSEL_TRACE, -1 = none */
 	int64_t swf_id;    /**< SWF job number, for reports */
+	int32_t user;      /**< SWF user id (field 12), -1 = unknown: the job record's owner */
 	/* output */
 	int32_t queue;     /**< queue it went to; -1 = runnable nowhere (never starts) */
 	uint8_t how;       /**< enum nl_batch_how */
@@ -142,6 +164,11 @@ enum nl_batch_ev_kind {
 	NL_BATCH_EV_RESV,      /**< connection reservation made for `job` (`cpus` = planned CPUs,
 				*   `other` = the request-match job or -1) */
 	NL_BATCH_EV_FLAG,      /**< running job `other` flagged for reserving job `job` */
+	NL_BATCH_EV_ADMIT,     /**< advance-reservation request `job` decided: `other` = 1
+				*   accepted (`nodes`[`cpus`] its nodes), 0 refused */
+	NL_BATCH_EV_PREEMPT,   /**< job `job` preempted at the start of request `other`'s window
+				*   (`nodes`[`cpus`] the nodes it held) */
+	NL_BATCH_EV_WINDOW,    /**< request `job`'s window starts (`other` = 1) or ends (0) */
 };
 
 /** One engine event (for tests and traces). State fields are after the event. */
@@ -154,6 +181,8 @@ struct nl_batch_ev {
 	uint32_t free_cpus;   /**< after the event */
 	uint32_t held_cpus;   /**< all reservations, after the event */
 	uint32_t held_used;   /**< START: CPUs taken from the job's own held pool */
+	const uint32_t *nodes; /**< START, END, ADMIT, PREEMPT with reservations: [cpus] node
+				 *   indices (valid during the call); NULL otherwise */
 };
 
 /** Optional observer. */
@@ -175,6 +204,54 @@ struct nl_batch_stats {
 	uint64_t resv_refused; /**< triggered but over the queue limit or impossible */
 	uint64_t resv_by_trigger[3]; /**< made: priority, head, non-waiting */
 	double held_cpu_s;    /**< CPU time held idle for reserving jobs [CPU s] */
+	/* advance reservations (nl_batch_run_rsv()) */
+	uint64_t rsv_requests;       /**< requests replayed */
+	uint64_t rsv_accepted;       /**< admitted by the policy */
+	uint64_t rsv_refused_policy; /**< refused: the policy gave too few nodes (-EACCES) */
+	uint64_t rsv_refused_space;  /**< refused: too few nodes free of other reservations */
+	uint64_t rsv_invalid;        /**< refused as malformed (-EINVAL) */
+	uint64_t preempted;          /**< normal jobs preempted at a window's start */
+	double preempted_cpu_s;      /**< work lost to preemption [CPU s] */
+	double rsv_node_s;           /**< node time of accepted reservations [node s] */
+};
+
+/** Outcome of an advance-reservation request. */
+enum nl_batch_rsv_outcome {
+	NL_BATCH_RSV_PENDING = 0,    /**< not replayed (the run stopped before it) */
+	NL_BATCH_RSV_ACCEPTED,       /**< admitted: its nodes are held for the window */
+	NL_BATCH_RSV_REFUSED_POLICY, /**< the policy accepted too few nodes */
+	NL_BATCH_RSV_REFUSED_SPACE,  /**< too few nodes free of other reservations */
+	NL_BATCH_RSV_INVALID,        /**< malformed (e.g. end <= start) */
+};
+
+#define NL_BATCH_RSV_WHY_LEN 160u
+
+/** One advance-reservation request (seed 004 §2): input fields, then the engine's output. */
+struct nl_batch_rsv_req {
+	double at_s;       /**< when the request arrives [s, trace time] */
+	double start_s;    /**< window start [s, trace time], integral */
+	double end_s;      /**< window end [s, trace time], integral, > start_s */
+	uint32_t nodes;    /**< nodes asked for */
+	char owner[NL_BATCH_NAME_LEN]; /**< PLUS_RSV_OWNER */
+	/* output */
+	uint8_t outcome;   /**< enum nl_batch_rsv_outcome */
+	uint32_t preempted; /**< normal jobs preempted at its start */
+	char why[NL_BATCH_RSV_WHY_LEN]; /**< refused by the policy: the first clause not true */
+};
+
+struct nl_plus;
+
+/** The reservation side of a run (nl_batch_run_rsv()). */
+struct nl_batch_rsv {
+	struct nl_plus *plus;   /**< manager with sys->cpus nodes and no reservation; the run sets
+				  *   its node records and clock, and leaves it holding the
+				  *   reservations of the last history_s */
+	double epoch_s;         /**< trace time 0 in seconds since the Unix epoch (SWF
+				  *   UnixStartTime): what the policy's time() and absTime see */
+	double history_s;       /**< an ended reservation stays visible to plus_rsvutil() this
+				  *   long [s] (seed 004 Fig. 7 looks 7 days back) */
+	struct nl_batch_rsv_req *req; /**< [n_req], any order; outputs written */
+	size_t n_req;
 };
 
 /**
@@ -214,6 +291,26 @@ double nl_batch_prio_increment(const struct nl_batch_queue *q, const struct nl_b
 int nl_batch_run(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
 		 struct nl_batch_job *jobs, size_t n, struct nl_batch_stats *st,
 		 const struct nl_batch_hooks *hooks);
+
+/**
+ * Simulate one scenario together with a stream of advance-reservation requests (seed 004),
+ * with node identity (node k = CPU k); see "Advance reservations" above.
+ *
+ * @param sys    Machine and queues; sys->cpus == nl_plus_n_nodes(rsv->plus).
+ * @param sc     Scenario: policy FCFS or FirstFit, no connection reservation (resv_max 0).
+ * @param jobs   [n] jobs in submit order (inputs read, outputs written).
+ * @param n      Number of jobs.
+ * @param rsv    Requests and their manager; NULL runs nl_batch_run().
+ * @param st     Output totals (the rsv_* and preempted* fields too).
+ * @param hooks  Optional observer.
+ * @return 0; -EINVAL as nl_batch_run(), or for another policy, connection reservations, a
+ *         node count mismatch or a request with nodes == 0; -ENOMEM.
+ * @par Context  Single thread; allocates O(n + P + requests); deterministic.
+ * @par Source   seed 004 §1-§2 (PluS preempts at the window start), §5.4 (Fig. 8).
+ */
+int nl_batch_run_rsv(const struct nl_batch_sys *sys, const struct nl_batch_scenario *sc,
+		     struct nl_batch_job *jobs, size_t n, const struct nl_batch_rsv *rsv,
+		     struct nl_batch_stats *st, const struct nl_batch_hooks *hooks);
 
 /** Per-queue (or whole-system) metrics of a finished run. */
 struct nl_batch_metrics {

@@ -359,6 +359,7 @@ nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
 		r.procs *= c->cpus_scale ? c->cpus_scale : 1;
 		j->cpus = r.procs > UINT32_MAX ? UINT32_MAX : (uint32_t)r.procs;
 		j->swf_id = s->id;
+		j->user = s->user >= 0 && s->user <= INT32_MAX ? (int32_t)s->user : -1;
 		j->user_queue = -1;
 		for (unsigned int k = 0; k < c->n_qmap; k++)
 			if (c->qmap_swf[k] == s->queue) {

@@ -79,13 +79,23 @@ static void
 chk_on_ev(void *arg, const struct nl_batch_ev *e)
 {
 	struct chk *c = arg;
-	const struct nl_batch_job *jb = &c->j[e->job];
+	bool is_job = e->kind != NL_BATCH_EV_ADMIT && e->kind != NL_BATCH_EV_WINDOW;
+	const struct nl_batch_job *jb = is_job ? &c->j[e->job] : c->j;
 	uint32_t P = c->sys->cpus;
 
 	if (e->t_s < c->last_t)
 		chk_fail(c, "time goes back %g < %g", e->t_s, c->last_t);
 	c->last_t = e->t_s;
 	switch (e->kind) {
+	case NL_BATCH_EV_ADMIT:
+	case NL_BATCH_EV_WINDOW:
+		break; /* advance reservations: checked by test_rsv.c */
+	case NL_BATCH_EV_PREEMPT:
+		if (c->st[e->job] != 1)
+			chk_fail(c, "job %zu preempted without running", e->job);
+		c->st[e->job] = 0;
+		c->running -= jb->cpus;
+		break;
 	case NL_BATCH_EV_START:
 		if (c->st[e->job] != 0)
 			chk_fail(c, "job %zu starts twice", e->job);
