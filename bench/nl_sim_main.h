@@ -22,6 +22,7 @@ struct nl_sim_opts {
 	const char *config;  /**< --config */
 	const char *out_dir; /**< --out */
 	const char *trace;   /**< --trace (batch models), or NULL */
+	const char *rsv_policy; /**< --rsv-policy (batch models with [reservations]), or NULL */
 	const char *loads;   /**< --loads, or NULL */
 	unsigned int seeds;  /**< --seeds, 0 = configuration's */
 	unsigned int threads; /**< --threads, 0 = configuration's */

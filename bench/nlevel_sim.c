@@ -231,12 +231,16 @@ usage(FILE *f)
 		"DIR/fig4.png, fig5.png, fig6.png and a final SUMMARY line.\n"
 		"Batch configurations (a [batch] section: seed 000, e.g. config/kth-easy.ini,\n"
 		"config/hpc2500.ini) replay an SWF trace and write DIR/batch.csv, PNGs and SUMMARY\n"
-		"(docs/batch.md).\n"
+		"(docs/batch.md). With a [reservations] section (e.g. config/kth-rsv.ini) each\n"
+		"scenario also runs with a stream of advance-reservation requests admitted by a\n"
+		"ClassAd policy (seed 004), and DIR/reservations.csv lists every request.\n"
 		"\n"
 		"options:\n"
 		"  -c, --config FILE   configuration (INI, docs/config.md)\n"
 		"  -o, --out DIR       output folder (created)\n"
 		"      --trace PATH    workload trace, overrides the configuration's (batch models)\n"
+		"      --rsv-policy F  reservation admission policy (ClassAd), overrides\n"
+		"                      [reservations] policy_file (batch models)\n"
 		"      --seeds N       replications per point, overrides [run] seeds\n"
 		"      --horizon VT    simulated time per run [u.t.], overrides [run] horizon_vt\n"
 		"      --loads LIST    loads [%%], e.g. 5:70:5 or 5,15,40, overrides [run] loads_pct\n"
@@ -257,6 +261,7 @@ main(int argc, char **argv)
 		{ "horizon", required_argument, NULL, 'H' }, { "loads", required_argument, NULL, 'L' },
 		{ "threads", required_argument, NULL, 'j' }, { "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+		{ "rsv-policy", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nl_sim_opts o = { 0 };
@@ -270,6 +275,7 @@ main(int argc, char **argv)
 		case 'c': o.config = optarg; break;
 		case 'o': o.out_dir = optarg; break;
 		case 't': o.trace = optarg; break;
+		case 'P': o.rsv_policy = optarg; break;
 		case 's': seeds_s = optarg; break;
 		case 'H': horizon_s = optarg; break;
 		case 'L': o.loads = optarg; break;

@@ -844,6 +844,7 @@ preempt_job(struct eng *e, size_t i, size_t r)
 	uint32_t m;
 
 	run_remove(e, i);
+	e->run_gen[i]++; /* its pending end event is stale from now on */
 	m = nodes_release(e, i);
 	e->free += jb->cpus;
 	if (e->overtaker[i]) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nl_batch_cfg.h"
+#include "nl_rng.h"
 
 /* Split a comma-separated list of names. @return count, or -1 when a name is bad/too many. */
 static int
@@ -192,6 +193,128 @@ parse_scenario(struct nl_cfg *cfg, struct nl_batch_cfg *c, struct nl_batch_scena
 	return 0;
 }
 
+/* [reservations] (docs/batch.md "Advance reservations"). */
+static int
+parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
+{
+	static const char sec[] = "reservations";
+	struct nl_batch_rsv_cfg *r = &c->rsv;
+	char names[NL_BATCH_RSV_OWNERS_MAX][NL_BATCH_NAME_LEN];
+	uint64_t u;
+	int rc;
+
+	r->on = nl_cfg_has_section(cfg, sec);
+	if (!r->on)
+		return 0;
+	if ((rc = nl_cfg_get_str(cfg, sec, "policy_file", &r->policy_file, true)) < 0)
+		return rc;
+	r->rate_per_h = 1;
+	if ((rc = nl_cfg_get_double(cfg, sec, "rate_per_h", &r->rate_per_h, 0, 1e6, false)) < 0)
+		return rc;
+	r->lead_min_s = 1800;
+	r->lead_max_s = 86400;
+	r->dur_min_s = 1800;
+	r->dur_max_s = 14400;
+	if ((rc = nl_cfg_get_double(cfg, sec, "lead_min_s", &r->lead_min_s, 0, 1e9, false)) < 0 ||
+	    (rc = nl_cfg_get_double(cfg, sec, "lead_max_s", &r->lead_max_s, 0, 1e9, false)) < 0 ||
+	    (rc = nl_cfg_get_double(cfg, sec, "dur_min_s", &r->dur_min_s, 1, 1e9, false)) < 0 ||
+	    (rc = nl_cfg_get_double(cfg, sec, "dur_max_s", &r->dur_max_s, 1, 1e9, false)) < 0)
+		return rc;
+	if (r->lead_max_s < r->lead_min_s)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "lead_max_s"),
+				    "%g < lead_min_s %g", r->lead_max_s, r->lead_min_s);
+	if (r->dur_max_s < r->dur_min_s)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "dur_max_s"),
+				    "%g < dur_min_s %g", r->dur_max_s, r->dur_min_s);
+	u = 1;
+	if ((rc = nl_cfg_get_u64(cfg, sec, "nodes_min", &u, 1, c->sys.cpus, false)) < 0)
+		return rc;
+	r->nodes_min = (uint32_t)u;
+	u = r->nodes_min > 8 ? r->nodes_min : (c->sys.cpus < 8 ? c->sys.cpus : 8);
+	if ((rc = nl_cfg_get_u64(cfg, sec, "nodes_max", &u, 1, c->sys.cpus, false)) < 0)
+		return rc;
+	r->nodes_max = (uint32_t)u;
+	if (r->nodes_max < r->nodes_min)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "nodes_max"), "%u < nodes_min %u",
+				    r->nodes_max, r->nodes_min);
+	if ((rc = get_names(cfg, sec, "owners", names, NL_BATCH_RSV_OWNERS_MAX, &r->n_owners)) < 0)
+		return rc;
+	memcpy(r->owners, names, sizeof(names));
+	r->seed = 4;
+	if ((rc = nl_cfg_get_u64(cfg, sec, "seed", &r->seed, 0, UINT64_MAX, false)) < 0)
+		return rc;
+	r->history_s = 7 * 86400.0;
+	if ((rc = nl_cfg_get_double(cfg, sec, "history_s", &r->history_s, 0, 1e9, false)) < 0)
+		return rc;
+	/* the engine keeps nodes for FCFS and FirstFit only */
+	for (unsigned int s = 0; s < c->n_sc; s++) {
+		char ss[64];
+
+		snprintf(ss, sizeof(ss), "scenario.%s", c->sc[s].name);
+		if (c->sc[s].policy > NL_BATCH_FIRSTFIT)
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, ss, "policy"),
+					    "[reservations] needs policy = fcfs or firstfit");
+		for (unsigned int q = 0; q < c->sys.n_q; q++)
+			if (c->sc[s].resv_max[q] > 0) {
+				char key[64];
+
+				snprintf(key, sizeof(key), "resv_max.%s", c->sys.q[q].name);
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, ss, key),
+						    "connection reservation cannot be combined with "
+						    "[reservations]");
+			}
+	}
+	return 0;
+}
+
+int
+nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double t1_s,
+		      struct nl_batch_rsv_req **out, size_t *n)
+{
+	struct nl_batch_rsv_req *v = NULL;
+	size_t m = 0, cap = 0;
+	struct nl_rng rng;
+	double at = t0_s;
+
+	*out = NULL;
+	*n = 0;
+	if (!(rc->rate_per_h > 0) || !(t1_s >= t0_s) || rc->n_owners == 0)
+		return 0;
+	nl_rng_seed(&rng, rc->seed);
+	for (;;) {
+		struct nl_batch_rsv_req *q;
+		double lead, dur;
+
+		at += nl_rng_exp(&rng, 3600.0 / rc->rate_per_h);
+		if (at > t1_s)
+			break;
+		if (m == cap) {
+			size_t nc = cap ? 2 * cap : 256;
+			struct nl_batch_rsv_req *nv = realloc(v, nc * sizeof(*v));
+
+			if (nv == NULL) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		q = &v[m++];
+		memset(q, 0, sizeof(*q));
+		lead = rc->lead_min_s + nl_rng_unif(&rng) * (rc->lead_max_s - rc->lead_min_s);
+		dur = rc->dur_min_s + nl_rng_unif(&rng) * (rc->dur_max_s - rc->dur_min_s);
+		q->at_s = floor(at);
+		q->start_s = q->at_s + floor(lead);
+		q->end_s = q->start_s + fmax(1, floor(dur));
+		q->nodes = rc->nodes_min +
+			   (uint32_t)(nl_rng_u64(&rng) % (rc->nodes_max - rc->nodes_min + 1u));
+		memcpy(q->owner, rc->owners[nl_rng_u64(&rng) % rc->n_owners], NL_BATCH_NAME_LEN);
+	}
+	*out = v;
+	*n = m;
+	return 0;
+}
+
 int
 nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 {
@@ -288,7 +411,7 @@ nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 		if ((rc = parse_scenario(cfg, c, &c->sc[s])) < 0)
 			return rc;
 	}
-	return 0;
+	return parse_rsv(cfg, c);
 }
 
 /* Deterministic per-job hash (splitmix64 finaliser) for thread_jobs_pct. */

@@ -20,6 +20,26 @@ extern "C" {
 
 #define NL_BATCH_MAX_QMAP 64u /**< SWF queue numbers mapped to queues */
 
+#define NL_BATCH_RSV_OWNERS_MAX 16u
+
+/**
+ * [reservations]: the stream of advance-reservation requests replayed with the trace (seed
+ * 004; docs/batch.md "Advance reservations").
+ */
+struct nl_batch_rsv_cfg {
+	bool on;                   /**< the section is present */
+	const char *policy_file;   /**< ClassAd admission policy (into the store; relative paths
+				     *   are resolved like the trace) */
+	double rate_per_h;         /**< Poisson request rate [1/h] */
+	double lead_min_s, lead_max_s; /**< start - request time, uniform [s] */
+	double dur_min_s, dur_max_s;   /**< end - start, uniform [s] */
+	uint32_t nodes_min, nodes_max; /**< nodes asked for, uniform integer */
+	char owners[NL_BATCH_RSV_OWNERS_MAX][NL_BATCH_NAME_LEN]; /**< drawn uniformly */
+	unsigned int n_owners;
+	uint64_t seed;             /**< request stream seed */
+	double history_s;          /**< ended reservations seen by plus_rsvutil() [s] */
+};
+
 /** Parsed batch configuration. */
 struct nl_batch_cfg {
 	struct nl_batch_sys sys;
@@ -38,6 +58,7 @@ struct nl_batch_cfg {
 	int64_t qmap_swf[NL_BATCH_MAX_QMAP]; /**< [queue.X] swf_queue numbers ... */
 	unsigned int qmap_q[NL_BATCH_MAX_QMAP]; /**< ... and the queue each maps to */
 	unsigned int n_qmap;
+	struct nl_batch_rsv_cfg rsv; /**< [reservations] */
 };
 
 /**
@@ -60,6 +81,22 @@ int nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *out);
 int nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
 			   struct nl_batch_job **out, size_t *n,
 			   size_t drops[NL_SWF_DROP__COUNT]);
+
+/**
+ * Draw the request stream of [reservations]: Poisson arrivals over [t0_s, t1_s] (trace
+ * seconds), each with a lead time, a duration, a node count and an owner drawn uniformly from
+ * the configured ranges. All times are whole seconds. Deterministic in rc->seed.
+ *
+ * @param rc    Configuration (rc->on).
+ * @param t0_s  First request no earlier than this [s].
+ * @param t1_s  None after this [s].
+ * @param out   Output: malloc'ed array sorted by at_s (free()); NULL when none.
+ * @param n     Output: number of requests.
+ * @return 0 or -ENOMEM.
+ * @par Context  Pure apart from the allocation.
+ */
+int nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double t1_s,
+			  struct nl_batch_rsv_req **out, size_t *n);
 
 /** Apply the thread mapping to one job (cpus set). @par Context Pure. */
 void nl_batch_map_threads(const struct nl_batch_cfg *c, struct nl_batch_job *j);

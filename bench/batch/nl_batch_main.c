@@ -3,7 +3,10 @@
  * nlevel-sim's batch model (a [batch] section): load the SWF trace, run every scenario,
  * write DIR/batch.csv, DIR/batch.meta, DIR/plot_batch.gp and the PNGs in the style of seed 000
  * Fig. 2 (median wait per queue) and Fig. 3 (maximum wait per queue), progress on stderr and
- * a SUMMARY line for the first scenario on stdout.
+ * a SUMMARY line for the first scenario on stdout. With [reservations], every scenario runs a
+ * second time together with the request stream (rows "<scenario>+rsv" in batch.csv), every
+ * request goes to DIR/reservations.csv, and SUMMARY gains the acceptance rate and the change
+ * of the normal jobs' mean wait.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -15,13 +18,14 @@
 
 #include "nl_batch.h"
 #include "nl_batch_cfg.h"
+#include "nl_plus.h"
 #include "nl_sim_main.h"
 #include "nl_version.h"
 
 /* A relative trace path is tried from the current directory, then from the configuration
  * file's directory. */
 static void
-resolve_trace(const char *trace, const char *config, char *out, size_t len)
+resolve_path(const char *trace, const char *config, char *out, size_t len)
 {
 	snprintf(out, len, "%s", trace);
 	if (trace[0] == '/' || access(trace, R_OK) == 0)
@@ -32,6 +36,77 @@ resolve_trace(const char *trace, const char *config, char *out, size_t len)
 	snprintf(out, len, "%s/%s", dirname(tmp), trace);
 	if (access(out, R_OK) != 0)
 		snprintf(out, len, "%s", trace);
+}
+
+/* Read the admission policy and check it compiles. @return 0, or 2 (message printed). */
+static int
+load_policy(const char *path, char **text, size_t *len, unsigned int nodes)
+{
+	FILE *f = fopen(path, "rb");
+	struct nl_cad_err err;
+	struct nl_plus *pl;
+	long sz;
+
+	*text = NULL;
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "nlevel-sim: %s: %s\n", path, strerror(errno));
+		if (f != NULL)
+			fclose(f);
+		return 2;
+	}
+	*text = malloc((size_t)sz + 1);
+	if (*text == NULL || fread(*text, 1, (size_t)sz, f) != (size_t)sz) {
+		fprintf(stderr, "nlevel-sim: %s: cannot read\n", path);
+		fclose(f);
+		return 2;
+	}
+	fclose(f);
+	(*text)[sz] = '\0';
+	*len = (size_t)sz;
+	int rc = nl_plus_create(*text, *len, nodes, &pl, &err);
+
+	if (rc != 0) {
+		if (rc == -EINVAL)
+			fprintf(stderr, "%s:%u:%u: error: %s\n", path, err.line, err.col, err.msg);
+		else
+			fprintf(stderr, "nlevel-sim: %s: %s\n", path, strerror(-rc));
+		return 2;
+	}
+	nl_plus_free(pl);
+	return 0;
+}
+
+static const char *const rsv_outcome[] = { "pending", "accepted", "refused_policy",
+					   "refused_space", "invalid" };
+
+/* One scenario with the request stream: a fresh manager, the run, reservations.csv rows. */
+static int
+run_rsv(const struct nl_batch_cfg *c, const struct nl_batch_scenario *sc,
+	struct nl_batch_job *jobs, size_t n, const char *policy, size_t plen, double epoch_s,
+	struct nl_batch_rsv_req *req, size_t n_req, struct nl_batch_stats *st, FILE *rcsv)
+{
+	struct nl_batch_rsv rv = { .epoch_s = epoch_s, .history_s = c->rsv.history_s,
+				   .req = req, .n_req = n_req };
+	int rc = nl_plus_create(policy, plen, c->sys.cpus, &rv.plus, NULL);
+
+	if (rc != 0)
+		return rc;
+	rc = nl_batch_run_rsv(&c->sys, sc, jobs, n, &rv, st, NULL);
+	nl_plus_free(rv.plus);
+	if (rc != 0)
+		return rc;
+	for (size_t r = 0; r < n_req; r++) {
+		const struct nl_batch_rsv_req *q = &req[r];
+
+		fprintf(rcsv, "%s,%zu,%.0f,%.0f,%.0f,%u,%s,%s,%u,\"", sc->name, r, q->at_s,
+			q->start_s, q->end_s, q->nodes, q->owner, rsv_outcome[q->outcome],
+			q->preempted);
+		for (const char *p = q->why; *p != '\0'; p++)
+			fputs(*p == '"' ? "\"\"" : (char[2]){ *p == '\n' ? ' ' : *p, 0 }, rcsv);
+		fputs("\"\n", rcsv);
+	}
+	return 0;
 }
 
 static int
@@ -52,7 +127,8 @@ write_plot(const char *dir, const struct nl_batch_cfg *c)
 		fprintf(f, "%s ", c->sys.q[q].name);
 	fprintf(f, "all'\nscs = '");
 	for (unsigned int s = 0; s < c->n_sc; s++)
-		fprintf(f, "%s%s", s ? " " : "", c->sc[s].name);
+		fprintf(f, "%s%s%s%s%s", s ? " " : "", c->sc[s].name, c->rsv.on ? " " : "",
+			c->rsv.on ? c->sc[s].name : "", c->rsv.on ? "+rsv" : "");
 	fprintf(f, "'\nNS = words(scs)\nbw = 0.8 / NS\n"
 		   "qi(n) = sum [k=1:words(qs)] (word(qs,k) eq n ? k : 0)\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth bw\nset grid ytics\n"
@@ -88,8 +164,12 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	struct nl_batch_job *base = NULL, *jobs = NULL;
 	size_t n = 0, drops[NL_SWF_DROP__COUNT];
 	char path[4200], err[NL_SWF_ERR_LEN];
-	char summary[512] = "";
-	FILE *csv = NULL, *meta = NULL;
+	char summary[768] = "", policy_path[4200] = "";
+	FILE *csv = NULL, *meta = NULL, *rcsv = NULL;
+	struct nl_batch_rsv_req *req = NULL;
+	size_t n_req = 0, plen = 0;
+	char *policy = NULL;
+	double epoch_s = 0;
 	double t0;
 	int rc = 1;
 
@@ -102,16 +182,33 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 			o->config);
 		return 2;
 	}
+	if (o->rsv_policy != NULL && !c.rsv.on) {
+		fprintf(stderr, "nlevel-sim: --rsv-policy: %s has no [reservations] section\n",
+			o->config);
+		return 2;
+	}
+	if (c.rsv.on) {
+		if (o->rsv_policy != NULL)
+			snprintf(policy_path, sizeof(policy_path), "%s", o->rsv_policy);
+		else
+			resolve_path(c.rsv.policy_file, o->config, policy_path,
+				     sizeof(policy_path));
+		if (load_policy(policy_path, &policy, &plen, c.sys.cpus) != 0) {
+			free(policy);
+			return 2;
+		}
+	}
 	if (o->trace != NULL)
 		snprintf(path, sizeof(path), "%s", o->trace);
 	else
-		resolve_trace(c.trace, o->config, path, sizeof(path));
+		resolve_path(c.trace, o->config, path, sizeof(path));
 	t0 = nl_sim_wall_s();
 	if (nl_swf_load(&t, path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "nlevel-sim: %s\n", err);
 		if (access(path, R_OK) != 0)
 			fprintf(stderr, "nlevel-sim: the Parallel Workloads Archive logs are at "
 					"https://www.cs.huji.ac.il/labs/parallel/workload/ (README.md)\n");
+		free(policy);
 		return 1;
 	}
 	if (nl_batch_jobs_from_swf(t, &c, &base, &n, drops) != 0)
@@ -147,64 +244,142 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		c.tau_s);
 	for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
 		fprintf(meta, "dropped_%s=%zu\n", nl_swf_drop_name(k), drops[k]);
-	for (unsigned int s = 0; s < c.n_sc; s++) {
-		const struct nl_batch_scenario *sc = &c.sc[s];
-		struct nl_batch_stats st;
-		struct nl_batch_metrics all = { 0 };
-		double w0, wall;
+	if (c.rsv.on) {
+		double t_first = n ? base[0].submit_s : 0, t_last = n ? base[n - 1].submit_s : 0;
+		int64_t ep = nl_swf_header_int(t, "UnixStartTime");
 
-		memcpy(jobs, base, n * sizeof(*jobs));
-		w0 = nl_sim_wall_s();
-		rc = nl_batch_run(&c.sys, sc, jobs, n, &st, NULL);
-		wall = nl_sim_wall_s() - w0;
-		if (rc != 0) {
-			fprintf(stderr, "nlevel-sim: scenario %s: %s\n", sc->name, strerror(-rc));
-			rc = 1;
+		epoch_s = ep > 0 ? (double)ep : 0;
+		if (nl_batch_rsv_generate(&c.rsv, t_first, t_last, &req, &n_req) != 0)
+			goto out;
+		snprintf(path, sizeof(path), "%s/reservations.csv", o->out_dir);
+		rcsv = fopen(path, "w");
+		if (rcsv == NULL) {
+			fprintf(stderr, "nlevel-sim: %s: %s\n", path, strerror(errno));
 			goto out;
 		}
-		for (int q = 0; q <= (int)c.sys.n_q; q++) {
-			struct nl_batch_metrics m;
-			int qq = q < (int)c.sys.n_q ? q : -1;
+		fprintf(rcsv, "scenario,request,at_s,start_s,end_s,nodes,owner,outcome,preempted,"
+			      "refused_by\n");
+		fprintf(meta, "rsv_policy=%s\nrsv_requests=%zu\nrsv_epoch_s=%.0f\n", policy_path,
+			n_req, epoch_s);
+		if (!o->quiet)
+			fprintf(stderr, "nlevel-sim: %zu reservation requests (%.2f/h, seed %llu), "
+					"policy %s\n", n_req, c.rsv.rate_per_h,
+				(unsigned long long)c.rsv.seed, policy_path);
+	}
+	for (unsigned int s = 0; s < c.n_sc; s++) {
+		double base_wait = 0;
 
-			if (nl_batch_metrics(&c.sys, jobs, n, &st, qq, c.tau_s, &m) != 0) {
+		for (unsigned int pass = 0; pass < (c.rsv.on ? 2u : 1u); pass++) {
+			const struct nl_batch_scenario *sc = &c.sc[s];
+			struct nl_batch_stats st;
+			struct nl_batch_metrics all = { 0 };
+			char name[NL_BATCH_NAME_LEN + 8];
+			double w0, wall;
+
+			snprintf(name, sizeof(name), "%s%s", sc->name, pass ? "+rsv" : "");
+			memcpy(jobs, base, n * sizeof(*jobs));
+			w0 = nl_sim_wall_s();
+			if (pass == 0)
+				rc = nl_batch_run(&c.sys, sc, jobs, n, &st, NULL);
+			else
+				rc = run_rsv(&c, sc, jobs, n, policy, plen, epoch_s, req, n_req, &st,
+					     rcsv);
+			wall = nl_sim_wall_s() - w0;
+			if (rc != 0) {
+				fprintf(stderr, "nlevel-sim: scenario %s: %s\n", name, strerror(-rc));
 				rc = 1;
 				goto out;
 			}
-			if (qq < 0)
-				all = m;
-			fprintf(csv, "%s,%s,%zu,%.1f,%.1f,%.1f,%.3f,%.4f\n", sc->name,
-				qq < 0 ? "all" : c.sys.q[q].name, m.jobs, m.wait_mean_s,
-				m.wait_median_s, m.wait_max_s, m.bsld_mean, m.utilization);
+			for (int q = 0; q <= (int)c.sys.n_q; q++) {
+				struct nl_batch_metrics m;
+				int qq = q < (int)c.sys.n_q ? q : -1;
+
+				if (nl_batch_metrics(&c.sys, jobs, n, &st, qq, c.tau_s, &m) != 0) {
+					rc = 1;
+					goto out;
+				}
+				if (qq < 0)
+					all = m;
+				fprintf(csv, "%s,%s,%zu,%.1f,%.1f,%.1f,%.3f,%.4f\n", name,
+					qq < 0 ? "all" : c.sys.q[q].name, m.jobs, m.wait_mean_s,
+					m.wait_median_s, m.wait_max_s, m.bsld_mean, m.utilization);
+			}
+			fprintf(meta, "scenario.%s=policy:%s jobs:%zu unrunnable:%zu makespan_s:%.0f "
+				      "events:%llu passes:%llu resv_made:%llu resv_refused:%llu "
+				      "resv_priority:%llu resv_head:%llu resv_nonwait:%llu "
+				      "held_cpu_s:%.0f wall_s:%.4f",
+				name, nl_batch_policy_name(sc->policy), st.jobs, st.unrunnable,
+				st.makespan_s, (unsigned long long)st.events,
+				(unsigned long long)st.passes, (unsigned long long)st.resv_made,
+				(unsigned long long)st.resv_refused,
+				(unsigned long long)st.resv_by_trigger[0],
+				(unsigned long long)st.resv_by_trigger[1],
+				(unsigned long long)st.resv_by_trigger[2], st.held_cpu_s, wall);
+			if (pass)
+				fprintf(meta, " rsv_requests:%llu rsv_accepted:%llu "
+					      "rsv_refused_policy:%llu rsv_refused_space:%llu "
+					      "rsv_invalid:%llu preempted:%llu preempted_cpu_s:%.0f "
+					      "rsv_node_s:%.0f",
+					(unsigned long long)st.rsv_requests,
+					(unsigned long long)st.rsv_accepted,
+					(unsigned long long)st.rsv_refused_policy,
+					(unsigned long long)st.rsv_refused_space,
+					(unsigned long long)st.rsv_invalid,
+					(unsigned long long)st.preempted, st.preempted_cpu_s,
+					st.rsv_node_s);
+			fprintf(meta, "\n");
+			if (!o->quiet) {
+				fprintf(stderr, "[%u/%u] %s (%s): %zu jobs, wait mean %.1f min median "
+						"%.1f min max %.1f h, bsld %.2f, util %.3f, %zu "
+						"unrunnable, %llu reservations; %.3fs (%.0f jobs/s)\n",
+					s + 1, c.n_sc, name, nl_batch_policy_name(sc->policy), all.jobs,
+					all.wait_mean_s / 60, all.wait_median_s / 60,
+					all.wait_max_s / 3600, all.bsld_mean, all.utilization,
+					st.unrunnable, (unsigned long long)st.resv_made, wall,
+					st.jobs / (wall > 0 ? wall : 1e-9));
+				if (pass)
+					fprintf(stderr, "      advance reservations: %llu requested, "
+							"%llu accepted (%.1f %%), refused %llu by the "
+							"policy, %llu for space, %llu invalid; %llu jobs "
+							"preempted; normal jobs' mean wait %+.1f min\n",
+						(unsigned long long)st.rsv_requests,
+						(unsigned long long)st.rsv_accepted,
+						st.rsv_requests ? 100.0 * st.rsv_accepted /
+									  st.rsv_requests : 0.0,
+						(unsigned long long)st.rsv_refused_policy,
+						(unsigned long long)st.rsv_refused_space,
+						(unsigned long long)st.rsv_invalid,
+						(unsigned long long)st.preempted,
+						(all.wait_mean_s - base_wait) / 60);
+			}
+			if (pass == 0)
+				base_wait = all.wait_mean_s;
+			if (s == 0 && pass == 0)
+				snprintf(summary, sizeof(summary),
+					 "SUMMARY scenario=%s jobs=%zu wait_mean_s=%.1f "
+					 "wait_median_s=%.1f bsld_mean=%.3f utilization=%.4f "
+					 "makespan_s=%.0f wall_s=%.4f jobs_per_s=%.0f",
+					 sc->name, all.jobs, all.wait_mean_s, all.wait_median_s,
+					 all.bsld_mean, all.utilization, st.makespan_s, wall,
+					 st.jobs / (wall > 0 ? wall : 1e-9));
+			if (s == 0 && pass == 1) {
+				size_t l = strlen(summary);
+
+				snprintf(summary + l, sizeof(summary) - l,
+					 " rsv_requests=%llu rsv_accepted_pct=%.1f "
+					 "rsv_wait_delta_s=%.1f rsv_preempted=%llu",
+					 (unsigned long long)st.rsv_requests,
+					 st.rsv_requests ? 100.0 * st.rsv_accepted / st.rsv_requests :
+							   0.0,
+					 all.wait_mean_s - base_wait, (unsigned long long)st.preempted);
+			}
 		}
-		fprintf(meta, "scenario.%s=policy:%s jobs:%zu unrunnable:%zu makespan_s:%.0f "
-			      "events:%llu passes:%llu resv_made:%llu resv_refused:%llu "
-			      "resv_priority:%llu resv_head:%llu resv_nonwait:%llu held_cpu_s:%.0f "
-			      "wall_s:%.4f\n",
-			sc->name, nl_batch_policy_name(sc->policy), st.jobs, st.unrunnable,
-			st.makespan_s, (unsigned long long)st.events, (unsigned long long)st.passes,
-			(unsigned long long)st.resv_made, (unsigned long long)st.resv_refused,
-			(unsigned long long)st.resv_by_trigger[0],
-			(unsigned long long)st.resv_by_trigger[1],
-			(unsigned long long)st.resv_by_trigger[2], st.held_cpu_s, wall);
-		if (!o->quiet)
-			fprintf(stderr, "[%u/%u] %s (%s): %zu jobs, wait mean %.1f min median %.1f "
-					"min max %.1f h, bsld %.2f, util %.3f, %zu unrunnable, "
-					"%llu reservations; %.3fs (%.0f jobs/s)\n",
-				s + 1, c.n_sc, sc->name, nl_batch_policy_name(sc->policy), all.jobs,
-				all.wait_mean_s / 60, all.wait_median_s / 60, all.wait_max_s / 3600,
-				all.bsld_mean, all.utilization, st.unrunnable,
-				(unsigned long long)st.resv_made, wall, st.jobs / (wall > 0 ? wall : 1e-9));
-		if (s == 0)
-			snprintf(summary, sizeof(summary),
-				 "SUMMARY scenario=%s jobs=%zu wait_mean_s=%.1f wait_median_s=%.1f "
-				 "bsld_mean=%.3f utilization=%.4f makespan_s=%.0f wall_s=%.4f "
-				 "jobs_per_s=%.0f",
-				 sc->name, all.jobs, all.wait_mean_s, all.wait_median_s, all.bsld_mean,
-				 all.utilization, st.makespan_s, wall,
-				 st.jobs / (wall > 0 ? wall : 1e-9));
 	}
 	fclose(csv);
 	csv = NULL;
+	if (rcsv != NULL)
+		fclose(rcsv);
+	rcsv = NULL;
 	fclose(meta);
 	meta = NULL;
 	if (write_plot(o->out_dir, &c) == 0) {
@@ -223,6 +398,10 @@ out:
 		fclose(csv);
 	if (meta != NULL)
 		fclose(meta);
+	if (rcsv != NULL)
+		fclose(rcsv);
+	free(req);
+	free(policy);
 	free(jobs);
 	free(base);
 	nl_swf_free(t);
