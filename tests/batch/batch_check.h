@@ -191,4 +191,35 @@ chk_done(struct chk *c)
 			 (unsigned long long)c->held);
 }
 
+/* A rigid job with one process per CPU, no queue preference. */
+static inline struct nl_batch_job
+chk_job(double submit_s, double run_s, double est_s, uint32_t cpus)
+{
+	struct nl_batch_job j;
+
+	memset(&j, 0, sizeof(j));
+	j.submit_s = submit_s;
+	j.run_s = run_s;
+	j.est_s = est_s;
+	j.cpus = cpus;
+	j.procs = cpus;
+	j.threads = 1;
+	j.user_queue = -1;
+	return j;
+}
+
+/* A machine of P CPUs with one queue "q" that accepts every job. */
+static inline void
+chk_one_queue(struct nl_batch_sys *s, uint32_t P)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpus = P;
+	s->n_q = 1;
+	snprintf(s->q[0].name, sizeof(s->q[0].name), "q");
+	s->q[0].cpu_max = P;
+	s->q[0].proc_max = P;
+	s->q[0].thread_max = P;
+	s->q[0].overtake_cpus_max = UINT32_MAX;
+}
+
 #endif /* BATCH_CHECK_H */

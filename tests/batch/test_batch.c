@@ -169,35 +169,6 @@ test_invariants_on_random_workloads(uint64_t seed)
 
 /* ---- EASY textbook case ---- */
 
-static struct nl_batch_job
-mk(double submit, double run, double est, uint32_t cpus)
-{
-	struct nl_batch_job j;
-
-	memset(&j, 0, sizeof(j));
-	j.submit_s = submit;
-	j.run_s = run;
-	j.est_s = est;
-	j.cpus = cpus;
-	j.procs = cpus;
-	j.threads = 1;
-	j.user_queue = -1;
-	return j;
-}
-
-static void
-one_queue(struct nl_batch_sys *s, uint32_t P)
-{
-	memset(s, 0, sizeof(*s));
-	s->cpus = P;
-	s->n_q = 1;
-	snprintf(s->q[0].name, sizeof(s->q[0].name), "q");
-	s->q[0].cpu_max = P;
-	s->q[0].proc_max = P;
-	s->q[0].thread_max = P;
-	s->q[0].overtake_cpus_max = UINT32_MAX;
-}
-
 static void
 test_easy_backfills_only_what_does_not_delay_the_head(void)
 {
@@ -206,12 +177,12 @@ test_easy_backfills_only_what_does_not_delay_the_head(void)
 	struct nl_batch_job j[5];
 	struct nl_batch_stats st;
 
-	one_queue(&sys, 10);
-	j[0] = mk(0, 100, 100, 6);  /* A runs 0..100 */
-	j[1] = mk(1, 10, 10, 8);    /* B head: shadow 100, extra 2 */
-	j[2] = mk(2, 200, 200, 4);  /* C: too long and too wide for extra */
-	j[3] = mk(3, 200, 200, 2);  /* D: long, fits the extra CPUs */
-	j[4] = mk(4, 40, 50, 2);    /* E: ends (by estimate) before the shadow time */
+	chk_one_queue(&sys, 10);
+	j[0] = chk_job(0, 100, 100, 6);  /* A runs 0..100 */
+	j[1] = chk_job(1, 10, 10, 8);    /* B head: shadow 100, extra 2 */
+	j[2] = chk_job(2, 200, 200, 4);  /* C: too long and too wide for extra */
+	j[3] = chk_job(3, 200, 200, 2);  /* D: long, fits the extra CPUs */
+	j[4] = chk_job(4, 40, 50, 2);    /* E: ends (by estimate) before the shadow time */
 	int rc = nl_batch_run(&sys, &sc, j, 5, &st, NULL);
 
 	ok(rc == 0 && j[1].start_s == 100 && j[1].resv_s == 100, "test_easy_head_starts_at_shadow");
@@ -235,7 +206,7 @@ test_easy_backfills_only_what_does_not_delay_the_head(void)
 static struct nl_batch_job
 mkq(uint32_t cpus, uint32_t procs, uint32_t threads, double est)
 {
-	struct nl_batch_job j = mk(0, est, est, cpus);
+	struct nl_batch_job j = chk_job(0, est, est, cpus);
 
 	j.procs = procs;
 	j.threads = threads;
@@ -324,7 +295,7 @@ test_queue_selection_boundaries(void)
 			   .cpus = 512, .threads = 32 }) - 1.0) < 1e-12,
 	   "test_formula_1_increment");
 	/* thread mapping */
-	struct nl_batch_job m = mk(0, 1, 1, 12);
+	struct nl_batch_job m = chk_job(0, 1, 1, 12);
 
 	c.thread_jobs_pct = 0;
 	c.threads_per_proc = 4;
@@ -467,13 +438,13 @@ test_request_match_takes_over_the_earliest_equal_job(void)
 	struct nl_batch_stats st;
 	struct rec r;
 
-	one_queue(&sys, 20);
-	j[0] = mk(0, 100, 100, 8);    /* A: 8 CPUs, earliest start */
-	j[1] = mk(0.2, 50, 50, 8);    /* A2: 8 CPUs too, started later */
-	j[2] = mk(0.5, 60, 60, 3);    /* B */
-	j[3] = mk(0.5, 1000, 1000, 1);/* C */
-	j[4] = mk(1, 10, 10, 8);      /* R: queue empty, cannot start -> non-waiting trigger */
-	j[5] = mk(2, 10, 10, 3);      /* T: waits behind R */
+	chk_one_queue(&sys, 20);
+	j[0] = chk_job(0, 100, 100, 8);    /* A: 8 CPUs, earliest start */
+	j[1] = chk_job(0.2, 50, 50, 8);    /* A2: 8 CPUs too, started later */
+	j[2] = chk_job(0.5, 60, 60, 3);    /* B */
+	j[3] = chk_job(0.5, 1000, 1000, 1);/* C */
+	j[4] = chk_job(1, 10, 10, 8);      /* R: queue empty, cannot start -> non-waiting trigger */
+	j[5] = chk_job(2, 10, 10, 3);      /* T: waits behind R */
 	for (int i = 0; i < 6; i++)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 6, &st, &r);
@@ -488,7 +459,7 @@ test_request_match_takes_over_the_earliest_equal_job(void)
 	   "test_reserving_job_starts_early_when_free_cpus_suffice");
 	ok(!j[5].reserved, "test_no_nonwaiting_trigger_when_someone_waits");
 	/* A2 long: R must wait for A's CPUs; T (3) overtakes it on B's CPUs at 60.5 */
-	j[1] = mk(0.2, 1000, 1000, 8);
+	j[1] = chk_job(0.2, 1000, 1000, 8);
 	rc = run_rec(&sys, &sc, j, 6, &st, &r);
 	ok(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 4, 0) == 1 && j[5].start_s == 60.5 &&
 		   j[4].start_s == 100 && count_ev(&r, NL_BATCH_EV_HOLD, 4, 0) == 1,
@@ -504,13 +475,13 @@ test_max_space_accumulates_and_releases_surplus(void)
 	struct nl_batch_stats st;
 	struct rec r;
 
-	one_queue(&sys, 16);
-	j[0] = mk(0, 100, 100, 8);   /* A */
-	j[1] = mk(0, 200, 200, 6);   /* B */
-	j[2] = mk(0, 300, 300, 2);   /* C */
-	j[3] = mk(1, 50, 50, 10);    /* R: no 10-CPU job runs -> max-space A, then B */
-	j[4] = mk(150, 10, 10, 2);   /* S: arrives while R holds A's 8 CPUs */
-	j[5] = mk(201, 10, 10, 2);   /* U: 2 of the 4 surplus CPUs of B are still free */
+	chk_one_queue(&sys, 16);
+	j[0] = chk_job(0, 100, 100, 8);   /* A */
+	j[1] = chk_job(0, 200, 200, 6);   /* B */
+	j[2] = chk_job(0, 300, 300, 2);   /* C */
+	j[3] = chk_job(1, 50, 50, 10);    /* R: no 10-CPU job runs -> max-space A, then B */
+	j[4] = chk_job(150, 10, 10, 2);   /* S: arrives while R holds A's 8 CPUs */
+	j[5] = chk_job(201, 10, 10, 2);   /* U: 2 of the 4 surplus CPUs of B are still free */
 	for (int i = 0; i < 6; i++)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 6, &st, &r);
@@ -534,14 +505,14 @@ test_population_own_queue_first_then_all(void)
 	struct nl_batch_stats st;
 	struct rec r;
 
-	one_queue(&sys, 16);
+	chk_one_queue(&sys, 16);
 	sys.n_q = 2;
 	sys.q[1] = sys.q[0];
 	snprintf(sys.q[1].name, sizeof(sys.q[1].name), "q1");
 	/* own queue holds too few CPUs: the population becomes every running job */
-	j[0] = mk(0, 100, 100, 12);  /* X in q1 */
-	j[1] = mk(0, 200, 200, 4);   /* Y in q0 */
-	j[2] = mk(1, 10, 10, 8);     /* R in q0 needs 8 > 4 running in q0 */
+	j[0] = chk_job(0, 100, 100, 12);  /* X in q1 */
+	j[1] = chk_job(0, 200, 200, 4);   /* Y in q0 */
+	j[2] = chk_job(1, 10, 10, 8);     /* R in q0 needs 8 > 4 running in q0 */
 	j[0].user_queue = 1;
 	j[1].user_queue = 0;
 	j[2].user_queue = 0;
@@ -551,10 +522,10 @@ test_population_own_queue_first_then_all(void)
 		   count_ev(&r, NL_BATCH_EV_FLAG, 2, -2) == 1 && j[2].start_s == 100,
 	   "test_population_expands_when_own_queue_is_too_small");
 	/* own queue suffices: only its jobs are taken even though q1 has a bigger one */
-	j[0] = mk(0, 100, 100, 10);  /* X in q1 */
-	j[1] = mk(0, 200, 200, 3);   /* Y in q0 */
-	j[2] = mk(0, 300, 300, 3);   /* Z in q0 */
-	j[3] = mk(1, 10, 10, 6);     /* R in q0 needs 6 = 3 + 3 running in q0 */
+	j[0] = chk_job(0, 100, 100, 10);  /* X in q1 */
+	j[1] = chk_job(0, 200, 200, 3);   /* Y in q0 */
+	j[2] = chk_job(0, 300, 300, 3);   /* Z in q0 */
+	j[3] = chk_job(1, 10, 10, 6);     /* R in q0 needs 6 = 3 + 3 running in q0 */
 	j[0].user_queue = 1;
 	j[1].user_queue = j[2].user_queue = j[3].user_queue = 0;
 	rc = run_rec(&sys, &sc, j, 4, &st, &r);
@@ -575,17 +546,17 @@ test_priority_trigger_after_enough_overtakes(void)
 	struct nl_batch_stats st;
 	struct rec r;
 
-	one_queue(&sys, 4);
+	chk_one_queue(&sys, 4);
 	sys.q[0].thread_max = 1;
 	sys.q[0].prio_threshold = 2.5; /* increment (1/1 * 4/4)^-1/2 = 1 per overtake */
-	j[0] = mk(0, 1000, 1000, 3); /* L */
-	j[1] = mk(1, 10, 10, 4);     /* R */
-	j[2] = mk(2, 10, 10, 1);     /* s1 overtakes R: prio 1 */
-	j[3] = mk(20, 10, 10, 1);    /* s2: prio 2 */
-	j[4] = mk(40, 100, 100, 1);  /* s3: prio 3 > 2.5 -> reservation at 40 */
-	j[5] = mk(60, 10, 10, 1);    /* s4: s3's CPU (ends 140) is held for R */
-	j[6] = mk(61, 10, 10, 4);    /* R2: behind R, never above threshold */
-	j[7] = mk(62, 1, 1, 4);
+	j[0] = chk_job(0, 1000, 1000, 3); /* L */
+	j[1] = chk_job(1, 10, 10, 4);     /* R */
+	j[2] = chk_job(2, 10, 10, 1);     /* s1 overtakes R: prio 1 */
+	j[3] = chk_job(20, 10, 10, 1);    /* s2: prio 2 */
+	j[4] = chk_job(40, 100, 100, 1);  /* s3: prio 3 > 2.5 -> reservation at 40 */
+	j[5] = chk_job(60, 10, 10, 1);    /* s4: s3's CPU (ends 140) is held for R */
+	j[6] = chk_job(61, 10, 10, 4);    /* R2: behind R, never above threshold */
+	j[7] = chk_job(62, 1, 1, 4);
 	for (int i = 0; i < 8; i++)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 8, &st, &r);
@@ -613,17 +584,17 @@ test_limit_refuses_second_candidate(void)
 	struct nl_batch_stats st;
 	struct rec r;
 
-	one_queue(&sys, 12);
+	chk_one_queue(&sys, 12);
 	sys.q[0].thread_max = 1;
 	sys.q[0].cpu_max = 4;
 	sys.q[0].prio_threshold = 1.5; /* increment 1 for a 4-CPU job, 2 for a 1-CPU job */
-	j[0] = mk(0, 1000, 1000, 4);  /* L1 */
-	j[1] = mk(0, 900, 900, 4);    /* L2 */
-	j[2] = mk(0, 2000, 2000, 3);  /* F */
-	j[3] = mk(1, 10, 10, 4);      /* R1 */
-	j[4] = mk(2, 10, 10, 4);      /* R2 */
-	j[5] = mk(3, 10, 10, 1);      /* overtakes both: prio 1 */
-	j[6] = mk(20, 10, 10, 1);     /* prio 2 for both: R1 (nearer the head) reserves first */
+	j[0] = chk_job(0, 1000, 1000, 4);  /* L1 */
+	j[1] = chk_job(0, 900, 900, 4);    /* L2 */
+	j[2] = chk_job(0, 2000, 2000, 3);  /* F */
+	j[3] = chk_job(1, 10, 10, 4);      /* R1 */
+	j[4] = chk_job(2, 10, 10, 4);      /* R2 */
+	j[5] = chk_job(3, 10, 10, 1);      /* overtakes both: prio 1 */
+	j[6] = chk_job(20, 10, 10, 1);     /* prio 2 for both: R1 (nearer the head) reserves first */
 	for (int i = 0; i < 7; i++)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 7, &st, &r);
@@ -648,15 +619,15 @@ test_head_trigger_only_in_head_type_queue(void)
 	struct nl_batch_stats st;
 	struct rec r;
 
-	one_queue(&sys, 8);
+	chk_one_queue(&sys, 8);
 	sys.n_q = 2;
 	sys.q[1] = sys.q[0];
 	snprintf(sys.q[1].name, sizeof(sys.q[1].name), "qb");
 	sys.q[0].head_type = true;
-	j[0] = mk(0, 50, 50, 6);    /* A in qb */
-	j[1] = mk(0, 500, 500, 2);  /* B in qb */
-	j[2] = mk(1, 10, 10, 8);    /* Ra in qa (head-type) */
-	j[3] = mk(2, 10, 10, 8);    /* Rb in qb */
+	j[0] = chk_job(0, 50, 50, 6);    /* A in qb */
+	j[1] = chk_job(0, 500, 500, 2);  /* B in qb */
+	j[2] = chk_job(1, 10, 10, 8);    /* Ra in qa (head-type) */
+	j[3] = chk_job(2, 10, 10, 8);    /* Rb in qb */
 	j[0].user_queue = j[1].user_queue = j[3].user_queue = 1;
 	j[2].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 4, &st, &r);

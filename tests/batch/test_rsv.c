@@ -20,17 +20,9 @@
 #include "nl_cfg.h"
 #include "nl_plus.h"
 #include "nl_rng.h"
+#include "nl_tap.h"
 
-static unsigned int n_test, n_fail;
-
-static void
-ok(int cond, const char *name)
-{
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
-}
+#define ok(cond, name) nl_tap_ok((cond), "%s", (name))
 
 static const char permissive[] = "PLUS_NODE_RESERVABLE = true;";
 
@@ -201,14 +193,7 @@ one_queue(uint32_t P)
 {
 	struct nl_batch_sys s;
 
-	memset(&s, 0, sizeof(s));
-	s.cpus = P;
-	s.n_q = 1;
-	snprintf(s.q[0].name, sizeof(s.q[0].name), "q");
-	s.q[0].cpu_max = P;
-	s.q[0].proc_max = P;
-	s.q[0].thread_max = P;
-	s.q[0].overtake_cpus_max = UINT32_MAX;
+	chk_one_queue(&s, P);
 	return s;
 }
 
@@ -356,22 +341,6 @@ t_random_streams(uint64_t seed)
 	free(q);
 }
 
-static struct nl_batch_job
-job(double submit, double run_s, double est, uint32_t cpus)
-{
-	struct nl_batch_job j;
-
-	memset(&j, 0, sizeof(j));
-	j.submit_s = submit;
-	j.run_s = run_s;
-	j.est_s = est;
-	j.cpus = cpus;
-	j.procs = cpus;
-	j.threads = 1;
-	j.user_queue = -1;
-	return j;
-}
-
 static struct nl_batch_rsv_req
 req(double at, double start, double end, uint32_t nodes)
 {
@@ -422,8 +391,8 @@ t_preempt_and_restart(void)
 	char name[512];
 	int rc;
 
-	j[0] = job(0, 100, 100, 4);
-	j[1] = job(60, 30, 30, 1);
+	j[0] = chk_job(0, 100, 100, 4);
+	j[1] = chk_job(60, 30, 30, 1);
 	q[0] = req(10, 50, 150, 2);
 	rc = run(&sys, &sc, j, 2, fig8, f8len, q, 1, &st, NULL);
 	snprintf(name, sizeof(name), "Fig. 8 refuses a window over a running job (outcome %u, "
@@ -432,8 +401,8 @@ t_preempt_and_restart(void)
 		   j[0].end_s == 100 && st.preempted == 0 && strstr(q[0].why, "finishTimes") != NULL,
 	   name);
 
-	j[0] = job(0, 100, 100, 4);
-	j[1] = job(60, 30, 30, 1);
+	j[0] = chk_job(0, 100, 100, 4);
+	j[1] = chk_job(60, 30, 30, 1);
 	q[0] = req(10, 50, 150, 2);
 	memset(&seen, 0, sizeof(seen));
 	rc = nl_plus_create(permissive, sizeof(permissive) - 1, 4, &rv.plus, NULL);
@@ -472,9 +441,9 @@ t_keep_off_and_best_fit(void)
 	char name[512];
 	int rc;
 
-	j[0] = job(10, 150, 200, 2);
-	j[1] = job(10, 40, 50, 1);
-	j[2] = job(20, 400, 500, 1);
+	j[0] = chk_job(10, 150, 200, 2);
+	j[1] = chk_job(10, 40, 50, 1);
+	j[2] = chk_job(20, 400, 500, 1);
 	q[0] = req(0, 100, 200, 1);
 	memset(&seen, 0, sizeof(seen));
 	rc = nl_plus_create(permissive, sizeof(permissive) - 1, 2, &rv.plus, NULL);
@@ -499,7 +468,7 @@ t_refusals(void)
 {
 	struct nl_batch_sys sys = one_queue(4);
 	struct nl_batch_scenario sc = scen(NL_BATCH_EASY);
-	struct nl_batch_job j[1] = { job(0, 10, 10, 1) };
+	struct nl_batch_job j[1] = { chk_job(0, 10, 10, 1) };
 	struct nl_batch_rsv_req q[1] = { req(0, 10, 20, 0) };
 	struct nl_batch_stats st;
 	struct nl_batch_rsv rv = { .history_s = 0, .req = q, .n_req = 0 };
@@ -611,6 +580,5 @@ main(void)
 	t_keep_off_and_best_fit();
 	t_refusals();
 	t_config_and_generator();
-	printf("1..%u\n", n_test);
-	return n_fail ? 1 : 0;
+	return nl_tap_done();
 }
