@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The real KTH-SP2 trace (Parallel Workloads Archive, read from ../shared/traces/; skipped,
- * exit 77, when absent) through config/kth-easy.ini: EASY within the band of two
+ * a TAP skip, when absent) through config/kth-easy.ini: EASY within the band of two
  * independent simulators, and the invariants on every job; then the three seed 000
  * scenarios of config/hpc2500.ini under the invariant checker.
  */
@@ -60,7 +60,7 @@ main(void)
 	snprintf(path, sizeof(path), "%s/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz", root);
 	if (access(path, R_OK) != 0) {
 		printf("1..0 # SKIP trace absent: %s\n", path);
-		return 77;
+		return 0; /* TAP: a "1..0 # SKIP" plan with status 0 */
 	}
 	if (nl_swf_load(&t, path, err, sizeof(err)) != 0) {
 		printf("# %s\nnot ok 1 - test_kth_loads\n1..1\n", err);

@@ -70,7 +70,7 @@ main(int argc, char **argv)
 	snprintf(prefix, sizeof(prefix), "nleal%d", (int)getpid());
 	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal) < 0) {
 		printf("1..0 # SKIP EAL cannot start here\n");
-		return 77;
+		return 0; /* TAP: a "1..0 # SKIP" plan with status 0 */
 	}
 	urcu_qsbr_register_thread();
 	snprintf(path, sizeof(path), "%s/tests/dataplane/e2e.ini", src ? src : ".");
