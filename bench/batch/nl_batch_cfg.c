@@ -193,6 +193,30 @@ parse_scenario(struct nl_cfg *cfg, struct nl_batch_cfg *c, struct nl_batch_scena
 	return 0;
 }
 
+/* The engine keeps nodes for FCFS and FirstFit only, without connection reservation. */
+static int
+check_rsv_scenarios(struct nl_cfg *cfg, const struct nl_batch_cfg *c)
+{
+	for (unsigned int s = 0; s < c->n_sc; s++) {
+		char ss[64];
+
+		snprintf(ss, sizeof(ss), "scenario.%s", c->sc[s].name);
+		if (c->sc[s].policy > NL_BATCH_FIRSTFIT)
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, ss, "policy"),
+					    "[reservations] needs policy = fcfs or firstfit");
+		for (unsigned int q = 0; q < c->sys.n_q; q++)
+			if (c->sc[s].resv_max[q] > 0) {
+				char key[64];
+
+				snprintf(key, sizeof(key), "resv_max.%s", c->sys.q[q].name);
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, ss, key),
+						    "connection reservation cannot be combined with "
+						    "[reservations]");
+			}
+	}
+	return 0;
+}
+
 /* [reservations] (docs/batch.md "Advance reservations"). */
 static int
 parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
@@ -208,6 +232,27 @@ parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 		return 0;
 	if ((rc = nl_cfg_get_str(cfg, sec, "policy_file", &r->policy_file, true)) < 0)
 		return rc;
+	r->requests = NULL;
+	if ((rc = nl_cfg_get_str(cfg, sec, "requests", &r->requests, false)) < 0)
+		return rc;
+	if (r->requests != NULL) {
+		static const char *const gen[] = { "rate_per_h", "lead_min_s", "lead_max_s",
+						   "dur_min_s", "dur_max_s", "nodes_min",
+						   "nodes_max", "owners", "seed", NULL };
+
+		for (unsigned int k = 0; gen[k] != NULL; k++) {
+			const struct nl_cfg_entry *e = nl_cfg_find(cfg, sec, gen[k]);
+
+			if (e != NULL)
+				return nl_cfg_error(cfg, e, "the generator's keys and requests "
+							   "exclude each other");
+		}
+		r->history_s = 7 * 86400.0;
+		if ((rc = nl_cfg_get_double(cfg, sec, "history_s", &r->history_s, 0, 1e9,
+					    false)) < 0)
+			return rc;
+		return check_rsv_scenarios(cfg, c);
+	}
 	r->rate_per_h = 1;
 	if ((rc = nl_cfg_get_double(cfg, sec, "rate_per_h", &r->rate_per_h, 0, 1e6, false)) < 0)
 		return rc;
@@ -246,25 +291,7 @@ parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 	r->history_s = 7 * 86400.0;
 	if ((rc = nl_cfg_get_double(cfg, sec, "history_s", &r->history_s, 0, 1e9, false)) < 0)
 		return rc;
-	/* the engine keeps nodes for FCFS and FirstFit only */
-	for (unsigned int s = 0; s < c->n_sc; s++) {
-		char ss[64];
-
-		snprintf(ss, sizeof(ss), "scenario.%s", c->sc[s].name);
-		if (c->sc[s].policy > NL_BATCH_FIRSTFIT)
-			return nl_cfg_error(cfg, nl_cfg_find(cfg, ss, "policy"),
-					    "[reservations] needs policy = fcfs or firstfit");
-		for (unsigned int q = 0; q < c->sys.n_q; q++)
-			if (c->sc[s].resv_max[q] > 0) {
-				char key[64];
-
-				snprintf(key, sizeof(key), "resv_max.%s", c->sys.q[q].name);
-				return nl_cfg_error(cfg, nl_cfg_find(cfg, ss, key),
-						    "connection reservation cannot be combined with "
-						    "[reservations]");
-			}
-	}
-	return 0;
+	return check_rsv_scenarios(cfg, c);
 }
 
 int
@@ -310,6 +337,145 @@ nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double t1_
 			   (uint32_t)(nl_rng_u64(&rng) % (rc->nodes_max - rc->nodes_min + 1u));
 		memcpy(q->owner, rc->owners[nl_rng_u64(&rng) % rc->n_owners], NL_BATCH_NAME_LEN);
 	}
+	*out = v;
+	*n = m;
+	return 0;
+}
+
+static int
+cmp_req(const void *a, const void *b)
+{
+	const struct nl_batch_rsv_req *x = a, *y = b;
+
+	if (x->at_s != y->at_s)
+		return x->at_s < y->at_s ? -1 : 1;
+	return x->preempted < y->preempted ? -1 : x->preempted > y->preempted; /* file order */
+}
+
+int
+nl_batch_rsv_load(const char *path, struct nl_batch_rsv_req **out, size_t *n, char *err,
+		  size_t len)
+{
+	static const char *const want[] = { "at_s", "start_s", "end_s", "nodes", "owner" };
+	FILE *f = fopen(path, "r");
+	struct nl_batch_rsv_req *v = NULL;
+	size_t m = 0, cap = 0;
+	int col[5] = { -1, -1, -1, -1, -1 }, rc = 0;
+	unsigned int line = 0;
+	char buf[1024];
+	bool header = false;
+
+	*out = NULL;
+	*n = 0;
+	if (f == NULL) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -ENOENT;
+	}
+	while (rc == 0 && fgets(buf, sizeof(buf), f) != NULL) {
+		char *fld[32], *p = buf;
+		int nf = 0;
+
+		line++;
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (buf[0] == '#' || buf[strspn(buf, " \t")] == '\0')
+			continue;
+		while (nf < 32) {
+			fld[nf++] = p;
+			p = strchr(p, ',');
+			if (p == NULL)
+				break;
+			*p++ = '\0';
+		}
+		for (int k = 0; k < nf; k++) { /* trim */
+			while (*fld[k] == ' ' || *fld[k] == '\t')
+				fld[k]++;
+			for (char *e = fld[k] + strlen(fld[k]); e > fld[k] && (e[-1] == ' ' || e[-1] == '\t');)
+				*--e = '\0';
+		}
+		if (!header) {
+			for (int k = 0; k < nf; k++)
+				for (int w = 0; w < 5; w++)
+					if (strcmp(fld[k], want[w]) == 0)
+						col[w] = k;
+			for (int w = 0; w < 5 && rc == 0; w++)
+				if (col[w] < 0) {
+					snprintf(err, len, "%s:%u: header has no column '%s' (needs "
+						 "at_s,start_s,end_s,nodes,owner)", path, line, want[w]);
+					rc = -EINVAL;
+				}
+			header = true;
+			continue;
+		}
+		double t[3];
+		char *end;
+		unsigned long long nodes;
+
+		for (int w = 0; w < 5 && rc == 0; w++)
+			if (col[w] >= nf) {
+				snprintf(err, len, "%s:%u: %d fields, column '%s' missing", path, line,
+					 nf, want[w]);
+				rc = -EINVAL;
+			}
+		for (int w = 0; w < 3 && rc == 0; w++) {
+			t[w] = strtod(fld[col[w]], &end);
+			if (end == fld[col[w]] || *end != '\0' || !(t[w] >= 0) || t[w] > 1e12 ||
+			    floor(t[w]) != t[w]) {
+				snprintf(err, len, "%s:%u: %s '%s' is not a whole number of seconds >= 0",
+					 path, line, want[w], fld[col[w]]);
+				rc = -EINVAL;
+			}
+		}
+		if (rc != 0)
+			break;
+		nodes = strtoull(fld[col[3]], &end, 10);
+		if (end == fld[col[3]] || *end != '\0' || nodes == 0 || nodes > UINT32_MAX) {
+			snprintf(err, len, "%s:%u: nodes '%s' is not a positive integer", path, line,
+				 fld[col[3]]);
+			rc = -EINVAL;
+		} else if (!(t[2] > t[1])) {
+			snprintf(err, len, "%s:%u: end_s %.0f is not after start_s %.0f", path, line,
+				 t[2], t[1]);
+			rc = -EINVAL;
+		} else if (fld[col[4]][0] == '\0' || strlen(fld[col[4]]) >= NL_BATCH_NAME_LEN) {
+			snprintf(err, len, "%s:%u: owner must have 1..%u characters", path, line,
+				 NL_BATCH_NAME_LEN - 1);
+			rc = -EINVAL;
+		}
+		if (rc != 0)
+			break;
+		if (m == cap) {
+			size_t nc = cap ? 2 * cap : 256;
+			struct nl_batch_rsv_req *nv = realloc(v, nc * sizeof(*v));
+
+			if (nv == NULL) {
+				rc = -ENOMEM;
+				snprintf(err, len, "%s: out of memory", path);
+				break;
+			}
+			v = nv;
+			cap = nc;
+		}
+		memset(&v[m], 0, sizeof(v[m]));
+		v[m].at_s = t[0];
+		v[m].start_s = t[1];
+		v[m].end_s = t[2];
+		v[m].nodes = (uint32_t)nodes;
+		v[m].preempted = (uint32_t)m; /* file order for the stable sort; reset by the run */
+		snprintf(v[m].owner, sizeof(v[m].owner), "%s", fld[col[4]]);
+		m++;
+	}
+	fclose(f);
+	if (rc == 0 && !header) {
+		snprintf(err, len, "%s:%u: no header line", path, line);
+		rc = -EINVAL;
+	}
+	if (rc != 0) {
+		free(v);
+		return rc;
+	}
+	qsort(v, m, sizeof(*v), cmp_req);
+	for (size_t k = 0; k < m; k++)
+		v[k].preempted = 0;
 	*out = v;
 	*n = m;
 	return 0;

@@ -28,6 +28,8 @@ extern "C" {
  */
 struct nl_batch_rsv_cfg {
 	bool on;                   /**< the section is present */
+	const char *requests;      /**< a request file (nl_batch_rsv_load()) instead of the
+				     *   generator, or NULL (into the store) */
 	const char *policy_file;   /**< ClassAd admission policy (into the store; relative paths
 				     *   are resolved like the trace) */
 	double rate_per_h;         /**< Poisson request rate [1/h] */
@@ -97,6 +99,22 @@ int nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
  */
 int nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double t1_s,
 			  struct nl_batch_rsv_req **out, size_t *n);
+
+/**
+ * Read a request stream from a CSV file: a header naming at least the columns at_s,
+ * start_s, end_s, nodes, owner (any order, other columns ignored), then one request per line
+ * (trace seconds, whole numbers; '#' lines and blank lines skipped). Sorted by at_s (stable).
+ *
+ * @param path  File.
+ * @param out   Output: malloc'ed array (free()); NULL when empty.
+ * @param n     Output: number of requests.
+ * @param err   Output on error: "FILE:LINE: message".
+ * @param len   Bytes of err.
+ * @return 0; -ENOENT (cannot open), -EINVAL (bad header or line), -ENOMEM.
+ * @par Context  Control path.
+ */
+int nl_batch_rsv_load(const char *path, struct nl_batch_rsv_req **out, size_t *n, char *err,
+		      size_t len);
 
 /** Apply the thread mapping to one job (cpus set). @par Context Pure. */
 void nl_batch_map_threads(const struct nl_batch_cfg *c, struct nl_batch_job *j);

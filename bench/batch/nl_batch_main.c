@@ -249,8 +249,18 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		int64_t ep = nl_swf_header_int(t, "UnixStartTime");
 
 		epoch_s = ep > 0 ? (double)ep : 0;
-		if (nl_batch_rsv_generate(&c.rsv, t_first, t_last, &req, &n_req) != 0)
+		if (c.rsv.requests != NULL) {
+			char rp[4200], rerr[512];
+
+			resolve_path(c.rsv.requests, o->config, rp, sizeof(rp));
+			if (nl_batch_rsv_load(rp, &req, &n_req, rerr, sizeof(rerr)) != 0) {
+				fprintf(stderr, "nlevel-sim: %s\n", rerr);
+				rc = 2;
+				goto out;
+			}
+		} else if (nl_batch_rsv_generate(&c.rsv, t_first, t_last, &req, &n_req) != 0) {
 			goto out;
+		}
 		snprintf(path, sizeof(path), "%s/reservations.csv", o->out_dir);
 		rcsv = fopen(path, "w");
 		if (rcsv == NULL) {
@@ -262,9 +272,9 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		fprintf(meta, "rsv_policy=%s\nrsv_requests=%zu\nrsv_epoch_s=%.0f\n", policy_path,
 			n_req, epoch_s);
 		if (!o->quiet)
-			fprintf(stderr, "nlevel-sim: %zu reservation requests (%.2f/h, seed %llu), "
-					"policy %s\n", n_req, c.rsv.rate_per_h,
-				(unsigned long long)c.rsv.seed, policy_path);
+			fprintf(stderr, "nlevel-sim: %zu reservation requests (%s), policy %s\n",
+				n_req, c.rsv.requests != NULL ? c.rsv.requests : "generated",
+				policy_path);
 	}
 	for (unsigned int s = 0; s < c.n_sc; s++) {
 		double base_wait = 0;

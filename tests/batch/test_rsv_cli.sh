@@ -93,6 +93,36 @@ out=$("$SIM" -q -c "$D/n.ini" -o "$D/on" --rsv-policy "$D/all.cad" 2>&1)
 rc=$?
 say "--rsv-policy without [reservations]: exit 2" $([ $rc = 2 ] && echo 0 || echo 1) "$out"
 
+# a request file instead of the generator: the fig8 run's stream, replayed, gives the same
+# outcomes; malformed lines are refused with FILE:LINE
+awk -F, 'NR == 1 { print "# from reservations.csv"; print "owner,nodes,at_s,start_s,end_s,note"; next }
+	{ print $7 "," $6 "," $3 "," $4 "," $5 ",x" }' "$D/o8/reservations.csv" >"$D/req.csv"
+sed -e '/^rate_per_h/,/^owners/d' -e "s#^\[reservations\]#[reservations]\nrequests = req.csv#" \
+	"$D/r.ini" >"$D/f.ini"
+out=$("$SIM" -q -c "$D/f.ini" -o "$D/of" 2>&1)
+rc=$?
+same=$(cmp -s <(cut -d, -f1-9 "$D/o8/reservations.csv") <(cut -d, -f1-9 "$D/of/reservations.csv") &&
+	echo 0 || echo 1)
+say "requests = FILE: the same stream read back gives the same outcomes" \
+	$([ $rc = 0 ] && [ "$same" = 0 ] && echo 0 || echo 1) "rc $rc: $out"
+printf 'at_s,start_s,end_s,nodes,owner\n0,600,1200,2,userA\n10,700,650,1,userX\n' >"$D/req.csv"
+out=$("$SIM" -q -c "$D/f.ini" -o "$D/of2" 2>&1)
+rc=$?
+say "requests = FILE: end before start refused at req.csv:3" \
+	$([ $rc = 2 ] && [[ $out == *"req.csv:3: end_s 650 is not after start_s 700"* ]] && echo 0 ||
+		echo 1) "rc $rc: $out"
+printf 'at_s,start_s,nodes,owner\n' >"$D/req.csv"
+out=$("$SIM" -q -c "$D/f.ini" -o "$D/of3" 2>&1)
+rc=$?
+say "requests = FILE: a header without end_s refused at req.csv:1" \
+	$([ $rc = 2 ] && [[ $out == *"req.csv:1: header has no column 'end_s'"* ]] && echo 0 ||
+		echo 1) "rc $rc: $out"
+out=$("$SIM" -q -c <(cat "$D/f.ini"; echo "seed = 3") -o "$D/of4" 2>&1)
+rc=$?
+say "requests and the generator's keys together are refused" \
+	$([ $rc = 2 ] && [[ $out == *"seed: the generator's keys and requests exclude each other"* ]] &&
+		echo 0 || echo 1) "rc $rc: $out"
+
 # the shipped configuration on the real log
 if [ -f "$R/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz" ]; then
 	out=$(cd "$R" && "$SIM" -q -c config/kth-rsv.ini -o "$D/kth" 2>&1)
