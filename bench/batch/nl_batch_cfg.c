@@ -235,6 +235,11 @@ parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 	r->requests = NULL;
 	if ((rc = nl_cfg_get_str(cfg, sec, "requests", &r->requests, false)) < 0)
 		return rc;
+	r->history_s = 7 * 86400.0;
+	if ((rc = nl_cfg_get_double(cfg, sec, "history_s", &r->history_s, 0, 1e9, false)) < 0)
+		return rc;
+	if ((rc = check_rsv_scenarios(cfg, c)) < 0)
+		return rc;
 	if (r->requests != NULL) {
 		static const char *const gen[] = { "rate_per_h", "lead_min_s", "lead_max_s",
 						   "dur_min_s", "dur_max_s", "nodes_min",
@@ -247,11 +252,7 @@ parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 				return nl_cfg_error(cfg, e, "the generator's keys and requests "
 							   "exclude each other");
 		}
-		r->history_s = 7 * 86400.0;
-		if ((rc = nl_cfg_get_double(cfg, sec, "history_s", &r->history_s, 0, 1e9,
-					    false)) < 0)
-			return rc;
-		return check_rsv_scenarios(cfg, c);
+		return 0;
 	}
 	r->rate_per_h = 1;
 	if ((rc = nl_cfg_get_double(cfg, sec, "rate_per_h", &r->rate_per_h, 0, 1e6, false)) < 0)
@@ -286,12 +287,24 @@ parse_rsv(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 		return rc;
 	memcpy(r->owners, names, sizeof(names));
 	r->seed = 4;
-	if ((rc = nl_cfg_get_u64(cfg, sec, "seed", &r->seed, 0, UINT64_MAX, false)) < 0)
-		return rc;
-	r->history_s = 7 * 86400.0;
-	if ((rc = nl_cfg_get_double(cfg, sec, "history_s", &r->history_s, 0, 1e9, false)) < 0)
-		return rc;
-	return check_rsv_scenarios(cfg, c);
+	return nl_cfg_get_u64(cfg, sec, "seed", &r->seed, 0, UINT64_MAX, false) < 0 ? -EINVAL : 0;
+}
+
+/* Room for one more request at (*v)[*m]. @return it (zeroed), or NULL when out of memory. */
+static struct nl_batch_rsv_req *
+req_append(struct nl_batch_rsv_req **v, size_t *m, size_t *cap)
+{
+	if (*m == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		struct nl_batch_rsv_req *nv = realloc(*v, nc * sizeof(**v));
+
+		if (nv == NULL)
+			return NULL;
+		*v = nv;
+		*cap = nc;
+	}
+	memset(&(*v)[*m], 0, sizeof(**v));
+	return &(*v)[(*m)++];
 }
 
 int
@@ -315,19 +328,10 @@ nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double t1_
 		at += nl_rng_exp(&rng, 3600.0 / rc->rate_per_h);
 		if (at > t1_s)
 			break;
-		if (m == cap) {
-			size_t nc = cap ? 2 * cap : 256;
-			struct nl_batch_rsv_req *nv = realloc(v, nc * sizeof(*v));
-
-			if (nv == NULL) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if ((q = req_append(&v, &m, &cap)) == NULL) {
+			free(v);
+			return -ENOMEM;
 		}
-		q = &v[m++];
-		memset(q, 0, sizeof(*q));
 		lead = rc->lead_min_s + nl_rng_unif(&rng) * (rc->lead_max_s - rc->lead_min_s);
 		dur = rc->dur_min_s + nl_rng_unif(&rng) * (rc->dur_max_s - rc->dur_min_s);
 		q->at_s = floor(at);
@@ -340,16 +344,6 @@ nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double t1_
 	*out = v;
 	*n = m;
 	return 0;
-}
-
-static int
-cmp_req(const void *a, const void *b)
-{
-	const struct nl_batch_rsv_req *x = a, *y = b;
-
-	if (x->at_s != y->at_s)
-		return x->at_s < y->at_s ? -1 : 1;
-	return x->preempted < y->preempted ? -1 : x->preempted > y->preempted; /* file order */
 }
 
 int
@@ -443,26 +437,18 @@ nl_batch_rsv_load(const char *path, struct nl_batch_rsv_req **out, size_t *n, ch
 		}
 		if (rc != 0)
 			break;
-		if (m == cap) {
-			size_t nc = cap ? 2 * cap : 256;
-			struct nl_batch_rsv_req *nv = realloc(v, nc * sizeof(*v));
+		struct nl_batch_rsv_req *q = req_append(&v, &m, &cap);
 
-			if (nv == NULL) {
-				rc = -ENOMEM;
-				snprintf(err, len, "%s: out of memory", path);
-				break;
-			}
-			v = nv;
-			cap = nc;
+		if (q == NULL) {
+			rc = -ENOMEM;
+			snprintf(err, len, "%s: out of memory", path);
+			break;
 		}
-		memset(&v[m], 0, sizeof(v[m]));
-		v[m].at_s = t[0];
-		v[m].start_s = t[1];
-		v[m].end_s = t[2];
-		v[m].nodes = (uint32_t)nodes;
-		v[m].preempted = (uint32_t)m; /* file order for the stable sort; reset by the run */
-		snprintf(v[m].owner, sizeof(v[m].owner), "%s", fld[col[4]]);
-		m++;
+		q->at_s = t[0];
+		q->start_s = t[1];
+		q->end_s = t[2];
+		q->nodes = (uint32_t)nodes;
+		snprintf(q->owner, sizeof(q->owner), "%s", fld[col[4]]);
 	}
 	fclose(f);
 	if (rc == 0 && !header) {
@@ -473,9 +459,6 @@ nl_batch_rsv_load(const char *path, struct nl_batch_rsv_req **out, size_t *n, ch
 		free(v);
 		return rc;
 	}
-	qsort(v, m, sizeof(*v), cmp_req);
-	for (size_t k = 0; k < m; k++)
-		v[k].preempted = 0;
 	*out = v;
 	*n = m;
 	return 0;

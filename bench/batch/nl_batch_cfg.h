@@ -103,7 +103,8 @@ int nl_batch_rsv_generate(const struct nl_batch_rsv_cfg *rc, double t0_s, double
 /**
  * Read a request stream from a CSV file: a header naming at least the columns at_s,
  * start_s, end_s, nodes, owner (any order, other columns ignored), then one request per line
- * (trace seconds, whole numbers; '#' lines and blank lines skipped). Sorted by at_s (stable).
+ * (trace seconds, whole numbers; '#' lines and blank lines skipped). Kept in file order: the
+ * engine takes requests in any order and breaks ties of at_s by index.
  *
  * @param path  File.
  * @param out   Output: malloc'ed array (free()); NULL when empty.
