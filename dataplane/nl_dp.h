@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "nl_load.h"
+#include "nl_model.h"
 #include "nl_model_cfg.h"
 #include "nl_policy.h"
 #include "nl_proto.h"
@@ -74,6 +75,12 @@ struct nl_dp_opts {
 	uint32_t ip;                /**< our IPv4 address, network order */
 	bool native_instant;        /**< native mode: machines finish sub-tasks at once */
 	unsigned int idle_sleep_us; /**< port/native: an idle lcore naps this long (0 = spin) */
+	const struct nl_policy_ops *policy; /**< NULL: the ops of `scheme` (nl_policy_of()); else
+					     *   any policy, e.g. a test's (nl_policy.h I5) */
+	bool lockstep;              /**< emulated: one thread runs every lcore round and the
+				     *   control in virtual-time order (deterministic; tests) */
+	const struct nl_model_trace *trace; /**< emulated: called at every dispatch and reject
+					     *   (lock-step runs: from the driving thread); NULL */
 };
 
 /** Counters of one run (control lcore's view; see I1). */

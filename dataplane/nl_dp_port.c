@@ -154,30 +154,38 @@ finish(struct io *io, struct nl_task *t)
 	nl_dp_task_finish_ctl(dp, t, nl_dp_now_vt(dp));
 }
 
-/* Least-loaded live machine able to serve t (same leaf group), or NO_SLOT. */
+/* Where a sub-task of t goes when its machine is lost: the policy's own choice
+ * (ops->replace, the cost model of its first pick) on the control's exact load table, where
+ * machines that left are NL_MACH_GONE_VT. NO_SLOT when no live machine can serve t. */
 static uint32_t
-pick_live(struct io *io, const struct nl_task *t)
+replace_sub(struct io *io, const struct nl_task *t)
 {
 	struct nl_dp *dp = io->dp;
-	const struct nl_dp_gen *g = dp->gen_rcu;
-	const struct nl_tree *tr = g->s->tree;
-	uint32_t leaf = nl_tree_leaf_of(tr, t->need), best = NO_SLOT;
-	double bl = 0;
+	const struct nl_sched *s = dp->gen_rcu->s;
+	uint32_t m;
 
-	if (leaf == NL_NODE_NONE)
+	if (s->ops->replace(s, t, dp->load->w_load, nl_dp_now_vt(dp), &m) != 0 ||
+	    m >= dp->n_mach || !io->alive[m])
 		return NO_SLOT;
-	for (uint32_t j = tr->leaf_off[leaf]; j < tr->leaf_off[leaf + 1]; j++) {
-		uint32_t m = tr->leaf_mach[j];
-		const struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
+	return m;
+}
 
-		if (!io->alive[m] || w == NULL)
-			continue;
-		if (best == NO_SLOT || w->busy_until_vt < bl) {
-			best = m;
-			bl = w->busy_until_vt;
-		}
-	}
-	return best;
+/* Sub-task `sub` of t ended or was given up: mark it, and end the task with its last one. */
+static void
+sub_settle(struct io *io, struct nl_task *t, unsigned int sub)
+{
+	io->dp->meta[t->aux].done_mask |= UINT64_C(1) << sub;
+	if (nl_model_task_sub_done(t))
+		finish(io, t);
+}
+
+/* Sub-task `sub` of t cannot be placed anywhere: t fails with machine_lost once its other
+ * sub-tasks are accounted. */
+static void
+sub_lost(struct io *io, struct nl_task *t, unsigned int sub)
+{
+	t->flags |= NL_TF_FAILED | ((uint32_t)NL_REJECT_MACHINE_LOST << NL_TF_REASON_SHIFT);
+	sub_settle(io, t, sub);
 }
 
 static void
@@ -188,11 +196,10 @@ send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
 	const struct nl_dp_worker *w = &dp->workers[io->slot_worker[m]];
 	struct nl_msg msg = { .type = NL_MSG_DISPATCH };
 	struct nl_msg_dispatch *d = &msg.u.dispatch;
-	const struct nl_dp_gen *g = dp->gen_rcu;
-	double dur = (t->instr / t->n_split / g->mach[m].speed_ips +
-		      t->data_bits / t->n_split / g->mach[m].link_bps) * dp->work_scale_us;
 	struct nl_mach_load *wl = nl_load_entry_ctl(dp->load, m);
 	double now = nl_dp_now_vt(dp);
+	/* the booking estimate of the workers' time scale (nominal speed: bg load is off) */
+	double dur = nl_model_sub_vt(&dp->bg, &dp->gen_rcu->mach[m], m, t, now) * dp->work_scale_us;
 
 	mt->sub_mach[sub] = m;
 	if (wl != NULL) {
@@ -226,27 +233,20 @@ drain_subs(struct io *io)
 		uint32_t m = rec[i].mach;
 
 		nl_load_mark_applied_ctl(dp->load, rec[i].mgr, rec[i].seq);
-		if (t->flags & NL_TF_FAILED) /* an earlier sub-task of it found no machine */
-			goto left;
+		if (t->flags & NL_TF_FAILED) { /* an earlier sub-task of it found no machine */
+			sub_settle(io, t, rec[i].sub); /* not sent: the task ends with its last */
+			continue;
+		}
 		mt->active = 1;
 		if (m >= dp->n_mach || !io->alive[m]) {
-			m = pick_live(io, t);
+			m = replace_sub(io, t);
 			if (m == NO_SLOT) {
-				t->flags |= NL_TF_FAILED |
-					    ((uint32_t)NL_REJECT_MACHINE_LOST << NL_TF_REASON_SHIFT);
-				goto left;
+				sub_lost(io, t, rec[i].sub);
+				continue;
 			}
 			nl_stat_add_st(&dp->redispatched, 1);
 		}
 		send_dispatch(io, t, rec[i].sub, m);
-		continue;
-left:
-		/* not sent: count it as finished so the task ends when its last record does */
-		mt->done_mask |= UINT64_C(1) << rec[i].sub;
-		if ((t->flags & NL_TF_LEFT_MASK) > 0)
-			t->flags--;
-		if ((t->flags & NL_TF_LEFT_MASK) == 0)
-			finish(io, t);
 	}
 	return n;
 }
@@ -293,14 +293,10 @@ on_done(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *
 	wl = nl_load_entry_ctl(dp->load, mt->sub_mach[d->sub]);
 	if (wl != NULL && wl->n_sub > 0)
 		wl->n_sub--;
-	mt->done_mask |= UINT64_C(1) << d->sub;
 	mt->n_done++;
 	if (d->status != 0 && mt->status == 0)
 		mt->status = d->status;
-	if ((t->flags & NL_TF_LEFT_MASK) > 0)
-		t->flags--;
-	if ((t->flags & NL_TF_LEFT_MASK) == 0)
-		finish(io, t);
+	sub_settle(io, t, d->sub);
 }
 
 /* Publish the control's alive[] and speeds as a new generation (RCU) and fix the load table:
@@ -352,21 +348,13 @@ redispatch_from(struct io *io, const uint8_t *gone)
 
 			if ((mt->done_mask >> s) & 1 || m >= dp->n_mach || !gone[m])
 				continue;
-			alt = pick_live(io, t);
-			if (alt != NO_SLOT) {
-				nl_stat_add_st(&dp->redispatched, 1);
-				send_dispatch(io, t, s, alt);
+			alt = replace_sub(io, t);
+			if (alt == NO_SLOT) {
+				sub_lost(io, t, s);
 				continue;
 			}
-			/* nowhere to go: the task fails with machine_lost once its other
-			 * sub-tasks are accounted */
-			t->flags |= NL_TF_FAILED |
-				    ((uint32_t)NL_REJECT_MACHINE_LOST << NL_TF_REASON_SHIFT);
-			mt->done_mask |= UINT64_C(1) << s;
-			if ((t->flags & NL_TF_LEFT_MASK) > 0)
-				t->flags--;
-			if ((t->flags & NL_TF_LEFT_MASK) == 0)
-				finish(io, t);
+			nl_stat_add_st(&dp->redispatched, 1);
+			send_dispatch(io, t, s, alt);
 		}
 	}
 }

@@ -1,7 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal state of the live engine (nl_dp.h), shared by nl_dp.c (engine, emulation),
- * nl_dp_port.c (port I/O, workers) and nl_dp_tel.c (telemetry). Not a public header.
+ * Core structures of the live engine (nl_dp.h), shared by its files. Not a public header.
+ *
+ *   nl_dp.h          public API
+ *   nl_dp_priv.h     core structures and the internal calls between the files (this file)
+ *   nl_dp_inline.h   hot-path inlines (pending bits, histogram buckets)
+ *   nl_dp.c          creation, run reset, drain and teardown
+ *   nl_dp_ops.c      engine ops the policies call, and ingress (a task's path)
+ *   nl_dp_lcore.c    the manager lcore loop
+ *   nl_dp_emu.c      control lcore and emulation: machines, messages in transit, runs
+ *   nl_dp_gen.c      machine generations under RCU
+ *   nl_dp_stats.c    run statistics and counters
+ *   nl_dp_port.c     port mode: frames, workers
+ *   nl_dp_tel.c      telemetry
+ *
+ * The model (task stream, manager FIFO, sub-task service, completion) is managers/nl_model.h,
+ * the simulator's too.
  */
 #ifndef NL_DP_PRIV_H
 #define NL_DP_PRIV_H
@@ -16,9 +30,11 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_dp.h"
+#include "nl_evq.h"
+#include "nl_model.h"
 
-/* Task flags (struct nl_task.flags, engine-private). */
-#define NL_TF_LEFT_MASK 0xffffu  /* sub-tasks not finished yet */
+/* Task flags (struct nl_task.flags): the low 16 bits count outstanding sub-tasks (nl_model.h
+ * I2); the engine's own flags sit above. */
 #define NL_TF_FAILED (1u << 16)  /* refused or lost after acceptance */
 #define NL_TF_DEAD (1u << 17)    /* returned to the pool by a teardown drain */
 #define NL_TF_REASON_SHIFT 24    /* enum nl_reject_reason of a failure */
@@ -80,7 +96,7 @@ struct nl_dp_mgr {
 	bool has_cur;
 	struct nl_dp_msg cur;
 	double cur_done_vt;
-	double busy_until_vt;
+	struct nl_model_mgr srv;      /* emulated: the manager as a FIFO server (nl_model.h) */
 	double next_measure_vt;
 	/* statistics: written by the owner lcore, read by telemetry (relaxed) */
 	uint64_t tasks_in;
@@ -88,8 +104,6 @@ struct nl_dp_mgr {
 	uint64_t fwd_out;
 	uint64_t dispatched;
 	uint64_t refused;
-	uint64_t busy_ns;         /* emulated: service time booked [ns of wall scale] */
-	double busy_vt;           /* owner-only */
 	uint64_t svc_hist[NL_DP_HIST_BUCKETS]; /* decide() cost [ns], log2 buckets */
 } __rte_cache_aligned;
 
@@ -108,9 +122,11 @@ struct nl_dp_lcore {
 	uint64_t hk_mask;
 	double now_vt;                /* this lcore's emulated clock (see nl_dp_lcore_main) */
 	uint64_t clock_mvt;           /* now_vt in 1/1000 u.t., for other threads (relaxed) */
-	/* generator */
-	struct nl_rng rng;
-	double next_arrival_vt;
+	/* emulated: tasks forwarded by this lcore's managers, in transit until their stamp
+	 * (t_vt = arrival at the manager, arg = manager id, ptr = task) */
+	struct nl_evq transit;
+	/* generator (the ingress lcore) */
+	struct nl_model_src src;
 	uint64_t generated;
 	uint64_t accepted;
 	uint64_t rejected_ingress;
@@ -121,18 +137,12 @@ struct nl_dp_lcore {
 	uint64_t dispatched_tasks;
 } __rte_cache_aligned;
 
-struct nl_dp_heap_ent {
-	double fin_vt;
-	struct nl_task *t;
-	uint32_t mach;
-	uint32_t pad;
-};
-
 struct nl_dp_worker;
 
 struct nl_dp {
 	struct nl_model_cfg m;
 	struct nl_dp_opts o;
+	const struct nl_policy_ops *policy; /* o.policy, or the ops of o.scheme */
 	struct nl_sched_params sp;
 	struct nl_machine *mach0;     /* configured machines */
 	unsigned int n_mach;
@@ -155,12 +165,12 @@ struct nl_dp {
 	double lambda;
 	double horizon_vt;
 	double warmup_vt;
-	uint64_t bg_seed;
+	struct nl_model_bg bg;        /* background load of the machines (off unless emulated) */
+	uint32_t measure_mgr;         /* manager that runs ops->measure(), or NL_NODE_NONE */
 	uint64_t gen_done;            /* generator finished (relaxed flag) */
 	uint64_t run_quit;            /* lcores stop (relaxed flag) */
 	/* control-lcore state (I3) */
-	struct nl_dp_heap_ent *heap;
-	size_t heap_n, heap_cap;
+	struct nl_evq fin_q;          /* emulated machines: t_vt = sub-task finish, arg = machine */
 	double *resp;
 	size_t n_resp, cap_resp;
 	double sum_hops, sum_wait;
@@ -174,7 +184,6 @@ struct nl_dp {
 	unsigned int n_workers;
 	uint8_t mac[6];
 	uint64_t tx_frames, rx_frames, tx_fail;
-	uint64_t gen_next_id;
 	uint64_t io_accepted;         /* port mode: SUBMITs accepted by the I/O lcore */
 	uint64_t io_rejected;         /* port mode: SUBMITs answered REJECT at ingress */
 	struct rte_ring *req_ring;    /* control requests from telemetry (machine set) */
@@ -235,11 +244,64 @@ int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const
  * @return 0; -ENOBUFS when the entry inbox is full (the caller answers REJECT overload).
  * @par Context Ingress lcore, QSBR-online; no allocation, no lock.
  */
-int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double now_vt, uint64_t rnd);
+int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uint64_t rnd);
+
+/**
+ * Emulated timing: move the tasks this lcore forwarded whose transfer ended (stamp <= now)
+ * into their manager's inbox, earliest first (ties in forwarding order), so every manager
+ * admits tasks in the order they reach it (nl_model.h I3). A full inbox fails the task
+ * (REJECT overload), it is never dropped.
+ * @return tasks moved. @par Context The lcore that owns lc, QSBR-online.
+ */
+unsigned int nl_dp_transit_release_st(struct nl_dp_lcore *lc, double now_vt);
+
+/**
+ * Fail a task the engine cannot carry on (full inbox or sub-task ring, bad dispatch): it goes
+ * to the control lcore, which answers REJECT `why` and accounts it (nl_dp.h I1).
+ * @par Context A manager lcore (or the I/O lcore) that holds t.
+ */
+void nl_dp_task_fail_st(struct nl_dp_lcore *lc, struct nl_task *t, enum nl_reject_reason why);
+
+/**
+ * One round of a manager lcore at now_vt: the generator (ingress lcore), tasks in transit,
+ * then up to NL_DP_SWEEPS sweeps over the managers whose pending bit is set.
+ * @return work done (tasks generated, moved or decided). @par Context The lcore owning lc,
+ * QSBR-online, lc->gen set for the round.
+ */
+unsigned int nl_dp_lcore_round_st(struct nl_dp_lcore *lc, double now_vt);
+
+/**
+ * Earliest time after which lc has work: the next arrival (ingress), the earliest message in
+ * transit, a manager's end of service or due measurement; now_vt when a manager has a task
+ * waiting in its inbox; INFINITY when idle (emulated lock-step driver).
+ * @par Context Lock-step driver (the thread that runs every round).
+ */
+double nl_dp_lcore_next_vt(const struct nl_dp_lcore *lc, double now_vt);
+
+/**
+ * Emulated machines, one control round at now_vt: book the managers' sub-tasks on their
+ * machines (nl_model_sub_vt() from the time each starts), complete those finished by now
+ * (nl_model_task_sub_done()), account refused tasks, publish the load table when due.
+ * @return work done. @par Context Control lcore (the load table's writer).
+ */
+unsigned int nl_dp_ctl_poll_emul(struct nl_dp *dp, double now_vt);
+
+/** Earliest time the control lcore has work (INFINITY when idle). @par Context Control. */
+double nl_dp_ctl_next_vt(const struct nl_dp *dp, double now_vt);
+
+/**
+ * Reset every run statistic, manager and view, publish a fresh generation and seed the task
+ * source (lambda arrivals per u.t., seed): the state of a new run.
+ * @par Context Control thread, lcores stopped.
+ */
+void nl_dp_run_reset_ctl(struct nl_dp *dp, double lambda, uint64_t seed);
+
+/** Launch every manager lcore on nl_dp_lcore_main. @return 0 or the EAL's error. */
+int nl_dp_launch_ctl(struct nl_dp *dp);
 
 /**
  * After the lcores stopped: return every task still held anywhere (inboxes, service slots,
- * rings, heap) to the mempool exactly once.
+ * transit, rings, emulated machines) to the mempool exactly once, counted failed.
  * @par Context Control thread, lcores stopped.
  */
 void nl_dp_drain_ctl(struct nl_dp *dp);
@@ -247,10 +309,22 @@ void nl_dp_drain_ctl(struct nl_dp *dp);
 /** Mark every manager as having work, so each is polled at least once. @par Context Control. */
 void nl_dp_kick_ctl(struct nl_dp *dp);
 
+/** The engine ops the policies call on a manager lcore (nl_dp_ops.c; ctx = the lcore). */
+extern const struct nl_engine_ops nl_dp_engine_ops;
+
+/** Free a machine generation now (no reader may hold it). @par Context Control. */
+void nl_dp_gen_free_ctl(struct nl_dp_gen *g);
+
+/** Sum of a uint64_t counter of every lcore (offsetof in struct nl_dp_lcore). Relaxed. */
+uint64_t nl_dp_sum_lc(const struct nl_dp *dp, size_t off);
+
 /**
- * Background-load factor of machine i at t_vt in emulated mode (nl_mach_bg_factor() with the
- * run's seed), 1.0 otherwise. @par Context Pure read of dp.
+ * Fill a point's statistics from the finished run (response percentiles, utilizations of the
+ * policy's top manager and the busiest one). @par Context Control, lcores stopped.
  */
-double nl_dp_bg_factor(const struct nl_dp *dp, uint32_t i, double t_vt);
+void nl_dp_point_stats_ctl(struct nl_dp *dp, struct nl_dp_point *pt);
+
+/** Fill a native run's result (rate, latency mean and p99). @par Context Control, stopped. */
+void nl_dp_native_stats_ctl(const struct nl_dp *dp, double secs, struct nl_dp_native_result *r);
 
 #endif /* NL_DP_PRIV_H */

@@ -271,4 +271,6 @@ const struct nl_policy_ops nl_policy_2lsc = {
 	.decide = tlsc_decide,
 	.measure = tlsc_measure,
 	.mgr_name = tlsc_mgr_name,
+	.top_mgr = nl_2lsc_global_mgr,
+	.replace = nl_sched_replace_leaf,
 };

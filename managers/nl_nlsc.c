@@ -161,6 +161,13 @@ nlsc_mgr_name(const struct nl_sched *s, uint32_t mgr, char *buf, unsigned int le
 			 nl_res_format(&v, nd->level, bits, sizeof(bits)));
 }
 
+static uint32_t
+nlsc_top_mgr(const struct nl_sched *s)
+{
+	(void)s;
+	return 0; /* the root M(0): a parent has a smaller id than its children (tree I1) */
+}
+
 const struct nl_policy_ops nl_policy_nlsc = {
 	.name = "nlsc",
 	.init = nlsc_init,
@@ -170,4 +177,6 @@ const struct nl_policy_ops nl_policy_nlsc = {
 	.decide = nlsc_decide,
 	.measure = NULL,
 	.mgr_name = nlsc_mgr_name,
+	.top_mgr = nlsc_top_mgr,
+	.replace = nl_sched_replace_leaf,
 };

@@ -18,6 +18,10 @@
  *      never share writable policy state. The exception is the 2LSC global load snapshot,
  *      written by measure() on the global scheduler's owner only.
  *  I4  the load table returned by engine->load() is stable for the duration of decide().
+ *  I5  an engine knows a policy only through this table: which manager measures (top_mgr()
+ *      with measure() set), how a lost sub-task is re-placed (replace()), what a decision
+ *      costs (service_vt()). No engine compares ops pointers or schemes, so a new policy
+ *      needs no change in either engine (tests/managers/nl_policy_p2c.c proves it).
  */
 #ifndef NL_POLICY_H
 #define NL_POLICY_H
@@ -75,6 +79,19 @@ struct nl_policy_ops {
 	void (*measure)(struct nl_sched *s, double now_vt, const struct nl_engine *eng);
 	/** Printable name of manager mgr into buf ("M(2,01)", "global"). */
 	void (*mgr_name)(const struct nl_sched *s, uint32_t mgr, char *buf, unsigned int len);
+	/**
+	 * The manager at the top of the policy: the one that runs measure() (when set) and whose
+	 * utilization engines report as global_util (2LSC: the global scheduler; NLSC: the root).
+	 */
+	uint32_t (*top_mgr)(const struct nl_sched *s);
+	/**
+	 * Re-place one sub-task of t whose machine was lost (I5): the machine the policy would
+	 * pick for it now, by the same cost model as its first pick (expected completion on
+	 * `load`, machines with busy_until_vt >= NL_MACH_GONE_VT never chosen). 0 and *out_mach,
+	 * or -ENOSPC when no live machine can serve t. Called by the engine's control thread.
+	 */
+	int (*replace)(const struct nl_sched *s, const struct nl_task *t,
+		       const struct nl_mach_load *load, double now_vt, uint32_t *out_mach);
 };
 
 /** A policy bound to a machine set. */
@@ -115,6 +132,33 @@ int nl_sched_create(struct nl_sched **out, const struct nl_policy_ops *ops,
 
 /** Free a sched; NULL accepted. @par Context Control path (after a grace period live). */
 void nl_sched_free(struct nl_sched *s);
+
+/**
+ * The manager that runs ops->measure(), or NL_NODE_NONE when the policy measures nothing.
+ * @return a manager id < s->n_mgr, or NL_NODE_NONE. @par Context Pure read of s.
+ */
+static inline uint32_t
+nl_sched_measure_mgr(const struct nl_sched *s)
+{
+	return s->ops->measure != NULL ? s->ops->top_mgr(s) : NL_NODE_NONE;
+}
+
+/**
+ * The replace() of NLSC and 2LSC: the least-loaded live machine of the leaf group that
+ * matches t's vector (for 2LSC the matching machines of every group, as its global
+ * scheduler sees them), by expected completion of one sub-task (nl_pick_least_loaded()).
+ *
+ * @param s         Policy bound to machines.
+ * @param t         Task whose sub-task is re-placed (need, instr, data_bits, n_split).
+ * @param load      Load table indexed by machine id (the engine's exact table).
+ * @param now_vt    Current time [u.t.].
+ * @param out_mach  Output machine id.
+ * @return 0; -ENOSPC when no machine matches t or every matching machine left.
+ * @par Context  Engine control thread; reads s and load only.
+ * @par Source   seed 002 §3.3 step 5 (least-loaded pick), applied to one sub-task.
+ */
+int nl_sched_replace_leaf(const struct nl_sched *s, const struct nl_task *t,
+			  const struct nl_mach_load *load, double now_vt, uint32_t *out_mach);
 
 /* --- 2LSC introspection (tests, telemetry) --- */
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "nl_pick.h"
 #include "nl_policy.h"
 
 const struct nl_policy_ops *
@@ -62,4 +63,20 @@ nl_sched_free(struct nl_sched *s)
 	nl_tree_free(s->tree);
 	free(s->rate);
 	free(s);
+}
+
+int
+nl_sched_replace_leaf(const struct nl_sched *s, const struct nl_task *t,
+		      const struct nl_mach_load *load, double now_vt, uint32_t *out_mach)
+{
+	const struct nl_tree *tr = s->tree;
+	uint32_t leaf = nl_tree_leaf_of(tr, t->need);
+	int n;
+
+	if (leaf == NL_NODE_NONE || t->n_split == 0)
+		return -ENOSPC;
+	n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
+				 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, load, now_vt,
+				 t->instr / t->n_split, t->data_bits / t->n_split, 1, out_mach);
+	return n == 1 ? 0 : -ENOSPC;
 }

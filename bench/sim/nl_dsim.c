@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engine ops for the seed 002 dispatch model in virtual time (see nl_dsim.h).
+ * Engine ops for the seed 002 dispatch model in virtual time (see nl_dsim.h). The model
+ * itself (task stream, manager FIFO, sub-task service, completion) is managers/nl_model.h,
+ * the same code the live appliance runs; this file only turns it into events.
  *
- * Events per task: one arrival, then per manager visited an ARRIVE (join the FIFO queue:
- * start = max(now, busy_until), done = start + service) and a DECIDE (at done, the policy
- * acts), and one DONE when the last sub-task finishes.
+ * Events per task: one arrival, then per manager visited an ARRIVE (nl_model_mgr_admit())
+ * and a DECIDE (at the end of service, the policy acts), and one SUB_DONE per sub-task; the
+ * task completes with its last one (nl_model_task_sub_done()).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -13,15 +15,15 @@
 
 #include "nl_dsim.h"
 #include "nl_evq.h"
+#include "nl_model.h"
 #include "nl_policy.h"
-#include "nl_rng.h"
 
 enum {
 	EV_GEN = 0,  /* next Poisson arrival */
 	EV_ARRIVE,   /* task ptr arrives at manager arg */
 	EV_DECIDE,   /* manager arg finished serving task ptr */
-	EV_DONE,     /* a task's last sub-task finished */
-	EV_MEASURE,  /* periodic load measurement (2LSC global) */
+	EV_SUB_DONE, /* a sub-task of task ptr finished on machine arg */
+	EV_MEASURE,  /* the policy's periodic load measurement */
 };
 
 #define POOL_CHUNK 4096u
@@ -31,15 +33,13 @@ struct dsim {
 	const struct nl_machine *mach;
 	struct nl_sched *s;
 	struct nl_engine eng;
+	const struct nl_model_trace *trace;
 	struct nl_evq q;
-	struct nl_rng rng_task;  /* arrivals, vectors, work: same for every variant */
-	struct nl_rng rng_entry; /* where tasks appear */
-	uint64_t bg_seed;
-	double lambda;
+	struct nl_model_src src; /* tasks: same stream for every variant and engine */
+	struct nl_model_bg bg;
 	double now;
 	struct nl_mach_load *load;
-	double *mgr_busy_until;
-	double *mgr_busy_total;
+	struct nl_model_mgr *mgr;
 	uint32_t *mgr_qlen;
 	/* task pool: a free list over chunks */
 	struct nl_task **chunk;
@@ -150,24 +150,30 @@ static void
 eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now)
 {
 	struct dsim *d = ctx;
-	double arrive = now + d->m->dispatch_delay_vt, done = arrive;
-	double sub_instr = t->instr / t->n_split, sub_bits = t->data_bits / t->n_split;
+	double arrive = now + d->m->dispatch_delay_vt;
 
+	if (d->trace != NULL && d->trace->dispatch != NULL)
+		d->trace->dispatch(d->trace->arg, t, mach, n, now);
+	nl_model_task_subs_set(t, n);
 	for (unsigned int j = 0; j < n; j++) {
 		struct nl_mach_load *ld = &d->load[mach[j]];
-		const struct nl_machine *p = &d->mach[mach[j]];
 		double start = ld->busy_until_vt > arrive ? ld->busy_until_vt : arrive;
-		double bg = nl_mach_bg_factor(d->m->bg_load_max, d->m->bg_period_vt, d->bg_seed,
-					      mach[j], start);
-		double fin = start + sub_instr / (p->speed_ips * bg) +
-			     sub_bits / p->link_bps;
 
-		ld->busy_until_vt = fin;
-		if (fin > done)
-			done = fin;
+		ld->busy_until_vt = start + nl_model_sub_vt(&d->bg, &d->mach[mach[j]], mach[j], t,
+							    start);
+		push(d, ld->busy_until_vt, EV_SUB_DONE, mach[j], t);
 	}
-	record(d, t, done - t->t_arrive_vt);
-	push(d, done, EV_DONE, 0, NULL);
+}
+
+static void
+on_sub_done(struct dsim *d, struct nl_task *t)
+{
+	if (!nl_model_task_sub_done(t))
+		return;
+	account_area(d, d->now);
+	d->completed++;
+	d->in_system--;
+	record(d, t, d->now - t->t_arrive_vt);
 	task_free(d, t);
 }
 
@@ -176,7 +182,8 @@ eng_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now)
 {
 	struct dsim *d = ctx;
 
-	(void)why;
+	if (d->trace != NULL && d->trace->reject != NULL)
+		d->trace->reject(d->trace->arg, t, why, now);
 	account_area(d, now);
 	d->rejected++;
 	d->in_system--;
@@ -210,15 +217,8 @@ static const struct nl_engine_ops dsim_ops = {
 static void
 on_arrive(struct dsim *d, uint32_t mgr, struct nl_task *t)
 {
-	double start = d->mgr_busy_until[mgr] > d->now ? d->mgr_busy_until[mgr] : d->now;
-	double svc = d->s->ops->service_vt(d->s, mgr, t);
-
-	t->at_mgr = mgr;
-	t->sched_wait_vt += start - d->now;
-	d->mgr_busy_until[mgr] = start + svc;
-	d->mgr_busy_total[mgr] += svc;
 	d->mgr_qlen[mgr]++;
-	push(d, start + svc, EV_DECIDE, mgr, t);
+	push(d, nl_model_mgr_admit(&d->mgr[mgr], d->s, mgr, t, d->now), EV_DECIDE, mgr, t);
 }
 
 static void
@@ -226,35 +226,17 @@ on_gen(struct dsim *d)
 {
 	const struct nl_model_cfg *m = d->m;
 	struct nl_task *t;
-	uint64_t need = 0;
+	uint64_t rnd;
 
 	if (d->now >= m->horizon_vt)
 		return;
-	push(d, d->now + nl_rng_exp(&d->rng_task, 1.0 / d->lambda), EV_GEN, 0, NULL);
 	t = task_alloc(d);
 	if (t == NULL) {
 		d->err = -ENOMEM;
 		return;
 	}
-	if (m->need_prob == 0.5) {
-		need = nl_rng_u64(&d->rng_task) & nl_res_mask(m->n_res);
-	} else {
-		for (unsigned int k = 0; k < m->n_res; k++)
-			if (nl_rng_unif(&d->rng_task) <= m->need_prob)
-				need |= UINT64_C(1) << k;
-	}
-	memset(t, 0, sizeof(*t));
-	t->id = d->next_id++;
-	t->need = need;
-	t->n_split = (uint16_t)m->n_split;
-	if (m->work_dist == NL_WORK_EXP) {
-		t->instr = nl_rng_exp(&d->rng_task, m->instr);
-		t->data_bits = m->data_bits > 0 ? nl_rng_exp(&d->rng_task, m->data_bits) : 0;
-	} else {
-		t->instr = m->instr;
-		t->data_bits = m->data_bits;
-	}
-	t->t_arrive_vt = d->now;
+	nl_model_src_draw(&d->src, m, t, &rnd);
+	push(d, d->src.next_vt, EV_GEN, 0, NULL);
 	account_area(d, d->now);
 	d->generated++;
 	d->in_system++;
@@ -262,7 +244,7 @@ on_gen(struct dsim *d)
 		d->arrivals_window++;
 	if (d->in_system > m->max_in_system)
 		d->over = true;
-	on_arrive(d, d->s->ops->entry(d->s, t, nl_rng_u64(&d->rng_entry)), t);
+	on_arrive(d, d->s->ops->entry(d->s, t, rnd), t);
 }
 
 static double
@@ -306,8 +288,7 @@ dsim_free(struct dsim *d)
 	free(d->chunk);
 	free(d->free_list);
 	free(d->load);
-	free(d->mgr_busy_until);
-	free(d->mgr_busy_total);
+	free(d->mgr);
 	free(d->mgr_qlen);
 	free(d->resp);
 }
@@ -316,36 +297,43 @@ int
 nl_dsim_run(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	    const struct nl_variant *v, double load_pct, uint64_t seed, struct nl_dsim_result *r)
 {
-	struct dsim d = { .m = m, .mach = mach };
 	struct nl_sched_params sp = m->sp;
+
+	sp.n_groups = v->n_groups;
+	sp.static_known = v->static_known;
+	return nl_dsim_run_ops(m, mach, nl_policy_of(v->scheme), &sp, load_pct, seed, NULL, r);
+}
+
+int
+nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
+		const struct nl_policy_ops *ops, const struct nl_sched_params *sp, double load_pct,
+		uint64_t seed, const struct nl_model_trace *trace, struct nl_dsim_result *r)
+{
+	struct dsim d = { .m = m, .mach = mach, .trace = trace };
+	double lambda = nl_model_arrival_rate(m, load_pct);
 	struct nl_ev ev;
-	uint64_t x = seed;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	sp.n_groups = v->n_groups;
-	sp.static_known = v->static_known;
-	rc = nl_sched_create(&d.s, nl_policy_of(v->scheme), &sp, mach, m->n_mach);
+	if (!(lambda > 0))
+		return -EINVAL;
+	rc = nl_sched_create(&d.s, ops, sp, mach, m->n_mach);
 	if (rc != 0)
 		return rc;
 	d.eng.ops = &dsim_ops;
 	d.eng.ctx = &d;
-	nl_rng_seed(&d.rng_task, nl_splitmix64(&x));
-	nl_rng_seed(&d.rng_entry, nl_splitmix64(&x));
-	d.bg_seed = nl_splitmix64(&x);
-	d.lambda = nl_model_arrival_rate(m, load_pct);
+	nl_model_src_init(&d.src, lambda, seed);
+	d.bg = nl_model_bg_of(m, d.src.bg_seed, true);
 	d.load = calloc(m->n_mach, sizeof(*d.load));
-	d.mgr_busy_until = calloc(d.s->n_mgr, sizeof(double));
-	d.mgr_busy_total = calloc(d.s->n_mgr, sizeof(double));
+	d.mgr = calloc(d.s->n_mgr, sizeof(*d.mgr));
 	d.mgr_qlen = calloc(d.s->n_mgr, sizeof(uint32_t));
-	if (nl_evq_init(&d.q, 1024) != 0 || d.load == NULL || d.mgr_busy_until == NULL ||
-	    d.mgr_busy_total == NULL || d.mgr_qlen == NULL || d.lambda <= 0) {
-		rc = d.lambda <= 0 ? -EINVAL : -ENOMEM;
+	if (nl_evq_init(&d.q, 1024) != 0 || d.load == NULL || d.mgr == NULL ||
+	    d.mgr_qlen == NULL) {
 		dsim_free(&d);
-		return rc;
+		return -ENOMEM;
 	}
-	push(&d, nl_rng_exp(&d.rng_task, 1.0 / d.lambda), EV_GEN, 0, NULL);
-	if (d.s->ops->measure != NULL && sp.measure_period_vt > 0)
+	push(&d, d.src.next_vt, EV_GEN, 0, NULL);
+	if (nl_sched_measure_mgr(d.s) != NL_NODE_NONE && sp->measure_period_vt > 0)
 		push(&d, 0, EV_MEASURE, 0, NULL);
 
 	while (d.err == 0 && !d.over && nl_evq_pop_st(&d.q, &ev)) {
@@ -364,16 +352,14 @@ nl_dsim_run(const struct nl_model_cfg *m, const struct nl_machine *mach,
 			d.mgr_qlen[ev.arg]--;
 			d.s->ops->decide(d.s, ev.arg, ev.ptr, d.now, &d.eng);
 			break;
-		case EV_DONE:
-			account_area(&d, d.now);
-			d.completed++;
-			d.in_system--;
+		case EV_SUB_DONE:
+			on_sub_done(&d, ev.ptr);
 			break;
 		case EV_MEASURE:
 			d.s->ops->measure(d.s, d.now, &d.eng);
 			/* measure only while tasks are still generated */
-			if (d.now + sp.measure_period_vt < m->horizon_vt)
-				push(&d, d.now + sp.measure_period_vt, EV_MEASURE, 0, NULL);
+			if (d.now + sp->measure_period_vt < m->horizon_vt)
+				push(&d, d.now + sp->measure_period_vt, EV_MEASURE, 0, NULL);
 			break;
 		}
 	}
@@ -385,17 +371,17 @@ nl_dsim_run(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	account_area(&d, m->horizon_vt);
 
 	double win = m->horizon_vt - m->warmup_vt, maxu = 0;
-	uint32_t gm = v->scheme == NL_SCHEME_2LSC ? nl_2lsc_global_mgr(d.s) : 0;
+	uint32_t gm = d.s->ops->top_mgr(d.s);
 
 	for (uint32_t i = 0; i < d.s->n_mgr; i++)
-		if (d.mgr_busy_total[i] / m->horizon_vt > maxu)
-			maxu = d.mgr_busy_total[i] / m->horizon_vt;
+		if (d.mgr[i].busy_vt / m->horizon_vt > maxu)
+			maxu = d.mgr[i].busy_vt / m->horizon_vt;
 	r->generated = d.generated;
 	r->completed = d.completed;
 	r->rejected = d.rejected;
 	r->unfinished = d.in_system;
 	r->measured = d.n_resp;
-	r->global_util = d.mgr_busy_total[gm] / m->horizon_vt;
+	r->global_util = d.mgr[gm].busy_vt / m->horizon_vt;
 	r->max_mgr_util = maxu;
 	r->in_system_mean = d.area / win;
 	r->lambda_measured = (double)d.arrivals_window / win;

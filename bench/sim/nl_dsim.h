@@ -12,6 +12,9 @@
  * bg_period_vt. A task completes when its last sub-task does; its response time runs from
  * arrival to completion, scheduling wait included (seed 002 §4.1).
  *
+ * The model is managers/nl_model.h (shared with the live appliance, which tests/lockstep/
+ * checks task by task); this engine turns its steps into events.
+ *
  * Sub-tasks are booked on their machine when dispatched: the machine's busy_until advances by
  * the sub-task's time, so a policy reading the load table sees everything already assigned
  * (the live leaf does the same with its local accounting).
@@ -28,7 +31,9 @@
 #include <stdint.h>
 
 #include "nl_machine.h"
+#include "nl_model.h"
 #include "nl_model_cfg.h"
+#include "nl_policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +81,27 @@ struct nl_dsim_result {
 int nl_dsim_run(const struct nl_model_cfg *m, const struct nl_machine *mach,
 		const struct nl_variant *v, double load_pct, uint64_t seed,
 		struct nl_dsim_result *r);
+
+/**
+ * Run one point with any policy: nl_dsim_run() with the policy given as an ops table (a
+ * policy the configuration cannot name, e.g. a test's), its parameters, and an optional
+ * per-task trace.
+ *
+ * @param m         Model.
+ * @param mach      [m->n_mach] machines.
+ * @param ops       Policy.
+ * @param sp        Its parameters (copied by nl_sched_create()).
+ * @param load_pct  Offered system load [%].
+ * @param seed      Replication seed (nl_model_src_init()).
+ * @param trace     Called at every dispatch and reject; NULL for none.
+ * @param r         Output.
+ * @return 0; -EINVAL (bad load or policy parameters); -ENOMEM.
+ * @par Context  Any thread; runs are independent. The trace runs on the calling thread.
+ */
+int nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
+		    const struct nl_policy_ops *ops, const struct nl_sched_params *sp,
+		    double load_pct, uint64_t seed, const struct nl_model_trace *trace,
+		    struct nl_dsim_result *r);
 
 #ifdef __cplusplus
 }

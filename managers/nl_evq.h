@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Event queue of the discrete-event simulator: a 4-ary min-heap keyed by (time, insertion
+ * Event queue of virtual time: a 4-ary min-heap keyed by (time, insertion
  * sequence), so events at equal times run in the order they were scheduled and every run is
- * deterministic. Shared by every model the simulator runs (dispatch, batch, gossip).
+ * deterministic. Shared by every model the simulator runs (dispatch, batch, gossip) and by the
+ * live engine's emulation (messages in transit, sub-tasks on emulated machines).
  *
  * Invariants:
  *  I1  h[0] has the least (t_vt, seq); every parent <= its children.

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A task's path through the live engine, in call order:
+ *
+ *   nl_dp_ingress_st()        entry manager (ops->entry), enqueue on its inbox
+ *   [nl_dp_lcore.c]           the manager's lcore admits it (nl_model_mgr_admit) and, at the
+ *                             end of service, calls ops->decide, which calls one of:
+ *   eng_forward()             to another manager's inbox (emulated: via transit until the
+ *                             transfer ends, nl_dp_transit_release_st)
+ *   eng_dispatch()            book its sub-tasks in the manager's load view (nl_model_sub_vt)
+ *                             and hand them to the control lcore on the sub-task ring
+ *   eng_reject()              to the control lcore, which answers REJECT
+ *   [nl_dp_emu.c / port]      the control lcore applies the bookings to the load table and
+ *                             publishes it under RCU; managers read it through eng_load()
+ */
+#include <errno.h>
+
+#include <rte_cycles.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "nl_dp_inline.h"
+
+void
+nl_dp_task_fail_st(struct nl_dp_lcore *lc, struct nl_task *t, enum nl_reject_reason why)
+{
+	t->flags = (t->flags & ~(NL_MODEL_SUBS_MASK | (0xffu << NL_TF_REASON_SHIFT))) |
+		   NL_TF_FAILED | ((uint32_t)why << NL_TF_REASON_SHIFT);
+	if (lc->at != NULL)
+		nl_stat_add_st(&lc->at->refused, 1);
+	/* The finish ring holds more slots than the pool has tasks (I2), so this cannot fail. */
+	if (rte_ring_mp_enqueue(lc->dp->fin_ring, t) != 0)
+		RTE_VERIFY(0);
+}
+
+/* Put t on manager `to`'s inbox with its arrival stamp and tell to's lcore. false when `to`
+ * does not exist or its inbox is full (the caller fails or refuses the task). */
+static bool
+inbox_put(struct nl_dp *dp, struct nl_task *t, uint32_t to, double stamp_vt)
+{
+	struct nl_dp_msg msg = { .t = t, .stamp_vt = stamp_vt };
+
+	if (to >= dp->n_mgr || rte_ring_mp_enqueue_elem(dp->mgr[to].inbox, &msg, sizeof(msg)) != 0)
+		return false;
+	nl_dp_mgr_mark(&dp->mgr[to]);
+	return true;
+}
+
+/* Forward without delay, or at the end of a transfer; a full inbox fails the task (I4). */
+static void
+inbox_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t to, double stamp_vt)
+{
+	if (!inbox_put(lc->dp, t, to, stamp_vt))
+		nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
+}
+
+static void
+eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
+{
+	struct nl_dp_lcore *lc = ctx;
+	struct nl_dp *dp = lc->dp;
+
+	t->hops++;
+	nl_stat_add_st(&lc->at->fwd_out, 1);
+	if (!dp->o.emulate) {
+		inbox_put_st(lc, t, to, now_vt);
+		return;
+	}
+	/* Emulated: the task is on the wire for transfer_delay_vt; it reaches the inbox then. */
+	if (nl_evq_push_st(&lc->transit, now_vt + dp->m.transfer_delay_vt, 0, to, t) != 0)
+		nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
+}
+
+unsigned int
+nl_dp_transit_release_st(struct nl_dp_lcore *lc, double now_vt)
+{
+	unsigned int n = 0;
+	struct nl_ev ev;
+
+	while (lc->transit.n > 0 && lc->transit.h[0].t_vt <= now_vt) {
+		nl_evq_pop_st(&lc->transit, &ev);
+		inbox_put_st(lc, ev.ptr, ev.arg, ev.t_vt);
+		n++;
+	}
+	return n;
+}
+
+/* Native runs: the latency of this task from ingress to its machines, into the histogram. */
+static void
+lat_sample_st(struct nl_dp_lcore *lc, const struct nl_task *t)
+{
+	struct nl_dp *dp = lc->dp;
+	/* a fresh clock read: now_vt is the round's time, older than this decision */
+	double lat_vt = nl_dp_now_vt(dp) - t->t_arrive_vt;
+	uint64_t ns = lat_vt > 0 ? (uint64_t)(lat_vt * dp->o.ns_per_vt) : 0;
+	unsigned int b = nl_dp_log2_bucket(ns, 64), sub = 0;
+
+	if (b >= 4)
+		sub = (unsigned int)((ns >> (b - 4)) & 7);
+	lc->lat_hist[b * 8 + sub]++;
+	lc->lat_n++;
+	lc->lat_sum_ns += (double)ns;
+}
+
+static void
+eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now_vt)
+{
+	struct nl_dp_lcore *lc = ctx;
+	struct nl_dp *dp = lc->dp;
+	struct nl_dp_mgr *mg = lc->at;
+	const struct nl_dp_gen *g = lc->gen;
+	struct nl_dp_sub rec[NL_TASK_MAX_SPLIT];
+	double arrive = dp->o.emulate ? now_vt + dp->m.dispatch_delay_vt : now_vt;
+
+	if (n == 0 || n > NL_TASK_MAX_SPLIT) {
+		nl_dp_task_fail_st(lc, t, NL_REJECT_BAD_TASK);
+		return;
+	}
+	if (dp->o.trace != NULL && dp->o.trace->dispatch != NULL)
+		dp->o.trace->dispatch(dp->o.trace->arg, t, mach, n, now_vt);
+	if (mg->view.n_mach == 0) /* a policy that dispatched without reading load */
+		nl_load_view_refresh_rcu(&mg->view, dp->load);
+	for (unsigned int j = 0; j < n; j++) {
+		uint32_t m = mach[j];
+		double start = arrive, dur = 0;
+
+		rec[j].t = t;
+		rec[j].arrive_vt = arrive;
+		rec[j].seq = 0;
+		rec[j].mach = m;
+		rec[j].mgr = (uint16_t)mg->id;
+		rec[j].sub = (uint16_t)j;
+		if (dp->o.native_instant)
+			continue; /* machines finish at once: nothing to book */
+		if (m < mg->view.n_mach && m < g->n_mach) {
+			if (mg->view.load[m].busy_until_vt > start)
+				start = mg->view.load[m].busy_until_vt;
+			dur = nl_model_sub_vt(&dp->bg, &g->mach[m], m, t, start) * dp->dur_scale;
+		}
+		rec[j].seq = nl_load_view_book_st(&mg->view, m, arrive, dur);
+	}
+	nl_stat_add_st(&mg->dispatched, 1);
+	if (!dp->o.emulate)
+		lat_sample_st(lc, t);
+	if (dp->o.native_instant) {
+		/* Native capacity runs: machines finish at once; this lcore returns the task
+		 * (the one exception to I3, documented in docs/dataplane.md). */
+		nl_stat_add_st(&lc->dispatched_tasks, 1);
+		rte_mempool_put(dp->pool, t);
+		return;
+	}
+	nl_model_task_subs_set(t, n);
+	/* After this enqueue the task belongs to the control lcore (I2): do not touch it. */
+	if (rte_ring_mp_enqueue_bulk_elem(dp->sub_ring, rec, sizeof(rec[0]), n, NULL) != n)
+		nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
+}
+
+static void
+eng_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now_vt)
+{
+	struct nl_dp_lcore *lc = ctx;
+	const struct nl_model_trace *tr = lc->dp->o.trace;
+
+	if (tr != NULL && tr->reject != NULL)
+		tr->reject(tr->arg, t, why, now_vt);
+	nl_dp_task_fail_st(lc, t, why);
+}
+
+static const struct nl_mach_load *
+eng_load(void *ctx, uint32_t mgr, double now_vt)
+{
+	struct nl_dp_lcore *lc = ctx;
+	struct nl_dp_mgr *mg = &lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0];
+
+	(void)now_vt;
+	/* Views are refreshed on demand: only managers that read load (NLSC leaves, 2LSC
+	 * schedulers) pay for the copy, and only when a new snapshot was published. The
+	 * caller is the view's owner (policies ask for their own manager, I3 of nl_policy.h). */
+	nl_load_view_refresh_rcu(&mg->view, lc->dp->load);
+	return mg->view.load;
+}
+
+static unsigned int
+eng_queue_len(void *ctx, uint32_t mgr)
+{
+	struct nl_dp_lcore *lc = ctx;
+
+	return mgr < lc->dp->n_mgr ? rte_ring_count(lc->dp->mgr[mgr].inbox) : 0;
+}
+
+const struct nl_engine_ops nl_dp_engine_ops = {
+	.forward = eng_forward,
+	.dispatch = eng_dispatch,
+	.reject = eng_reject,
+	.load = eng_load,
+	.queue_len = eng_queue_len,
+};
+
+int
+nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uint64_t rnd)
+{
+	const struct nl_sched *s = lc->gen->s;
+
+	t->at_mgr = s->ops->entry(s, t, rnd);
+	return inbox_put(lc->dp, t, t->at_mgr, stamp_vt) ? 0 : -ENOBUFS;
+}

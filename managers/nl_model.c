@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "nl_model.h"
+
+void
+nl_model_src_init(struct nl_model_src *src, double lambda, uint64_t seed)
+{
+	uint64_t x = seed;
+
+	memset(src, 0, sizeof(*src));
+	nl_rng_seed(&src->rng_task, nl_splitmix64(&x));
+	nl_rng_seed(&src->rng_entry, nl_splitmix64(&x));
+	src->bg_seed = nl_splitmix64(&x);
+	src->lambda = lambda;
+	src->next_vt = lambda > 0 ? nl_rng_exp(&src->rng_task, 1.0 / lambda) : 0;
+}
+
+void
+nl_model_src_draw(struct nl_model_src *src, const struct nl_model_cfg *m, struct nl_task *t,
+		  uint64_t *entry_rnd)
+{
+	uint32_t aux = t->aux;
+	uint64_t need = 0;
+
+	t->t_arrive_vt = src->next_vt;
+	if (src->lambda > 0)
+		src->next_vt += nl_rng_exp(&src->rng_task, 1.0 / src->lambda);
+	if (m->need_prob == 0.5) {
+		need = nl_rng_u64(&src->rng_task) & nl_res_mask(m->n_res);
+	} else {
+		for (unsigned int k = 0; k < m->n_res; k++)
+			if (nl_rng_unif(&src->rng_task) <= m->need_prob)
+				need |= UINT64_C(1) << k;
+	}
+	t->id = src->next_id++;
+	t->need = need;
+	t->n_split = (uint16_t)m->n_split;
+	if (m->work_dist == NL_WORK_EXP) {
+		t->instr = nl_rng_exp(&src->rng_task, m->instr);
+		t->data_bits = m->data_bits > 0 ? nl_rng_exp(&src->rng_task, m->data_bits) : 0;
+	} else {
+		t->instr = m->instr;
+		t->data_bits = m->data_bits;
+	}
+	t->sched_wait_vt = 0;
+	t->at_mgr = 0;
+	t->hops = 0;
+	t->flags = 0;
+	t->aux = aux;
+	*entry_rnd = nl_rng_u64(&src->rng_entry);
+}
+
+struct nl_model_bg
+nl_model_bg_of(const struct nl_model_cfg *m, uint64_t bg_seed, bool on)
+{
+	struct nl_model_bg bg = {
+		.load_max = on ? m->bg_load_max : 0,
+		.period_vt = m->bg_period_vt > 0 ? m->bg_period_vt : 1,
+		.seed = bg_seed,
+	};
+
+	return bg;
+}
