@@ -7,6 +7,8 @@
 
 #include "nl_pick.h"
 #include "nl_policy.h"
+#include "nl_policy_p2c.h"
+#include "nl_rng.h"
 #include "nl_tap.h"
 
 enum { CALL_NONE, CALL_FWD, CALL_DISP, CALL_REJ };
@@ -343,6 +345,154 @@ test_2lsc(void)
 		  "2LSC: more groups than machines is -EINVAL");
 }
 
+/* Does machine `id` hold what t needs (exact matching, as the configurations here)? */
+static bool
+serves(const struct nl_machine *mach, uint32_t id, const struct nl_task *t)
+{
+	return mach[id].res.set == t->need;
+}
+
+/*
+ * The ops contract (nl_policy.h I1, I5) for every policy, the shipped ones and the test-only
+ * power-of-two choices, in one loop: random tasks (some bad, some needing vectors no machine
+ * holds) at every manager, random loads with machines that left; each decide() ends in
+ * exactly one forward (to an existing manager), dispatch (L machines, live, matching Delta)
+ * or reject (a valid reason); entry() and top_mgr() name existing managers, service times
+ * are positive; replace() picks a live matching machine of least expected completion, never
+ * one that left, and -ENOSPC once none is live.
+ */
+static void
+test_contract(void)
+{
+	struct pol {
+		const char *name;
+		const struct nl_policy_ops *ops;
+		unsigned int groups, k;
+	} pols[] = {
+		{ "NLSC", &nl_policy_nlsc, 0, 0 },
+		{ "NLSC static k = 2", &nl_policy_nlsc, 0, 2 },
+		{ "2LSC G = 2", &nl_policy_2lsc, 2, 0 },
+		{ "2LSC G = 8", &nl_policy_2lsc, 8, 0 },
+		{ "p2c (test policy)", &nl_test_policy_p2c, 0, 0 },
+	};
+	struct nl_machine mach[96];
+	struct nl_rng rng;
+
+	paper_machines(mach, 80); /* vectors 0..15, but 16 machines short: */
+	for (unsigned int i = 80; i < 96; i++) { /* the last 16 hold only vectors 0..7 */
+		mach[i] = mach[i - 16];
+		mach[i].res.set = i % 8;
+	}
+	nl_rng_seed(&rng, nl_tap_seed(11));
+	for (unsigned int pi = 0; pi < sizeof(pols) / sizeof(pols[0]); pi++) {
+		struct nl_sched_params p = { .n_res = 4, .n_groups = pols[pi].groups,
+					     .static_known = pols[pi].k, .mgr_service_vt = 0.5,
+					     .pick_service_vt = 1, .global_base_vt = 32,
+					     .global_per_group_vt = 0.5, .measure_period_vt = 50,
+					     .grp_threshold = 1.0 };
+		struct mock m;
+		struct nl_engine eng = { .ops = &mock_ops, .ctx = &m };
+		struct nl_sched *s;
+		unsigned int bad_calls = 0, bad_fwd = 0, bad_disp = 0, bad_rej = 0, bad_meta = 0;
+		unsigned int n_fwd = 0, n_disp = 0, n_rej = 0, bad_repl = 0, n_repl = 0;
+
+		if (!nl_tap_ok(nl_sched_create(&s, pols[pi].ops, &p, mach, 96) == 0,
+			       "%s: binds to 96 machines", pols[pi].name))
+			continue;
+		memset(&m, 0, sizeof(m));
+		bad_meta += s->ops->top_mgr(s) >= s->n_mgr;
+		for (unsigned int it = 0; it < 20000; it++) {
+			struct nl_task t = task(nl_rng_u64(&rng) & 15, 1 + (unsigned int)(nl_rng_u64(&rng) % 8));
+			uint32_t mgr = (uint32_t)(nl_rng_u64(&rng) % s->n_mgr), e, r;
+			double now = (double)it;
+
+			if (it % 97 == 0)
+				t.n_split = 0;            /* bad task */
+			if (it % 89 == 0)
+				t.need |= UINT64_C(1) << 7; /* wider than N */
+			for (unsigned int i = 0; i < 96; i++) {
+				uint64_t x = nl_rng_u64(&rng) % 100;
+
+				m.load[i].busy_until_vt = x < 3 ? NL_MACH_GONE_VT : now + (double)(x % 40);
+			}
+			for (uint32_t q = 0; q < s->n_mgr && q < 64; q++)
+				m.qlen[q] = (unsigned int)(nl_rng_u64(&rng) % 4);
+			e = s->ops->entry(s, &t, nl_rng_u64(&rng));
+			bad_meta += e >= s->n_mgr || !(s->ops->service_vt(s, mgr, &t) > 0);
+			if (s->ops->measure != NULL) /* the global picks on its measurement */
+				s->ops->measure(s, now, &eng);
+			m.call = CALL_NONE;
+			m.n_calls = 0;
+			s->ops->decide(s, mgr, &t, now, &eng);
+			bad_calls += m.n_calls != 1;
+			switch (m.call) {
+			case CALL_FWD:
+				n_fwd++;
+				bad_fwd += m.to >= s->n_mgr;
+				break;
+			case CALL_DISP:
+				n_disp++;
+				bad_disp += m.n != t.n_split;
+				for (unsigned int j = 0; j < m.n; j++)
+					bad_disp += m.mach[j] >= 96 || !serves(mach, m.mach[j], &t) ||
+						    m.load[m.mach[j]].busy_until_vt >= NL_MACH_GONE_VT;
+				break;
+			case CALL_REJ:
+				n_rej++;
+				bad_rej += m.why <= NL_REJECT_NONE || m.why >= NL_REJECT_MAX;
+				break;
+			default:
+				break;
+			}
+			if (t.n_split == 0 || (t.need & ~UINT64_C(15)) != 0)
+				continue;
+			n_repl++;
+			if (s->ops->replace(s, &t, m.load, now, &r) == 0) {
+				uint32_t best;
+
+				bad_repl += r >= 96 || !serves(mach, r, &t) ||
+					    m.load[r].busy_until_vt >= NL_MACH_GONE_VT;
+				/* the same cost model as the first pick: least-loaded of one sub-task */
+				const uint32_t *c = &s->tree->leaf_mach[s->tree->leaf_off[nl_tree_leaf_of(s->tree, t.need)]];
+				unsigned int nc = s->tree->leaf_off[nl_tree_leaf_of(s->tree, t.need) + 1] -
+						  s->tree->leaf_off[nl_tree_leaf_of(s->tree, t.need)];
+
+				if (nl_pick_least_loaded(c, nc, s->rate, m.load, now, t.instr / t.n_split,
+							 t.data_bits / t.n_split, 1, &best) == 1)
+					bad_repl += best != r;
+			} else {
+				bool any = false;
+
+				for (uint32_t i = 0; i < 96; i++)
+					any |= serves(mach, i, &t) && m.load[i].busy_until_vt < NL_MACH_GONE_VT;
+				bad_repl += any; /* refused although a live matching machine exists */
+			}
+		}
+		nl_tap_ok(bad_calls == 0, "%s: every decide ends in exactly one forward, dispatch or reject",
+			  pols[pi].name);
+		nl_tap_ok(bad_fwd == 0 && bad_rej == 0 && bad_meta == 0,
+			  "%s: forwards name existing managers, rejects valid reasons; entry, top_mgr, service times valid",
+			  pols[pi].name);
+		nl_tap_ok(bad_disp == 0 && n_disp > 0,
+			  "%s: %u dispatches, each of L live machines holding Delta", pols[pi].name, n_disp);
+		nl_tap_ok(n_rej > 0 && (s->n_mgr == 1 || n_fwd > 0),
+			  "%s: the random stream exercised reject (%u) and forward (%u)", pols[pi].name,
+			  n_rej, n_fwd);
+		nl_tap_ok(bad_repl == 0 && n_repl > 0,
+			  "%s: replace() of %u lost sub-tasks: a live matching machine of least expected completion, or -ENOSPC only when none is live",
+			  pols[pi].name, n_repl);
+		/* every machine of one vector gone: replace refuses */
+		struct nl_task t = task(3, 4);
+		uint32_t r;
+
+		for (uint32_t i = 0; i < 96; i++)
+			m.load[i].busy_until_vt = mach[i].res.set == 3 ? NL_MACH_GONE_VT : 0;
+		nl_tap_ok(s->ops->replace(s, &t, m.load, 0, &r) == -ENOSPC,
+			  "%s: replace() is -ENOSPC when every machine of the vector left", pols[pi].name);
+		nl_sched_free(s);
+	}
+}
+
 int
 main(void)
 {
@@ -350,5 +500,6 @@ main(void)
 	test_nlsc();
 	test_static_entry();
 	test_2lsc();
+	test_contract();
 	return nl_tap_done();
 }

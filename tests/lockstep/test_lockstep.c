@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One model, two engines, checked task by task. The simulator (nl_dsim_run_ops) and the
+ * emulated appliance in lock-step (nl_dp opts.lockstep: one thread runs the manager lcore
+ * and the control lcore in virtual-time order) run the same configuration and seed; each
+ * records, per task, when it left the managers, after how many hops, and the machines its
+ * sub-tasks went to (or its reject reason). The two records must be identical.
+ *
+ * Rules for differences (none is needed on these configurations; a failure prints the first
+ * differing task): none. Ties of exactly equal event times could order two managers'
+ * decisions differently in the two engines (the simulator by scheduling order, the appliance
+ * by lcore sweep order); arrivals are exponential, so they do not occur here.
+ *
+ * Cases: paper-96 (M = 96, N = 4, L = 4, background load) under NLSC at 20 % and 50 %,
+ * NLSC with static knowledge k = 2, 2LSC G = 4 and G = 2 below their saturation (the global
+ * scheduler measures every 50 u.t.); N = 6 with 256 machines under NLSC;
+ * and the test-only power-of-two-choices policy (tests/common/nl_policy_p2c.h), which
+ * neither engine knows by name. TAP.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_cfg.h"
+#include "nl_dp.h"
+#include "nl_dsim.h"
+#include "nl_policy_p2c.h"
+#include "nl_tap.h"
+
+/* What one engine says about one task. */
+struct rec {
+	double t_vt;     /* when the decision that ended its routing was taken */
+	uint32_t mach[NL_TASK_MAX_SPLIT];
+	uint16_t hops;
+	uint8_t n;       /* machines (dispatch), 0 for a reject */
+	uint8_t why;     /* reject reason */
+	bool seen;
+};
+
+struct log {
+	struct rec *r;
+	size_t cap;
+	size_t n_seen, dup, out_of_range;
+};
+
+static void
+on_dispatch(void *arg, const struct nl_task *t, const uint32_t *mach, unsigned int n, double now)
+{
+	struct log *l = arg;
+	struct rec *r;
+
+	if (t->id >= l->cap) {
+		l->out_of_range++;
+		return;
+	}
+	r = &l->r[t->id];
+	l->dup += r->seen;
+	r->seen = true;
+	r->t_vt = now;
+	r->hops = t->hops;
+	r->n = (uint8_t)n;
+	memcpy(r->mach, mach, n * sizeof(*mach));
+	l->n_seen++;
+}
+
+static void
+on_reject(void *arg, const struct nl_task *t, enum nl_reject_reason why, double now)
+{
+	struct log *l = arg;
+	struct rec *r;
+
+	if (t->id >= l->cap) {
+		l->out_of_range++;
+		return;
+	}
+	r = &l->r[t->id];
+	l->dup += r->seen;
+	r->seen = true;
+	r->t_vt = now;
+	r->hops = t->hops;
+	r->n = 0;
+	r->why = (uint8_t)why;
+	l->n_seen++;
+}
+
+static bool
+rec_equal(const struct rec *a, const struct rec *b)
+{
+	return a->seen == b->seen && a->hops == b->hops && a->n == b->n && a->why == b->why &&
+	       a->t_vt == b->t_vt && memcmp(a->mach, b->mach, a->n * sizeof(a->mach[0])) == 0;
+}
+
+static void
+rec_print(const char *who, uint64_t id, const struct rec *r)
+{
+	printf("#   %s task %llu: %s t=%.6f hops=%u", who, (unsigned long long)id,
+	       !r->seen ? "never decided" : r->n ? "dispatched" : "rejected", r->t_vt, r->hops);
+	for (unsigned int j = 0; j < r->n; j++)
+		printf(" %u", r->mach[j]);
+	printf("\n");
+}
+
+struct lcase {
+	const char *name;
+	const struct nl_policy_ops *ops; /* NULL: the scheme's */
+	enum nl_scheme scheme;
+	unsigned int groups, k, n_res, n_mach;
+	double load_pct, horizon_vt;
+};
+
+static void
+run_case(const struct nl_model_cfg *m0, const struct lcase *c, uint64_t seed)
+{
+	struct nl_model_cfg m = *m0;
+	struct nl_sched_params sp;
+	struct log ls = { 0 }, ld = { 0 };
+	struct nl_model_trace ts = { on_dispatch, on_reject, &ls }, td = { on_dispatch, on_reject, &ld };
+	struct nl_dsim_result r;
+	struct nl_dp_point pt;
+	struct nl_dp_opts o;
+	struct nl_machine *mach;
+	struct nl_dp *dp = NULL;
+	size_t diff = 0, first = SIZE_MAX;
+	int rc;
+
+	if (c->n_res) {
+		m.n_res = c->n_res;
+		m.sp.n_res = c->n_res;
+	}
+	if (c->n_mach)
+		m.n_mach = c->n_mach;
+	m.horizon_vt = c->horizon_vt;
+	m.warmup_vt = 0;
+	m.max_in_system = 1u << 20;
+	sp = m.sp;
+	sp.n_groups = c->groups;
+	sp.static_known = c->k;
+	ls.cap = ld.cap = (size_t)(nl_model_arrival_rate(&m, c->load_pct) * m.horizon_vt * 1.5) + 1024;
+	ls.r = calloc(ls.cap, sizeof(struct rec));
+	ld.r = calloc(ld.cap, sizeof(struct rec));
+	mach = calloc(m.n_mach, sizeof(*mach));
+	if (ls.r == NULL || ld.r == NULL || mach == NULL || nl_machines_build(&m, m.seed, mach) != 0) {
+		nl_tap_ok(false, "%s: set-up", c->name);
+		goto out;
+	}
+	const struct nl_policy_ops *ops = c->ops != NULL ? c->ops : nl_policy_of(c->scheme);
+
+	rc = nl_dsim_run_ops(&m, mach, ops, &sp, c->load_pct, seed, &ts, &r);
+	nl_tap_ok(rc == 0 && !r.saturated && ls.n_seen > 500 && ls.dup == 0 && ls.out_of_range == 0,
+		  "%s: simulator run of %zu tasks, each decided once", c->name, ls.n_seen);
+
+	memset(&o, 0, sizeof(o));
+	o.scheme = c->scheme;
+	o.policy = c->ops;
+	o.n_groups = c->groups;
+	o.static_known = c->k;
+	o.emulate = true;
+	o.lockstep = true;
+	o.trace = &td;
+	o.ns_per_vt = 1000;
+	o.inbox_size = 4096;
+	o.pool_size = 16383;
+	o.burst = 32;
+	o.publish_vt = 0; /* a snapshot after every control round: views are exact */
+	o.mgr_lcore[0] = rte_get_next_lcore(-1, 1, 0);
+	o.n_mgr_lcore = 1;
+	rc = nl_dp_create(&dp, &m, mach, &o);
+	rc = rc == 0 ? nl_dp_run_point(dp, c->load_pct, seed, &pt) : rc;
+	nl_tap_ok(rc == 0 && ld.dup == 0 && ld.out_of_range == 0 && pt.unfinished == 0 &&
+			  nl_dp_accounting_ok(dp),
+		  "%s: lock-step appliance run of %zu tasks, each decided once, all accounted",
+		  c->name, ld.n_seen);
+	for (size_t i = 0; i < ls.cap; i++) {
+		if (!rec_equal(&ls.r[i], &ld.r[i])) {
+			diff++;
+			if (first == SIZE_MAX)
+				first = i;
+		}
+	}
+	if (first != SIZE_MAX) {
+		rec_print("simulator", first, &ls.r[first]);
+		rec_print("appliance", first, &ld.r[first]);
+	}
+	nl_tap_ok(diff == 0 && ls.n_seen == ld.n_seen,
+		  "%s: %zu tasks, the same decision time, hops and machines in both engines (%zu differ)",
+		  c->name, ls.n_seen, diff);
+	if (rc == 0)
+		nl_tap_ok(fabs(pt.resp_mean_vt - r.resp_mean_vt) <= 1e-9 * r.resp_mean_vt &&
+				  pt.completed == r.completed,
+			  "%s: the same mean response (%.4f / %.4f u.t.) and completions", c->name,
+			  r.resp_mean_vt, pt.resp_mean_vt);
+out:
+	nl_dp_free(dp);
+	free(mach);
+	free(ls.r);
+	free(ld.r);
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], err[NL_CFG_ERR_LEN], path[4096];
+	const char *src = getenv("NL_SRC_ROOT");
+	char *eal[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "-l", "0-1", "-m", "512",
+			"--log-level=lib.eal:error", "--file-prefix", prefix };
+	struct nl_cfg *cfg = NULL;
+	struct nl_model_cfg m;
+	uint64_t seed;
+	const struct lcase cases[] = {
+		{ "paper-96 NLSC 20%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 20, 2e5 },
+		{ "paper-96 NLSC 50%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 50, 2e5 },
+		{ "paper-96 NLSC static k = 2, 40%", NULL, NL_SCHEME_NLSC, 0, 2, 0, 0, 40, 1e5 },
+		{ "paper-96 2LSC G = 4, 10%", NULL, NL_SCHEME_2LSC, 4, 0, 0, 0, 10, 2e5 },
+		{ "paper-96 2LSC G = 2, 15%", NULL, NL_SCHEME_2LSC, 2, 0, 0, 0, 15, 1e5 },
+		{ "N = 6, 256 machines, NLSC 40%", NULL, NL_SCHEME_NLSC, 0, 0, 6, 256, 40, 1e5 },
+		{ "paper-96 p2c (test policy) 40%", &nl_test_policy_p2c, NL_SCHEME_NLSC, 0, 0, 0, 0, 40, 1e5 },
+	};
+
+	(void)argc;
+	snprintf(prefix, sizeof(prefix), "nllock%d", (int)getpid());
+	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])), eal) < 0) {
+		printf("1..0 # SKIP EAL cannot start here\n");
+		return 0; /* TAP: a "1..0 # SKIP" plan with status 0 */
+	}
+	urcu_qsbr_register_thread();
+	snprintf(path, sizeof(path), "%s/config/paper-96.ini", src ? src : ".");
+	if (nl_cfg_load(&cfg, path, err, sizeof(err)) != 0 || nl_model_cfg_parse(cfg, &m) != 0) {
+		printf("Bail out! %s\n", cfg ? cfg->err : err);
+		return 1;
+	}
+	seed = nl_tap_seed(7);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&m, &cases[i], seed + i);
+	nl_cfg_free(cfg);
+	urcu_qsbr_unregister_thread();
+	rte_eal_cleanup();
+	return nl_tap_done();
+}
