@@ -91,6 +91,7 @@ struct nl_dp_counts {
 	uint64_t failed;            /**< accepted, then refused or lost */
 	uint64_t in_flight;         /**< tasks out of the pool */
 	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
+	uint64_t forwards;          /**< manager-to-manager transfers (hops), all managers */
 	uint64_t stale_done;        /**< DONEs matching nothing outstanding */
 	uint64_t workers_joined;
 	uint64_t workers_left;
@@ -160,6 +161,29 @@ struct nl_dp_native_result {
  */
 int nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs,
 		     struct nl_dp_native_result *r);
+
+/**
+ * Driven native run (benchmarks): the engine in native mode with back-to-back arrivals, its
+ * manager lcores not launched; the caller runs their rounds on its own thread with
+ * nl_dp_drive_round(), so a benchmark times exactly the code the lcore loop runs (ingress,
+ * entry, every hop's admission and decide, the leaf's pick, the dispatch).
+ *
+ * @param dp  Engine created with emulate = false, native_instant = true.
+ * @return 0; -EINVAL for any other mode.
+ * @par Context  Control thread, manager lcores stopped; QSBR-registered.
+ */
+int nl_dp_drive_begin(struct nl_dp *dp);
+
+/**
+ * One round of manager lcore `idx` (index into opts.mgr_lcore) on the calling thread: new
+ * tasks (the ingress lcore), then the managers with work, as nl_dp_lcore_main() does.
+ *
+ * @param dp   Engine after nl_dp_drive_begin().
+ * @param idx  Lcore index, < opts.n_mgr_lcore.
+ * @return tasks this lcore has dispatched since nl_dp_drive_begin().
+ * @par Context  The driving thread, QSBR-online (it must announce quiescent states itself).
+ */
+uint64_t nl_dp_drive_round(struct nl_dp *dp, unsigned int idx);
 
 /**
  * Port mode: serve SUBMITs and workers on the port until nl_dp_stop() or a signal.

@@ -261,3 +261,26 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 	nl_dp_native_stats_ctl(dp, secs, r);
 	return 0;
 }
+
+int
+nl_dp_drive_begin(struct nl_dp *dp)
+{
+	if (dp->o.emulate || !dp->o.native_instant)
+		return -EINVAL;
+	dp->horizon_vt = INFINITY;
+	dp->warmup_vt = 0;
+	nl_dp_run_reset_ctl(dp, 0, 1);
+	return 0;
+}
+
+uint64_t
+nl_dp_drive_round(struct nl_dp *dp, unsigned int idx)
+{
+	struct nl_dp_lcore *lc = &dp->lc[idx];
+
+	/* Valid until the caller's next quiescent state (pairs with rcu_assign_pointer()). */
+	lc->gen = rcu_dereference(dp->gen_rcu);
+	nl_dp_lcore_round_st(lc, nl_dp_now_vt(dp));
+	lc->gen = NULL;
+	return lc->dispatched_tasks;
+}
