@@ -17,17 +17,8 @@
 #include "nl_batch_cfg.h"
 #include "nl_cfg.h"
 #include "nl_rng.h"
+#include "nl_tap.h"
 
-static unsigned int n_test, n_fail;
-
-static void
-ok(int cond, const char *name)
-{
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
-}
 
 /* ---- random workloads ---- */
 
@@ -144,11 +135,11 @@ test_invariants_on_random_workloads(uint64_t seed)
 		chk_done(&c);
 		snprintf(name, sizeof(name), "test_invariants_hold_%s (%zu jobs, %llu reservations)",
 			 v[k].name, st.jobs, (unsigned long long)st.resv_made);
-		ok(rc == 0 && c.errors == 0 && st.jobs + st.unrunnable == n, name);
+		nl_tap_check(rc == 0 && c.errors == 0 && st.jobs + st.unrunnable == n, name);
 		if (c.errors != 0)
 			printf("# %lu errors, first: %s\n", c.errors, c.first);
 		if (v[k].resv)
-			ok(st.resv_made > 0 && st.resv_by_trigger[0] > 0 && st.resv_by_trigger[1] > 0 &&
+			nl_tap_check(st.resv_made > 0 && st.resv_by_trigger[0] > 0 && st.resv_by_trigger[1] > 0 &&
 				   st.resv_by_trigger[2] > 0,
 			   "test_random_workload_exercises_all_three_triggers");
 		if (v[k].pol == NL_BATCH_FCFS) {
@@ -160,7 +151,7 @@ test_invariants_on_random_workloads(uint64_t seed)
 					if (j[a].queue == j[b].queue && j[a].queue >= 0 &&
 					    j[b].start_s < j[a].start_s)
 						order = false;
-			ok(order, "test_fcfs_never_overtakes_within_a_queue");
+			nl_tap_check(order, "test_fcfs_never_overtakes_within_a_queue");
 		}
 		chk_fini(&c);
 	}
@@ -185,19 +176,19 @@ test_easy_backfills_only_what_does_not_delay_the_head(void)
 	j[4] = chk_job(4, 40, 50, 2);    /* E: ends (by estimate) before the shadow time */
 	int rc = nl_batch_run(&sys, &sc, j, 5, &st, NULL);
 
-	ok(rc == 0 && j[1].start_s == 100 && j[1].resv_s == 100, "test_easy_head_starts_at_shadow");
-	ok(j[3].start_s == 3, "test_easy_backfills_into_extra_cpus");
-	ok(j[4].start_s == 4, "test_easy_backfills_job_ending_before_shadow");
-	ok(j[2].start_s >= 100, "test_easy_does_not_backfill_a_delaying_job");
+	nl_tap_check(rc == 0 && j[1].start_s == 100 && j[1].resv_s == 100, "test_easy_head_starts_at_shadow");
+	nl_tap_check(j[3].start_s == 3, "test_easy_backfills_into_extra_cpus");
+	nl_tap_check(j[4].start_s == 4, "test_easy_backfills_job_ending_before_shadow");
+	nl_tap_check(j[2].start_s >= 100, "test_easy_does_not_backfill_a_delaying_job");
 	sc.policy = NL_BATCH_FCFS;
 	nl_batch_run(&sys, &sc, j, 5, &st, NULL);
-	ok(j[3].start_s >= 100 && j[4].start_s >= 100, "test_fcfs_does_not_backfill");
+	nl_tap_check(j[3].start_s >= 100 && j[4].start_s >= 100, "test_fcfs_does_not_backfill");
 	sc.policy = NL_BATCH_CONSERVATIVE;
 	nl_batch_run(&sys, &sc, j, 5, &st, NULL);
 	/* C reserved at 110 (after B); D would overlap C's slot with A's CPUs? D's 2 CPUs at 3
 	 * fit beside A (4 free) until 110 only if it ends by then: it does not (203) but the
 	 * profile has 2 CPUs spare after 110 too (B 8 + D 2 = 10), so D starts at 3. */
-	ok(j[1].start_s == 100 && j[3].start_s == 3 && j[4].start_s == 4 && j[2].start_s >= 110,
+	nl_tap_check(j[1].start_s == 100 && j[3].start_s == 3 && j[4].start_s == 4 && j[2].start_s >= 110,
 	   "test_conservative_keeps_every_reservation");
 }
 
@@ -241,56 +232,56 @@ test_queue_selection_boundaries(void)
 	snprintf(path, sizeof(path), "%s/config/hpc2500.ini", root ? root : ".");
 	if (nl_cfg_load(&cfg, path, err, sizeof(err)) != 0 || nl_batch_cfg_parse(cfg, &c) != 0 ||
 	    nl_cfg_check_unused(cfg) != 0) {
-		ok(0, "test_hpc2500_ini_parses");
+		nl_tap_check(0, "test_hpc2500_ini_parses");
 		printf("# %s\n", cfg ? cfg->err : err);
 		nl_cfg_free(cfg);
 		return;
 	}
-	ok(c.sys.n_q == 6 && c.n_sc == 3, "test_hpc2500_ini_parses");
+	nl_tap_check(c.sys.n_q == 6 && c.n_sc == 3, "test_hpc2500_ini_parses");
 	const struct nl_batch_sys *s = &c.sys;
 	int ss8 = qidx(s, "ss8"), s8 = qidx(s, "s8"), s128 = qidx(s, "s128"), d32 = qidx(s, "d32"),
 	    d128 = qidx(s, "d128"), d512 = qidx(s, "d512");
 
 	/* Table 2 limits as configured */
-	ok(s->q[ss8].cpu_max == 8 && s->q[s8].proc_max == 8 && s->q[s128].thread_max == 128 &&
+	nl_tap_check(s->q[ss8].cpu_max == 8 && s->q[s8].proc_max == 8 && s->q[s128].thread_max == 128 &&
 		   s->q[s128].proc_max == 8 && s->q[d32].thread_max == 32 &&
 		   s->q[d128].proc_max == 128 && s->q[d512].cpu_max == 512 &&
 		   s->q[d512].thread_max == 32,
 	   "test_table2_limits");
-	ok(s->q[s128].prio_threshold == 30 && s->q[d32].prio_threshold == 20 &&
+	nl_tap_check(s->q[s128].prio_threshold == 30 && s->q[d32].prio_threshold == 20 &&
 		   s->q[d128].prio_threshold == 20 && s->q[d512].prio_threshold == 20 &&
 		   s->q[ss8].prio_threshold == 0 && s->q[d512].head_type && !s->q[d128].head_type,
 	   "test_table3_thresholds_and_head_type_in_d512_only");
-	ok(c.sc[1].resv_max[d32] == 0 && c.sc[2].resv_max[s128] == 1 &&
+	nl_tap_check(c.sc[1].resv_max[d32] == 0 && c.sc[2].resv_max[s128] == 1 &&
 		   c.sc[2].resv_max[d32] == 3 && c.sc[2].resv_max[d128] == 2 &&
 		   c.sc[2].resv_max[d512] == 1 && c.sc[2].resv_max[ss8] == 0 &&
 		   c.sc[2].resv_max[s8] == 0,
 	   "test_table4_limits_none_in_ss8_s8");
-	ok(qsel(s, 1, 1, 1, 60) == ss8 && qsel(s, 8, 8, 1, 7199) == ss8 &&
+	nl_tap_check(qsel(s, 1, 1, 1, 60) == ss8 && qsel(s, 8, 8, 1, 7199) == ss8 &&
 		   qsel(s, 8, 1, 8, 7199) == ss8,
 	   "test_up_to_8_and_under_2h_goes_to_ss8");
-	ok(qsel(s, 8, 8, 1, 7200) == s8 && qsel(s, 1, 1, 1, 86400) == s8,
+	nl_tap_check(qsel(s, 8, 8, 1, 7200) == s8 && qsel(s, 1, 1, 1, 86400) == s8,
 	   "test_up_to_8_and_2h_or_more_goes_to_s8");
-	ok(qsel(s, 33, 1, 33, 60) == s128 && qsel(s, 128, 1, 128, 60) == s128 &&
+	nl_tap_check(qsel(s, 33, 1, 33, 60) == s128 && qsel(s, 128, 1, 128, 60) == s128 &&
 		   qsel(s, 64, 2, 32, 60) != s128,
 	   "test_threads_over_32_go_to_s128_only");
-	ok(qsel(s, 32, 1, 32, 60) == d32, "test_32_threads_is_not_s128");
-	ok(qsel(s, 9, 9, 1, 60) == d32 && qsel(s, 32, 32, 1, 60) == d32 &&
+	nl_tap_check(qsel(s, 32, 1, 32, 60) == d32, "test_32_threads_is_not_s128");
+	nl_tap_check(qsel(s, 9, 9, 1, 60) == d32 && qsel(s, 32, 32, 1, 60) == d32 &&
 		   qsel(s, 16, 2, 8, 60) == d32,
 	   "test_8_lt_procs_le_32_and_cpus_le_32_go_to_d32");
-	ok(qsel(s, 33, 33, 1, 60) == d128 && qsel(s, 128, 128, 1, 60) == d128 &&
+	nl_tap_check(qsel(s, 33, 33, 1, 60) == d128 && qsel(s, 128, 128, 1, 60) == d128 &&
 		   qsel(s, 128, 16, 8, 60) == d128,
 	   "test_32_lt_cpus_le_128_with_procs_gt_8_go_to_d128");
-	ok(qsel(s, 128, 4, 32, 60) == d128, "test_tie_on_cpu_limit_prefers_fewer_threads");
-	ok(qsel(s, 129, 129, 1, 60) == d512 && qsel(s, 512, 512, 1, 60) == d512 &&
+	nl_tap_check(qsel(s, 128, 4, 32, 60) == d128, "test_tie_on_cpu_limit_prefers_fewer_threads");
+	nl_tap_check(qsel(s, 129, 129, 1, 60) == d512 && qsel(s, 512, 512, 1, 60) == d512 &&
 		   qsel(s, 512, 16, 32, 60) == d512,
 	   "test_what_d32_d128_cannot_take_goes_to_d512");
-	ok(qsel(s, 513, 513, 1, 60) == -1 && qsel(s, 256, 4, 64, 60) == -1,
+	nl_tap_check(qsel(s, 513, 513, 1, 60) == -1 && qsel(s, 256, 4, 64, 60) == -1,
 	   "test_no_queue_accepts_is_minus_one");
 	/* formula (1): thread 1 of 32, cpu 32 of 128 -> sqrt(128) */
 	struct nl_batch_job j = mkq(32, 32, 1, 60);
 
-	ok(fabs(nl_batch_prio_increment(&s->q[d128], &j) - sqrt(128.0)) < 1e-9 &&
+	nl_tap_check(fabs(nl_batch_prio_increment(&s->q[d128], &j) - sqrt(128.0)) < 1e-9 &&
 		   fabs(nl_batch_prio_increment(&s->q[d512], &(struct nl_batch_job){
 			   .cpus = 512, .threads = 32 }) - 1.0) < 1e-12,
 	   "test_formula_1_increment");
@@ -300,14 +291,14 @@ test_queue_selection_boundaries(void)
 	c.thread_jobs_pct = 0;
 	c.threads_per_proc = 4;
 	nl_batch_map_threads(&c, &m);
-	ok(m.threads == 4 && m.procs == 3, "test_threads_per_proc_mapping");
+	nl_tap_check(m.threads == 4 && m.procs == 3, "test_threads_per_proc_mapping");
 	c.thread_jobs_pct = 100;
 	c.thread_jobs_cpus_max = 128;
 	nl_batch_map_threads(&c, &m);
-	ok(m.threads == 12 && m.procs == 1, "test_thread_job_mapping");
+	nl_tap_check(m.threads == 12 && m.procs == 1, "test_thread_job_mapping");
 	m.cpus = 200;
 	nl_batch_map_threads(&c, &m);
-	ok(m.threads == 4 && m.procs == 50, "test_thread_job_only_up_to_cpus_max");
+	nl_tap_check(m.threads == 4 && m.procs == 50, "test_thread_job_only_up_to_cpus_max");
 	nl_cfg_free(cfg);
 }
 
@@ -347,7 +338,7 @@ test_config_errors_name_file_and_line(void)
 			printf("# case %u: rc %d err '%s'\n", k, rc, cfg ? cfg->err : err);
 		nl_cfg_free(cfg);
 	}
-	ok(good == sizeof(bad) / sizeof(bad[0]), "test_config_errors_name_file_line_and_key");
+	nl_tap_check(good == sizeof(bad) / sizeof(bad[0]), "test_config_errors_name_file_line_and_key");
 }
 
 /* ---- connection reservation, hand-made ---- */
@@ -449,19 +440,19 @@ test_request_match_takes_over_the_earliest_equal_job(void)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 6, &st, &r);
 
-	ok(rc == 0 && j[4].reserved && resv_time(&r, 4) == 1 && st.resv_by_trigger[2] == 1,
+	nl_tap_check(rc == 0 && j[4].reserved && resv_time(&r, 4) == 1 && st.resv_by_trigger[2] == 1,
 	   "test_nonwaiting_trigger_on_empty_queue");
-	ok(count_ev(&r, NL_BATCH_EV_FLAG, 4, 0) == 1 && count_ev(&r, NL_BATCH_EV_FLAG, 4, -2) == 1,
+	nl_tap_check(count_ev(&r, NL_BATCH_EV_FLAG, 4, 0) == 1 && count_ev(&r, NL_BATCH_EV_FLAG, 4, -2) == 1,
 	   "test_request_match_is_the_earliest_started_equal_job");
 	/* A2 ends at 50.2: 8 CPUs free, R (8) is ahead of T and may start early on them;
 	 * T starts when R ends (60.2) */
-	ok(j[4].start_s == 50.2 && j[4].how == NL_BATCH_HOW_RESERVED && j[5].start_s == 60.2,
+	nl_tap_check(j[4].start_s == 50.2 && j[4].how == NL_BATCH_HOW_RESERVED && j[5].start_s == 60.2,
 	   "test_reserving_job_starts_early_when_free_cpus_suffice");
-	ok(!j[5].reserved, "test_no_nonwaiting_trigger_when_someone_waits");
+	nl_tap_check(!j[5].reserved, "test_no_nonwaiting_trigger_when_someone_waits");
 	/* A2 long: R must wait for A's CPUs; T (3) overtakes it on B's CPUs at 60.5 */
 	j[1] = chk_job(0.2, 1000, 1000, 8);
 	rc = run_rec(&sys, &sc, j, 6, &st, &r);
-	ok(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 4, 0) == 1 && j[5].start_s == 60.5 &&
+	nl_tap_check(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 4, 0) == 1 && j[5].start_s == 60.5 &&
 		   j[4].start_s == 100 && count_ev(&r, NL_BATCH_EV_HOLD, 4, 0) == 1,
 	   "test_request_match_cpus_go_to_the_reserving_job");
 }
@@ -486,14 +477,14 @@ test_max_space_accumulates_and_releases_surplus(void)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 6, &st, &r);
 
-	ok(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 3, 0) == 1 &&
+	nl_tap_check(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 3, 0) == 1 &&
 		   count_ev(&r, NL_BATCH_EV_FLAG, 3, 1) == 1 &&
 		   count_ev(&r, NL_BATCH_EV_FLAG, 3, -2) == 2,
 	   "test_max_space_flags_largest_jobs_until_enough");
-	ok(j[4].start_s == 200, "test_held_cpus_not_used_by_others");
-	ok(j[3].start_s == 200 && j[3].how == NL_BATCH_HOW_RESERVED,
+	nl_tap_check(j[4].start_s == 200, "test_held_cpus_not_used_by_others");
+	nl_tap_check(j[3].start_s == 200 && j[3].how == NL_BATCH_HOW_RESERVED,
 	   "test_reserving_job_starts_when_the_last_flagged_job_ends");
-	ok(j[5].start_s == 201 && !j[5].reserved, "test_surplus_released_for_others");
+	nl_tap_check(j[5].start_s == 201 && !j[5].reserved, "test_surplus_released_for_others");
 }
 
 static void
@@ -518,7 +509,7 @@ test_population_own_queue_first_then_all(void)
 	j[2].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 3, &st, &r);
 
-	ok(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 2, 0) == 1 &&
+	nl_tap_check(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 2, 0) == 1 &&
 		   count_ev(&r, NL_BATCH_EV_FLAG, 2, -2) == 1 && j[2].start_s == 100,
 	   "test_population_expands_when_own_queue_is_too_small");
 	/* own queue suffices: only its jobs are taken even though q1 has a bigger one */
@@ -529,12 +520,12 @@ test_population_own_queue_first_then_all(void)
 	j[0].user_queue = 1;
 	j[1].user_queue = j[2].user_queue = j[3].user_queue = 0;
 	rc = run_rec(&sys, &sc, j, 4, &st, &r);
-	ok(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 3, 0) == 0 &&
+	nl_tap_check(rc == 0 && count_ev(&r, NL_BATCH_EV_FLAG, 3, 0) == 0 &&
 		   count_ev(&r, NL_BATCH_EV_FLAG, 3, -2) == 2 && j[3].start_s >= 100,
 	   "test_population_is_own_queue_when_it_suffices");
 	/* X ended at 100 with its CPUs free, but R holds only Y's and Z's: starts at 300? It
 	 * may also start as soon as free + held >= 6 (X's 10 CPUs are free at 100). */
-	ok(j[3].start_s == 100, "test_reserving_job_may_start_early_on_free_cpus");
+	nl_tap_check(j[3].start_s == 100, "test_reserving_job_may_start_early_on_free_cpus");
 }
 
 static void
@@ -561,16 +552,16 @@ test_priority_trigger_after_enough_overtakes(void)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 8, &st, &r);
 
-	ok(rc == 0 && j[1].reserved && resv_time(&r, 1) == 40 && j[1].prio >= 3 &&
+	nl_tap_check(rc == 0 && j[1].reserved && resv_time(&r, 1) == 40 && j[1].prio >= 3 &&
 		   st.resv_by_trigger[0] >= 1,
 	   "test_priority_trigger_when_intrinsic_priority_passes_threshold");
-	ok(j[1].start_s == 1000 && j[5].start_s >= j[1].end_s,
+	nl_tap_check(j[1].start_s == 1000 && j[5].start_s >= j[1].end_s,
 	   "test_priority_reservation_holds_cpus_until_start");
 	/* per-queue limit: R2 and the last job cross the threshold while R reserves (limit 1) */
-	ok(!j[6].reserved || resv_time(&r, 6) >= j[1].start_s, "test_limit_one_reservation_per_queue");
+	nl_tap_check(!j[6].reserved || resv_time(&r, 6) >= j[1].start_s, "test_limit_one_reservation_per_queue");
 	sc.resv_max[0] = 0;
 	rc = run_rec(&sys, &sc, j, 8, &st, &r);
-	ok(rc == 0 && st.resv_made == 0 && !j[1].reserved && j[5].start_s == 140 &&
+	nl_tap_check(rc == 0 && st.resv_made == 0 && !j[1].reserved && j[5].start_s == 140 &&
 		   j[1].start_s == 1000,
 	   "test_no_reservation_with_limit_zero");
 }
@@ -599,12 +590,12 @@ test_limit_refuses_second_candidate(void)
 		j[i].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 7, &st, &r);
 
-	ok(rc == 0 && j[3].reserved && resv_time(&r, 3) == 20 && st.resv_refused >= 1 &&
+	nl_tap_check(rc == 0 && j[3].reserved && resv_time(&r, 3) == 20 && st.resv_refused >= 1 &&
 		   !j[4].reserved && count_ev(&r, NL_BATCH_EV_FLAG, 3, 0) == 1,
 	   "test_per_queue_limit_refuses_later_candidate_head_first");
 	sc.resv_max[0] = 2;
 	rc = run_rec(&sys, &sc, j, 7, &st, &r);
-	ok(rc == 0 && j[3].reserved && j[4].reserved && resv_time(&r, 4) == 20 &&
+	nl_tap_check(rc == 0 && j[3].reserved && j[4].reserved && resv_time(&r, 4) == 20 &&
 		   count_ev(&r, NL_BATCH_EV_FLAG, 4, 1) == 1 && j[4].start_s == 900 &&
 		   j[3].start_s == 910,
 	   "test_limit_two_allows_both_each_on_its_request_match");
@@ -632,11 +623,11 @@ test_head_trigger_only_in_head_type_queue(void)
 	j[2].user_queue = 0;
 	int rc = run_rec(&sys, &sc, j, 4, &st, &r);
 
-	ok(rc == 0 && j[2].reserved && resv_time(&r, 2) == 50 && st.resv_by_trigger[1] == 1,
+	nl_tap_check(rc == 0 && j[2].reserved && resv_time(&r, 2) == 50 && st.resv_by_trigger[1] == 1,
 	   "test_head_trigger_when_release_does_not_start_head");
-	ok(!j[3].reserved, "test_no_head_trigger_outside_head_type_queue");
+	nl_tap_check(!j[3].reserved, "test_no_head_trigger_outside_head_type_queue");
 	/* A's 6 CPUs were free at 50 and taken into Ra's pool at once (only B runs: 2 < 8) */
-	ok(j[2].start_s == 500 && j[3].start_s == 510, "test_head_reservation_runs_before_others");
+	nl_tap_check(j[2].start_s == 500 && j[3].start_s == 510, "test_head_reservation_runs_before_others");
 }
 
 int
@@ -656,6 +647,5 @@ main(void)
 	test_priority_trigger_after_enough_overtakes();
 	test_limit_refuses_second_candidate();
 	test_head_trigger_only_in_head_type_queue();
-	printf("1..%u\n", n_test);
-	return n_fail == 0 ? 0 : 1;
+	return nl_tap_done();
 }

@@ -15,17 +15,8 @@
 #include "nl_batch_cfg.h"
 #include "nl_cfg.h"
 #include "nl_swf.h"
+#include "nl_tap.h"
 
-static unsigned int n_test, n_fail;
-
-static void
-ok(int cond, const char *name)
-{
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
-}
 
 static int
 load(const char *root, const char *ini, struct nl_cfg **cfg, struct nl_batch_cfg *c)
@@ -66,8 +57,8 @@ main(void)
 		printf("# %s\nnot ok 1 - test_kth_loads\n1..1\n", err);
 		return 1;
 	}
-	ok(load(root, "kth-easy.ini", &cfg, &c) == 0, "test_kth_easy_ini_parses");
-	ok(nl_batch_jobs_from_swf(t, &c, &jobs, &n, drops) == 0 && n == 28475 &&
+	nl_tap_check(load(root, "kth-easy.ini", &cfg, &c) == 0, "test_kth_easy_ini_parses");
+	nl_tap_check(nl_batch_jobs_from_swf(t, &c, &jobs, &n, drops) == 0 && n == 28475 &&
 		   drops[NL_SWF_DROP_NO_PROCS] == 1,
 	   "test_kth_28475_jobs_kept");
 
@@ -80,7 +71,7 @@ main(void)
 	int rc = nl_batch_run(&c.sys, &c.sc[0], jobs, n, &st, &hk);
 
 	chk_done(&k);
-	ok(rc == 0 && k.errors == 0 && st.jobs == n, "test_kth_easy_invariants_every_job_once");
+	nl_tap_check(rc == 0 && k.errors == 0 && st.jobs == n, "test_kth_easy_invariants_every_job_once");
 	if (k.errors)
 		printf("# %lu errors, first: %s\n", k.errors, k.first);
 	chk_fini(&k);
@@ -88,16 +79,16 @@ main(void)
 	printf("# EASY on KTH: wait mean %.1f min, bsld %.2f, util %.4f\n", m.wait_mean_s / 60,
 	       m.bsld_mean, m.utilization);
 	/* two independent simulators: 96.2 and 115.6 min, bsld 67.9 and 93.2 (+-10 %) */
-	ok(m.wait_mean_s >= 0.9 * 96.2 * 60 && m.wait_mean_s <= 1.1 * 115.6 * 60,
+	nl_tap_check(m.wait_mean_s >= 0.9 * 96.2 * 60 && m.wait_mean_s <= 1.1 * 115.6 * 60,
 	   "test_kth_easy_mean_wait_in_cross_check_band");
-	ok(m.bsld_mean >= 60 && m.bsld_mean <= 100, "test_kth_easy_bsld_in_cross_check_band");
-	ok(m.utilization > 0.6 && m.utilization < 0.8, "test_kth_easy_utilization_plausible");
+	nl_tap_check(m.bsld_mean >= 60 && m.bsld_mean <= 100, "test_kth_easy_bsld_in_cross_check_band");
+	nl_tap_check(m.utilization > 0.6 && m.utilization < 0.8, "test_kth_easy_utilization_plausible");
 	free(jobs);
 	jobs = NULL;
 	nl_cfg_free(cfg);
 	cfg = NULL;
 
-	ok(load(root, "hpc2500.ini", &cfg, &c) == 0, "test_hpc2500_ini_parses");
+	nl_tap_check(load(root, "hpc2500.ini", &cfg, &c) == 0, "test_hpc2500_ini_parses");
 	if (nl_batch_jobs_from_swf(t, &c, &jobs, &n, drops) == 0) {
 		for (unsigned int s = 0; s < c.n_sc; s++) {
 			char name[128];
@@ -108,7 +99,7 @@ main(void)
 			snprintf(name, sizeof(name),
 				 "test_hpc2500_%s_invariants_on_kth (%llu reservations)",
 				 c.sc[s].name, (unsigned long long)st.resv_made);
-			ok(rc == 0 && k.errors == 0 && st.unrunnable == 0, name);
+			nl_tap_check(rc == 0 && k.errors == 0 && st.unrunnable == 0, name);
 			if (k.errors)
 				printf("# %lu errors, first: %s\n", k.errors, k.first);
 			chk_fini(&k);
@@ -117,6 +108,5 @@ main(void)
 	free(jobs);
 	nl_cfg_free(cfg);
 	nl_swf_free(t);
-	printf("1..%u\n", n_test);
-	return n_fail == 0 ? 0 : 1;
+	return nl_tap_done();
 }

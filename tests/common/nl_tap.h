@@ -32,6 +32,13 @@ nl_tap_ok(int cond, const char *fmt, ...)
 	return cond;
 }
 
+/** Report one check named by a plain string (no format). @return cond. */
+static inline int
+nl_tap_check(int cond, const char *name)
+{
+	return nl_tap_ok(cond, "%s", name);
+}
+
 /** A diagnostic line. */
 #define nl_tap_diag(...)                     \
 	do {                                 \

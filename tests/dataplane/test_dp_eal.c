@@ -20,18 +20,8 @@
 #include "nl_cfg.h"
 #include "nl_dp.h"
 #include "nl_machine.h"
+#include "nl_tap.h"
 
-static unsigned int n_test, n_fail;
-
-static void
-ok(bool cond, const char *name)
-{
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
-	fflush(stdout);
-}
 
 static struct nl_dp_opts
 opts(enum nl_scheme s, bool emulate)
@@ -85,7 +75,7 @@ main(int argc, char **argv)
 	mach = calloc(m.n_mach, sizeof(*mach));
 	nl_machines_build(&m, 1, mach);
 
-	ok(rte_eth_dev_count_avail() == 1, "test_net_ring_vdev_is_a_port");
+	nl_tap_check(rte_eth_dev_count_avail() == 1, "test_net_ring_vdev_is_a_port");
 
 	for (int s = 0; s < 2; s++) {
 		struct nl_dp_opts o = opts((enum nl_scheme)s, true);
@@ -99,7 +89,7 @@ main(int argc, char **argv)
 		       (unsigned long long)pt.measured, pt.resp_mean_vt, pt.hops_mean, pt.wall_s);
 		snprintf(name, sizeof(name), "test_emulated_%s_point_completes_and_accounts",
 			 s ? "2lsc" : "nlsc");
-		ok(rc == 0 && pt.measured > 100 && !pt.saturated && pt.unfinished == 0 &&
+		nl_tap_check(rc == 0 && pt.measured > 100 && !pt.saturated && pt.unfinished == 0 &&
 			   pt.completed == pt.generated && nl_dp_accounting_ok(dp),
 		   name);
 		if (s == 0) {
@@ -107,7 +97,7 @@ main(int argc, char **argv)
 			 * (I/L at the fastest W) plus the dispatch delay */
 			double min_vt = m.instr / m.n_split / 200e6 + m.dispatch_delay_vt;
 
-			ok(rc == 0 && pt.resp_p50_vt >= min_vt, "test_emulated_response_at_least_model_minimum");
+			nl_tap_check(rc == 0 && pt.resp_p50_vt >= min_vt, "test_emulated_response_at_least_model_minimum");
 			/* machine churn between runs: generations replaced under RCU, run again */
 			bool all = true;
 
@@ -118,7 +108,7 @@ main(int argc, char **argv)
 				all &= nl_dp_machine_set_ctl(dp, k, true, 0) == 0;
 			urcu_qsbr_quiescent_state();
 			rc = nl_dp_run_point(dp, 20, 8, &pt);
-			ok(all && rc == 0 && pt.measured > 50 && nl_dp_accounting_ok(dp),
+			nl_tap_check(all && rc == 0 && pt.measured > 50 && nl_dp_accounting_ok(dp),
 			   "test_machine_generations_replaced_under_rcu_then_run");
 		}
 		nl_dp_free(dp);
@@ -134,7 +124,7 @@ main(int argc, char **argv)
 		rc = rc == 0 ? nl_dp_run_native(dp, 0, 0.3, &r) : rc;
 		printf("# native saturating: %.0f tasks/s, %llu rejected, latency mean %.0f ns\n",
 		       r.rate_tps, (unsigned long long)r.rejected, r.lat_mean_ns);
-		ok(rc == 0 && r.tasks > 1000 && r.rejected > 0 && nl_dp_accounting_ok(dp),
+		nl_tap_check(rc == 0 && r.tasks > 1000 && r.rejected > 0 && nl_dp_accounting_ok(dp),
 		   "test_native_overload_rejects_and_accounts");
 		nl_dp_free(dp);
 	}
@@ -142,6 +132,5 @@ main(int argc, char **argv)
 	nl_cfg_free(cfg);
 	urcu_qsbr_unregister_thread();
 	rte_eal_cleanup();
-	printf("1..%u\n", n_test);
-	return n_fail == 0 ? 0 : 1;
+	return nl_tap_done();
 }

@@ -13,17 +13,8 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_load.h"
+#include "nl_tap.h"
 
-static unsigned int n_test, n_fail;
-
-static void
-ok(bool cond, const char *name)
-{
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
-}
 
 static void
 test_view_replays_unapplied_bookings(void)
@@ -49,14 +40,14 @@ test_view_replays_unapplied_bookings(void)
 	good &= v.load[2].busy_until_vt == 120 && v.load[2].n_sub == 3;
 	good &= v.load[3].busy_until_vt == 1 && v.load[3].n_sub == 1;
 	good &= !nl_load_view_refresh_rcu(&v, t); /* same version: nothing to do */
-	ok(good, "test_view_is_snapshot_plus_unapplied_bookings");
+	nl_tap_check(good, "test_view_is_snapshot_plus_unapplied_bookings");
 
 	/* log overflow forgets the oldest, counted */
 	for (int i = 0; i < 20; i++)
 		nl_load_view_book_st(&v, 0, 0, 1);
-	ok(v.log_lost > 0 && v.load[0].n_sub == 20, "test_full_log_counts_lost_bookings");
-	ok(nl_load_view_book_st(&v, 9, 0, 1) == 0, "test_booking_unknown_machine_refused");
-	ok(nl_load_resize_ctl(t, 6) == 0 && nl_load_view_refresh_rcu(&v, t) && v.n_mach == 4,
+	nl_tap_check(v.log_lost > 0 && v.load[0].n_sub == 20, "test_full_log_counts_lost_bookings");
+	nl_tap_check(nl_load_view_book_st(&v, 9, 0, 1) == 0, "test_booking_unknown_machine_refused");
+	nl_tap_check(nl_load_resize_ctl(t, 6) == 0 && nl_load_view_refresh_rcu(&v, t) && v.n_mach == 4,
 	   "test_resize_publishes_and_view_keeps_its_capacity");
 	nl_load_view_fini(&v);
 	urcu_qsbr_thread_offline();
@@ -120,7 +111,7 @@ test_readers_never_see_torn_or_freed_snapshots(void)
 		refr += r[i].refreshes;
 	}
 	printf("# 20000 publishes, %lu refreshes by 2 readers, %lu torn\n", refr, torn);
-	ok(torn == 0 && refr > 0, "test_readers_never_see_torn_or_freed_snapshots");
+	nl_tap_check(torn == 0 && refr > 0, "test_readers_never_see_torn_or_freed_snapshots");
 	urcu_qsbr_thread_offline();
 	nl_load_free(t);
 	urcu_qsbr_thread_online();
@@ -133,6 +124,5 @@ main(void)
 	test_view_replays_unapplied_bookings();
 	test_readers_never_see_torn_or_freed_snapshots();
 	urcu_qsbr_unregister_thread();
-	printf("1..%u\n", n_test);
-	return n_fail == 0 ? 0 : 1;
+	return nl_tap_done();
 }

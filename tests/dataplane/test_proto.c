@@ -12,17 +12,8 @@
 #include <string.h>
 
 #include "nl_proto.h"
+#include "nl_tap.h"
 
-static unsigned int n_test, n_fail;
-
-static void
-ok(bool cond, const char *name)
-{
-	n_test++;
-	if (!cond)
-		n_fail++;
-	printf("%sok %u - %s\n", cond ? "" : "not ", n_test, name);
-}
 
 static uint64_t rs;
 
@@ -122,7 +113,7 @@ test_round_trip_every_type(void)
 			all = false;
 		}
 	}
-	ok(all, "test_round_trip_every_type");
+	nl_tap_check(all, "test_round_trip_every_type");
 }
 
 static void
@@ -132,7 +123,7 @@ test_header_is_network_order(void)
 	uint8_t buf[NL_PROTO_MAX_LEN];
 	int n = nl_proto_encode(&m, buf, sizeof(buf));
 
-	ok(n == 8 + 48 + 4 && buf[0] == 0x4e && buf[1] == 0x4c && buf[2] == NL_PROTO_VERSION &&
+	nl_tap_check(n == 8 + 48 + 4 && buf[0] == 0x4e && buf[1] == 0x4c && buf[2] == NL_PROTO_VERSION &&
 		   buf[3] == NL_MSG_SUBMIT && buf[4] == 0 && buf[5] == n && buf[8] == 0x11 &&
 		   buf[15] == 0x88,
 	   "test_header_is_network_order");
@@ -158,7 +149,7 @@ test_truncated_frames_are_refused(void)
 			}
 		}
 	}
-	ok(all, "test_truncated_frames_are_refused");
+	nl_tap_check(all, "test_truncated_frames_are_refused");
 }
 
 static void
@@ -169,12 +160,12 @@ test_oversized_frames_are_refused(void)
 	int n = nl_proto_encode(&m, buf, sizeof(buf));
 
 	memset(buf + n, 0, 100);
-	ok(nl_proto_decode(buf, (size_t)n + 1, &out) == NL_PROTO_E_OVERSIZE &&
+	nl_tap_check(nl_proto_decode(buf, (size_t)n + 1, &out) == NL_PROTO_E_OVERSIZE &&
 		   nl_proto_decode(buf, NL_PROTO_MAX_LEN + 1, &out) == NL_PROTO_E_OVERSIZE,
 	   "test_oversized_frames_are_refused");
 	/* length field larger than the message body: the declared content is checked too */
 	buf[5] = (uint8_t)(n + 1);
-	ok(nl_proto_decode(buf, (size_t)n + 1, &out) == NL_PROTO_E_OVERSIZE,
+	nl_tap_check(nl_proto_decode(buf, (size_t)n + 1, &out) == NL_PROTO_E_OVERSIZE,
 	   "test_length_field_beyond_body_is_oversized");
 }
 
@@ -186,10 +177,10 @@ test_wrong_version_magic_type(void)
 	int n = nl_proto_encode(&m, buf, sizeof(buf));
 
 	buf[2] = 2;
-	ok(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_VERSION, "test_wrong_version_is_refused");
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_VERSION, "test_wrong_version_is_refused");
 	buf[2] = NL_PROTO_VERSION;
 	buf[0] = 'X';
-	ok(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_MAGIC, "test_wrong_magic_is_refused");
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_MAGIC, "test_wrong_magic_is_refused");
 	buf[0] = 0x4e;
 	bool all = true;
 
@@ -199,7 +190,7 @@ test_wrong_version_magic_type(void)
 		buf[3] = (uint8_t)t;
 		all &= nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_TYPE;
 	}
-	ok(all, "test_unknown_types_are_refused");
+	nl_tap_check(all, "test_unknown_types_are_refused");
 }
 
 static void
@@ -212,37 +203,37 @@ test_out_of_bound_fields(void)
 
 	m = sample(NL_MSG_SUBMIT);
 	m.u.submit.n_split = 0;
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_encode_refuses_split_zero");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_encode_refuses_split_zero");
 	m.u.submit.n_split = 65;
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_encode_refuses_split_65");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_encode_refuses_split_65");
 	m = sample(NL_MSG_SUBMIT);
 	n = nl_proto_encode(&m, buf, sizeof(buf));
 	buf[8 + 40] = 0;
 	buf[8 + 41] = 65; /* n_split = 65 on the wire */
-	ok(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD, "test_split_65_is_bad_field");
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD, "test_split_65_is_bad_field");
 	n = nl_proto_encode(&m, buf, sizeof(buf));
 	buf[8 + 44] = 65; /* args_len */
-	ok(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD, "test_args_len_65_is_bad_field");
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD, "test_args_len_65_is_bad_field");
 	n = nl_proto_encode(&m, buf, sizeof(buf));
 	buf[7] = 1; /* reserved */
-	ok(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD, "test_reserved_nonzero_is_bad_field");
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD, "test_reserved_nonzero_is_bad_field");
 	m = sample(NL_MSG_DISPATCH);
 	m.u.dispatch.sub = 4; /* >= n_split */
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_dispatch_sub_beyond_split_refused");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_dispatch_sub_beyond_split_refused");
 	m = sample(NL_MSG_HELLO);
 	m.u.hello.mach[1].speed_ips = 0;
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_hello_zero_speed_refused");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_hello_zero_speed_refused");
 	m = sample(NL_MSG_HELLO);
 	m.u.hello.mach[0].res_set = 2; /* both held and '*' */
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_hello_set_and_any_refused");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_hello_set_and_any_refused");
 	m = sample(NL_MSG_LOAD);
 	m.u.hello.n_mach = NL_PROTO_MAX_MACH + 1;
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_load_too_many_machines_refused");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_load_too_many_machines_refused");
 	m = sample(NL_MSG_REJECT);
 	m.u.reply.reason = 0;
-	ok(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_reject_without_reason_refused");
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_reject_without_reason_refused");
 	m = sample(NL_MSG_BYE);
-	ok(nl_proto_encode(&m, buf, 8) == -28, "test_encode_short_buffer_is_enospc");
+	nl_tap_check(nl_proto_encode(&m, buf, 8) == -28, "test_encode_short_buffer_is_enospc");
 }
 
 static void
@@ -275,7 +266,7 @@ test_random_bytes_never_crash_and_canonical(uint64_t seed)
 	}
 	printf("# %u of 200000 random frames parsed; all re-encode to the same bytes: %s\n",
 	       accepted, noncanon ? "no" : "yes");
-	ok(noncanon == 0, "test_random_bytes_never_crash_and_accepted_ones_are_canonical");
+	nl_tap_check(noncanon == 0, "test_random_bytes_never_crash_and_accepted_ones_are_canonical");
 }
 
 static void
@@ -297,20 +288,20 @@ test_frame_parser(void)
 	int n = nl_proto_encode(&m, f + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
 	int fl = nl_frame_build(f, &a, (size_t)n);
 
-	ok(nl_frame_parse(f, (size_t)fl, NL_PROTO_PORT, &b, &pl, &plen) == NL_PROTO_OK &&
+	nl_tap_check(nl_frame_parse(f, (size_t)fl, NL_PROTO_PORT, &b, &pl, &plen) == NL_PROTO_OK &&
 		   plen == (size_t)n && b.src_ip == a.src_ip && b.src_port == 5555 &&
 		   memcmp(b.src_mac, a.src_mac, 6) == 0 &&
 		   nl_proto_decode(pl, plen, &out) == NL_PROTO_OK,
 	   "test_frame_round_trip");
-	ok(nl_frame_parse(f, (size_t)fl, 9999, &b, &pl, &plen) == NL_PROTO_E_PORT,
+	nl_tap_check(nl_frame_parse(f, (size_t)fl, 9999, &b, &pl, &plen) == NL_PROTO_E_PORT,
 	   "test_frame_wrong_port_refused");
 	f[24] ^= 0xff; /* IPv4 checksum */
-	ok(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) == NL_PROTO_E_IP,
+	nl_tap_check(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) == NL_PROTO_E_IP,
 	   "test_frame_bad_ip_checksum_refused");
 	f[24] ^= 0xff;
 	f[12] = 0x86;
 	f[13] = 0xdd;
-	ok(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) == NL_PROTO_E_ETH,
+	nl_tap_check(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) == NL_PROTO_E_ETH,
 	   "test_frame_ipv6_refused");
 	f[12] = 0x08;
 	f[13] = 0x00;
@@ -318,13 +309,13 @@ test_frame_parser(void)
 
 	for (unsigned int len = 0; len < NL_FRAME_HDR_LEN; len++)
 		all &= nl_frame_parse(f, (size_t)len, 0, &b, &pl, &plen) != NL_PROTO_OK;
-	ok(all, "test_truncated_frame_headers_refused");
+	nl_tap_check(all, "test_truncated_frame_headers_refused");
 	f[20] = 0x20; /* more fragments */
-	ok(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) == NL_PROTO_E_IP,
+	nl_tap_check(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) == NL_PROTO_E_IP,
 	   "test_fragments_refused");
 	f[20] = 0x40;
 	f[23] = 6; /* TCP */
-	ok(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) != NL_PROTO_OK,
+	nl_tap_check(nl_frame_parse(f, (size_t)fl, 0, &b, &pl, &plen) != NL_PROTO_OK,
 	   "test_non_udp_refused");
 }
 
@@ -343,6 +334,5 @@ main(void)
 	test_out_of_bound_fields();
 	test_random_bytes_never_crash_and_canonical(seed);
 	test_frame_parser();
-	printf("1..%u\n", n_test);
-	return n_fail == 0 ? 0 : 1;
+	return nl_tap_done();
 }
