@@ -13,8 +13,13 @@
 #define NL_BM_COMMON_H
 
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include <benchmark/benchmark.h>
+
+#include "nl_cfg.h"
+#include "nl_model_cfg.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -43,6 +48,31 @@ nl_bm_report(benchmark::State &st, uint64_t tsc_cyc, uint64_t n_item)
 {
 	st.SetItemsProcessed((int64_t)n_item);
 	st.counters["cyc_per_item"] = n_item == 0 ? 0.0 : (double)tsc_cyc / (double)n_item;
+}
+
+/**
+ * The seed 002 §4.2 model of config/paper-96.ini (M = 96, N = 4, L = 4), read from the source
+ * tree ($NL_SRC_ROOT, else the build's source root); benchmarks change what they vary.
+ *
+ * @param st  The benchmark state (skipped with the reason when the file cannot be read).
+ * @param m   Output.
+ * @return true when m is filled.
+ */
+static inline bool
+nl_bm_paper96(benchmark::State &st, struct nl_model_cfg *m)
+{
+	const char *root = getenv("NL_SRC_ROOT");
+	std::string path = std::string(root != nullptr ? root : NL_BENCH_SRC_ROOT) +
+			   "/config/paper-96.ini";
+	struct nl_cfg *cfg = nullptr;
+	char err[256];
+	bool ok = nl_cfg_load(&cfg, path.c_str(), err, sizeof(err)) == 0 &&
+		  nl_model_cfg_parse(cfg, m) == 0;
+
+	nl_cfg_free(cfg);
+	if (!ok)
+		st.SkipWithError(("cannot load " + path).c_str());
+	return ok;
 }
 
 /** Whether main() initialised the EAL (DPDK builds only). */

@@ -9,7 +9,7 @@
  * L = 4 machines, the booking in its load view) until the task is dispatched. Nothing here
  * re-assembles the path: the figures are the appliance's.
  *
- * Arguments: N = 4, 8 (2^N leaves of 4 machines each, balanced vectors, paper-96's speeds);
+ * Arguments: N = 4, 8 (config/paper-96.ini with N resources and 2^N leaves of 4 machines each);
  * batch = tasks the ingress admits per round (1 = one task alone, 32 = a burst in flight).
  *
  * Counters: hops_per_task (forwards counted by the managers); bare_hop_ns = a bare SP/SC
@@ -67,35 +67,6 @@ bare_hop_ns(void)
 	return best;
 }
 
-/* paper-96's model with N resources and 2^N groups of 4 machines. */
-nl_model_cfg
-model(unsigned int N)
-{
-	const double speeds[] = { 40e6, 60e6, 80e6, 100e6, 120e6, 140e6 };
-	nl_model_cfg m;
-
-	std::memset(&m, 0, sizeof(m));
-	m.n_mach = 4u << N;
-	m.n_res = N;
-	m.vectors = NL_VECTORS_BALANCED;
-	for (unsigned int i = 0; i < 6; i++)
-		m.speed_ips[i] = speeds[i];
-	m.n_speed = 6;
-	m.link_bps = 10e6;
-	m.bg_period_vt = 500;
-	m.n_split = 4;
-	m.instr = 32e9;
-	m.data_bits = 4e8;
-	m.work_dist = NL_WORK_FIXED;
-	m.need_prob = 0.5;
-	m.sp.n_res = N;
-	m.sp.mgr_service_vt = 0.5;
-	m.sp.pick_service_vt = 1;
-	m.horizon_vt = 1e6;
-	m.max_in_system = 1u << 20;
-	return m;
-}
-
 } // namespace
 
 static void
@@ -103,9 +74,13 @@ BM_dispatch_path(benchmark::State &st)
 {
 	const unsigned int N = (unsigned int)st.range(0), batch = (unsigned int)st.range(1);
 
-	if (nl_bm_need_eal(st, 1))
+	nl_model_cfg m = {};
+
+	if (nl_bm_need_eal(st, 1) || !nl_bm_paper96(st, &m))
 		return;
-	nl_model_cfg m = model(N);
+	/* paper-96 with N resources: 2^N groups of 4 machines */
+	m.n_res = m.sp.n_res = N;
+	m.n_mach = 4u << N;
 	std::vector<nl_machine> mach(m.n_mach);
 	nl_dp_opts o;
 	nl_dp *dp = nullptr;

@@ -20,22 +20,12 @@
 static void
 BM_sim_events(benchmark::State &st)
 {
-	const char *root = getenv("NL_SRC_ROOT");
-	std::string path = std::string(root != nullptr ? root : NL_BENCH_SRC_ROOT) +
-			   "/config/paper-96.ini";
-	struct nl_cfg *cfg = nullptr;
 	struct nl_model_cfg m = {};
 	struct nl_variant v = {};
-	char err[256];
 	uint64_t n = 0, seed = 1;
 
-	if (nl_cfg_load(&cfg, path.c_str(), err, sizeof(err)) != 0 ||
-	    nl_model_cfg_parse(cfg, &m) != 0) {
-		nl_cfg_free(cfg);
-		st.SkipWithError(("cannot load " + path).c_str());
+	if (!nl_bm_paper96(st, &m))
 		return;
-	}
-	nl_cfg_free(cfg);
 	m.horizon_vt = 1e5;
 	m.warmup_vt = 1e4;
 	v.scheme = st.range(0) == 0 ? NL_SCHEME_NLSC : NL_SCHEME_2LSC;

@@ -51,44 +51,45 @@ struct log {
 	size_t n_seen, dup, out_of_range;
 };
 
-static void
-on_dispatch(void *arg, const struct nl_task *t, const uint32_t *mach, unsigned int n, double now)
+/* The record of task t, marked seen at now (NULL when its id is out of range). */
+static struct rec *
+rec_take(struct log *l, const struct nl_task *t, double now)
 {
-	struct log *l = arg;
 	struct rec *r;
 
 	if (t->id >= l->cap) {
 		l->out_of_range++;
-		return;
+		return NULL;
 	}
 	r = &l->r[t->id];
 	l->dup += r->seen;
+	l->n_seen++;
 	r->seen = true;
 	r->t_vt = now;
 	r->hops = t->hops;
-	r->n = (uint8_t)n;
-	memcpy(r->mach, mach, n * sizeof(*mach));
-	l->n_seen++;
+	return r;
+}
+
+static void
+on_dispatch(void *arg, const struct nl_task *t, const uint32_t *mach, unsigned int n, double now)
+{
+	struct rec *r = rec_take(arg, t, now);
+
+	if (r != NULL) {
+		r->n = (uint8_t)n;
+		memcpy(r->mach, mach, n * sizeof(*mach));
+	}
 }
 
 static void
 on_reject(void *arg, const struct nl_task *t, enum nl_reject_reason why, double now)
 {
-	struct log *l = arg;
-	struct rec *r;
+	struct rec *r = rec_take(arg, t, now);
 
-	if (t->id >= l->cap) {
-		l->out_of_range++;
-		return;
+	if (r != NULL) {
+		r->n = 0;
+		r->why = (uint8_t)why;
 	}
-	r = &l->r[t->id];
-	l->dup += r->seen;
-	r->seen = true;
-	r->t_vt = now;
-	r->hops = t->hops;
-	r->n = 0;
-	r->why = (uint8_t)why;
-	l->n_seen++;
 }
 
 static bool
