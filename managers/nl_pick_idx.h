@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * A least-loaded pick that does not scan: the same decisions as nl_pick_least_loaded() in
+ * O(L (C + log m)) instead of O(m), for candidate groups whose machines fall into few speed
+ * classes (seed 002 §3.3 step 5; issue "Dispatch at the physical limit").
+ *
+ * Theory of operation. The pick's key of machine j for a sub-task is its expected completion
+ * max(busy_until_j - now, 0) + s_j, where s_j = I/L / W_j + D/L / T_j depends on j only
+ * through its rate. Machines of one class (equal rates) therefore differ only by backlog:
+ * the idle ones (busy_until <= now) all have key s_c and are taken in id order; the busy ones
+ * in (busy_until, id) order. Per group and class the index keeps the idle machines as a bitmap
+ * (lowest id first) and the busy ones as a binary min-heap on (busy_until, id); a pick merges
+ * the classes' heads by (key, id), the scan's order (ties to the candidate listed first,
+ * candidate lists ascending by id), popping at most L heap entries and pushing them back.
+ * Busy machines whose busy_until has passed move to the idle bitmap when a pick looks at
+ * their class (lazily, in heap order). A booking or any other load change is one
+ * nl_pick_idx_set() in O(log m); a whole new load table (a snapshot) is nl_pick_idx_reset().
+ *
+ * Invariants:
+ *  I1  every live member (busy_until < NL_MACH_GONE_VT) of a class is either in its idle
+ *      bitmap or in its heap, never both; members that left are in neither.
+ *  I2  an idle member has busy_until <= the class's watermark cls.now_vt (the latest `now`
+ *      a pick or reset used for it); the heap holds the others, ordered on (busy_until, id).
+ *  I3  load[] mirrors the load table the owner maintains: after every change of load[m] the
+ *      owner calls nl_pick_idx_set(m) (or nl_pick_idx_reset()).
+ *  I4  a pick at a time earlier than its class's watermark, or with fewer live candidates
+ *      than L, is answered by nl_pick_least_loaded() on the group's list (same result).
+ *
+ * Exactness: the result equals nl_pick_least_loaded()'s (same machines, same order) except
+ * where two keys are equal only after rounding although their backlogs differ (busy_until
+ * values closer than one ulp of the key); the scan then orders by candidate position and the
+ * index by busy_until.
+ */
+#ifndef NL_PICK_IDX_H
+#define NL_PICK_IDX_H
+
+#include <stdint.h>
+
+#include "nl_machine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One speed class of one group. */
+struct nl_pick_cls {
+	struct nl_mach_rate rate; /**< the members' rate */
+	uint32_t mem_off;         /**< first member slot (members ascending by machine id) */
+	uint32_t n_mem;
+	uint32_t word_off;        /**< first word of its idle bitmap */
+	uint32_t n_heap;          /**< busy members in heap[mem_off ..] */
+	uint32_t n_idle;
+	uint32_t pad;
+	double now_vt;            /**< watermark (I2) */
+};
+
+/** The index. Single owner (the manager that picks, or the simulator). */
+struct nl_pick_idx {
+	unsigned int n_grp;
+	unsigned int n_mach;
+	uint32_t *grp_off;      /**< [n_grp + 1] candidate list of each group (CSR) */
+	uint32_t *grp_cand;     /**< candidates, ascending within a group */
+	uint32_t *grp_cls;      /**< [n_grp + 1] class range of each group (CSR into cls) */
+	struct nl_pick_cls *cls;
+	uint32_t *mem;          /**< [slots] machine id of each member slot */
+	struct nl_mach_load *load; /**< [n_mach] mirror of the owner's load table (I3) */
+	uint32_t *heap;         /**< [slots] heap of member slots, per class from mem_off */
+	uint32_t *hpos;         /**< [slots] position in its class heap, or UINT32_MAX */
+	uint64_t *idle;         /**< idle bitmaps, per class from word_off */
+	uint32_t *slot_off;     /**< [n_mach + 1] member slots of each machine (CSR) */
+	uint32_t *slot;
+	const struct nl_mach_rate *rate; /**< [n_mach] (borrowed) */
+};
+
+/**
+ * Build an index over candidate groups.
+ *
+ * @param idx       Output (zeroed first).
+ * @param n_grp     Groups, >= 1.
+ * @param grp_off   [n_grp + 1] offsets into grp_cand (CSR).
+ * @param grp_cand  Candidate machine ids, ascending within each group (copied).
+ * @param rate      [n_mach] machine rates (nl_mach_rates_build()); must outlive the index.
+ * @param n_mach    Machines (ids < n_mach).
+ * @return 0; -EINVAL (a candidate out of range); -ENOMEM. Every machine starts idle at 0.
+ * @par Context  Control path / policy init; allocates.
+ */
+int nl_pick_idx_build(struct nl_pick_idx *idx, unsigned int n_grp, const uint32_t *grp_off,
+		      const uint32_t *grp_cand, const struct nl_mach_rate *rate,
+		      unsigned int n_mach);
+
+/** Free what nl_pick_idx_build() allocated; a zeroed index is accepted. @par Context Owner. */
+void nl_pick_idx_free(struct nl_pick_idx *idx);
+
+/**
+ * Load every machine from a load table (a new snapshot, or a new run).
+ * @param idx     Index.
+ * @param load    [n_mach] load table.
+ * @param now_vt  Current time [u.t.]: the watermark of every class.
+ * @par Context  Owner; O(m log m).
+ */
+void nl_pick_idx_reset(struct nl_pick_idx *idx, const struct nl_mach_load *load, double now_vt);
+
+/**
+ * Machine `mach`'s busy_until changed (a booking, a completion, a join or leave).
+ * @param idx            Index.
+ * @param mach           Machine id < n_mach.
+ * @param busy_until_vt  Its new value; >= NL_MACH_GONE_VT removes it (it left).
+ * @par Context  Owner; O(log m) per group the machine belongs to.
+ */
+void nl_pick_idx_set(struct nl_pick_idx *idx, uint32_t mach, double busy_until_vt);
+
+/**
+ * nl_pick_least_loaded() on group `grp`'s candidates, without scanning them (I4).
+ *
+ * @param idx        Index (its busy values are the load table the caller means, I3).
+ * @param grp        Group < n_grp.
+ * @param now_vt     Current time [u.t.].
+ * @param sub_instr  Instructions of one sub-task [instr].
+ * @param sub_bits   Data of one sub-task [bit].
+ * @param n_split    L, 1..NL_TASK_MAX_SPLIT.
+ * @param out        Output [n_split] machine ids, ascending by expected completion.
+ * @return n_split; -EINVAL if n_split is out of range; -ENOSPC if no candidate is live.
+ * @par Context  Owner; no allocation; O(L (C + log m)), C = classes of the group.
+ * @par Source   seed 002 §3.3 step 5.
+ */
+int nl_pick_idx_pick(struct nl_pick_idx *idx, uint32_t grp, double now_vt, double sub_instr,
+		     double sub_bits, unsigned int n_split, uint32_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_PICK_IDX_H */
