@@ -473,8 +473,8 @@ on_load(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr 
 		uint32_t m = w->slot[i];
 		struct nl_mach_load *wl;
 
-		if (m == NO_SLOT)
-			continue;
+		if (m == NO_SLOT || !io->alive[m])
+			continue; /* taken out of service: stays NL_MACH_GONE_VT for the policies */
 		wl = nl_load_entry_ctl(dp->load, m);
 		wl->n_sub = h->mach[i].n_sub;
 		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;

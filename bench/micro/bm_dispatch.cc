@@ -86,6 +86,8 @@ BM_dispatch_path(benchmark::State &st)
 	nl_dp *dp = nullptr;
 
 	nl_machines_build(&m, 1, mach.data());
+	/* the engine's control thread and lcore rounds are QSBR readers: this thread is both */
+	urcu_qsbr_register_thread();
 	std::memset(&o, 0, sizeof(o));
 	o.scheme = NL_SCHEME_NLSC;
 	o.native_instant = true;
@@ -98,6 +100,7 @@ BM_dispatch_path(benchmark::State &st)
 	o.n_mgr_lcore = 1;
 	if (nl_dp_create(&dp, &m, mach.data(), &o) != 0 || nl_dp_drive_begin(dp) != 0) {
 		nl_dp_free(dp);
+		urcu_qsbr_unregister_thread();
 		st.SkipWithError("nl_dp_create failed (memory? use a smaller N)");
 		return;
 	}
@@ -129,6 +132,7 @@ BM_dispatch_path(benchmark::State &st)
 		done == 0 || bare_ns <= 0 || hpt <= 0 ? 0.0 : (wall.count() / (double)done) / (hpt * bare_ns);
 	st.counters["rejected"] = (double)(c.rejected_ingress + c.failed);
 	nl_dp_free(dp);
+	urcu_qsbr_unregister_thread();
 }
 BENCHMARK(BM_dispatch_path)
 	->ArgNames({ "N", "batch" })
