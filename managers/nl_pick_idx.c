@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,72 +17,75 @@ busy_of(const struct nl_pick_idx *x, uint32_t slot)
 	return x->load[x->mem[slot]].busy_until_vt;
 }
 
-/* (busy_until, id) order of two member slots. */
+/* (busy_until, id) order of two heap entries. */
 static inline bool
-before(const struct nl_pick_idx *x, uint32_t a, uint32_t b)
+before(const struct nl_pick_hent *a, const struct nl_pick_hent *b)
 {
-	double ba = busy_of(x, a), bb = busy_of(x, b);
+	return a->busy_until_vt < b->busy_until_vt ||
+	       (a->busy_until_vt == b->busy_until_vt && a->id < b->id);
+}
 
-	return ba < bb || (ba == bb && x->mem[a] < x->mem[b]);
+static inline void
+heap_place(struct nl_pick_idx *x, struct nl_pick_hent *h, uint32_t i, struct nl_pick_hent e)
+{
+	h[i] = e;
+	x->hpos[e.slot] = i;
 }
 
 static void
-heap_place(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, uint32_t slot)
+heap_up(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, struct nl_pick_hent e)
 {
-	x->heap[c->mem_off + i] = slot;
-	x->hpos[slot] = i;
-}
+	struct nl_pick_hent *h = &x->heap[c->mem_off];
 
-static void
-heap_up(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, uint32_t slot)
-{
 	while (i > 0) {
-		uint32_t p = (i - 1) / 2, ps = x->heap[c->mem_off + p];
+		uint32_t p = (i - 1) / 2;
 
-		if (!before(x, slot, ps))
+		if (!before(&e, &h[p]))
 			break;
-		heap_place(x, c, i, ps);
+		heap_place(x, h, i, h[p]);
 		i = p;
 	}
-	heap_place(x, c, i, slot);
+	heap_place(x, h, i, e);
 }
 
 static void
-heap_down(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, uint32_t slot)
+heap_down(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, struct nl_pick_hent e)
 {
+	struct nl_pick_hent *h = &x->heap[c->mem_off];
+
 	for (;;) {
 		uint32_t l = 2 * i + 1, best;
 
 		if (l >= c->n_heap)
 			break;
-		best = l;
-		if (l + 1 < c->n_heap &&
-		    before(x, x->heap[c->mem_off + l + 1], x->heap[c->mem_off + l]))
-			best = l + 1;
-		if (!before(x, x->heap[c->mem_off + best], slot))
+		best = l + 1 < c->n_heap && before(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!before(&h[best], &e))
 			break;
-		heap_place(x, c, i, x->heap[c->mem_off + best]);
+		heap_place(x, h, i, h[best]);
 		i = best;
 	}
-	heap_place(x, c, i, slot);
+	heap_place(x, h, i, e);
 }
 
 static void
 heap_push(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
 {
-	heap_up(x, c, c->n_heap++, slot);
+	struct nl_pick_hent e = { busy_of(x, slot), x->mem[slot], slot };
+
+	heap_up(x, c, c->n_heap++, e);
 }
 
 /* Remove the entry at heap position i. */
 static void
 heap_remove(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t i)
 {
-	uint32_t gone = x->heap[c->mem_off + i], last = x->heap[c->mem_off + --c->n_heap];
+	struct nl_pick_hent *h = &x->heap[c->mem_off];
+	struct nl_pick_hent last = h[--c->n_heap];
 
-	x->hpos[gone] = NO_POS;
+	x->hpos[h[i].slot] = NO_POS;
 	if (i == c->n_heap)
 		return;
-	if (i > 0 && before(x, last, x->heap[c->mem_off + (i - 1) / 2]))
+	if (i > 0 && before(&last, &h[(i - 1) / 2]))
 		heap_up(x, c, i, last);
 	else
 		heap_down(x, c, i, last);
@@ -128,21 +132,10 @@ member_remove(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
 		idle_put(x, c, slot - c->mem_off, false);
 }
 
-/* The class of a member slot: classes are laid out in slot order. */
-static struct nl_pick_cls *
+static inline struct nl_pick_cls *
 cls_of(struct nl_pick_idx *x, uint32_t slot)
 {
-	uint32_t lo = 0, hi = x->grp_cls[x->n_grp];
-
-	while (hi - lo > 1) { /* last class whose mem_off <= slot */
-		uint32_t mid = (lo + hi) / 2;
-
-		if (x->cls[mid].mem_off <= slot)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &x->cls[lo];
+	return &x->cls[x->slot_cls[slot]];
 }
 
 void
@@ -155,6 +148,7 @@ nl_pick_idx_free(struct nl_pick_idx *x)
 	free(x->mem);
 	free(x->load);
 	free(x->heap);
+	free(x->slot_cls);
 	free(x->hpos);
 	free(x->idle);
 	free(x->slot_off);
@@ -187,14 +181,16 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	x->cls = malloc((n_slot + 1) * sizeof(*x->cls)); /* at most one class per slot */
 	x->mem = malloc((n_slot + 1) * sizeof(uint32_t));
 	x->load = calloc(n_mach, sizeof(*x->load));
-	x->heap = malloc((n_slot + 1) * sizeof(uint32_t));
+	x->heap = malloc((n_slot + 1) * sizeof(*x->heap));
+	x->slot_cls = malloc((n_slot + 1) * sizeof(uint32_t));
 	x->hpos = malloc((n_slot + 1) * sizeof(uint32_t));
 	x->idle = calloc(n_slot + n_grp + 1, sizeof(uint64_t)); /* <= one word per member */
 	x->slot_off = calloc(n_mach + 1, sizeof(uint32_t));
 	x->slot = malloc((n_slot + 1) * sizeof(uint32_t));
 	fill = calloc(n_mach + 1, sizeof(uint32_t));
 	if (x->grp_off == NULL || x->grp_cand == NULL || x->grp_cls == NULL || x->cls == NULL ||
-	    x->mem == NULL || x->load == NULL || x->heap == NULL || x->hpos == NULL ||
+	    x->mem == NULL || x->load == NULL || x->heap == NULL || x->slot_cls == NULL ||
+	    x->hpos == NULL ||
 	    x->idle == NULL || x->slot_off == NULL || x->slot == NULL || fill == NULL) {
 		free(fill);
 		nl_pick_idx_free(x);
@@ -223,9 +219,12 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 			c->rate = *r;
 			c->mem_off = s;
 			c->word_off = n_word;
-			for (uint32_t j = i; j < grp_off[g + 1]; j++)
-				if (same_rate(&rate[grp_cand[j]], r))
+			for (uint32_t j = i; j < grp_off[g + 1]; j++) {
+				if (same_rate(&rate[grp_cand[j]], r)) {
+					x->slot_cls[s] = n_cls - 1;
 					x->mem[s++] = grp_cand[j];
+				}
+			}
 			c->n_mem = s - c->mem_off;
 			n_word += (c->n_mem + 63) / 64;
 		}
@@ -267,18 +266,30 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 void
 nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double busy_until_vt)
 {
+	double old;
+
 	if (mach >= x->n_mach)
 		return;
-	for (uint32_t j = x->slot_off[mach]; j < x->slot_off[mach + 1]; j++) {
-		uint32_t slot = x->slot[j];
-
-		member_remove(x, cls_of(x, slot), slot);
-	}
+	old = x->load[mach].busy_until_vt;
 	x->load[mach].busy_until_vt = busy_until_vt;
 	for (uint32_t j = x->slot_off[mach]; j < x->slot_off[mach + 1]; j++) {
 		uint32_t slot = x->slot[j];
+		struct nl_pick_cls *c = cls_of(x, slot);
+		uint32_t pos = x->hpos[slot];
 
-		member_insert(x, cls_of(x, slot), slot);
+		if (pos != NO_POS && busy_until_vt < NL_MACH_GONE_VT && busy_until_vt > c->now_vt) {
+			/* busy stays busy: re-key in place (a booking only increases it) */
+			struct nl_pick_hent e = x->heap[c->mem_off + pos];
+
+			e.busy_until_vt = busy_until_vt;
+			if (busy_until_vt >= old)
+				heap_down(x, c, pos, e);
+			else
+				heap_up(x, c, pos, e);
+			continue;
+		}
+		member_remove(x, c, slot);
+		member_insert(x, c, slot);
 	}
 }
 
@@ -301,85 +312,122 @@ idle_next(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t fro
 	}
 }
 
+#define FAST_CLS 16u /* classes of a group merged without falling back to the scan */
+
+/* Best (busy, id) among class c's heap frontier positions fr[0..n-1]; n > 0. */
+static inline uint32_t
+frontier_best(const struct nl_pick_hent *h, const uint32_t *fr, unsigned int n)
+{
+	uint32_t b = 0;
+
+	for (unsigned int i = 1; i < n; i++)
+		if (before(&h[fr[i]], &h[fr[b]]))
+			b = i;
+	return b;
+}
+
 int
 nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_instr,
 		 double sub_bits, unsigned int n_split, uint32_t *out)
 {
-	uint32_t c0 = x->grp_cls[grp], c1 = x->grp_cls[grp + 1], n_live = 0;
-	uint32_t cur[NL_TASK_MAX_SPLIT], popped[NL_TASK_MAX_SPLIT], pop_cls[NL_TASK_MAX_SPLIT];
-	double svc[NL_TASK_MAX_SPLIT];
-	unsigned int n_pop = 0;
-	bool fallback = c1 - c0 > NL_TASK_MAX_SPLIT;
+	uint32_t c0 = x->grp_cls[grp], c1 = x->grp_cls[grp + 1], n_c = c1 - c0, n_live = 0;
+	uint32_t cur[FAST_CLS], fr[FAST_CLS][NL_TASK_MAX_SPLIT + 1], fb[FAST_CLS];
+	unsigned int n_fr[FAST_CLS];
+	double svc[FAST_CLS], hk[FAST_CLS];
+	uint32_t hid[FAST_CLS];
+	bool hheap[FAST_CLS];
 
 	if (n_split == 0 || n_split > NL_TASK_MAX_SPLIT)
 		return -EINVAL;
-	for (uint32_t c = c0; c < c1 && !fallback; c++) {
-		struct nl_pick_cls *k = &x->cls[c];
+	for (uint32_t c = 0; c < n_c && n_c <= FAST_CLS; c++) {
+		struct nl_pick_cls *k = &x->cls[c0 + c];
 
-		if (now_vt < k->now_vt) { /* time went back for this class (I4) */
-			fallback = true;
-			break;
-		}
+		if (now_vt < k->now_vt) /* time went back for this class (I4) */
+			goto scan;
 		k->now_vt = now_vt;
-		while (k->n_heap > 0 && busy_of(x, x->heap[k->mem_off]) <= now_vt) {
-			uint32_t slot = x->heap[k->mem_off];
+		while (k->n_heap > 0 && x->heap[k->mem_off].busy_until_vt <= now_vt) {
+			uint32_t slot = x->heap[k->mem_off].slot;
 
 			heap_remove(x, k, 0);
 			idle_put(x, k, slot - k->mem_off, true);
 		}
 		n_live += k->n_idle + k->n_heap;
-		cur[c - c0] = idle_next(x, k, 0);
-		svc[c - c0] = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
+		cur[c] = idle_next(x, k, 0);
+		svc[c] = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
+		n_fr[c] = k->n_heap > 0;
+		fr[c][0] = 0;
+		fb[c] = 0;
 	}
-	if (fallback || n_live < n_split)
-		return nl_pick_least_loaded(&x->grp_cand[x->grp_off[grp]],
-					    x->grp_off[grp + 1] - x->grp_off[grp], x->rate, x->load,
-					    now_vt, sub_instr, sub_bits, n_split, out);
-	/* Merge the classes' heads by (key, id): an idle head has key s_c, a heap head
-	 * (busy_until - now) + s_c; at most n_split heads are taken (I4 covers fewer live). */
+	if (n_c > FAST_CLS || n_live < n_split)
+		goto scan;
+	/* Each class's head: its lowest idle id (key s_c) or the best of its heap frontier
+	 * (key backlog + s_c), whichever is first by (key, id); the heap is read, not changed:
+	 * taking a frontier position adds its two children. */
+	for (uint32_t c = 0; c < n_c; c++) {
+		const struct nl_pick_cls *k = &x->cls[c0 + c];
+		const struct nl_pick_hent *h = &x->heap[k->mem_off];
+
+		hk[c] = INFINITY;
+		hid[c] = UINT32_MAX;
+		hheap[c] = false;
+		if (cur[c] < k->n_mem) {
+			hk[c] = svc[c];
+			hid[c] = x->mem[k->mem_off + cur[c]];
+		}
+		if (n_fr[c] > 0) {
+			double key = (h[0].busy_until_vt - now_vt) + svc[c];
+
+			if (key < hk[c] || (key == hk[c] && h[0].id < hid[c])) {
+				hk[c] = key;
+				hid[c] = h[0].id;
+				hheap[c] = true;
+			}
+		}
+	}
 	for (unsigned int o = 0; o < n_split; o++) {
-		uint32_t best_c = UINT32_MAX, best_id = 0;
-		double best_k = 0;
-		bool best_heap = false;
+		uint32_t b = 0;
 
-		for (uint32_t c = c0; c < c1; c++) {
-			struct nl_pick_cls *k = &x->cls[c];
+		for (uint32_t c = 1; c < n_c; c++)
+			if (hk[c] < hk[b] || (hk[c] == hk[b] && hid[c] < hid[b]))
+				b = c;
+		const struct nl_pick_cls *k = &x->cls[c0 + b];
+		const struct nl_pick_hent *h = &x->heap[k->mem_off];
 
-			if (cur[c - c0] < k->n_mem) {
-				uint32_t id = x->mem[k->mem_off + cur[c - c0]];
-				double key = svc[c - c0];
+		out[o] = hid[b];
+		if (hheap[b]) {
+			uint32_t p = fr[b][fb[b]];
 
-				if (best_c == UINT32_MAX || key < best_k || (key == best_k && id < best_id)) {
-					best_c = c;
-					best_k = key;
-					best_id = id;
-					best_heap = false;
-				}
-			}
-			if (k->n_heap > 0) {
-				uint32_t slot = x->heap[k->mem_off], id = x->mem[slot];
-				double key = (busy_of(x, slot) - now_vt) + svc[c - c0];
-
-				if (best_c == UINT32_MAX || key < best_k || (key == best_k && id < best_id)) {
-					best_c = c;
-					best_k = key;
-					best_id = id;
-					best_heap = true;
-				}
-			}
-		}
-		struct nl_pick_cls *k = &x->cls[best_c];
-
-		out[o] = best_id;
-		if (best_heap) {
-			popped[n_pop] = x->heap[k->mem_off];
-			pop_cls[n_pop++] = best_c;
-			heap_remove(x, k, 0);
+			fr[b][fb[b]] = fr[b][--n_fr[b]];
+			if (2 * p + 1 < k->n_heap)
+				fr[b][n_fr[b]++] = 2 * p + 1;
+			if (2 * p + 2 < k->n_heap)
+				fr[b][n_fr[b]++] = 2 * p + 2;
 		} else {
-			cur[best_c - c0] = idle_next(x, k, cur[best_c - c0] + 1);
+			cur[b] = idle_next(x, k, cur[b] + 1);
+		}
+		/* the class's next head */
+		hk[b] = INFINITY;
+		hid[b] = UINT32_MAX;
+		hheap[b] = false;
+		if (cur[b] < k->n_mem) {
+			hk[b] = svc[b];
+			hid[b] = x->mem[k->mem_off + cur[b]];
+		}
+		if (n_fr[b] > 0) {
+			uint32_t f = frontier_best(h, fr[b], n_fr[b]);
+			const struct nl_pick_hent *e = &h[fr[b][f]];
+			double key = (e->busy_until_vt - now_vt) + svc[b];
+
+			fb[b] = f;
+			if (key < hk[b] || (key == hk[b] && e->id < hid[b])) {
+				hk[b] = key;
+				hid[b] = e->id;
+				hheap[b] = true;
+			}
 		}
 	}
-	for (unsigned int i = 0; i < n_pop; i++)
-		heap_push(x, &x->cls[pop_cls[i]], popped[i]);
 	return (int)n_split;
+scan:
+	return nl_pick_least_loaded(&x->grp_cand[x->grp_off[grp]], x->grp_off[grp + 1] - x->grp_off[grp],
+				    x->rate, x->load, now_vt, sub_instr, sub_bits, n_split, out);
 }

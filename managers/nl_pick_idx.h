@@ -55,6 +55,13 @@ struct nl_pick_cls {
 	double now_vt;            /**< watermark (I2) */
 };
 
+/** A heap entry: the key inline, so sifting reads no other array. */
+struct nl_pick_hent {
+	double busy_until_vt;
+	uint32_t id;   /**< machine id (ties) */
+	uint32_t slot; /**< member slot */
+};
+
 /** The index. Single owner (the manager that picks, or the simulator). */
 struct nl_pick_idx {
 	unsigned int n_grp;
@@ -65,7 +72,8 @@ struct nl_pick_idx {
 	struct nl_pick_cls *cls;
 	uint32_t *mem;          /**< [slots] machine id of each member slot */
 	struct nl_mach_load *load; /**< [n_mach] mirror of the owner's load table (I3) */
-	uint32_t *heap;         /**< [slots] heap of member slots, per class from mem_off */
+	struct nl_pick_hent *heap; /**< [slots] heap entries, per class from mem_off */
+	uint32_t *slot_cls;     /**< [slots] class of each member slot */
 	uint32_t *hpos;         /**< [slots] position in its class heap, or UINT32_MAX */
 	uint64_t *idle;         /**< idle bitmaps, per class from word_off */
 	uint32_t *slot_off;     /**< [n_mach + 1] member slots of each machine (CSR) */
