@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Command lines of the plain-socket tools (TAP): --help lists every option with its default,
+# argument errors say what is wrong, exit status 2 for a bad command line.
+# Usage: test_cli.sh LOADGEN WORKER
+LG=$1 WK=$2
+R=${NL_SRC_ROOT:-.}
+n=0
+fail=0
+t() { # name, expected exit status, expected output substring, command...
+	local name=$1 want_rc=$2 want=$3
+	shift 3
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want_rc" ] && [[ $out == *"$want"* ]]; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name (rc $rc, want $want_rc and '$want'; output: ${out//$'\n'/ | })"
+		fail=1
+	fi
+}
+# every long option of the tool appears in its --help, with "default" on its line or the next
+helpcheck() { # name, binary, source file
+	local name=$1 bin=$2 src=$3 help missing=
+	help=$("$bin" --help 2>&1)
+	for o in $(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", .*/\1/p' "$src"); do
+		[[ $help == *"--$o"* ]] || missing="$missing --$o"
+	done
+	n=$((n + 1))
+	if [[ -z $missing ]]; then echo "ok $n - $name --help lists every option"; else
+		echo "not ok $n - $name --help lacks$missing"; fail=1; fi
+}
+helpcheck loadgen "$LG" "$R/tools/loadgen/nlevel_loadgen.c"
+helpcheck worker "$WK" "$R/tools/worker/nlevel_worker.c"
+t "loadgen help: defaults and units" 0 "--timeout S            give up S wall seconds after the last answer (default 10)" "$LG" --help
+t "worker help: defaults and units" 0 "--load-ms MS           LOAD report period in milliseconds (default 100" "$WK" --help
+t "loadgen --res 99" 2 "--res: resources N must be 1..64, got '99'" "$LG" --appliance 127.0.0.1 --rate 10 --res 99 --split 2
+t "loadgen --split 0" 2 "--split: sub-tasks L must be 1..64" "$LG" --appliance 127.0.0.1 --rate 10 --res 2 --split 0
+t "loadgen --rate abc" 2 "--rate: want a number >= 0, got 'abc'" "$LG" --appliance 127.0.0.1 --rate abc
+t "loadgen no shape" 2 "give --config FILE (the appliance's configuration) or both --res N and --split L" \
+	"$LG" --appliance 127.0.0.1 --rate 10
+t "loadgen no appliance" 2 "--appliance IP[:PORT] is required" "$LG" --rate 10 --res 2 --split 2
+t "loadgen --load without config" 2 "--load needs --config FILE" "$LG" --appliance 127.0.0.1 --load 10 --res 2 --split 2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+printf '[system]\nmachnes = 8\n' >"$TMP/bad.ini"
+t "loadgen bad config FILE:LINE" 2 "bad.ini:" "$LG" --appliance 127.0.0.1 --rate 10 --config "$TMP/bad.ini"
+# the shape comes from --config: paper-96.ini has N = 4, L = 4; --split overrides it
+t "loadgen shape from config" 1 "N = 4 resources, L = 4 sub-tasks" \
+	"$LG" --appliance 127.0.0.1:9 --rate 1000 --tasks 1 --timeout 0.1 --config "$R/config/paper-96.ini"
+t "loadgen --split overrides config" 1 "N = 4 resources, L = 2 sub-tasks" \
+	"$LG" --appliance 127.0.0.1:9 --rate 1000 --tasks 1 --timeout 0.1 --split 2 --config "$R/config/paper-96.ini"
+t "worker --mach 1e6:1x" 2 "--mach '1e6:1x': VECTOR entries must be 0, 1 or *" "$WK" --appliance 127.0.0.1 --mach 1e6:1x
+t "worker --mach speed" 2 "SPEED_IPS (before the first ':') must be a number" "$WK" --appliance 127.0.0.1 --mach fast:01
+t "worker --mach no colon" 2 "want SPEED_IPS:VECTOR[:LINK_BPS]" "$WK" --appliance 127.0.0.1 --mach 1e6
+t "worker --mach link" 2 "LINK_BPS (after the second ':')" "$WK" --appliance 127.0.0.1 --mach 1e6:01:x
+t "worker --scale" 2 "--scale: want a number 0..1e9, got '-1'" "$WK" --appliance 127.0.0.1 --mach 1e6:01 --scale -1
+t "worker no machine" 2 "at least one --mach SPEED_IPS:VECTOR is required" "$WK" --appliance 127.0.0.1
+t "worker --id" 2 "--id: want an integer" "$WK" --appliance 127.0.0.1 --mach 1e6:01 --id x
+echo "1..$n"
+exit $fail
