@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Command lines of the plain-socket tools (TAP): --help lists every option with its default,
 # argument errors say what is wrong, exit status 2 for a bad command line.
-# Usage: test_cli.sh LOADGEN WORKER
-LG=$1 WK=$2
+# Usage: test_cli.sh LOADGEN WORKER [NLEVEL]
+LG=$1 WK=$2 NL=${3:-}
 R=${NL_SRC_ROOT:-.}
 n=0
 fail=0
@@ -59,5 +59,18 @@ t "worker --mach link" 2 "LINK_BPS (after the second ':')" "$WK" --appliance 127
 t "worker --scale" 2 "--scale: want a number 0..1e9, got '-1'" "$WK" --appliance 127.0.0.1 --mach 1e6:01 --scale -1
 t "worker no machine" 2 "at least one --mach SPEED_IPS:VECTOR is required" "$WK" --appliance 127.0.0.1
 t "worker --id" 2 "--id: want an integer" "$WK" --appliance 127.0.0.1 --mach 1e6:01 --id x
+if [[ -n $NL ]]; then
+	# nlevel's own options before "--" never reach the EAL
+	t "nlevel options before --" 2 "--config is an option of nlevel, not of DPDK's EAL: put nlevel's options after '--'" \
+		"$NL" --config "$R/config/paper-96.ini" --emulate
+	t "nlevel --opt=value before --" 2 "--scheme=nlsc is an option of nlevel" "$NL" -l 0 --scheme=nlsc -- --config x
+	# without huge pages (and without --no-huge) the EAL fails; nlevel says why and what to do
+	if [[ $(sed -n 's/^HugePages_Free: *//p' /proc/meminfo) == 0 ]]; then
+		pfx=nlcli$$
+		t "nlevel without huge pages suggests --no-huge" 2 "add --no-huge" \
+			"$NL" --no-shconf --no-pci --file-prefix "$pfx" -l 0 -- --config "$R/config/paper-96.ini"
+		rm -rf "/var/run/dpdk/$pfx" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$pfx" 2>/dev/null
+	fi
+fi
 echo "1..$n"
 exit $fail
