@@ -243,6 +243,25 @@ nl_cfg_find(struct nl_cfg *c, const char *sec, const char *key)
 }
 
 int
+nl_cfg_set_value(struct nl_cfg *c, const char *sec, const char *key, const char *value)
+{
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		struct nl_cfg_entry *e = &c->entry[i];
+
+		if (strcmp(e->section, sec) == 0 && strcmp(e->key, key) == 0) {
+			char *v = xstrdup(value);
+
+			if (v == NULL)
+				return -ENOMEM;
+			free(e->value);
+			e->value = v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int
 nl_cfg_error(struct nl_cfg *c, const struct nl_cfg_entry *e, const char *fmt, ...)
 {
 	va_list ap;

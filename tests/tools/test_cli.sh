@@ -52,6 +52,15 @@ t "loadgen shape from config" 1 "N = 4 resources, L = 4 sub-tasks" \
 	"$LG" --appliance 127.0.0.1:9 --rate 1000 --tasks 1 --timeout 0.1 --config "$R/config/paper-96.ini"
 t "loadgen --split overrides config" 1 "N = 4 resources, L = 2 sub-tasks" \
 	"$LG" --appliance 127.0.0.1:9 --rate 1000 --tasks 1 --timeout 0.1 --split 2 --config "$R/config/paper-96.ini"
+# every SUMMARY key of loadgen is defined in docs/output.md
+sum=$("$LG" --appliance 127.0.0.1:9 --rate 1000 --tasks 1 --timeout 0.1 --res 2 --split 1 2>/dev/null | grep '^SUMMARY')
+missing=
+for k in $(tr ' ' '\n' <<<"$sum" | sed -n 's/=.*//p'); do
+	grep -q "\`$k\`" "$R/docs/output.md" || missing="$missing $k"
+done
+n=$((n + 1))
+if [[ -n $sum && -z $missing ]]; then echo "ok $n - loadgen SUMMARY keys defined in docs/output.md"; else
+	echo "not ok $n - loadgen SUMMARY keys not in docs/output.md:$missing"; fail=1; fi
 t "worker --mach 1e6:1x" 2 "--mach '1e6:1x': VECTOR entries must be 0, 1 or *" "$WK" --appliance 127.0.0.1 --mach 1e6:1x
 t "worker --mach speed" 2 "SPEED_IPS (before the first ':') must be a number" "$WK" --appliance 127.0.0.1 --mach fast:01
 t "worker --mach no colon" 2 "want SPEED_IPS:VECTOR[:LINK_BPS]" "$WK" --appliance 127.0.0.1 --mach 1e6

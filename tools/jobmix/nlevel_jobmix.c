@@ -25,6 +25,11 @@
 #endif
 
 #define EXIT_BAD 2
+/* one convention with nlevel-sim: 2 for bad input, whatever the command */
+#define EXIT_TEXT                                                                           \
+	"Exit status: 0 done; 1 run-time failure (cannot write, out of memory); 2 bad input:\n" \
+	"command line, configuration (FILE:LINE), or a trace that cannot be read (missing,\n"  \
+	"truncated or corrupt .gz, bad SWF line).\n"
 
 static const char *prog = "nlevel-jobmix";
 
@@ -42,7 +47,7 @@ usage_main(FILE *f)
 		"  waits MIX.swf --config CONFIG.ini    run a mix through the batch engine: wait\n"
 		"                                       by node count and walltime (Fig. 9)\n"
 		"  COMMAND --help                       options of a command\n"
-		"exit status: 0 ok, 1 failure, 2 bad usage or bad input\n", prog);
+		EXIT_TEXT, prog);
 }
 
 static void
@@ -59,8 +64,8 @@ usage_learn(FILE *f)
 		"  --groups G            normal-model groups per parameter, 1..16 (default 4)\n"
 		"  --procs-per-node P    SWF processors per node (default 1)\n"
 		"Jobs are the SWF records kept by the SWF filter defaults (docs/batch.md\n"
-		"\"Filtering\"): requested processors, estimate = run time when unknown or shorter.\n",
-		prog);
+		"\"Filtering\"): requested processors, estimate = run time when unknown or shorter.\n"
+		EXIT_TEXT, prog);
 }
 
 static void
@@ -70,10 +75,10 @@ usage_generate(FILE *f)
 		"usage: %s generate MODEL --jobs N --seed S --method map|normal --out MIX.swf\n"
 		"  --jobs N              jobs to draw (>= 1)\n"
 		"  --seed S              RNG seed (same seed, same file; default 1)\n"
-		"  --method M            map (probability-distribution map, seed 001 §4.1.2) or\n"
+		"  --method M            map (probability-distribution map, Uno et al. §4.1.2) or\n"
 		"                        normal (normal groups, §4.1.1); default map\n"
 		"  --rate R              overall submit rate [jobs/day] (default: the learned rate)\n"
-		"  --out PATH            SWF to write ('.gz' = gzip; '-' = stdout)\n", prog);
+		"  --out PATH            SWF to write ('.gz' = gzip; '-' = stdout)\n" EXIT_TEXT, prog);
 }
 
 static void
@@ -90,7 +95,8 @@ usage_compare(FILE *f)
 		"total-variation distance of the joint (node, walltime, run-time) cell histograms;\n"
 		"one line per other trace:\n"
 		"  SUMMARY ks_nodes=.. ks_walltime=.. ks_runtime=.. ks_submit=.. joint=..\n"
-		"(map resolution; ks_submit on the hour of the week of local submit time).\n", prog);
+		"(map resolution; ks_submit on the hour of the week of local submit time; every key:\n"
+		"docs/output.md).\n" EXIT_TEXT, prog);
 }
 
 static double
@@ -1064,13 +1070,13 @@ usage_waits(FILE *f)
 		"usage: %s waits MIX.swf --config CONFIG.ini [options]\n"
 		"Runs MIX through the batch engine of nlevel-sim (the [batch] sections of CONFIG,\n"
 		"first scenario unless --scenario) and prints the mean and median wait time by\n"
-		"node-count class x requested-walltime class (seed 001 Fig. 9).\n"
+		"node-count class x requested-walltime class (Uno et al., K computer jobs, Fig. 9).\n"
 		"  --config PATH         batch configuration (config/k-computer.ini)\n"
 		"  --scenario NAME       scenario to run (default: the first)\n"
 		"  --node-classes LIST   upper bounds of the node classes [nodes, engine CPUs]\n"
 		"                        (default 384,1152,12288,36864,82944)\n"
 		"  --wall-classes LIST   upper bounds of the walltime classes [h] (default 0.5,6,12,24)\n"
-		"  --csv PATH            also write the table as CSV\n", prog);
+		"  --csv PATH            also write the table as CSV\n" EXIT_TEXT, prog);
 }
 
 #define MAX_CLS 16
