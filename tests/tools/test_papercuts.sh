@@ -130,6 +130,21 @@ if command -v gnuplot >/dev/null; then
 	say "figure titles name the paper, not 'seed 00x'" $?
 fi
 
+# --- the K computer recipe of docs/jobmix.md and config/k-computer.ini loads the machine
+T=${NL_TRACE_KTH:-$R/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz}
+if [[ $JM != none && -r $T ]]; then
+	grep -q -- "--rate 7000 --out kmix.swf" "$R/docs/jobmix.md" && grep -q -- "--rate 7000 --out kmix.swf" "$R/config/k-computer.ini"
+	say "the K recipe (learn --time-unit 600 --max-walltime 86400, generate --rate 7000) is in docs/jobmix.md and config/k-computer.ini" $?
+	(cd "$D" && "$JM" learn "$T" --time-unit 600 --max-walltime 86400 --out kth24.model &&
+		"$JM" generate kth24.model --jobs 100000 --seed 1 --rate 7000 --out kmix.swf) >/dev/null 2>&1
+	out=$(cd "$R" && "$JM" waits "$D/kmix.swf" --config config/k-computer.ini 2>&1)
+	mean=$(awk '$1 == "<=" && $2 == "384" { print $3; exit }' <<<"$out")
+	awk -v m="$mean" 'BEGIN { exit !(m + 0 > 0.2) }'
+	say "the K recipe gives non-zero waits (small, <= 0.5 h: mean ${mean:-?} h)" $? "$(tail -n 8 <<<"$out")"
+else
+	n=$((n + 1)); echo "ok $n # SKIP no KTH trace or no nlevel-jobmix"
+fi
+
 # --- every SUMMARY key printed is defined in docs/output.md
 missing=
 for k in $(tr ' ' '\n' <<<"$ALLKEYS" | sed 's/_g[0-9]*$/_gG/' | sort -u); do
