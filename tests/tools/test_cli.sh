@@ -61,6 +61,25 @@ done
 n=$((n + 1))
 if [[ -n $sum && -z $missing ]]; then echo "ok $n - loadgen SUMMARY keys defined in docs/output.md"; else
 	echo "not ok $n - loadgen SUMMARY keys not in docs/output.md:$missing"; fail=1; fi
+# REJECTs counted by reason, against a stand-in appliance with N = 2, L = 2
+if command -v python3 >/dev/null; then
+	exec 3< <(exec python3 "$R/tests/tools/fake_appliance.py" 2 2 20)
+	fake=$!
+	read -r -t 5 port <&3
+	out=$("$LG" --appliance "127.0.0.1:$port" --rate 2000 --tasks 200 --res 4 --split 2 --timeout 1 2>&1)
+	rej=$(grep '^SUMMARY' <<<"$out" | tr ' ' '\n' | sed -n 's/^rejected_no_machine=//p')
+	comp=$(grep '^SUMMARY' <<<"$out" | tr ' ' '\n' | sed -n 's/^completed=//p')
+	n=$((n + 1))
+	if [[ $rej -gt 100 && $((rej + comp)) == 200 && $out == *"rejected: no_machine (no machine matches"* ]]; then
+		echo "ok $n - --res 4 against an N = 2 appliance: $rej REJECTs counted as no_machine, and said why"
+	else echo "not ok $n - REJECT reasons: ${out//$'\n'/ | }"; fail=1; fi
+	out=$("$LG" --appliance "127.0.0.1:$port" --rate 2000 --tasks 200 --res 2 --split 3 --timeout 1 2>&1)
+	t "--split 3 against L = 2: REJECTs counted as bad_task" 0 "200 rejected: bad_task" echo "$out"
+	out=$("$LG" --appliance "127.0.0.1:$port" --rate 2000 --tasks 200 --config "$R/config/farm-demo.ini" --timeout 1 2>&1)
+	t "--config gives the appliance's shape: every task COMPLETEs" 0 "completed=200 failed=0 lost=0" echo "$out"
+	exec 3<&-
+	kill "$fake" 2>/dev/null
+fi
 t "worker --mach 1e6:1x" 2 "--mach '1e6:1x': VECTOR entries must be 0, 1 or *" "$WK" --appliance 127.0.0.1 --mach 1e6:1x
 t "worker --mach speed" 2 "SPEED_IPS (before the first ':') must be a number" "$WK" --appliance 127.0.0.1 --mach fast:01
 t "worker --mach no colon" 2 "want SPEED_IPS:VECTOR[:LINK_BPS]" "$WK" --appliance 127.0.0.1 --mach 1e6
