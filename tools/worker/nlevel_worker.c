@@ -218,7 +218,7 @@ usage(FILE *f)
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
-		"Exit status: 0 after BYE, 2 on a bad command line.\n",
+		"Exit status: 0 after BYE, 1 on a socket error, 2 on a bad command line.\n",
 		NL_PROTO_PORT, NL_PROTO_MAX_MACH);
 }
 
