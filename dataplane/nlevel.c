@@ -91,7 +91,12 @@ usage(FILE *f)
 		"  --rate TPS           native: offered rate [tasks/s] (default 0 = saturate)\n"
 		"  --inbox N            inbox ring size (default 4096)\n"
 		"  --pool N             tasks in the mempool (default 32767)\n"
-		"  --help\n");
+		"  --help\n"
+		"DPDK's EAL options come before '--', nlevel's after it; without huge pages add\n"
+		"--no-huge (with --no-pci --no-shconf for vdevs). Quickstart: tools/nl-farm-demo.sh.\n"
+		"SUMMARY keys: docs/output.md.\n"
+		"Exit status: 0 done; 1 the run failed; 2 bad input: command line, configuration\n"
+		"(FILE:LINE), or an EAL that cannot start.\n");
 }
 
 static const struct option nl_opts[] = {

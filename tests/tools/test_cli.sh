@@ -88,6 +88,8 @@ t "worker --scale" 2 "--scale: want a number 0..1e9, got '-1'" "$WK" --appliance
 t "worker no machine" 2 "at least one --mach SPEED_IPS:VECTOR is required" "$WK" --appliance 127.0.0.1
 t "worker --id" 2 "--id: want an integer" "$WK" --appliance 127.0.0.1 --mach 1e6:01 --id x
 if [[ -n $NL ]]; then
+	helpcheck nlevel "$NL" "$R/dataplane/nlevel.c"
+	t "nlevel --help: the -- form and the exit status" 0 "Exit status: 0 done; 1 the run failed; 2 bad input" "$NL" --help
 	# nlevel's own options before "--" never reach the EAL
 	t "nlevel options before --" 2 "--config is an option of nlevel, not of DPDK's EAL: put nlevel's options after '--'" \
 		"$NL" --config "$R/config/paper-96.ini" --emulate
