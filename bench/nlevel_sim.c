@@ -174,26 +174,28 @@ write_plot(const char *dir, const struct nl_model_cfg *m)
 	f = fopen(path, "w");
 	if (f == NULL)
 		return -errno;
-	fprintf(f, "# Made by nlevel-sim from curves.csv only: gnuplot %s/plot.gp\n", dir);
+	fprintf(f, "# Made by nlevel-sim from curves.csv only; run it from this folder:\n"
+		   "#   cd %s && gnuplot plot.gp\n", dir);
 	fprintf(f, "set datafile separator ','\nset datafile missing ''\n"
 		   "set terminal pngcairo size 900,600 noenhanced\n"
 		   "set key top left\nset grid\nset xlabel 'system load [%%]'\n"
 		   "set ylabel 'mean response time [u.t.]'\n"
-		   "csv = '%s/curves.csv'\n"
-		   "sel(s,g,k) = (strcol(1) eq s && $2 == g && $3 == k) ? $5 : 1/0\n", dir);
+		   "csv = 'curves.csv'\n"
+		   "sel(s,g,k) = (strcol(1) eq s && $2 == g && $3 == k) ? $5 : 1/0\n");
 	for (int fig = 4; fig <= 6; fig++) {
 		bool first = true;
 
-		fprintf(f, "set output '%s/fig%d.png'\n", dir, fig);
+		fprintf(f, "set output 'fig%d.png'\n", fig);
 		if (fig == 4)
-			fprintf(f, "set title 'Seed 002 Fig. 4: mean response time, NLSC vs 2LSC'\n"
+			fprintf(f, "set title 'N-level scheduling (Matsuzawa et al.), Fig. 4: mean "
+				   "response time, N-level vs 2-level'\n"
 				   "set xrange [0:*]\nset yrange [0:*]\n");
 		else if (fig == 5)
-			fprintf(f, "set title 'Seed 002 Fig. 5: low-load zoom'\nset xrange [0:25]\n"
-				   "set yrange [0:*]\n");
+			fprintf(f, "set title 'N-level scheduling (Matsuzawa et al.), Fig. 5: low-load "
+				   "zoom'\nset xrange [0:25]\nset yrange [0:*]\n");
 		else
-			fprintf(f, "set title 'Seed 002 Fig. 6: NLSC with static scheduling'\n"
-				   "set xrange [0:*]\nset yrange [0:*]\n");
+			fprintf(f, "set title 'N-level scheduling (Matsuzawa et al.), Fig. 6: N-level "
+				   "with static scheduling'\nset xrange [0:*]\nset yrange [0:*]\n");
 		if (fig != 6)
 			fprintf(f, "set label 1 'a 2LSC curve ends where its global scheduler saturates' "
 				   "at graph 0.98, graph 0.04 right\n");
@@ -227,17 +229,20 @@ usage(FILE *f)
 		"usage: nlevel-sim --config FILE --out DIR [options]\n"
 		"\n"
 		"Discrete-event simulator of nlevel's scheduling policies (docs/model.md).\n"
-		"Dispatch configurations (seed 002, e.g. config/paper-96.ini) write DIR/curves.csv,\n"
-		"DIR/fig4.png, fig5.png, fig6.png and a final SUMMARY line.\n"
-		"Batch configurations (a [batch] section: seed 000, e.g. config/kth-easy.ini,\n"
-		"config/hpc2500.ini) replay an SWF trace and write DIR/batch.csv, PNGs and SUMMARY\n"
+		"Dispatch configurations (N-level scheduling, Matsuzawa et al.; e.g.\n"
+		"config/paper-96.ini) write DIR/curves.csv, DIR/fig4.png, fig5.png, fig6.png,\n"
+		"DIR/plot.gp (cd DIR && gnuplot plot.gp redraws them) and a final SUMMARY line.\n"
+		"Batch configurations (a [batch] section: batch queues with automatic queue\n"
+		"selection, Kawanami et al.; e.g. config/kth-easy.ini, config/hpc2500.ini) replay\n"
+		"an SWF trace (.swf or .swf.gz) and write DIR/batch.csv, PNGs and SUMMARY\n"
 		"(docs/batch.md). With a [reservations] section (e.g. config/kth-rsv.ini) each\n"
 		"scenario also runs with a stream of advance-reservation requests admitted by a\n"
-		"ClassAd policy (seed 004), and DIR/reservations.csv lists every request.\n"
+		"ClassAd policy (PluS, Nakada et al.), and DIR/reservations.csv lists every request.\n"
+		"SUMMARY keys are defined in docs/output.md.\n"
 		"\n"
 		"options:\n"
 		"  -c, --config FILE   configuration (INI, docs/config.md)\n"
-		"  -o, --out DIR       output folder (created)\n"
+		"  -o, --out DIR       output folder (created, with its parents)\n"
 		"      --trace PATH    workload trace, overrides the configuration's (batch models)\n"
 		"      --rsv-policy F  reservation admission policy (ClassAd), overrides\n"
 		"                      [reservations] policy_file (batch models)\n"
@@ -249,7 +254,39 @@ usage(FILE *f)
 		"  -h, --help          this text\n"
 		"  -V, --version       version\n"
 		"\n"
-		"Exit status: 0 done, 1 run failed, 2 bad command line or configuration.\n");
+		"Exit status: 0 done; 1 the run failed (cannot write DIR, out of memory); 2 bad\n"
+		"input: command line, configuration (FILE:LINE), trace (unreadable, truncated or\n"
+		"corrupt .gz, bad SWF line) or policy file.\n");
+}
+
+/* mkdir -p: create dir and its missing parents. 0, or -1 with errno. */
+static int
+mkdir_parents(const char *dir)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++)
+		if (p[i] == '/' || p[i] == '\0') {
+			char c = p[i];
+
+			p[i] = '\0';
+			if (mkdir(p, 0777) != 0 && errno != EEXIST)
+				return -1;
+			p[i] = c;
+		}
+	struct stat sb;
+
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -308,7 +345,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-sim: %s\n", err);
 		return 2;
 	}
-	if (mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
+	if (mkdir_parents(o.out_dir) != 0) {
 		fprintf(stderr, "nlevel-sim: cannot create %s: %s\n", o.out_dir, strerror(errno));
 		nl_cfg_free(cfg);
 		return 1;
@@ -468,8 +505,7 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (write_plot(o->out_dir, &m) == 0) {
 		char cmd[4200];
 
-		snprintf(cmd, sizeof(cmd), "gnuplot '%s/plot.gp' 2>'%s/plot.log'", o->out_dir,
-			 o->out_dir);
+		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plot.gp 2>plot.log", o->out_dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot.log); "
 					"curves.csv is complete\n", o->out_dir);
@@ -495,7 +531,8 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 
 			if (l == 0 && !a->saturated && !b->saturated)
 				ratio = a->mean / b->mean;
-			if (cross < 0 && (b->saturated || (!a->saturated && a->mean <= b->mean)))
+			/* not a crossover where NLSC is saturated too (both curves ended) */
+			if (cross < 0 && !a->saturated && (b->saturated || a->mean <= b->mean))
 				cross = m.load_pct[l];
 		}
 		if (first[0] == '\0')

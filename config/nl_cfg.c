@@ -243,6 +243,25 @@ nl_cfg_find(struct nl_cfg *c, const char *sec, const char *key)
 }
 
 int
+nl_cfg_set_value(struct nl_cfg *c, const char *sec, const char *key, const char *value)
+{
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		struct nl_cfg_entry *e = &c->entry[i];
+
+		if (strcmp(e->section, sec) == 0 && strcmp(e->key, key) == 0) {
+			char *v = xstrdup(value);
+
+			if (v == NULL)
+				return -ENOMEM;
+			free(e->value);
+			e->value = v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int
 nl_cfg_error(struct nl_cfg *c, const struct nl_cfg_entry *e, const char *fmt, ...)
 {
 	va_list ap;
@@ -256,17 +275,65 @@ nl_cfg_error(struct nl_cfg *c, const struct nl_cfg_entry *e, const char *fmt, ..
 	return -EINVAL;
 }
 
+/* Optimal string alignment distance (edits: insert, delete, substitute, swap), capped at 9. */
+static unsigned int
+edit_distance(const char *a, const char *b)
+{
+	enum { MAXL = 48 };
+	unsigned int d[MAXL + 1][MAXL + 1];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > MAXL || lb > MAXL)
+		return 9;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned int cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb] < 9 ? d[la][lb] : 9;
+}
+
 static int
 missing(struct nl_cfg *c, const char *sec, const char *key, bool required)
 {
-	unsigned int line = 0;
+	const struct nl_cfg_entry *typo = NULL;
+	unsigned int line = 0, best = 3;
 
 	if (!required)
 		return 0;
 	for (unsigned int i = 0; i < c->n_section; i++)
 		if (strcmp(c->section[i], sec) == 0)
 			line = c->section_line[i];
-	if (line != 0)
+	/* an unread key of the same section a few edits away is the likely misspelling */
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		const struct nl_cfg_entry *e = &c->entry[i];
+		unsigned int d;
+
+		if (e->used || strcmp(e->section, sec) != 0)
+			continue;
+		d = edit_distance(e->key, key);
+		if (d < best && d <= (strlen(key) + 2) / 3) {
+			best = d;
+			typo = e;
+		}
+	}
+	if (typo != NULL)
+		snprintf(c->err, sizeof(c->err),
+			 "%s:%u: unknown key '%s' in [%s] (a misspelling of '%s'?); [%s] %s: "
+			 "required key missing", c->path, typo->line, typo->key, sec, key, sec, key);
+	else if (line != 0)
 		snprintf(c->err, sizeof(c->err), "%s:%u: [%s] %s: required key missing", c->path, line,
 			 sec, key);
 	else

@@ -89,6 +89,19 @@ int nl_cfg_require_section(struct nl_cfg *cfg, const char *sec);
 const struct nl_cfg_entry *nl_cfg_find(struct nl_cfg *cfg, const char *sec, const char *key);
 
 /**
+ * Replace the value of a key present in the file (e.g. `cpus = auto` resolved from a trace's
+ * header), keeping its line for later error messages.
+ *
+ * @param cfg       Store.
+ * @param sec, key  Where.
+ * @param value     New value text (copied).
+ * @return 0, -ENOENT when the key is absent, -ENOMEM.
+ * @par Context Single-threaded, before the consumers read the key.
+ * @par Source docs/config.md.
+ */
+int nl_cfg_set_value(struct nl_cfg *cfg, const char *sec, const char *key, const char *value);
+
+/**
  * Read a real number in [min, max].
  *
  * @param cfg       Store.

@@ -14,10 +14,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 
@@ -89,41 +91,47 @@ usage(FILE *f)
 		"  --rate TPS           native: offered rate [tasks/s] (default 0 = saturate)\n"
 		"  --inbox N            inbox ring size (default 4096)\n"
 		"  --pool N             tasks in the mempool (default 32767)\n"
-		"  --help\n");
+		"  --help\n"
+		"DPDK's EAL options come before '--', nlevel's after it; without huge pages add\n"
+		"--no-huge (with --no-pci --no-shconf for vdevs). Quickstart: tools/nl-farm-demo.sh.\n"
+		"SUMMARY keys: docs/output.md.\n"
+		"Exit status: 0 done; 1 the run failed; 2 bad input: command line, configuration\n"
+		"(FILE:LINE), or an EAL that cannot start.\n");
 }
+
+static const struct option nl_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "scheme", required_argument, NULL, 's' },
+	{ "groups", required_argument, NULL, 'g' },
+	{ "static-known", required_argument, NULL, 'k' },
+	{ "map", required_argument, NULL, 'm' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "ip", required_argument, NULL, 'i' },
+	{ "udp-port", required_argument, NULL, 'u' },
+	{ "worker-timeout", required_argument, NULL, 'w' },
+	{ "emulate", no_argument, NULL, 'e' },
+	{ "curve", required_argument, NULL, 'C' },
+	{ "loads", required_argument, NULL, 'l' },
+	{ "horizon", required_argument, NULL, 'H' },
+	{ "ns-per-vt", required_argument, NULL, 'n' },
+	{ "native", required_argument, NULL, 'N' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "inbox", required_argument, NULL, 'I' },
+	{ "pool", required_argument, NULL, 'P' },
+	{ "work-scale", required_argument, NULL, 'W' },
+	{ "idle-sleep-us", required_argument, NULL, 'Z' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "scheme", required_argument, NULL, 's' },
-		{ "groups", required_argument, NULL, 'g' },
-		{ "static-known", required_argument, NULL, 'k' },
-		{ "map", required_argument, NULL, 'm' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "ip", required_argument, NULL, 'i' },
-		{ "udp-port", required_argument, NULL, 'u' },
-		{ "worker-timeout", required_argument, NULL, 'w' },
-		{ "emulate", no_argument, NULL, 'e' },
-		{ "curve", required_argument, NULL, 'C' },
-		{ "loads", required_argument, NULL, 'l' },
-		{ "horizon", required_argument, NULL, 'H' },
-		{ "ns-per-vt", required_argument, NULL, 'n' },
-		{ "native", required_argument, NULL, 'N' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "inbox", required_argument, NULL, 'I' },
-		{ "pool", required_argument, NULL, 'P' },
-		{ "work-scale", required_argument, NULL, 'W' },
-		{ "idle-sleep-us", required_argument, NULL, 'Z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", nl_opts, NULL)) != -1) {
 		double v = 0;
 
 		if (optarg != NULL && strchr("gkpuwHnNrIPWZ", c) != NULL) {
@@ -409,6 +417,51 @@ run_curve(const struct nl_model_cfg *m, const struct nl_machine *mach, const str
 	return 0;
 }
 
+/*
+ * nlevel's own options go after "--" (rte_eal_init() consumes what precedes it). Returns the
+ * first argument before "--" (or in a command line without "--") that is one of ours, else NULL.
+ */
+static const char *
+own_option_before_dashes(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "--", 2) != 0)
+			continue;
+		size_t len = strcspn(argv[i] + 2, "=");
+
+		for (const struct option *o = nl_opts; o->name != NULL; o++)
+			if (strlen(o->name) == len && strncmp(argv[i] + 2, o->name, len) == 0)
+				return argv[i];
+	}
+	return NULL;
+}
+
+/* Free huge pages of the default size (/proc/meminfo HugePages_Free), or -1 if unknown. */
+static long
+free_hugepages(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static bool
+has_arg(int argc, char **argv, const char *a)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], a) == 0)
+			return true;
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -433,10 +486,34 @@ main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
+	const char *own = own_option_before_dashes(argc, argv);
+
+	if (own != NULL) {
+		fprintf(stderr, "nlevel: %s is an option of nlevel, not of DPDK's EAL: put nlevel's "
+				"options after '--', e.g.\n"
+				"  nlevel --no-huge --no-pci --no-shconf -l 0-1 -- --config FILE "
+				"--emulate --curve DIR\n", own);
+		return 2;
+	}
 	inet_pton(AF_INET, "10.99.0.1", &o.ip);
+	bool no_huge = has_arg(argc, argv, "--no-huge");
+	int uid = (int)geteuid();
+
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
-		fprintf(stderr, "nlevel: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		int e = rte_errno;
+
+		fprintf(stderr, "nlevel: EAL initialisation failed: %s\n", rte_strerror(e));
+		if (!no_huge && free_hugepages() == 0)
+			fprintf(stderr, "nlevel: no free huge pages (HugePages_Free is 0 in "
+					"/proc/meminfo). Either reserve some as root, e.g.\n"
+					"  echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/"
+					"nr_hugepages\n"
+					"or run without them: add --no-huge (with --no-pci --no-shconf for "
+					"vdevs) before '--'\n");
+		else if (!no_huge && uid != 0 && e == EACCES)
+			fprintf(stderr, "nlevel: huge pages need root (or CAP_SYS_ADMIN); run as root "
+					"or add --no-huge before '--'\n");
 		return 2;
 	}
 	argc -= n;

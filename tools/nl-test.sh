@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 B=${NL_TEST_BUILD:-build-test}
 if [ ! -f "$B/build.ninja" ]; then
+	# the log lives inside the build folder (ignored by git), not beside it at the root
+	mkdir -p "$B"
 	meson setup "$B" --buildtype=debugoptimized -Db_sanitize=address,undefined -Dwerror=true \
-		>"$B.setup.log" 2>&1 || { cat "$B.setup.log"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+		>"$B/setup.log" 2>&1 || { cat "$B/setup.log"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 fi
 ninja -C "$B" || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 meson test -C "$B" --num-processes 2 --print-errorlogs "$@"

@@ -83,11 +83,11 @@ titles = '$(cat "$out/rsv_sweep.titles")'
 N = words(titles) / 2
 t(i) = word(titles, 2 * i + 1) . ' ' . word(titles, 2 * i + 2)
 set key outside right; set grid; set logscale x; set xlabel 'reservation requests per hour'
-set output '$out/rsv_accept.png'; set title 'Seed 004: requests accepted ($(basename "$cfg"))'
+set output '$out/rsv_accept.png'; set title 'ClassAd reservation policies (Nakada et al.): requests accepted ($(basename "$cfg"))'
 set ylabel 'accepted [%]'; set yrange [0:105]
 plot for [i=0:N-1] '$dat' index i using 1:2 with linespoints title t(i)
 set output '$out/rsv_wait.png'
-set title 'Seed 004: normal jobs, mean wait with reservations ($(basename "$cfg"))'
+set title 'ClassAd reservation policies (Nakada et al.): normal jobs, mean wait ($(basename "$cfg"))'
 set ylabel 'mean wait [min]'; set logscale y; set yrange [*:*]
 plot for [i=0:N-1] '$dat' index i using 1:(\$3 / 60) with linespoints title t(i)
 EOT

@@ -3,7 +3,7 @@
  * nlevel-sim's batch model (a [batch] section): load the SWF trace, run every scenario,
  * write DIR/batch.csv, DIR/batch.meta, DIR/plot_batch.gp and the PNGs in the style of seed 000
  * Fig. 2 (median wait per queue) and Fig. 3 (maximum wait per queue), progress on stderr and
- * a SUMMARY line for the first scenario on stdout. With [reservations], every scenario runs a
+ * a SUMMARY line for the first scenario on stdout (keys: docs/output.md). With [reservations], every scenario runs a
  * second time together with the request stream (rows "<scenario>+rsv" in batch.csv), every
  * request goes to DIR/reservations.csv, and SUMMARY gains the acceptance rate and the change
  * of the normal jobs' mean wait.
@@ -119,9 +119,13 @@ write_plot(const char *dir, const struct nl_batch_cfg *c)
 	f = fopen(path, "w");
 	if (f == NULL)
 		return -errno;
-	fprintf(f, "# Made by nlevel-sim from batch.csv only: gnuplot %s/plot_batch.gp\n", dir);
+	fprintf(f, "# Made by nlevel-sim from batch.csv only; run it from this folder:\n"
+		   "#   cd %s && gnuplot plot_batch.gp\n", dir);
 	fprintf(f, "set datafile separator ','\nset terminal pngcairo size 900,560 noenhanced\n"
-		   "csv = '%s/batch.csv'\n", dir);
+		   "csv = 'batch.csv'\n"
+		   "stats csv every ::1 using 4 nooutput\nymax4 = STATS_max / 60\n"
+		   "stats csv every ::1 using 5 nooutput\nymax5 = STATS_max / 60\n"
+		   "stats csv every ::1 using 6 nooutput\nymax6 = STATS_max / 60\n");
 	fprintf(f, "qs = '");
 	for (unsigned int q = 0; q < c->sys.n_q; q++)
 		fprintf(f, "%s ", c->sys.q[q].name);
@@ -132,7 +136,7 @@ write_plot(const char *dir, const struct nl_batch_cfg *c)
 	fprintf(f, "'\nNS = words(scs)\nbw = 0.8 / NS\n"
 		   "qi(n) = sum [k=1:words(qs)] (word(qs,k) eq n ? k : 0)\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth bw\nset grid ytics\n"
-		   "set key top left\nset xrange [0.4:words(qs)+0.6]\nset yrange [0:*]\n"
+		   "set key below horizontal\nset xrange [0.4:words(qs)+0.6]\n"
 		   "set xtics (");
 	for (unsigned int q = 0; q <= c->sys.n_q; q++)
 		fprintf(f, "%s'%s' %u", q ? ", " : "", q < c->sys.n_q ? c->sys.q[q].name : "all",
@@ -140,17 +144,49 @@ write_plot(const char *dir, const struct nl_batch_cfg *c)
 	fprintf(f, ")\nset ylabel 'wait [min]'\n");
 	static const struct {
 		const char *png, *title;
-		int col;
+		int col, mean_col; /* mean_col: also the mean wait, as outlined boxes */
 	} fig[] = {
-		{ "fig2_wait_median.png", "Seed 000 Fig. 2 style: median wait per queue", 5 },
-		{ "fig3_wait_max.png", "Seed 000 Fig. 3 style: maximum wait per queue", 6 },
+		{ "fig2_wait_median.png",
+		  "Median (filled) and mean (outlined) wait per queue, as Fig. 2 of Kawanami et al.",
+		  5, 4 },
+		{ "fig3_wait_max.png",
+		  "Maximum wait per queue, as Fig. 3 of Kawanami et al. (automatic queue selection)",
+		  6, 0 },
 	};
 	for (unsigned int k = 0; k < 2; k++) {
-		fprintf(f, "set output '%s/%s'\nset title '%s'\n", dir, fig[k].png, fig[k].title);
-		fprintf(f, "plot for [s=1:NS] csv every ::1 using "
+		/* fig. 2 shows the mean beside the median, so a figure of zero medians (a lightly
+		 * loaded machine) still shows what happened; with 1-2 scenarios every bar carries
+		 * its value (more would overlap) */
+		if (fig[k].mean_col)
+			fprintf(f, "ymax = ymax%d > ymax%d ? ymax%d : ymax%d\n", fig[k].col,
+				fig[k].mean_col, fig[k].col, fig[k].mean_col);
+		else
+			fprintf(f, "ymax = ymax%d\n", fig[k].col);
+		fprintf(f, "if (ymax <= 0) { set yrange [0:1] } else { set yrange [0:ymax * 1.15] }\n");
+		fprintf(f, "set output '%s'\nset title '%s'\nplot ", fig[k].png, fig[k].title);
+		if (fig[k].mean_col)
+			fprintf(f, "for [s=1:NS] csv every ::1 using "
+				   "(qi(strcol(2)) + (s - (NS + 1) / 2.0) * bw):"
+				   "(strcol(1) eq word(scs,s) ? column(%d) / 60 : 1/0) "
+				   "with boxes fs empty lw 2 lc s "
+				   "title word(scs,s).' mean', \\\n"
+				   "     for [s=1:NS] csv every ::1 using "
+				   "(qi(strcol(2)) + (s - (NS + 1) / 2.0) * bw):"
+				   "(strcol(1) eq word(scs,s) ? column(%d) / 60 : 1/0):"
+				   "(NS <= 2 ? sprintf('mean %%.0f', column(%d) / 60) : '') with labels offset 0,1.5 "
+				   "font ',8' notitle, \\\n     ",
+				fig[k].mean_col, fig[k].mean_col, fig[k].mean_col);
+		fprintf(f, "for [s=1:NS] csv every ::1 using "
 			   "(qi(strcol(2)) + (s - (NS + 1) / 2.0) * bw):"
 			   "(strcol(1) eq word(scs,s) ? column(%d) / 60 : 1/0) "
-			   "with boxes title word(scs,s)\n", fig[k].col);
+			   "with boxes lc s title word(scs,s).'%s', \\\n"
+			   "     for [s=1:NS] csv every ::1 using "
+			   "(qi(strcol(2)) + (s - (NS + 1) / 2.0) * bw):"
+			   "(strcol(1) eq word(scs,s) ? column(%d) / 60 : 1/0):"
+			   "(NS <= 2 ? sprintf('%s%%.0f', column(%d) / 60) : '') with labels offset 0,%s "
+			   "font ',8' notitle\n",
+			fig[k].col, fig[k].mean_col ? " median" : "", fig[k].col,
+			fig[k].mean_col ? "median " : "", fig[k].col, "0.7");
 	}
 	fclose(f);
 	return 0;
@@ -170,11 +206,51 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	size_t n_req = 0, plen = 0;
 	char *policy = NULL;
 	double epoch_s = 0;
-	double t0;
+	double t0 = nl_sim_wall_s(), load_s = 0;
 	int rc = 1;
+	const struct nl_cfg_entry *ce = nl_cfg_find(cfg, "batch", "cpus");
+	bool cpus_auto = ce != NULL && strcmp(ce->value, "auto") == 0;
+	unsigned int cpus_line = ce != NULL ? ce->line : 0;
 
+	if (cpus_auto) {
+		/* cpus = auto: the trace's MaxProcs header, read before the rest is parsed */
+		const struct nl_cfg_entry *te = nl_cfg_find(cfg, "batch", "trace");
+		char num[32];
+		int64_t mp;
+
+		if (o->trace == NULL && te == NULL) {
+			fprintf(stderr, "nlevel-sim: %s:%u: [batch] cpus = auto needs a trace: set "
+					"[batch] trace or give --trace\n", o->config, cpus_line);
+			return 2;
+		}
+		if (o->trace != NULL)
+			snprintf(path, sizeof(path), "%s", o->trace);
+		else
+			resolve_path(te->value, o->config, path, sizeof(path));
+		if (nl_swf_load(&t, path, err, sizeof(err)) != 0) {
+			fprintf(stderr, "nlevel-sim: %s\n", err);
+			return 2;
+		}
+		mp = nl_swf_header_int(t, "MaxProcs");
+		if (mp <= 0 || mp > (1 << 24)) {
+			fprintf(stderr, "nlevel-sim: %s:%u: [batch] cpus = auto: %s has no MaxProcs "
+					"header line; give the processor count (cpus = N)\n",
+				o->config, cpus_line, path);
+			nl_swf_free(t);
+			return 2;
+		}
+		snprintf(num, sizeof(num), "%lld", (long long)mp);
+		if (nl_cfg_set_value(cfg, "batch", "cpus", num) != 0) {
+			nl_swf_free(t);
+			return 1;
+		}
+		if (!o->quiet)
+			fprintf(stderr, "nlevel-sim: cpus = auto: %lld processors (MaxProcs of %s)\n",
+				(long long)mp, path);
+	}
 	if (nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
 		fprintf(stderr, "nlevel-sim: %s\n", cfg->err);
+		nl_swf_free(t);
 		return 2;
 	}
 	if (o->trace == NULL && c.trace == NULL) {
@@ -195,6 +271,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 				     sizeof(policy_path));
 		if (load_policy(policy_path, &policy, &plen, c.sys.cpus) != 0) {
 			free(policy);
+			nl_swf_free(t);
 			return 2;
 		}
 	}
@@ -202,17 +279,27 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		snprintf(path, sizeof(path), "%s", o->trace);
 	else
 		resolve_path(c.trace, o->config, path, sizeof(path));
-	t0 = nl_sim_wall_s();
-	if (nl_swf_load(&t, path, err, sizeof(err)) != 0) {
+	if (t == NULL && nl_swf_load(&t, path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "nlevel-sim: %s\n", err);
 		if (access(path, R_OK) != 0)
 			fprintf(stderr, "nlevel-sim: the Parallel Workloads Archive logs are at "
 					"https://www.cs.huji.ac.il/labs/parallel/workload/ (README.md)\n");
 		free(policy);
-		return 1;
+		return 2;
 	}
 	if (nl_batch_jobs_from_swf(t, &c, &base, &n, drops) != 0)
 		goto out;
+	load_s = nl_sim_wall_s() - t0;
+	if (!cpus_auto && c.cpus_scale <= 1) {
+		/* replaying a log on a machine of another size changes every wait */
+		int64_t mp = nl_swf_header_int(t, "MaxProcs");
+
+		if (mp > 0 && mp != (int64_t)c.sys.cpus)
+			fprintf(stderr, "nlevel-sim: warning: %s:%u: [batch] cpus = %u, but the "
+					"trace's header says MaxProcs %lld; waits depend strongly on "
+					"the processor count (cpus = auto uses the header's)\n",
+				o->config, cpus_line, c.sys.cpus, (long long)mp);
+	}
 	if (!o->quiet) {
 		const char *comp = nl_swf_header_get(t, "Computer");
 
@@ -368,9 +455,12 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 				snprintf(summary, sizeof(summary),
 					 "SUMMARY scenario=%s jobs=%zu wait_mean_s=%.1f "
 					 "wait_median_s=%.1f bsld_mean=%.3f utilization=%.4f "
-					 "makespan_s=%.0f wall_s=%.4f jobs_per_s=%.0f",
+					 "makespan_s=%.0f wall_s=%.4f load_s=%.4f "
+					 "engine_jobs_per_s=%.0f e2e_jobs_per_s=%.0f jobs_per_s=%.0f",
 					 sc->name, all.jobs, all.wait_mean_s, all.wait_median_s,
-					 all.bsld_mean, all.utilization, st.makespan_s, wall,
+					 all.bsld_mean, all.utilization, st.makespan_s, wall, load_s,
+					 st.jobs / (wall > 0 ? wall : 1e-9),
+					 st.jobs / (wall + load_s > 0 ? wall + load_s : 1e-9),
 					 st.jobs / (wall > 0 ? wall : 1e-9));
 			if (s == 0 && pass == 1) {
 				size_t l = strlen(summary);
@@ -395,8 +485,8 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (write_plot(o->out_dir, &c) == 0) {
 		char cmd[8600];
 
-		snprintf(cmd, sizeof(cmd), "gnuplot '%s/plot_batch.gp' 2>'%s/plot_batch.log'",
-			 o->out_dir, o->out_dir);
+		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plot_batch.gp 2>plot_batch.log",
+			 o->out_dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_batch.log); "
 					"batch.csv is complete\n", o->out_dir);

@@ -63,16 +63,29 @@ src_next(struct src *s, char *buf, size_t cap)
 	size_t n;
 
 	if (s->gz != NULL) {
-		if (gzgets(s->gz, buf, (int)cap) == NULL) {
-			int zerr;
-			const char *m = gzerror(s->gz, &zerr);
+		char *got = gzgets(s->gz, buf, (int)cap);
+		int zerr;
+		const char *m = gzerror(s->gz, &zerr);
+		size_t nl_ = strlen(s->name);
 
-			if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-				s->line++;
-				return src_error(s, "read error: %s", m);
-			}
-			return 0;
+		if (strncmp(m, s->name, nl_) == 0 && strncmp(m + nl_, ": ", 2) == 0)
+			m += nl_ + 2; /* zlib prefixes the path we print already */
+
+		/* zlib reports a gzip stream that ends early (truncated, or without its
+		 * CRC/length trailer) as Z_BUF_ERROR "unexpected end of file", and a corrupt one
+		 * as Z_DATA_ERROR; the partial line before it is not a record */
+		if (zerr == Z_BUF_ERROR) {
+			s->line++;
+			return src_error(s, "truncated compressed file: the gzip stream ends early "
+					    "(zlib: %s)", m);
 		}
+		if (zerr != Z_OK) {
+			s->line++;
+			return src_error(s, "%s compressed data (zlib: %s)",
+					 zerr == Z_DATA_ERROR ? "corrupt" : "unreadable", m);
+		}
+		if (got == NULL)
+			return 0;
 		n = strlen(buf);
 		s->line++;
 		if (n == cap - 1 && buf[n - 1] != '\n' && !gzeof(s->gz))
@@ -436,7 +449,37 @@ nl_swf_load(struct nl_swf **out, const char *path, char *err, size_t len)
 	}
 	gzbuffer(s.gz, 1u << 17);
 	rc = load(&s, out);
-	gzclose(s.gz);
+	if (rc == -EINVAL && err != NULL && strstr(err, "compressed") == NULL) {
+		/* A corrupt gzip stream is only certain at its CRC check, at the end: a bad line
+		 * in the middle may be the first symptom. Read on; if zlib objects, say so. */
+		static char sink[1 << 16];
+		int zerr = Z_OK;
+
+		while (gzread(s.gz, sink, sizeof(sink)) > 0)
+			;
+		const char *m = gzerror(s.gz, &zerr);
+		size_t pl = strlen(path);
+
+		if (strncmp(m, path, pl) == 0 && strncmp(m + pl, ": ", 2) == 0)
+			m += pl + 2;
+		if (zerr == Z_DATA_ERROR || zerr == Z_BUF_ERROR) {
+			char first[NL_SWF_ERR_LEN];
+
+			snprintf(first, sizeof(first), "%s", err);
+			snprintf(err, len, "%s: %s compressed file (zlib: %s); the first line that "
+					   "did not parse: %s",
+				 path, zerr == Z_DATA_ERROR ? "corrupt" : "truncated", m, first);
+		}
+	}
+	if (gzclose(s.gz) == Z_BUF_ERROR && rc == 0) {
+		/* the last read ended inside a gzip stream (belt and braces: src_next sees it) */
+		if (err != NULL && len > 0)
+			snprintf(err, len, "%s: truncated compressed file: the gzip stream ends early",
+				 path);
+		nl_swf_free(*out);
+		*out = NULL;
+		rc = -EINVAL;
+	}
 	return rc;
 }
 

@@ -76,10 +76,31 @@ main(int argc, char **argv)
 		for (int i = dd >= 0 ? dd + 1 : 1; i < argc; i++)
 			bm.push_back(argv[i]);
 	}
+	bool help = false;
+
+	for (size_t i = 1; i < bm.size(); i++)
+		if (strcmp(bm[i], "--help") == 0 || strcmp(bm[i], "-h") == 0)
+			help = true;
+	if (help) {
+		/* Google Benchmark prints its own options and exits in Initialize() */
+		printf("nlevel-bench: nlevel's micro-benchmarks (Google Benchmark): the resource tree\n"
+		       "and routing step, least-loaded picking, 2LSC decisions, the discrete-event\n"
+		       "simulator, wire frames, rte_ring hops and one-task dispatch across lcores, QSBR\n"
+		       "load tables (RCU) and the ClassAd evaluator. Figures and the commands that\n"
+		       "produced them: docs/benchmarks.md.\n"
+		       "  nlevel-bench [--benchmark_filter=REGEX ...]\n"
+		       "      the EAL comes up with --no-huge --no-pci --no-shconf -l 0-1\n"
+		       "  nlevel-bench EAL-ARGS -- [--benchmark_filter=REGEX ...]\n"
+		       "      DPDK style: EAL arguments first, then '--', then Google Benchmark's\n"
+		       "      (e.g. nlevel-bench -l 2-3 --no-huge -- --benchmark_filter=BM_ring)\n"
+		       "  NL_BENCH_NO_EAL=1 skips the EAL; the benchmarks needing it then say so.\n"
+		       "Google Benchmark's options:\n");
+		fflush(stdout);
+	}
 #ifdef NL_BENCH_HAVE_DPDK
 	const char *no_eal = getenv("NL_BENCH_NO_EAL");
 
-	if (no_eal == NULL || strcmp(no_eal, "1") != 0)
+	if (!help && (no_eal == NULL || strcmp(no_eal, "1") != 0))
 		eal_up(eal);
 #endif
 	std::string cmd;

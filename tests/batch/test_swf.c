@@ -381,12 +381,101 @@ test_kth_trace_header_and_jobs(void)
 	nl_swf_free(t);
 }
 
+/* Copy the first `keep` bytes of src to dst, with byte `flip_at` (if < keep) inverted. */
+static int
+copy_cut(const char *src, const char *dst, long keep, long flip_at)
+{
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	int c, rc = 0;
+
+	if (in == NULL || out == NULL)
+		rc = -1;
+	for (long i = 0; rc == 0 && i < keep && (c = fgetc(in)) != EOF; i++)
+		fputc(i == flip_at ? c ^ 0xff : c, out);
+	if (in != NULL)
+		fclose(in);
+	if (out != NULL)
+		fclose(out);
+	return rc;
+}
+
+/* A truncated .gz, one without its CRC/length trailer and a corrupt one are refused as such
+ * (zlib's verdict), never read as a shorter trace or a field-count error. */
+static void
+test_truncated_and_corrupt_gzip_are_refused(void)
+{
+	struct nl_swf *g = NULL, *r = NULL;
+	struct nl_swf_job j;
+	char err[NL_SWF_ERR_LEN] = "", p[64], gz[80], bad[96];
+	long size = 0;
+	int fd;
+
+	snprintf(p, sizeof(p), "/tmp/nl_swf_gz_XXXXXX");
+	fd = mkstemp(p);
+	if (fd >= 0)
+		close(fd);
+	snprintf(gz, sizeof(gz), "%s.gz", p);
+	snprintf(bad, sizeof(bad), "%s.bad.gz", p);
+	nl_swf_new(&g);
+	nl_swf_header_set(g, "MaxProcs", "64");
+	for (unsigned int i = 0; i < 5000; i++) {
+		nl_swf_job_init(&j);
+		j.id = i + 1;
+		j.submit_s = i * 17 + (i * 7919) % 13;
+		j.wait_s = (i * 31) % 1000;
+		j.run_s = 1 + (i * 104729) % 86400;
+		j.alloc_procs = 1 + (i * 13) % 64;
+		j.req_procs = j.alloc_procs;
+		j.req_time_s = j.run_s * 2;
+		j.status = 1;
+		nl_swf_append(g, &j);
+	}
+	ok(nl_swf_write(g, gz) == 0, "test_gz_written");
+	FILE *f = fopen(gz, "rb");
+
+	if (f != NULL) {
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		fclose(f);
+	}
+	ok(size > 1000 && nl_swf_load(&r, gz, err, sizeof(err)) == 0 && r->n_job == 5000,
+	   "test_gz_whole_reads_back");
+	nl_swf_free(r);
+	r = NULL;
+	copy_cut(gz, bad, size / 2, -1);
+	ok(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
+		   strstr(err, "truncated compressed file") != NULL,
+	   "test_gz_truncated_half_refused_as_truncated");
+	printf("# %s\n", err);
+	nl_swf_free(r);
+	r = NULL;
+	copy_cut(gz, bad, size - 8, -1);
+	ok(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
+		   strstr(err, "truncated compressed file") != NULL,
+	   "test_gz_without_trailer_refused_as_truncated");
+	printf("# %s\n", err);
+	nl_swf_free(r);
+	r = NULL;
+	copy_cut(gz, bad, size, size / 2);
+	ok(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
+		   (strstr(err, "corrupt compressed") != NULL ||
+		    strstr(err, "truncated compressed file") != NULL),
+	   "test_gz_corrupt_refused_as_corrupt");
+	printf("# %s\n", err);
+	nl_swf_free(r);
+	unlink(p);
+	unlink(gz);
+	unlink(bad);
+	nl_swf_free(g);
+}
+
 int
 main(void)
 {
 	test_header_forms_are_parsed();
 	test_minus_one_cases_follow_filter_rules();
 	test_round_trip_plain_and_gzip();
+	test_truncated_and_corrupt_gzip_are_refused();
 	test_malformed_lines_name_their_line();
 	test_mutated_input_is_accepted_or_refused_cleanly(
 		getenv("NL_TEST_SEED") ? strtoul(getenv("NL_TEST_SEED"), NULL, 0) : 1);

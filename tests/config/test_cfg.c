@@ -105,6 +105,12 @@ test_library(void)
 	expect(14, "[ru]", "missing section [run]", "a missing section is named");
 	expect(15, NULL, "t.ini:15: [run] horizon_vt: required key missing",
 	       "a missing required key is named with its section's line");
+	expect(2, "machnes = 96", "t.ini:2: unknown key 'machnes' in [system] (a misspelling of "
+	       "'machines'?); [system] machines: required key missing",
+	       "a misspelled required key is reported as unknown and as missing");
+	expect(15, "horizon_tv = 1000", "t.ini:15: unknown key 'horizon_tv' in [run] (a misspelling "
+	       "of 'horizon_vt'?); [run] horizon_vt: required key missing",
+	       "a transposition in a required key is reported as unknown and as missing");
 	expect(3, "resources = 2\nresources = 3", "t.ini:4: [system] resources: duplicate key (first set on line 3)",
 	       "a duplicate key is refused with both lines");
 	expect(8, "instr 4e6", "t.ini:8: syntax error", "a line without '=' is a syntax error at its line");

@@ -47,11 +47,53 @@ cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: nlevel-classad-timing [POLICY] [REPS]\n"
+		   "Times the ClassAd evaluator and the PluS admission of the reservation paper\n"
+		   "(Nakada et al., 2007) on POLICY (default config/policies/fig4-simple.cad) with\n"
+		   "%u acceptable nodes: one evaluation [ns], and one admission decision for\n"
+		   "n = 1, 10, 100, 1000 nodes [us]; each the minimum over REPS batches (1..1000,\n"
+		   "default 15) of the thread's CPU time, and the median wall time.\n"
+		   "A timing program for docs/benchmarks.md, not a test.\n"
+		   "Exit status: 0, or 2 on a bad command line or a policy that does not parse.\n",
+		   N_NODES);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "config/policies/fig4-simple.cad";
-	int reps = argc > 2 ? atoi(argv[2]) : 15;
+	const char *path = "config/policies/fig4-simple.cad";
+	int reps = 15;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "nlevel-classad-timing: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	if (argc > 3) {
+		fprintf(stderr, "nlevel-classad-timing: at most two arguments, POLICY and REPS\n");
+		usage(stderr);
+		return 2;
+	}
+	if (argc > 1)
+		path = argv[1];
+	if (argc > 2) {
+		char *end;
+		long v = strtol(argv[2], &end, 10);
+
+		if (*end != '\0' || end == argv[2] || v < 1 || v > 1000) {
+			fprintf(stderr, "nlevel-classad-timing: REPS must be an integer 1..1000, got "
+					"'%s'\n", argv[2]);
+			return 2;
+		}
+		reps = (int)v;
+	}
 	FILE *f = fopen(path, "rb");
 	static char src[1 << 16];
 	size_t len;
@@ -64,8 +106,6 @@ main(int argc, char **argv)
 	}
 	len = fread(src, 1, sizeof(src) - 1, f);
 	fclose(f);
-	if (reps < 1 || reps > 1000)
-		reps = 15;
 	if (nl_plus_create(src, len, N_NODES, &pl, &e) < 0) {
 		fprintf(stderr, "%s:%u:%u: error: %s\n", path, e.line, e.col, e.msg);
 		return 2;

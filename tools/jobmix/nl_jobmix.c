@@ -336,7 +336,7 @@ nl_jobmix_model_free(struct nl_jobmix_model *m)
 int
 nl_jobmix_model_write(const struct nl_jobmix_model *m, FILE *f)
 {
-	fprintf(f, "# nlevel-jobmix model (docs/jobmix.md); seed 001 §4.1.1 normal groups, "
+	fprintf(f, "# nlevel-jobmix model (docs/jobmix.md); Uno et al. §4.1.1 normal groups, "
 		"§4.1.2 probability-distribution map, §3.6 submit profile\n");
 	fprintf(f, "jobmix 1\n");
 	fprintf(f, "source %s\n", m->source[0] ? m->source : "-");

@@ -3,9 +3,13 @@
  * nlevel-loadgen: a client of the nlevel appliance on a plain UDP socket (no DPDK).
  *
  *   nlevel-loadgen --appliance IP[:PORT] --tasks N
- *                  (--rate TPS | --load PCT --config FILE [--scale S] | --replay FILE)
- *                  [--res N] [--split L] [--instr I] [--data D] [--cmd ID] [--arg A ...]
+ *                  (--rate TPS | --load PCT | --replay FILE) [--config FILE | --res N --split L]
+ *                  [--scale S] [--instr I] [--data D] [--cmd ID] [--arg A ...]
  *                  [--seed S] [--csv FILE] [--timeout S] [--expect-complete]
+ *
+ * The task shape (resources N, L sub-tasks, instructions and data per task) comes from the
+ * appliance's own configuration (--config, the INI nlevel reads); --res/--split/--instr/--data
+ * override it. Every REJECT and failed COMPLETE is counted by reason and the reasons printed.
  *
  * Poisson arrivals at a rate (or at a system load of a model configuration, time-scaled like
  * nlevel-worker's --scale), or a replayed task file (lines "t_s need instr data split
@@ -169,11 +173,77 @@ load_replay(const char *path, struct task **out, unsigned int *n)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: nlevel-loadgen --appliance IP[:PORT] --tasks N\n"
-		   "         (--rate TPS | --load PCT --config FILE [--scale S] | --replay FILE)\n"
-		   "         [--res N] [--split L] [--instr I] [--data D] [--cmd ID] [--arg A ...]\n"
-		   "         [--seed S] [--csv FILE] [--timeout S] [--expect-complete]\n"
-		   "         [--expect-status CMD=STATUS ...]\n");
+	fprintf(f,
+		"usage: nlevel-loadgen --appliance IP[:PORT] (--rate TPS | --load PCT | --replay FILE)\n"
+		"                      [--config FILE | --res N --split L] [options]\n"
+		"A client of the nlevel appliance on a plain UDP socket: submits tasks, measures each\n"
+		"one from SUBMIT to its final answer (COMPLETE or REJECT), prints the reasons of\n"
+		"every REJECT and a SUMMARY line.\n"
+		"  --appliance IP[:PORT]  the appliance's address (required; default port %u)\n"
+		"  --config FILE          the appliance's configuration (INI): resources N, sub-tasks\n"
+		"                         per task L, instructions and data per task, and --load\n"
+		"  --tasks N              tasks to submit (default 1000; --replay: the file's lines)\n"
+		"  --rate TPS             Poisson arrivals, tasks per wall second\n"
+		"  --load PCT             Poisson arrivals at PCT %% system load of --config's model\n"
+		"  --scale S              wall seconds per model second for --load (default 1e-5, as\n"
+		"                         nlevel-worker --scale)\n"
+		"  --replay FILE          tasks from FILE, lines 't_s need instr data split [cmd\n"
+		"                         [arg ...]]' (t_s: wall seconds from start; need in hex)\n"
+		"  --res N                resources N, 1..64: each task needs a uniform random subset\n"
+		"                         (default: --config's N; required without --config)\n"
+		"  --split L              sub-tasks per task, 1..%u (default: --config's L;\n"
+		"                         required without --config)\n"
+		"  --instr I              instructions per task (default: --config's, else 8e6)\n"
+		"  --data D               data per task in bits (default: --config's, else 0)\n"
+		"  --cmd ID               task-farm command id run by the workers (default 0 = none)\n"
+		"  --arg A                an argument of --cmd (repeatable, %u bytes in all)\n"
+		"  --seed S               random seed (default: a fixed one)\n"
+		"  --csv FILE             one row per task: task_id,need,cmd,submit_s,outcome,reason,\n"
+		"                         status,resp_us (default: none)\n"
+		"  --timeout S            give up S wall seconds after the last answer (default 10)\n"
+		"  --expect-complete      exit 1 unless every task COMPLETEs with status 0 (or\n"
+		"                         --expect-status)\n"
+		"  --expect-status CMD=STATUS\n"
+		"                         exit status expected of command CMD (repeatable, up to 16)\n"
+		"  --help                 this text\n"
+		"SUMMARY keys: sent accepted rejected completed failed lost exit_nonzero\n"
+		"unexpected_status mean_us p50_us p99_us bad_frames wall_s, rejected_REASON and\n"
+		"failed_REASON per reason (no_machine, bad_task, overload, machine_lost, other);\n"
+		"responses in microseconds of wall time from SUBMIT to COMPLETE.\n"
+		"Exit status: 0 when every task got a final answer, 1 when some did not (or\n"
+		"--expect-complete failed), 2 on a bad command line or configuration.\n",
+		NL_PROTO_PORT, NL_PROTO_MAX_SPLIT, NL_PROTO_MAX_ARGS);
+}
+
+/* Printable names of enum nl_reject_reason (managers/nl_task.h, docs/protocol.md). */
+enum { N_REASONS = 6 };
+static const char *const reason_name[N_REASONS] = {
+	"none", "no_machine", "bad_task", "overload", "machine_lost", "other",
+};
+
+static unsigned int
+reason_idx(unsigned int r)
+{
+	return r < N_REASONS - 1 ? r : N_REASONS - 1;
+}
+
+static const char *
+opt_name(int c)
+{
+	switch (c) {
+	case 'n': return "--tasks";
+	case 'r': return "--rate";
+	case 'L': return "--load";
+	case 's': return "--scale";
+	case 'N': return "--res";
+	case 'l': return "--split";
+	case 'I': return "--instr";
+	case 'D': return "--data";
+	case 'c': return "--cmd";
+	case 'S': return "--seed";
+	case 't': return "--timeout";
+	default: return "option";
+	}
 }
 
 int
@@ -205,7 +275,8 @@ main(int argc, char **argv)
 	bool have_app = false, expect = false;
 	const char *config = NULL, *replay = NULL, *csv = NULL;
 	double rate = 0, load = 0, scale = 1e-5, instr = 8e6, data = 0, timeout_s = 10;
-	unsigned int n_tasks = 1000, n_res = 4, split = 4, cmd = 0;
+	unsigned int n_tasks = 1000, n_res = 0, split = 0, cmd = 0;
+	bool have_res = false, have_split = false, have_instr = false, have_data = false;
 	uint8_t args[NL_PROTO_MAX_ARGS];
 	unsigned int args_len = 0, n_xs = 0;
 	int xs_cmd[16], xs_st[16];
@@ -218,8 +289,14 @@ main(int argc, char **argv)
 
 		if (strchr("nrLsNlIDcSt", c) != NULL) {
 			v = strtod(optarg, &end);
-			if (*end != '\0' || !(v >= 0) || v > 1e18) {
-				fprintf(stderr, "nlevel-loadgen: bad number '%s'\n", optarg);
+			if (*end != '\0' || end == optarg || !(v >= 0) || v > 1e18) {
+				fprintf(stderr, "nlevel-loadgen: %s: want a number >= 0, got '%s'\n",
+					opt_name(c), optarg);
+				return 2;
+			}
+			if (strchr("nNlc", c) != NULL && v != floor(v)) {
+				fprintf(stderr, "nlevel-loadgen: %s: want an integer, got '%s'\n",
+					opt_name(c), optarg);
 				return 2;
 			}
 		}
@@ -237,11 +314,34 @@ main(int argc, char **argv)
 		case 'C': config = optarg; break;
 		case 's': scale = v; break;
 		case 'R': replay = optarg; break;
-		case 'N': n_res = (unsigned int)v; break;
-		case 'l': split = (unsigned int)v; break;
-		case 'I': instr = v; break;
-		case 'D': data = v; break;
-		case 'c': cmd = (unsigned int)v; break;
+		case 'N':
+			if (v < 1 || v > 64) {
+				fprintf(stderr, "nlevel-loadgen: --res: resources N must be 1..64, got "
+						"'%s'\n", optarg);
+				return 2;
+			}
+			n_res = (unsigned int)v;
+			have_res = true;
+			break;
+		case 'l':
+			if (v < 1 || v > NL_PROTO_MAX_SPLIT) {
+				fprintf(stderr, "nlevel-loadgen: --split: sub-tasks L must be 1..%u, got "
+						"'%s'\n", NL_PROTO_MAX_SPLIT, optarg);
+				return 2;
+			}
+			split = (unsigned int)v;
+			have_split = true;
+			break;
+		case 'I': instr = v; have_instr = true; break;
+		case 'D': data = v; have_data = true; break;
+		case 'c':
+			if (v > 65535) {
+				fprintf(stderr, "nlevel-loadgen: --cmd: command id must be 0..65535, got "
+						"'%s'\n", optarg);
+				return 2;
+			}
+			cmd = (unsigned int)v;
+			break;
 		case 'A': {
 			size_t l = strlen(optarg) + 1;
 
@@ -260,7 +360,8 @@ main(int argc, char **argv)
 		case 'E': expect = true; break;
 		case 'X':
 			if (n_xs == 16 || sscanf(optarg, "%d=%d", &xs_cmd[n_xs], &xs_st[n_xs]) != 2) {
-				fprintf(stderr, "nlevel-loadgen: --expect-status CMD=STATUS\n");
+				fprintf(stderr, "nlevel-loadgen: --expect-status: want CMD=STATUS (at most "
+						"16), got '%s'\n", optarg);
 				return 2;
 			}
 			n_xs++;
@@ -269,9 +370,10 @@ main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!have_app || optind != argc || n_res == 0 || n_res > 64 || split == 0 ||
-	    split > NL_PROTO_MAX_SPLIT) {
-		usage(stderr);
+	if (!have_app || optind != argc) {
+		fprintf(stderr, "nlevel-loadgen: %s (--help lists the options)\n",
+			optind != argc ? "unexpected argument (options start with --)" :
+					 "--appliance IP[:PORT] is required");
 		return 2;
 	}
 	if (config != NULL) {
@@ -286,19 +388,41 @@ main(int argc, char **argv)
 			return 2;
 		}
 		nl_cfg_free(cfg);
-		n_res = m.n_res;
-		split = m.n_split;
-		instr = m.instr;
-		data = m.data_bits;
+		if (!have_res)
+			n_res = m.n_res;
+		if (!have_split)
+			split = m.n_split;
+		if (!have_instr)
+			instr = m.instr;
+		if (!have_data)
+			data = m.data_bits;
 		if (load > 0)
 			rate = nl_model_arrival_rate(&m, load) / (scale > 0 ? scale : 1);
+		fprintf(stderr, "nlevel-loadgen: %s: N = %u resources, L = %u sub-tasks, %g "
+				"instructions, %g bits per task\n", config, n_res, split, instr, data);
+	} else if (load > 0) {
+		fprintf(stderr, "nlevel-loadgen: --load needs --config FILE (the model it is a load "
+				"of)\n");
+		return 2;
+	}
+	if (split > NL_PROTO_MAX_SPLIT) {
+		fprintf(stderr, "nlevel-loadgen: L = %u sub-tasks is more than the protocol's %u\n",
+			split, NL_PROTO_MAX_SPLIT);
+		return 2;
 	}
 	if (replay != NULL) {
 		if (load_replay(replay, &tk, &n_tasks) != 0)
 			return 2;
 	} else {
 		if (!(rate > 0) || n_tasks == 0) {
-			fprintf(stderr, "nlevel-loadgen: give --rate, --load with --config, or --replay\n");
+			fprintf(stderr, "nlevel-loadgen: give --rate TPS, --load PCT with --config FILE, "
+					"or --replay FILE (and --tasks N >= 1)\n");
+			return 2;
+		}
+		if (n_res == 0 || split == 0) {
+			fprintf(stderr, "nlevel-loadgen: give --config FILE (the appliance's "
+					"configuration) or both --res N and --split L: the task shape must "
+					"match the appliance's model, or it answers REJECT\n");
 			return 2;
 		}
 		tk = calloc(n_tasks, sizeof(*tk));
@@ -330,6 +454,7 @@ main(int argc, char **argv)
 	uint64_t t0 = now_ns(), last_progress = t0;
 	unsigned int sent = 0, done = 0;
 	uint64_t n_acc = 0, n_rej = 0, n_comp = 0, n_fail = 0, n_bad = 0;
+	uint64_t rej_by[N_REASONS] = { 0 }, fail_by[N_REASONS] = { 0 };
 
 	while (done < n_tasks) {
 		uint64_t now = now_ns();
@@ -402,13 +527,16 @@ main(int argc, char **argv)
 				tk[t].state = ST_REJECTED;
 				tk[t].reason = (uint8_t)m.u.reply.reason;
 				n_rej++;
+				rej_by[reason_idx(m.u.reply.reason)]++;
 			} else {
 				tk[t].state = ST_COMPLETE;
 				tk[t].reason = (uint8_t)m.u.reply.reason;
 				tk[t].status = m.u.reply.status;
 				n_comp++;
-				if (m.u.reply.reason != 0)
+				if (m.u.reply.reason != 0) {
 					n_fail++;
+					fail_by[reason_idx(m.u.reply.reason)]++;
+				}
 			}
 		}
 	}
@@ -459,13 +587,30 @@ main(int argc, char **argv)
 	       n_tasks, wall, (unsigned long long)n_acc, (unsigned long long)n_rej,
 	       (unsigned long long)n_comp, (unsigned long long)n_fail, (unsigned long long)lost,
 	       mean, p50, p99);
+	for (unsigned int k = 1; k < N_REASONS; k++)
+		if (rej_by[k] > 0)
+			printf("nlevel-loadgen: %llu rejected: %s%s\n", (unsigned long long)rej_by[k],
+			       reason_name[k],
+			       k == 1 ? " (no machine matches the task's resource vector: are --res/"
+					"--split the appliance's N and L? give --config)" :
+			       k == 2 ? " (L or the vector is outside the appliance's model)" :
+			       k == 3 ? " (admission control: inbox or task pool full)" : "");
+	for (unsigned int k = 1; k < N_REASONS; k++)
+		if (fail_by[k] > 0)
+			printf("nlevel-loadgen: %llu failed: %s\n", (unsigned long long)fail_by[k],
+			       reason_name[k]);
 	printf("SUMMARY sent=%u accepted=%llu rejected=%llu completed=%llu failed=%llu lost=%llu "
 	       "exit_nonzero=%llu unexpected_status=%llu mean_us=%.1f p50_us=%.1f p99_us=%.1f "
-	       "bad_frames=%llu wall_s=%.2f\n",
+	       "bad_frames=%llu wall_s=%.2f",
 	       n_tasks, (unsigned long long)n_acc, (unsigned long long)n_rej,
 	       (unsigned long long)n_comp, (unsigned long long)n_fail, (unsigned long long)lost,
 	       (unsigned long long)nonzero, (unsigned long long)unexpected, mean, p50, p99,
 	       (unsigned long long)n_bad, wall);
+	for (unsigned int k = 1; k < N_REASONS; k++)
+		printf(" rejected_%s=%llu", reason_name[k], (unsigned long long)rej_by[k]);
+	for (unsigned int k = 1; k < N_REASONS; k++)
+		printf(" failed_%s=%llu", reason_name[k], (unsigned long long)fail_by[k]);
+	printf("\n");
 	free(r);
 	free(tk);
 	if (lost > 0)

@@ -81,10 +81,11 @@ now_ns(void)
 
 /* SPEED_IPS:VECTOR[:LINK_BPS], VECTOR of '0' '1' '*' for resources 1..N */
 static int
-parse_mach(const char *s, struct nl_msg_mach *m)
+parse_mach(const char *s, struct nl_msg_mach *m, const char **why)
 {
 	char buf[256], *p1, *p2, *end;
 
+	*why = "want SPEED_IPS:VECTOR[:LINK_BPS], e.g. 100e6:01 or 1e9:1*0:1e10";
 	if (strlen(s) >= sizeof(buf))
 		return -1;
 	strcpy(buf, s);
@@ -98,28 +99,38 @@ parse_mach(const char *s, struct nl_msg_mach *m)
 		*p2++ = '\0';
 	double sp = strtod(buf, &end);
 
-	if (*end != '\0' || !(sp >= 1) || sp > 1e18)
+	if (*end != '\0' || !(sp >= 1) || sp > 1e18) {
+		*why = "SPEED_IPS (before the first ':') must be a number of instructions per "
+		       "second, 1..1e18";
 		return -1;
+	}
 	m->speed_ips = (uint64_t)sp;
 	m->link_bps = 10000000;
 	if (p2 != NULL) {
 		double l = strtod(p2, &end);
 
-		if (*end != '\0' || !(l >= 1) || l > 1e18)
+		if (*end != '\0' || !(l >= 1) || l > 1e18) {
+			*why = "LINK_BPS (after the second ':') must be a number of bits per second, "
+			       "1..1e18";
 			return -1;
+		}
 		m->link_bps = (uint64_t)l;
 	}
 	size_t n = strlen(p1);
 
-	if (n == 0 || n > NL_PROTO_MAX_RES)
+	if (n == 0 || n > NL_PROTO_MAX_RES) {
+		*why = "VECTOR must have 1..64 entries, one of 0 1 * per resource";
 		return -1;
+	}
 	for (size_t k = 0; k < n; k++) {
 		if (p1[k] == '1')
 			m->res_set |= UINT64_C(1) << k;
 		else if (p1[k] == '*')
 			m->res_any |= UINT64_C(1) << k;
-		else if (p1[k] != '0')
+		else if (p1[k] != '0') {
+			*why = "VECTOR entries must be 0, 1 or * (one per resource, resource 1 first)";
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -187,13 +198,28 @@ spawn_head(struct mach *m, const struct cmd *c)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: nlevel-worker --appliance IP[:PORT] --mach SPEED_IPS:VECTOR[:LINK_BPS] "
-		   "[--mach ...]\n"
-		   "       [--scale S] [--cmd ID=PATH ...] [--id N] [--load-ms MS]\n"
-		   "       [--exit-after S] [--die-after S] [--allow-root] [--quiet]\n"
-		   "  VECTOR: one of 0 1 * per resource (resource 1 first)\n"
-		   "  --scale S: wall seconds per model second (default 1e-5)\n"
-		   "  --cmd ID=PATH: task-farm command ID (1..65535) runs PATH (no shell)\n");
+	fprintf(f,
+		"usage: nlevel-worker --appliance IP[:PORT] --mach SPEED_IPS:VECTOR[:LINK_BPS] "
+		"[--mach ...] [options]\n"
+		"Machines behind the nlevel appliance, on a plain UDP socket (no DPDK).\n"
+		"  --appliance IP[:PORT]  the appliance's address (required; default port %u)\n"
+		"  --mach SPEED_IPS:VECTOR[:LINK_BPS]\n"
+		"                         one machine (required, 1..%u per worker): speed in\n"
+		"                         instructions/s, resource vector (one of 0 1 * per\n"
+		"                         resource, resource 1 first), link in bit/s (default 1e7)\n"
+		"  --scale S              wall seconds per model second (default 1e-5): an emulated\n"
+		"                         sub-task takes (I/W + D/T) * S wall seconds\n"
+		"  --cmd ID=PATH          task-farm: command ID (1..65535) runs the absolute PATH\n"
+		"                         with the DISPATCH's arguments (no shell); repeatable\n"
+		"  --id N                 worker id in HELLO/LOAD (default: the process id)\n"
+		"  --load-ms MS           LOAD report period in milliseconds (default 100, min 1)\n"
+		"  --exit-after S         say BYE and exit after S wall seconds (default 0 = never)\n"
+		"  --die-after S          exit silently after S wall seconds (default 0 = never)\n"
+		"  --allow-root           run commands as root (refused by default)\n"
+		"  --quiet                no join/bye messages on stderr\n"
+		"  --help                 this text\n"
+		"Exit status: 0 after BYE, 1 on a socket error, 2 on a bad command line.\n",
+		NL_PROTO_PORT, NL_PROTO_MAX_MACH);
 }
 
 int
@@ -234,14 +260,21 @@ main(int argc, char **argv)
 			}
 			have_app = true;
 			break;
-		case 'm':
-			if (n_mach == NL_PROTO_MAX_MACH || parse_mach(optarg, &mach[n_mach].desc) != 0) {
-				fprintf(stderr, "nlevel-worker: --mach: bad machine '%s' (at most %u)\n",
-					optarg, NL_PROTO_MAX_MACH);
+		case 'm': {
+			const char *why;
+
+			if (n_mach == NL_PROTO_MAX_MACH) {
+				fprintf(stderr, "nlevel-worker: --mach: at most %u machines per worker\n",
+					NL_PROTO_MAX_MACH);
+				return 2;
+			}
+			if (parse_mach(optarg, &mach[n_mach].desc, &why) != 0) {
+				fprintf(stderr, "nlevel-worker: --mach '%s': %s\n", optarg, why);
 				return 2;
 			}
 			n_mach++;
 			break;
+		}
 		case 's':
 		case 'x':
 		case 'd':
@@ -249,7 +282,9 @@ main(int argc, char **argv)
 			double v = strtod(optarg, &end);
 
 			if (*end != '\0' || !(v >= 0) || v > 1e9) {
-				fprintf(stderr, "nlevel-worker: bad number '%s'\n", optarg);
+				fprintf(stderr, "nlevel-worker: --%s: want a number 0..1e9, got '%s'\n",
+					c == 's' ? "scale" : c == 'x' ? "exit-after" :
+					c == 'd' ? "die-after" : "load-ms", optarg);
 				return 2;
 			}
 			if (c == 's')
@@ -276,9 +311,17 @@ main(int argc, char **argv)
 			cmds[n_cmd++].path = eq + 1;
 			break;
 		}
-		case 'i':
-			wid = (uint32_t)strtoul(optarg, &end, 10);
+		case 'i': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || end == optarg || v > UINT32_MAX) {
+				fprintf(stderr, "nlevel-worker: --id: want an integer 0..%u, got '%s'\n",
+					UINT32_MAX, optarg);
+				return 2;
+			}
+			wid = (uint32_t)v;
 			break;
+		}
 		case 'R':
 			allow_root = true;
 			break;
@@ -294,6 +337,10 @@ main(int argc, char **argv)
 		}
 	}
 	if (!have_app || n_mach == 0 || optind != argc) {
+		fprintf(stderr, "nlevel-worker: %s\n",
+			optind != argc ? "unexpected argument (options start with --)" :
+			!have_app ? "--appliance IP[:PORT] is required" :
+				    "at least one --mach SPEED_IPS:VECTOR is required");
 		usage(stderr);
 		return 2;
 	}

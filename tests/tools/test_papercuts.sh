@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A newcomer's papercuts, held (TAP): nlevel-sim and nlevel-jobmix share one exit-status
+# convention (2 = bad input, said in --help), truncated/corrupt .swf.gz are reported as such,
+# --out creates its parents, plot.gp redraws from its own folder, no crossover where both
+# curves are saturated, engine and end-to-end job rates, cpus vs the trace's MaxProcs
+# (warning; cpus = auto), --help of nlevel-classad-timing and nlevel-bench, and every SUMMARY
+# key printed is defined in docs/output.md.
+# Usage: test_papercuts.sh NLEVEL_SIM NLEVEL_JOBMIX|none CLASSAD_TIMING|none NLEVEL_BENCH|none
+SIM=$(realpath "$1")
+JM=$2 CT=$3 BENCH=$4
+[[ $JM != none ]] && JM=$(realpath "$JM")
+R=$(realpath "${NL_SRC_ROOT:-.}")
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+n=0
+fail=0
+say() { # name, status (0 = ok), detail
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1 (${3//$'\n'/ | })"; fail=1; fi
+}
+t() { # name, expected exit status, expected output substring, command...
+	local name=$1 want_rc=$2 want=$3 out rc
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	[[ $rc == "$want_rc" && $out == *"$want"* ]]
+	say "$name" $? "rc $rc, want $want_rc and '$want'; output: $(head -c 600 <<<"$out")"
+}
+keys() { grep '^SUMMARY' | tr ' ' '\n' | sed -n 's/=.*//p'; }
+ALLKEYS=
+
+# --- a small SWF log (MaxProcs 32) and a batch configuration for it
+awk 'BEGIN { srand(3); print "; MaxProcs: 32"; print "; UnixStartTime: 1700000000";
+	t = 0; for (i = 1; i <= 2000; i++) { t += int(rand() * 60); p = 1 + int(rand() * 8);
+	r = 1 + int(rand() * 900); e = r + int(rand() * 900);
+	print i, t, -1, r, p, -1, -1, p, e, -1, 1, 1 + i % 5, 1, -1, 1, -1, -1, -1 } }' >"$D/t.swf"
+gzip -c "$D/t.swf" >"$D/t.swf.gz"
+size=$(stat -c %s "$D/t.swf.gz")
+head -c $((size / 2)) "$D/t.swf.gz" >"$D/trunc.swf.gz"
+head -c $((size - 8)) "$D/t.swf.gz" >"$D/notrailer.swf.gz"
+batch_ini() { # cpus value
+	cat <<EOT
+[batch]
+trace = t.swf.gz
+cpus = $1
+queues = q
+scenarios = ff
+[queue.q]
+cpu_max = 32
+thread_max = 1
+[scenario.ff]
+policy = firstfit
+queue_select = q
+EOT
+}
+batch_ini 32 >"$D/b.ini"
+batch_ini 24 >"$D/b24.ini"
+batch_ini auto >"$D/bauto.ini"
+
+# --- exit status convention: 2 for bad input, in both tools, and said in --help
+t "sim --help states the exit-status convention" 0 "2 bad
+input: command line, configuration (FILE:LINE), trace" "$SIM" --help
+t "sim: truncated .swf.gz is reported as truncated, exit 2" 2 \
+	"truncated compressed file: the gzip stream ends early (zlib: unexpected end of file)" \
+	"$SIM" -q -c "$D/b.ini" --trace "$D/trunc.swf.gz" -o "$D/o1"
+t "sim: .swf.gz without its trailer is an error, exit 2" 2 "truncated compressed file" \
+	"$SIM" -q -c "$D/b.ini" --trace "$D/notrailer.swf.gz" -o "$D/o1"
+printf '1 0 -1 10 1\n' >"$D/short.swf"
+t "sim: a bad SWF line exits 2 with FILE:LINE" 2 "short.swf:1:" \
+	"$SIM" -q -c "$D/b.ini" --trace "$D/short.swf" -o "$D/o1"
+t "sim: a missing trace exits 2" 2 "cannot open" "$SIM" -q -c "$D/b.ini" --trace "$D/nope.swf" -o "$D/o1"
+if [[ $JM != none ]]; then
+	t "jobmix --help states the exit-status convention" 0 "2 bad input" "$JM" --help
+	for c in learn generate compare waits; do
+		t "jobmix $c --help states the exit-status convention" 0 "Exit status: 0 done; 1 run-time failure" "$JM" "$c" --help
+	done
+	t "jobmix: truncated .swf.gz is reported as truncated, exit 2" 2 "truncated compressed file" \
+		"$JM" learn "$D/trunc.swf.gz" --out "$D/m"
+	t "jobmix: the same bad SWF line exits 2, as in nlevel-sim" 2 "short.swf:1:" \
+		"$JM" learn "$D/short.swf" --out "$D/m"
+fi
+
+# --- batch run: --out creates parents, rates, cpus vs MaxProcs, plot from its folder
+out=$(cd "$D" && "$SIM" -c b.ini -o "$D/deep/er/out" 2>&1)
+rc=$?
+[[ $rc == 0 && -f $D/deep/er/out/batch.csv ]]
+say "sim --out a/b/c creates the missing parents" $? "rc $rc: $out"
+ALLKEYS+=" $(keys <<<"$out")"
+sum=$(grep '^SUMMARY' <<<"$out")
+eng=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^engine_jobs_per_s=//p')
+e2e=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^e2e_jobs_per_s=//p')
+[[ -n $eng && -n $e2e ]] && awk -v a="$eng" -v b="$e2e" 'BEGIN { exit !(b > 0 && b <= a) }'
+say "batch SUMMARY has engine_jobs_per_s >= e2e_jobs_per_s > 0" $? "$sum"
+[[ $out != *"warning"*"MaxProcs"* ]]
+say "no MaxProcs warning when cpus equals the header's" $? "$out"
+t "cpus different from the trace's MaxProcs warns, with FILE:LINE" 0 \
+	"b24.ini:3: [batch] cpus = 24, but the trace's header says MaxProcs 32" \
+	bash -c "cd '$D' && '$SIM' -c b24.ini -o '$D/o24'"
+t "cpus = auto reads MaxProcs from the trace's header" 0 "cpus = auto: 32 processors" \
+	bash -c "cd '$D' && '$SIM' -c bauto.ini -o '$D/oauto'"
+cmp -s <(cut -d, -f1-8 "$D/oauto/batch.csv") <(cut -d, -f1-8 "$D/deep/er/out/batch.csv")
+say "cpus = auto gives the run of cpus = 32" $?
+printf '; no header\n1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n' >"$D/nohdr.swf"
+t "cpus = auto without a MaxProcs header is refused with FILE:LINE" 2 \
+	"bauto.ini:3: [batch] cpus = auto:" bash -c "cd '$D' && '$SIM' -q -c bauto.ini --trace nohdr.swf -o '$D/o2'"
+
+if command -v gnuplot >/dev/null; then
+	o=$D/deep/er/out
+	rm -f "$o"/*.png
+	(cd "$o" && gnuplot plot_batch.gp) >"$D/gp.log" 2>&1
+	[[ $? == 0 && -s $o/fig2_wait_median.png && -s $o/fig3_wait_max.png ]] && ! grep -q "$o" <(grep -v '^#' "$o/plot_batch.gp")
+	say "plot_batch.gp redraws both PNGs from its own folder (no absolute paths)" $? "$(cat "$D/gp.log")"
+fi
+
+# --- dispatch model: crossover, plot.gp from its folder
+out=$("$SIM" -q -c "$R/config/paper-96.ini" -o "$D/p" --seeds 1 --loads 5,150 2>&1)
+ALLKEYS+=" $(keys <<<"$out")"
+cross=$(grep '^SUMMARY' <<<"$out" | tr ' ' '\n' | sed -n 's/^crossover_pct=//p')
+sat=$(awk -F, '$4 == 150 && $15 == 1' "$D/p/curves.csv" | wc -l)
+[[ $sat -ge 4 && $cross == -1 ]]
+say "no crossover_pct where both curves are saturated (--loads 5,150)" $? "crossover_pct=$cross, saturated rows at 150: $sat"
+if command -v gnuplot >/dev/null; then
+	rm -f "$D"/p/fig*.png
+	(cd "$D/p" && gnuplot plot.gp) >"$D/gp.log" 2>&1
+	[[ $? == 0 && -s $D/p/fig4.png && -s $D/p/fig5.png && -s $D/p/fig6.png ]]
+	say "cd DIR && gnuplot plot.gp redraws fig4-6" $? "$(cat "$D/gp.log")"
+	grep -v '^#' "$D/p/plot.gp" | grep -qi "seed 00"
+	[[ $? != 0 ]]
+	say "figure titles name the paper, not 'seed 00x'" $?
+fi
+
+# --- the K computer recipe of docs/jobmix.md and config/k-computer.ini loads the machine
+T=${NL_TRACE_KTH:-$R/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz}
+if [[ $JM != none && -r $T ]]; then
+	grep -q -- "--rate 7000 --out kmix.swf" "$R/docs/jobmix.md" && grep -q -- "--rate 7000 --out kmix.swf" "$R/config/k-computer.ini"
+	say "the K recipe (learn --time-unit 600 --max-walltime 86400, generate --rate 7000) is in docs/jobmix.md and config/k-computer.ini" $?
+	(cd "$D" && "$JM" learn "$T" --time-unit 600 --max-walltime 86400 --out kth24.model &&
+		"$JM" generate kth24.model --jobs 100000 --seed 1 --rate 7000 --out kmix.swf) >/dev/null 2>&1
+	out=$(cd "$R" && "$JM" waits "$D/kmix.swf" --config config/k-computer.ini 2>&1)
+	mean=$(awk '$1 == "<=" && $2 == "384" { print $3; exit }' <<<"$out")
+	awk -v m="$mean" 'BEGIN { exit !(m + 0 > 0.2) }'
+	say "the K recipe gives non-zero waits (small, <= 0.5 h: mean ${mean:-?} h)" $? "$(tail -n 8 <<<"$out")"
+else
+	n=$((n + 1)); echo "ok $n # SKIP no KTH trace or no nlevel-jobmix"
+fi
+
+# --- every SUMMARY key printed is defined in docs/output.md
+missing=
+for k in $(tr ' ' '\n' <<<"$ALLKEYS" | sed 's/_g[0-9]*$/_gG/' | sort -u); do
+	grep -q "\`$k\`" "$R/docs/output.md" || missing="$missing $k"
+done
+[[ -z $missing ]]
+say "every SUMMARY key printed here is defined in docs/output.md" $? "undefined:$missing"
+
+# --- --help of the timing program and of the benchmark harness
+if [[ $CT != none ]]; then
+	t "nlevel-classad-timing --help is help, not a file" 0 "usage: nlevel-classad-timing [POLICY] [REPS]" "$CT" --help
+	t "nlevel-classad-timing refuses an unknown option" 2 "unknown option '--bogus'" "$CT" --bogus
+	t "nlevel-classad-timing refuses a bad REPS" 2 "REPS must be an integer 1..1000" "$CT" "$R/config/policies/fig4-simple.cad" 0
+fi
+if [[ $BENCH != none ]]; then
+	out=$(NL_BENCH_NO_EAL=1 "$BENCH" --help 2>&1)
+	[[ $out == *"nlevel's micro-benchmarks"* && $out == *"EAL-ARGS -- "* && $out == *"benchmark_filter"* ]]
+	say "nlevel-bench --help says what nlevel's benchmarks are, the EAL -- form, then Google Benchmark's options" $? "$(head -c 400 <<<"$out")"
+fi
+echo "1..$n"
+exit $fail
