@@ -212,9 +212,13 @@ nl_dp_drain_ctl(struct nl_dp *dp)
 	       rte_ring_sc_dequeue_elem(dp->sub_ring, &rec, sizeof(rec)) == 0)
 		drain_task(dp, rec.t, &n);
 	for (unsigned int i = 0; dp->lc != NULL && i < dp->n_lc; i++) {
-		for (size_t k = 0; k < dp->lc[i].transit.n; k++)
-			drain_task(dp, dp->lc[i].transit.h[k].ptr, &n);
-		dp->lc[i].transit.n = 0;
+		struct nl_dp_lcore *lc = &dp->lc[i];
+
+		for (size_t k = 0; k < lc->transit.n; k++)
+			drain_task(dp, lc->transit.h[k].ptr, &n);
+		lc->transit.n = 0;
+		while (lc->hand_head != lc->hand_tail)
+			drain_task(dp, lc->hand[lc->hand_head++ & (NL_DP_HAND_CAP - 1)].t, &n);
 	}
 	for (size_t i = 0; i < dp->fin_q.n; i++)
 		drain_task(dp, dp->fin_q.h[i].ptr, &n);
@@ -289,6 +293,7 @@ nl_dp_run_reset_ctl(struct nl_dp *dp, double lambda, uint64_t seed)
 		lc->now_vt = 0;
 		lc->clock_mvt = 0;
 		lc->transit.n = 0;
+		lc->hand_head = lc->hand_tail = 0;
 		memset(lc->pend, 0, sizeof(lc->pend));
 		memset(lc->lat_hist, 0, sizeof(lc->lat_hist));
 	}

@@ -146,6 +146,7 @@ struct nl_dp_native_result {
 	double lat_p99_ns;
 	uint64_t tasks;
 	uint64_t rejected;
+	uint64_t generated;         /**< tasks the generator drew (= tasks + rejected) */
 };
 
 /**

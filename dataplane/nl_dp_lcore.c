@@ -65,6 +65,47 @@ gen_poll_st(struct nl_dp_lcore *lc, double now_vt)
 	return n;
 }
 
+/* Manager mg's decision on t at now_vt (ops->decide), with its counters; the decide() cost
+ * histogram samples one decision in 16 (a TSC read costs as much as a routing step). */
+static inline void
+decide_st(struct nl_dp_lcore *lc, struct nl_sched *s, struct nl_dp_mgr *mg, struct nl_task *t,
+	  double now_vt)
+{
+	lc->at = mg;
+	if ((mg->tasks_out & 15) == 0) {
+		uint64_t c0 = rte_rdtsc();
+
+		s->ops->decide(s, mg->id, t, now_vt, &lc->eng);
+		uint64_t ns = (uint64_t)((double)(rte_rdtsc() - c0) / lc->dp->cyc_per_ns);
+
+		nl_stat_add_st(&mg->svc_hist[nl_dp_log2_bucket(ns, NL_DP_HIST_BUCKETS)], 1);
+	} else {
+		s->ops->decide(s, mg->id, t, now_vt, &lc->eng);
+	}
+	nl_stat_add_st(&mg->tasks_out, 1);
+	lc->at = NULL;
+}
+
+/* Decide every task handed over on this lcore (nl_dp_hand_put_st), including those the
+ * decisions hand over in turn, until the FIFO is empty. Native and port modes. */
+static unsigned int
+hand_drain_st(struct nl_dp_lcore *lc, double now_vt)
+{
+	struct nl_sched *s = lc->gen->s;
+	unsigned int n = 0;
+
+	while (lc->hand_head != lc->hand_tail) {
+		struct nl_dp_hand h = lc->hand[lc->hand_head++ & (NL_DP_HAND_CAP - 1)];
+		struct nl_dp_mgr *mg = &lc->dp->mgr[h.mgr];
+
+		nl_stat_add_st(&mg->tasks_in, 1);
+		h.t->at_mgr = h.mgr;
+		decide_st(lc, s, mg, h.t, now_vt);
+		n++;
+	}
+	return n;
+}
+
 static unsigned int
 mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 {
@@ -73,12 +114,13 @@ mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 	bool emu = dp->o.emulate;
 	unsigned int n = 0;
 
-	lc->at = mg;
 	if (mg->id == dp->measure_mgr && dp->sp.measure_period_vt > 0) {
+		lc->at = mg;
 		while (now_vt >= mg->next_measure_vt && mg->next_measure_vt < dp->horizon_vt) {
 			s->ops->measure(s, emu ? mg->next_measure_vt : now_vt, &lc->eng);
 			mg->next_measure_vt += dp->sp.measure_period_vt;
 		}
+		lc->at = NULL;
 	}
 	while (n < dp->o.burst) {
 		if (!mg->has_cur) {
@@ -100,24 +142,11 @@ mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 		if (mg->cur_done_vt > now_vt)
 			break;
 		mg->has_cur = false;
-		/* The decide() cost histogram samples one decision in 16 (a TSC read costs as
-		 * much as a routing step). */
-		if ((mg->tasks_out & 15) == 0) {
-			uint64_t c0 = rte_rdtsc();
-
-			s->ops->decide(s, mg->id, mg->cur.t, emu ? mg->cur_done_vt : now_vt,
-				       &lc->eng);
-			uint64_t ns = (uint64_t)((double)(rte_rdtsc() - c0) / dp->cyc_per_ns);
-
-			nl_stat_add_st(&mg->svc_hist[nl_dp_log2_bucket(ns, NL_DP_HIST_BUCKETS)], 1);
-		} else {
-			s->ops->decide(s, mg->id, mg->cur.t, emu ? mg->cur_done_vt : now_vt,
-				       &lc->eng);
-		}
-		nl_stat_add_st(&mg->tasks_out, 1);
+		decide_st(lc, s, mg, mg->cur.t, emu ? mg->cur_done_vt : now_vt);
 		n++;
 	}
-	lc->at = NULL;
+	if (!emu)
+		n += hand_drain_st(lc, now_vt); /* the burst's tasks on to their leaves */
 	return n;
 }
 
@@ -157,6 +186,8 @@ nl_dp_lcore_round_st(struct nl_dp_lcore *lc, double now_vt)
 		busy += gen_poll_st(lc, now_vt);
 	if (lc->dp->o.emulate)
 		busy += nl_dp_transit_release_st(lc, now_vt);
+	else
+		busy += hand_drain_st(lc, now_vt); /* new tasks of this lcore's entry managers */
 	/* A task forwarded to a manager already polled this round would wait a whole round per
 	 * hop: sweep the pending bits again while sweeps find work. */
 	for (unsigned int k = 0; k < NL_DP_SWEEPS; k++) {

@@ -5,8 +5,10 @@
  *   nl_dp_ingress_st()        entry manager (ops->entry), enqueue on its inbox
  *   [nl_dp_lcore.c]           the manager's lcore admits it (nl_model_mgr_admit) and, at the
  *                             end of service, calls ops->decide, which calls one of:
- *   eng_forward()             to another manager's inbox (emulated: via transit until the
- *                             transfer ends, nl_dp_transit_release_st)
+ *   eng_forward()             to another manager: on the same lcore through its hand-over
+ *                             FIFO (nl_dp_hand_put_st, native and port modes), else its inbox
+ *                             (emulated: via transit until the transfer ends,
+ *                             nl_dp_transit_release_st)
  *   eng_dispatch()            book its sub-tasks in the manager's load view (nl_model_sub_vt)
  *                             and hand them to the control lcore on the sub-task ring
  *   eng_reject()              to the control lcore, which answers REJECT
@@ -47,6 +49,19 @@ inbox_put(struct nl_dp *dp, struct nl_task *t, uint32_t to, double stamp_vt)
 	return true;
 }
 
+bool
+nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr)
+{
+	struct nl_dp *dp = lc->dp;
+
+	if (dp->o.emulate || mgr >= dp->n_mgr || dp->mgr[mgr].owner != lc ||
+	    lc->hand_tail - lc->hand_head >= NL_DP_HAND_CAP)
+		return false;
+	lc->hand[lc->hand_tail++ & (NL_DP_HAND_CAP - 1)] =
+		(struct nl_dp_hand){ .t = t, .mgr = mgr };
+	return true;
+}
+
 /* Forward without delay, or at the end of a transfer; a full inbox fails the task (I4). */
 static void
 inbox_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t to, double stamp_vt)
@@ -64,7 +79,8 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
 	t->hops++;
 	nl_stat_add_st(&lc->at->fwd_out, 1);
 	if (!dp->o.emulate) {
-		inbox_put_st(lc, t, to, now_vt);
+		if (!nl_dp_hand_put_st(lc, t, to)) /* same lcore: no ring */
+			inbox_put_st(lc, t, to, now_vt);
 		return;
 	}
 	/* Emulated: the task is on the wire for transfer_delay_vt; it reaches the inbox then. */
@@ -203,5 +219,7 @@ nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uin
 	const struct nl_sched *s = lc->gen->s;
 
 	t->at_mgr = s->ops->entry(s, t, rnd);
+	if (nl_dp_hand_put_st(lc, t, t->at_mgr)) /* the entry manager is the ingress lcore's */
+		return 0;
 	return inbox_put(lc->dp, t, t->at_mgr, stamp_vt) ? 0 : -ENOBUFS;
 }

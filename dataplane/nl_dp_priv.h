@@ -86,6 +86,8 @@ struct nl_dp_gen {
 
 struct nl_dp_lcore;
 
+#define NL_DP_HAND_CAP 1024u /* same-lcore hand-over FIFO of an lcore (power of two) */
+
 struct nl_dp_mgr {
 	uint32_t id;
 	unsigned int lcore;
@@ -125,6 +127,14 @@ struct nl_dp_lcore {
 	/* emulated: tasks forwarded by this lcore's managers, in transit until their stamp
 	 * (t_vt = arrival at the manager, arg = manager id, ptr = task) */
 	struct nl_evq transit;
+	/* native and port modes: tasks forwarded (or admitted) to a manager of this lcore are
+	 * handed over without a ring: a FIFO only this lcore touches (nl_dp_hand_put_st) */
+	struct nl_dp_hand {
+		struct nl_task *t;
+		uint32_t mgr;
+		uint32_t pad;
+	} hand[NL_DP_HAND_CAP];
+	uint64_t hand_head, hand_tail;
 	/* generator (the ingress lcore) */
 	struct nl_model_src src;
 	uint64_t generated;
@@ -245,6 +255,15 @@ int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const
  * @par Context Ingress lcore, QSBR-online; no allocation, no lock.
  */
 int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uint64_t rnd);
+
+/**
+ * Native and port modes: hand t to manager `mgr` of the same lcore without a ring (no atomic,
+ * no pending bit); it is decided when the lcore drains its hand-over FIFO, in FIFO order.
+ * @return true; false when mgr is another lcore's, the FIFO is full or timing is emulated
+ * (the caller uses the manager's inbox).
+ * @par Context The lcore that owns lc.
+ */
+bool nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
 
 /**
  * Emulated timing: move the tasks this lcore forwarded whose transfer ended (stamp <= now)

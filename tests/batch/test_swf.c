@@ -430,7 +430,7 @@ test_truncated_and_corrupt_gzip_are_refused(void)
 		j.status = 1;
 		nl_swf_append(g, &j);
 	}
-	ok(nl_swf_write(g, gz) == 0, "test_gz_written");
+	nl_tap_check(nl_swf_write(g, gz) == 0, "test_gz_written");
 	FILE *f = fopen(gz, "rb");
 
 	if (f != NULL) {
@@ -438,26 +438,26 @@ test_truncated_and_corrupt_gzip_are_refused(void)
 		size = ftell(f);
 		fclose(f);
 	}
-	ok(size > 1000 && nl_swf_load(&r, gz, err, sizeof(err)) == 0 && r->n_job == 5000,
+	nl_tap_check(size > 1000 && nl_swf_load(&r, gz, err, sizeof(err)) == 0 && r->n_job == 5000,
 	   "test_gz_whole_reads_back");
 	nl_swf_free(r);
 	r = NULL;
 	copy_cut(gz, bad, size / 2, -1);
-	ok(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
+	nl_tap_check(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
 		   strstr(err, "truncated compressed file") != NULL,
 	   "test_gz_truncated_half_refused_as_truncated");
 	printf("# %s\n", err);
 	nl_swf_free(r);
 	r = NULL;
 	copy_cut(gz, bad, size - 8, -1);
-	ok(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
+	nl_tap_check(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
 		   strstr(err, "truncated compressed file") != NULL,
 	   "test_gz_without_trailer_refused_as_truncated");
 	printf("# %s\n", err);
 	nl_swf_free(r);
 	r = NULL;
 	copy_cut(gz, bad, size, size / 2);
-	ok(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
+	nl_tap_check(nl_swf_load(&r, bad, err, sizeof(err)) != 0 && r == NULL &&
 		   (strstr(err, "corrupt compressed") != NULL ||
 		    strstr(err, "truncated compressed file") != NULL),
 	   "test_gz_corrupt_refused_as_corrupt");
