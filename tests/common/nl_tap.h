@@ -39,6 +39,20 @@ nl_tap_check(int cond, const char *name)
 	return nl_tap_ok(cond, "%s", name);
 }
 
+/** Report one check skipped, with the reason (TAP "# SKIP"). */
+static inline void
+nl_tap_skip(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %u - %s # SKIP ", ++nl_tap_n, name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
 /** A diagnostic line. */
 #define nl_tap_diag(...)                     \
 	do {                                 \

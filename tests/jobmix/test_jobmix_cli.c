@@ -217,8 +217,7 @@ test_k_computer_waits(void)
 	int rc;
 
 	if (!contains("h0.out", "waits")) {
-		printf("ok %u - waits on config/k-computer.ini # SKIP built without the batch "
-		       "engine\n", ++nl_tap_n);
+		nl_tap_skip("waits on config/k-computer.ini", "built without the batch engine");
 		return;
 	}
 	snprintf(args, sizeof(args), "waits g1.swf --config '%s/config/k-computer.ini' --csv w.csv",
@@ -243,7 +242,7 @@ test_kth(void)
 	snprintf(tr, sizeof(tr), "%s/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz",
 		 root ? root : ".");
 	if (access(tr, R_OK) != 0) {
-		printf("ok %u - KTH-SP2 acceptance # SKIP trace not found at %s\n", ++nl_tap_n, tr);
+		nl_tap_skip("KTH-SP2 acceptance", "trace not found at %s", tr);
 		return;
 	}
 	snprintf(args, sizeof(args), "learn '%s' --out kth.model", tr);
