@@ -201,8 +201,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	uint32_t leaf;
 	int n;
 
-	if (t->n_split == 0 || t->n_split > NL_TASK_MAX_SPLIT ||
-	    (t->need & ~nl_res_mask(tr->n_res)) != 0) {
+	if (!nl_sched_task_ok(s, t)) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_BAD_TASK, now_vt);
 		return;
 	}

@@ -326,6 +326,35 @@ frontier_best(const struct nl_pick_hent *h, const uint32_t *fr, unsigned int n)
 	return b;
 }
 
+/* Class k's head: its lowest idle member at or after `cur` (key s_c) or the best entry of its
+ * heap frontier fr[0..n_fr-1] (key backlog + s_c), whichever is first by (key, id); *fb is the
+ * frontier index of the latter, *heap whether the head is it. No candidate: key INFINITY. */
+static inline void
+class_head(const struct nl_pick_idx *x, const struct nl_pick_cls *k, uint32_t cur,
+	   const uint32_t *fr, unsigned int n_fr, double now_vt, double svc, uint32_t *fb,
+	   double *key, uint32_t *id, bool *heap)
+{
+	*key = INFINITY;
+	*id = UINT32_MAX;
+	*heap = false;
+	if (cur < k->n_mem) {
+		*key = svc;
+		*id = x->mem[k->mem_off + cur];
+	}
+	if (n_fr > 0) {
+		const struct nl_pick_hent *h = &x->heap[k->mem_off];
+		uint32_t f = frontier_best(h, fr, n_fr);
+		double hkey = (h[fr[f]].busy_until_vt - now_vt) + svc;
+
+		*fb = f;
+		if (hkey < *key || (hkey == *key && h[fr[f]].id < *id)) {
+			*key = hkey;
+			*id = h[fr[f]].id;
+			*heap = true;
+		}
+	}
+}
+
 int
 nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_instr,
 		 double sub_bits, unsigned int n_split, uint32_t *out)
@@ -363,27 +392,9 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 	/* Each class's head: its lowest idle id (key s_c) or the best of its heap frontier
 	 * (key backlog + s_c), whichever is first by (key, id); the heap is read, not changed:
 	 * taking a frontier position adds its two children. */
-	for (uint32_t c = 0; c < n_c; c++) {
-		const struct nl_pick_cls *k = &x->cls[c0 + c];
-		const struct nl_pick_hent *h = &x->heap[k->mem_off];
-
-		hk[c] = INFINITY;
-		hid[c] = UINT32_MAX;
-		hheap[c] = false;
-		if (cur[c] < k->n_mem) {
-			hk[c] = svc[c];
-			hid[c] = x->mem[k->mem_off + cur[c]];
-		}
-		if (n_fr[c] > 0) {
-			double key = (h[0].busy_until_vt - now_vt) + svc[c];
-
-			if (key < hk[c] || (key == hk[c] && h[0].id < hid[c])) {
-				hk[c] = key;
-				hid[c] = h[0].id;
-				hheap[c] = true;
-			}
-		}
-	}
+	for (uint32_t c = 0; c < n_c; c++)
+		class_head(x, &x->cls[c0 + c], cur[c], fr[c], n_fr[c], now_vt, svc[c], &fb[c], &hk[c],
+			   &hid[c], &hheap[c]);
 	for (unsigned int o = 0; o < n_split; o++) {
 		uint32_t b = 0;
 
@@ -391,7 +402,6 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 			if (hk[c] < hk[b] || (hk[c] == hk[b] && hid[c] < hid[b]))
 				b = c;
 		const struct nl_pick_cls *k = &x->cls[c0 + b];
-		const struct nl_pick_hent *h = &x->heap[k->mem_off];
 
 		out[o] = hid[b];
 		if (hheap[b]) {
@@ -405,26 +415,8 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 		} else {
 			cur[b] = idle_next(x, k, cur[b] + 1);
 		}
-		/* the class's next head */
-		hk[b] = INFINITY;
-		hid[b] = UINT32_MAX;
-		hheap[b] = false;
-		if (cur[b] < k->n_mem) {
-			hk[b] = svc[b];
-			hid[b] = x->mem[k->mem_off + cur[b]];
-		}
-		if (n_fr[b] > 0) {
-			uint32_t f = frontier_best(h, fr[b], n_fr[b]);
-			const struct nl_pick_hent *e = &h[fr[b][f]];
-			double key = (e->busy_until_vt - now_vt) + svc[b];
-
-			fb[b] = f;
-			if (key < hk[b] || (key == hk[b] && e->id < hid[b])) {
-				hk[b] = key;
-				hid[b] = e->id;
-				hheap[b] = true;
-			}
-		}
+		class_head(x, k, cur[b], fr[b], n_fr[b], now_vt, svc[b], &fb[b], &hk[b], &hid[b],
+			   &hheap[b]);
 	}
 	return (int)n_split;
 scan:

@@ -134,6 +134,19 @@ int nl_sched_create(struct nl_sched **out, const struct nl_policy_ops *ops,
 void nl_sched_free(struct nl_sched *s);
 
 /**
+ * The check every policy's decide() makes first: L within 1..NL_TASK_MAX_SPLIT and the vector
+ * naming no resource beyond N. A task that fails it is rejected NL_REJECT_BAD_TASK.
+ * @return true when t is well formed for s. @par Context Pure.
+ * @par Source seed 002 §2.2 eq. (6) (L_i >= 1, Delta_i over the N resources).
+ */
+static inline bool
+nl_sched_task_ok(const struct nl_sched *s, const struct nl_task *t)
+{
+	return t->n_split >= 1 && t->n_split <= NL_TASK_MAX_SPLIT &&
+	       (t->need & ~nl_res_mask(s->tree->n_res)) == 0;
+}
+
+/**
  * The manager that runs ops->measure(), or NL_NODE_NONE when the policy measures nothing.
  * @return a manager id < s->n_mgr, or NL_NODE_NONE. @par Context Pure read of s.
  */
