@@ -128,14 +128,20 @@ struct nl_dp_point {
 /**
  * Emulated mode: run one load point of the model with an in-process Poisson generator and
  * in-process machines; returns when every task is done, at 2 x horizon, or on saturation.
+ * The task stream, entry draws and background load are the simulator's for the same seed
+ * (managers/nl_model.h I1). With opts.lockstep the calling thread runs every lcore round and
+ * the control round in virtual-time order instead of launching the lcores: deterministic,
+ * and the same decisions as nl_dsim_run_ops() task by task (tests/lockstep/).
  *
  * @param dp        Engine (emulate = true).
  * @param load_pct  Offered load [%].
  * @param seed      Seed of arrivals, vectors and background load.
  * @param pt        Output statistics (tasks arriving in [warmup, horizon)).
- * @return 0; -errno.
- * @par Context  Main lcore (becomes the control lcore for the run); launches the manager
- *               lcores and waits for them.
+ * @return 0; -EINVAL (not emulated, or no arrivals at this load); -ENOMEM; the EAL's error
+ *         when an lcore cannot be launched.
+ * @par Context  Main lcore (becomes the control lcore for the run), QSBR-registered; launches
+ *               the manager lcores and waits for them (not with opts.lockstep).
+ * @par Source   seed 002 §4.1-4.2 (the model), docs/dataplane.md "Timing modes".
  */
 int nl_dp_run_point(struct nl_dp *dp, double load_pct, uint64_t seed, struct nl_dp_point *pt);
 
