@@ -712,7 +712,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		}
 		fclose(f);
 		gp_head(o, "fig8.png", "Fig. 8: nodes behind NAT (push-pull, f = 1)",
-			"share of NAT'd nodes [%]", "share informed / rounds");
+			"share of nodes behind NAT [%]", "share informed / rounds");
 		fprintf(o->gp, "set yrange [0:*]\nset y2range [0:*]\nset y2tics\nset key top left\n"
 			       "plot '%s/fig8.csv' using 1:2 with linespoints lw 2 title 'share informed, stop-k', "
 			       "'' using 1:3 axes x1y2 with linespoints lw 2 title 'rounds, stop-k (right)', "

@@ -67,6 +67,9 @@ struct sched {
 	double *g;           /* [n_part] last sweep */
 	double *refused_s;   /* [n_nodes] refusal seen at */
 	uint16_t *pend;      /* [n_nodes] asks sent, not yet arrived */
+	uint32_t *lc;        /* ranked candidates of the last pass not used yet */
+	size_t lc_n, lc_pos;
+	uint32_t view_n;     /* records in the view at the last pass */
 	bool pass_pending;
 	double age_sum;
 	uint64_t age_n;
@@ -75,6 +78,7 @@ struct sched {
 struct sim {
 	const struct nl_gsched_cfg *c;
 	struct nl_rng rng;
+	struct nl_rng rng_job; /* job stream only: the same jobs for both systems */
 	struct node *nd;
 	uint32_t n, n_part;
 	double site_x[256], site_y[256];
@@ -96,6 +100,7 @@ struct sim {
 	double *coll_recv;    /* when the collector got it */
 	double *next_upd;     /* [n] next update ready */
 	uint32_t *uheap;      /* min-heap of nodes by next_upd */
+	uint8_t *in_uheap;    /* [n] node is in uheap (at most once) */
 	size_t un;
 	bool coll_busy;
 	double cycle_start, cycle_sum;
@@ -279,7 +284,7 @@ q_push(struct jobq *q, double d, bool front)
 static double
 job_len(struct sim *s)
 {
-	return s->c->job_min_s + (s->c->job_max_s - s->c->job_min_s) * unif(&s->rng);
+	return s->c->job_min_s + (s->c->job_max_s - s->c->job_min_s) * unif(&s->rng_job);
 }
 
 /* Take the next job of scheduler k: its queue, or a fresh one when it never runs dry. */
@@ -448,26 +453,49 @@ sort_cand(uint32_t *cand, double *rank, size_t n)
 	free(tr);
 }
 
-/* Send jobs of scheduler k to the ranked candidates [0, nc), serially charging the
- * matchmaking cost of a scan of `view_n` records per job. */
+/* Send jobs of scheduler k to its ranked candidates lc[lc_pos..lc_n), serially charging the
+ * matchmaking cost of a scan of the view's records per job. */
 static void
-dispatch(struct sim *s, unsigned int k, size_t nc, uint32_t view_n)
+dispatch(struct sim *s, unsigned int k)
 {
 	struct sched *sc = &s->sc[k];
 	double t = s->now > sc->busy_until_s ? s->now : sc->busy_until_s;
 
-	for (size_t i = 0; i < nc; i++) {
+	while (sc->lc_pos < sc->lc_n) {
 		double d;
 
 		if (!q_take(s, k, &d))
 			break;
-		uint32_t nid = s->cand[i];
+		uint32_t nid = sc->lc[sc->lc_pos++];
 
-		t += s->c->match_cost_s * view_n;
+		t += s->c->match_cost_s * sc->view_n;
 		sc->pend[nid]++;
 		heap_push(s, t + latency(s, s->n + k, nid), EV_ASK, nid, k, 0, d);
 	}
 	sc->busy_until_s = t;
+}
+
+/* Shuffle (random order among equal ranks), rank, and keep as scheduler k's candidates. */
+static void
+set_candidates(struct sim *s, unsigned int k, size_t nc, uint32_t view_n)
+{
+	struct sched *sc = &s->sc[k];
+
+	for (size_t i = nc; i > 1; i--) {
+		size_t j = nl_rng_u64(&s->rng) % i;
+		uint32_t tc = s->cand[i - 1];
+		double tr = s->cand_rank[i - 1];
+
+		s->cand[i - 1] = s->cand[j];
+		s->cand_rank[i - 1] = s->cand_rank[j];
+		s->cand[j] = tc;
+		s->cand_rank[j] = tr;
+	}
+	sort_cand(s->cand, s->cand_rank, nc);
+	memcpy(sc->lc, s->cand, nc * sizeof(*sc->lc));
+	sc->lc_n = nc;
+	sc->lc_pos = 0;
+	sc->view_n = view_n;
 }
 
 /* A gossip scheduling node's pass: recompute its view if asked, rank believed-free nodes,
@@ -479,8 +507,12 @@ gossip_pass(struct sim *s, unsigned int k, bool resweep)
 	size_t nc = 0;
 	uint32_t view_n = 0;
 
-	if (resweep)
+	if (resweep) {
 		sweep_ring(s, k);
+	} else if (sc->lc_pos < sc->lc_n) {
+		dispatch(s, k); /* a job arrived: the view has not changed since the last pass */
+		return;
+	}
 	if (!q_any(s, k))
 		return;
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -509,19 +541,8 @@ gossip_pass(struct sim *s, unsigned int k, bool resweep)
 			s->cand_rank[nc++] = rank;
 		}
 	}
-	/* random order among equal ranks: shuffle first, then a stable sort */
-	for (size_t i = nc; i > 1; i--) {
-		size_t j = nl_rng_u64(&s->rng) % i;
-		uint32_t tc = s->cand[i - 1];
-		double tr = s->cand_rank[i - 1];
-
-		s->cand[i - 1] = s->cand[j];
-		s->cand_rank[i - 1] = s->cand_rank[j];
-		s->cand[j] = tc;
-		s->cand_rank[j] = tr;
-	}
-	sort_cand(s->cand, s->cand_rank, nc);
-	dispatch(s, k, nc, view_n);
+	set_candidates(s, k, nc, view_n);
+	dispatch(s, k);
 }
 
 /* The central negotiator's cycle over the collector's records. */
@@ -552,18 +573,8 @@ central_neg(struct sim *s)
 			s->cand_rank[nc++] = rank;
 		}
 	}
-	for (size_t i = nc; i > 1; i--) {
-		size_t j = nl_rng_u64(&s->rng) % i;
-		uint32_t tc = s->cand[i - 1];
-		double tr = s->cand_rank[i - 1];
-
-		s->cand[i - 1] = s->cand[j];
-		s->cand_rank[i - 1] = s->cand_rank[j];
-		s->cand[j] = tc;
-		s->cand_rank[j] = tr;
-	}
-	sort_cand(s->cand, s->cand_rank, nc);
-	dispatch(s, 0, nc, view_n);
+	set_candidates(s, 0, nc, view_n);
+	dispatch(s, 0);
 	/* the next cycle starts an interval later, or when this one's matchmaking ends */
 	double next = s->now + s->c->neg_interval_s;
 
@@ -589,8 +600,12 @@ upd_less(const struct sim *s, uint32_t a, uint32_t b)
 static void
 uheap_push(struct sim *s, uint32_t x)
 {
-	size_t i = s->un++;
+	size_t i;
 
+	if (s->in_uheap[x])
+		return;
+	s->in_uheap[x] = 1;
+	i = s->un++;
 	while (i > 0 && upd_less(s, x, s->uheap[(i - 1) / 2])) {
 		s->uheap[i] = s->uheap[(i - 1) / 2];
 		i = (i - 1) / 2;
@@ -604,6 +619,7 @@ uheap_pop(struct sim *s)
 	uint32_t top = s->uheap[0], last = s->uheap[--s->un];
 	size_t i = 0;
 
+	s->in_uheap[top] = 0;
 	for (;;) {
 		size_t l = 2 * i + 1, m = l;
 
@@ -798,16 +814,17 @@ ev_reply(struct sim *s, const struct ev *e)
 static void
 ev_arrival(struct sim *s)
 {
-	unsigned int k = (unsigned int)(nl_rng_u64(&s->rng) % s->n_sched);
+	unsigned int k = (unsigned int)(nl_rng_u64(&s->rng_job) % s->n_sched);
 	double cap = (double)s->n * s->c->cores;
 	double rate = s->c->load * cap / (0.5 * (s->c->job_min_s + s->c->job_max_s));
 
 	q_push(&s->sc[k].q, job_len(s), false);
-	if (s->c->sys == NL_GSCHED_GOSSIP && !s->sc[k].pass_pending) {
+	if (s->c->sys == NL_GSCHED_GOSSIP && !s->sc[k].pass_pending &&
+	    s->sc[k].lc_pos < s->sc[k].lc_n) {
 		s->sc[k].pass_pending = true;
 		request_pass(s, k, s->now, false);
 	}
-	heap_push(s, s->now + nl_rng_exp(&s->rng, 1.0 / rate), EV_ARRIVAL, 0, 0, 0, 0);
+	heap_push(s, s->now + nl_rng_exp(&s->rng_job, 1.0 / rate), EV_ARRIVAL, 0, 0, 0, 0);
 }
 
 static void
@@ -865,8 +882,10 @@ handle(struct sim *s, const struct ev *e)
 		if (s->c->sys == NL_GSCHED_GOSSIP) {
 			gossip_open(s, e->a, s->now); /* joins through a random live node */
 		} else {
-			s->next_upd[e->a] = s->now;
-			uheap_push(s, e->a);
+			if (!s->in_uheap[e->a]) {
+				s->next_upd[e->a] = s->now;
+				uheap_push(s, e->a);
+			}
 			collect_next(s);
 		}
 		schedule_churn(s, e->a);
@@ -944,6 +963,7 @@ sim_free(struct sim *s)
 		free(s->sc[k].g);
 		free(s->sc[k].refused_s);
 		free(s->sc[k].pend);
+		free(s->sc[k].lc);
 	}
 	free(s->coll_t);
 	free(s->coll_free);
@@ -951,6 +971,7 @@ sim_free(struct sim *s)
 	free(s->coll_recv);
 	free(s->next_upd);
 	free(s->uheap);
+	free(s->in_uheap);
 	free(s->cand);
 	free(s->cand_rank);
 	nl_cad_ctx_free(s->ctx);
@@ -983,6 +1004,7 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		s->site_y[i] = unif(&s->rng);
 	}
 	nl_rng_seed(&s->rng, c->seed);
+	nl_rng_seed(&s->rng_job, c->seed ^ UINT64_C(0x5851f42d4c957f2d));
 	s->nd = calloc(s->n, sizeof(*s->nd));
 	s->cand = malloc(((size_t)s->n * c->cores + 1) * sizeof(*s->cand));
 	s->cand_rank = malloc(((size_t)s->n * c->cores + 1) * sizeof(*s->cand_rank));
@@ -1017,10 +1039,14 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		s->sc[k].g = malloc(s->n_part * sizeof(double));
 		s->sc[k].refused_s = malloc(s->n * sizeof(double));
 		s->sc[k].pend = calloc(s->n, sizeof(uint16_t));
-		if (s->sc[k].g == NULL || s->sc[k].refused_s == NULL || s->sc[k].pend == NULL)
+		s->sc[k].lc = malloc(((size_t)s->n * c->cores + 1) * sizeof(uint32_t));
+		if (s->sc[k].g == NULL || s->sc[k].refused_s == NULL || s->sc[k].pend == NULL ||
+		    s->sc[k].lc == NULL)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < s->n; i++)
 			s->sc[k].refused_s[i] = -INFINITY;
+		for (uint32_t i = 0; i < s->n_part; i++)
+			s->sc[k].g[i] = -INFINITY; /* nothing known before the first exchange */
 	}
 	if (setup_classad(s, c->job_ad) != 0)
 		return -EINVAL;
@@ -1044,8 +1070,10 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		s->coll_st = malloc(s->n);
 		s->next_upd = malloc(s->n * sizeof(double));
 		s->uheap = malloc(s->n * sizeof(uint32_t));
+		s->in_uheap = calloc(s->n, 1);
 		if (s->coll_t == NULL || s->coll_recv == NULL || s->coll_free == NULL ||
-		    s->coll_st == NULL || s->next_upd == NULL || s->uheap == NULL)
+		    s->coll_st == NULL || s->next_upd == NULL || s->uheap == NULL ||
+		    s->in_uheap == NULL)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < s->n; i++) {
 			s->coll_t[i] = -INFINITY;
