@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nl_cfg.h"
@@ -73,6 +74,7 @@ struct gcfg {
 	bool on[E_N];
 	double t1_nodes[MAXN];
 	unsigned int n_t1;
+	bool t1_sys[2]; /* [table1] systems: central, gossip */
 	double r_nodes[MAXN];
 	unsigned int n_r, r_trials;
 	double s_nodes[MAXN];
@@ -290,6 +292,26 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 		g->on[e] = nl_cfg_has_section(cfg, exp_name[e]);
 	if (g->on[E_T1] && (rc = get_nodes(cfg, "table1", g->t1_nodes, &g->n_t1, true)) < 0)
 		return rc;
+	g->t1_sys[0] = g->t1_sys[1] = true;
+	if (g->on[E_T1]) {
+		rc = nl_cfg_get_str(cfg, "table1", "systems", &str, false);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			bool c = strstr(str, "central") != NULL, q = strstr(str, "gossip") != NULL;
+			char rest[256];
+
+			snprintf(rest, sizeof(rest), "%s", str);
+			for (char *t = strtok(rest, ", "); t != NULL; t = strtok(NULL, ", "))
+				if (strcmp(t, "central") != 0 && strcmp(t, "gossip") != 0)
+					c = q = false;
+			if (!c && !q)
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, "table1", "systems"),
+						    "expected 'central', 'gossip' or both");
+			g->t1_sys[0] = c;
+			g->t1_sys[1] = q;
+		}
+	}
 	g->r_trials = 10;
 	if (g->on[E_ROUNDS] && ((rc = get_nodes(cfg, "rounds", g->r_nodes, &g->n_r, true)) < 0 ||
 				(rc = get_u(cfg, "rounds", "trials", &g->r_trials, 1, 10000)) < 0))
@@ -618,8 +640,12 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 			unsigned int n = (unsigned int)g->t1_nodes[i];
 
 			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u\n", n, c.util, q.util,
-				q.util / c.util, c.age, q.age, c.cycle, c.rec, c.n);
-			summ(o, "util_central_%u=%.4f util_gossip_%u=%.4f", n, c.util, n, q.util);
+				c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
+				c.n ? c.n : q.n);
+			if (c.n)
+				summ(o, "util_central_%u=%.4f", n, c.util);
+			if (q.n)
+				summ(o, "util_gossip_%u=%.4f", n, q.util);
 		}
 		fclose(f);
 		gp_head(o, "table1.png", "Table 1: mean utilization, central manager vs gossip",
@@ -836,6 +862,8 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		for (int sys = 0; sys < 2 && rc == 0; sys++) {
 			struct nl_gsched_cfg c = *b;
 
+			if (!g.t1_sys[sys == NL_GSCHED_GOSSIP])
+				continue;
 			c.sys = (enum nl_gsched_sys)sys;
 			c.n_nodes = (uint32_t)g.t1_nodes[i];
 			c.load = 0;
@@ -930,12 +958,18 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 			g.match_auto ? " (measured)" : " (configured)");
 	pthread_t th[64];
 
+	struct timespec c0, c1;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	p.t0 = nl_sim_wall_s();
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_create(&th[i], NULL, worker, &p);
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_join(th[i], NULL);
 	double wall = nl_sim_wall_s() - p.t0, sim_s = 0;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
 	uint64_t exch = 0;
 
 	for (size_t i = 0; i < p.n; i++) {
@@ -982,8 +1016,9 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_gossip.log); the "
 				"CSV files are complete\n", o->out_dir);
 	printf("SUMMARY%s match_cost_ns=%.1f sim_days=%g runs=%zu exchanges=%llu "
-	       "exchanges_per_s=%.0f wall_s=%.2f threads=%u\n", out.summ, b->match_cost_s * 1e9,
-	       g.days, p.n, (unsigned long long)exch, exch / wall, wall, n_th);
+	       "exchanges_per_s=%.0f wall_s=%.2f cpu_s=%.2f threads=%u\n", out.summ,
+	       b->match_cost_s * 1e9, g.days, p.n, (unsigned long long)exch, exch / wall, wall, cpu,
+	       n_th);
 	(void)sim_s;
 	free(p.t);
 	free(g.job_ad);

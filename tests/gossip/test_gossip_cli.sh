@@ -71,7 +71,7 @@ fi
 "$SIM" -q -c "$D/g.ini" -o "$D/b" >"$D/b.out" 2>&1
 ok=0
 for f in "$D"/a/*.csv; do cmp -s "$f" "$D/b/$(basename "$f")" || { ok=1; echo "# differs: $f"; }; done
-strip() { sed -e 's/ wall_s=[^ ]*//' -e 's/ exchanges_per_s=[^ ]*//' -e 's/ threads=[^ ]*//'; }
+strip() { sed -e 's/ wall_s=[^ ]*//' -e 's/ exchanges_per_s=[^ ]*//' -e 's/ threads=[^ ]*//' -e 's/ cpu_s=[^ ]*//'; }
 [ "$(strip <<<"$s")" = "$(grep '^SUMMARY' "$D/b.out" | strip)" ] || ok=1
 say "same seed: the same CSV files and the same SUMMARY (but wall time)" $ok
 "$SIM" -q --threads 1 -c "$D/g.ini" -o "$D/c" >/dev/null 2>&1
