@@ -893,7 +893,10 @@ handle(struct sim *s, const struct ev *e)
 	case EV_REQUEUE:
 		if (s->c->load > 0)
 			for (uint32_t j = 0; j < e->a; j++)
-				q_push(&s->sc[e->b % s->n_sched].q, job_len(s), true);
+				q_push(&s->sc[e->b % s->n_sched].q,
+				       s->c->job_min_s + (s->c->job_max_s - s->c->job_min_s) *
+								 unif(&s->rng),
+				       true); /* not from the job stream: it stays common */
 		break;
 	case EV_NEG:
 		central_neg(s);
