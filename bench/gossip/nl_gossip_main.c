@@ -597,8 +597,8 @@ csv_open(const struct out *o, const char *name, const char *config, uint64_t see
 	return f;
 }
 
-static const char paper[] = "Umeda, Nakada, Matsuoka: Decentralized Job Scheduling System "
-			    "based on Information Sharing framework";
+static const char paper[] = "after Umeda, Nakada, Matsuoka: Decentralized Job Scheduling "
+			    "System based on Information Sharing...";
 
 static void
 gp_head(struct out *o, const char *png, const char *title, const char *xl, const char *yl)

@@ -124,9 +124,9 @@ int nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res);
  * Measure the cost of one ClassAd matchmaking evaluation (Requirements and Rank of the job
  * ad against one node record) on this machine.
  * @param job_ad  ClassAd text.
- * @param out_s   Output: seconds per evaluation.
+ * @param out_s   Output: seconds per evaluation (the fastest of 10 batches of 2,000).
  * @return 0; -EINVAL (ad does not compile or lacks Requirements/Rank); -ENOMEM.
- * @par Context  Control path; reads the clock (CLOCK_MONOTONIC); ~20 ms.
+ * @par Context  Control path; reads the clock (CLOCK_MONOTONIC); a few ms.
  */
 int nl_gsched_match_cost(const char *job_ad, double *out_s);
 
