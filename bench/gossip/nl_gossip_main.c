@@ -687,7 +687,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 				a[v] = agg_spread(p, E_SPREAD, i, v);
 			fprintf(f, "%u,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%u\n", n, a[0].share, a[1].share,
 				a[2].share, a[0].rounds_conv, a[1].rounds_conv, a[2].rounds_all, a[0].n);
-			summ(o, "share_seedrule_%u=%.4f share_pp_stopk_%u=%.4f", n, a[0].share, n,
+			summ(o, "share_paperrule_%u=%.4f share_pp_stopk_%u=%.4f", n, a[0].share, n,
 			     a[1].share);
 		}
 		fclose(f);

@@ -50,7 +50,7 @@ rc=$?
 say "a small configuration with every experiment runs" "$rc" "$out"
 s=$(grep '^SUMMARY' <<<"$out")
 miss=""
-for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 share_seedrule_20 \
+for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 share_paperrule_20 \
 	nat50_share t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
 	grep -q " $k=" <<<"$s" || miss="$miss $k"
