@@ -127,6 +127,7 @@ int nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res);
  * @param out_s   Output: seconds per evaluation (the fastest of 10 batches of 2,000).
  * @return 0; -EINVAL (ad does not compile or lacks Requirements/Rank); -ENOMEM.
  * @par Context  Control path; reads the clock (CLOCK_MONOTONIC); a few ms.
+ * @par Source   seed paper §5.2 (a measured matchmaking cost, common to both systems).
  */
 int nl_gsched_match_cost(const char *job_ad, double *out_s);
 
@@ -137,7 +138,8 @@ int nl_gsched_match_cost(const char *job_ad, double *out_s);
  * @param b  Node id.
  * @param out_s  Output [s].
  * @return 0; -EINVAL; -ENOMEM.
- * @par Context  Any thread; allocates the site table.
+ * @par Context  Any thread; allocates a whole run's state (tests and docs only).
+ * @par Source   seed paper §5.2 (GridG delays up to about 200 ms; our generator: docs/gossip.md).
  */
 int nl_gsched_latency(const struct nl_gsched_cfg *c, uint32_t a, uint32_t b, double *out_s);
 
@@ -163,6 +165,8 @@ struct nl_gsched_contact {
  * @param g        Output [n_part]: time [s], or -INFINITY when nothing of x reaches dst.
  * @return participants reached (dst included).
  * @par Context  Any thread; pure on its arguments; O(n) worst case.
+ * @par Source   seed paper §4.5 (what whole-view exchanges deliver); latest-departure temporal
+ *               paths (Wu et al., "Path problems in temporal graphs", VLDB 2014).
  */
 uint32_t nl_gsched_sweep(const struct nl_gsched_contact *ct, size_t n, enum nl_gossip_mode mode,
 			 uint32_t dst, double now_s, double horizon_s, uint32_t n_part, double *g);

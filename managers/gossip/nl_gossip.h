@@ -165,6 +165,7 @@ int nl_gossip_view_create(struct nl_gossip_view **out, uint32_t self, size_t cap
  * Free a view; NULL is a no-op.
  * @param v  View.
  * @par Context  Owner thread.
+ * @par Source   seed paper §4.5 (views of resource records).
  */
 void nl_gossip_view_free(struct nl_gossip_view *v);
 
@@ -173,6 +174,7 @@ void nl_gossip_view_free(struct nl_gossip_view *v);
  * @return records held (valid or not yet expired by nl_gossip_expire_st(), leave messages
  *         included).
  * @par Context  Owner thread.
+ * @par Source   seed paper §4.5 (views of resource records).
  */
 size_t nl_gossip_view_size(const struct nl_gossip_view *v);
 
@@ -180,6 +182,7 @@ size_t nl_gossip_view_size(const struct nl_gossip_view *v);
  * @param v  View.
  * @return the epoch: bumped by every change (I2).
  * @par Context  Owner thread.
+ * @par Source   seed paper §4.5 (views of resource records).
  */
 uint64_t nl_gossip_view_epoch(const struct nl_gossip_view *v);
 
@@ -189,6 +192,7 @@ uint64_t nl_gossip_view_epoch(const struct nl_gossip_view *v);
  * @param src  Source id.
  * @return the stored record (valid until the next change of the view), or NULL.
  * @par Context  Owner thread; O(1) expected.
+ * @par Source   seed paper §4.5 (views of resource records).
  */
 const struct nl_gossip_rec *nl_gossip_view_find_st(const struct nl_gossip_view *v, uint32_t src);
 
@@ -269,6 +273,7 @@ struct nl_gossip_scratch {
  * Free scratch buffers (the struct itself is the caller's).
  * @param s  Scratch.
  * @par Context  Owner thread.
+ * @par Source   seed paper §4.5 (views of resource records).
  */
 void nl_gossip_scratch_fini(struct nl_gossip_scratch *s);
 
@@ -351,6 +356,7 @@ unsigned int nl_gossip_pick_peers_st(const struct nl_gossip_view *v,
  * @param epoch    Output: the epoch the copy belongs to (may be NULL).
  * @return records that qualify (may exceed cap: only cap are written).
  * @par Context  Owner thread; O(view). The copy is then the reader's.
+ * @par Source   seed paper §4.5 (views of resource records).
  */
 size_t nl_gossip_view_copy_st(const struct nl_gossip_view *v, double now_s, bool up_only,
 			      struct nl_gossip_rec *out, size_t cap, uint64_t *epoch);
