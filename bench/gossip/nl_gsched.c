@@ -115,6 +115,9 @@ struct sim {
 	/* candidates scratch */
 	uint32_t *cand;
 	double *cand_rank;
+	uint32_t *tmp_c;      /* merge-sort scratch [n x cores + 1] */
+	double *tmp_r;
+	bool oom;             /* an allocation failed: stop, return -ENOMEM */
 	/* accounting */
 	double t_last, busy_int, live_int;
 	uint64_t busy, live_cores;
@@ -137,8 +140,10 @@ heap_push(struct sim *s, double t, uint8_t type, uint32_t a, uint32_t b, uint32_
 		size_t cap = s->hcap ? 2 * s->hcap : 1024;
 		struct ev *h = realloc(s->heap, cap * sizeof(*h));
 
-		if (h == NULL)
-			abort(); /* out of memory in the middle of a run: nothing to hand back */
+		if (h == NULL) {
+			s->oom = true; /* the run stops and reports -ENOMEM */
+			return;
+		}
 		s->heap = h;
 		s->hcap = cap;
 	}
@@ -409,7 +414,7 @@ match_one(struct sim *s, const struct node *nd, int32_t free_cores, double *rank
 
 /* Sort candidates by rank, descending; ties keep the (random) order they came in. */
 static void
-sort_cand(uint32_t *cand, double *rank, size_t n)
+sort_cand(uint32_t *cand, double *rank, size_t n, uint32_t *tc, double *tr)
 {
 	/* insertion sort for short lists, else a simple merge sort */
 	if (n < 32) {
@@ -429,13 +434,8 @@ sort_cand(uint32_t *cand, double *rank, size_t n)
 	}
 	size_t h = n / 2;
 
-	sort_cand(cand, rank, h);
-	sort_cand(cand + h, rank + h, n - h);
-	uint32_t *tc = malloc(n * sizeof(*tc));
-	double *tr = malloc(n * sizeof(*tr));
-
-	if (tc == NULL || tr == NULL)
-		abort();
+	sort_cand(cand, rank, h, tc, tr);
+	sort_cand(cand + h, rank + h, n - h, tc, tr);
 	size_t i = 0, j = h, k = 0;
 
 	while (i < h || j < n) {
@@ -449,8 +449,6 @@ sort_cand(uint32_t *cand, double *rank, size_t n)
 	}
 	memcpy(cand, tc, n * sizeof(*tc));
 	memcpy(rank, tr, n * sizeof(*tr));
-	free(tc);
-	free(tr);
 }
 
 /* Send jobs of scheduler k to its ranked candidates lc[lc_pos..lc_n), serially charging the
@@ -491,7 +489,7 @@ set_candidates(struct sim *s, unsigned int k, size_t nc, uint32_t view_n)
 		s->cand[j] = tc;
 		s->cand_rank[j] = tr;
 	}
-	sort_cand(s->cand, s->cand_rank, nc);
+	sort_cand(s->cand, s->cand_rank, nc, s->tmp_c, s->tmp_r);
 	memcpy(sc->lc, s->cand, nc * sizeof(*sc->lc));
 	sc->lc_n = nc;
 	sc->lc_pos = 0;
@@ -805,7 +803,7 @@ ev_reply(struct sim *s, const struct ev *e)
 	s->res->refused++;
 	s->sc[k].refused_s[e->a] = s->now;
 	if (s->c->load > 0)
-		q_push(&s->sc[k].q, e->x, true);
+		s->oom |= q_push(&s->sc[k].q, e->x, true) != 0;
 	/* gossip: match again at once (§4.3); central: at the next negotiation cycle */
 	if (s->c->sys == NL_GSCHED_GOSSIP)
 		request_pass(s, k, s->now, false);
@@ -818,7 +816,7 @@ ev_arrival(struct sim *s)
 	double cap = (double)s->n * s->c->cores;
 	double rate = s->c->load * cap / (0.5 * (s->c->job_min_s + s->c->job_max_s));
 
-	q_push(&s->sc[k].q, job_len(s), false);
+	s->oom |= q_push(&s->sc[k].q, job_len(s), false) != 0;
 	if (s->c->sys == NL_GSCHED_GOSSIP && !s->sc[k].pass_pending &&
 	    s->sc[k].lc_pos < s->sc[k].lc_n) {
 		s->sc[k].pass_pending = true;
@@ -893,10 +891,10 @@ handle(struct sim *s, const struct ev *e)
 	case EV_REQUEUE:
 		if (s->c->load > 0)
 			for (uint32_t j = 0; j < e->a; j++)
-				q_push(&s->sc[e->b % s->n_sched].q,
-				       s->c->job_min_s + (s->c->job_max_s - s->c->job_min_s) *
-								 unif(&s->rng),
-				       true); /* not from the job stream: it stays common */
+				s->oom |= q_push(&s->sc[e->b % s->n_sched].q,
+						 s->c->job_min_s + (s->c->job_max_s - s->c->job_min_s) *
+									   unif(&s->rng),
+						 true) != 0; /* not from the job stream: it stays common */
 		break;
 	case EV_NEG:
 		central_neg(s);
@@ -977,6 +975,8 @@ sim_free(struct sim *s)
 	free(s->in_uheap);
 	free(s->cand);
 	free(s->cand_rank);
+	free(s->tmp_c);
+	free(s->tmp_r);
 	nl_cad_ctx_free(s->ctx);
 	nl_cad_prog_free(s->prog);
 }
@@ -1011,7 +1011,10 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 	s->nd = calloc(s->n, sizeof(*s->nd));
 	s->cand = malloc(((size_t)s->n * c->cores + 1) * sizeof(*s->cand));
 	s->cand_rank = malloc(((size_t)s->n * c->cores + 1) * sizeof(*s->cand_rank));
-	if (s->nd == NULL || s->cand == NULL || s->cand_rank == NULL)
+	s->tmp_c = malloc(((size_t)s->n * c->cores + 1) * sizeof(*s->tmp_c));
+	s->tmp_r = malloc(((size_t)s->n * c->cores + 1) * sizeof(*s->tmp_r));
+	if (s->nd == NULL || s->cand == NULL || s->cand_rank == NULL || s->tmp_c == NULL ||
+	    s->tmp_r == NULL)
 		return -ENOMEM;
 	uint32_t n_nat = (uint32_t)(c->nat_share * s->n + 0.5);
 	static const uint32_t mem[] = { 2048, 4096, 8192 };
@@ -1118,7 +1121,7 @@ nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res)
 		double th = s.hn > 0 ? s.heap[0].t : INFINITY;
 		double t = tc < th ? tc : th;
 
-		if (t > c->horizon_s)
+		if (t > c->horizon_s || s.oom)
 			break;
 		account(&s, t);
 		s.now = t;
@@ -1133,6 +1136,10 @@ nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res)
 
 			handle(&s, &e);
 		}
+	}
+	if (s.oom) {
+		sim_free(&s);
+		return -ENOMEM;
 	}
 	account(&s, c->horizon_s);
 	res->util = s.live_int > 0 ? s.busy_int / s.live_int : 0;
