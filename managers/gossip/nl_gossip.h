@@ -198,7 +198,8 @@ const struct nl_gossip_rec *nl_gossip_view_find_st(const struct nl_gossip_view *
 
 /**
  * Set the owner's own record (its fresh state): src is forced to the owner, the record becomes
- * hot with no "known" reply yet.
+ * hot with no "known" reply yet. Refresh it at least once per lifetime (the simulator does it
+ * before every exchange): an expired own record is kept but no longer sent.
  * @param v    View.
  * @param rec  Record; created_s should be now, lifetime_s > 0.
  * @return 0; -EINVAL (lifetime_s <= 0 or created_s older than the stored own record); -ENOMEM.
