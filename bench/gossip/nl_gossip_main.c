@@ -228,6 +228,21 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "mode", modes, &u, false)) < 0)
 		return rc;
 	b->mode = (enum nl_gossip_mode)u;
+	static const char *const engines[] = { "sweep", "library", NULL };
+	static const char *const rules[] = { "anti-entropy", "stop-k", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "view_engine", engines, &u, false)) < 0)
+		return rc;
+	b->view = (enum nl_gsched_view)u;
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "rule", rules, &u, false)) < 0)
+		return rc;
+	b->rule = (enum nl_gossip_rule)u;
+	if (b->rule == NL_GOSSIP_STOP_K && b->view != NL_GSCHED_VIEW_LIBRARY)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "rule"),
+				    "the stop-k rule needs view_engine = library (the sweep "
+				    "assumes whole-view exchanges)");
 	g->match_auto = true;
 	rc = nl_cfg_get_str(cfg, s, "match_cost_ns", &str, false);
 	if (rc < 0)
@@ -855,6 +870,7 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		b->match_cost_s = mc;
 	b->seed = g.seed;
 	b->net_seed = g.seed;
+	b->stop_k = g.stop_k;
 	p.quiet = o->quiet;
 	pthread_mutex_init(&p.lock, NULL);
 	rc = 0;

@@ -115,6 +115,15 @@ struct sim {
 	/* candidates scratch */
 	uint32_t *cand;
 	double *cand_rank;
+	/* library view engine */
+	struct nl_gossip_view **view; /* [n_part] */
+	struct nl_gossip_cfg gcfg;
+	struct nl_gossip_scratch scr;
+	struct nl_gossip_rec *vcopy;  /* a scheduling node's copy of its view */
+	size_t vcopy_cap;
+	int32_t *lib_free;            /* [n] free cores in the copied record */
+	uint8_t *lib_st;              /* [n] its state */
+	uint32_t leaving;             /* participant sending its leave message, or UINT32_MAX */
 	uint32_t *tmp_c;      /* merge-sort scratch [n x cores + 1] */
 	double *tmp_r;
 	bool oom;             /* an allocation failed: stop, return -ENOMEM */
@@ -496,6 +505,72 @@ set_candidates(struct sim *s, unsigned int k, size_t nc, uint32_t view_n)
 	sc->view_n = view_n;
 }
 
+/* Library engine: a scheduling node reads its view the documented way (a copy of the valid
+ * records, nl_gossip_view_copy_st) into g[] / lib_free[] / lib_st[] by node id. */
+static void
+lib_read(struct sim *s, unsigned int k)
+{
+	struct sched *sc = &s->sc[k];
+	struct nl_gossip_view *v = s->view[s->n + k];
+	size_t m;
+
+	nl_gossip_expire_st(v, s->now);
+	m = nl_gossip_view_copy_st(v, s->now, false, s->vcopy, s->vcopy_cap, NULL);
+	if (m > s->vcopy_cap)
+		m = s->vcopy_cap; /* cannot happen: one record per participant */
+	for (uint32_t i = 0; i < s->n_part; i++)
+		sc->g[i] = -INFINITY;
+	for (size_t j = 0; j < m; j++) {
+		const struct nl_gossip_rec *r = &s->vcopy[j];
+
+		if (r->src >= s->n)
+			continue;
+		sc->g[r->src] = r->created_s;
+		s->lib_free[r->src] = (int32_t)r->free_cores;
+		s->lib_st[r->src] = r->state == NL_GOSSIP_UP ? ST_UP : ST_GONE;
+	}
+	s->res->sweeps++;
+}
+
+/* Library engine: participant x (re)makes its own record before an exchange. */
+static void
+lib_self(struct sim *s, uint32_t x, double t)
+{
+	struct nl_gossip_rec r = { .cores = s->c->cores, .state = NL_GOSSIP_UP,
+				   .created_s = t, .lifetime_s = s->c->lifetime_s };
+
+	if (x == s->leaving)
+		return; /* its leave message stands */
+	if (x < s->n) {
+		const struct node *nd = &s->nd[x];
+
+		r.cores = nd->cores;
+		r.free_cores = nd->free;
+		r.mem_mb = nd->mem_mb;
+		r.arch = nd->arch;
+		r.flags = nd->nat ? NL_GOSSIP_F_NAT : 0;
+	} else {
+		r.free_cores = 0; /* a scheduling node offers no cores */
+	}
+	s->oom |= nl_gossip_set_self_st(s->view[x], &r) == -ENOMEM;
+}
+
+/* Library engine: participant x joins through a random live contactable participant. */
+static void
+lib_join(struct sim *s, uint32_t x)
+{
+	for (int tries = 0; tries < 64; tries++) {
+		uint32_t q = (uint32_t)(nl_rng_u64(&s->rng) % s->n_part);
+
+		if (q == x || (q < s->n && (s->nd[q].nat || s->nd[q].st != ST_UP)))
+			continue;
+		lib_self(s, x, s->now);
+		lib_self(s, q, s->now);
+		s->oom |= nl_gossip_join_st(s->view[x], s->view[q], s->now, &s->scr) != 0;
+		return;
+	}
+}
+
 /* A gossip scheduling node's pass: recompute its view if asked, rank believed-free nodes,
  * send as many jobs as it has candidates. */
 static void
@@ -505,7 +580,9 @@ gossip_pass(struct sim *s, unsigned int k, bool resweep)
 	size_t nc = 0;
 	uint32_t view_n = 0;
 
-	if (resweep) {
+	if (resweep && s->c->view == NL_GSCHED_VIEW_LIBRARY) {
+		lib_read(s, k);
+	} else if (resweep) {
 		sweep_ring(s, k);
 	} else if (sc->lc_pos < sc->lc_n) {
 		dispatch(s, k); /* a job arrived: the view has not changed since the last pass */
@@ -520,7 +597,15 @@ gossip_pass(struct sim *s, unsigned int k, bool resweep)
 		if (gi == -INFINITY || s->now - gi >= s->c->lifetime_s)
 			continue; /* not in the view, or expired */
 		view_n++;
-		h = hist_at(&s->nd[i], gi);
+		struct hev lh;
+
+		if (s->c->view == NL_GSCHED_VIEW_LIBRARY) {
+			/* what the record itself says */
+			lh = (struct hev){ .t = gi, .free = s->lib_free[i], .st = s->lib_st[i] };
+			h = &lh;
+		} else {
+			h = hist_at(&s->nd[i], gi); /* the node's state when it made the record */
+		}
 		if (h == NULL || h->st != ST_UP || sc->refused_s[i] > gi)
 			continue;
 		int32_t f = h->free - own_starts_after(&s->nd[i], gi, k) - sc->pend[i];
@@ -723,6 +808,22 @@ schedule_churn(struct sim *s, uint32_t i)
 static void
 add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 {
+	if (s->c->view == NL_GSCHED_VIEW_LIBRARY) {
+		double lat = latency(s, a, b);
+
+		/* the exchange itself is applied at once; the scheduling node matches when the
+		 * records would have arrived */
+		lib_self(s, a, t);
+		lib_self(s, b, t);
+		s->oom |= nl_gossip_exchange_st(s->view[a], s->view[b], &s->gcfg, t, &s->scr,
+						NULL) != 0;
+		s->res->exchanges++;
+		if (b >= s->n && s->c->mode != NL_GOSSIP_PULL)
+			request_pass(s, b - s->n, t + lat, true);
+		if (a >= s->n && s->c->mode != NL_GOSSIP_PUSH)
+			request_pass(s, a - s->n, t + 2 * lat, true);
+		return;
+	}
 	if (s->ct_n == s->ct_cap) {
 		/* drop the oldest */
 		s->ct_head = (s->ct_head + 1) % s->ct_cap;
@@ -863,9 +964,15 @@ handle(struct sim *s, const struct ev *e)
 			s->res->leaves++;
 			node_down(s, e->a, ST_GONE);
 			if (s->c->sys == NL_GSCHED_GOSSIP) {
+				if (s->view != NULL) {
+					s->oom |= nl_gossip_leave_st(s->view[e->a], s->now,
+								     s->c->lifetime_s) == -ENOMEM;
+					s->leaving = e->a;
+				}
 				nd->st = ST_UP; /* send it while still up */
 				gossip_open(s, e->a, s->now);
 				nd->st = ST_GONE;
+				s->leaving = UINT32_MAX;
 			} else {
 				s->coll_st[e->a] = ST_GONE; /* Condor: the startd invalidates its ad */
 			}
@@ -878,7 +985,20 @@ handle(struct sim *s, const struct ev *e)
 		hist_add(nd, s->now, -1);
 		s->res->joins++;
 		if (s->c->sys == NL_GSCHED_GOSSIP) {
-			gossip_open(s, e->a, s->now); /* joins through a random live node */
+			if (s->view != NULL) {
+				/* a new incarnation starts with an empty view and joins (push-pull
+				 * anti-entropy with a random live node, nl_gossip_join_st) */
+				struct nl_gossip_view *nv;
+
+				if (nl_gossip_view_create(&nv, e->a, 16) != 0) {
+					s->oom = true;
+					break;
+				}
+				nl_gossip_view_free(s->view[e->a]);
+				s->view[e->a] = nv;
+				lib_join(s, e->a);
+			}
+			gossip_open(s, e->a, s->now); /* then gossips as usual */
 		} else {
 			if (!s->in_uheap[e->a]) {
 				s->next_upd[e->a] = s->now;
@@ -929,6 +1049,10 @@ check_cfg(const struct nl_gsched_cfg *c)
 		return -EINVAL;
 	if (c->sys == NL_GSCHED_CENTRAL && c->n_sched != 1)
 		return -EINVAL;
+	if ((unsigned int)c->view > NL_GSCHED_VIEW_LIBRARY ||
+	    (unsigned int)c->rule > NL_GOSSIP_STOP_K ||
+	    (c->rule == NL_GOSSIP_STOP_K && (c->stop_k == 0 || c->view != NL_GSCHED_VIEW_LIBRARY)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -977,6 +1101,14 @@ sim_free(struct sim *s)
 	free(s->cand_rank);
 	free(s->tmp_c);
 	free(s->tmp_r);
+	if (s->view != NULL)
+		for (uint32_t i = 0; i < s->n_part; i++)
+			nl_gossip_view_free(s->view[i]);
+	free(s->view);
+	free(s->vcopy);
+	free(s->lib_free);
+	free(s->lib_st);
+	nl_gossip_scratch_fini(&s->scr);
 	nl_cad_ctx_free(s->ctx);
 	nl_cad_prog_free(s->prog);
 }
@@ -1056,6 +1188,21 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 	}
 	if (setup_classad(s, c->job_ad) != 0)
 		return -EINVAL;
+	s->leaving = UINT32_MAX;
+	if (c->sys == NL_GSCHED_GOSSIP && c->view == NL_GSCHED_VIEW_LIBRARY) {
+		s->gcfg = (struct nl_gossip_cfg){ .fanout = c->fanout, .mode = c->mode,
+						  .rule = c->rule, .stop_k = c->stop_k ? c->stop_k : 1 };
+		s->view = calloc(s->n_part, sizeof(*s->view));
+		s->vcopy_cap = s->n_part;
+		s->vcopy = malloc(s->vcopy_cap * sizeof(*s->vcopy));
+		s->lib_free = calloc(s->n, sizeof(*s->lib_free));
+		s->lib_st = calloc(s->n, 1);
+		if (s->view == NULL || s->vcopy == NULL || s->lib_free == NULL || s->lib_st == NULL)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < s->n_part; i++)
+			if (nl_gossip_view_create(&s->view[i], i, 16) != 0)
+				return -ENOMEM;
+	}
 	if (c->sys == NL_GSCHED_GOSSIP) {
 		/* the contacts of one record lifetime (+ one period of slack) */
 		s->ct_cap = (size_t)((c->lifetime_s / c->period_s + 2) * s->n_part * c->fanout) + 16;

@@ -54,6 +54,13 @@ enum nl_gsched_sys {
 	NL_GSCHED_CENTRAL,
 };
 
+/** How a scheduling node's view is obtained (docs/gossip.md "How the view is computed"). */
+enum nl_gsched_view {
+	NL_GSCHED_VIEW_SWEEP = 0, /**< exact temporal-path sweep (whole views only), fast */
+	NL_GSCHED_VIEW_LIBRARY,   /**< nl_gossip views on every participant: any rule, O(N) per
+				   *   exchange under anti-entropy (small pools) */
+};
+
 /** Network latency generator (docs/gossip.md "Network"). */
 struct nl_gsched_net {
 	unsigned int sites;  /**< sites placed uniformly at random in a unit square, >= 1 */
@@ -75,6 +82,9 @@ struct nl_gsched_cfg {
 	double lifetime_s;         /**< record lifetime (both systems) [s] */
 	unsigned int fanout;       /**< gossip f */
 	enum nl_gossip_mode mode;  /**< gossip direction */
+	enum nl_gossip_rule rule;  /**< anti-entropy, or stop-k (library views only) */
+	unsigned int stop_k;       /**< k of the stop rule */
+	enum nl_gsched_view view;  /**< view engine */
 	double nat_share;          /**< compute nodes behind NAT, [0, 1) */
 	unsigned int cores;        /**< cores per node (jobs use one) */
 	double job_min_s, job_max_s; /**< job length, uniform [s] */
