@@ -96,12 +96,18 @@ bad "node count not an integer" 5 "integers" $'[gossip]\nseed = 1\n\n[table1]\nn
 bad "warm-up longer than the run" 3 "warm-up" $'[gossip]\ndays = 0.1\nwarmup_h = 5\n[table1]\nnodes = 10'
 bad "latency maximum below minimum" 5 "maximum below minimum" $'[gossip]\nseed = 1\n[network]\ninter_min_ms = 50\ninter_max_ms = 20\n[table1]\nnodes = 10'
 bad "scheduling nodes above the maximum" 5 "counts" $'[gossip]\nseed = 1\n[schedulers]\nnodes = 100\ncounts = 1, 100'
+bad "stop rule with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrule = stop-k\n[table1]\nnodes = 10'
+bad "unknown view engine" 2 "view_engine" $'[gossip]\nview_engine = magic\n[table1]\nnodes = 10'
 bad "job ad file that is not a ClassAd" 2 "not a ClassAd" $'[gossip]\njob_ad_file = /dev/null\n[table1]\nnodes = 10'
 printf '[gossip]\nseed = 1\n' >"$D/none.ini"
 o=$("$SIM" -q -c "$D/none.ini" -o "$D/y" 2>&1)
 r=$?
 [ $r = 2 ] && grep -q "experiment section" <<<"$o"
 say "a [gossip] configuration without any experiment is refused" $? "status $r: $o"
+printf '[gossip]\nseed = 2\nview_engine = library\nrule = stop-k\nnode_days_min = 0\ndays = 0.2\nwarmup_h = 1\n[table1]\nnodes = 20\n' >"$D/lib.ini"
+o=$("$SIM" -q -c "$D/lib.ini" -o "$D/lib" 2>&1)
+grep -q "util_gossip_20=0\.[5-9]" <<<"$o"
+say "the library view engine with the stop rule runs" $? "$o"
 "$SIM" --help | grep -q "gossip"
 say "--help names the gossip model" $?
 echo "1..$n"
