@@ -49,6 +49,9 @@ int nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o);
 /** Batch model (a [batch] section; bench/batch/). @return exit status. */
 int nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o);
 
+/** Gossip model (a [gossip] section; bench/gossip/, docs/gossip.md). @return exit status. */
+int nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o);
+
 /**
  * Pick the model by the configuration's sections and run it.
  * @return exit status.
@@ -56,6 +59,10 @@ int nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o);
 static inline int
 nl_sim_main_dispatch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 {
+#ifdef NL_HAVE_GOSSIP
+	if (nl_cfg_has_section(cfg, "gossip"))
+		return nl_sim_main_gossip(cfg, o);
+#endif
 #ifdef NL_HAVE_BATCH
 	if (nl_cfg_has_section(cfg, "batch"))
 		return nl_sim_main_batch(cfg, o);

@@ -1,0 +1,1041 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-sim's gossip model (a [gossip] section): the experiments of Umeda, Nakada, Matsuoka
+ * (docs/gossip.md). Each experiment section present in the configuration runs:
+ *   [table1]       utilization, central vs gossip, queue never dry     -> table1.csv/.png
+ *   [rounds]       rounds for one record to reach everyone (theory)    -> rounds.csv
+ *   [spread]       Fig. 6 share informed vs N, Fig. 7 share vs round   -> fig6/fig7 .csv/.png
+ *   [nat]          Fig. 8 share of NAT'd nodes                         -> fig8.csv/.png
+ *   [table2]       gossip/central ratio vs offered load and N          -> table2.csv/.png
+ *   [schedulers]   Fig. 9 utilization vs scheduling nodes              -> fig9.csv/.png
+ *   [sensitivity]  crossover node count vs per-record central cost     -> sensitivity.csv/.png
+ * Runs are spread over worker threads; progress goes to stderr, one SUMMARY line to stdout.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nl_cfg.h"
+#include "nl_gsched.h"
+#include "nl_gspread.h"
+#include "nl_sim_main.h"
+#include "nl_version.h"
+
+#define MAXN 32u
+
+/* The job ad of every experiment: any node with a free core and enough memory; prefer big
+ * memory, then many cores (HTCondor syntax, evaluated by managers/classad). */
+static const char default_job_ad[] =
+	"RequestCores = 1;\n"
+	"RequestMemory = 1024;\n"
+	"Requirements = TARGET.State == \"Unclaimed\" && TARGET.FreeCores >= RequestCores &&\n"
+	"    TARGET.Memory >= RequestMemory && (TARGET.Arch == \"X86_64\" || TARGET.Arch == \"AARCH64\");\n"
+	"Rank = TARGET.Memory / 1024 + TARGET.Cores\n";
+
+enum task_kind { T_SCHED = 0, T_SPREAD };
+
+struct task {
+	enum task_kind kind;
+	unsigned int exp, i, j; /* experiment and indices, for aggregation */
+	struct nl_gsched_cfg sc;
+	struct nl_gsched_res sr;
+	struct nl_gspread_cfg pc;
+	struct nl_gspread_res pr;
+	int rc;
+};
+
+struct pool {
+	struct task *t;
+	size_t n, cap;
+	atomic_size_t next, done;
+	pthread_mutex_t lock;
+	bool quiet;
+	double t0;
+};
+
+static const char *const exp_name[] = { "table1", "rounds", "spread", "nat", "table2",
+					"schedulers", "sensitivity" };
+enum { E_T1 = 0, E_ROUNDS, E_SPREAD, E_NAT, E_T2, E_SCHED, E_SENS, E_N };
+
+struct gcfg {
+	struct nl_gsched_cfg base;
+	uint64_t seed;
+	unsigned int threads;
+	double days, node_days_min;
+	bool match_auto;
+	char *job_ad;
+	bool on[E_N];
+	double t1_nodes[MAXN];
+	unsigned int n_t1;
+	bool t1_sys[2]; /* [table1] systems: central, gossip */
+	double r_nodes[MAXN];
+	unsigned int n_r, r_trials;
+	double s_nodes[MAXN];
+	unsigned int n_s, s_trials, s_curve_n, stop_k;
+	double nat_pct[MAXN];
+	unsigned int n_nat, nat_n, nat_trials;
+	double t2_nodes[MAXN], t2_loads[MAXN];
+	unsigned int n_t2n, n_t2l;
+	double f9_counts[MAXN];
+	unsigned int n_f9, f9_n;
+	double f9_load;
+	double se_nodes[MAXN], se_scales[MAXN];
+	unsigned int n_sen, n_ses;
+};
+
+/* ---- configuration ---------------------------------------------------------------------- */
+
+static int
+get_u(struct nl_cfg *cfg, const char *sec, const char *key, unsigned int *out, uint64_t min,
+      uint64_t max)
+{
+	uint64_t v = *out;
+	int rc = nl_cfg_get_u64(cfg, sec, key, &v, min, max, false);
+
+	*out = (unsigned int)v;
+	return rc < 0 ? rc : 0;
+}
+
+static int
+get_d(struct nl_cfg *cfg, const char *sec, const char *key, double *out, double min, double max)
+{
+	int rc = nl_cfg_get_double(cfg, sec, key, out, min, max, false);
+
+	return rc < 0 ? rc : 0;
+}
+
+static int
+get_nodes(struct nl_cfg *cfg, const char *sec, double *out, unsigned int *n, bool required)
+{
+	int rc = nl_cfg_get_list(cfg, sec, "nodes", out, MAXN, n, 2, 1e6, required);
+
+	if (rc < 0)
+		return rc;
+	for (unsigned int i = 0; i < *n; i++)
+		if (out[i] != floor(out[i]))
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, sec, "nodes"),
+					    "node counts must be integers (%g)", out[i]);
+	return 0;
+}
+
+static int
+read_file(const char *path, const char *cfg_path, char **out)
+{
+	char full[4096];
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL && path[0] != '/') {
+		const char *sl = strrchr(cfg_path, '/');
+
+		snprintf(full, sizeof(full), "%.*s/%s", sl ? (int)(sl - cfg_path) : 1,
+			 sl ? cfg_path : ".", path);
+		f = fopen(full, "rb");
+	}
+	if (f == NULL)
+		return -errno;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+
+	while (b != NULL) {
+		size_t k = fread(b + n, 1, cap - n - 1, f);
+
+		n += k;
+		if (k == 0)
+			break;
+		if (n + 1 == cap) {
+			char *nb = realloc(b, cap *= 2);
+
+			if (nb == NULL) {
+				free(b);
+				b = NULL;
+			} else {
+				b = nb;
+			}
+		}
+	}
+	fclose(f);
+	if (b == NULL)
+		return -ENOMEM;
+	b[n] = '\0';
+	*out = b;
+	return 0;
+}
+
+static int
+parse(struct nl_cfg *cfg, struct gcfg *g)
+{
+	struct nl_gsched_cfg *b = &g->base;
+	const char *s = "gossip", *str;
+	unsigned int u;
+	double d;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	*b = (struct nl_gsched_cfg){
+		.sys = NL_GSCHED_GOSSIP, .n_sched = 1, .load = 0, .period_s = 60,
+		.lifetime_s = 1800, .fanout = 1, .mode = NL_GOSSIP_PUSH_PULL, .cores = 1,
+		.job_min_s = 1800, .job_max_s = 3600, .fail_per_day = 0.01, .leave_per_day = 0.01,
+		.rejoin_s = 7200, .neg_interval_s = 60, .update_interval_s = 60, .rec_rtts = 3,
+		.rec_cost_s = 0, .rec_scale = 1, .match_cost_s = 0, .ask_timeout_s = 1,
+		.net = { .sites = 20, .intra_min_s = 0.0002, .intra_max_s = 0.002,
+			 .inter_min_s = 0.010, .inter_max_s = 0.200 },
+	};
+	g->seed = 1;
+	g->days = 1;
+	g->node_days_min = 100;
+	g->stop_k = 1;
+	double warm_h = 2, job_min = 30, job_max = 60, nat = 0, rejoin_h = 2;
+	uint64_t seed = 1;
+
+	if ((rc = nl_cfg_get_u64(cfg, s, "seed", &seed, 0, UINT64_MAX, false)) < 0)
+		return rc;
+	g->seed = seed;
+	if ((rc = get_u(cfg, s, "threads", &g->threads, 0, 256)) < 0 ||
+	    (rc = get_d(cfg, s, "days", &g->days, 0.01, 365)) < 0 ||
+	    (rc = get_d(cfg, s, "warmup_h", &warm_h, 0, 24 * 365)) < 0 ||
+	    (rc = get_d(cfg, s, "node_days_min", &g->node_days_min, 0, 1e7)) < 0 ||
+	    (rc = get_d(cfg, s, "period_s", &b->period_s, 0.001, 86400)) < 0 ||
+	    (rc = get_d(cfg, s, "lifetime_s", &b->lifetime_s, 0.001, 1e7)) < 0 ||
+	    (rc = get_u(cfg, s, "fanout", &b->fanout, 1, NL_GOSSIP_MAX_FANOUT)) < 0 ||
+	    (rc = get_u(cfg, s, "cores", &b->cores, 1, 1024)) < 0 ||
+	    (rc = get_d(cfg, s, "job_min_min", &job_min, 0.01, 1e6)) < 0 ||
+	    (rc = get_d(cfg, s, "job_max_min", &job_max, 0.01, 1e6)) < 0 ||
+	    (rc = get_d(cfg, s, "nat_pct", &nat, 0, 99)) < 0 ||
+	    (rc = get_u(cfg, s, "stop_k", &g->stop_k, 1, 1000)) < 0)
+		return rc;
+	if (warm_h / 24 >= g->days)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "warmup_h"),
+				    "warm-up (%g h) must be shorter than the run (%g days)", warm_h,
+				    g->days);
+	if (job_max < job_min)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "job_max_min"),
+				    "job_max_min (%g) is below job_min_min (%g)", job_max, job_min);
+	b->job_min_s = job_min * 60;
+	b->job_max_s = job_max * 60;
+	b->nat_share = nat / 100;
+	b->warmup_s = warm_h * 3600;
+	b->horizon_s = g->days * 86400;
+	static const char *const modes[] = { "push-pull", "push", "pull", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "mode", modes, &u, false)) < 0)
+		return rc;
+	b->mode = (enum nl_gossip_mode)u;
+	static const char *const engines[] = { "sweep", "library", NULL };
+	static const char *const rules[] = { "anti-entropy", "stop-k", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "view_engine", engines, &u, false)) < 0)
+		return rc;
+	b->view = (enum nl_gsched_view)u;
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "rule", rules, &u, false)) < 0)
+		return rc;
+	b->rule = (enum nl_gossip_rule)u;
+	if (b->rule == NL_GOSSIP_STOP_K && b->view != NL_GSCHED_VIEW_LIBRARY)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "rule"),
+				    "the stop-k rule needs view_engine = library (the sweep "
+				    "assumes whole-view exchanges)");
+	g->match_auto = true;
+	rc = nl_cfg_get_str(cfg, s, "match_cost_ns", &str, false);
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && strcmp(str, "auto") != 0) {
+		if ((rc = get_d(cfg, s, "match_cost_ns", &d, 0, 1e9)) < 0)
+			return rc;
+		b->match_cost_s = d * 1e-9;
+		g->match_auto = false;
+	}
+	rc = nl_cfg_get_str(cfg, s, "job_ad_file", &str, false);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		const struct nl_cfg_entry *e = nl_cfg_find(cfg, s, "job_ad_file");
+
+		if ((rc = read_file(str, cfg->path, &g->job_ad)) != 0)
+			return nl_cfg_error(cfg, e, "cannot read '%s': %s", str, strerror(-rc));
+		double cost;
+
+		if (nl_gsched_match_cost(g->job_ad, &cost) != 0)
+			return nl_cfg_error(cfg, e, "'%s' is not a ClassAd defining Requirements and "
+					    "Rank over an unbound TARGET", str);
+	}
+	/* [network] */
+	s = "network";
+	double ms[4] = { 0.2, 2, 10, 200 };
+
+	if ((rc = get_u(cfg, s, "sites", &b->net.sites, 1, 256)) < 0 ||
+	    (rc = get_d(cfg, s, "intra_min_ms", &ms[0], 0, 1e4)) < 0 ||
+	    (rc = get_d(cfg, s, "intra_max_ms", &ms[1], 0, 1e4)) < 0 ||
+	    (rc = get_d(cfg, s, "inter_min_ms", &ms[2], 0, 1e4)) < 0 ||
+	    (rc = get_d(cfg, s, "inter_max_ms", &ms[3], 0, 1e4)) < 0)
+		return rc;
+	if (ms[1] < ms[0] || ms[3] < ms[2])
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, ms[1] < ms[0] ? "intra_max_ms" :
+							 "inter_max_ms"),
+				    "maximum below minimum");
+	b->net.intra_min_s = ms[0] / 1e3;
+	b->net.intra_max_s = ms[1] / 1e3;
+	b->net.inter_min_s = ms[2] / 1e3;
+	b->net.inter_max_s = ms[3] / 1e3;
+	/* [churn] */
+	s = "churn";
+	if ((rc = get_d(cfg, s, "fail_per_day", &b->fail_per_day, 0, 100)) < 0 ||
+	    (rc = get_d(cfg, s, "leave_per_day", &b->leave_per_day, 0, 100)) < 0 ||
+	    (rc = get_d(cfg, s, "rejoin_h", &rejoin_h, 0.001, 1e4)) < 0)
+		return rc;
+	b->rejoin_s = rejoin_h * 3600;
+	/* [central] */
+	s = "central";
+	if ((rc = get_d(cfg, s, "negotiator_interval_s", &b->neg_interval_s, 0.001, 86400)) < 0 ||
+	    (rc = get_d(cfg, s, "update_interval_s", &b->update_interval_s, 0.001, 86400)) < 0 ||
+	    (rc = get_d(cfg, s, "record_rtts", &b->rec_rtts, 0, 100)) < 0)
+		return rc;
+	d = b->rec_cost_s * 1e3;
+	if ((rc = get_d(cfg, s, "record_cost_ms", &d, 0, 1e6)) < 0)
+		return rc;
+	b->rec_cost_s = d / 1e3;
+	/* experiments */
+	for (unsigned int e = 0; e < E_N; e++)
+		g->on[e] = nl_cfg_has_section(cfg, exp_name[e]);
+	if (g->on[E_T1] && (rc = get_nodes(cfg, "table1", g->t1_nodes, &g->n_t1, true)) < 0)
+		return rc;
+	g->t1_sys[0] = g->t1_sys[1] = true;
+	if (g->on[E_T1]) {
+		rc = nl_cfg_get_str(cfg, "table1", "systems", &str, false);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			bool c = strstr(str, "central") != NULL, q = strstr(str, "gossip") != NULL;
+			char rest[256];
+
+			snprintf(rest, sizeof(rest), "%s", str);
+			for (char *t = strtok(rest, ", "); t != NULL; t = strtok(NULL, ", "))
+				if (strcmp(t, "central") != 0 && strcmp(t, "gossip") != 0)
+					c = q = false;
+			if (!c && !q)
+				return nl_cfg_error(cfg, nl_cfg_find(cfg, "table1", "systems"),
+						    "expected 'central', 'gossip' or both");
+			g->t1_sys[0] = c;
+			g->t1_sys[1] = q;
+		}
+	}
+	g->r_trials = 10;
+	if (g->on[E_ROUNDS] && ((rc = get_nodes(cfg, "rounds", g->r_nodes, &g->n_r, true)) < 0 ||
+				(rc = get_u(cfg, "rounds", "trials", &g->r_trials, 1, 10000)) < 0))
+		return rc;
+	g->s_trials = 10;
+	g->s_curve_n = 1000;
+	if (g->on[E_SPREAD] &&
+	    ((rc = get_nodes(cfg, "spread", g->s_nodes, &g->n_s, true)) < 0 ||
+	     (rc = get_u(cfg, "spread", "trials", &g->s_trials, 1, 10000)) < 0 ||
+	     (rc = get_u(cfg, "spread", "curve_nodes", &g->s_curve_n, 2, 1000000)) < 0))
+		return rc;
+	g->nat_n = 1000;
+	g->nat_trials = 10;
+	if (g->on[E_NAT] &&
+	    ((rc = nl_cfg_get_list(cfg, "nat", "nat_pct", g->nat_pct, MAXN, &g->n_nat, 0, 95,
+				   true)) < 0 ||
+	     (rc = get_u(cfg, "nat", "nodes", &g->nat_n, 2, 1000000)) < 0 ||
+	     (rc = get_u(cfg, "nat", "trials", &g->nat_trials, 1, 10000)) < 0))
+		return rc;
+	if (g->on[E_T2] &&
+	    ((rc = get_nodes(cfg, "table2", g->t2_nodes, &g->n_t2n, true)) < 0 ||
+	     (rc = nl_cfg_get_list(cfg, "table2", "loads", g->t2_loads, MAXN, &g->n_t2l, 0.001,
+				   100, true)) < 0))
+		return rc;
+	g->f9_n = 1000;
+	g->f9_load = 1.0;
+	if (g->on[E_SCHED] &&
+	    ((rc = nl_cfg_get_list(cfg, "schedulers", "counts", g->f9_counts, MAXN, &g->n_f9, 1,
+				   NL_GSCHED_MAX_SCHED, true)) < 0 ||
+	     (rc = get_u(cfg, "schedulers", "nodes", &g->f9_n, 2, 1000000)) < 0 ||
+	     (rc = get_d(cfg, "schedulers", "load", &g->f9_load, 0.001, 100)) < 0))
+		return rc;
+	for (unsigned int i = 0; i < g->n_f9; i++)
+		if (g->f9_counts[i] != floor(g->f9_counts[i]))
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, "schedulers", "counts"),
+					    "scheduling node counts must be integers (%g)",
+					    g->f9_counts[i]);
+	if (g->on[E_SENS] &&
+	    ((rc = get_nodes(cfg, "sensitivity", g->se_nodes, &g->n_sen, true)) < 0 ||
+	     (rc = nl_cfg_get_list(cfg, "sensitivity", "scales", g->se_scales, MAXN, &g->n_ses,
+				   0.001, 1000, true)) < 0))
+		return rc;
+	bool any = false;
+
+	for (unsigned int e = 0; e < E_N; e++)
+		any |= g->on[e];
+	if (!any) {
+		snprintf(cfg->err, sizeof(cfg->err),
+			 "%s: [gossip] needs at least one experiment section: [table1], [rounds], "
+			 "[spread], [nat], [table2], [schedulers] or [sensitivity]", cfg->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- tasks ------------------------------------------------------------------------------ */
+
+static struct task *
+add_task(struct pool *p, enum task_kind k, unsigned int exp, unsigned int i, unsigned int j)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct task *t = realloc(p->t, cap * sizeof(*t));
+
+		if (t == NULL)
+			return NULL;
+		p->t = t;
+		p->cap = cap;
+	}
+	struct task *t = &p->t[p->n++];
+
+	memset(t, 0, sizeof(*t));
+	t->kind = k;
+	t->exp = exp;
+	t->i = i;
+	t->j = j;
+	return t;
+}
+
+static uint64_t
+mix(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t x = seed ^ (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xbf58476d1ce4e5b9ull) ^
+		     (c * 0x94d049bb133111ebull);
+
+	return nl_splitmix64(&x);
+}
+
+/* Replicas of a scheduling point so that small node counts get node_days_min node-days. */
+static unsigned int
+replicas(const struct gcfg *g, double n)
+{
+	double r = ceil(g->node_days_min / (n * g->days));
+
+	return r < 1 ? 1 : r > 200 ? 200 : (unsigned int)r;
+}
+
+static int
+add_sched(struct pool *p, const struct gcfg *g, unsigned int exp, unsigned int i, unsigned int j,
+	  const struct nl_gsched_cfg *c)
+{
+	unsigned int r = replicas(g, c->n_nodes);
+
+	for (unsigned int k = 0; k < r; k++) {
+		struct task *t = add_task(p, T_SCHED, exp, i, j);
+
+		if (t == NULL)
+			return -ENOMEM;
+		t->sc = *c;
+		/* the same seed for both systems at one point: the same nodes and network */
+		t->sc.seed = mix(g->seed, exp, c->n_nodes, k);
+	}
+	return 0;
+}
+
+static int
+add_spread(struct pool *p, const struct gcfg *g, unsigned int exp, unsigned int i,
+	   unsigned int j, uint32_t n, double nat, enum nl_gossip_mode mode,
+	   enum nl_gossip_rule rule, unsigned int trials)
+{
+	for (unsigned int k = 0; k < trials; k++) {
+		struct task *t = add_task(p, T_SPREAD, exp, i, j);
+
+		if (t == NULL)
+			return -ENOMEM;
+		t->pc = (struct nl_gspread_cfg){ .n_nodes = n, .nat_share = nat, .max_rounds = 150,
+						 .seed = mix(g->seed, 1000 + exp, n * 131 + i, k),
+						 .g = { .fanout = g->base.fanout, .mode = mode,
+							.rule = rule, .stop_k = g->stop_k } };
+	}
+	return 0;
+}
+
+static void *
+worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+
+		if (i >= p->n)
+			break;
+		struct task *t = &p->t[i];
+
+		if (t->kind == T_SCHED)
+			t->rc = nl_gsched_run(&t->sc, &t->sr);
+		else
+			t->rc = nl_gspread_run(&t->pc, &t->pr);
+		size_t d = atomic_fetch_add(&p->done, 1) + 1;
+
+		if (!p->quiet && (t->kind == T_SCHED || d == p->n || d % 50 == 0)) {
+			pthread_mutex_lock(&p->lock);
+			if (t->kind == T_SCHED)
+				fprintf(stderr, "[%zu/%zu %.1fs] %s: %s %u nodes%s load %g sched %u: "
+						"util %.4f\n", d, p->n, nl_sim_wall_s() - p->t0,
+					exp_name[t->exp],
+					t->sc.sys == NL_GSCHED_CENTRAL ? "central" : "gossip",
+					t->sc.n_nodes, "", t->sc.load, t->sc.n_sched, t->sr.util);
+			else
+				fprintf(stderr, "[%zu/%zu %.1fs] %s: spreads\n", d, p->n,
+					nl_sim_wall_s() - p->t0, exp_name[t->exp]);
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+	return NULL;
+}
+
+/* Mean utilization (and other figures) over the replicas of (exp, i, j, sys). */
+struct agg {
+	double util, age, cycle, rec;
+	unsigned int n;
+};
+
+static struct agg
+agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j,
+	  enum nl_gsched_sys sys)
+{
+	struct agg a = { 0 };
+
+	for (size_t k = 0; k < p->n; k++) {
+		const struct task *t = &p->t[k];
+
+		if (t->kind != T_SCHED || t->exp != exp || t->i != i || t->j != j || t->sc.sys != sys)
+			continue;
+		a.util += t->sr.util;
+		a.age += t->sr.info_age_s;
+		a.cycle += t->sr.cycle_s;
+		a.rec += t->sr.rec_cost_s;
+		a.n++;
+	}
+	if (a.n > 0) {
+		a.util /= a.n;
+		a.age /= a.n;
+		a.cycle /= a.n;
+		a.rec /= a.n;
+	}
+	return a;
+}
+
+struct sagg {
+	double rounds_all, rounds_conv, share, never;
+	double curve[NL_GSPREAD_MAX_ROUNDS + 1];
+	unsigned int n, n_curve;
+};
+
+static struct sagg
+agg_spread(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j)
+{
+	struct sagg a;
+	unsigned int reached = 0;
+
+	memset(&a, 0, sizeof(a));
+	for (size_t k = 0; k < p->n; k++) {
+		const struct task *t = &p->t[k];
+
+		if (t->kind != T_SPREAD || t->exp != exp || t->i != i || t->j != j)
+			continue;
+		a.n++;
+		if (t->pr.rounds_all > 0) {
+			a.rounds_all += t->pr.rounds_all;
+			reached++;
+		}
+		a.rounds_conv += t->pr.rounds_conv;
+		a.share += t->pr.final_share;
+		for (unsigned int r = 0; r <= NL_GSPREAD_MAX_ROUNDS; r++)
+			a.curve[r] += r < t->pr.n_share ? t->pr.share[r] : t->pr.final_share;
+		if (t->pr.n_share > a.n_curve)
+			a.n_curve = t->pr.n_share;
+	}
+	if (a.n > 0) {
+		a.rounds_all = reached ? a.rounds_all / reached : NAN;
+		a.never = (double)(a.n - reached) / a.n;
+		a.rounds_conv /= a.n;
+		a.share /= a.n;
+		for (unsigned int r = 0; r <= NL_GSPREAD_MAX_ROUNDS; r++)
+			a.curve[r] /= a.n;
+	}
+	return a;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+struct out {
+	char summ[8192];
+	size_t off;
+	const char *dir;
+	FILE *gp;
+};
+
+static void
+summ(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+summ(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->off >= sizeof(o->summ) - 1)
+		return;
+	o->summ[o->off++] = ' ';
+	va_start(ap, fmt);
+	int k = vsnprintf(o->summ + o->off, sizeof(o->summ) - o->off, fmt, ap);
+
+	va_end(ap);
+	if (k > 0)
+		o->off += (size_t)k;
+	if (o->off >= sizeof(o->summ))
+		o->off = sizeof(o->summ) - 1;
+}
+
+static FILE *
+csv_open(const struct out *o, const char *name, const char *config, uint64_t seed)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	f = fopen(path, "w");
+	if (f != NULL)
+		fprintf(f, "# nlevel-sim gossip model, config %s, seed %llu, nlevel %s\n", config,
+			(unsigned long long)seed, NL_GIT_DESCRIBE);
+	return f;
+}
+
+static const char paper[] = "after Umeda, Nakada, Matsuoka: Decentralized Job Scheduling "
+			    "System based on Information Sharing...";
+
+static void
+gp_head(struct out *o, const char *png, const char *title, const char *xl, const char *yl)
+{
+	fprintf(o->gp, "set output '%s/%s'\nset title \"%s\\n(%s)\" noenhanced\n"
+		       "set xlabel '%s'\nset ylabel '%s'\nunset logscale\nset key bottom left\n",
+		o->dir, png, title, paper, xl, yl);
+}
+
+/* crossover: the smallest node count of the list from which gossip >= central. */
+static double
+crossover(const double *nodes, unsigned int n, const double *uc, const double *ug)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		bool all = true;
+
+		for (unsigned int k = i; k < n; k++)
+			all &= ug[k] >= uc[k];
+		if (all)
+			return nodes[i];
+	}
+	return 0;
+}
+
+static int
+report(const struct gcfg *g, const struct pool *p, struct out *o, const char *config)
+{
+	FILE *f;
+
+	if (g->on[E_T1]) {
+		f = csv_open(o, "table1.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "nodes,util_central,util_gossip,ratio,age_central_s,age_gossip_s,"
+			   "collect_cycle_s,record_cost_s,replicas\n");
+		for (unsigned int i = 0; i < g->n_t1; i++) {
+			struct agg c = agg_sched(p, E_T1, i, 0, NL_GSCHED_CENTRAL);
+			struct agg q = agg_sched(p, E_T1, i, 0, NL_GSCHED_GOSSIP);
+			unsigned int n = (unsigned int)g->t1_nodes[i];
+
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u\n", n, c.util, q.util,
+				c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
+				c.n ? c.n : q.n);
+			if (c.n)
+				summ(o, "util_central_%u=%.4f", n, c.util);
+			if (q.n)
+				summ(o, "util_gossip_%u=%.4f", n, q.util);
+		}
+		fclose(f);
+		gp_head(o, "table1.png", "Table 1: mean utilization, central manager vs gossip",
+			"compute nodes", "utilization");
+		fprintf(o->gp, "set logscale x\nset yrange [0:1.02]\n"
+			       "plot '%s/table1.csv' using 1:2 with linespoints lw 2 title 'central "
+			       "(Condor-like)', '' using 1:3 with linespoints lw 2 title 'gossip'\n",
+			o->dir);
+	}
+	if (g->on[E_ROUNDS]) {
+		f = csv_open(o, "rounds.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "nodes,mode,rounds_mean,theory_rounds,trials\n");
+		for (unsigned int i = 0; i < g->n_r; i++) {
+			unsigned int n = (unsigned int)g->r_nodes[i];
+			struct sagg pp = agg_spread(p, E_ROUNDS, i, 0), pu = agg_spread(p, E_ROUNDS, i, 1);
+
+			fprintf(f, "%u,push-pull,%.3f,%.3f,%u\n", n, pp.rounds_all,
+				log(n) / log(3) + log(log(n)), pp.n);
+			fprintf(f, "%u,push,%.3f,%.3f,%u\n", n, pu.rounds_all, log2(n) + log(n), pu.n);
+			summ(o, "rounds_pp_%u=%.2f rounds_push_%u=%.2f", n, pp.rounds_all, n,
+			     pu.rounds_all);
+		}
+		fclose(f);
+	}
+	if (g->on[E_SPREAD]) {
+		f = csv_open(o, "fig6.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "nodes,share_push_stopk,share_pp_stopk,share_pp_antientropy,"
+			   "rounds_conv_push_stopk,rounds_conv_pp_stopk,rounds_all_pp_antientropy,"
+			   "trials\n");
+		for (unsigned int i = 0; i < g->n_s; i++) {
+			unsigned int n = (unsigned int)g->s_nodes[i];
+			struct sagg a[3];
+
+			for (unsigned int v = 0; v < 3; v++)
+				a[v] = agg_spread(p, E_SPREAD, i, v);
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%u\n", n, a[0].share, a[1].share,
+				a[2].share, a[0].rounds_conv, a[1].rounds_conv, a[2].rounds_all, a[0].n);
+			summ(o, "share_paperrule_%u=%.4f share_pp_stopk_%u=%.4f", n, a[0].share, n,
+			     a[1].share);
+		}
+		fclose(f);
+		f = csv_open(o, "fig7.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		struct sagg cv[3];
+		unsigned int nr = 0;
+
+		for (unsigned int v = 0; v < 3; v++) {
+			cv[v] = agg_spread(p, E_SPREAD, g->n_s, v);
+			if (cv[v].n_curve > nr)
+				nr = cv[v].n_curve;
+		}
+		fprintf(f, "round,share_push_stopk,share_pp_stopk,share_pp_antientropy\n");
+		for (unsigned int r = 0; r < nr; r++)
+			fprintf(f, "%u,%.4f,%.4f,%.4f\n", r, cv[0].curve[r], cv[1].curve[r],
+				cv[2].curve[r]);
+		fclose(f);
+		gp_head(o, "fig6.png", "Fig. 6: share of nodes informed at convergence (f = 1, k = 1)",
+			"nodes", "share informed");
+		fprintf(o->gp, "set logscale x\nset yrange [0:1.05]\n"
+			       "plot '%s/fig6.csv' using 1:2 with linespoints lw 2 title 'push stop-k (paper rule)', "
+			       "'' using 1:3 with linespoints lw 2 title 'push-pull stop-k', "
+			       "'' using 1:4 with linespoints lw 2 title 'push-pull anti-entropy'\n", o->dir);
+		char t7[128];
+
+		snprintf(t7, sizeof(t7), "Fig. 7: share informed vs round, %u nodes", g->s_curve_n);
+		gp_head(o, "fig7.png", t7, "round", "share informed");
+		fprintf(o->gp, "set yrange [0:1.05]\nset key bottom right\n"
+			       "plot '%s/fig7.csv' using 1:2 with linespoints lw 2 title 'push stop-k (paper rule)', "
+			       "'' using 1:3 with linespoints lw 2 title 'push-pull stop-k', "
+			       "'' using 1:4 with linespoints lw 2 title 'push-pull anti-entropy'\n", o->dir);
+	}
+	if (g->on[E_NAT]) {
+		f = csv_open(o, "fig8.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "nat_pct,share_stopk,rounds_converged_stopk,share_antientropy,"
+			   "rounds_all_antientropy,trials\n");
+		for (unsigned int i = 0; i < g->n_nat; i++) {
+			struct sagg a = agg_spread(p, E_NAT, i, 0), b = agg_spread(p, E_NAT, i, 1);
+
+			fprintf(f, "%g,%.4f,%.2f,%.4f,%.2f,%u\n", g->nat_pct[i], a.share, a.rounds_conv,
+				b.share, b.rounds_all, a.n);
+			summ(o, "nat%g_share=%.4f nat%g_rounds=%.2f", g->nat_pct[i], a.share,
+			     g->nat_pct[i], a.rounds_conv);
+		}
+		fclose(f);
+		gp_head(o, "fig8.png", "Fig. 8: nodes behind NAT (push-pull, f = 1)",
+			"share of nodes behind NAT [%]", "share informed / rounds");
+		fprintf(o->gp, "set yrange [0:*]\nset y2range [0:*]\nset y2tics\nset y2label 'rounds'\n"
+			       "set key bottom left\n"
+			       "plot '%s/fig8.csv' using 1:2 with linespoints lw 2 title 'share informed, stop-k', "
+			       "'' using 1:3 axes x1y2 with linespoints lw 2 title 'rounds, stop-k (right)', "
+			       "'' using 1:5 axes x1y2 with linespoints lw 2 title 'rounds to all, anti-entropy (right)'\n"
+			       "unset y2tics\nunset y2label\n", o->dir);
+	}
+	if (g->on[E_T2]) {
+		f = csv_open(o, "table2.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "nodes,load,util_central,util_gossip,ratio\n");
+		for (unsigned int i = 0; i < g->n_t2n; i++)
+			for (unsigned int j = 0; j < g->n_t2l; j++) {
+				struct agg c = agg_sched(p, E_T2, i, j, NL_GSCHED_CENTRAL);
+				struct agg q = agg_sched(p, E_T2, i, j, NL_GSCHED_GOSSIP);
+				unsigned int n = (unsigned int)g->t2_nodes[i];
+
+				fprintf(f, "%u,%g,%.4f,%.4f,%.4f\n", n, g->t2_loads[j], c.util, q.util,
+					q.util / c.util);
+				summ(o, "t2_ratio_%g_%u=%.4f", g->t2_loads[j], n, q.util / c.util);
+			}
+		fclose(f);
+		gp_head(o, "table2.png", "Table 2: gossip / central utilization vs offered load",
+			"offered load (x capacity)", "gossip / central");
+		fprintf(o->gp, "set datafile separator ','\nset key top left\nset yrange [*:*]\nplot ");
+		for (unsigned int i = 0; i < g->n_t2n; i++)
+			fprintf(o->gp, "%s'%s/table2.csv' using 2:($1 == %u ? $5 : 1/0) with linespoints "
+				       "lw 2 title '%u nodes'", i ? ", " : "", o->dir,
+				(unsigned int)g->t2_nodes[i], (unsigned int)g->t2_nodes[i]);
+		fprintf(o->gp, "\n");
+	}
+	if (g->on[E_SCHED]) {
+		f = csv_open(o, "fig9.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "schedulers,nodes,load,util_gossip,age_s\n");
+		for (unsigned int i = 0; i < g->n_f9; i++) {
+			struct agg q = agg_sched(p, E_SCHED, i, 0, NL_GSCHED_GOSSIP);
+
+			fprintf(f, "%g,%u,%g,%.4f,%.1f\n", g->f9_counts[i], g->f9_n, g->f9_load, q.util,
+				q.age);
+			summ(o, "util_sched_%g=%.4f", g->f9_counts[i], q.util);
+		}
+		fclose(f);
+		gp_head(o, "fig9.png", "Fig. 9: utilization vs scheduling nodes (gossip)",
+			"scheduling nodes", "utilization");
+		fprintf(o->gp, "set logscale x 2\nset yrange [0:1.02]\nplot '%s/fig9.csv' using 1:4 "
+			       "with linespoints lw 2 title 'gossip'\n", o->dir);
+	}
+	if (g->on[E_SENS]) {
+		f = csv_open(o, "sensitivity.csv", config, g->seed);
+		if (f == NULL)
+			return -errno;
+		fprintf(f, "scale,record_cost_ms,crossover_nodes\n");
+		double ug[MAXN], uc[MAXN];
+
+		for (unsigned int i = 0; i < g->n_sen; i++)
+			ug[i] = agg_sched(p, E_SENS, i, 0, NL_GSCHED_GOSSIP).util;
+		for (unsigned int j = 0; j < g->n_ses; j++) {
+			double rec = 0;
+
+			for (unsigned int i = 0; i < g->n_sen; i++) {
+				struct agg c = agg_sched(p, E_SENS, i, j + 1, NL_GSCHED_CENTRAL);
+
+				uc[i] = c.util;
+				rec = c.rec;
+			}
+			double x = crossover(g->se_nodes, g->n_sen, uc, ug);
+
+			fprintf(f, "%g,%.2f,%g\n", g->se_scales[j], rec * 1e3, x);
+			summ(o, "crossover_x%g=%g", g->se_scales[j], x);
+		}
+		fclose(f);
+		gp_head(o, "sensitivity.png",
+			"central per-record cost vs crossover node count (0 = none in range)",
+			"per-record cost [ms]", "crossover [nodes]");
+		fprintf(o->gp, "set logscale xy\nplot '%s/sensitivity.csv' using 2:($3 > 0 ? $3 : 1/0) "
+			       "with linespoints lw 2 title 'gossip >= central from'\n", o->dir);
+	}
+	return 0;
+}
+
+int
+nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
+{
+	struct gcfg g;
+	struct pool p = { 0 };
+	int rc;
+
+	if (parse(cfg, &g) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "nlevel-sim: %s\n", cfg->err);
+		free(g.job_ad);
+		return 2;
+	}
+	if (o->trace != NULL || o->rsv_policy != NULL || o->loads != NULL || o->horizon_vt > 0) {
+		fprintf(stderr, "nlevel-sim: --trace, --rsv-policy, --loads and --horizon do not "
+				"apply to the gossip model (see --help)\n");
+		free(g.job_ad);
+		return 2;
+	}
+	if (o->threads > 0)
+		g.threads = o->threads;
+	struct nl_gsched_cfg *b = &g.base;
+	double mc = 0;
+
+	b->job_ad = g.job_ad != NULL ? g.job_ad : default_job_ad;
+	if (nl_gsched_match_cost(b->job_ad, &mc) != 0) {
+		fprintf(stderr, "nlevel-sim: the job ad does not compile\n");
+		free(g.job_ad);
+		return 2;
+	}
+	if (g.match_auto)
+		b->match_cost_s = mc;
+	b->seed = g.seed;
+	b->net_seed = g.seed;
+	b->stop_k = g.stop_k;
+	p.quiet = o->quiet;
+	pthread_mutex_init(&p.lock, NULL);
+	rc = 0;
+	/* tasks */
+	for (unsigned int i = 0; i < g.n_t1 && g.on[E_T1] && rc == 0; i++)
+		for (int sys = 0; sys < 2 && rc == 0; sys++) {
+			struct nl_gsched_cfg c = *b;
+
+			if (!g.t1_sys[sys == NL_GSCHED_GOSSIP])
+				continue;
+			c.sys = (enum nl_gsched_sys)sys;
+			c.n_nodes = (uint32_t)g.t1_nodes[i];
+			c.load = 0;
+			rc = add_sched(&p, &g, E_T1, i, 0, &c);
+		}
+	for (unsigned int i = 0; i < g.n_r && g.on[E_ROUNDS] && rc == 0; i++) {
+		rc = add_spread(&p, &g, E_ROUNDS, i, 0, (uint32_t)g.r_nodes[i], 0, NL_GOSSIP_PUSH_PULL,
+				NL_GOSSIP_ANTI_ENTROPY, g.r_trials);
+		if (rc == 0)
+			rc = add_spread(&p, &g, E_ROUNDS, i, 1, (uint32_t)g.r_nodes[i], 0,
+					NL_GOSSIP_PUSH, NL_GOSSIP_ANTI_ENTROPY, g.r_trials);
+	}
+	static const enum nl_gossip_mode vm[3] = { NL_GOSSIP_PUSH, NL_GOSSIP_PUSH_PULL,
+						   NL_GOSSIP_PUSH_PULL };
+	static const enum nl_gossip_rule vr[3] = { NL_GOSSIP_STOP_K, NL_GOSSIP_STOP_K,
+						   NL_GOSSIP_ANTI_ENTROPY };
+
+	for (unsigned int i = 0; i <= g.n_s && g.on[E_SPREAD] && rc == 0; i++) {
+		uint32_t n = i < g.n_s ? (uint32_t)g.s_nodes[i] : g.s_curve_n; /* i = n_s: Fig. 7 */
+
+		for (unsigned int v = 0; v < 3 && rc == 0; v++)
+			rc = add_spread(&p, &g, E_SPREAD, i, v, n, b->nat_share, vm[v], vr[v],
+					g.s_trials);
+	}
+	for (unsigned int i = 0; i < g.n_nat && g.on[E_NAT] && rc == 0; i++) {
+		rc = add_spread(&p, &g, E_NAT, i, 0, g.nat_n, g.nat_pct[i] / 100, NL_GOSSIP_PUSH_PULL,
+				NL_GOSSIP_STOP_K, g.nat_trials);
+		if (rc == 0)
+			rc = add_spread(&p, &g, E_NAT, i, 1, g.nat_n, g.nat_pct[i] / 100,
+					NL_GOSSIP_PUSH_PULL, NL_GOSSIP_ANTI_ENTROPY, g.nat_trials);
+	}
+	for (unsigned int i = 0; i < g.n_t2n && g.on[E_T2] && rc == 0; i++)
+		for (unsigned int j = 0; j < g.n_t2l && rc == 0; j++)
+			for (int sys = 0; sys < 2 && rc == 0; sys++) {
+				struct nl_gsched_cfg c = *b;
+
+				c.sys = (enum nl_gsched_sys)sys;
+				c.n_nodes = (uint32_t)g.t2_nodes[i];
+				c.load = g.t2_loads[j];
+				rc = add_sched(&p, &g, E_T2, i, j, &c);
+			}
+	for (unsigned int i = 0; i < g.n_f9 && g.on[E_SCHED] && rc == 0; i++) {
+		struct nl_gsched_cfg c = *b;
+
+		c.n_nodes = g.f9_n;
+		c.n_sched = (unsigned int)g.f9_counts[i];
+		c.load = g.f9_load;
+		rc = add_sched(&p, &g, E_SCHED, i, 0, &c);
+	}
+	for (unsigned int i = 0; i < g.n_sen && g.on[E_SENS] && rc == 0; i++) {
+		struct nl_gsched_cfg c = *b;
+
+		c.n_nodes = (uint32_t)g.se_nodes[i];
+		rc = add_sched(&p, &g, E_SENS, i, 0, &c);
+		c.sys = NL_GSCHED_CENTRAL;
+		for (unsigned int j = 0; j < g.n_ses && rc == 0; j++) {
+			c.rec_scale = g.se_scales[j];
+			rc = add_sched(&p, &g, E_SENS, i, j + 1, &c);
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "nlevel-sim: out of memory\n");
+		free(p.t);
+		free(g.job_ad);
+		return 1;
+	}
+	/* longest runs first, so the threads finish together */
+	for (size_t i = 1; i < p.n; i++) {
+		struct task t = p.t[i];
+		double w = t.kind == T_SCHED ? (double)t.sc.n_nodes * (t.sc.sys ? 0.1 : 1) : 0;
+		size_t j = i;
+
+		for (; j > 0; j--) {
+			const struct task *u = &p.t[j - 1];
+			double wu = u->kind == T_SCHED ? (double)u->sc.n_nodes * (u->sc.sys ? 0.1 : 1) : 0;
+
+			if (wu >= w)
+				break;
+			p.t[j] = p.t[j - 1];
+		}
+		p.t[j] = t;
+	}
+	unsigned int n_th = g.threads ? g.threads : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n_th == 0)
+		n_th = 1;
+	if (n_th > 64)
+		n_th = 64;
+	if (!o->quiet)
+		fprintf(stderr, "nlevel-sim: gossip model, %zu runs on %u threads, matchmaking %.0f ns "
+				"per evaluation%s\n", p.n, n_th, b->match_cost_s * 1e9,
+			g.match_auto ? " (measured)" : " (configured)");
+	pthread_t th[64];
+
+	struct timespec c0, c1;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	p.t0 = nl_sim_wall_s();
+	for (unsigned int i = 0; i < n_th; i++)
+		pthread_create(&th[i], NULL, worker, &p);
+	for (unsigned int i = 0; i < n_th; i++)
+		pthread_join(th[i], NULL);
+	double wall = nl_sim_wall_s() - p.t0;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+	uint64_t exch = 0;
+
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.t[i].rc != 0) {
+			fprintf(stderr, "nlevel-sim: run failed: %s\n", strerror(-p.t[i].rc));
+			free(p.t);
+			free(g.job_ad);
+			return 1;
+		}
+		if (p.t[i].kind == T_SCHED) {
+			exch += p.t[i].sr.exchanges;
+		} else {
+			exch += p.t[i].pr.exchanges;
+		}
+	}
+	struct out out = { .dir = o->out_dir };
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/plot_gossip.gp", o->out_dir);
+	out.gp = fopen(path, "w");
+	if (out.gp == NULL) {
+		fprintf(stderr, "nlevel-sim: cannot write %s: %s\n", path, strerror(errno));
+		free(p.t);
+		free(g.job_ad);
+		return 1;
+	}
+	fprintf(out.gp, "# Made by nlevel-sim from the CSV files only: gnuplot %s\n"
+			"set datafile separator ','\nset terminal pngcairo size 900,600 noenhanced\n"
+			"set grid\n", path);
+	rc = report(&g, &p, &out, o->config);
+	fclose(out.gp);
+	if (rc != 0) {
+		fprintf(stderr, "nlevel-sim: cannot write the CSV files in %s: %s\n", o->out_dir,
+			strerror(-rc));
+		free(p.t);
+		free(g.job_ad);
+		return 1;
+	}
+	char cmd[8600];
+
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s' 2>'%s/plot_gossip.log'", path, o->out_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_gossip.log); the "
+				"CSV files are complete\n", o->out_dir);
+	printf("SUMMARY%s match_cost_ns=%.1f sim_days=%g runs=%zu exchanges=%llu "
+	       "exchanges_per_s=%.0f wall_s=%.2f cpu_s=%.2f threads=%u\n", out.summ,
+	       b->match_cost_s * 1e9, g.days, p.n, (unsigned long long)exch, exch / wall, wall, cpu,
+	       n_th);
+	free(p.t);
+	free(g.job_ad);
+	return 0;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The scheduling engine of nlevel-sim's gossip model: compute nodes running jobs of 30-60 min,
+ * and either (a) scheduling nodes that learn node records by gossip and match jobs against
+ * their own view, or (b) a Condor-like central manager (one collector, one negotiator) — Umeda,
+ * Nakada, Matsuoka §2.1.1, §4.3, §4.5, §5.2. docs/gossip.md explains every modelling choice.
+ *
+ * Gossip side. Every participant (compute and scheduling nodes) opens an exchange every
+ * period at its own phase with f random contactable peers (not NAT'd, not gone); an exchange
+ * is push-pull anti-entropy of whole views (§4.5): the initiator's view reaches the peer after
+ * the one-way latency, the peer's view reaches the initiator one latency later. With whole
+ * views exchanged, the record of node s that a scheduling node q holds at time T is the one s
+ * made at the latest time g_s from which a chain of exchanges, each later than the previous,
+ * leads from s to q by T (a time-respecting path). The engine keeps the exchanges of the last
+ * record lifetime in a ring and computes g for every node by one backward sweep over them
+ * (latest-departure temporal paths), each time q's view changes. This gives exactly the view
+ * nl_gossip's merge rule would give (tests/gossip: the differential test) at O(exchanges in a
+ * lifetime) per view change instead of O(N) records per exchange, i.e. O(N^2) per round.
+ *
+ * Central side. Every node sends its record every update interval to the collector, which
+ * handles one record at a time; a record costs `rec_rtts` round trips between the node and
+ * the central manager (a TCP connection then the update and its acknowledgement) plus
+ * `rec_cost_s`, times `rec_scale` (the sensitivity sweep). The negotiator runs every
+ * negotiation interval on the records collected so far. This makes the collection cycle, and
+ * so the age of what the negotiator sees, grow linearly with the node count once N records
+ * take longer than one interval (seed §6.2).
+ *
+ * Both sides match with the same ClassAd job ad (Requirements, Rank) evaluated by
+ * managers/classad against each candidate node record, charge `match_cost_s` per record of
+ * their view per job matched, ask the chosen node (one round trip), and put the job back on
+ * refusal (gossip: at once, with the next candidate, §4.3; central: at the next negotiation
+ * cycle, as Condor does).
+ */
+#ifndef NL_GSCHED_H
+#define NL_GSCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nl_gossip.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most scheduling nodes. */
+#define NL_GSCHED_MAX_SCHED 64u
+
+/** Scheduling system. */
+enum nl_gsched_sys {
+	NL_GSCHED_GOSSIP = 0,
+	NL_GSCHED_CENTRAL,
+};
+
+/** How a scheduling node's view is obtained (docs/gossip.md "How the view is computed"). */
+enum nl_gsched_view {
+	NL_GSCHED_VIEW_SWEEP = 0, /**< exact temporal-path sweep (whole views only), fast */
+	NL_GSCHED_VIEW_LIBRARY,   /**< nl_gossip views on every participant: any rule, O(N) per
+				   *   exchange under anti-entropy (small pools) */
+};
+
+/** Network latency generator (docs/gossip.md "Network"). */
+struct nl_gsched_net {
+	unsigned int sites;  /**< sites placed uniformly at random in a unit square, >= 1 */
+	double intra_min_s;  /**< one-way delay inside a site: uniform [min, max] per pair [s] */
+	double intra_max_s;
+	double inter_min_s;  /**< between sites: min + (max - min) x distance / sqrt(2) [s] */
+	double inter_max_s;
+};
+
+/** One run. */
+struct nl_gsched_cfg {
+	enum nl_gsched_sys sys;
+	uint32_t n_nodes;          /**< compute nodes */
+	unsigned int n_sched;      /**< scheduling nodes (gossip), 1..NL_GSCHED_MAX_SCHED */
+	double load;               /**< offered load x capacity; <= 0: queue never runs dry */
+	double horizon_s;          /**< simulated time [s] */
+	double warmup_s;           /**< not measured [s] */
+	double period_s;           /**< gossip period [s] */
+	double lifetime_s;         /**< record lifetime (both systems) [s] */
+	unsigned int fanout;       /**< gossip f */
+	enum nl_gossip_mode mode;  /**< gossip direction */
+	enum nl_gossip_rule rule;  /**< anti-entropy, or stop-k (library views only) */
+	unsigned int stop_k;       /**< k of the stop rule */
+	enum nl_gsched_view view;  /**< view engine */
+	double nat_share;          /**< compute nodes behind NAT, [0, 1) */
+	unsigned int cores;        /**< cores per node (jobs use one) */
+	double job_min_s, job_max_s; /**< job length, uniform [s] */
+	double fail_per_day;       /**< failures per node per day (crash, no leave message) */
+	double leave_per_day;      /**< graceful leaves per node per day (leave message) */
+	double rejoin_s;           /**< a failed or gone node comes back after this [s] */
+	double neg_interval_s;     /**< negotiation cycle (central) [s] */
+	double update_interval_s;  /**< record updates to the collector (central) [s] */
+	double rec_rtts;           /**< round trips per collected record (central) */
+	double rec_cost_s;         /**< fixed cost per collected record (central) [s] */
+	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
+	double match_cost_s;       /**< matchmaking cost per (job, record) evaluation [s] */
+	double ask_timeout_s;      /**< no answer from a failed node after this [s] */
+	const char *job_ad;        /**< ClassAd: Requirements and Rank over TARGET (a node) */
+	struct nl_gsched_net net;
+	uint64_t net_seed;         /**< site layout and intra-site delays (same for every run) */
+	uint64_t seed;             /**< everything else */
+};
+
+/** Outcome of one run. */
+struct nl_gsched_res {
+	double util;               /**< busy core time / live core time after warm-up */
+	double info_age_s;         /**< mean age of the records a scheduler matched on [s] */
+	double cycle_s;            /**< central: mean time to collect every node once [s] */
+	double rec_cost_s;         /**< central: mean cost of one collected record [s] */
+	uint64_t started;          /**< jobs started */
+	uint64_t refused;          /**< asks refused (busy, failed or gone node) */
+	uint64_t requeued;         /**< jobs lost on a failed node or a leaving one, run again */
+	uint64_t exchanges;        /**< gossip exchanges opened */
+	uint64_t sweeps;           /**< view recomputations (gossip) */
+	uint64_t evals;            /**< ClassAd evaluations really run */
+	uint64_t fails, leaves, joins;
+	double sim_s;              /**< simulated time [s] */
+};
+
+/**
+ * Run one simulation.
+ * @param c    Run parameters (checked: -EINVAL when out of range).
+ * @param res  Output.
+ * @return 0; -EINVAL (bad parameters or a job ad without Requirements/Rank); -ENOMEM.
+ * @par Context  Any thread; owns all it allocates. Deterministic for a given c.
+ * @par Source   seed paper §2.1.1, §4.3, §4.5, §5.2.
+ */
+int nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res);
+
+/**
+ * Measure the cost of one ClassAd matchmaking evaluation (Requirements and Rank of the job
+ * ad against one node record) on this machine.
+ * @param job_ad  ClassAd text.
+ * @param out_s   Output: seconds per evaluation (the fastest of 10 batches of 2,000).
+ * @return 0; -EINVAL (ad does not compile or lacks Requirements/Rank); -ENOMEM.
+ * @par Context  Control path; reads the clock (CLOCK_MONOTONIC); a few ms.
+ * @par Source   seed paper §5.2 (a measured matchmaking cost, common to both systems).
+ */
+int nl_gsched_match_cost(const char *job_ad, double *out_s);
+
+/**
+ * One-way latency between two compute nodes under the generator (for docs and tests).
+ * @param c  Run parameters (net, seed, n_nodes).
+ * @param a  Node id, or n_nodes for the central manager / first scheduling node's site.
+ * @param b  Node id.
+ * @param out_s  Output [s].
+ * @return 0; -EINVAL; -ENOMEM.
+ * @par Context  Any thread; allocates a whole run's state (tests and docs only).
+ * @par Source   seed paper §5.2 (GridG delays up to about 200 ms; our generator: docs/gossip.md).
+ */
+int nl_gsched_latency(const struct nl_gsched_cfg *c, uint32_t a, uint32_t b, double *out_s);
+
+/** One gossip exchange as the sweep sees it. */
+struct nl_gsched_contact {
+	uint32_t a;    /**< initiator */
+	uint32_t b;    /**< peer */
+	float lat_s;   /**< one-way latency [s] */
+	double t_s;    /**< when a sent its view [s]; b's reply leaves at t_s + lat_s */
+};
+
+/**
+ * Latest-departure times towards one destination: for every participant x, the latest time
+ * g[x] such that the record x makes at g[x] reaches `dst` by `now_s` through the contacts
+ * (in ascending time order), each used in the directions `mode` allows.
+ * @param ct       [n] contacts, ascending t_s.
+ * @param n        Count.
+ * @param mode     Directions.
+ * @param dst      Destination participant.
+ * @param now_s    Time of the view [s].
+ * @param horizon_s  Ignore contacts older than now_s - horizon_s (expired records) [s].
+ * @param n_part   Participants (size of g).
+ * @param g        Output [n_part]: time [s], or -INFINITY when nothing of x reaches dst.
+ * @return participants reached (dst included).
+ * @par Context  Any thread; pure on its arguments; O(n) worst case.
+ * @par Source   seed paper §4.5 (what whole-view exchanges deliver); latest-departure temporal
+ *               paths (Wu et al., "Path problems in temporal graphs", VLDB 2014).
+ */
+uint32_t nl_gsched_sweep(const struct nl_gsched_contact *ct, size_t n, enum nl_gossip_mode mode,
+			 uint32_t dst, double now_s, double horizon_s, uint32_t n_part, double *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_GSCHED_H */

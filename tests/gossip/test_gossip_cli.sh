@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# nlevel-sim's gossip model (TAP): a small configuration runs and writes its CSV, PNG and
+# SUMMARY keys; the same seed gives the same files, another seed other ones; bad configuration
+# is refused with FILE:LINE and exit status 2.
+SIM=$(realpath "$1")
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+n=0
+fail=0
+say() { # name, condition status, detail
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1 ($3)"; fail=1; fi
+}
+cat >"$D/g.ini" <<'EOT'
+[gossip]
+seed = 5
+days = 0.25
+warmup_h = 1
+node_days_min = 5
+match_cost_ns = 200
+[churn]
+fail_per_day = 0.5
+[table1]
+nodes = 10, 40
+[rounds]
+nodes = 100
+trials = 3
+[spread]
+nodes = 20, 50
+trials = 3
+curve_nodes = 50
+[nat]
+nodes = 50
+nat_pct = 0, 50
+trials = 2
+[table2]
+nodes = 20
+loads = 0.5, 2
+[schedulers]
+nodes = 30
+counts = 1, 2
+load = 1
+[sensitivity]
+nodes = 10, 40
+scales = 0.5, 4
+EOT
+out=$("$SIM" -q -c "$D/g.ini" -o "$D/a" 2>&1)
+rc=$?
+say "a small configuration with every experiment runs" "$rc" "$out"
+s=$(grep '^SUMMARY' <<<"$out")
+miss=""
+for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 share_paperrule_20 \
+	nat50_share t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
+	exchanges_per_s; do
+	grep -q " $k=" <<<"$s" || miss="$miss $k"
+done
+[ -z "$miss" ]; say "SUMMARY has the keys of every experiment" $? "missing:$miss"
+ok=0
+for f in table1 rounds fig6 fig7 fig8 table2 fig9 sensitivity; do
+	[ -s "$D/a/$f.csv" ] || { ok=1; echo "# no $f.csv"; }
+done
+say "every experiment wrote its CSV" $ok
+if command -v gnuplot >/dev/null; then
+	ok=0
+	for f in table1 fig6 fig7 fig8 table2 fig9 sensitivity; do
+		[ -s "$D/a/$f.png" ] || { ok=1; echo "# no $f.png"; }
+	done
+	say "gnuplot drew every PNG from the CSV files" $ok
+fi
+"$SIM" -q -c "$D/g.ini" -o "$D/b" >"$D/b.out" 2>&1
+ok=0
+for f in "$D"/a/*.csv; do cmp -s "$f" "$D/b/$(basename "$f")" || { ok=1; echo "# differs: $f"; }; done
+strip() { sed -e 's/ wall_s=[^ ]*//' -e 's/ exchanges_per_s=[^ ]*//' -e 's/ threads=[^ ]*//' -e 's/ cpu_s=[^ ]*//'; }
+[ "$(strip <<<"$s")" = "$(grep '^SUMMARY' "$D/b.out" | strip)" ] || ok=1
+say "same seed: the same CSV files and the same SUMMARY (but wall time)" $ok
+"$SIM" -q --threads 1 -c "$D/g.ini" -o "$D/c" >/dev/null 2>&1
+cmp -s "$D/a/table1.csv" "$D/c/table1.csv"
+say "one thread or two: the same results" $?
+sed 's/^seed = 5/seed = 6/' "$D/g.ini" >"$D/g6.ini"
+"$SIM" -q -c "$D/g6.ini" -o "$D/d" >/dev/null 2>&1
+! cmp -s "$D/a/table1.csv" "$D/d/table1.csv"
+say "another seed: other results" $?
+
+bad() { # name, expected line, expected text, ini text
+	printf '%s\n' "$4" >"$D/bad.ini"
+	o=$("$SIM" -q -c "$D/bad.ini" -o "$D/x" 2>&1)
+	r=$?
+	[ $r = 2 ] && grep -q "bad.ini:$2:" <<<"$o" && grep -q -- "$3" <<<"$o"
+	say "refused with FILE:LINE: $1" $? "status $r: $o"
+}
+bad "unknown key" 3 "unknown key" $'[gossip]\nseed = 1\nfanuot = 2\n[table1]\nnodes = 10'
+bad "mode not a known word" 2 "mode" $'[gossip]\nmode = sideways\n[table1]\nnodes = 10'
+bad "fan-out out of range" 3 "fanout" $'[gossip]\n; comment\nfanout = 99\n[table1]\nnodes = 10'
+bad "node count not an integer" 5 "integers" $'[gossip]\nseed = 1\n\n[table1]\nnodes = 10, 20.5'
+bad "warm-up longer than the run" 3 "warm-up" $'[gossip]\ndays = 0.1\nwarmup_h = 5\n[table1]\nnodes = 10'
+bad "latency maximum below minimum" 5 "maximum below minimum" $'[gossip]\nseed = 1\n[network]\ninter_min_ms = 50\ninter_max_ms = 20\n[table1]\nnodes = 10'
+bad "scheduling nodes above the maximum" 5 "counts" $'[gossip]\nseed = 1\n[schedulers]\nnodes = 100\ncounts = 1, 100'
+bad "stop rule with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrule = stop-k\n[table1]\nnodes = 10'
+bad "unknown view engine" 2 "view_engine" $'[gossip]\nview_engine = magic\n[table1]\nnodes = 10'
+bad "job ad file that is not a ClassAd" 2 "not a ClassAd" $'[gossip]\njob_ad_file = /dev/null\n[table1]\nnodes = 10'
+printf '[gossip]\nseed = 1\n' >"$D/none.ini"
+o=$("$SIM" -q -c "$D/none.ini" -o "$D/y" 2>&1)
+r=$?
+[ $r = 2 ] && grep -q "experiment section" <<<"$o"
+say "a [gossip] configuration without any experiment is refused" $? "status $r: $o"
+printf '[gossip]\nseed = 2\nview_engine = library\nrule = stop-k\nnode_days_min = 0\ndays = 0.2\nwarmup_h = 1\n[table1]\nnodes = 20\n' >"$D/lib.ini"
+o=$("$SIM" -q -c "$D/lib.ini" -o "$D/lib" 2>&1)
+grep -q "util_gossip_20=0\.[5-9]" <<<"$o"
+say "the library view engine with the stop rule runs" $? "$o"
+"$SIM" --help | grep -q "gossip"
+say "--help names the gossip model" $?
+echo "1..$n"
+exit $fail

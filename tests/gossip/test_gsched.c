@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The gossip model's scheduling engine: its view sweep against nl_gossip's merge rule
+ * (differential), determinism, and the shapes that matter at small scale (central ahead on a
+ * small pool, gossip ahead of a slow collector, more scheduling nodes never worse, churn loses
+ * no job). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_gsched.h"
+#include "nl_tap.h"
+
+static const char ad[] =
+	"RequestCores = 1; RequestMemory = 1024;\n"
+	"Requirements = TARGET.State == \"Unclaimed\" && TARGET.FreeCores >= RequestCores &&\n"
+	"    TARGET.Memory >= RequestMemory;\n"
+	"Rank = TARGET.Memory / 1024 + TARGET.Cores\n";
+
+static struct nl_gsched_cfg
+base(uint32_t n, enum nl_gsched_sys sys, uint64_t seed)
+{
+	return (struct nl_gsched_cfg){
+		.sys = sys, .n_nodes = n, .n_sched = 1, .load = 0, .horizon_s = 43200,
+		.warmup_s = 7200, .period_s = 60, .lifetime_s = 1800, .fanout = 1,
+		.mode = NL_GOSSIP_PUSH_PULL, .cores = 1, .job_min_s = 1800, .job_max_s = 3600,
+		.fail_per_day = 0, .leave_per_day = 0, .rejoin_s = 7200, .neg_interval_s = 60,
+		.update_interval_s = 60, .rec_rtts = 3, .rec_cost_s = 0, .rec_scale = 1,
+		.match_cost_s = 2e-7, .ask_timeout_s = 1, .job_ad = ad,
+		.net = { .sites = 20, .intra_min_s = 0.0002, .intra_max_s = 0.002,
+			 .inter_min_s = 0.01, .inter_max_s = 0.2 },
+		.net_seed = 1, .seed = seed };
+}
+
+/* Replay random contacts through nl_gossip views (each participant refreshes its own record
+ * at every exchange it takes part in) and compare the destination's view with the sweep. */
+static bool
+differential(enum nl_gossip_mode mode, uint64_t seed, unsigned int *n_cmp)
+{
+	enum { P = 30, C = 400 };
+	struct nl_gossip_view *v[P];
+	struct nl_gsched_contact ct[C];
+	struct nl_gossip_scratch scr = { 0 };
+	struct nl_gossip_cfg gc = { .fanout = 1, .mode = mode, .rule = NL_GOSSIP_ANTI_ENTROPY,
+				    .stop_k = 1 };
+	struct nl_rng rng;
+	double g[P];
+	bool ok = true;
+
+	nl_rng_seed(&rng, seed);
+	for (uint32_t i = 0; i < P; i++)
+		nl_gossip_view_create(&v[i], i, P);
+	for (unsigned int k = 0; k < C; k++) {
+		uint32_t a = (uint32_t)(nl_rng_u64(&rng) % P), b;
+
+		do
+			b = (uint32_t)(nl_rng_u64(&rng) % P);
+		while (b == a);
+		ct[k] = (struct nl_gsched_contact){ .a = a, .b = b, .lat_s = 0, .t_s = 1 + k };
+		struct nl_gossip_rec r = { .cores = 1, .free_cores = 1, .created_s = 1 + k,
+					   .lifetime_s = 1e9 };
+
+		nl_gossip_set_self_st(v[a], &r);
+		nl_gossip_set_self_st(v[b], &r);
+		nl_gossip_exchange_st(v[a], v[b], &gc, 1 + k, &scr, NULL);
+		/* after some contacts, compare one destination's view with the sweep */
+		if (k % 37 == 36) {
+			uint32_t dst = (uint32_t)(nl_rng_u64(&rng) % P);
+
+			nl_gsched_sweep(ct, k + 1, mode, dst, 1 + k, 1e9, P, g);
+			for (uint32_t s = 0; s < P; s++) {
+				const struct nl_gossip_rec *f = nl_gossip_view_find_st(v[dst], s);
+
+				if (s == dst)
+					continue;
+				ok &= f == NULL ? g[s] == -INFINITY : f->created_s == g[s];
+				(*n_cmp)++;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < P; i++)
+		nl_gossip_view_free(v[i]);
+	nl_gossip_scratch_fini(&scr);
+	return ok;
+}
+
+static double
+util(struct nl_gsched_cfg c, unsigned int reps)
+{
+	double u = 0;
+
+	for (unsigned int k = 0; k < reps; k++) {
+		struct nl_gsched_res r;
+
+		c.seed += 1000;
+		if (nl_gsched_run(&c, &r) != 0)
+			return -1;
+		u += r.util / reps;
+	}
+	return u;
+}
+
+int
+main(void)
+{
+	uint64_t seed = nl_tap_seed(3);
+	unsigned int n_cmp = 0;
+
+	static const char *const mname[] = { "push-pull", "push only", "pull only" };
+
+	for (int md = 0; md <= NL_GOSSIP_PULL; md++) {
+		bool ok;
+
+		n_cmp = 0;
+		ok = differential((enum nl_gossip_mode)md, seed + md, &n_cmp);
+		nl_tap_ok(ok && n_cmp >= 290, "the sweep gives exactly nl_gossip's view, %s (%u record "
+			  "comparisons)", mname[md], n_cmp);
+	}
+
+	struct nl_gsched_cfg c = base(60, NL_GSCHED_GOSSIP, seed);
+	struct nl_gsched_res a, b;
+
+	/* the whole engine on nl_gossip views against the sweep: with zero delays and no churn the
+	 * two must schedule identically (same peers, same views, same choices) */
+	struct nl_gsched_cfg z = base(40, NL_GSCHED_GOSSIP, seed);
+
+	z.net = (struct nl_gsched_net){ .sites = 3 };
+	z.n_sched = 2;
+	nl_gsched_run(&z, &a);
+	z.view = NL_GSCHED_VIEW_LIBRARY;
+	nl_gsched_run(&z, &b);
+	nl_tap_ok(a.util == b.util && a.started == b.started && a.refused == b.refused &&
+		  a.exchanges == b.exchanges && a.started > 500,
+		  "library views and the sweep schedule identically (util %.4f / %.4f, %llu / %llu "
+		  "jobs)", a.util, b.util, (unsigned long long)a.started,
+		  (unsigned long long)b.started);
+	/* with delays and churn they differ only by when an exchange is applied */
+	z = base(60, NL_GSCHED_GOSSIP, seed);
+	z.fail_per_day = z.leave_per_day = 2;
+	nl_gsched_run(&z, &a);
+	z.view = NL_GSCHED_VIEW_LIBRARY;
+	nl_gsched_run(&z, &b);
+	nl_tap_ok(fabs(a.util - b.util) < 0.01 && b.leaves > 0 && b.joins > 0,
+		  "with delays and churn, library views and the sweep agree within 0.01 (%.4f / %.4f)",
+		  a.util, b.util);
+	z.rule = NL_GOSSIP_STOP_K;
+	z.stop_k = 1;
+	nl_gsched_run(&z, &b);
+	nl_tap_ok(b.util > 0.8 && b.util <= a.util + 0.01,
+		  "the paper's stop rule on library views schedules too, no better (%.4f / %.4f)",
+		  b.util, a.util);
+	z.view = NL_GSCHED_VIEW_SWEEP;
+	nl_tap_ok(nl_gsched_run(&z, &b) == -EINVAL, "the sweep refuses the stop rule");
+
+	c.fail_per_day = 1;
+	c.leave_per_day = 1;
+	c.nat_share = 0.3;
+	nl_gsched_run(&c, &a);
+	nl_gsched_run(&c, &b);
+	nl_tap_ok(memcmp(&a, &b, sizeof(a)) == 0, "same configuration and seed, same run "
+		  "(util %.4f, %llu jobs)", a.util, (unsigned long long)a.started);
+	c.seed++;
+	nl_gsched_run(&c, &b);
+	nl_tap_ok(memcmp(&a, &b, sizeof(a)) != 0, "another seed, another run");
+	nl_tap_ok(a.fails > 0 && a.leaves > 0 && a.joins > 0 && a.requeued > 0 && a.util > 0.5,
+		  "with churn, nodes fail, leave and join again; their jobs are run again "
+		  "(%llu fails, %llu leaves, %llu joins, %llu requeued)",
+		  (unsigned long long)a.fails, (unsigned long long)a.leaves,
+		  (unsigned long long)a.joins, (unsigned long long)a.requeued);
+
+	double uc = util(base(20, NL_GSCHED_CENTRAL, seed), 6);
+	double ug = util(base(20, NL_GSCHED_GOSSIP, seed), 6);
+
+	nl_tap_ok(uc >= ug && uc > 0.95, "20 nodes: the central manager (%.4f) is ahead of gossip "
+		  "(%.4f): one hop beats several", uc, ug);
+	struct nl_gsched_cfg slow = base(300, NL_GSCHED_CENTRAL, seed);
+
+	slow.rec_cost_s = 2; /* 600 s to collect every record once */
+	uc = util(slow, 1);
+	ug = util(base(300, NL_GSCHED_GOSSIP, seed), 1);
+	nl_tap_ok(ug > uc + 0.02, "300 nodes, 2 s per collected record: gossip (%.4f) is ahead of "
+		  "the central manager (%.4f)", ug, uc);
+	struct nl_gsched_cfg fast = slow;
+
+	fast.rec_cost_s = 0.01;
+	double uf = util(fast, 1);
+
+	nl_tap_ok(uf > uc + 0.02, "a cheaper record (10 ms) makes the central manager better "
+		  "(%.4f vs %.4f)", uf, uc);
+
+	struct nl_gsched_cfg m = base(200, NL_GSCHED_GOSSIP, seed);
+
+	m.load = 1.0;
+	double u1 = util(m, 2);
+
+	m.n_sched = 4;
+	double u4 = util(m, 2);
+
+	nl_tap_ok(u4 >= u1 - 0.002, "load 1.0, 200 nodes: 4 scheduling nodes (%.4f) are not worse "
+		  "than 1 (%.4f)", u4, u1);
+	struct nl_gsched_cfg lo = base(200, NL_GSCHED_GOSSIP, seed);
+
+	lo.load = 0.3;
+	double ul = util(lo, 1);
+
+	nl_tap_ok(fabs(ul - 0.3) < 0.05, "offered load 0.3 gives utilization about 0.3 (%.4f)", ul);
+	struct nl_gsched_cfg bad = base(200, NL_GSCHED_GOSSIP, seed);
+
+	bad.job_ad = "Requirements = true;"; /* no Rank, no TARGET */
+	nl_tap_ok(nl_gsched_run(&bad, &a) == -EINVAL, "a job ad without Rank/TARGET is refused");
+	bad = base(1, NL_GSCHED_GOSSIP, seed);
+	nl_tap_ok(nl_gsched_run(&bad, &a) == -EINVAL, "one compute node is refused");
+	double lat;
+	struct nl_gsched_cfg lc = base(1000, NL_GSCHED_GOSSIP, seed);
+	double mx = 0;
+
+	for (uint32_t i = 0; i < 1000; i++) {
+		nl_gsched_latency(&lc, 1000, i, &lat);
+		mx = lat > mx ? lat : mx;
+	}
+	nl_tap_ok(mx <= 0.2 && mx > 0.05, "latencies to the central manager stay within 200 ms "
+		  "(max %.1f ms)", mx * 1e3);
+	return nl_tap_done();
+}
