@@ -18,14 +18,17 @@ static unsigned int nl_tap_n, nl_tap_fail;
 static inline int
 nl_tap_ok(int cond, const char *fmt, ...)
 {
+	char name[1024];
 	va_list ap;
 
-	nl_tap_n++;
-	printf("%sok %u - ", cond ? "" : "not ", nl_tap_n);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	for (char *p = name; *p != '\0'; p++) /* one TAP line, whatever the name holds */
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	nl_tap_n++;
+	printf("%sok %u - %s\n", cond ? "" : "not ", nl_tap_n, name);
 	fflush(stdout);
 	if (!cond)
 		nl_tap_fail++;
