@@ -1420,17 +1420,30 @@ compile_block(struct ps *ps, uint32_t n, uint32_t def)
 	return start;
 }
 
-static void
-collect_clauses(struct ps *ps, uint32_t n, uint32_t *out, uint32_t *nout, uint32_t cap)
+/*
+ * Top-level && operands of expression n, left to right, into out[]. Iterative with an explicit
+ * stack: every node of the expression is pushed at most once, so stack[] and out[] of
+ * ps->n_nodes entries can never overflow, whatever the shape of the && tree (a left-leaning
+ * chain a && b && c parses as ((a && b) && c)). Returns the number of operands.
+ */
+static uint32_t
+collect_clauses(const struct ps *ps, uint32_t n, uint32_t *out, uint32_t *stack)
 {
-	const struct ast *a = &ps->nodes[n];
+	uint32_t nout = 0, ns = 0;
 
-	if (a->kind == A_AND && *nout + 1 < cap) {
-		collect_clauses(ps, ps->kids[a->kid0], out, nout, cap);
-		collect_clauses(ps, ps->kids[a->kid0 + 1], out, nout, cap);
-	} else {
-		out[(*nout)++] = n;
+	stack[ns++] = n;
+	while (ns > 0) {
+		const struct ast *a = &ps->nodes[stack[--ns]];
+
+		if (a->kind == A_AND) {
+			/* right pushed first: the left operand comes out first */
+			stack[ns++] = ps->kids[a->kid0 + 1];
+			stack[ns++] = ps->kids[a->kid0];
+		} else {
+			out[nout++] = (uint32_t)(a - ps->nodes);
+		}
 	}
+	return nout;
 }
 
 static void
@@ -1448,13 +1461,18 @@ compile_pending(struct ps *ps)
 		if (pe->def != 0)
 			continue;
 		/* root attribute: its top-level && operands, for nl_cad_explain() */
-		uint32_t cl[64], ncl = 0;
+		uint32_t *cl = malloc(2 * (size_t)ps->n_nodes * sizeof(*cl));
 
-		collect_clauses(ps, pe->node, cl, &ncl, 64);
+		if (cl == NULL) {
+			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+			return;
+		}
+		uint32_t ncl = collect_clauses(ps, pe->node, cl, cl + ps->n_nodes);
 		struct nl_cad_clause *c = nl_cad_chunk_alloc(&p->arena, &p->arena_cur,
 							    ncl * sizeof(*c));
 
 		if (c == NULL) {
+			free(cl);
 			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
 			return;
 		}
@@ -1467,6 +1485,7 @@ compile_pending(struct ps *ps)
 			c[j].text_off = ps->src_base + a->off;
 			c[j].text_len = a->end > a->off ? a->end - a->off : 0;
 		}
+		free(cl);
 		p->defs[0].clauses[pe->slot] = c;
 		p->defs[0].n_clauses[pe->slot] = ncl;
 	}

@@ -639,6 +639,72 @@ test_bindings(void)
 	nl_cad_prog_free(p);
 }
 
+/*
+ * Regression (issue #17): a policy attribute with 65 or more top-level && clauses in a
+ * left-leaning chain wrote past a 64-entry array in collect_clauses(). Every clause must be
+ * kept, and nl_cad_explain() must name the first false one, whatever its index.
+ */
+static void
+test_many_clauses(void)
+{
+	static const unsigned int counts[] = { 63, 64, 65, 66, 130, 390 };
+
+	for (unsigned int t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+		unsigned int nc = counts[t], bad = nc - 2;
+		size_t cap = 32 + (size_t)nc * 16, k = 0;
+		char *src = malloc(cap);
+		struct nl_cad_prog *p = NULL;
+		struct nl_cad_ctx *c = NULL;
+		struct nl_cad_err e = { 0 };
+		struct nl_cad_why why = { 0 };
+		struct nl_cad_val v;
+
+		k += (size_t)snprintf(src + k, cap - k, "ok = ");
+		for (unsigned int i = 0; i < nc; i++)
+			k += (size_t)snprintf(src + k, cap - k, "%sx != %u", i ? " && " : "", i);
+		int rc = nl_cad_parse(src, k, &p, &e);
+
+		ok(rc == 0, "%u-clause && chain parses (rc %d %s)", nc, rc, e.msg);
+		if (rc == 0 && nl_cad_ctx_create(p, &c) == 0) {
+			struct nl_cad_val x = nl_cad_int(bad);
+
+			nl_cad_bind(c, nl_cad_slot(p, "x"), &x);
+			nl_cad_eval(c, nl_cad_slot(p, "ok"), &v);
+			ok(v.type == NL_CAD_BOOL && !v.u.b, "%u clauses: x = %u is refused", nc, bad);
+			rc = nl_cad_explain(c, nl_cad_slot(p, "ok"), &why);
+			ok(rc == 0 && why.n_clauses == (int)nc && why.clause == (int)bad,
+			   "%u clauses: explain names clause %d of %d (want %u of %u)", nc,
+			   why.clause, why.n_clauses, bad, nc);
+			x = nl_cad_int(-1);
+			nl_cad_bind(c, nl_cad_slot(p, "x"), &x);
+			ok(nl_cad_explain(c, nl_cad_slot(p, "ok"), &why) == -ENOENT,
+			   "%u clauses: all true", nc);
+		}
+		nl_cad_ctx_free(c);
+		nl_cad_prog_free(p);
+		free(src);
+	}
+	/* a mixed tree: (a && b) && (c && (d && e)) has five clauses */
+	{
+		const char *src = "ok = (x != 1 && x != 2) && (x != 3 && (x != 4 && x != 5))";
+		struct nl_cad_prog *p = NULL;
+		struct nl_cad_ctx *c = NULL;
+		struct nl_cad_err e;
+		struct nl_cad_why why = { 0 };
+		struct nl_cad_val x = nl_cad_int(4);
+
+		ok(nl_cad_parse(src, strlen(src), &p, &e) == 0 && nl_cad_ctx_create(p, &c) == 0,
+		   "nested && tree parses");
+		nl_cad_bind(c, nl_cad_slot(p, "x"), &x);
+		ok(nl_cad_explain(c, nl_cad_slot(p, "ok"), &why) == 0 && why.n_clauses == 5 &&
+		   why.clause == 3 && strncmp(why.text, "x != 4", why.text_len) == 0,
+		   "nested && tree: clause %d of %d '%.*s'", why.clause, why.n_clauses,
+		   (int)why.text_len, why.text ? why.text : "");
+		nl_cad_ctx_free(c);
+		nl_cad_prog_free(p);
+	}
+}
+
 int
 main(void)
 {
@@ -654,6 +720,7 @@ main(void)
 	test_parse_errors();
 	test_nesting();
 	test_bindings();
+	test_many_clauses();
 	printf("1..%d\n", n_run);
 	return n_fail ? 1 : 0;
 }
