@@ -288,32 +288,42 @@ nl_cad_fmt_abstime(int64_t s, int32_t off, char *buf, size_t n)
 	int32_t ao = off < 0 ? -off : off;
 
 	civil_from_days(days, &y, &m, &d);
+	/* HTCondor's absTimeToString(): '+' only for a positive offset (UTC prints -00:00) */
 	return snprintf(buf, n, "%04lld-%02u-%02uT%02lld:%02lld:%02lld%c%02d:%02d", (long long)y,
 			m, d, (long long)(sod / 3600), (long long)(sod / 60 % 60),
-			(long long)(sod % 60), off < 0 ? '-' : '+', (int)(ao / 3600),
+			(long long)(sod % 60), off > 0 ? '+' : '-', (int)(ao / 3600),
 			(int)(ao / 60 % 60));
 }
 
 int
 nl_cad_fmt_reltime(double s, char *buf, size_t n)
 {
+	/* HTCondor's relTimeToString(): [-][D+]HH:MM:SS, leading zero fields omitted, the
+	 * seconds with %g when fractional */
 	const char *sign = s < 0 ? "-" : "";
 	double a = fabs(s);
 
 	if (!isfinite(a) || a > 9.0e15)
 		return snprintf(buf, n, "%s%g", sign, a);
+	double frac = a - floor(a);
 	int64_t whole = (int64_t)a;
-	double frac = a - (double)whole;
-	int64_t days = whole / 86400, rem = whole % 86400;
-	char dbuf[32] = "";
-	char fbuf[16] = "";
+	int64_t days = whole / 86400, hrs = whole % 86400 / 3600, mins = whole % 3600 / 60;
+	double secs = (double)(whole % 60) + frac;
+	char sb[48];
 
+	if (frac == 0)
+		snprintf(sb, sizeof(sb), "%02d", (int)secs);
+	else
+		snprintf(sb, sizeof(sb), "%02g", secs);
 	if (days != 0)
-		snprintf(dbuf, sizeof(dbuf), "%lld+", (long long)days);
-	if (frac > 0.0005)
-		snprintf(fbuf, sizeof(fbuf), ".%03d", (int)lround(frac * 1000) % 1000);
-	return snprintf(buf, n, "%s%s%02lld:%02lld:%02lld%s", sign, dbuf, (long long)(rem / 3600),
-			(long long)(rem / 60 % 60), (long long)(rem % 60), fbuf);
+		return snprintf(buf, n, "%s%lld+%02lld:%02lld:%s", sign, (long long)days,
+				(long long)hrs, (long long)mins, sb);
+	if (hrs != 0)
+		return snprintf(buf, n, "%s%02lld:%02lld:%s", sign, (long long)hrs, (long long)mins,
+				sb);
+	if (mins != 0)
+		return snprintf(buf, n, "%s%02lld:%s", sign, (long long)mins, sb);
+	return snprintf(buf, n, "%s%s", sign, sb);
 }
 
 int
@@ -321,14 +331,41 @@ nl_cad_fmt_real(double r, char *buf, size_t n)
 {
 	char tmp[64];
 
+	/* HTCondor's unparser: 0.0 / -0.0, real("NaN"), real("INF"), real("-INF"), else %.16G
+	 * with ".0" added when the text would read back as an integer */
+	if (r == 0)
+		return snprintf(buf, n, "%s", signbit(r) ? "-0.0" : "0.0");
 	if (isnan(r))
 		return snprintf(buf, n, "real(\"NaN\")");
 	if (isinf(r))
-		return snprintf(buf, n, "%sreal(\"INF\")", r < 0 ? "-" : "");
-	snprintf(tmp, sizeof(tmp), "%.15g", r);
-	if (strpbrk(tmp, ".eEn") == NULL)
+		return snprintf(buf, n, "real(\"%sINF\")", r < 0 ? "-" : "");
+	snprintf(tmp, sizeof(tmp), "%.16G", r);
+	if (tmp[strcspn(tmp, ".Ee")] == 0)
 		strcat(tmp, ".0");
 	return snprintf(buf, n, "%s", tmp);
+}
+
+bool
+nl_cad_name_needs_quotes(const char *s, uint32_t len)
+{
+	static const char *const reserved[] = {
+		"true", "false", "undefined", "error", "parent", "self", "root", "is", "isnt",
+	};
+
+	if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+			  s[0] == '_'))
+		return true;
+	for (uint32_t i = 1; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return true;
+	}
+	for (unsigned int k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
+		if (nl_cad_name_eq(s, len, reserved[k], (uint32_t)strlen(reserved[k])))
+			return true;
+	return false;
 }
 
 const char *
@@ -374,13 +411,63 @@ put(struct fmt *f, const char *fmtstr, ...)
 		f->len += (size_t)k;
 }
 
+/* The body of a string literal or quoted name, HTCondor's escapes; q = the delimiter. */
+static void
+put_escaped(struct fmt *f, const char *s, size_t len, char q)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '\a': put(f, "\\a"); break;
+		case '\b': put(f, "\\b"); break;
+		case '\f': put(f, "\\f"); break;
+		case '\n': put(f, "\\n"); break;
+		case '\r': put(f, "\\r"); break;
+		case '\t': put(f, "\\t"); break;
+		case '\v': put(f, "\\v"); break;
+		case '\\': put(f, "\\\\"); break;
+		default:
+			if (c == (unsigned char)q)
+				put(f, "\\%c", c);
+			else if (c < 32 || c == 127)
+				put(f, "\\%03o", c);
+			else
+				put(f, "%c", c);
+		}
+	}
+}
+
+void
+nl_cad_put_string(char *buf, size_t n, size_t *len, const char *s, size_t slen, char q)
+{
+	struct fmt f = { .buf = buf, .n = n, .len = *len };
+
+	put(&f, "%c", q);
+	put_escaped(&f, s, slen, q);
+	put(&f, "%c", q);
+	*len = f.len;
+}
+
+static void
+put_name(struct fmt *f, const char *s, uint32_t len)
+{
+	if (nl_cad_name_needs_quotes(s, len)) {
+		put(f, "'");
+		put_escaped(f, s, len, '\'');
+		put(f, "'");
+	} else {
+		put(f, "%.*s", (int)len, s);
+	}
+}
+
 static void
 fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int depth)
 {
 	char tmp[96];
 
 	if (depth > 32) {
-		put(f, "...");
+		put(f, "error");
 		return;
 	}
 	switch (v->type) {
@@ -394,20 +481,7 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		break;
 	case NL_CAD_STRING:
 		put(f, "\"");
-		for (int32_t i = 0; i < v->aux; i++) {
-			unsigned char c = (unsigned char)v->u.s[i];
-
-			if (c == '"' || c == '\\')
-				put(f, "\\%c", c);
-			else if (c == '\n')
-				put(f, "\\n");
-			else if (c == '\t')
-				put(f, "\\t");
-			else if (c < 32 || c == 127)
-				put(f, "\\%03o", c);
-			else
-				put(f, "%c", c);
-		}
+		put_escaped(f, v->u.s, (size_t)v->aux, '"');
 		put(f, "\"");
 		break;
 	case NL_CAD_ABSTIME:
@@ -419,42 +493,58 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		put(f, "relTime(\"%s\")", tmp);
 		break;
 	case NL_CAD_LIST:
-		put(f, "{");
+		/* HTCondor: "{ " elements joined by "," " }" */
+		put(f, "{ ");
 		for (int32_t i = 0; i < v->aux; i++) {
-			put(f, i ? ", " : " ");
+			if (i)
+				put(f, ",");
 			fmt_val(ctx, &v->u.l[i], f, depth + 1);
 		}
-		put(f, v->aux ? " }" : "}");
+		put(f, " }");
 		break;
 	case NL_CAD_RECORD:
-		put(f, "[");
+		/* HTCondor: "[ " name = expression, joined by "; ", " ]" */
+		put(f, "[ ");
 		if (v->kind == NL_CAD_REC_HOST) {
 			const struct nl_cad_rec *r = v->u.rec;
 
 			for (unsigned int i = 0; i < r->schema->n; i++) {
-				put(f, "%s%s = ", i ? "; " : " ", r->schema->names[i]);
+				if (i)
+					put(f, "; ");
+				put_name(f, r->schema->names[i], r->schema->len[i]);
+				put(f, " = ");
 				fmt_val(ctx, &r->vals[i], f, depth + 1);
 			}
-			put(f, r->schema->n ? " ]" : "]");
 		} else {
 			struct nl_cad_frame *fr = v->u.fr;
 			const struct nl_cad_def *d = fr->def;
+			bool first = true;
 
+			/* a record literal prints its attributes' expressions, as HTCondor does
+			 * (never their values: a record holding itself prints finitely); a
+			 * binding of the root prints as its value */
 			for (uint32_t i = 0; i < d->n; i++) {
-				struct nl_cad_val a;
+				bool bound = fr->parent == NULL && ctx != NULL &&
+					     fr == ctx->root && ctx->bound[i];
 
-				put(f, "%s%s = ", i ? "; " : " ", d->names[i].s);
-				if (ctx != NULL) {
-					a = nl_cad_eval_attr(ctx, fr, i);
-					fmt_val(ctx, &a, f, depth + 1);
-				} else {
-					put(f, "...");
-				}
+				if (d->names[i].s[0] == ' ' || (d->code[i] == UINT32_MAX && !bound))
+					continue;
+				if (!first)
+					put(f, "; ");
+				first = false;
+				put_name(f, d->names[i].s, d->names[i].len);
+				put(f, " = ");
+				if (bound)
+					fmt_val(ctx, &ctx->bind[i], f, depth + 1);
+				else if (d->text != NULL && d->text[i] != NULL)
+					put(f, "%s", d->text[i]);
+				else
+					put(f, "undefined");
 			}
-			put(f, d->n ? " ]" : "]");
 		}
+		put(f, " ]");
 		break;
-	default: put(f, "?"); break;
+	default: put(f, "error"); break;
 	}
 }
 

@@ -166,6 +166,23 @@ int nl_cad_parse_expr(struct nl_cad_prog *prog, const char *src, size_t len,
 		      struct nl_cad_err *err);
 
 /**
+ * Unparse an expression: parse it and print it back the way HTCondor's unparser does
+ * (operators between single spaces, calls "f(a,b)", lists "{ a,b }", records
+ * "[ a = 1; b = 2 ]", parentheses and attribute-name quotes kept, reals as %.16G or
+ * real("INF")/real("-INF")/real("NaN")). The text parses back to an equal expression.
+ *
+ * @param src  Expression text.
+ * @param len  Bytes of src, <= NL_CAD_MAX_SRC_BYTES.
+ * @param buf  Output, NUL-terminated when n > 0 (truncated like snprintf).
+ * @param n    Size of buf [bytes].
+ * @param err  Output on a parse error. May be NULL.
+ * @return the length of the full text (>= 0); -EINVAL / -E2BIG / -ENOMEM as nl_cad_parse().
+ * @par Context  Any thread; allocates temporarily.
+ * @par Source   HTCondor ClassAdUnParser (src/classad/sink.cpp) behaviour.
+ */
+int nl_cad_unparse(const char *src, size_t len, char *buf, size_t n, struct nl_cad_err *err);
+
+/**
  * Free a program. NULL is a no-op.
  * @param prog  Program, no context of it alive.
  * @par Context  Control thread.

@@ -200,7 +200,7 @@ test_numbers(void)
 	ck("0.1 + 0.2 == 0.3", "false");
 	ck("9223372036854775807 + 1", "-9223372036854775808");
 	ck("-9223372036854775807 - 1", "-9223372036854775808");
-	ck("(-9223372036854775807 - 1) / -1", "-9223372036854775808");
+	ck("(-9223372036854775807 - 1) / -1", "9223372036854775807"); /* HTCondor: INT64_MAX */
 	ck("0x10", "16");
 	ck("1e3", "1000.0");
 	ck(".5", "0.5");
@@ -211,32 +211,34 @@ test_numbers(void)
 	ck("6 | 3", "7");
 	ck("6 ^ 3", "5");
 	ck("~0", "-1");
-	ck("true & false", "false");
+	ck("true & false", "error"); /* HTCondor: bitwise on integers only */
+	ck("6 & 3", "2");
+	ck("~true", "error");
 	ck("1.5 & 1", "error");
 }
 
 static void
 test_time(void)
 {
-	ck("absTime(\"2024-01-01T00:00:00Z\")", "absTime(\"2024-01-01T00:00:00+00:00\")");
+	ck("absTime(\"2024-01-01T00:00:00Z\")", "absTime(\"2024-01-01T00:00:00-00:00\")");
 	ck("absTime(\"2024-01-01T09:00:00+09:00\") == absTime(\"2024-01-01T00:00:00Z\")", "true");
 	ck("absTime(\"2024-01-01T00:00:00Z\") + relTime(\"1d\")",
-	   "absTime(\"2024-01-02T00:00:00+00:00\")");
+	   "absTime(\"2024-01-02T00:00:00-00:00\")");
 	ck("relTime(\"1h\") + absTime(\"2024-01-01T00:00:00Z\")",
-	   "absTime(\"2024-01-01T01:00:00+00:00\")");
+	   "absTime(\"2024-01-01T01:00:00-00:00\")");
 	ck("absTime(\"2024-01-01T00:00:00Z\") - relTime(\"00:30:00\")",
-	   "absTime(\"2023-12-31T23:30:00+00:00\")");
+	   "absTime(\"2023-12-31T23:30:00-00:00\")");
 	ck("absTime(\"2024-01-02T00:00:00Z\") - absTime(\"2024-01-01T00:00:00Z\")",
 	   "relTime(\"1+00:00:00\")");
 	ck("relTime(\"00:30:00\") * 2", "relTime(\"01:00:00\")");
-	ck("3 * relTime(\"10s\")", "relTime(\"00:00:30\")");
-	ck("relTime(\"1h\") / 2", "relTime(\"00:30:00\")");
+	ck("3 * relTime(\"10s\")", "relTime(\"30\")");
+	ck("relTime(\"1h\") / 2", "relTime(\"30:00\")");
 	ck("relTime(\"2d\") - relTime(\"1d12h\")", "relTime(\"12:00:00\")");
 	ck("relTime(\"1+02:03:04\")", "relTime(\"1+02:03:04\")");
-	ck("relTime(\"-00:00:10\")", "relTime(\"-00:00:10\")");
+	ck("relTime(\"-00:00:10\")", "relTime(\"-10\")");
 	ck("relTime(\"7d\") == relTime(\"7+00:00:00\")", "true");
 	ck("relTime(\"0\") < relTime(\"1s\")", "true");
-	ck("relTime(90)", "relTime(\"00:01:30\")");
+	ck("relTime(90)", "relTime(\"01:30\")");
 	ck("absTime(\"2024-01-01T00:00:00Z\") + absTime(\"2024-01-01T00:00:00Z\")", "error");
 	ck("absTime(\"2024-01-01T00:00:00Z\") * 2", "error");
 	ck("absTime(\"2024-01-01T00:00:00Z\") < 5", "error");
@@ -244,8 +246,8 @@ test_time(void)
 	ck("absTime(\"garbage\")", "error");
 	ck("relTime(\"3x\")", "error");
 	ck("time()", "1704067200");
-	ck("absTime(time())", "absTime(\"2024-01-01T00:00:00+00:00\")");
-	ck("absTime()", "absTime(\"2024-01-01T00:00:00+00:00\")");
+	ck("absTime(time())", "absTime(\"2024-01-01T00:00:00-00:00\")");
+	ck("absTime()", "absTime(\"2024-01-01T00:00:00-00:00\")");
 	ck("absTime(0, 3600)", "absTime(\"1970-01-01T01:00:00+01:00\")");
 	ck("int(absTime(\"1970-01-02T00:00:00Z\"))", "86400");
 	ck("isAbsTime(absTime(1))", "true");
@@ -265,7 +267,8 @@ test_scoping(void)
 	ckr(fig2, "d", "20");
 	ckr(fig2, "e", "2");
 	ckr(fig2, "f", "true");
-	ckr(fig2, "b", "[ a = 2; g = 2 ]");
+	ckr(fig2, "b", "[ a = 2; g = a ]"); /* records print expressions */
+	ckr(fig2, "b.g", "2");
 	/* inner first, then outward */
 	ckr("x = 5; r = [ y = x + 1; s = [ z = y * x ] ]", "r.s.z", "30");
 	ckr("x = 5; r = [ x = 7; y = parent.x ]", "r.y", "5");
@@ -282,8 +285,8 @@ test_scoping(void)
 	ckr("", "undefined.x", "undefined");
 	ckr("", "3 .x", "error");
 	/* list mapping by select */
-	ckr("L = { [ n = 1 ], [ n = 2 ], [ m = 3 ] }", "L.n", "{ 1, 2, undefined }");
-	ckr("L = { [ n = 1 ], 4 }", "L.n", "{ 1, error }");
+	ckr("L = { [ n = 1 ], [ n = 2 ], [ m = 3 ] }", "L.n", "{ 1,2,undefined }");
+	ckr("L = { [ n = 1 ], 4 }", "L.n", "{ 1,error }");
 	ckr("L = { [ j = [ k = 1 ] ], [ j = [ k = 2 ] ] }", "sum(L.j.k)", "3");
 	/* list subscripts */
 	ck("{1, 2, 3}[0]", "1");
@@ -291,8 +294,8 @@ test_scoping(void)
 	ck("{1, 2, 3}[-1]", "error");
 	ck("{1, 2}[undefined]", "undefined");
 	ck("{1, 2}[\"a\"]", "error");
-	ck("{}", "{}");
-	ck("{ 1, 2, }", "{ 1, 2 }");
+	ck("{}", "{  }");
+	ck("{ 1, 2 }", "{ 1,2 }");
 }
 
 static void
@@ -303,7 +306,7 @@ test_circular(void)
 	ckr("a = b + 1; b = c; c = a", "isUndefined(a)", "true");
 	ckr("r = [ x = y; y = x ]", "r.x", "undefined");
 	ckr("a = self.a", "a", "undefined");
-	ckr("a = evaluateList({1, 2}, \"v\", \"a\")", "a", "{ undefined, undefined }");
+	ckr("a = evaluateList({1, 2}, \"v\", \"a\")", "a", "{ undefined,undefined }");
 	/* linear, not exponential: 60 levels of doubling each reference each twice */
 	char src[4096];
 	size_t n = 0;
@@ -319,7 +322,7 @@ static void
 test_builtins(void)
 {
 	static const char *const unary_fns[] = {
-		"size", "int", "real", "string", "floor", "ceiling", "round", "toUpper", "toLower",
+		"size", "int", "real", "string", "toUpper", "toLower",
 		"relTime", "absTime", "min", "max", "sum", "avg",
 	};
 	char e[128];
@@ -331,6 +334,10 @@ test_builtins(void)
 		snprintf(e, sizeof(e), "%s(error)", unary_fns[i]);
 		ck(e, "error");
 	}
+	/* HTCondor: floor/ceiling/round go through real(), which gives error for undefined */
+	ck("floor(undefined)", "error");
+	ck("ceiling(undefined)", "error");
+	ck("round(undefined)", "error");
 	/* type tests never yield undefined */
 	static const char *const tests[] = {
 		"isUndefined", "isError", "isInteger", "isReal", "isString", "isBoolean",
@@ -382,8 +389,9 @@ test_builtins(void)
 	ck("string(0.5)", "\"0.5\"");
 	ck("floor(2.5)", "2");
 	ck("ceiling(2.1)", "3");
-	ck("round(2.5)", "3");
-	ck("round(-2.5)", "-3");
+	ck("round(2.5)", "2"); /* half to even */
+	ck("round(3.5)", "4");
+	ck("round(-2.5)", "-2");
 	ck("floor(7)", "7");
 	ck("floor(\"2.7\")", "2");
 	ck("floor(\"x\")", "error");
@@ -391,7 +399,7 @@ test_builtins(void)
 	ck("floor({})", "error");
 	ck("strcat(\"a\", 1, true, 2.5)", "\"a1true2.5\"");
 	ck("strcat()", "\"\"");
-	ck("strcat(\"a\", undefined)", "error");
+	ck("strcat(\"a\", undefined)", "undefined");
 	ck("strcat(\"a\", error)", "error");
 	ck("substr(\"abcdef\", 2)", "\"cdef\"");
 	ck("substr(\"abcdef\", 2, 2)", "\"cd\"");
@@ -402,11 +410,11 @@ test_builtins(void)
 	ck("substr(1, 0)", "error");
 	ck("toUpper(\"aBc\")", "\"ABC\"");
 	ck("toLower(\"aBc\")", "\"abc\"");
-	ck("toUpper(1)", "error");
+	ck("toUpper(1)", "\"1\"");
 	ck("min({3, 1, 2})", "1");
-	ck("max({3, 1.5, 2})", "3.0");
+	ck("max({3, 1.5, 2})", "3");
 	ck("max({})", "undefined");
-	ck("min({1, undefined})", "undefined");
+	ck("min({1, undefined})", "1");
 	ck("min({1, error})", "error");
 	ck("min({1, \"a\"})", "error");
 	ck("min(3)", "error");
@@ -414,19 +422,19 @@ test_builtins(void)
 	ck("sum({1, 2.5})", "3.5");
 	ck("sum({})", "0");
 	ck("avg({1, 2})", "1.5");
-	ck("avg({})", "undefined");
-	ck("max({absTime(5), absTime(9), absTime(7)})", "absTime(\"1970-01-01T00:00:09+00:00\")");
+	ck("avg({})", "0");
+	ck("max({absTime(5), absTime(9), absTime(7)})", "absTime(\"1970-01-01T00:00:09-00:00\")");
 	ck("max({relTime(5), absTime(9)})", "error");
 	ck("linear(5, 0, 0, 10, 100)", "50.0");
 	ck("linear(relTime(\"01:00:00\"), relTime(\"00:30:00\"), 90, relTime(\"02:00:00\"), 50)",
-	   "76.6666666666667");
+	   "76.66666666666667");
 	ck("linear(1, 1, 0, 1, 5)", "error");
 	ck("linear(undefined, 0, 0, 1, 1)", "undefined");
 	ck("linear(\"a\", 0, 0, 1, 1)", "error");
-	ckr("f = v * 10", "evaluateList({1, 2, 3}, \"v\", \"f\")", "{ 10, 20, 30 }");
+	ckr("f = v * 10", "evaluateList({1, 2, 3}, \"v\", \"f\")", "{ 10,20,30 }");
 	ckr("f = v * 10", "evaluateList(undefined, \"v\", \"f\")", "undefined");
 	ckr("f = v * 10", "evaluateList(3, \"v\", \"f\")", "error");
-	ckr("f = v * 10; v = 1", "{ evaluateList({2}, \"v\", \"f\"), f }", "{ { 20 }, 10 }");
+	ckr("f = v * 10; v = 1", "{ evaluateList({2}, \"v\", \"f\"), f }", "{ { 20 },10 }");
 	ck("plus_rsvutil(\"u\", 0, 1)", "undefined"); /* no host hook */
 	ck("plus_rsvutil(\"u\", undefined, 1)", "undefined");
 	ck("plus_rsvutil(1, 0, 1)", "error");
@@ -444,7 +452,7 @@ test_precedence(void)
 	ck("1 << 2 < 5", "true");       /* << tighter than < */
 	ck("1 < 2 == true", "true");    /* < tighter than == */
 	ck("1 == 1 is true", "true");   /* == and is same level, left assoc */
-	ck("3 & 1 == 1", "1");          /* == tighter than & : 3 & true */
+	ck("3 & 1 == 1", "error");          /* == tighter than & : 3 & true */
 	ck("(3 & 1) == 1", "true");
 	ck("1 | 2 ^ 3", "1");           /* ^ tighter than | : 1 | (2^3)=1|1 */
 	ck("4 ^ 6 & 3", "6");           /* & tighter than ^ : 4 ^ (6&3) */
