@@ -572,15 +572,27 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			NEXT;
 		}
 		CASE(BINK):
-			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1]))
+			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1])) {
+				/* =?= on records evaluates their attributes above sp */
+				struct nl_cad_val *old = ctx->ext_base;
+
+				ctx->ext_base = sp;
 				sp[-1] = nl_cad_binop(ctx, in->a, &sp[-1], &p->consts[in->c]);
+				ctx->ext_base = old;
+			}
 			NEXT;
 		CASE(BIN):
 			if (bin_fast(in->a, &sp[-2], &sp[-1], &sp[-2])) {
 				sp--;
 				NEXT;
 			}
-			sp[-2] = nl_cad_binop(ctx, in->a, &sp[-2], &sp[-1]);
+			{
+				struct nl_cad_val *old = ctx->ext_base;
+
+				ctx->ext_base = sp;
+				sp[-2] = nl_cad_binop(ctx, in->a, &sp[-2], &sp[-1]);
+				ctx->ext_base = old;
+			}
 			sp--;
 			NEXT;
 		CASE(ANDL): {
@@ -659,9 +671,14 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 				sp--;
 			NEXT;
 		CASE(CALL): {
+			struct nl_cad_val *old = ctx->ext_base;
+
+			ctx->ext_base = sp;
 			struct nl_cad_val v = in->a == NL_CAD_F_EVAL
 						      ? eval_string(ctx, f, &sp[-1], sp)
 						      : nl_cad_call(ctx, in->a, sp - in->c, in->c, in->b);
+
+			ctx->ext_base = old;
 
 			sp -= in->c;
 			*sp++ = v;

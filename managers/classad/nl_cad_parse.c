@@ -186,6 +186,12 @@ lex_string(struct ps *ps, int quote)
 	while (ps->src[ps->pos] != quote) {
 		int c = (unsigned char)ps->src[ps->pos];
 
+		if (c == 0) {
+			/* strings and names cannot hold NUL (the unparser could not print it back) */
+			fail_at(ps, -EINVAL, ps->line, ps->col, "NUL byte in %s",
+				quote == '"' ? "string" : "quoted attribute name");
+			return;
+		}
 		if (c == '\\') {
 			uint32_t el = ps->line, ec = ps->col;
 
