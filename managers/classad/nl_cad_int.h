@@ -256,7 +256,8 @@ int nl_cad_fmt_reltime(double s, char *buf, size_t n);
  * @return As snprintf. @par Context Pure. */
 int nl_cad_fmt_real(double r, char *buf, size_t n);
 
-/** Does an attribute name need 'quotes' to parse back (not an identifier, or reserved)?
+/** Does an attribute name need 'quotes' to parse back as the name of a definition (not an
+ * identifier, or a literal keyword; Self, Parent, Root may name definitions)?
  * @par Context Pure. */
 bool nl_cad_name_needs_quotes(const char *s, uint32_t len);
 

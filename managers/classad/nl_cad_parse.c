@@ -203,6 +203,8 @@ lex_string(struct ps *ps, int quote)
 			case 'r': c = '\r'; break;
 			case 'b': c = '\b'; break;
 			case 'f': c = '\f'; break;
+			case 'a': c = '\a'; break;
+			case 'v': c = '\v'; break;
 			case '\\': case '"': case '\'': case '/': break;
 			default:
 				if (c >= '0' && c <= '7') {
@@ -1236,9 +1238,11 @@ uputs(struct ubuf *u, const char *s)
 }
 
 static void
-uname(struct ubuf *u, const char *s, uint32_t len)
+uname(struct ubuf *u, const char *s, uint32_t len, bool def)
 {
-	if (nl_cad_name_needs_quotes(s, len)) {
+	if (def ? nl_cad_name_needs_quotes(s, len)
+		: nl_cad_name_needs_quotes(s, len) || nl_cad_name_eq(s, len, "self", 4) ||
+		  nl_cad_name_eq(s, len, "parent", 6) || nl_cad_name_eq(s, len, "root", 4)) {
 		size_t l = u->len;
 		char *b = u->len < u->n ? u->buf : NULL;
 
@@ -1289,15 +1293,15 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 		u->len += need;
 		break;
 	}
-	case A_ATTR: uname(u, a->name, a->name_len); break;
-	case A_ABSATTR: uputs(u, "."); uname(u, a->name, a->name_len); break;
+	case A_ATTR: uname(u, a->name, a->name_len, false); break;
+	case A_ABSATTR: uputs(u, "."); uname(u, a->name, a->name_len, false); break;
 	case A_SELF: uputs(u, "self"); break;
 	case A_PARENT: uputs(u, "parent"); break;
 	case A_ROOT: uputs(u, "root"); break;
 	case A_SELECT:
 		unparse(ps, k[0], u);
 		uputs(u, ".");
-		uname(u, a->name, a->name_len);
+		uname(u, a->name, a->name_len, false);
 		break;
 	case A_INDEX:
 		unparse(ps, k[0], u);
@@ -1361,7 +1365,7 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 			if (!first)
 				uputs(u, "; ");
 			first = false;
-			uname(u, d->names[i].s, d->names[i].len);
+			uname(u, d->names[i].s, d->names[i].len, true);
 			uputs(u, " = ");
 			unparse(ps, pe->node, u);
 		}
@@ -1430,10 +1434,12 @@ unparse_attr(struct ps *ps, uint32_t arg, uint32_t def)
 			if (!nl_cad_name_eq(df->names[i].s, df->names[i].len, a->name, a->name_len))
 				continue;
 			const struct pending *pe = find_pending(ps, (uint32_t)d, i);
+			const char *t = df->text != NULL ? df->text[i] : NULL;
 
-			if (pe == NULL)
+			if (pe != NULL)
+				t = unparse_text(ps, pe->node);
+			else if (t == NULL)
 				break;
-			const char *t = unparse_text(ps, pe->node);
 
 			return t != NULL ? nl_cad_str(t, (uint32_t)strlen(t)) : v;
 		}

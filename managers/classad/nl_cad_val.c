@@ -349,7 +349,7 @@ bool
 nl_cad_name_needs_quotes(const char *s, uint32_t len)
 {
 	static const char *const reserved[] = {
-		"true", "false", "undefined", "error", "parent", "self", "root", "is", "isnt",
+		"true", "false", "undefined", "error", "is", "isnt",
 	};
 
 	if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
