@@ -672,12 +672,14 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			NEXT;
 		CASE(CALL): {
 			struct nl_cad_val *old = ctx->ext_base;
+			struct nl_cad_val v;
 
+			/* callees that evaluate attributes (=?= on records) do it above sp */
 			ctx->ext_base = sp;
-			struct nl_cad_val v = in->a == NL_CAD_F_EVAL
-						      ? eval_string(ctx, f, &sp[-1], sp)
-						      : nl_cad_call(ctx, in->a, sp - in->c, in->c, in->b);
-
+			if (__builtin_expect(in->a == NL_CAD_F_EVAL, 0))
+				v = eval_string(ctx, f, &sp[-1], sp);
+			else
+				v = nl_cad_call(ctx, in->a, sp - in->c, in->c, in->b);
 			ctx->ext_base = old;
 
 			sp -= in->c;

@@ -1240,7 +1240,15 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 		    x->type == NL_CAD_ERROR)
 			return ERRV;
 		for (int32_t k = 0; k < l->aux; k++) {
-			struct nl_cad_val c = nl_cad_binop(ctx, NL_CAD_B_EQ, &l->u.l[k], x);
+			const struct nl_cad_val *e = &l->u.l[k];
+
+			/* fast path (Fig. 4's name list): == on two strings ignores case */
+			if (x->type == NL_CAD_STRING && e->type == NL_CAD_STRING) {
+				if (nl_cad_name_eq(x->u.s, (uint32_t)x->aux, e->u.s, (uint32_t)e->aux))
+					return nl_cad_bool(true);
+				continue;
+			}
+			struct nl_cad_val c = nl_cad_binop(ctx, NL_CAD_B_EQ, e, x);
 
 			if (nl_cad_is_true(&c))
 				return c;
