@@ -115,17 +115,39 @@ nl_cad_fn_lookup(const char *name, uint32_t len)
 
 /* ------------------------------------------------------------------ conversions */
 
+/* A string's leading number, as HTCondor's conversions read it (strtod/strtoll: leading
+ * white space skipped, trailing text ignored; nothing read at all is a failure). */
+static bool
+str_prefix(const struct nl_cad_val *v, bool integer, double *r, int64_t *i)
+{
+	char tmp[128], *end;
+	size_t n = (size_t)v->aux < sizeof(tmp) - 1 ? (size_t)v->aux : sizeof(tmp) - 1;
+
+	memcpy(tmp, v->u.s, n);
+	tmp[n] = 0;
+	if (integer) {
+		long long x = strtoll(tmp, &end, 10);
+
+		*i = x;
+		return !(end == tmp && x == 0);
+	}
+	*r = strtod(tmp, &end);
+	return !(end == tmp && *r == 0);
+}
+
 /* real(x) as HTCondor's convertValueToRealValue: false when not convertible. */
 static bool
 to_real(const struct nl_cad_val *v, double *out)
 {
+	int64_t unused;
+
 	switch (v->type) {
 	case NL_CAD_INT: *out = (double)v->u.i; return true;
 	case NL_CAD_REAL: *out = v->u.r; return true;
 	case NL_CAD_BOOL: *out = v->u.b; return true;
 	case NL_CAD_ABSTIME: *out = (double)v->u.abs_s; return true;
 	case NL_CAD_RELTIME: *out = v->u.rel_s; return true;
-	case NL_CAD_STRING: return nl_cad_str_num(v, out);
+	case NL_CAD_STRING: return str_prefix(v, false, out, &unused);
 	default: return false;
 	}
 }
@@ -134,7 +156,7 @@ to_real(const struct nl_cad_val *v, double *out)
 static bool
 to_int(const struct nl_cad_val *v, int64_t *out)
 {
-	double r;
+	double unused;
 
 	switch (v->type) {
 	case NL_CAD_INT: *out = v->u.i; return true;
@@ -142,7 +164,7 @@ to_int(const struct nl_cad_val *v, int64_t *out)
 	case NL_CAD_ABSTIME: *out = v->u.abs_s; return true;
 	case NL_CAD_REAL: return nl_cad_d2i(v->u.r, out);
 	case NL_CAD_RELTIME: return nl_cad_d2i(v->u.rel_s, out);
-	case NL_CAD_STRING: return nl_cad_str_num(v, &r) && nl_cad_d2i(r, out);
+	case NL_CAD_STRING: return str_prefix(v, true, &unused, out);
 	default: return false;
 	}
 }

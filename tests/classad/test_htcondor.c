@@ -157,7 +157,10 @@ static const struct row conv[] = {
 	{ "", "int(3.9)", "3" },
 	{ "", "int(-3.9)", "-3" },
 	{ "", "int(\"42\")", "42" },
-	{ "", "int(\"4x\")", "error" },
+	{ "", "int(\"4x\")", "4" }, /* strtoll: trailing text ignored */
+	{ "", "int(\"3.9\")", "3" },
+	{ "", "int(\"x\")", "error" },
+	{ "", "real(\" 2.5e1x\")", "25.0" },
 	{ "", "int(true)", "1" },
 	{ "", "real(3)", "3.0" },
 	{ "", "real(\"2.5\")", "2.5" },
