@@ -124,7 +124,7 @@ static const struct row ops[] = {
 	{ "", "undefined ? 1 : 2", "undefined" },
 	{ "", "undefined ?: 7", "7" },
 	{ "", "absTime(\"2024-01-01T00:00:00Z\") + relTime(\"1:30\")",
-	  "absTime(\"2024-01-01T01:30:00-00:00\")" },
+	  "absTime(\"2024-01-01T00:01:30-00:00\")" },
 	{ "", "absTime(\"2024-01-01T00:00:00+09:00\")", "absTime(\"2024-01-01T00:00:00+09:00\")" },
 	{ "", "absTime(\"2024-01-02T00:00:00Z\") - absTime(\"2024-01-01T00:00:00Z\")",
 	  "relTime(\"1+00:00:00\")" },
@@ -369,6 +369,20 @@ static const struct row regex[] = {
 
 /* Predefined functions: time */
 static const struct row times[] = {
+	/* absTime's and relTime's string forms (HTCondor's Literal::MakeAbsTime/MakeRelTime) */
+	{ "", "absTime(\"20240102T030405Z\")", "absTime(\"2024-01-02T03:04:05-00:00\")" },
+	{ "", "absTime(\"2024-01-02 03:04\")", "absTime(\"2024-01-02T03:04:00-00:00\")" },
+	{ "", "absTime(\"2024-01-02T03:04:05+0130\")", "absTime(\"2024-01-02T03:04:05+01:30\")" },
+	{ "", "absTime(\"2024-01-02T03:04:05-05:00\")", "absTime(\"2024-01-02T03:04:05-05:00\")" },
+	{ "", "absTime(\"2024-03-00\")", "absTime(\"2024-02-29T00:00:00-00:00\")" },
+	{ "", "absTime(\"2024-01-02T03:04:05:06\")", "error" },
+	{ "", "absTime(\"24\")", "error" },
+	{ "", "relTime(\"1:30\")", "relTime(\"01:30\")" },
+	{ "", "relTime(\"1+02:03:04\")", "relTime(\"1+02:03:04\")" },
+	{ "", "relTime(\"1h 30m\")", "relTime(\"01:30:00\")" },
+	{ "", "relTime(\"2d\")", "relTime(\"2+00:00:00\")" },
+	{ "", "relTime(\"-5.25s\")", "relTime(\"-5.25\")" },
+	{ "", "relTime(\"x\")", "error" },
 	{ "", "splitTime(relTime(3723.5))",
 	  "[ Type = \"RelativeTime\"; Days = 0; Hours = 1; Minutes = 2; Seconds = 3.5 ]" },
 	{ "", "splitTime(relTime(-90))",
