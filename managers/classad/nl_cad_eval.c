@@ -64,15 +64,17 @@ attr_hook(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, uint32_t slot)
 }
 
 static struct nl_cad_val
-lookup(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32_t len,
-       uint32_t h, struct nl_cad_val *base)
+lookup_found(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32_t len,
+	     uint32_t h, struct nl_cad_val *base, bool *found)
 {
+	*found = true;
 	if (r->kind == NL_CAD_REC_HOST) {
 		const struct nl_cad_schema *sc = r->u.rec->schema;
 
 		for (unsigned int i = 0; i < sc->n; i++)
 			if (sc->hash[i] == h && nl_cad_name_eq(sc->names[i], sc->len[i], s, len))
 				return r->u.rec->vals[i];
+		*found = false;
 		return UNDEFV;
 	}
 	const struct nl_cad_def *d = r->u.fr->def;
@@ -80,7 +82,17 @@ lookup(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32
 	for (uint32_t i = 0; i < d->n; i++)
 		if (d->names[i].hash == h && nl_cad_name_eq(d->names[i].s, d->names[i].len, s, len))
 			return eval_attr(ctx, r->u.fr, i, base);
+	*found = false;
 	return UNDEFV;
+}
+
+static struct nl_cad_val
+lookup(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32_t len,
+       uint32_t h, struct nl_cad_val *base)
+{
+	bool found;
+
+	return lookup_found(ctx, r, s, len, h, base, &found);
 }
 
 static struct nl_cad_val
@@ -124,9 +136,14 @@ subscript(struct nl_cad_ctx *ctx, const struct nl_cad_val *b, const struct nl_ca
 			return ERRV;
 		return b->u.l[i->u.i];
 	}
-	if (b->type == NL_CAD_RECORD && i->type == NL_CAD_STRING)
-		return lookup(ctx, b, i->u.s, (uint32_t)i->aux, nl_cad_hash(i->u.s, (uint32_t)i->aux),
-			      base);
+	if (b->type == NL_CAD_RECORD && i->type == NL_CAD_STRING) {
+		/* HTCondor: r["name"] of a name the record lacks is error (r.name: undefined) */
+		bool found;
+		struct nl_cad_val v = lookup_found(ctx, b, i->u.s, (uint32_t)i->aux,
+						   nl_cad_hash(i->u.s, (uint32_t)i->aux), base, &found);
+
+		return found ? v : ERRV;
+	}
 	return ERRV;
 }
 

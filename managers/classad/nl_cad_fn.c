@@ -1034,6 +1034,28 @@ fn_splittime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
 	return nl_cad_record(r);
 }
 
+/* Attribute of a record value by name (frames evaluated through the context's hook). */
+static struct nl_cad_val
+rec_attr(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *name)
+{
+	uint32_t len = (uint32_t)strlen(name);
+
+	if (r->kind == NL_CAD_REC_HOST) {
+		const struct nl_cad_schema *sc = r->u.rec->schema;
+
+		for (unsigned int i = 0; i < sc->n; i++)
+			if (nl_cad_name_eq(sc->names[i], sc->len[i], name, len))
+				return r->u.rec->vals[i];
+		return UNDEFV;
+	}
+	const struct nl_cad_def *d = r->u.fr->def;
+
+	for (uint32_t i = 0; i < d->n; i++)
+		if (nl_cad_name_eq(d->names[i].s, d->names[i].len, name, len))
+			return ctx->attr_fn(ctx, r->u.fr, i);
+	return UNDEFV;
+}
+
 /* formatTime([t] [, format]): strftime() of t's fields (seconds: the local zone, from
  * tzdata; absTime: its own zone); default format "%c". */
 static struct nl_cad_val
@@ -1057,6 +1079,28 @@ fn_formattime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 				return ERRV;
 			off = local_offset(secs);
 			break;
+		case NL_CAD_RECORD: {
+			/* a splitTime() record: its fields, as HTCondor's formatTime() reads them */
+			static const char *const fld[] = {
+				"Year", "Month", "Day", "Hours", "Minutes", "Seconds",
+			};
+			int64_t x[6] = { 1900, 1, 0, 0, 0, 0 };
+
+			for (int k = 0; k < 6; k++) {
+				struct nl_cad_val v = rec_attr(ctx, &a[0], fld[k]);
+
+				if (v.type == NL_CAD_INT)
+					x[k] = v.u.i;
+				else if (v.type == NL_CAD_REAL && !nl_cad_d2i(v.u.r, &x[k]))
+					x[k] = 0;
+			}
+			if (x[1] < 1 || x[1] > 12 || x[0] < 1 || x[0] > 9999)
+				return ERRV;
+			secs = (int64_t)nl_cad_days_from_civil(x[0], (unsigned int)x[1], 1) * 86400 +
+			       (x[2] - 1) * 86400 + x[3] * 3600 + x[4] * 60 + x[5];
+			off = 0;
+			break;
+		}
 		default: return ERRV;
 		}
 		if (n == 2) {

@@ -227,6 +227,9 @@ void *nl_cad_chunk_alloc(struct nl_cad_chunk **head, struct nl_cad_chunk **cur, 
 /** Free a whole chunk list; NULL accepted. @par Context Owner of the list. */
 void nl_cad_chunk_free(struct nl_cad_chunk *head);
 
+/** Days from 1970-01-01 to y-m-d (proleptic Gregorian; m 1..12). @par Context Pure. */
+int64_t nl_cad_days_from_civil(int64_t y, unsigned int m, unsigned int d);
+
 /**
  * Parse an absTime() literal ("2024-01-02T03:04:05+09:00", offset optional).
  * @param out_s    Seconds since the Unix epoch [s].

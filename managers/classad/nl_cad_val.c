@@ -87,8 +87,8 @@ nl_cad_chunk_free(struct nl_cad_chunk *head)
 }
 
 /* Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian). */
-static int64_t
-days_from_civil(int64_t y, unsigned int m, unsigned int d)
+int64_t
+nl_cad_days_from_civil(int64_t y, unsigned int m, unsigned int d)
 {
 	y -= m <= 2;
 	int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -201,7 +201,7 @@ nl_cad_parse_abstime(const char *str, uint32_t len, int64_t *out_s, int32_t *out
 	int64_t mon0 = f[1] - 1, y = f[0] + (mon0 >= 0 ? mon0 / 12 : -((11 - mon0) / 12));
 
 	mon0 -= (y - f[0]) * 12;
-	*out_s = (days_from_civil(y, (unsigned int)mon0 + 1, 1) + f[2] - 1) * 86400 +
+	*out_s = (nl_cad_days_from_civil(y, (unsigned int)mon0 + 1, 1) + f[2] - 1) * 86400 +
 		 f[3] * 3600 + f[4] * 60 + f[5] - off;
 	*out_off = off;
 	return 0;
