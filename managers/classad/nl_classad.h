@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * nl_classad: a compiled ClassAd evaluator (seed 004 §3; Solomon's ClassAd Language Reference
- * Manual v2.4; HTCondor 23.0 behaviour where the two differ; see docs/classad.md).
+ * nl_classad: a compiled ClassAd evaluator (seed 004 §3) of HTCondor's ClassAd language: the
+ * HTCondor manual's "ClassAd Syntax" and "Predefined Functions", HTCondor 23's library where the
+ * manual is silent, values printed as HTCondor's unparser prints them (docs/classad.md lists the
+ * rules, the tests that pin them and the deliberate differences).
  *
  * Theory of operation. A source text (a record `[a = 1; b = a + 1]` or a bare attribute list
  * `a = 1; b = a + 1`) is parsed once into a program (struct nl_cad_prog): every record literal
