@@ -115,24 +115,38 @@ nl_cad_fn_lookup(const char *name, uint32_t len)
 
 /* ------------------------------------------------------------------ conversions */
 
-/* A string's leading number, as HTCondor's conversions read it (strtod/strtoll: leading
- * white space skipped, trailing text ignored; nothing read at all is a failure). */
+/* A string's leading number, as HTCondor's conversions read it: strtod() (leading white space
+ * skipped, trailing text ignored, nothing read at all is a failure), then a size suffix right
+ * after the number scales it (B 1, K 1024, M 1024^2, G 1024^3, T 1024^4). */
 static bool
 str_prefix(const struct nl_cad_val *v, bool integer, double *r, int64_t *i)
 {
 	char tmp[128], *end;
 	size_t n = (size_t)v->aux < sizeof(tmp) - 1 ? (size_t)v->aux : sizeof(tmp) - 1;
+	double scale = 1;
 
 	memcpy(tmp, v->u.s, n);
 	tmp[n] = 0;
-	if (integer) {
-		long long x = strtoll(tmp, &end, 10);
+	double x = strtod(tmp, &end);
 
-		*i = x;
-		return !(end == tmp && x == 0);
+	if (end == tmp && x == 0)
+		return false;
+	switch (*end) {
+	case 'k': case 'K': scale = 1024.0; break;
+	case 'm': case 'M': scale = 1024.0 * 1024; break;
+	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
+	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+	default: break;
 	}
-	*r = strtod(tmp, &end);
-	return !(end == tmp && *r == 0);
+	if (integer) {
+		int64_t t;
+
+		if (!nl_cad_d2i(x, &t) || !nl_cad_d2i((double)t * scale, i))
+			return false;
+		return true;
+	}
+	*r = x * scale;
+	return true;
 }
 
 /* real(x) as HTCondor's convertValueToRealValue: false when not convertible. */

@@ -356,7 +356,10 @@ nl_cad_to_string(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct nl_c
 	switch (v->type) {
 	case NL_CAD_STRING: return *v;
 	case NL_CAD_ABSTIME: n = nl_cad_fmt_abstime(v->u.abs_s, v->aux, tmp, sizeof(tmp)); break;
-	case NL_CAD_RELTIME: n = nl_cad_fmt_reltime(v->u.rel_s, tmp, sizeof(tmp)); break;
+	case NL_CAD_RELTIME:
+		/* HTCondor's convertValueToStringValue reads the relTime as whole seconds */
+		n = nl_cad_fmt_reltime(trunc(v->u.rel_s), tmp, sizeof(tmp));
+		break;
 	case NL_CAD_LIST:
 	case NL_CAD_RECORD: {
 		struct nl_cad_val *old = ctx->ext_base;

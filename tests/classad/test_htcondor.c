@@ -159,6 +159,10 @@ static const struct row conv[] = {
 	{ "", "int(\"42\")", "42" },
 	{ "", "int(\"4x\")", "4" }, /* strtoll: trailing text ignored */
 	{ "", "int(\"3.9\")", "3" },
+	{ "", "int(\"1e3\")", "1000" },
+	{ "", "int(\"2K\")", "2048" },
+	{ "", "real(\"1.5M\")", "1572864.0" },
+	{ "", "string(relTime(90.5))", "\"01:30\"" },
 	{ "", "int(\"x\")", "error" },
 	{ "", "real(\" 2.5e1x\")", "25.0" },
 	{ "", "int(true)", "1" },
