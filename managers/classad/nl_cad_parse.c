@@ -759,6 +759,10 @@ parse_primary(struct ps *ps)
 	case T_PARENT:
 	case T_ROOT:
 		n = node(ps, t.t == T_SELF ? A_SELF : t.t == T_PARENT ? A_PARENT : A_ROOT, &t);
+		if (n != NONE) {
+			ps->nodes[n].name = t.s; /* as written, for the unparser */
+			ps->nodes[n].name_len = t.len;
+		}
 		next(ps);
 		return n;
 	case T_DOT: {
@@ -1295,9 +1299,9 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 	}
 	case A_ATTR: uname(u, a->name, a->name_len, false); break;
 	case A_ABSATTR: uputs(u, "."); uname(u, a->name, a->name_len, false); break;
-	case A_SELF: uputs(u, "self"); break;
-	case A_PARENT: uputs(u, "parent"); break;
-	case A_ROOT: uputs(u, "root"); break;
+	case A_SELF:
+	case A_PARENT:
+	case A_ROOT: uput(u, a->name, a->name_len); break;
 	case A_SELECT:
 		unparse(ps, k[0], u);
 		uputs(u, ".");
@@ -1400,6 +1404,19 @@ unparse_text(struct ps *ps, uint32_t n)
 }
 
 static void compile(struct ps *ps, uint32_t n, uint32_t def);
+
+/* Does definition def itself define name? */
+static bool
+def_defines(const struct ps *ps, uint32_t def, const char *name, uint32_t len)
+{
+	const struct nl_cad_def *df = &ps->p->defs[def];
+
+	for (uint32_t i = 0; i < df->n; i++)
+		if ((df->code[i] != UINT32_MAX || find_pending(ps, def, i) != NULL) &&
+		    nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+			return true;
+	return false;
+}
 
 /* Does definition def or an enclosing one define name? */
 static bool
@@ -1533,19 +1550,31 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 		emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &a->val), 1);
 		break;
 	case A_ATTR:
+		/* HTCondor: "toplevel" names the root record unless the record defines it */
+		if (nl_cad_name_eq(a->name, a->name_len, "toplevel", 8) &&
+		    !def_defines(ps, def, a->name, a->name_len)) {
+			emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
+			break;
+		}
 		compile_ref(ps, a, def, false);
 		break;
 	case A_ABSATTR:
 		compile_ref(ps, a, def, true);
 		break;
 	case A_SELF:
-		emit(ps, NL_CAD_OP_SELF, 0, 0, 0, 1);
-		break;
 	case A_PARENT:
-		emit(ps, NL_CAD_OP_PARENT, 0, 0, 0, 1);
-		break;
 	case A_ROOT:
-		emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
+		/* HTCondor (ClassAd::LookupInScope): an attribute of that name in the record itself
+		 * wins; otherwise self, parent, root are the scopes */
+		if (def_defines(ps, def, a->name, a->name_len)) {
+			struct ast r = *a;
+
+			r.kind = A_ATTR;
+			compile_ref(ps, &r, def, false);
+			break;
+		}
+		emit(ps, a->kind == A_SELF ? NL_CAD_OP_SELF : a->kind == A_PARENT ? NL_CAD_OP_PARENT
+			 : NL_CAD_OP_ROOT, 0, 0, 0, 1);
 		break;
 	case A_PAREN:
 		compile(ps, k[0], def);

@@ -54,6 +54,10 @@ static const struct row syntax[] = {
 	{ "", "{}", "{  }" },
 	{ "", "[]", "[  ]" },
 	{ "[ Self = 1; Parent = 2; Root = 3 ]", "'Root'", "3" },
+	{ "[ Self = 1; Parent = 2; Root = 3 ]", "Root + Self", "4" }, /* the attribute wins */
+	{ "", "[ Root = 3; x = Root ].x", "3" },
+	{ "a = 1; r = [ b = root.a; c = toplevel.a ]", "r.c", "1" },
+	{ "", "[ a = 1; r = [ b = root.a; c = toplevel.a; d = parent.a ] ].r.d", "1" },
 	{ "", "[ Self = 1; Parent = 2; Root = 3 ]", "[ Self = 1; Parent = 2; Root = 3 ]" },
 	{ "", "[ Self = 1; Parent = 2 ].Parent", "2" },
 	{ "", "[ 'a b' = 1; 'c.d' = 2 ]", "[ 'a b' = 1; 'c.d' = 2 ]" },
