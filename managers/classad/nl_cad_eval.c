@@ -281,8 +281,14 @@ scope_lookup(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const char *name, u
 }
 
 static struct nl_cad_val
-eval_string(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_val *arg,
-	    struct nl_cad_val *base)
+lookup_found(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32_t len,
+	     uint32_t h, struct nl_cad_val *base, bool *found);
+
+/* eval_string() in the scope of record value rec (NULL: frame f), names rec lacks looked up
+ * from f outward. */
+static struct nl_cad_val
+eval_in(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_val *rec,
+	const struct nl_cad_val *arg, struct nl_cad_val *base)
 {
 	struct nl_cad_val s = arg->type == NL_CAD_STRING ? *arg : ERRV;
 	struct nl_cad_evc *e;
@@ -333,6 +339,17 @@ eval_string(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_
 		c2->bound[i] = 0;
 		if (d2->code[i] != UINT32_MAX)
 			continue;
+		if (rec != NULL) {
+			bool found;
+
+			v = lookup_found(ctx, rec, d2->names[i].s, d2->names[i].len,
+					 d2->names[i].hash, base, &found);
+			if (found) {
+				c2->bound[i] = 1;
+				c2->bind[i] = v;
+				continue;
+			}
+		}
 		if (scope_lookup(ctx, f, d2->names[i].s, d2->names[i].len, base, &v)) {
 			c2->bound[i] = 1;
 			c2->bind[i] = v;
@@ -343,6 +360,51 @@ eval_string(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_
 	nl_cad_eval(c2, e->slot, &r);
 	ctx->steps += c2->steps;
 	return materialize(ctx, c2, &r, 0);
+}
+
+static struct nl_cad_val
+eval_string(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_val *arg,
+	    struct nl_cad_val *base)
+{
+	return eval_in(ctx, f, NULL, arg, base);
+}
+
+/*
+ * evalInEachContext(expr, list) and countMatches(expr, list): the expression (its text, made
+ * by the compiler) evaluated in the scope of each record of the list (HTCondor manual).
+ */
+static struct nl_cad_val
+eval_each(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, int fn, const struct nl_cad_val *a,
+	  struct nl_cad_val *base)
+{
+	const struct nl_cad_val *l = &a[1];
+	bool count = fn == NL_CAD_F_COUNTMATCHES;
+	int64_t n = 0;
+
+	if (l->type == NL_CAD_ERROR)
+		return ERRV;
+	if (l->type != NL_CAD_LIST)
+		return count && l->type == NL_CAD_UNDEFINED ? nl_cad_int(0) : ERRV;
+	struct nl_cad_val *out = count ? NULL : nl_cad_arena(ctx, (size_t)l->aux * sizeof(*out));
+
+	if (!count && out == NULL)
+		return ERRV;
+	for (int32_t i = 0; i < l->aux; i++) {
+		const struct nl_cad_val *e = &l->u.l[i];
+
+		if (e->type != NL_CAD_RECORD) {
+			if (!count)
+				return ERRV;
+			continue;
+		}
+		struct nl_cad_val v = eval_in(ctx, f, e, &a[0], base);
+
+		if (count)
+			n += nl_cad_is_true(&v);
+		else
+			out[i] = v;
+	}
+	return count ? nl_cad_int(n) : nl_cad_list(out, (uint32_t)l->aux);
 }
 
 /*
@@ -695,6 +757,9 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			ctx->ext_base = sp;
 			if (__builtin_expect(in->a == NL_CAD_F_EVAL, 0))
 				v = eval_string(ctx, f, &sp[-1], sp);
+			else if (__builtin_expect(in->a == NL_CAD_F_EVALINEACH ||
+						  in->a == NL_CAD_F_COUNTMATCHES, 0))
+				v = eval_each(ctx, f, in->a, sp - 2, sp);
 			else
 				v = nl_cad_call(ctx, in->a, sp - in->c, in->c, in->b);
 			ctx->ext_base = old;

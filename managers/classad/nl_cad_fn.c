@@ -100,6 +100,8 @@ const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_UNPARSE] = { "unparse", 1, 1 },
 	[NL_CAD_F_DEBUG] = { "debug", 1, 1 },
 	[NL_CAD_F_CURRENTTIME] = { "currentTime", 0, 0 },
+	[NL_CAD_F_EVALINEACH] = { "evalInEachContext", 2, 2 },
+	[NL_CAD_F_COUNTMATCHES] = { "countMatches", 2, 2 },
 };
 
 int

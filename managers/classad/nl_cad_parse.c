@@ -1663,6 +1663,18 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 				emit(ps, NL_CAD_OP_EVLIST, 0, (uint16_t)vs, (uint32_t)fs, 0);
 				return;
 			}
+			if (a->def == NL_CAD_F_EVALINEACH || a->def == NL_CAD_F_COUNTMATCHES) {
+				/* the expression is evaluated in each record's scope at run time:
+				 * pass its text (evaluated like eval()) and the list */
+				const char *t = unparse_text(ps, k[0]);
+				struct nl_cad_val v = t != NULL ? nl_cad_str(t, (uint32_t)strlen(t))
+							      : (struct nl_cad_val){ .type = NL_CAD_ERROR };
+
+				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				compile(ps, k[1], def);
+				emit(ps, NL_CAD_OP_CALL, (uint8_t)a->def, 0, 2, -1);
+				return;
+			}
 			if (a->def == NL_CAD_F_UNPARSE) {
 				struct nl_cad_val v = unparse_attr(ps, k[0], def);
 

@@ -309,6 +309,15 @@ static const struct row lists[] = {
 	{ "", "{ 1, 2, 3 }[1]", "2" },
 	{ "", "{ 1 }[5]", "error" },
 	{ "", "{ [ n = 1 ], [ n = 2 ] }.n", "{ 1,2 }" },
+	/* the manual's examples of evalInEachContext() and countMatches() */
+	{ "", "evalInEachContext(Prio > 2, { [Prio=3;], [Prio=1;] })", "{ true,false }" },
+	{ "", "evalInEachContext(Prio, { [Prio=3;], [Prio=1;] })", "{ 3,1 }" },
+	{ "", "evalInEachContext(Prio > 2, { [Prio=3;], UNDEFINED })", "error" },
+	{ "", "evalInEachContext(Prio > 2, UNDEFINED)", "error" },
+	{ "", "countMatches(Prio > 2, { [Prio=3;], [Prio=1;] })", "1" },
+	{ "", "countMatches(Prio > 2, { [Prio=3;], UNDEFINED })", "1" },
+	{ "", "countMatches(Prio > 2, UNDEFINED)", "0" },
+	{ "Limit = 2", "countMatches(Prio > Limit, { [Prio=3;], [Prio=1;] })", "1" },
 };
 
 /* Predefined functions: string lists */
