@@ -1304,6 +1304,9 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 	case A_ROOT: uput(u, a->name, a->name_len); break;
 	case A_SELECT:
 		unparse(ps, k[0], u);
+		/* "3.s" would read back as the real 3. and a name: keep a space after an integer */
+		if (ps->nodes[k[0]].kind == A_CONST && ps->nodes[k[0]].val.type == NL_CAD_INT)
+			uputs(u, " ");
 		uputs(u, ".");
 		uname(u, a->name, a->name_len, false);
 		break;

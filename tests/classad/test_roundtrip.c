@@ -249,9 +249,30 @@ test_invariants(void)
 		  "NaN =?= NaN is false (HTCondor compares reals with ==)");
 }
 
+/* Texts fuzzing found that once printed something that did not parse back. */
+static void
+test_regressions(void)
+{
+	static const char *const cases[][2] = {
+		{ "3\n.s", "3 .s" },                 /* select on an integer literal */
+		{ "'a\\vb'", "'a\\vb'" },           /* \v escape in a quoted name */
+		{ "\"x\\ay\"", "\"x\\ay\"" },     /* \a escape in a string */
+	};
+	char out[256], back[256];
+
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = nl_cad_unparse(cases[i][0], strlen(cases[i][0]), out, sizeof(out), NULL);
+		int m = n >= 0 ? nl_cad_unparse(out, (size_t)n, back, sizeof(back), NULL) : -1;
+
+		nl_tap_ok(n >= 0 && strcmp(out, cases[i][1]) == 0 && m == n && strcmp(back, out) == 0,
+			  "unparse %s -> %s, parses back to itself", cases[i][1], n >= 0 ? out : "?");
+	}
+}
+
 int
 main(void)
 {
+	test_regressions();
 	rng = nl_tap_seed(0x9e3779b97f4a7c15ull) | 1;
 	test_roundtrip(3000);
 	test_invariants();
