@@ -13,6 +13,7 @@ pkgs=(
 	libdpdk-dev
 	libinih-dev
 	libjemalloc-dev
+	libpcre2-dev
 	liburcu-dev
 	meson
 	ninja-build

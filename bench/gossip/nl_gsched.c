@@ -1060,7 +1060,7 @@ static int
 setup_classad(struct sim *s, const char *ad)
 {
 	static const char *const names[] = { "Cores", "FreeCores", "Memory", "Arch", "State" };
-	int rc = nl_cad_parse(ad, strlen(ad), &s->prog, NULL);
+	int rc = nl_cad_parse_match(ad, strlen(ad), &s->prog, NULL);
 
 	if (rc != 0)
 		return -EINVAL;

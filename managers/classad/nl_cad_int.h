@@ -2,7 +2,14 @@
 /**
  * @file
  * nl_classad internals shared by the compiler (nl_cad_parse.c), the evaluator
- * (nl_cad_eval.c) and the value helpers (nl_cad_val.c). Not installed, not public.
+ * (nl_cad_eval.c), the built-ins (nl_cad_fn.c), the operators (nl_cad_ops.c) and the value
+ * helpers (nl_cad_val.c). Not installed, not public.
+ *
+ * Dependencies go one way only (a file calls only the files after it):
+ *   nl_cad_eval.c -> nl_cad_parse.c (eval() compiles text) -> nl_cad_fn.c -> nl_cad_ops.c ->
+ *   nl_cad_val.c.
+ * The value unparser (nl_cad_val.c) evaluates the attributes of record instances through the
+ * context's attr_fn hook, which the evaluator installs, so it never calls the evaluator.
  */
 #ifndef NL_CAD_INT_H
 #define NL_CAD_INT_H
@@ -32,7 +39,7 @@ enum nl_cad_op {
 	NL_CAD_OP_COND,      /* c = else; ins[c - 1] is the JMP to the end */
 	NL_CAD_OP_JMP,       /* c = target */
 	NL_CAD_OP_ELVIS,     /* c = end */
-	NL_CAD_OP_CALL,      /* a = enum nl_cad_fn, c = argc */
+	NL_CAD_OP_CALL,      /* a = enum nl_cad_fn, c = argc, b = 1 + regex index (0: none) */
 	NL_CAD_OP_EVLIST,    /* b = variable root slot, c = attribute root slot */
 	NL_CAD_OP_RECORD,    /* c = record definition index */
 	NL_CAD_OP_LIST,      /* c = element count */
@@ -61,7 +68,18 @@ enum nl_cad_fn {
 	NL_CAD_F_SUBSTR, NL_CAD_F_TOUPPER, NL_CAD_F_TOLOWER, NL_CAD_F_MIN, NL_CAD_F_MAX,
 	NL_CAD_F_SUM, NL_CAD_F_AVG, NL_CAD_F_LINEAR, NL_CAD_F_EVALUATELIST,
 	NL_CAD_F_PLUS_RSVUTIL,
-	NL_CAD_F_COUNT
+	/* HTCondor's "Predefined Functions" added for issue #17 */
+	NL_CAD_F_BOOL, NL_CAD_F_CEIL, NL_CAD_F_POW, NL_CAD_F_QUANTIZE, NL_CAD_F_JOIN,
+	NL_CAD_F_SPLIT, NL_CAD_F_SPLITUSERNAME, NL_CAD_F_SPLITSLOTNAME, NL_CAD_F_STRCMP,
+	NL_CAD_F_STRICMP, NL_CAD_F_VERSIONCMP, NL_CAD_F_VERSIONGT, NL_CAD_F_VERSIONLT,
+	NL_CAD_F_VERSIONGE, NL_CAD_F_VERSIONLE, NL_CAD_F_VERSIONEQ, NL_CAD_F_VERSION_IN_RANGE,
+	NL_CAD_F_SPLITTIME, NL_CAD_F_FORMATTIME, NL_CAD_F_INTERVAL, NL_CAD_F_ANYCOMPARE,
+	NL_CAD_F_ALLCOMPARE, NL_CAD_F_REGEXP, NL_CAD_F_REGEXPS, NL_CAD_F_REGEXPMEMBER,
+	NL_CAD_F_REPLACE, NL_CAD_F_REPLACEALL, NL_CAD_F_SL_REGEXPMEMBER, NL_CAD_F_SL_SIZE,
+	NL_CAD_F_SL_SUM, NL_CAD_F_SL_AVG, NL_CAD_F_SL_MIN, NL_CAD_F_SL_MAX, NL_CAD_F_SL_MEMBER,
+	NL_CAD_F_SL_IMEMBER, NL_CAD_F_SL_INTERSECT, NL_CAD_F_SL_SUBSETMATCH,
+	NL_CAD_F_SL_ISUBSETMATCH, NL_CAD_F_EVAL, NL_CAD_F_UNPARSE, NL_CAD_F_DEBUG,
+	NL_CAD_F_CURRENTTIME, NL_CAD_F_EVALINEACH, NL_CAD_F_COUNTMATCHES, NL_CAD_F_COUNT
 };
 
 struct nl_cad_fn_desc {
@@ -99,6 +117,7 @@ struct nl_cad_def {
 	int32_t parent;             /* enclosing definition, -1 for the root */
 	struct nl_cad_name *names;  /* [n] */
 	uint32_t *code;             /* [n] block start; UINT32_MAX = external (no definition) */
+	const char **text;          /* [n] unparsed expression of each attribute, or NULL */
 	struct nl_cad_clause **clauses; /* root only: [n] arrays, or NULL */
 	uint32_t *n_clauses;        /* root only: [n] */
 	uint32_t cap;
@@ -115,6 +134,8 @@ struct nl_cad_prog {
 	uint32_t n_defs, cap_defs;
 	char *src;                  /* copy of all source texts, for clause texts */
 	uint32_t src_len, src_cap;
+	void **rx;                  /* [n_rx] regexes of constant patterns (pcre2_code *) */
+	uint32_t n_rx, cap_rx;
 	struct nl_cad_chunk *arena; /* strings, constant lists (stable addresses) */
 	struct nl_cad_chunk *arena_cur;
 };
@@ -145,8 +166,15 @@ struct nl_cad_selc {
 	uint32_t idx;
 };
 
+/** Evaluate attribute slot of frame f (installed by the evaluator in every context). */
+typedef struct nl_cad_val (*nl_cad_attr_fn)(struct nl_cad_ctx *ctx, struct nl_cad_frame *f,
+					    uint32_t slot);
+
+struct nl_cad_evc;
+
 struct nl_cad_ctx {
 	const struct nl_cad_prog *prog;
+	nl_cad_attr_fn attr_fn;
 	struct nl_cad_frame *root;
 	struct nl_cad_val *bind;    /* [root n] */
 	uint8_t *bound;             /* [root n] */
@@ -162,6 +190,8 @@ struct nl_cad_ctx {
 	struct nl_cad_val *ext_base; /* stack base for evaluations started by string() */
 	struct nl_cad_selc *selc;    /* [prog->n_sel] SELECT inline caches */
 	struct nl_cad_val scratch;   /* nl_cad_bind_ref() of a slot the program lacks */
+	struct nl_cad_evc *evc;      /* eval(): programs compiled from strings, by text */
+	uint32_t eval_nest;          /* eval() nesting of this context (0: a host's context) */
 };
 
 /*
@@ -197,6 +227,9 @@ void *nl_cad_chunk_alloc(struct nl_cad_chunk **head, struct nl_cad_chunk **cur, 
 /** Free a whole chunk list; NULL accepted. @par Context Owner of the list. */
 void nl_cad_chunk_free(struct nl_cad_chunk *head);
 
+/** Days from 1970-01-01 to y-m-d (proleptic Gregorian; m 1..12). @par Context Pure. */
+int64_t nl_cad_days_from_civil(int64_t y, unsigned int m, unsigned int d);
+
 /**
  * Parse an absTime() literal ("2024-01-02T03:04:05+09:00", offset optional).
  * @param out_s    Seconds since the Unix epoch [s].
@@ -226,7 +259,72 @@ int nl_cad_fmt_reltime(double s, char *buf, size_t n);
  * @return As snprintf. @par Context Pure. */
 int nl_cad_fmt_real(double r, char *buf, size_t n);
 
-/* nl_cad_eval.c */
+/** Does an attribute name need 'quotes' to parse back as the name of a definition (not an
+ * identifier, or a literal keyword; Self, Parent, Root may name definitions)?
+ * @par Context Pure. */
+bool nl_cad_name_needs_quotes(const char *s, uint32_t len);
+
+/** Append a quoted, escaped string (delimiter q: '"' literal, '\'' name) to buf[n] at *len
+ * (snprintf-like: *len counts the full text). @par Context Pure. */
+void nl_cad_put_string(char *buf, size_t n, size_t *len, const char *s, size_t slen, char q);
+
+static const struct nl_cad_val NL_CAD_ERRV = { .type = NL_CAD_ERROR };
+static const struct nl_cad_val NL_CAD_UNDEFV = { .type = NL_CAD_UNDEFINED };
+
+/* Boolean equivalence (HTCondor IsBooleanValueEquiv): 1 true, 0 false, -1 undefined, -2 error */
+static inline int
+nl_cad_tv(const struct nl_cad_val *v)
+{
+	switch (v->type) {
+	case NL_CAD_BOOL: return v->u.b;
+	case NL_CAD_INT: return v->u.i != 0;
+	case NL_CAD_REAL: return v->u.r != 0;
+	case NL_CAD_UNDEFINED: return -1;
+	default: return -2;
+	}
+}
+
+/* Numeric view: bool and int as integers, real as real. */
+static inline bool
+nl_cad_num(const struct nl_cad_val *v, int64_t *i, double *r, bool *is_real)
+{
+	switch (v->type) {
+	case NL_CAD_BOOL: *i = v->u.b; *r = v->u.b; *is_real = false; return true;
+	case NL_CAD_INT: *i = v->u.i; *r = (double)v->u.i; *is_real = false; return true;
+	case NL_CAD_REAL: *i = 0; *r = v->u.r; *is_real = true; return true;
+	default: return false;
+	}
+}
+
+/* nl_cad_ops.c: operators and conversions. Context: owner of ctx (arena); else pure. */
+
+/** n bytes (16-aligned) of the context's arena, live until the next evaluation; NULL: ENOMEM. */
+void *nl_cad_arena(struct nl_cad_ctx *ctx, size_t n);
+/** Start a new evaluation's arena (keeps the chunks). */
+void nl_cad_arena_reset(struct nl_cad_ctx *ctx);
+/** time() of the context: the fixed time, or the wall clock [s since the epoch]. */
+int64_t nl_cad_now_s(const struct nl_cad_ctx *ctx);
+/** Real to integer when it fits int64 (truncation); false for NaN and out of range. */
+bool nl_cad_d2i(double d, int64_t *out);
+/** A string value copied into the arena (error value when out of memory). */
+struct nl_cad_val nl_cad_mkstr(struct nl_cad_ctx *ctx, const char *s, size_t n);
+/** Case-insensitive three-way compare of two string values. */
+int nl_cad_strcmp_ci(const struct nl_cad_val *a, const struct nl_cad_val *b);
+/** Meta-equality =?= (same type and value; lists and records compared member by member). */
+bool nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a,
+		      const struct nl_cad_val *b, int depth);
+/** A binary operator (enum nl_cad_binop) on two values, HTCondor's rules. */
+struct nl_cad_val nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
+			       const struct nl_cad_val *b);
+/** A unary operator (enum nl_cad_unop). */
+struct nl_cad_val nl_cad_unop(int op, const struct nl_cad_val *a);
+/** string(v): strings as they are, other values unparsed; base = stack top for evaluations. */
+struct nl_cad_val nl_cad_to_string(struct nl_cad_ctx *ctx, const struct nl_cad_val *v,
+				   struct nl_cad_val *base);
+/** Number from a whole string (C strtod syntax, INF and NaN included). */
+bool nl_cad_str_num(const struct nl_cad_val *s, double *out);
+
+/* nl_cad_fn.c: the built-ins */
 
 /**
  * Built-in function by name (case-insensitive).
@@ -235,10 +333,27 @@ int nl_cad_fmt_real(double r, char *buf, size_t n);
 int nl_cad_fn_lookup(const char *name, uint32_t len);
 
 /**
- * Value of attribute slot `slot` in frame f, evaluated (with its cycle guard: a circular
- * reference gives undefined) and memoised for the context's current generation.
- * @return The value (undefined/error values included). @par Context Owner of ctx.
+ * Evaluate built-in fn on n evaluated arguments a[] (those the evaluator handles itself —
+ * ifThenElse, evaluateList, eval, unparse — never come here).
+ * @return The result (values live in the context's arena, I4). @par Context Owner of ctx.
  */
-struct nl_cad_val nl_cad_eval_attr(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, uint32_t slot);
+struct nl_cad_val nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a,
+			      uint32_t n, uint32_t site);
+
+/**
+ * Compile a regular expression (PCRE2) with HTCondor's option letters (i, m, s, x).
+ * @return the compiled code (pcre2_code *), or NULL for an invalid pattern.
+ * @par Context Any thread; allocates. The code is read-only afterwards (shareable).
+ */
+void *nl_cad_rx_compile(const char *pat, uint32_t len, const char *opts, uint32_t olen);
+
+/** Free a compiled regular expression; NULL accepted. */
+void nl_cad_rx_free(void *rx);
+
+/**
+ * The option string of a regex built-in call with n arguments, when it has one: the index of
+ * that argument, or -1. @par Context Pure.
+ */
+int nl_cad_rx_opt_arg(int fn, uint32_t n);
 
 #endif /* NL_CAD_INT_H */

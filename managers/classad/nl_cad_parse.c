@@ -34,7 +34,7 @@ struct tok {
 
 enum ast_kind {
 	A_CONST, A_ATTR, A_ABSATTR, A_SELF, A_PARENT, A_ROOT, A_SELECT, A_INDEX, A_UN, A_BIN,
-	A_AND, A_OR, A_COND, A_ELVIS, A_CALL, A_LIST, A_RECORD,
+	A_AND, A_OR, A_COND, A_ELVIS, A_CALL, A_LIST, A_RECORD, A_PAREN,
 };
 
 struct ast {
@@ -70,6 +70,7 @@ struct ps {
 	uint32_t src_base;   /* offset of src in p->src */
 	/* compiler state */
 	uint32_t cur_sp, max_sp;
+	bool target_bound;   /* TARGET is a matchmaker's bound record (nl_cad_parse_match) */
 };
 
 #define NONE UINT32_MAX
@@ -186,6 +187,12 @@ lex_string(struct ps *ps, int quote)
 	while (ps->src[ps->pos] != quote) {
 		int c = (unsigned char)ps->src[ps->pos];
 
+		if (c == 0) {
+			/* strings and names cannot hold NUL (the unparser could not print it back) */
+			fail_at(ps, -EINVAL, ps->line, ps->col, "NUL byte in %s",
+				quote == '"' ? "string" : "quoted attribute name");
+			return;
+		}
 		if (c == '\\') {
 			uint32_t el = ps->line, ec = ps->col;
 
@@ -197,6 +204,8 @@ lex_string(struct ps *ps, int quote)
 			case 'r': c = '\r'; break;
 			case 'b': c = '\b'; break;
 			case 'f': c = '\f'; break;
+			case 'a': c = '\a'; break;
+			case 'v': c = '\v'; break;
 			case '\\': case '"': case '\'': case '/': break;
 			default:
 				if (c >= '0' && c <= '7') {
@@ -565,6 +574,10 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 		if (a == NULL)
 			return -ENOMEM;
 		df->code = a;
+		a = realloc(df->text, nc * sizeof(*df->text));
+		if (a == NULL)
+			return -ENOMEM;
+		df->text = a;
 		if (d == 0) {
 			a = realloc(df->clauses, nc * sizeof(*df->clauses));
 			if (a == NULL)
@@ -588,6 +601,7 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 	}
 	df->names[df->n] = (struct nl_cad_name){ name, len, h };
 	df->code[df->n] = UINT32_MAX;
+	df->text[df->n] = NULL;
 	if (d == 0) {
 		df->clauses[df->n] = NULL;
 		df->n_clauses[df->n] = 0;
@@ -612,6 +626,13 @@ parse_attrs(struct ps *ps, uint32_t d, enum tok_type until, uint32_t *max_depth)
 	while (ps->rc == 0 && ps->tk.t != until) {
 		struct tok name = ps->tk;
 
+		/* HTCondor: empty statements (";;") between definitions are allowed */
+		if (accept(ps, T_SEMI))
+			continue;
+		/* reserved words Self, Parent, Root name attributes on the left of '=' (as in
+		 * HTCondor's own example ads); in expressions they keep their meaning */
+		if (name.t == T_SELF || name.t == T_PARENT || name.t == T_ROOT)
+			name.t = T_ID;
 		if (name.t != T_ID) {
 			expect(ps, T_ID, "attribute name");
 			return;
@@ -739,6 +760,10 @@ parse_primary(struct ps *ps)
 	case T_PARENT:
 	case T_ROOT:
 		n = node(ps, t.t == T_SELF ? A_SELF : t.t == T_PARENT ? A_PARENT : A_ROOT, &t);
+		if (n != NONE) {
+			ps->nodes[n].name = t.s; /* as written, for the unparser */
+			ps->nodes[n].name_len = t.len;
+		}
 		next(ps);
 		return n;
 	case T_DOT: {
@@ -800,6 +825,8 @@ parse_primary(struct ps *ps)
 			if (n == NONE)
 				return NONE;
 			ps->nodes[n].def = (uint32_t)fn;
+			ps->nodes[n].name = t.s;
+			ps->nodes[n].name_len = t.len;
 			ps->nodes[n].end = close.end;
 			kids(ps, n, args, na);
 			return n;
@@ -817,12 +844,18 @@ parse_primary(struct ps *ps)
 
 		if (!expect(ps, T_RPAR, "')'"))
 			return NONE;
-		/* the span of a parenthesised expression includes its parentheses */
-		ps->nodes[n].off = t.off;
-		ps->nodes[n].line = t.line;
-		ps->nodes[n].col = t.col;
-		ps->nodes[n].end = close.end;
-		return n;
+		/* kept as a node (the unparser prints the parentheses back); its span includes
+		 * the parentheses */
+		uint32_t pn = node(ps, A_PAREN, &t);
+
+		if (pn == NONE)
+			return NONE;
+		kids(ps, pn, &n, 1);
+		ps->nodes[pn].off = t.off;
+		ps->nodes[pn].line = t.line;
+		ps->nodes[pn].col = t.col;
+		ps->nodes[pn].end = close.end;
+		return pn;
 	}
 	case T_LBRACE: {
 		uint32_t *el = NULL;
@@ -841,6 +874,10 @@ parse_primary(struct ps *ps)
 			el[ne++] = e;
 			if (!accept(ps, T_COMMA))
 				break;
+			if (ps->tk.t == T_RBRACE) {
+				FAIL(ps, "expected an expression after ',' (HTCondor refuses '{1,}')");
+				break;
+			}
 		}
 		struct tok close = ps->tk;
 
@@ -892,6 +929,8 @@ parse_postfix(struct ps *ps)
 			next(ps);
 			struct tok nm = ps->tk;
 
+			if (nm.t == T_SELF || nm.t == T_PARENT || nm.t == T_ROOT)
+				ps->tk.t = T_ID;
 			if (!expect(ps, T_ID, "attribute name after '.'"))
 				return NONE;
 			uint32_t s = node(ps, A_SELECT, &t);
@@ -1164,13 +1203,298 @@ add_sel(struct ps *ps, const char *s, uint32_t len)
 	return p->n_sel++;
 }
 
+/* The node under any parentheses. */
+static uint32_t
+strip(const struct ps *ps, uint32_t n)
+{
+	while (ps->nodes[n].kind == A_PAREN)
+		n = ps->kids[ps->nodes[n].kid0];
+	return n;
+}
+
 static bool
 is_const_node(const struct ps *ps, uint32_t n)
 {
-	return ps->nodes[n].kind == A_CONST;
+	return ps->nodes[strip(ps, n)].kind == A_CONST;
+}
+
+/* ---------------------------------------------------------------- unparser */
+
+struct ubuf {
+	char *buf;
+	size_t n, len;
+};
+
+static void
+uput(struct ubuf *u, const char *s, size_t len)
+{
+	if (u->len < u->n) {
+		size_t room = u->n - u->len;
+
+		memcpy(u->buf + u->len, s, len < room ? len : room);
+	}
+	u->len += len;
+}
+
+static void
+uputs(struct ubuf *u, const char *s)
+{
+	uput(u, s, strlen(s));
+}
+
+static void
+uname(struct ubuf *u, const char *s, uint32_t len, bool def)
+{
+	if (def ? nl_cad_name_needs_quotes(s, len)
+		: nl_cad_name_needs_quotes(s, len) || nl_cad_name_eq(s, len, "self", 4) ||
+		  nl_cad_name_eq(s, len, "parent", 6) || nl_cad_name_eq(s, len, "root", 4)) {
+		size_t l = u->len;
+		char *b = u->len < u->n ? u->buf : NULL;
+
+		nl_cad_put_string(b, b ? u->n : 0, &l, s, len, '\'');
+		u->len = l;
+	} else {
+		uput(u, s, len);
+	}
+}
+
+static const char *const binop_text[] = {
+	[NL_CAD_B_ADD] = " + ", [NL_CAD_B_SUB] = " - ", [NL_CAD_B_MUL] = " * ",
+	[NL_CAD_B_DIV] = " / ", [NL_CAD_B_MOD] = " % ", [NL_CAD_B_LT] = " < ",
+	[NL_CAD_B_LE] = " <= ", [NL_CAD_B_GT] = " > ", [NL_CAD_B_GE] = " >= ",
+	[NL_CAD_B_EQ] = " == ", [NL_CAD_B_NE] = " != ", [NL_CAD_B_IS] = " =?= ",
+	[NL_CAD_B_ISNT] = " =!= ", [NL_CAD_B_BAND] = " & ", [NL_CAD_B_BOR] = " | ",
+	[NL_CAD_B_BXOR] = " ^ ", [NL_CAD_B_SHL] = " << ", [NL_CAD_B_SHR] = " >> ",
+	[NL_CAD_B_USHR] = " >>> ",
+};
+
+static const struct pending *
+find_pending(const struct ps *ps, uint32_t def, uint32_t slot)
+{
+	const struct pending *found = NULL;
+
+	for (uint32_t i = 0; i < ps->n_pend; i++)
+		if (ps->pend[i].def == def && ps->pend[i].slot == slot)
+			found = &ps->pend[i];
+	return found;
+}
+
+/* HTCondor's unparser (ClassAdUnParser): operators with spaces, calls "f(a,b)", lists
+ * "{ a,b }", records "[ a = 1; b = 2 ]", parentheses as written. */
+static void
+unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
+{
+	const struct ast *a = &ps->nodes[n];
+	const uint32_t *k = ps->kids != NULL ? &ps->kids[a->kid0] : NULL;
+	static const char *const un[] = { "-", "+", "!", "~" };
+
+	switch (a->kind) {
+	case A_CONST: {
+		size_t need = (size_t)nl_cad_format(NULL, &a->val, NULL, 0);
+
+		if (u->len < u->n)
+			nl_cad_format(NULL, &a->val, u->buf + u->len, u->n - u->len);
+		/* nl_cad_format NUL-terminates; the byte is overwritten or cut by the caller */
+		u->len += need;
+		break;
+	}
+	case A_ATTR: uname(u, a->name, a->name_len, false); break;
+	case A_ABSATTR: uputs(u, "."); uname(u, a->name, a->name_len, false); break;
+	case A_SELF:
+	case A_PARENT:
+	case A_ROOT: uput(u, a->name, a->name_len); break;
+	case A_SELECT:
+		unparse(ps, k[0], u);
+		/* "3.s" would read back as the real 3. and a name: keep a space after an integer */
+		if (ps->nodes[k[0]].kind == A_CONST && ps->nodes[k[0]].val.type == NL_CAD_INT)
+			uputs(u, " ");
+		uputs(u, ".");
+		uname(u, a->name, a->name_len, false);
+		break;
+	case A_INDEX:
+		unparse(ps, k[0], u);
+		uputs(u, "[");
+		unparse(ps, k[1], u);
+		uputs(u, "]");
+		break;
+	case A_UN: uputs(u, un[a->op & 3]); unparse(ps, k[0], u); break;
+	case A_BIN:
+		unparse(ps, k[0], u);
+		uputs(u, binop_text[a->op]);
+		unparse(ps, k[1], u);
+		break;
+	case A_AND:
+	case A_OR:
+		unparse(ps, k[0], u);
+		uputs(u, a->kind == A_AND ? " && " : " || ");
+		unparse(ps, k[1], u);
+		break;
+	case A_COND:
+		unparse(ps, k[0], u);
+		uputs(u, " ? ");
+		unparse(ps, k[1], u);
+		uputs(u, " : ");
+		unparse(ps, k[2], u);
+		break;
+	case A_ELVIS:
+		unparse(ps, k[0], u);
+		uputs(u, " ?: ");
+		unparse(ps, k[1], u);
+		break;
+	case A_CALL:
+		uput(u, a->name, a->name_len);
+		uputs(u, "(");
+		for (uint32_t i = 0; i < a->n_kids; i++) {
+			if (i)
+				uputs(u, ",");
+			unparse(ps, k[i], u);
+		}
+		uputs(u, ")");
+		break;
+	case A_LIST:
+		uputs(u, "{ ");
+		for (uint32_t i = 0; i < a->n_kids; i++) {
+			if (i)
+				uputs(u, ",");
+			unparse(ps, k[i], u);
+		}
+		uputs(u, " }");
+		break;
+	case A_RECORD: {
+		const struct nl_cad_def *d = &ps->p->defs[a->def];
+		bool first = true;
+
+		uputs(u, "[ ");
+		for (uint32_t i = 0; i < d->n; i++) {
+			const struct pending *pe = find_pending(ps, a->def, i);
+
+			if (pe == NULL)
+				continue;
+			if (!first)
+				uputs(u, "; ");
+			first = false;
+			uname(u, d->names[i].s, d->names[i].len, true);
+			uputs(u, " = ");
+			unparse(ps, pe->node, u);
+		}
+		uputs(u, " ]");
+		break;
+	}
+	case A_PAREN:
+		uputs(u, "(");
+		unparse(ps, k[0], u);
+		uputs(u, ")");
+		break;
+	}
+}
+
+/* The unparsed text of node n in the program's arena (NULL when out of memory). */
+static const char *
+unparse_text(struct ps *ps, uint32_t n)
+{
+	struct ubuf u = { NULL, 0, 0 };
+
+	unparse(ps, n, &u);
+	char *t = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, u.len + 1);
+
+	if (t == NULL)
+		return NULL;
+	u.buf = t;
+	u.n = u.len + 1;
+	u.len = 0;
+	unparse(ps, n, &u);
+	t[u.len] = 0;
+	return t;
 }
 
 static void compile(struct ps *ps, uint32_t n, uint32_t def);
+
+/* Does definition def itself define name? */
+static bool
+def_defines(const struct ps *ps, uint32_t def, const char *name, uint32_t len)
+{
+	const struct nl_cad_def *df = &ps->p->defs[def];
+
+	for (uint32_t i = 0; i < df->n; i++)
+		if ((df->code[i] != UINT32_MAX || find_pending(ps, def, i) != NULL) &&
+		    nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+			return true;
+	return false;
+}
+
+/* Does definition def or an enclosing one define name? */
+static bool
+scope_defines(const struct ps *ps, uint32_t def, const char *name, uint32_t len)
+{
+	for (int32_t d = (int32_t)def; d >= 0; d = ps->p->defs[d].parent) {
+		const struct nl_cad_def *df = &ps->p->defs[d];
+
+		for (uint32_t i = 0; i < df->n; i++)
+			if (df->code[i] != UINT32_MAX || find_pending(ps, (uint32_t)d, i) != NULL)
+				if (nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+					return true;
+	}
+	return false;
+}
+
+/* unparse(attr): the attribute's expression as text, found at compile time (HTCondor looks
+ * it up in the evaluating ad; "" when there is none, error for a non-attribute argument). */
+static struct nl_cad_val
+unparse_attr(struct ps *ps, uint32_t arg, uint32_t def)
+{
+	const struct ast *a = &ps->nodes[arg];
+	struct nl_cad_val v = { .type = NL_CAD_ERROR };
+
+	if (a->kind != A_ATTR && a->kind != A_ABSATTR)
+		return v;
+	for (int32_t d = a->kind == A_ABSATTR ? 0 : (int32_t)def; d >= 0;
+	     d = ps->p->defs[d].parent) {
+		const struct nl_cad_def *df = &ps->p->defs[d];
+
+		for (uint32_t i = 0; i < df->n; i++) {
+			if (!nl_cad_name_eq(df->names[i].s, df->names[i].len, a->name, a->name_len))
+				continue;
+			const struct pending *pe = find_pending(ps, (uint32_t)d, i);
+			const char *t = df->text != NULL ? df->text[i] : NULL;
+
+			if (pe != NULL)
+				t = unparse_text(ps, pe->node);
+			else if (t == NULL)
+				break;
+
+			return t != NULL ? nl_cad_str(t, (uint32_t)strlen(t)) : v;
+		}
+	}
+	return nl_cad_str("", 0);
+}
+
+/* A regex built-in with a constant pattern (and constant or no options): compile the
+ * pattern once, into the program. Returns 1 + its index, 0 when not applicable. */
+static uint16_t
+regex_site(struct ps *ps, const struct ast *a, const uint32_t *k)
+{
+	int oa = nl_cad_rx_opt_arg((int)a->def, a->n_kids);
+	struct nl_cad_prog *p = ps->p;
+
+	if (oa == -2 || !is_const_node(ps, k[0]))
+		return 0;
+	const struct nl_cad_val *pat = &ps->nodes[strip(ps, k[0])].val;
+	const struct nl_cad_val *opt = oa >= 0 ? &ps->nodes[strip(ps, k[oa])].val : NULL;
+
+	if (pat->type != NL_CAD_STRING || (oa >= 0 && (!is_const_node(ps, k[oa]) ||
+						       opt->type != NL_CAD_STRING)))
+		return 0;
+	if (p->n_rx >= UINT16_MAX - 1 ||
+	    grow((void **)&p->rx, &p->cap_rx, p->n_rx + 1, sizeof(*p->rx)))
+		return 0;
+	void *re = nl_cad_rx_compile(pat->u.s, (uint32_t)pat->aux, opt ? opt->u.s : "",
+				     opt ? (uint32_t)opt->aux : 0);
+
+	if (re == NULL)
+		return 0; /* invalid: evaluation compiles it again and yields error */
+	p->rx[p->n_rx++] = re;
+	return (uint16_t)p->n_rx;
+}
 
 /* Resolve a bare name from definition def outward; external root slot when not found. */
 static void
@@ -1230,21 +1554,50 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 		emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &a->val), 1);
 		break;
 	case A_ATTR:
+		/* HTCondor: "toplevel" names the root record unless the record defines it */
+		if (nl_cad_name_eq(a->name, a->name_len, "toplevel", 8) &&
+		    !def_defines(ps, def, a->name, a->name_len)) {
+			emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
+			break;
+		}
 		compile_ref(ps, a, def, false);
 		break;
 	case A_ABSATTR:
 		compile_ref(ps, a, def, true);
 		break;
 	case A_SELF:
-		emit(ps, NL_CAD_OP_SELF, 0, 0, 0, 1);
-		break;
 	case A_PARENT:
-		emit(ps, NL_CAD_OP_PARENT, 0, 0, 0, 1);
-		break;
 	case A_ROOT:
-		emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
+		/* HTCondor (ClassAd::LookupInScope): an attribute of that name in the record itself
+		 * wins; otherwise self, parent, root are the scopes */
+		if (def_defines(ps, def, a->name, a->name_len)) {
+			struct ast r = *a;
+
+			r.kind = A_ATTR;
+			compile_ref(ps, &r, def, false);
+			break;
+		}
+		emit(ps, a->kind == A_SELF ? NL_CAD_OP_SELF : a->kind == A_PARENT ? NL_CAD_OP_PARENT
+			 : NL_CAD_OP_ROOT, 0, 0, 0, 1);
+		break;
+	case A_PAREN:
+		compile(ps, k[0], def);
 		break;
 	case A_SELECT: {
+		const struct ast *b = &ps->nodes[k[0]];
+
+		/* MY.x and TARGET.x in a single ad: the ad's own x (HTCondor's old-ClassAd
+		 * semantics, what its tools do), unless a scope defines MY / TARGET itself */
+		if (b->kind == A_ATTR && (nl_cad_name_eq(b->name, b->name_len, "my", 2) ||
+					  (!ps->target_bound &&
+					   nl_cad_name_eq(b->name, b->name_len, "target", 6))) &&
+		    !scope_defines(ps, def, b->name, b->name_len)) {
+			struct ast r = *a;
+
+			r.kind = A_ATTR;
+			compile_ref(ps, &r, def, false);
+			break;
+		}
 		compile(ps, k[0], def);
 		uint32_t si = add_sel(ps, a->name, a->name_len);
 		struct nl_cad_ins *last = ps->rc == 0 ? &ps->p->ins[ps->p->n_ins - 1] : NULL;
@@ -1315,11 +1668,29 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 				emit(ps, NL_CAD_OP_EVLIST, 0, (uint16_t)vs, (uint32_t)fs, 0);
 				return;
 			}
+			if (a->def == NL_CAD_F_EVALINEACH || a->def == NL_CAD_F_COUNTMATCHES) {
+				/* the expression is evaluated in each record's scope at run time:
+				 * pass its text (evaluated like eval()) and the list */
+				const char *t = unparse_text(ps, k[0]);
+				struct nl_cad_val v = t != NULL ? nl_cad_str(t, (uint32_t)strlen(t))
+							      : (struct nl_cad_val){ .type = NL_CAD_ERROR };
+
+				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				compile(ps, k[1], def);
+				emit(ps, NL_CAD_OP_CALL, (uint8_t)a->def, 0, 2, -1);
+				return;
+			}
+			if (a->def == NL_CAD_F_UNPARSE) {
+				struct nl_cad_val v = unparse_attr(ps, k[0], def);
+
+				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				return;
+			}
 			/* relTime/absTime of a literal string: fold at compile time */
 			if ((a->def == NL_CAD_F_RELTIME || a->def == NL_CAD_F_ABSTIME) &&
 			    a->n_kids == 1 && is_const_node(ps, k[0]) &&
-			    ps->nodes[k[0]].val.type == NL_CAD_STRING) {
-				const struct nl_cad_val *s = &ps->nodes[k[0]].val;
+			    ps->nodes[strip(ps, k[0])].val.type == NL_CAD_STRING) {
+				const struct nl_cad_val *s = &ps->nodes[strip(ps, k[0])].val;
 				struct nl_cad_val v = { .type = NL_CAD_ERROR };
 				int64_t as;
 				int32_t off;
@@ -1336,9 +1707,11 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
 				return;
 			}
+			uint16_t site = regex_site(ps, a, k);
+
 			for (uint32_t i = 0; i < a->n_kids; i++)
 				compile(ps, k[i], def);
-			emit(ps, NL_CAD_OP_CALL, (uint8_t)a->def, 0, a->n_kids,
+			emit(ps, NL_CAD_OP_CALL, (uint8_t)a->def, site, a->n_kids,
 			     1 - (int)a->n_kids);
 			return;
 		}
@@ -1387,7 +1760,7 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 					return;
 				}
 				for (uint32_t i = 0; i < a->n_kids; i++)
-					items[i] = ps->nodes[k[i]].val;
+					items[i] = ps->nodes[strip(ps, k[i])].val;
 			}
 			struct nl_cad_val v = nl_cad_list(items, a->n_kids);
 
@@ -1420,17 +1793,34 @@ compile_block(struct ps *ps, uint32_t n, uint32_t def)
 	return start;
 }
 
-static void
-collect_clauses(struct ps *ps, uint32_t n, uint32_t *out, uint32_t *nout, uint32_t cap)
+/*
+ * Top-level && operands of expression n, left to right, into out[]. Iterative with an explicit
+ * stack: every node of the expression is pushed at most once, so stack[] and out[] of
+ * ps->n_nodes entries can never overflow, whatever the shape of the && tree (a left-leaning
+ * chain a && b && c parses as ((a && b) && c)). Returns the number of operands.
+ */
+static uint32_t
+collect_clauses(const struct ps *ps, uint32_t n, uint32_t *out, uint32_t *stack)
 {
-	const struct ast *a = &ps->nodes[n];
+	uint32_t nout = 0, ns = 0;
 
-	if (a->kind == A_AND && *nout + 1 < cap) {
-		collect_clauses(ps, ps->kids[a->kid0], out, nout, cap);
-		collect_clauses(ps, ps->kids[a->kid0 + 1], out, nout, cap);
-	} else {
-		out[(*nout)++] = n;
+	stack[ns++] = n;
+	while (ns > 0) {
+		uint32_t m = stack[--ns];
+
+		if (ps->nodes[strip(ps, m)].kind == A_AND)
+			m = strip(ps, m);
+		const struct ast *a = &ps->nodes[m];
+
+		if (a->kind == A_AND) {
+			/* right pushed first: the left operand comes out first */
+			stack[ns++] = ps->kids[a->kid0 + 1];
+			stack[ns++] = ps->kids[a->kid0];
+		} else {
+			out[nout++] = (uint32_t)(a - ps->nodes);
+		}
 	}
+	return nout;
 }
 
 static void
@@ -1445,16 +1835,22 @@ compile_pending(struct ps *ps)
 		if (ps->rc != 0)
 			return;
 		p->defs[pe->def].code[pe->slot] = start;
+		p->defs[pe->def].text[pe->slot] = unparse_text(ps, pe->node);
 		if (pe->def != 0)
 			continue;
 		/* root attribute: its top-level && operands, for nl_cad_explain() */
-		uint32_t cl[64], ncl = 0;
+		uint32_t *cl = malloc(2 * (size_t)ps->n_nodes * sizeof(*cl));
 
-		collect_clauses(ps, pe->node, cl, &ncl, 64);
+		if (cl == NULL) {
+			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+			return;
+		}
+		uint32_t ncl = collect_clauses(ps, pe->node, cl, cl + ps->n_nodes);
 		struct nl_cad_clause *c = nl_cad_chunk_alloc(&p->arena, &p->arena_cur,
 							    ncl * sizeof(*c));
 
 		if (c == NULL) {
+			free(cl);
 			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
 			return;
 		}
@@ -1467,6 +1863,7 @@ compile_pending(struct ps *ps)
 			c[j].text_off = ps->src_base + a->off;
 			c[j].text_len = a->end > a->off ? a->end - a->off : 0;
 		}
+		free(cl);
 		p->defs[0].clauses[pe->slot] = c;
 		p->defs[0].n_clauses[pe->slot] = ncl;
 	}
@@ -1523,8 +1920,9 @@ ps_finish(struct ps *ps)
 	return rc;
 }
 
-int
-nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err)
+static int
+parse_prog(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err,
+	   bool target_bound)
 {
 	struct nl_cad_prog *p = calloc(1, sizeof(*p));
 	struct ps *ps;
@@ -1542,6 +1940,7 @@ nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_ca
 		nl_cad_prog_free(p);
 		return rc;
 	}
+	ps->target_bound = target_bound;
 	next(ps);
 	uint32_t md = 0;
 
@@ -1563,6 +1962,19 @@ nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_ca
 	}
 	*out = p;
 	return 0;
+}
+
+int
+nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err)
+{
+	return parse_prog(src, len, out, err, false);
+}
+
+int
+nl_cad_parse_match(const char *src, size_t len, struct nl_cad_prog **out,
+		   struct nl_cad_err *err)
+{
+	return parse_prog(src, len, out, err, true);
 }
 
 int
@@ -1593,6 +2005,39 @@ nl_cad_parse_expr(struct nl_cad_prog *p, const char *src, size_t len, struct nl_
 	return rc < 0 ? rc : slot;
 }
 
+int
+nl_cad_unparse(const char *src, size_t len, char *buf, size_t n, struct nl_cad_err *err)
+{
+	struct nl_cad_prog *p = NULL;
+	struct ps *ps;
+	int rc = nl_cad_parse("", 0, &p, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ps_init(&ps, p, src, len, err);
+	if (rc < 0) {
+		nl_cad_prog_free(p);
+		return rc;
+	}
+	next(ps);
+	uint32_t e = parse_expr(ps);
+
+	if (ps->rc == 0 && ps->tk.t != T_EOF)
+		FAIL(ps, "unexpected text after the expression");
+	if (ps->rc == 0) {
+		struct ubuf u = { buf, n, 0 };
+
+		unparse(ps, e, &u);
+		if (n > 0)
+			buf[u.len < n ? u.len : n - 1] = 0;
+		rc = u.len > INT32_MAX ? -E2BIG : (int)u.len;
+	}
+	int prc = ps_finish(ps);
+
+	nl_cad_prog_free(p);
+	return prc < 0 ? prc : rc;
+}
+
 void
 nl_cad_prog_free(struct nl_cad_prog *p)
 {
@@ -1601,6 +2046,7 @@ nl_cad_prog_free(struct nl_cad_prog *p)
 	for (uint32_t i = 0; i < p->n_defs; i++) {
 		free(p->defs[i].names);
 		free(p->defs[i].code);
+		free(p->defs[i].text);
 		free(p->defs[i].clauses);
 		free(p->defs[i].n_clauses);
 	}
@@ -1608,6 +2054,9 @@ nl_cad_prog_free(struct nl_cad_prog *p)
 	free(p->ins);
 	free(p->consts);
 	free(p->sel);
+	for (uint32_t i = 0; i < p->n_rx; i++)
+		nl_cad_rx_free(p->rx[i]);
+	free(p->rx);
 	free(p->src);
 	nl_cad_chunk_free(p->arena);
 	free(p);

@@ -87,8 +87,8 @@ nl_cad_chunk_free(struct nl_cad_chunk *head)
 }
 
 /* Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian). */
-static int64_t
-days_from_civil(int64_t y, unsigned int m, unsigned int d)
+int64_t
+nl_cad_days_from_civil(int64_t y, unsigned int m, unsigned int d)
 {
 	y -= m <= 2;
 	int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -114,166 +114,167 @@ civil_from_days(int64_t z, int64_t *y, unsigned int *m, unsigned int *d)
 	*y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-static int
-digits(const char *s, uint32_t len, uint32_t *pos, unsigned int n, int64_t *out)
+static bool
+is_digit(char c)
 {
-	int64_t v = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		if (*pos >= len || s[*pos] < '0' || s[*pos] > '9')
-			return -1;
-		v = v * 10 + (s[(*pos)++] - '0');
-	}
-	*out = v;
-	return 0;
+	return c >= '0' && c <= '9';
 }
 
-int
-nl_cad_parse_abstime(const char *s, uint32_t len, int64_t *out_s, int32_t *out_off)
+/* atoi() of up to n characters at s (HTCondor reads fixed-width fields with atoi). */
+static int64_t
+atoi_n(const char *s, uint32_t n)
 {
-	uint32_t p = 0;
-	int64_t y, mo, d, h = 0, mi = 0, se = 0, oh = 0, om = 0;
-	int sign = 1;
+	int64_t v = 0;
+	uint32_t i = 0;
+	bool neg = false;
 
-	while (p < len && s[p] == ' ')
-		p++;
-	if (digits(s, len, &p, 4, &y) || p >= len || s[p++] != '-' || digits(s, len, &p, 2, &mo) ||
-	    p >= len || s[p++] != '-' || digits(s, len, &p, 2, &d))
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	while (i < n && is_digit(s[i]))
+		v = v * 10 + (s[i++] - '0');
+	return neg ? -v : v;
+}
+
+/*
+ * HTCondor's absTime("...") reading (Literal::MakeAbsTime): an optional zone at the end ('Z',
+ * "+hhmm" or "+hh:mm"), then fixed-width digit fields separated by any non-digits: yyyy [mm
+ * [dd [hh [mm [ss]]]]]; missing fields are 0 and fields are normalised like mktime() (day 0
+ * is the last day of the previous month). No zone: UTC here (HTCondor: the local zone).
+ */
+int
+nl_cad_parse_abstime(const char *str, uint32_t len, int64_t *out_s, int32_t *out_off)
+{
+	char s[128];
+	int64_t f[6] = { 0, 1, 0, 0, 0, 0 };
+	int32_t off = 0;
+	int32_t i;
+
+	if (len >= sizeof(s) || len == 0)
 		return -EINVAL;
-	if (p < len && (s[p] == 'T' || s[p] == 't' || s[p] == ' ')) {
-		p++;
-		if (digits(s, len, &p, 2, &h) || p >= len || s[p++] != ':' ||
-		    digits(s, len, &p, 2, &mi))
+	memcpy(s, str, len);
+	s[len] = 0;
+	i = (int32_t)len - 1;
+	while (i >= 0 && (s[i] == ' ' || s[i] == '\t'))
+		i--;
+	if (i > 0 && (s[i] == 'z' || s[i] == 'Z')) {
+		memmove(s + i, s + i + 1, len - (uint32_t)i);
+		len--;
+	} else if ((len > 5 && (s[len - 5] == '+' || s[len - 5] == '-')) ||
+		   (len > 6 && (s[len - 6] == '+' || s[len - 6] == '-') && s[len - 3] == ':')) {
+		if (s[len - 3] == ':' && (s[len - 6] == '+' || s[len - 6] == '-')) {
+			memmove(s + len - 3, s + len - 2, 3);
+			len--;
+		}
+		const char *z = s + len - 5;
+
+		if (!is_digit(z[1]) || !is_digit(z[2]) || !is_digit(z[3]) || !is_digit(z[4]))
 			return -EINVAL;
-		if (p < len && s[p] == ':') {
+		off = (int32_t)(atoi_n(z + 1, 2) * 3600 + atoi_n(z + 3, 2) * 60);
+		if (z[0] == '-')
+			off = -off;
+		len -= 5;
+		s[len] = 0;
+	}
+	uint32_t p = 0;
+
+	while (p < len && !is_digit(s[p]))
+		p++;
+	if ((int64_t)p > (int64_t)len - 4)
+		return -EINVAL; /* the year has four digits */
+	f[0] = atoi_n(s + p, 4);
+	p += 4;
+	for (int k = 1; k < 6; k++) {
+		while (p < len && !is_digit(s[p]))
 			p++;
-			if (digits(s, len, &p, 2, &se))
-				return -EINVAL;
+		if (p + 2 <= len) { /* absent: month 1 (tm_mon 0), day 0, time 0 */
+			f[k] = atoi_n(s + p, 2);
+			p += 2;
 		}
 	}
-	if (p < len && (s[p] == 'Z' || s[p] == 'z')) {
+	while (p < len && !is_digit(s[p]))
 		p++;
-	} else if (p < len && (s[p] == '+' || s[p] == '-')) {
-		sign = s[p++] == '-' ? -1 : 1;
-		if (digits(s, len, &p, 2, &oh))
-			return -EINVAL;
-		if (p < len && s[p] == ':')
-			p++;
-		if (p < len && digits(s, len, &p, 2, &om))
-			return -EINVAL;
-	}
-	while (p < len && s[p] == ' ')
-		p++;
-	if (p != len || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 ||
-	    oh > 23 || om > 59)
-		return -EINVAL;
-	int32_t off = (int32_t)(sign * (oh * 3600 + om * 60));
+	if (p < len)
+		return -EINVAL; /* digits left over */
+	/* mktime-like normalisation: month, then day offset, then h:m:s as seconds */
+	int64_t mon0 = f[1] - 1, y = f[0] + (mon0 >= 0 ? mon0 / 12 : -((11 - mon0) / 12));
 
-	*out_s = days_from_civil(y, (unsigned int)mo, (unsigned int)d) * 86400 + h * 3600 +
-		 mi * 60 + se - off;
+	mon0 -= (y - f[0]) * 12;
+	*out_s = (nl_cad_days_from_civil(y, (unsigned int)mon0 + 1, 1) + f[2] - 1) * 86400 +
+		 f[3] * 3600 + f[4] * 60 + f[5] - off;
 	*out_off = off;
 	return 0;
 }
 
+/*
+ * HTCondor's relTime("...") reading (Literal::MakeRelTime), right to left:
+ * [-][days(d|+)][hours(h|:)][minutes(m|:)][seconds[.frac][s]], spaces anywhere between
+ * fields: "1:30" is 90 s, "1+02:03:04", "7d", "1h30m", "90" all read.
+ */
 int
 nl_cad_parse_reltime(const char *s, uint32_t len, double *out_s)
 {
-	uint32_t p = 0;
-	double sign = 1, total = 0;
-	bool colon = memchr(s, ':', len) != NULL;
+	int64_t i = (int64_t)len - 1;
+	double secs = 0;
+	int64_t mins = 0, hrs = 0, days = 0;
+	bool neg = false;
 
-	while (p < len && s[p] == ' ')
-		p++;
-	if (p < len && s[p] == '-') {
-		sign = -1;
-		p++;
-	} else if (p < len && s[p] == '+') {
-		p++;
+#define SKIPSP() while (i >= 0 && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) i--
+	SKIPSP();
+	if (i >= 0 && (s[i] == 's' || s[i] == 'S' || is_digit(s[i]))) {
+		if (s[i] == 's' || s[i] == 'S')
+			i--;
+		SKIPSP();
+		int64_t e = i;
+
+		while (i >= 0 && is_digit(s[i]))
+			i--;
+		if (i >= 0 && s[i] == '.') {
+			i--;
+			while (i >= 0 && is_digit(s[i]))
+				i--;
+		}
+		if (e > i) {
+			char tmp[64];
+			size_t n = (size_t)(e - i);
+
+			if (n >= sizeof(tmp))
+				return -EINVAL;
+			memcpy(tmp, s + i + 1, n);
+			tmp[n] = 0;
+			secs = strtod(tmp, NULL);
+		}
 	}
-	if (p >= len)
+	int64_t *fld[3] = { &mins, &hrs, &days };
+	const char *mark[3] = { "mM:", "hH:", "dD+" };
+
+	for (int k = 0; k < 3; k++) {
+		SKIPSP();
+		if (i >= 0 && strchr(mark[k], s[i]) != NULL && s[i] != 0) {
+			i--;
+			SKIPSP();
+			int64_t v = 0, mul = 1;
+
+			while (i >= 0 && is_digit(s[i])) {
+				if (mul <= INT64_C(100000000000000))
+					v += (s[i] - '0') * mul;
+				mul *= mul <= INT64_C(100000000000000) ? 10 : 1;
+				i--;
+			}
+			*fld[k] = v;
+		}
+	}
+	SKIPSP();
+	if (i >= 0 && s[i] == '-') {
+		neg = true;
+		i--;
+	}
+	SKIPSP();
+#undef SKIPSP
+	if (i >= 0)
 		return -EINVAL;
-	if (colon) {
-		/* [D+]HH:MM[:SS[.fff]] */
-		double f[4];
-		unsigned int nf = 0;
-		double days = 0;
-
-		for (;;) {
-			char *end;
-			char tmp[64];
-			uint32_t q = p;
-
-			while (q < len && ((s[q] >= '0' && s[q] <= '9') || s[q] == '.'))
-				q++;
-			if (q == p || q - p >= sizeof(tmp))
-				return -EINVAL;
-			memcpy(tmp, s + p, q - p);
-			tmp[q - p] = 0;
-			double v = strtod(tmp, &end);
-
-			if (*end != 0)
-				return -EINVAL;
-			p = q;
-			if (p < len && s[p] == '+' && nf == 0 && days == 0) {
-				days = v;
-				p++;
-				continue;
-			}
-			if (nf == 4)
-				return -EINVAL;
-			f[nf++] = v;
-			if (p < len && s[p] == ':') {
-				p++;
-				continue;
-			}
-			break;
-		}
-		while (p < len && s[p] == ' ')
-			p++;
-		if (p != len || nf < 2 || nf > 3)
-			return -EINVAL;
-		total = days * 86400 + f[0] * 3600 + f[1] * 60 + (nf == 3 ? f[2] : 0);
-	} else {
-		/* NdNhNmNs in any subset, or a bare number of seconds */
-		bool any = false;
-
-		while (p < len) {
-			char tmp[64];
-			char *end;
-			uint32_t q = p;
-
-			while (q < len && ((s[q] >= '0' && s[q] <= '9') || s[q] == '.'))
-				q++;
-			if (q == p || q - p >= sizeof(tmp))
-				return -EINVAL;
-			memcpy(tmp, s + p, q - p);
-			tmp[q - p] = 0;
-			double v = strtod(tmp, &end);
-
-			if (*end != 0)
-				return -EINVAL;
-			p = q;
-			double mul = 1;
-
-			if (p < len) {
-				switch (lc((unsigned char)s[p])) {
-				case 'd': mul = 86400; p++; break;
-				case 'h': mul = 3600; p++; break;
-				case 'm': mul = 60; p++; break;
-				case 's': mul = 1; p++; break;
-				case ' ': break;
-				default: return -EINVAL;
-				}
-			}
-			total += v * mul;
-			any = true;
-			while (p < len && s[p] == ' ')
-				p++;
-		}
-		if (!any)
-			return -EINVAL;
-	}
-	*out_s = sign * total;
+	*out_s = (neg ? -1 : 1) * ((double)days * 86400 + (double)hrs * 3600 + (double)mins * 60 + secs);
 	return 0;
 }
 
@@ -288,32 +289,42 @@ nl_cad_fmt_abstime(int64_t s, int32_t off, char *buf, size_t n)
 	int32_t ao = off < 0 ? -off : off;
 
 	civil_from_days(days, &y, &m, &d);
+	/* HTCondor's absTimeToString(): '+' only for a positive offset (UTC prints -00:00) */
 	return snprintf(buf, n, "%04lld-%02u-%02uT%02lld:%02lld:%02lld%c%02d:%02d", (long long)y,
 			m, d, (long long)(sod / 3600), (long long)(sod / 60 % 60),
-			(long long)(sod % 60), off < 0 ? '-' : '+', (int)(ao / 3600),
+			(long long)(sod % 60), off > 0 ? '+' : '-', (int)(ao / 3600),
 			(int)(ao / 60 % 60));
 }
 
 int
 nl_cad_fmt_reltime(double s, char *buf, size_t n)
 {
+	/* HTCondor's relTimeToString(): [-][D+]HH:MM:SS, leading zero fields omitted, the
+	 * seconds with %g when fractional */
 	const char *sign = s < 0 ? "-" : "";
 	double a = fabs(s);
 
 	if (!isfinite(a) || a > 9.0e15)
 		return snprintf(buf, n, "%s%g", sign, a);
+	double frac = a - floor(a);
 	int64_t whole = (int64_t)a;
-	double frac = a - (double)whole;
-	int64_t days = whole / 86400, rem = whole % 86400;
-	char dbuf[32] = "";
-	char fbuf[16] = "";
+	int64_t days = whole / 86400, hrs = whole % 86400 / 3600, mins = whole % 3600 / 60;
+	double secs = (double)(whole % 60) + frac;
+	char sb[48];
 
+	if (frac == 0)
+		snprintf(sb, sizeof(sb), "%02d", (int)secs);
+	else
+		snprintf(sb, sizeof(sb), "%02g", secs);
 	if (days != 0)
-		snprintf(dbuf, sizeof(dbuf), "%lld+", (long long)days);
-	if (frac > 0.0005)
-		snprintf(fbuf, sizeof(fbuf), ".%03d", (int)lround(frac * 1000) % 1000);
-	return snprintf(buf, n, "%s%s%02lld:%02lld:%02lld%s", sign, dbuf, (long long)(rem / 3600),
-			(long long)(rem / 60 % 60), (long long)(rem % 60), fbuf);
+		return snprintf(buf, n, "%s%lld+%02lld:%02lld:%s", sign, (long long)days,
+				(long long)hrs, (long long)mins, sb);
+	if (hrs != 0)
+		return snprintf(buf, n, "%s%02lld:%02lld:%s", sign, (long long)hrs, (long long)mins,
+				sb);
+	if (mins != 0)
+		return snprintf(buf, n, "%s%02lld:%s", sign, (long long)mins, sb);
+	return snprintf(buf, n, "%s%s", sign, sb);
 }
 
 int
@@ -321,14 +332,41 @@ nl_cad_fmt_real(double r, char *buf, size_t n)
 {
 	char tmp[64];
 
+	/* HTCondor's unparser: 0.0 / -0.0, real("NaN"), real("INF"), real("-INF"), else %.16G
+	 * with ".0" added when the text would read back as an integer */
+	if (r == 0)
+		return snprintf(buf, n, "%s", signbit(r) ? "-0.0" : "0.0");
 	if (isnan(r))
 		return snprintf(buf, n, "real(\"NaN\")");
 	if (isinf(r))
-		return snprintf(buf, n, "%sreal(\"INF\")", r < 0 ? "-" : "");
-	snprintf(tmp, sizeof(tmp), "%.15g", r);
-	if (strpbrk(tmp, ".eEn") == NULL)
+		return snprintf(buf, n, "real(\"%sINF\")", r < 0 ? "-" : "");
+	snprintf(tmp, sizeof(tmp), "%.16G", r);
+	if (tmp[strcspn(tmp, ".Ee")] == 0)
 		strcat(tmp, ".0");
 	return snprintf(buf, n, "%s", tmp);
+}
+
+bool
+nl_cad_name_needs_quotes(const char *s, uint32_t len)
+{
+	static const char *const reserved[] = {
+		"true", "false", "undefined", "error", "is", "isnt",
+	};
+
+	if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+			  s[0] == '_'))
+		return true;
+	for (uint32_t i = 1; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return true;
+	}
+	for (unsigned int k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
+		if (nl_cad_name_eq(s, len, reserved[k], (uint32_t)strlen(reserved[k])))
+			return true;
+	return false;
 }
 
 const char *
@@ -374,13 +412,63 @@ put(struct fmt *f, const char *fmtstr, ...)
 		f->len += (size_t)k;
 }
 
+/* The body of a string literal or quoted name, HTCondor's escapes; q = the delimiter. */
+static void
+put_escaped(struct fmt *f, const char *s, size_t len, char q)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '\a': put(f, "\\a"); break;
+		case '\b': put(f, "\\b"); break;
+		case '\f': put(f, "\\f"); break;
+		case '\n': put(f, "\\n"); break;
+		case '\r': put(f, "\\r"); break;
+		case '\t': put(f, "\\t"); break;
+		case '\v': put(f, "\\v"); break;
+		case '\\': put(f, "\\\\"); break;
+		default:
+			if (c == (unsigned char)q)
+				put(f, "\\%c", c);
+			else if (c < 32 || c == 127)
+				put(f, "\\%03o", c);
+			else
+				put(f, "%c", c);
+		}
+	}
+}
+
+void
+nl_cad_put_string(char *buf, size_t n, size_t *len, const char *s, size_t slen, char q)
+{
+	struct fmt f = { .buf = buf, .n = n, .len = *len };
+
+	put(&f, "%c", q);
+	put_escaped(&f, s, slen, q);
+	put(&f, "%c", q);
+	*len = f.len;
+}
+
+static void
+put_name(struct fmt *f, const char *s, uint32_t len)
+{
+	if (nl_cad_name_needs_quotes(s, len)) {
+		put(f, "'");
+		put_escaped(f, s, len, '\'');
+		put(f, "'");
+	} else {
+		put(f, "%.*s", (int)len, s);
+	}
+}
+
 static void
 fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int depth)
 {
 	char tmp[96];
 
 	if (depth > 32) {
-		put(f, "...");
+		put(f, "error");
 		return;
 	}
 	switch (v->type) {
@@ -394,20 +482,7 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		break;
 	case NL_CAD_STRING:
 		put(f, "\"");
-		for (int32_t i = 0; i < v->aux; i++) {
-			unsigned char c = (unsigned char)v->u.s[i];
-
-			if (c == '"' || c == '\\')
-				put(f, "\\%c", c);
-			else if (c == '\n')
-				put(f, "\\n");
-			else if (c == '\t')
-				put(f, "\\t");
-			else if (c < 32 || c == 127)
-				put(f, "\\%03o", c);
-			else
-				put(f, "%c", c);
-		}
+		put_escaped(f, v->u.s, (size_t)v->aux, '"');
 		put(f, "\"");
 		break;
 	case NL_CAD_ABSTIME:
@@ -419,42 +494,58 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		put(f, "relTime(\"%s\")", tmp);
 		break;
 	case NL_CAD_LIST:
-		put(f, "{");
+		/* HTCondor: "{ " elements joined by "," " }" */
+		put(f, "{ ");
 		for (int32_t i = 0; i < v->aux; i++) {
-			put(f, i ? ", " : " ");
+			if (i)
+				put(f, ",");
 			fmt_val(ctx, &v->u.l[i], f, depth + 1);
 		}
-		put(f, v->aux ? " }" : "}");
+		put(f, " }");
 		break;
 	case NL_CAD_RECORD:
-		put(f, "[");
+		/* HTCondor: "[ " name = expression, joined by "; ", " ]" */
+		put(f, "[ ");
 		if (v->kind == NL_CAD_REC_HOST) {
 			const struct nl_cad_rec *r = v->u.rec;
 
 			for (unsigned int i = 0; i < r->schema->n; i++) {
-				put(f, "%s%s = ", i ? "; " : " ", r->schema->names[i]);
+				if (i)
+					put(f, "; ");
+				put_name(f, r->schema->names[i], r->schema->len[i]);
+				put(f, " = ");
 				fmt_val(ctx, &r->vals[i], f, depth + 1);
 			}
-			put(f, r->schema->n ? " ]" : "]");
 		} else {
 			struct nl_cad_frame *fr = v->u.fr;
 			const struct nl_cad_def *d = fr->def;
+			bool first = true;
 
+			/* a record literal prints its attributes' expressions, as HTCondor does
+			 * (never their values: a record holding itself prints finitely); a
+			 * binding of the root prints as its value */
 			for (uint32_t i = 0; i < d->n; i++) {
-				struct nl_cad_val a;
+				bool bound = fr->parent == NULL && ctx != NULL &&
+					     fr == ctx->root && ctx->bound[i];
 
-				put(f, "%s%s = ", i ? "; " : " ", d->names[i].s);
-				if (ctx != NULL) {
-					a = nl_cad_eval_attr(ctx, fr, i);
-					fmt_val(ctx, &a, f, depth + 1);
-				} else {
-					put(f, "...");
-				}
+				if (d->names[i].s[0] == ' ' || (d->code[i] == UINT32_MAX && !bound))
+					continue;
+				if (!first)
+					put(f, "; ");
+				first = false;
+				put_name(f, d->names[i].s, d->names[i].len);
+				put(f, " = ");
+				if (bound)
+					fmt_val(ctx, &ctx->bind[i], f, depth + 1);
+				else if (d->text != NULL && d->text[i] != NULL)
+					put(f, "%s", d->text[i]);
+				else
+					put(f, "undefined");
 			}
-			put(f, d->n ? " ]" : "]");
 		}
+		put(f, " ]");
 		break;
-	default: put(f, "?"); break;
+	default: put(f, "error"); break;
 	}
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * nl_classad: a compiled ClassAd evaluator (seed 004 §3; Solomon's ClassAd Language Reference
- * Manual v2.4; HTCondor 23.0 behaviour where the two differ; see docs/classad.md).
+ * nl_classad: a compiled ClassAd evaluator (seed 004 §3) of HTCondor's ClassAd language: the
+ * HTCondor manual's "ClassAd Syntax" and "Predefined Functions", HTCondor 23's library where the
+ * manual is silent, values printed as HTCondor's unparser prints them (docs/classad.md lists the
+ * rules, the tests that pin them and the deliberate differences).
  *
  * Theory of operation. A source text (a record `[a = 1; b = a + 1]` or a bare attribute list
  * `a = 1; b = a + 1`) is parsed once into a program (struct nl_cad_prog): every record literal
@@ -149,6 +151,21 @@ typedef int (*nl_cad_rsvutil_fn)(void *arg, const char *owner, unsigned int owne
 int nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err);
 
 /**
+ * nl_cad_parse() for an ad a matchmaker evaluates against another record (a job's
+ * Requirements and Rank against a machine's): `TARGET.x` selects x from the external slot
+ * TARGET, which the caller binds to the other record (nl_cad_bind()), instead of the
+ * single-ad reading (the ad's own x) that nl_cad_parse() gives. `MY.x` is the ad's own x in
+ * both.
+ *
+ * @param src, len, out, err  As nl_cad_parse().
+ * @return as nl_cad_parse().
+ * @par Context  Any thread; allocates.
+ * @par Source   HTCondor manual, "ClassAd Syntax" (MY and TARGET in matchmaking).
+ */
+int nl_cad_parse_match(const char *src, size_t len, struct nl_cad_prog **out,
+		       struct nl_cad_err *err);
+
+/**
  * Compile an expression as a new anonymous attribute of the program's root record.
  *
  * References resolve against the root's attributes; unknown names become external slots.
@@ -164,6 +181,23 @@ int nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct n
  */
 int nl_cad_parse_expr(struct nl_cad_prog *prog, const char *src, size_t len,
 		      struct nl_cad_err *err);
+
+/**
+ * Unparse an expression: parse it and print it back the way HTCondor's unparser does
+ * (operators between single spaces, calls "f(a,b)", lists "{ a,b }", records
+ * "[ a = 1; b = 2 ]", parentheses and attribute-name quotes kept, reals as %.16G or
+ * real("INF")/real("-INF")/real("NaN")). The text parses back to an equal expression.
+ *
+ * @param src  Expression text.
+ * @param len  Bytes of src, <= NL_CAD_MAX_SRC_BYTES.
+ * @param buf  Output, NUL-terminated when n > 0 (truncated like snprintf).
+ * @param n    Size of buf [bytes].
+ * @param err  Output on a parse error. May be NULL.
+ * @return the length of the full text (>= 0); -EINVAL / -E2BIG / -ENOMEM as nl_cad_parse().
+ * @par Context  Any thread; allocates temporarily.
+ * @par Source   HTCondor ClassAdUnParser (src/classad/sink.cpp) behaviour.
+ */
+int nl_cad_unparse(const char *src, size_t len, char *buf, size_t n, struct nl_cad_err *err);
 
 /**
  * Free a program. NULL is a no-op.

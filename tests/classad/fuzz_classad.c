@@ -2,11 +2,13 @@
 /*
  * libFuzzer target for the ClassAd parser and evaluator: parse the input as a record (and as an
  * expression), evaluate and explain every root attribute under a small budget, with the
- * candidate-node slot bound to a host record, and unparse every value. Must never crash, hang
- * or leak. Run by tests/classad/fuzz.sh.
+ * candidate-node slot bound to a host record, and unparse every value; unparse the input as an
+ * expression and check that the text parses back to the same text (the round trip). Must never
+ * crash, hang or leak. Run by tests/classad/fuzz.sh.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nl_classad.h"
@@ -59,6 +61,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nl_cad_parse_expr(p, (const char *)data, size, &e) >= 0)
 			exercise(p);
 		nl_cad_prog_free(p);
+	}
+	/* round trip: the unparsed text parses, and unparses to itself after one more pass
+	 * (reals print with 16 digits, so the second text is the fixed point) */
+	int n1 = nl_cad_unparse((const char *)data, size, NULL, 0, &e);
+
+	if (n1 >= 0 && n1 < (1 << 20)) {
+		char *t1 = malloc((size_t)n1 + 1), *t2 = malloc((size_t)n1 * 2 + 64);
+		char *t3 = malloc((size_t)n1 * 2 + 64);
+
+		if (t1 != NULL && t2 != NULL && t3 != NULL) {
+			nl_cad_unparse((const char *)data, size, t1, (size_t)n1 + 1, &e);
+			int n2 = nl_cad_unparse(t1, (size_t)n1, t2, (size_t)n1 * 2 + 64, &e);
+
+			if (n2 < 0)
+				__builtin_trap(); /* the unparser wrote text that does not parse */
+			int n3 = nl_cad_unparse(t2, (size_t)n2, t3, (size_t)n1 * 2 + 64, &e);
+
+			if (n3 != n2 || strcmp(t2, t3) != 0)
+				__builtin_trap(); /* not a fixed point */
+		}
+		free(t1);
+		free(t2);
+		free(t3);
 	}
 	return 0;
 }

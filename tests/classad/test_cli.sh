@@ -41,6 +41,12 @@ t "fig8 after the job" 0 "accepted 6 nodes" "$B" -p "$P/fig8-running-jobs.cad" \
 	-N "$P/nodes-example.cad" -o alice -s 2024-01-01T03:00:00Z -E +4h -n 6 \
 	--now 2024-01-01T01:00:00Z
 t "check policy" 0 "PLUS_CANDIDATE_NODE external" "$B" --check "$P/fig4-simple.cad"
+t "self is finite" 0 "[  ] (classad)" "$B" -e 'self'
+t "self of a record" 0 "[ a = 1; b = a + 1 ] (classad)" "$B" -r /dev/stdin -e 'self' <<<'[ a = 1; b = a + 1 ]'
+t "regexp" 0 "true (boolean)" "$B" -e 'regexp("^n0+1$", "n001")'
+t "string list" 0 "3 (integer)" "$B" -e 'stringListSize("a, b, c")'
+t "real -INF" 0 'real("-INF") (real)' "$B" -e 'real("-INF")'
+t "trailing comma refused" 2 "expected an expression after ','" "$B" -e '{1,}'
 t "missing file" 2 "No such file" "$B" -r /nonexistent -e 1
 echo "1..$n"
 exit $fail

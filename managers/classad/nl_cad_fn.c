@@ -1,0 +1,1565 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The built-in functions of the ClassAd language (HTCondor's "Predefined Functions"): the
+ * table of names and argument counts the parser checks, and nl_cad_call(), which evaluates a
+ * built-in on already-evaluated arguments. Depends on nl_cad_ops.c and nl_cad_val.c (and
+ * PCRE2 for the regular expressions), never on the evaluator.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <pthread.h>
+
+#include "nl_cad_int.h"
+
+#define ERRV NL_CAD_ERRV
+#define UNDEFV NL_CAD_UNDEFV
+
+const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
+	[NL_CAD_F_ISUNDEFINED] = { "isUndefined", 1, 1 },
+	[NL_CAD_F_ISERROR] = { "isError", 1, 1 },
+	[NL_CAD_F_ISINTEGER] = { "isInteger", 1, 1 },
+	[NL_CAD_F_ISREAL] = { "isReal", 1, 1 },
+	[NL_CAD_F_ISSTRING] = { "isString", 1, 1 },
+	[NL_CAD_F_ISBOOLEAN] = { "isBoolean", 1, 1 },
+	[NL_CAD_F_ISLIST] = { "isList", 1, 1 },
+	[NL_CAD_F_ISCLASSAD] = { "isClassAd", 1, 1 },
+	[NL_CAD_F_ISABSTIME] = { "isAbsTime", 1, 1 },
+	[NL_CAD_F_ISRELTIME] = { "isRelTime", 1, 1 },
+	[NL_CAD_F_MEMBER] = { "member", 2, 2 },
+	[NL_CAD_F_IDENTICALMEMBER] = { "identicalMember", 2, 2 },
+	[NL_CAD_F_SIZE] = { "size", 1, 1 },
+	[NL_CAD_F_IFTHENELSE] = { "ifThenElse", 3, 3 },
+	[NL_CAD_F_TIME] = { "time", 0, 0 },
+	[NL_CAD_F_ABSTIME] = { "absTime", 0, 2 },
+	[NL_CAD_F_RELTIME] = { "relTime", 1, 1 },
+	[NL_CAD_F_INT] = { "int", 1, 1 },
+	[NL_CAD_F_REAL] = { "real", 1, 1 },
+	[NL_CAD_F_STRING] = { "string", 1, 1 },
+	[NL_CAD_F_FLOOR] = { "floor", 1, 1 },
+	[NL_CAD_F_CEILING] = { "ceiling", 1, 1 },
+	[NL_CAD_F_ROUND] = { "round", 1, 1 },
+	[NL_CAD_F_STRCAT] = { "strcat", 0, 255 },
+	[NL_CAD_F_SUBSTR] = { "substr", 2, 3 },
+	[NL_CAD_F_TOUPPER] = { "toUpper", 1, 1 },
+	[NL_CAD_F_TOLOWER] = { "toLower", 1, 1 },
+	[NL_CAD_F_MIN] = { "min", 1, 1 },
+	[NL_CAD_F_MAX] = { "max", 1, 1 },
+	[NL_CAD_F_SUM] = { "sum", 1, 1 },
+	[NL_CAD_F_AVG] = { "avg", 1, 1 },
+	[NL_CAD_F_LINEAR] = { "linear", 5, 5 },
+	[NL_CAD_F_EVALUATELIST] = { "evaluateList", 3, 3 },
+	[NL_CAD_F_PLUS_RSVUTIL] = { "plus_rsvutil", 3, 3 },
+	[NL_CAD_F_BOOL] = { "bool", 1, 1 },
+	[NL_CAD_F_CEIL] = { "ceil", 1, 1 },
+	[NL_CAD_F_POW] = { "pow", 2, 2 },
+	[NL_CAD_F_QUANTIZE] = { "quantize", 2, 2 },
+	[NL_CAD_F_JOIN] = { "join", 1, 255 },
+	[NL_CAD_F_SPLIT] = { "split", 1, 2 },
+	[NL_CAD_F_SPLITUSERNAME] = { "splitUserName", 1, 1 },
+	[NL_CAD_F_SPLITSLOTNAME] = { "splitSlotName", 1, 1 },
+	[NL_CAD_F_STRCMP] = { "strcmp", 2, 2 },
+	[NL_CAD_F_STRICMP] = { "stricmp", 2, 2 },
+	[NL_CAD_F_VERSIONCMP] = { "versioncmp", 2, 2 },
+	[NL_CAD_F_VERSIONGT] = { "versionGT", 2, 2 },
+	[NL_CAD_F_VERSIONLT] = { "versionLT", 2, 2 },
+	[NL_CAD_F_VERSIONGE] = { "versionGE", 2, 2 },
+	[NL_CAD_F_VERSIONLE] = { "versionLE", 2, 2 },
+	[NL_CAD_F_VERSIONEQ] = { "versionEQ", 2, 2 },
+	[NL_CAD_F_VERSION_IN_RANGE] = { "version_in_range", 3, 3 },
+	[NL_CAD_F_SPLITTIME] = { "splitTime", 1, 1 },
+	[NL_CAD_F_FORMATTIME] = { "formatTime", 0, 2 },
+	[NL_CAD_F_INTERVAL] = { "interval", 1, 1 },
+	[NL_CAD_F_ANYCOMPARE] = { "anyCompare", 3, 3 },
+	[NL_CAD_F_ALLCOMPARE] = { "allCompare", 3, 3 },
+	[NL_CAD_F_REGEXP] = { "regexp", 2, 3 },
+	[NL_CAD_F_REGEXPS] = { "regexps", 3, 4 },
+	[NL_CAD_F_REGEXPMEMBER] = { "regexpMember", 2, 3 },
+	[NL_CAD_F_REPLACE] = { "replace", 3, 4 },
+	[NL_CAD_F_REPLACEALL] = { "replaceAll", 3, 4 },
+	[NL_CAD_F_SL_REGEXPMEMBER] = { "stringList_regexpMember", 2, 4 },
+	[NL_CAD_F_SL_SIZE] = { "stringListSize", 1, 2 },
+	[NL_CAD_F_SL_SUM] = { "stringListSum", 1, 2 },
+	[NL_CAD_F_SL_AVG] = { "stringListAvg", 1, 2 },
+	[NL_CAD_F_SL_MIN] = { "stringListMin", 1, 2 },
+	[NL_CAD_F_SL_MAX] = { "stringListMax", 1, 2 },
+	[NL_CAD_F_SL_MEMBER] = { "stringListMember", 2, 3 },
+	[NL_CAD_F_SL_IMEMBER] = { "stringListIMember", 2, 3 },
+	[NL_CAD_F_SL_INTERSECT] = { "stringListsIntersect", 2, 3 },
+	[NL_CAD_F_SL_SUBSETMATCH] = { "stringListSubsetMatch", 2, 3 },
+	[NL_CAD_F_SL_ISUBSETMATCH] = { "stringListISubsetMatch", 2, 3 },
+	[NL_CAD_F_EVAL] = { "eval", 1, 1 },
+	[NL_CAD_F_UNPARSE] = { "unparse", 1, 1 },
+	[NL_CAD_F_DEBUG] = { "debug", 1, 1 },
+	[NL_CAD_F_CURRENTTIME] = { "currentTime", 0, 0 },
+	[NL_CAD_F_EVALINEACH] = { "evalInEachContext", 2, 2 },
+	[NL_CAD_F_COUNTMATCHES] = { "countMatches", 2, 2 },
+};
+
+int
+nl_cad_fn_lookup(const char *name, uint32_t len)
+{
+	for (int i = 0; i < NL_CAD_F_COUNT; i++)
+		if (nl_cad_name_eq(name, len, nl_cad_fn_table[i].name,
+				   (uint32_t)strlen(nl_cad_fn_table[i].name)))
+			return i;
+	return -1;
+}
+
+
+/* ------------------------------------------------------------------ conversions */
+
+/* A string's leading number, as HTCondor's conversions read it: strtod() (leading white space
+ * skipped, trailing text ignored, nothing read at all is a failure), then a size suffix right
+ * after the number scales it (B 1, K 1024, M 1024^2, G 1024^3, T 1024^4). */
+static bool
+str_prefix(const struct nl_cad_val *v, bool integer, double *r, int64_t *i)
+{
+	char tmp[128], *end;
+	size_t n = (size_t)v->aux < sizeof(tmp) - 1 ? (size_t)v->aux : sizeof(tmp) - 1;
+	double scale = 1;
+
+	memcpy(tmp, v->u.s, n);
+	tmp[n] = 0;
+	double x = strtod(tmp, &end);
+
+	if (end == tmp && x == 0)
+		return false;
+	switch (*end) {
+	case 'k': case 'K': scale = 1024.0; break;
+	case 'm': case 'M': scale = 1024.0 * 1024; break;
+	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
+	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+	default: break;
+	}
+	if (integer) {
+		int64_t t;
+
+		if (!nl_cad_d2i(x, &t) || !nl_cad_d2i((double)t * scale, i))
+			return false;
+		return true;
+	}
+	*r = x * scale;
+	return true;
+}
+
+/* real(x) as HTCondor's convertValueToRealValue: false when not convertible. */
+static bool
+to_real(const struct nl_cad_val *v, double *out)
+{
+	int64_t unused;
+
+	switch (v->type) {
+	case NL_CAD_INT: *out = (double)v->u.i; return true;
+	case NL_CAD_REAL: *out = v->u.r; return true;
+	case NL_CAD_BOOL: *out = v->u.b; return true;
+	case NL_CAD_ABSTIME: *out = (double)v->u.abs_s; return true;
+	case NL_CAD_RELTIME: *out = v->u.rel_s; return true;
+	case NL_CAD_STRING: return str_prefix(v, false, out, &unused);
+	default: return false;
+	}
+}
+
+/* int(x) as HTCondor's convertValueToIntegerValue: false when not convertible. */
+static bool
+to_int(const struct nl_cad_val *v, int64_t *out)
+{
+	double unused;
+
+	switch (v->type) {
+	case NL_CAD_INT: *out = v->u.i; return true;
+	case NL_CAD_BOOL: *out = v->u.b; return true;
+	case NL_CAD_ABSTIME: *out = v->u.abs_s; return true;
+	case NL_CAD_REAL: return nl_cad_d2i(v->u.r, out);
+	case NL_CAD_RELTIME: return nl_cad_d2i(v->u.rel_s, out);
+	case NL_CAD_STRING: return str_prefix(v, true, &unused, out);
+	default: return false;
+	}
+}
+
+/* string(x) as HTCondor's convertValueToStringValue: undefined and error pass through. */
+static struct nl_cad_val
+to_str(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, const struct nl_cad_val *base)
+{
+	if (v->type == NL_CAD_UNDEFINED || v->type == NL_CAD_ERROR)
+		return *v;
+	return nl_cad_to_string(ctx, v, (struct nl_cad_val *)(uintptr_t)base);
+}
+
+static struct nl_cad_val
+fn_round(int fn, const struct nl_cad_val *a)
+{
+	double r;
+	int64_t i;
+
+	if (a->type == NL_CAD_INT)
+		return *a;
+	if (!to_real(a, &r))
+		return ERRV;
+	/* round(): to nearest, halves to even (rint under the default rounding mode) */
+	r = fn == NL_CAD_F_FLOOR ? floor(r) : fn == NL_CAD_F_ROUND ? rint(r) : ceil(r);
+	return nl_cad_d2i(r, &i) ? nl_cad_int(i) : ERRV;
+}
+
+/* sum, avg, min, max of a list (HTCondor 23: undefined members are skipped, others must be
+ * numbers; sum({}) and avg({}) are 0, min({}) and max({}) undefined). Extension: min/max of a
+ * list of absTimes or of relTimes. */
+static struct nl_cad_val
+fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
+{
+	if (l->type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	if (l->type != NL_CAD_LIST)
+		return ERRV;
+	struct nl_cad_val acc = fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG ? nl_cad_int(0) : UNDEFV;
+	bool first = true;
+	int32_t len = 0;
+
+	for (int32_t i = 0; i < l->aux; i++) {
+		const struct nl_cad_val *e = &l->u.l[i];
+
+		if (e->type == NL_CAD_UNDEFINED)
+			continue;
+		bool timeok = (fn == NL_CAD_F_MIN || fn == NL_CAD_F_MAX) &&
+			      (e->type == NL_CAD_ABSTIME || e->type == NL_CAD_RELTIME);
+
+		if (e->type != NL_CAD_INT && e->type != NL_CAD_REAL && !timeok)
+			return ERRV;
+		len++;
+		if (first) {
+			acc = *e;
+			first = false;
+			continue;
+		}
+		if (fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG) {
+			acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, e);
+		} else {
+			struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_MIN ? NL_CAD_B_LT
+									 : NL_CAD_B_GT, e, &acc);
+
+			if (c.type == NL_CAD_ERROR)
+				return ERRV;
+			if (nl_cad_is_true(&c))
+				acc = *e;
+		}
+	}
+	if (fn == NL_CAD_F_AVG && len > 0) {
+		struct nl_cad_val d = nl_cad_real(len);
+
+		return nl_cad_binop(ctx, NL_CAD_B_DIV, &acc, &d);
+	}
+	return acc;
+}
+
+static bool
+as_double(const struct nl_cad_val *v, double *out)
+{
+	int64_t i;
+	bool isr;
+
+	if (v->type == NL_CAD_RELTIME) {
+		*out = v->u.rel_s;
+		return true;
+	}
+	if (v->type == NL_CAD_ABSTIME) {
+		*out = (double)v->u.abs_s;
+		return true;
+	}
+	return nl_cad_num(v, &i, out, &isr);
+}
+
+/* ------------------------------------------------------------------ strings */
+
+/* A growing string in the context's arena. */
+struct sbuf {
+	struct nl_cad_ctx *ctx;
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void
+sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 64;
+
+		while (nc < b->len + n + 1)
+			nc *= 2;
+		char *ns = nl_cad_arena(b->ctx, nc);
+
+		if (ns == NULL || nc > INT32_MAX) {
+			b->oom = true;
+			return;
+		}
+		if (b->len)
+			memcpy(ns, b->s, b->len);
+		b->s = ns;
+		b->cap = nc;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+static struct nl_cad_val
+sb_val(struct sbuf *b)
+{
+	if (b->oom)
+		return ERRV;
+	if (b->s == NULL)
+		return nl_cad_str("", 0);
+	return nl_cad_str(b->s, (uint32_t)b->len);
+}
+
+/* strcat(...) and join(sep, ...) / join(sep, list) / join(list) (HTCondor 23). */
+static struct nl_cad_val
+fn_strcat(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n,
+	  const struct nl_cad_val *base)
+{
+	bool join = fn == NL_CAD_F_JOIN;
+	const struct nl_cad_val *items = a;
+	uint32_t ni = n;
+	struct nl_cad_val sep = nl_cad_str("", 0);
+	struct sbuf b = { .ctx = ctx };
+	bool undef = false, def = false;
+
+	if (join && n >= 1 && n <= 2 && a[n - 1].type == NL_CAD_LIST) {
+		items = a[n - 1].u.l;
+		ni = (uint32_t)a[n - 1].aux;
+		if (n == 2) {
+			sep = to_str(ctx, &a[0], base);
+			if (sep.type == NL_CAD_UNDEFINED)
+				sep = nl_cad_str("", 0);
+			else if (sep.type != NL_CAD_STRING)
+				return ERRV;
+		}
+	} else if (join) {
+		sep = to_str(ctx, &a[0], base);
+		if (sep.type == NL_CAD_ERROR)
+			return ERRV;
+		if (sep.type != NL_CAD_STRING)
+			sep = nl_cad_str("", 0);
+		items = a + 1;
+		ni = n - 1;
+	}
+	for (uint32_t k = 0; k < ni; k++) {
+		struct nl_cad_val s = to_str(ctx, &items[k], base);
+
+		if (s.type == NL_CAD_UNDEFINED) {
+			undef = true;
+			if (join)
+				continue;
+			def = false;
+			break;
+		}
+		if (s.type != NL_CAD_STRING)
+			return ERRV;
+		if (join && b.len > 0)
+			sb_add(&b, sep.u.s, (size_t)sep.aux);
+		sb_add(&b, s.u.s, (size_t)s.aux);
+		def = true;
+	}
+	if (undef && !def)
+		return UNDEFV;
+	return sb_val(&b);
+}
+
+/* split(s [, separators]): the non-empty pieces of s between any separator characters
+ * (default: white space). */
+static struct nl_cad_val
+fn_split(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
+{
+	const char *seps = " \t\r\n";
+	uint32_t nseps = 4;
+
+	if (a[0].type != NL_CAD_STRING || (n == 2 && a[1].type != NL_CAD_STRING))
+		return ERRV;
+	if (n == 2) {
+		seps = a[1].u.s;
+		nseps = (uint32_t)a[1].aux;
+	}
+	const char *s = a[0].u.s;
+	uint32_t len = (uint32_t)a[0].aux, cnt = 0;
+	struct nl_cad_val *out = nl_cad_arena(ctx, ((size_t)len / 2 + 1) * sizeof(*out));
+
+	if (out == NULL)
+		return ERRV;
+	for (uint32_t i = 0; i < len;) {
+		uint32_t j = i;
+
+		while (j < len && memchr(seps, s[j], nseps) == NULL)
+			j++;
+		if (j > i) {
+			out[cnt] = nl_cad_mkstr(ctx, s + i, j - i);
+			if (out[cnt++].type != NL_CAD_STRING)
+				return ERRV;
+		}
+		i = j + 1;
+	}
+	return nl_cad_list(out, cnt);
+}
+
+/* splitUserName / splitSlotName: {before '@', after '@'}. */
+static struct nl_cad_val
+fn_split_at(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
+{
+	if (a[0].type != NL_CAD_STRING)
+		return ERRV;
+	struct nl_cad_val *out = nl_cad_arena(ctx, 2 * sizeof(*out));
+	const char *s = a[0].u.s, *at = memchr(s, '@', (size_t)a[0].aux);
+
+	if (out == NULL)
+		return ERRV;
+	if (at != NULL) {
+		out[0] = nl_cad_mkstr(ctx, s, (size_t)(at - s));
+		out[1] = nl_cad_mkstr(ctx, at + 1, (size_t)(s + a[0].aux - at - 1));
+	} else if (fn == NL_CAD_F_SPLITUSERNAME) {
+		out[0] = a[0];
+		out[1] = nl_cad_str("", 0);
+	} else {
+		out[0] = nl_cad_str("", 0);
+		out[1] = a[0];
+	}
+	return nl_cad_list(out, 2);
+}
+
+/* Version compare (strverscmp-like, HTCondor's natural_cmp): digits compare as numbers,
+ * more leading zeros sort first. Returns <0, 0, >0 with HTCondor's magnitudes. */
+static int
+natural_cmp(const char *s1, const char *s2)
+{
+	const char *b1 = s1;
+	const char *n1, *n2, *z1, *z2, *e1, *e2;
+	int d = 0;
+
+	while (*s1 && *s1 == *s2) {
+		s1++;
+		s2++;
+	}
+	if (*s1 == *s2)
+		return 0;
+	for (n1 = s1; n1 > b1 && isdigit((unsigned char)n1[-1]); n1--)
+		;
+	n2 = s2 - (s1 - n1);
+	if (n1 == s1 && (!isdigit((unsigned char)*s1) || !isdigit((unsigned char)*s2)))
+		return (unsigned char)*s1 - (unsigned char)*s2;
+	for (z1 = n1; *z1 == '0'; z1++)
+		;
+	for (z2 = n2; *z2 == '0'; z2++)
+		;
+	if (z1 > n1 && !isdigit((unsigned char)*z1))
+		z1--;
+	if (z2 > n2 && !isdigit((unsigned char)*z2))
+		z2--;
+	if (z1 - n1 != z2 - n2)
+		return (int)((z2 - n2) - (z1 - n1));
+	if (z1 > n1)
+		return (unsigned char)*s1 - (unsigned char)*s2;
+	for (e1 = z1; isdigit((unsigned char)*e1); e1++)
+		;
+	for (e2 = z2; isdigit((unsigned char)*e2); e2++)
+		;
+	d = (int)((e1 - n1) - (e2 - n2));
+	return d != 0 ? d : (unsigned char)*s1 - (unsigned char)*s2;
+}
+
+static struct nl_cad_val
+fn_version(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n,
+	   const struct nl_cad_val *base)
+{
+	struct nl_cad_val s[3] = { UNDEFV, UNDEFV, UNDEFV };
+
+	if (fn == NL_CAD_F_VERSION_IN_RANGE) {
+		if (a[1].type == NL_CAD_UNDEFINED || a[2].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+	} else if (a[0].type == NL_CAD_UNDEFINED || a[1].type == NL_CAD_UNDEFINED) {
+		return UNDEFV;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		s[k] = to_str(ctx, &a[k], base);
+		if (s[k].type != NL_CAD_STRING)
+			return ERRV;
+	}
+	if (s[0].type != NL_CAD_STRING || s[1].type != NL_CAD_STRING ||
+	    (n == 3 && s[2].type != NL_CAD_STRING))
+		return ERRV;
+	if (fn == NL_CAD_F_VERSION_IN_RANGE)
+		return nl_cad_bool(natural_cmp(s[1].u.s, s[0].u.s) <= 0 &&
+				   natural_cmp(s[0].u.s, s[2].u.s) <= 0);
+	int r = natural_cmp(s[0].u.s, s[1].u.s);
+
+	switch (fn) {
+	case NL_CAD_F_VERSIONGT: return nl_cad_bool(r > 0);
+	case NL_CAD_F_VERSIONLT: return nl_cad_bool(r < 0);
+	case NL_CAD_F_VERSIONGE: return nl_cad_bool(r >= 0);
+	case NL_CAD_F_VERSIONLE: return nl_cad_bool(r <= 0);
+	case NL_CAD_F_VERSIONEQ: return nl_cad_bool(r == 0);
+	default: return nl_cad_int(r);
+	}
+}
+
+/* ------------------------------------------------------------------ string lists */
+
+/* Iterate the items of a string list: pieces between delimiter characters (default ", "),
+ * trimmed of white space (HTCondor's StringList), empty pieces skipped when skip_empty. */
+struct slit {
+	const char *s, *d;
+	uint32_t len, dlen, pos;
+	bool trim;
+};
+
+static bool
+sl_next(struct slit *it, const char **item, uint32_t *ilen)
+{
+	while (it->pos <= it->len) {
+		uint32_t i = it->pos, j = i;
+
+		while (j < it->len && memchr(it->d, it->s[j], it->dlen) == NULL)
+			j++;
+		it->pos = j + 1;
+		uint32_t a = i, b = j;
+
+		if (it->trim) {
+			while (a < b && isspace((unsigned char)it->s[a]))
+				a++;
+			while (b > a && isspace((unsigned char)it->s[b - 1]))
+				b--;
+		}
+		if (b > a) {
+			*item = it->s + a;
+			*ilen = b - a;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+sl_init(struct slit *it, const struct nl_cad_val *list, const struct nl_cad_val *delim, bool trim)
+{
+	it->s = list->u.s;
+	it->len = (uint32_t)list->aux;
+	it->d = ", ";
+	it->dlen = 2;
+	if (delim != NULL && delim->aux > 0) {
+		it->d = delim->u.s;
+		it->dlen = (uint32_t)delim->aux;
+	}
+	it->pos = 0;
+	it->trim = trim;
+}
+
+static bool
+sl_member(const struct nl_cad_val *list, const struct nl_cad_val *delim, const char *x,
+	  uint32_t xlen, bool icase, bool trim)
+{
+	struct slit it;
+	const char *item;
+	uint32_t ilen;
+
+	sl_init(&it, list, delim, trim);
+	while (sl_next(&it, &item, &ilen)) {
+		if (ilen != xlen)
+			continue;
+		if (icase ? nl_cad_name_eq(item, ilen, x, xlen) : memcmp(item, x, xlen) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* One item as a number: integer when it reads whole as one, else real. */
+static bool
+sl_num(const char *s, uint32_t len, struct nl_cad_val *out)
+{
+	char tmp[64], *end;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = 0;
+	errno = 0;
+	long long i = strtoll(tmp, &end, 10);
+
+	if (*end == 0 && errno == 0) {
+		*out = nl_cad_int(i);
+		return true;
+	}
+	double r = strtod(tmp, &end);
+
+	if (*end != 0)
+		return false;
+	*out = nl_cad_real(r);
+	return true;
+}
+
+static struct nl_cad_val
+fn_stringlist(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n)
+{
+	struct slit it;
+	const char *item;
+	uint32_t ilen;
+
+	switch (fn) {
+	case NL_CAD_F_SL_SUBSETMATCH:
+	case NL_CAD_F_SL_ISUBSETMATCH: {
+		bool u0 = a[0].type == NL_CAD_UNDEFINED, u1 = a[1].type == NL_CAD_UNDEFINED;
+
+		if ((!u0 && a[0].type != NL_CAD_STRING) || (!u1 && a[1].type != NL_CAD_STRING) ||
+		    (n == 3 && a[2].type != NL_CAD_STRING))
+			return ERRV;
+		if (u0 && u1)
+			return UNDEFV;
+		if (u0)
+			return nl_cad_bool(true);
+		sl_init(&it, &a[0], n == 3 ? &a[2] : NULL, true);
+		if (u1)
+			return nl_cad_bool(!sl_next(&it, &item, &ilen));
+		while (sl_next(&it, &item, &ilen))
+			if (!sl_member(&a[1], n == 3 ? &a[2] : NULL, item, ilen,
+				       fn == NL_CAD_F_SL_ISUBSETMATCH, true))
+				return nl_cad_bool(false);
+		return nl_cad_bool(true);
+	}
+	case NL_CAD_F_SL_INTERSECT: {
+		/* the classad library's own: error, then undefined, then types; no trimming */
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].type == NL_CAD_ERROR)
+				return ERRV;
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].type == NL_CAD_UNDEFINED)
+				return UNDEFV;
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].type != NL_CAD_STRING)
+				return ERRV;
+		struct nl_cad_val dflt = nl_cad_str(" ,", 2);
+
+		sl_init(&it, &a[0], n == 3 && a[2].aux > 0 ? &a[2] : &dflt, false);
+		while (sl_next(&it, &item, &ilen))
+			if (sl_member(&a[1], n == 3 && a[2].aux > 0 ? &a[2] : &dflt, item, ilen,
+				      false, false))
+				return nl_cad_bool(true);
+		return nl_cad_bool(false);
+	}
+	default:
+		break;
+	}
+	/* HTCondor's compatibility-layer string list functions: every argument a string */
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type != NL_CAD_STRING)
+			return ERRV;
+	switch (fn) {
+	case NL_CAD_F_SL_MEMBER:
+	case NL_CAD_F_SL_IMEMBER:
+		return nl_cad_bool(sl_member(&a[1], n == 3 ? &a[2] : NULL, a[0].u.s,
+					     (uint32_t)a[0].aux, fn == NL_CAD_F_SL_IMEMBER, true));
+	case NL_CAD_F_SL_SIZE: {
+		int64_t cnt = 0;
+
+		sl_init(&it, &a[0], n == 2 ? &a[1] : NULL, true);
+		while (sl_next(&it, &item, &ilen))
+			cnt++;
+		return nl_cad_int(cnt);
+	}
+	default: {
+		/* sum, avg, min, max */
+		struct nl_cad_val acc = nl_cad_int(0), x;
+		int64_t cnt = 0;
+
+		sl_init(&it, &a[0], n == 2 ? &a[1] : NULL, true);
+		while (sl_next(&it, &item, &ilen)) {
+			if (!sl_num(item, ilen, &x))
+				return ERRV;
+			if (cnt++ == 0) {
+				acc = x;
+			} else if (fn == NL_CAD_F_SL_SUM || fn == NL_CAD_F_SL_AVG) {
+				acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, &x);
+			} else {
+				struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_SL_MIN ? NL_CAD_B_LT
+										: NL_CAD_B_GT, &x, &acc);
+
+				if (nl_cad_is_true(&c))
+					acc = x;
+			}
+		}
+		if (fn == NL_CAD_F_SL_AVG) {
+			double r;
+
+			if (cnt == 0)
+				return nl_cad_real(0);
+			to_real(&acc, &r);
+			return nl_cad_real(r / (double)cnt);
+		}
+		if (cnt == 0 && (fn == NL_CAD_F_SL_MIN || fn == NL_CAD_F_SL_MAX))
+			return UNDEFV;
+		if (acc.type == NL_CAD_INT || acc.type == NL_CAD_REAL)
+			return acc;
+		return ERRV;
+	}
+	}
+}
+
+/* ------------------------------------------------------------------ regular expressions */
+
+void *
+nl_cad_rx_compile(const char *pat, uint32_t len, const char *opts, uint32_t olen)
+{
+	uint32_t o = 0;
+	int err;
+	PCRE2_SIZE off;
+
+	for (uint32_t i = 0; i < olen; i++) {
+		switch (opts[i]) {
+		case 'i': case 'I': o |= PCRE2_CASELESS; break;
+		case 'm': case 'M': o |= PCRE2_MULTILINE; break;
+		case 's': case 'S': o |= PCRE2_DOTALL; break;
+		case 'x': case 'X': o |= PCRE2_EXTENDED; break;
+		default: break;
+		}
+	}
+	return pcre2_compile((PCRE2_SPTR)pat, len, o, &err, &off, NULL);
+}
+
+void
+nl_cad_rx_free(void *rx)
+{
+	pcre2_code_free(rx);
+}
+
+int
+nl_cad_rx_opt_arg(int fn, uint32_t n)
+{
+	switch (fn) {
+	case NL_CAD_F_REGEXP:
+	case NL_CAD_F_REGEXPMEMBER: return n == 3 ? 2 : -1;
+	case NL_CAD_F_REGEXPS:
+	case NL_CAD_F_REPLACE:
+	case NL_CAD_F_REPLACEALL: return n == 4 ? 3 : -1;
+	case NL_CAD_F_SL_REGEXPMEMBER: return n == 4 ? 3 : -1;
+	default: return -2; /* not a regex built-in */
+	}
+}
+
+static bool
+has_opt(const struct nl_cad_val *o, char c)
+{
+	return o != NULL && (memchr(o->u.s, c, (size_t)o->aux) != NULL ||
+			     memchr(o->u.s, c - 32, (size_t)o->aux) != NULL);
+}
+
+/* Match (repl == NULL: true/false) or substitute (regexps; 'f' whole target, 'g' all). */
+static struct nl_cad_val
+rx_run(struct nl_cad_ctx *ctx, pcre2_code *re, const struct nl_cad_val *target,
+       const struct nl_cad_val *repl, const struct nl_cad_val *opts)
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	const char *t = target->u.s;
+	size_t tlen = (size_t)target->aux, idx = 0;
+	struct sbuf b = { .ctx = ctx };
+	bool full = repl != NULL && has_opt(opts, 'f');
+	bool all = repl != NULL && has_opt(opts, 'g');
+	bool empty = false;
+	int rc;
+	struct nl_cad_val res = ERRV;
+
+	if (md == NULL)
+		return ERRV;
+	do {
+		rc = pcre2_match(re, (PCRE2_SPTR)t, tlen, idx,
+				 empty ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0, md, NULL);
+		if (empty && rc == PCRE2_ERROR_NOMATCH) {
+			/* after an empty match, step one character and search again */
+			if (idx >= tlen)
+				break;
+			if (full)
+				sb_add(&b, t + idx, 1);
+			idx++;
+			empty = false;
+			rc = 0;
+			continue;
+		}
+		if (rc < 0 || repl == NULL)
+			break;
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+		if (full)
+			sb_add(&b, t + idx, ov[0] - idx);
+		for (int32_t k = 0; k < repl->aux; k++) {
+			char c = repl->u.s[k];
+
+			if (c == '\\' && k + 1 < repl->aux && isdigit((unsigned char)repl->u.s[k + 1])) {
+				int g = repl->u.s[++k] - '0';
+
+				if (g >= rc)
+					goto out; /* a group the match does not have: error */
+				if (ov[2 * g] != PCRE2_UNSET)
+					sb_add(&b, t + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+			} else {
+				sb_add(&b, &c, 1);
+			}
+		}
+		idx = ov[1];
+		empty = ov[0] == ov[1];
+	} while (all && idx <= tlen);
+	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+		goto out;
+	if (repl == NULL) {
+		res = nl_cad_bool(rc >= 0);
+	} else {
+		if (full && idx < tlen)
+			sb_add(&b, t + idx, tlen - idx);
+		res = sb_val(&b);
+	}
+out:
+	pcre2_match_data_free(md);
+	return res;
+}
+
+static struct nl_cad_val
+fn_regex(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n, uint32_t site)
+{
+	int oa = nl_cad_rx_opt_arg(fn, n);
+	const struct nl_cad_val *opts = oa >= 0 ? &a[oa] : NULL;
+	const struct nl_cad_val *delim = NULL;
+	struct nl_cad_val rv;
+
+	if (fn == NL_CAD_F_SL_REGEXPMEMBER && n >= 3)
+		delim = &a[2];
+	/* error first, then undefined, then types (HTCondor's order) */
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_ERROR)
+			return ERRV;
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+	if ((opts != NULL && opts->type != NL_CAD_STRING) || a[0].type != NL_CAD_STRING ||
+	    (delim != NULL && delim->type != NL_CAD_STRING))
+		return ERRV;
+	if (fn == NL_CAD_F_REGEXPMEMBER ? a[1].type != NL_CAD_LIST : a[1].type != NL_CAD_STRING)
+		return ERRV;
+	if ((fn == NL_CAD_F_REGEXPS || fn == NL_CAD_F_REPLACE || fn == NL_CAD_F_REPLACEALL) &&
+	    a[2].type != NL_CAD_STRING)
+		return ERRV;
+	pcre2_code *re = site > 0 ? ctx->prog->rx[site - 1] : NULL;
+	bool own = re == NULL;
+
+	if (own) {
+		re = nl_cad_rx_compile(a[0].u.s, (uint32_t)a[0].aux, opts ? opts->u.s : "",
+				       opts ? (uint32_t)opts->aux : 0);
+		if (re == NULL)
+			return ERRV;
+	}
+	switch (fn) {
+	case NL_CAD_F_REGEXP:
+		rv = rx_run(ctx, re, &a[1], NULL, opts);
+		break;
+	case NL_CAD_F_REGEXPS:
+	case NL_CAD_F_REPLACE:
+	case NL_CAD_F_REPLACEALL: {
+		char o[8];
+		struct nl_cad_val ov;
+		uint32_t k = 0;
+
+		if (opts != NULL && has_opt(opts, 'f'))
+			o[k++] = 'f';
+		if (opts != NULL && has_opt(opts, 'g'))
+			o[k++] = 'g';
+		if (fn != NL_CAD_F_REGEXPS)
+			o[k++] = 'f';
+		if (fn == NL_CAD_F_REPLACEALL)
+			o[k++] = 'g';
+		o[k] = 0;
+		ov = nl_cad_str(o, k);
+		rv = rx_run(ctx, re, &a[1], &a[2], &ov);
+		break;
+	}
+	case NL_CAD_F_REGEXPMEMBER: {
+		bool undef = false;
+
+		rv = nl_cad_bool(false);
+		for (int32_t k = 0; k < a[1].aux; k++) {
+			const struct nl_cad_val *e = &a[1].u.l[k];
+
+			if (e->type == NL_CAD_UNDEFINED) {
+				undef = true;
+				continue;
+			}
+			if (e->type != NL_CAD_STRING) {
+				rv = ERRV;
+				break;
+			}
+			struct nl_cad_val m = rx_run(ctx, re, e, NULL, NULL);
+
+			if (m.type == NL_CAD_ERROR || nl_cad_is_true(&m)) {
+				rv = m;
+				break;
+			}
+		}
+		if (rv.type == NL_CAD_BOOL && !rv.u.b && undef)
+			rv = UNDEFV;
+		break;
+	}
+	default: { /* stringList_regexpMember(pattern, list [, delimiter] [, options]) */
+		struct slit it;
+		const char *item;
+		uint32_t ilen;
+
+		rv = nl_cad_bool(false);
+		sl_init(&it, &a[1], delim, true);
+		while (sl_next(&it, &item, &ilen)) {
+			struct nl_cad_val s = nl_cad_mkstr(ctx, item, ilen);
+			struct nl_cad_val m = s.type == NL_CAD_STRING ? rx_run(ctx, re, &s, NULL, NULL)
+								     : ERRV;
+
+			if (m.type == NL_CAD_ERROR || nl_cad_is_true(&m)) {
+				rv = m;
+				break;
+			}
+		}
+		break;
+	}
+	}
+	if (own)
+		pcre2_code_free(re);
+	return rv;
+}
+
+/* ------------------------------------------------------------------ time */
+
+struct split_schema {
+	pthread_once_t once;
+	struct nl_cad_schema abs, rel;
+};
+
+static struct split_schema split_sc = { .once = PTHREAD_ONCE_INIT };
+
+static void
+split_init(void)
+{
+	static const char *const an[] = {
+		"Type", "Year", "Month", "Day", "Hours", "Minutes", "Seconds", "Offset",
+	};
+	static const char *const rn[] = { "Type", "Days", "Hours", "Minutes", "Seconds" };
+
+	nl_cad_schema_init(&split_sc.abs, an, 8);
+	nl_cad_schema_init(&split_sc.rel, rn, 5);
+}
+
+/* Calendar fields of an absolute time in its own zone (offset [s]). */
+static void
+abs_fields(int64_t secs, int32_t off, struct tm *tm)
+{
+	time_t t = (time_t)(secs + off);
+
+	memset(tm, 0, sizeof(*tm));
+	gmtime_r(&t, tm);
+}
+
+/* The local zone's offset at an instant [s east of UTC] (tzdata, TZ). */
+static int32_t
+local_offset(int64_t secs)
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) == NULL)
+		return 0;
+	return (int32_t)tm.tm_gmtoff;
+}
+
+/* splitTime(t): a record of the fields of an absTime (or seconds, local zone) or relTime. */
+static struct nl_cad_val
+fn_splittime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
+{
+	struct nl_cad_rec *r = nl_cad_arena(ctx, sizeof(*r));
+	struct nl_cad_val *v = nl_cad_arena(ctx, 8 * sizeof(*v));
+	int64_t secs;
+	int32_t off;
+
+	pthread_once(&split_sc.once, split_init);
+	if (r == NULL || v == NULL)
+		return ERRV;
+	switch (a->type) {
+	case NL_CAD_RELTIME: {
+		double rs = fabs(a->u.rel_s);
+		int64_t w;
+
+		if (!nl_cad_d2i(rs, &w))
+			return ERRV;
+		int64_t days = w / 86400, hrs = w % 86400 / 3600, mins = w % 3600 / 60;
+		double secs_r = (double)(w % 60) + (rs - floor(rs));
+
+		if (a->u.rel_s < 0) {
+			if (days > 0)
+				days = -days;
+			else if (hrs > 0)
+				hrs = -hrs;
+			else if (mins > 0)
+				mins = -mins;
+			else
+				secs_r = -secs_r;
+		}
+		v[0] = nl_cad_str("RelativeTime", 12);
+		v[1] = nl_cad_int(days);
+		v[2] = nl_cad_int(hrs);
+		v[3] = nl_cad_int(mins);
+		v[4] = nl_cad_real(secs_r);
+		r->schema = &split_sc.rel;
+		r->vals = v;
+		return nl_cad_record(r);
+	}
+	case NL_CAD_ABSTIME:
+		secs = a->u.abs_s;
+		off = a->aux;
+		break;
+	case NL_CAD_INT:
+		secs = a->u.i;
+		off = local_offset(secs);
+		break;
+	case NL_CAD_REAL:
+		if (!nl_cad_d2i(a->u.r, &secs))
+			return ERRV;
+		off = local_offset(secs);
+		break;
+	default:
+		return ERRV;
+	}
+	struct tm tm;
+
+	abs_fields(secs, off, &tm);
+	v[0] = nl_cad_str("AbsoluteTime", 12);
+	v[1] = nl_cad_int(tm.tm_year + 1900);
+	v[2] = nl_cad_int(tm.tm_mon + 1);
+	v[3] = nl_cad_int(tm.tm_mday);
+	v[4] = nl_cad_int(tm.tm_hour);
+	v[5] = nl_cad_int(tm.tm_min);
+	v[6] = nl_cad_int(tm.tm_sec);
+	v[7] = nl_cad_int(off);
+	r->schema = &split_sc.abs;
+	r->vals = v;
+	return nl_cad_record(r);
+}
+
+/* Attribute of a record value by name (frames evaluated through the context's hook). */
+static struct nl_cad_val
+rec_attr(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *name)
+{
+	uint32_t len = (uint32_t)strlen(name);
+
+	if (r->kind == NL_CAD_REC_HOST) {
+		const struct nl_cad_schema *sc = r->u.rec->schema;
+
+		for (unsigned int i = 0; i < sc->n; i++)
+			if (nl_cad_name_eq(sc->names[i], sc->len[i], name, len))
+				return r->u.rec->vals[i];
+		return UNDEFV;
+	}
+	const struct nl_cad_def *d = r->u.fr->def;
+
+	for (uint32_t i = 0; i < d->n; i++)
+		if (nl_cad_name_eq(d->names[i].s, d->names[i].len, name, len))
+			return ctx->attr_fn(ctx, r->u.fr, i);
+	return UNDEFV;
+}
+
+/* formatTime([t] [, format]): strftime() of t's fields (seconds: the local zone, from
+ * tzdata; absTime: its own zone); default format "%c". */
+static struct nl_cad_val
+fn_formattime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
+{
+	struct tm tm;
+	int64_t secs;
+	int32_t off;
+	const char *fmt = "%c";
+	char out[1024];
+
+	if (n == 0) {
+		secs = nl_cad_now_s(ctx);
+		off = local_offset(secs);
+	} else {
+		switch (a[0].type) {
+		case NL_CAD_ABSTIME: secs = a[0].u.abs_s; off = a[0].aux; break;
+		case NL_CAD_INT: secs = a[0].u.i; off = local_offset(secs); break;
+		case NL_CAD_REAL:
+			if (!nl_cad_d2i(a[0].u.r, &secs))
+				return ERRV;
+			off = local_offset(secs);
+			break;
+		case NL_CAD_RECORD: {
+			/* a splitTime() record: its fields, as HTCondor's formatTime() reads them */
+			static const char *const fld[] = {
+				"Year", "Month", "Day", "Hours", "Minutes", "Seconds",
+			};
+			int64_t x[6] = { 1900, 1, 0, 0, 0, 0 };
+
+			for (int k = 0; k < 6; k++) {
+				struct nl_cad_val v = rec_attr(ctx, &a[0], fld[k]);
+
+				if (v.type == NL_CAD_INT)
+					x[k] = v.u.i;
+				else if (v.type == NL_CAD_REAL && !nl_cad_d2i(v.u.r, &x[k]))
+					x[k] = 0;
+			}
+			if (x[1] < 1 || x[1] > 12 || x[0] < 1 || x[0] > 9999)
+				return ERRV;
+			secs = (int64_t)nl_cad_days_from_civil(x[0], (unsigned int)x[1], 1) * 86400 +
+			       (x[2] - 1) * 86400 + x[3] * 3600 + x[4] * 60 + x[5];
+			off = 0;
+			break;
+		}
+		default: return ERRV;
+		}
+		if (n == 2) {
+			if (a[1].type != NL_CAD_STRING)
+				return ERRV;
+			fmt = a[1].u.s;
+		}
+	}
+	if (secs > INT64_C(253402300799) || secs < INT64_C(-62135596800))
+		return ERRV; /* outside years 1..9999 */
+	abs_fields(secs, off, &tm);
+	tm.tm_isdst = 0;
+	tm.tm_gmtoff = 0;
+	tm.tm_zone = NULL;
+	out[0] = 0;
+	size_t k = strftime(out, sizeof(out) - 1, fmt, &tm);
+
+	out[k] = 0;
+	return nl_cad_mkstr(ctx, out, k);
+}
+
+/* interval(seconds): "days+hh:mm:ss" with leading zero fields omitted ("1:07"). */
+static struct nl_cad_val
+fn_interval(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
+{
+	int64_t t, days, hrs, mins, secs;
+	char buf[80];
+
+	if (!to_int(a, &t))
+		return ERRV;
+	days = t / 86400;
+	t %= 86400;
+	hrs = t / 3600;
+	t %= 3600;
+	mins = t / 60;
+	secs = t % 60;
+	if (days != 0)
+		snprintf(buf, sizeof(buf), "%lld+%02lld:%02lld:%02lld", (long long)days,
+			 (long long)llabs(hrs), (long long)llabs(mins), (long long)llabs(secs));
+	else if (hrs != 0)
+		snprintf(buf, sizeof(buf), "%lld:%02lld:%02lld", (long long)hrs,
+			 (long long)llabs(mins), (long long)llabs(secs));
+	else if (mins != 0)
+		snprintf(buf, sizeof(buf), "%lld:%02lld", (long long)mins, (long long)llabs(secs));
+	else
+		snprintf(buf, sizeof(buf), "%lld", (long long)secs);
+	return nl_cad_mkstr(ctx, buf, strlen(buf));
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+static struct nl_cad_val
+fn_pow(const struct nl_cad_val *a)
+{
+	double x, y;
+	int64_t i;
+
+	if (a[0].type == NL_CAD_INT && a[1].type == NL_CAD_INT && a[1].u.i >= 0) {
+		/* HTCondor: (long long)(pow(base, exp) + 0.5), in doubles (so pow(-2, 3) is -7) */
+		double d = pow((double)a[0].u.i, (double)a[1].u.i) + 0.5;
+
+		return nl_cad_int(nl_cad_d2i(d, &i) ? i : INT64_MIN);
+	}
+	if (!to_real(&a[0], &x) || !to_real(&a[1], &y))
+		return ERRV;
+	return nl_cad_real(pow(x, y));
+}
+
+static struct nl_cad_val
+fn_quantize(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
+{
+	double x, b = 0;
+	struct nl_cad_val base = a[1];
+
+	(void)ctx;
+	if (!to_real(&a[0], &x))
+		return ERRV;
+	if (a[1].type == NL_CAD_LIST) {
+		base = nl_cad_real(0);
+		for (int32_t k = 0; k < a[1].aux; k++) {
+			base = a[1].u.l[k];
+			if (!to_real(&base, &b) || base.type == NL_CAD_STRING ||
+			    base.type == NL_CAD_BOOL)
+				return ERRV;
+			if (b >= x)
+				return base;
+		}
+	} else if (!to_real(&base, &b) || base.type == NL_CAD_STRING) {
+		return ERRV;
+	}
+	if (base.type == NL_CAD_INT) {
+		int64_t ib = base.u.i;
+
+		if (ib == 0)
+			return a[0];
+		if (a[0].type == NL_CAD_INT)
+			return nl_cad_int((a[0].u.i + ib - 1) / ib * ib);
+		return nl_cad_real(ceil(x / (double)ib) * (double)ib);
+	}
+	if (b >= -1e-8 && b <= 1e-8)
+		return a[0];
+	return nl_cad_real(ceil(x / b) * b);
+}
+
+/* anyCompare / allCompare(op, list, value). */
+static struct nl_cad_val
+fn_listcompare(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
+{
+	static const struct { const char *s; int op; } ops[] = {
+		{ "<", NL_CAD_B_LT }, { "<=", NL_CAD_B_LE }, { "!=", NL_CAD_B_NE },
+		{ "==", NL_CAD_B_EQ }, { ">", NL_CAD_B_GT }, { ">=", NL_CAD_B_GE },
+		{ "is", NL_CAD_B_IS }, { "isnt", NL_CAD_B_ISNT },
+	};
+	bool all = fn == NL_CAD_F_ALLCOMPARE;
+	int op = -1;
+
+	if (a[0].type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	if (a[0].type != NL_CAD_STRING)
+		return ERRV;
+	for (unsigned int k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (strlen(ops[k].s) == (size_t)a[0].aux && memcmp(ops[k].s, a[0].u.s, (size_t)a[0].aux) == 0)
+			op = ops[k].op;
+	if (op < 0)
+		return ERRV;
+	if (a[1].type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	if (a[1].type != NL_CAD_LIST)
+		return ERRV;
+	for (int32_t k = 0; k < a[1].aux; k++) {
+		struct nl_cad_val c = nl_cad_binop(ctx, op, &a[1].u.l[k], &a[2]);
+
+		if (c.type == NL_CAD_UNDEFINED)
+			return nl_cad_bool(!all ? false : false);
+		if (c.type != NL_CAD_BOOL)
+			return ERRV;
+		if (c.u.b && !all)
+			return nl_cad_bool(true);
+		if (!c.u.b && all)
+			return nl_cad_bool(false);
+	}
+	return nl_cad_bool(all);
+}
+
+/* bool(x): HTCondor's convBool. */
+static struct nl_cad_val
+fn_bool(const struct nl_cad_val *a)
+{
+	switch (a->type) {
+	case NL_CAD_UNDEFINED: return UNDEFV;
+	case NL_CAD_BOOL: return *a;
+	case NL_CAD_INT: return nl_cad_bool(a->u.i != 0);
+	case NL_CAD_REAL: return nl_cad_bool(a->u.r != 0);
+	case NL_CAD_RELTIME: return nl_cad_bool(a->u.rel_s != 0);
+	case NL_CAD_STRING:
+		if (nl_cad_name_eq(a->u.s, (uint32_t)a->aux, "true", 4))
+			return nl_cad_bool(true);
+		if (nl_cad_name_eq(a->u.s, (uint32_t)a->aux, "false", 5))
+			return nl_cad_bool(false);
+		return UNDEFV;
+	default: return ERRV;
+	}
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+struct nl_cad_val
+nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n, uint32_t site)
+{
+	const struct nl_cad_val *base = a + n; /* stack above the arguments: free for string() */
+	double r;
+	int64_t i;
+
+	/* built-ins that look at undefined/error arguments themselves */
+	switch (fn) {
+	case NL_CAD_F_ISUNDEFINED: return nl_cad_bool(a[0].type == NL_CAD_UNDEFINED);
+	case NL_CAD_F_ISERROR: return nl_cad_bool(a[0].type == NL_CAD_ERROR);
+	case NL_CAD_F_ISINTEGER: return nl_cad_bool(a[0].type == NL_CAD_INT);
+	case NL_CAD_F_ISREAL: return nl_cad_bool(a[0].type == NL_CAD_REAL);
+	case NL_CAD_F_ISSTRING: return nl_cad_bool(a[0].type == NL_CAD_STRING);
+	case NL_CAD_F_ISBOOLEAN: return nl_cad_bool(a[0].type == NL_CAD_BOOL);
+	case NL_CAD_F_ISLIST: return nl_cad_bool(a[0].type == NL_CAD_LIST);
+	case NL_CAD_F_ISCLASSAD: return nl_cad_bool(a[0].type == NL_CAD_RECORD);
+	case NL_CAD_F_ISABSTIME: return nl_cad_bool(a[0].type == NL_CAD_ABSTIME);
+	case NL_CAD_F_ISRELTIME: return nl_cad_bool(a[0].type == NL_CAD_RELTIME);
+	case NL_CAD_F_DEBUG: return a[0];
+	case NL_CAD_F_IDENTICALMEMBER:
+		if (a[1].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+		if (a[1].type != NL_CAD_LIST || a[0].type == NL_CAD_LIST ||
+		    a[0].type == NL_CAD_RECORD)
+			return ERRV;
+		for (int32_t k = 0; k < a[1].aux; k++)
+			if (nl_cad_identical(ctx, &a[0], &a[1].u.l[k], 0))
+				return nl_cad_bool(true);
+		return nl_cad_bool(false);
+	case NL_CAD_F_MEMBER: {
+		const struct nl_cad_val *x = &a[0], *l = &a[1];
+
+		if (l->type == NL_CAD_UNDEFINED || x->type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+		if (l->type != NL_CAD_LIST || x->type == NL_CAD_LIST || x->type == NL_CAD_RECORD ||
+		    x->type == NL_CAD_ERROR)
+			return ERRV;
+		for (int32_t k = 0; k < l->aux; k++) {
+			const struct nl_cad_val *e = &l->u.l[k];
+
+			/* fast path (Fig. 4's name list): == on two strings ignores case */
+			if (x->type == NL_CAD_STRING && e->type == NL_CAD_STRING) {
+				if (nl_cad_name_eq(x->u.s, (uint32_t)x->aux, e->u.s, (uint32_t)e->aux))
+					return nl_cad_bool(true);
+				continue;
+			}
+			struct nl_cad_val c = nl_cad_binop(ctx, NL_CAD_B_EQ, e, x);
+
+			if (nl_cad_is_true(&c))
+				return c;
+		}
+		return nl_cad_bool(false);
+	}
+	case NL_CAD_F_TIME: return nl_cad_int(nl_cad_now_s(ctx));
+	case NL_CAD_F_CURRENTTIME: {
+		struct nl_cad_val v = nl_cad_abstime(nl_cad_now_s(ctx));
+
+		v.aux = local_offset(v.u.abs_s);
+		return v;
+	}
+	case NL_CAD_F_STRCAT:
+	case NL_CAD_F_JOIN:
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].type == NL_CAD_ERROR)
+				return ERRV;
+		return fn_strcat(ctx, fn, a, n, base);
+	case NL_CAD_F_TOUPPER:
+	case NL_CAD_F_TOLOWER: {
+		struct nl_cad_val s = to_str(ctx, &a[0], base);
+
+		if (s.type != NL_CAD_STRING)
+			return s;
+		struct nl_cad_val v = nl_cad_mkstr(ctx, s.u.s, (size_t)s.aux);
+
+		if (v.type != NL_CAD_STRING)
+			return v;
+		char *c = (char *)(uintptr_t)v.u.s;
+
+		for (int32_t k = 0; k < v.aux; k++) {
+			if (fn == NL_CAD_F_TOUPPER && c[k] >= 'a' && c[k] <= 'z')
+				c[k] = (char)(c[k] - 32);
+			if (fn == NL_CAD_F_TOLOWER && c[k] >= 'A' && c[k] <= 'Z')
+				c[k] = (char)(c[k] + 32);
+		}
+		return v;
+	}
+	case NL_CAD_F_STRCMP:
+	case NL_CAD_F_STRICMP: {
+		if (a[0].type == NL_CAD_UNDEFINED || a[1].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+		struct nl_cad_val x = to_str(ctx, &a[0], base), y = to_str(ctx, &a[1], base);
+
+		if (x.type != NL_CAD_STRING || y.type != NL_CAD_STRING)
+			return ERRV;
+		int c = fn == NL_CAD_F_STRCMP ? strcmp(x.u.s, y.u.s) : strcasecmp(x.u.s, y.u.s);
+
+		return nl_cad_int(c < 0 ? -1 : c > 0);
+	}
+	case NL_CAD_F_VERSIONCMP:
+	case NL_CAD_F_VERSIONGT:
+	case NL_CAD_F_VERSIONLT:
+	case NL_CAD_F_VERSIONGE:
+	case NL_CAD_F_VERSIONLE:
+	case NL_CAD_F_VERSIONEQ:
+	case NL_CAD_F_VERSION_IN_RANGE:
+		return fn_version(ctx, fn, a, n, base);
+	case NL_CAD_F_SL_SIZE:
+	case NL_CAD_F_SL_SUM:
+	case NL_CAD_F_SL_AVG:
+	case NL_CAD_F_SL_MIN:
+	case NL_CAD_F_SL_MAX:
+	case NL_CAD_F_SL_MEMBER:
+	case NL_CAD_F_SL_IMEMBER:
+	case NL_CAD_F_SL_INTERSECT:
+	case NL_CAD_F_SL_SUBSETMATCH:
+	case NL_CAD_F_SL_ISUBSETMATCH:
+		return fn_stringlist(ctx, fn, a, n);
+	case NL_CAD_F_REGEXP:
+	case NL_CAD_F_REGEXPS:
+	case NL_CAD_F_REGEXPMEMBER:
+	case NL_CAD_F_REPLACE:
+	case NL_CAD_F_REPLACEALL:
+	case NL_CAD_F_SL_REGEXPMEMBER:
+		return fn_regex(ctx, fn, a, n, site);
+	case NL_CAD_F_FORMATTIME: return fn_formattime(ctx, a, n);
+	case NL_CAD_F_INTERVAL: return fn_interval(ctx, a);
+	case NL_CAD_F_POW: return fn_pow(a);
+	case NL_CAD_F_QUANTIZE: return fn_quantize(ctx, a);
+	case NL_CAD_F_ANYCOMPARE:
+	case NL_CAD_F_ALLCOMPARE: return fn_listcompare(ctx, fn, a);
+	case NL_CAD_F_BOOL: return fn_bool(&a[0]);
+	case NL_CAD_F_FLOOR:
+	case NL_CAD_F_CEILING:
+	case NL_CAD_F_CEIL:
+	case NL_CAD_F_ROUND: return fn_round(fn, &a[0]);
+	case NL_CAD_F_INT:
+		if (a[0].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+		return to_int(&a[0], &i) ? nl_cad_int(i) : ERRV;
+	case NL_CAD_F_REAL:
+		if (a[0].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+		return to_real(&a[0], &r) ? nl_cad_real(r) : ERRV;
+	case NL_CAD_F_STRING: return to_str(ctx, &a[0], base);
+	default: break;
+	}
+	/* the rest are strict in every argument: error first, then undefined */
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_ERROR)
+			return ERRV;
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_UNDEFINED)
+			return UNDEFV;
+	switch (fn) {
+	case NL_CAD_F_SPLITTIME:
+		return fn_splittime(ctx, &a[0]);
+	case NL_CAD_F_SPLIT: return fn_split(ctx, a, n);
+	case NL_CAD_F_SPLITUSERNAME:
+	case NL_CAD_F_SPLITSLOTNAME: return fn_split_at(ctx, fn, a);
+	case NL_CAD_F_SIZE:
+		switch (a[0].type) {
+		case NL_CAD_LIST:
+		case NL_CAD_STRING: return nl_cad_int(a[0].aux);
+		case NL_CAD_RECORD:
+			return nl_cad_int(a[0].kind == NL_CAD_REC_HOST ? a[0].u.rec->schema->n
+								      : a[0].u.fr->def->n);
+		default: return ERRV;
+		}
+	case NL_CAD_F_ABSTIME: {
+		struct nl_cad_val v;
+
+		if (n == 0)
+			return nl_cad_abstime(nl_cad_now_s(ctx));
+		if (a[0].type == NL_CAD_ABSTIME) {
+			v = a[0];
+		} else if (a[0].type == NL_CAD_STRING) {
+			int32_t off;
+
+			if (nl_cad_parse_abstime(a[0].u.s, (uint32_t)a[0].aux, &i, &off) < 0)
+				return ERRV;
+			v = nl_cad_abstime(i);
+			v.aux = off;
+		} else if (a[0].type == NL_CAD_INT) {
+			v = nl_cad_abstime(a[0].u.i);
+		} else if (a[0].type == NL_CAD_REAL && nl_cad_d2i(a[0].u.r, &i)) {
+			v = nl_cad_abstime(i);
+		} else if (a[0].type == NL_CAD_RELTIME && nl_cad_d2i(a[0].u.rel_s, &i)) {
+			v = nl_cad_abstime(i);
+		} else {
+			return ERRV;
+		}
+		if (n == 2) {
+			int64_t o;
+
+			if (a[1].type == NL_CAD_RELTIME ? !nl_cad_d2i(a[1].u.rel_s, &o)
+			    : a[1].type == NL_CAD_REAL ? !nl_cad_d2i(a[1].u.r, &o)
+			    : a[1].type == NL_CAD_INT ? (o = a[1].u.i, false) : true)
+				return ERRV;
+			if (o < -86400 || o > 86400 || a[0].type == NL_CAD_STRING)
+				return ERRV;
+			v.aux = (int32_t)o;
+		}
+		return v;
+	}
+	case NL_CAD_F_RELTIME:
+		switch (a[0].type) {
+		case NL_CAD_RELTIME: return a[0];
+		case NL_CAD_INT: return nl_cad_reltime((double)a[0].u.i);
+		case NL_CAD_REAL: return nl_cad_reltime(a[0].u.r);
+		case NL_CAD_ABSTIME: return nl_cad_reltime((double)a[0].u.abs_s);
+		case NL_CAD_STRING:
+			if (nl_cad_parse_reltime(a[0].u.s, (uint32_t)a[0].aux, &r) < 0)
+				return ERRV;
+			return nl_cad_reltime(r);
+		default: return ERRV;
+		}
+	case NL_CAD_F_SUBSTR: {
+		if (a[0].type != NL_CAD_STRING || a[1].type != NL_CAD_INT ||
+		    (n == 3 && a[2].type != NL_CAD_INT))
+			return ERRV;
+		int64_t len = a[0].aux, off = a[1].u.i, cnt;
+
+		if (off < 0)
+			off = len + off;
+		if (off < 0)
+			off = 0;
+		if (off > len)
+			off = len;
+		cnt = len - off;
+		if (n == 3) {
+			int64_t c = a[2].u.i;
+
+			cnt = c >= 0 ? (c < cnt ? c : cnt) : (cnt + c > 0 ? cnt + c : 0);
+		}
+		return nl_cad_mkstr(ctx, a[0].u.s + off, (size_t)cnt);
+	}
+	case NL_CAD_F_MIN:
+	case NL_CAD_F_MAX:
+	case NL_CAD_F_SUM:
+	case NL_CAD_F_AVG: return fn_minmax(ctx, fn, &a[0]);
+	case NL_CAD_F_LINEAR: {
+		double x, x1, y1, x2, y2;
+
+		if (!as_double(&a[0], &x) || !as_double(&a[1], &x1) || !as_double(&a[2], &y1) ||
+		    !as_double(&a[3], &x2) || !as_double(&a[4], &y2) || x1 == x2)
+			return ERRV;
+		return nl_cad_real(y1 + (x - x1) * (y2 - y1) / (x2 - x1));
+	}
+	case NL_CAD_F_PLUS_RSVUTIL: {
+		int64_t from, to;
+
+		if (a[0].type != NL_CAD_STRING)
+			return ERRV;
+		if (a[1].type == NL_CAD_ABSTIME)
+			from = a[1].u.abs_s;
+		else if (a[1].type == NL_CAD_INT)
+			from = a[1].u.i;
+		else
+			return ERRV;
+		if (a[2].type == NL_CAD_ABSTIME)
+			to = a[2].u.abs_s;
+		else if (a[2].type == NL_CAD_INT)
+			to = a[2].u.i;
+		else
+			return ERRV;
+		if (ctx->rsvutil == NULL)
+			return UNDEFV;
+		struct nl_cad_val *out = nl_cad_arena(ctx, 3 * sizeof(*out));
+
+		if (out == NULL)
+			return ERRV;
+		if (ctx->rsvutil(ctx->rsvutil_arg, a[0].u.s, (uint32_t)a[0].aux, from, to, out) < 0)
+			return ERRV;
+		return nl_cad_list(out, 3);
+	}
+	default:
+		return ERRV;
+	}
+}
