@@ -13,6 +13,7 @@ pkgs=(
 	libdpdk-dev
 	libinih-dev
 	libjemalloc-dev
+	libsodium-dev
 	liburcu-dev
 	meson
 	ninja-build

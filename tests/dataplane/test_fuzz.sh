@@ -10,7 +10,8 @@ cc=$(command -v clang || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -I"$src/dataplane" \
-	"$src/tests/dataplane/fuzz_proto.c" "$src/dataplane/nl_proto.c" -o "$tmp/fuzz" \
+	"$src/tests/dataplane/fuzz_proto.c" "$src/dataplane/nl_proto.c" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
+	-o "$tmp/fuzz" \
 	>"$tmp/cc.log" 2>&1; then
 	echo "1..0 # SKIP clang cannot link -fsanitize=fuzzer (libclang-rt-dev missing?)"
 	exit 0 # TAP skip: status 0 (meson counts 77 under TAP as an error)
