@@ -68,7 +68,6 @@ struct io {
 
 #define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
-
 static uint64_t
 xorshift(uint64_t *s)
 {

@@ -217,6 +217,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "nlevel: --native and --emulate exclude each other\n");
 		return -EINVAL;
 	}
+	if (o->key_file != NULL && (o->native_s > 0 || o->emulate)) {
+		fprintf(stderr, "nlevel: --key authenticates frames: port mode only (not with "
+				"--native or --emulate, which take no frames)\n");
+		return -EINVAL;
+	}
 	if (o->inbox < 64 || (o->inbox & (o->inbox - 1)) != 0 || o->pool < 1024) {
 		fprintf(stderr, "nlevel: --inbox must be a power of two >= 64, --pool >= 1024\n");
 		return -EINVAL;
