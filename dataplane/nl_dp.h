@@ -81,6 +81,8 @@ struct nl_dp_opts {
 				     *   control in virtual-time order (deterministic; tests) */
 	const struct nl_model_trace *trace; /**< emulated: called at every dispatch and reject
 					     *   (lock-step runs: from the driving thread); NULL */
+	bool auth;                  /**< port mode: protocol version 2 (authenticated) only */
+	struct nl_auth_key auth_key; /**< port mode, auth: the site key (nl_auth_key_load()) */
 };
 
 /** Counters of one run (control lcore's view; see I1). */

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -57,7 +59,14 @@ struct io {
 	uint8_t *alive;          /* [n_mach] control's copy */
 	struct nl_dp_lcore *lc;  /* ingress context for nl_dp_ingress_st() */
 	uint64_t rnd;
+	/* --key (protocol version 2): frames are verified here, once, before any manager sees
+	 * them; replies are sealed here. */
+	struct nl_auth_tx seal;  /* our sender id and sequence */
+	struct nl_replay rp;     /* per-sender replay windows */
+	uint64_t now_ns;         /* CLOCK_REALTIME, read once per loop */
 };
+
+#define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
 static uint64_t
 xorshift(uint64_t *s)
@@ -100,7 +109,9 @@ send_msg(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip,
 		return;
 	}
 	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
-	n = p == NULL ? -ENOSPC : nl_proto_encode(m, p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
+	n = p == NULL ? -ENOSPC :
+			nl_proto_seal(m, dp->o.auth ? &io->seal : NULL, io->now_ns,
+				      p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
 	if (n < 0) {
 		rte_pktmbuf_free(mb);
 		nl_stat_add_st(&dp->tx_fail, 1);
@@ -591,8 +602,11 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	if (handle_arp(io, f, len))
 		return;
 	e = nl_frame_parse(f, len, dp->o.udp_port, &a, &pl, &plen);
+	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
+	 * handlers below. Without --key: version 1 only. */
 	if (e == NL_PROTO_OK)
-		e = nl_proto_decode(pl, plen, &m);
+		e = nl_proto_open(dp->o.auth ? &dp->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
+				  &m);
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&dp->drops[e], 1); /* counted per reason and dropped */
 		return;
@@ -680,6 +694,13 @@ nl_dp_serve(struct nl_dp *dp)
 	}
 	memset(io.slot_worker, 0xff, dp->n_mach * sizeof(uint32_t));
 	io.lc->dp = dp;
+	if (dp->o.auth) {
+		nl_auth_tx_init(&io.seal, &dp->o.auth_key);
+		io.now_ns = nl_auth_now_ns();
+		rc = nl_replay_init(&io.rp, REPLAY_SENDERS);
+		if (rc != 0)
+			goto out;
+	}
 	rc = port_init(&io);
 	if (rc != 0)
 		goto out;
@@ -701,8 +722,10 @@ nl_dp_serve(struct nl_dp *dp)
 			goto out;
 		}
 	}
-	DP_LOG(INFO, "serving on port %u, udp %u, %u managers on %u lcores\n", dp->o.port_id,
-	       dp->o.udp_port, dp->n_mgr, dp->n_lc);
+	DP_LOG(INFO, "serving on port %u, udp %u, %u managers on %u lcores, %s\n", dp->o.port_id,
+	       dp->o.udp_port, dp->n_mgr, dp->n_lc,
+	       dp->o.auth ? "authenticated (protocol version 2, --key)" :
+			    "UNAUTHENTICATED (protocol version 1: no --key)");
 	while (!nl_dp_stopping()) {
 		struct rte_mbuf *rx[RX_BURST];
 		void *fin[64];
@@ -712,6 +735,8 @@ nl_dp_serve(struct nl_dp *dp)
 
 		/* Valid until our next quiescent state; we are also the writer (I3). */
 		io.lc->gen = rcu_dereference(dp->gen_rcu);
+		if (dp->o.auth)
+			io.now_ns = nl_auth_now_ns();
 		n = rte_eth_rx_burst(dp->o.port_id, 0, rx, RX_BURST);
 		nl_stat_add_st(&dp->rx_frames, n);
 		for (unsigned int i = 0; i < n; i++) {
@@ -786,5 +811,8 @@ out:
 	free(io.slot_local);
 	free(io.alive);
 	free(io.lc);
+	if (dp->o.auth)
+		nl_replay_free(&io.rp);
+	sodium_memzero(&io.seal, sizeof(io.seal));
 	return rc;
 }

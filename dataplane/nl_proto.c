@@ -5,9 +5,18 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
 
 #include "nl_proto.h"
 
@@ -71,8 +80,12 @@ decode_mach(struct rd *r, struct nl_msg_mach *m, uint8_t type, uint16_t flags)
 	return NL_PROTO_OK;
 }
 
-enum nl_proto_err
-nl_proto_decode(const void *buf, size_t len, struct nl_msg *out)
+/*
+ * Decode a message of version `want`: version 1 is the whole datagram; version 2 carries the
+ * 32-byte authentication trailer, which the length field covers and the body checks skip.
+ */
+static enum nl_proto_err
+decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 {
 	struct rd r = { .p = buf };
 	unsigned int magic, ver, type, mlen, resv;
@@ -89,7 +102,7 @@ nl_proto_decode(const void *buf, size_t len, struct nl_msg *out)
 	resv = (unsigned int)get(&r, 2);
 	if (magic != NL_PROTO_MAGIC)
 		return NL_PROTO_E_MAGIC;
-	if (ver != NL_PROTO_VERSION)
+	if (ver != want)
 		return NL_PROTO_E_VERSION;
 	if (type == 0 || type >= NL_MSG_TYPE_MAX)
 		return NL_PROTO_E_TYPE;
@@ -98,6 +111,11 @@ nl_proto_decode(const void *buf, size_t len, struct nl_msg *out)
 		return e;
 	if (resv != 0)
 		return NL_PROTO_E_FIELD;
+	if (want == NL_PROTO_VERSION_AUTH) {
+		if (len < NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN)
+			return NL_PROTO_E_TRUNC;
+		len -= NL_AUTH_TRAILER_LEN; /* the body ends where the trailer starts */
+	}
 	memset(out, 0, sizeof(*out));
 	out->type = (uint8_t)type;
 	switch (type) {
@@ -221,6 +239,18 @@ nl_proto_decode(const void *buf, size_t len, struct nl_msg *out)
 		return NL_PROTO_OK;
 	}
 	return NL_PROTO_E_TYPE;
+}
+
+enum nl_proto_err
+nl_proto_decode(const void *buf, size_t len, struct nl_msg *out)
+{
+	return decode_ver(buf, len, out, NL_PROTO_VERSION);
+}
+
+enum nl_proto_err
+nl_proto_decode_sealed(const void *buf, size_t len, struct nl_msg *out)
+{
+	return decode_ver(buf, len, out, NL_PROTO_VERSION_AUTH);
 }
 
 int
@@ -438,7 +468,7 @@ nl_proto_err_name(enum nl_proto_err e)
 {
 	static const char *const n[NL_PROTO_E_MAX] = {
 		"ok", "truncated", "oversized", "bad_magic", "bad_version", "bad_type",
-		"bad_field", "not_ipv4", "bad_ip", "bad_udp", "wrong_port",
+		"bad_field", "not_ipv4", "bad_ip", "bad_udp", "wrong_port", "bad_mac", "replay",
 	};
 
 	return (unsigned int)e < NL_PROTO_E_MAX ? n[e] : "?";
@@ -477,4 +507,277 @@ nl_proto_parse_addr(const char *s, struct sockaddr_in *a)
 		*colon = '\0';
 	}
 	return inet_pton(AF_INET, buf, &a->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+/* ---- authentication (protocol version 2) ---- */
+
+#define KEY_FILE_MIN 32u   /* bytes of key material, at least */
+#define KEY_FILE_MAX 4096u
+
+static void
+errf(char *err, size_t n, const char *fmt, const char *path, const char *what)
+{
+	if (err != NULL && n > 0)
+		snprintf(err, n, fmt, path, what);
+}
+
+int
+nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t errlen)
+{
+	static const char label[] = "nlevel site key v2";
+	uint8_t raw[KEY_FILE_MAX + 1];
+	crypto_generichash_state st;
+	struct stat sb;
+	ssize_t n;
+	size_t have = 0;
+	int fd;
+
+	if (sodium_init() < 0) {
+		errf(err, errlen, "%s: %s", path, "libsodium failed to initialise");
+		return -EIO;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		errf(err, errlen, "key file %s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		errf(err, errlen, "key file %s: %s", path, "not a regular file");
+		return -EINVAL;
+	}
+	if ((sb.st_mode & 077) != 0) {
+		char what[160];
+
+		snprintf(what, sizeof(what),
+			 "permissions %04o are too wide: it must be readable by its owner only "
+			 "(chmod 600)", (unsigned int)(sb.st_mode & 07777));
+		close(fd);
+		errf(err, errlen, "key file %s: %s", path, what);
+		return -EPERM;
+	}
+	while (have < sizeof(raw) && (n = read(fd, raw + have, sizeof(raw) - have)) > 0)
+		have += (size_t)n;
+	close(fd);
+	if (have < KEY_FILE_MIN || have > KEY_FILE_MAX) {
+		sodium_memzero(raw, sizeof(raw));
+		errf(err, errlen, "key file %s: %s", path,
+		     "must hold 32 to 4096 bytes (make one: head -c 32 /dev/urandom > FILE; "
+		     "chmod 600 FILE)");
+		return -EINVAL;
+	}
+	/* The MAC key is a BLAKE2b hash of the file (any length, any bytes), domain-separated. */
+	crypto_generichash_init(&st, NULL, 0, NL_AUTH_KEY_LEN);
+	crypto_generichash_update(&st, (const uint8_t *)label, sizeof(label));
+	crypto_generichash_update(&st, raw, have);
+	crypto_generichash_final(&st, key->k, NL_AUTH_KEY_LEN);
+	sodium_memzero(raw, sizeof(raw));
+	sodium_memzero(&st, sizeof(st));
+	return 0;
+}
+
+void
+nl_auth_tx_init(struct nl_auth_tx *tx, const struct nl_auth_key *key)
+{
+	if (sodium_init() < 0)
+		abort(); /* no randomness: nothing safe to do */
+	tx->key = *key;
+	do
+		randombytes_buf(&tx->sender, sizeof(tx->sender));
+	while (tx->sender == 0);
+	tx->seq = 0;
+}
+
+static void
+mac(const struct nl_auth_key *key, const uint8_t *p, size_t n, uint8_t tag[NL_AUTH_TAG_LEN])
+{
+	crypto_shorthash_siphashx24(tag, p, n, key->k);
+}
+
+int
+nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
+	      size_t cap)
+{
+	uint8_t tmp[NL_PROTO_MAX_LEN];
+	uint64_t seq;
+	size_t len;
+	int n;
+
+	if (tx == NULL)
+		return nl_proto_encode(m, buf, cap);
+	n = nl_proto_encode(m, tmp, sizeof(tmp) - NL_AUTH_TRAILER_LEN);
+	if (n < 0)
+		return n == -ENOSPC ? -EINVAL : n;
+	len = (size_t)n + NL_AUTH_TRAILER_LEN;
+	if (cap < len)
+		return -ENOSPC;
+	seq = now_ns > tx->seq ? now_ns : tx->seq + 1;
+	tx->seq = seq;
+	put(tmp + 2, NL_PROTO_VERSION_AUTH, 1);
+	put(tmp + 4, len, 2);
+	put(tmp + n, tx->sender, 8);
+	put(tmp + n + 8, seq, 8);
+	mac(&tx->key, tmp, len - NL_AUTH_TAG_LEN, tmp + len - NL_AUTH_TAG_LEN);
+	memcpy(buf, tmp, len);
+	return (int)len;
+}
+
+enum nl_proto_err
+nl_auth_verify(const struct nl_auth_key *key, const void *buf, size_t len, uint64_t *sender,
+	       uint64_t *seq)
+{
+	const uint8_t *p = buf;
+	uint8_t tag[NL_AUTH_TAG_LEN];
+	struct rd r;
+
+	if (buf == NULL || len < NL_PROTO_HDR_LEN)
+		return NL_PROTO_E_TRUNC;
+	if (len > NL_PROTO_MAX_LEN)
+		return NL_PROTO_E_OVERSIZE;
+	if (p[0] != (NL_PROTO_MAGIC >> 8) || p[1] != (NL_PROTO_MAGIC & 0xff))
+		return NL_PROTO_E_MAGIC;
+	if (p[2] == NL_PROTO_VERSION)
+		return NL_PROTO_E_MAC; /* unauthenticated: no MAC at all */
+	if (p[2] != NL_PROTO_VERSION_AUTH)
+		return NL_PROTO_E_VERSION;
+	r.p = p + 4;
+	if (get(&r, 2) != len)
+		return len < NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN ? NL_PROTO_E_TRUNC :
+								    NL_PROTO_E_MAC;
+	if (len < NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN)
+		return NL_PROTO_E_TRUNC;
+	mac(key, p, len - NL_AUTH_TAG_LEN, tag);
+	if (crypto_verify_16(tag, p + len - NL_AUTH_TAG_LEN) != 0)
+		return NL_PROTO_E_MAC;
+	r.p = p + len - NL_AUTH_TRAILER_LEN;
+	*sender = get(&r, 8);
+	*seq = get(&r, 8);
+	return NL_PROTO_OK;
+}
+
+/* ---- replay window (RFC 4303 section 3.4.3, bitmap as a ring of words per RFC 6479) ---- */
+
+#define NL_REPLAY_WORDS (NL_REPLAY_WINDOW / 64u + 1u)
+#define NL_REPLAY_WAYS 4u
+
+struct nl_replay_ent {
+	uint64_t sender;      /* 0 = empty */
+	uint64_t top;         /* highest sequence number accepted */
+	uint64_t bits[NL_REPLAY_WORDS];
+};
+
+int
+nl_replay_init(struct nl_replay *rp, unsigned int senders)
+{
+	unsigned int sets = 1;
+
+	if (senders < NL_REPLAY_WAYS || senders > (1u << 24))
+		return -EINVAL;
+	while (sets * NL_REPLAY_WAYS < senders)
+		sets <<= 1;
+	rp->ent = calloc((size_t)sets * NL_REPLAY_WAYS, sizeof(*rp->ent));
+	if (rp->ent == NULL)
+		return -ENOMEM;
+	rp->set_mask = sets - 1;
+	rp->n_ent = sets * NL_REPLAY_WAYS;
+	rp->skew_ns = NL_REPLAY_SKEW_NS;
+	rp->full = 0;
+	return 0;
+}
+
+void
+nl_replay_free(struct nl_replay *rp)
+{
+	free(rp->ent);
+	rp->ent = NULL;
+}
+
+static bool
+bit_test_set(struct nl_replay_ent *e, uint64_t seq)
+{
+	uint64_t *w = &e->bits[(seq / 64) % NL_REPLAY_WORDS], b = 1ull << (seq % 64);
+	bool was = (*w & b) != 0;
+
+	*w |= b;
+	return was;
+}
+
+enum nl_proto_err
+nl_replay_check(struct nl_replay *rp, uint64_t sender, uint64_t seq, uint64_t now_ns)
+{
+	struct nl_replay_ent *set, *e = NULL, *free_e = NULL;
+	unsigned int s;
+
+	/* Outside the clock tolerance: too old to be told from a replay, or from the future. */
+	if (sender == 0 || seq + rp->skew_ns < now_ns || seq > now_ns + rp->skew_ns)
+		return NL_PROTO_E_REPLAY;
+	s = (unsigned int)((sender * 0x9e3779b97f4a7c15ull) >> 40) & rp->set_mask;
+	set = &rp->ent[(size_t)s * NL_REPLAY_WAYS];
+	for (unsigned int i = 0; i < NL_REPLAY_WAYS; i++) {
+		if (set[i].sender == sender) {
+			e = &set[i];
+			break;
+		}
+		/* empty, or stale: its every frame is now outside the clock tolerance */
+		if (free_e == NULL && (set[i].sender == 0 || set[i].top + rp->skew_ns < now_ns))
+			free_e = &set[i];
+	}
+	if (e == NULL) {
+		if (free_e == NULL) {
+			rp->full++;
+			return NL_PROTO_E_REPLAY; /* no room to remember this sender */
+		}
+		e = free_e;
+		memset(e, 0, sizeof(*e));
+		e->sender = sender;
+		e->top = seq;
+		bit_test_set(e, seq);
+		return NL_PROTO_OK;
+	}
+	if (seq > e->top) {
+		uint64_t ow = e->top / 64, nw = seq / 64;
+
+		if (seq - e->top >= NL_REPLAY_WINDOW) {
+			memset(e->bits, 0, sizeof(e->bits));
+		} else {
+			/* words entered since top start empty; top's own word keeps its bits */
+			for (uint64_t w = ow + 1; w <= nw; w++)
+				e->bits[w % NL_REPLAY_WORDS] = 0;
+		}
+		e->top = seq;
+		bit_test_set(e, seq);
+		return NL_PROTO_OK;
+	}
+	if (e->top - seq >= NL_REPLAY_WINDOW)
+		return NL_PROTO_E_REPLAY; /* older than the window */
+	return bit_test_set(e, seq) ? NL_PROTO_E_REPLAY : NL_PROTO_OK;
+}
+
+enum nl_proto_err
+nl_proto_open(const struct nl_auth_key *key, struct nl_replay *rp, const void *buf, size_t len,
+	      uint64_t now_ns, struct nl_msg *out)
+{
+	uint64_t sender, seq;
+	enum nl_proto_err e;
+
+	if (key == NULL)
+		return nl_proto_decode(buf, len, out); /* version 2 here: bad_version */
+	/* MAC first (forgeries never touch the replay table), then the window, then the body. */
+	e = nl_auth_verify(key, buf, len, &sender, &seq);
+	if (e == NL_PROTO_OK)
+		e = nl_replay_check(rp, sender, seq, now_ns);
+	if (e == NL_PROTO_OK)
+		e = nl_proto_decode_sealed(buf, len, out);
+	return e;
+}
+
+uint64_t
+nl_auth_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -12,6 +12,7 @@
 #ifndef NL_PROTO_H
 #define NL_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +21,8 @@ extern "C" {
 #endif
 
 #define NL_PROTO_MAGIC 0x4e4cu   /**< "NL" */
-#define NL_PROTO_VERSION 1u
+#define NL_PROTO_VERSION 1u      /**< unauthenticated (an appliance started without --key) */
+#define NL_PROTO_VERSION_AUTH 2u /**< version 1 + authentication trailer (--key) */
 #define NL_PROTO_PORT 7477u      /**< default UDP port of the appliance */
 #define NL_PROTO_HDR_LEN 8u
 #define NL_PROTO_MAX_ARGS 64u    /**< bytes of command arguments in SUBMIT / DISPATCH */
@@ -56,6 +58,8 @@ enum nl_proto_err {
 	NL_PROTO_E_IP,       /**< IPv4 header bad (version, IHL, length, fragment, checksum) */
 	NL_PROTO_E_UDP,      /**< not UDP, or UDP length bad */
 	NL_PROTO_E_PORT,     /**< UDP destination port not ours */
+	NL_PROTO_E_MAC,      /**< keyed end: no MAC (version 1), or the MAC does not verify */
+	NL_PROTO_E_REPLAY,   /**< keyed end: sequence number seen, too old, or off the clock */
 	NL_PROTO_E_MAX
 };
 
@@ -215,6 +219,153 @@ struct sockaddr_in;
  * @par Context  Pure.
  */
 int nl_proto_parse_addr(const char *s, struct sockaddr_in *a);
+
+/* ---- Authentication (protocol version 2, docs/protocol.md "Authentication") ---- */
+
+#define NL_AUTH_KEY_LEN 16u      /**< SipHash-2-4 key [bytes], derived from the site key file */
+#define NL_AUTH_TAG_LEN 16u      /**< MAC [bytes] (SipHash-2-4, 128-bit output) */
+#define NL_AUTH_TRAILER_LEN 32u  /**< sender (8) + seq (8) + MAC (16), after the body */
+#define NL_REPLAY_WINDOW 1024u   /**< sliding window of sequence numbers per sender */
+#define NL_REPLAY_SKEW_NS 60000000000ull /**< clock tolerance: seq within +-60 s of now */
+
+/** The MAC key (secret). */
+struct nl_auth_key {
+	uint8_t k[NL_AUTH_KEY_LEN];
+};
+
+/** One sender's sealing state: the key, its random sender id, its last sequence number. */
+struct nl_auth_tx {
+	struct nl_auth_key key;
+	uint64_t sender;   /**< random, != 0, fixed for the process's life */
+	uint64_t seq;      /**< last sequence number sent (ns of CLOCK_REALTIME, or last + 1) */
+};
+
+/**
+ * Load the site key file, like MUNGE's: refused unless a regular file whose permissions give
+ * nothing to group or others (mode & 077 == 0), holding 32..4096 bytes of any content. The
+ * MAC key is BLAKE2b-128 of a domain label and the file's bytes.
+ *
+ * @param path    Key file.
+ * @param key     Output key.
+ * @param err     Output: a one-line error naming the file and the fix; may be NULL.
+ * @param errlen  Size of err [bytes].
+ * @return 0; -errno of open(); -EPERM when the permissions are too wide; -EINVAL for a file
+ *         that is not regular or has the wrong size; -EIO when libsodium cannot start.
+ * @par Context  Any thread; reads the file; no allocation.
+ * @par Source  MUNGE key file rules (munged(8)); libsodium crypto_generichash (BLAKE2b, RFC 7693).
+ */
+int nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t errlen);
+
+/**
+ * Start a sender: copy the key and draw a random non-zero sender id (libsodium randombytes).
+ *
+ * @param tx   Output sealing state.
+ * @param key  Key.
+ * @par Context  Any thread; one nl_auth_tx per sending thread (its sequence is not shared).
+ */
+void nl_auth_tx_init(struct nl_auth_tx *tx, const struct nl_auth_key *key);
+
+/**
+ * Encode one message as protocol version 2: the version-1 body, then sender, seq and a
+ * SipHash-2-4-128 MAC over everything before the MAC (header included). seq =
+ * max(now_ns, last seq + 1), so it is strictly increasing and close to the sender's clock.
+ *
+ * @param m       Message (checked as nl_proto_encode() checks it).
+ * @param tx      Sealing state (seq advanced); NULL: plain nl_proto_encode() (version 1).
+ * @param now_ns  CLOCK_REALTIME [ns].
+ * @param buf     Output.
+ * @param cap     Its size [bytes].
+ * @return bytes written; -EINVAL for a bad field; -ENOSPC when cap is short.
+ * @par Context  Pure but for tx; the thread that owns tx.
+ * @par Source  SipHash: Aumasson and Bernstein, "SipHash: a fast short-input PRF", 2012
+ *              (libsodium crypto_shorthash_siphashx24).
+ */
+int nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
+		  size_t cap);
+
+/**
+ * Check a version-2 message's MAC (constant-time compare) and read its sender and seq. Does
+ * not look at the body: call nl_replay_check(), then nl_proto_decode_sealed().
+ *
+ * @param key     Key.
+ * @param buf     Message (UDP payload).
+ * @param len     Its length [bytes].
+ * @param sender  Output sender id (valid on NL_PROTO_OK).
+ * @param seq     Output sequence number (valid on NL_PROTO_OK).
+ * @return NL_PROTO_OK; NL_PROTO_E_MAC for a version-1 message, a length field that is not len,
+ *         or a MAC that does not verify; E_TRUNC / E_OVERSIZE / E_MAGIC / E_VERSION.
+ * @par Context  Pure; any thread.
+ */
+enum nl_proto_err nl_auth_verify(const struct nl_auth_key *key, const void *buf, size_t len,
+				 uint64_t *sender, uint64_t *seq);
+
+/**
+ * Decode a version-2 message (the trailer is skipped, not verified: nl_auth_verify() first).
+ * Same checks and results as nl_proto_decode() otherwise.
+ *
+ * @par Context  Pure; any thread.
+ */
+enum nl_proto_err nl_proto_decode_sealed(const void *buf, size_t len, struct nl_msg *out);
+
+struct nl_replay_ent;
+
+/** Anti-replay state of one receiver: per sender, the highest seq and a window bitmap. */
+struct nl_replay {
+	struct nl_replay_ent *ent;  /**< sets x 4 ways */
+	unsigned int set_mask;
+	unsigned int n_ent;
+	uint64_t skew_ns;           /**< clock tolerance (NL_REPLAY_SKEW_NS) */
+	uint64_t full;              /**< frames refused because no entry was free */
+};
+
+/**
+ * Allocate the replay state for about `senders` concurrent senders (4-way set associative;
+ * an entry is reused once its sender has been silent longer than the clock tolerance).
+ *
+ * @return 0; -EINVAL (senders < 4 or > 2^24); -ENOMEM.
+ * @par Context  Any thread; allocates.
+ */
+int nl_replay_init(struct nl_replay *rp, unsigned int senders);
+
+/** Free the replay state. @par Context The owner's thread. */
+void nl_replay_free(struct nl_replay *rp);
+
+/**
+ * Accept (and remember) or refuse one authenticated frame's (sender, seq): refused when seq is
+ * more than NL_REPLAY_SKEW_NS away from now_ns, was accepted before, is NL_REPLAY_WINDOW or
+ * more below the sender's highest seq, or no entry is free for a new sender. Call only after
+ * nl_auth_verify() succeeded (else forgeries would fill the table).
+ *
+ * @param rp      Replay state.
+ * @param sender  Sender id from nl_auth_verify().
+ * @param seq     Its sequence number.
+ * @param now_ns  Receiver's CLOCK_REALTIME [ns].
+ * @return NL_PROTO_OK or NL_PROTO_E_REPLAY.
+ * @par Context  Single-threaded (_st): the receiving thread.
+ * @par Source  RFC 4303 section 3.4.3 (sliding window), RFC 6479 (bitmap as a ring of words).
+ */
+enum nl_proto_err nl_replay_check(struct nl_replay *rp, uint64_t sender, uint64_t seq,
+				  uint64_t now_ns);
+
+/**
+ * Receive one message: with a key, nl_auth_verify(), nl_replay_check() and
+ * nl_proto_decode_sealed() in that order (only authentic, fresh frames are decoded); without
+ * (key NULL), nl_proto_decode() (version 1 only).
+ *
+ * @param key     Key, or NULL (unauthenticated end).
+ * @param rp      Replay state (unused when key is NULL).
+ * @param buf     Message (UDP payload).
+ * @param len     Its length [bytes].
+ * @param now_ns  CLOCK_REALTIME [ns] (nl_auth_now_ns()).
+ * @param out     Output message.
+ * @return NL_PROTO_OK or the reason to count and drop (E_MAC, E_REPLAY, or a decode reason).
+ * @par Context  The thread that owns rp.
+ */
+enum nl_proto_err nl_proto_open(const struct nl_auth_key *key, struct nl_replay *rp,
+				const void *buf, size_t len, uint64_t now_ns, struct nl_msg *out);
+
+/** CLOCK_REALTIME [ns], the clock of sequence numbers. @par Context Any thread. */
+uint64_t nl_auth_now_ns(void);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,8 @@ struct opts {
 	unsigned int idle_us;
 	unsigned int inbox;
 	unsigned int pool;
+	const char *key_file;      /* --key: authenticated protocol (version 2) */
+	struct nl_auth_key key;
 };
 
 static void
@@ -78,6 +80,12 @@ usage(FILE *f)
 		"  --port ID            DPDK port serving clients and workers (default 0)\n"
 		"  --ip A.B.C.D         our IPv4 address (default 10.99.0.1)\n"
 		"  --udp-port P         our UDP port (default 7477)\n"
+		"  --key FILE           site key (owner-only permissions, like MUNGE's): every\n"
+		"                       frame is authenticated (protocol version 2) and frames\n"
+		"                       without a valid MAC or replayed are dropped; without\n"
+		"                       --key the unauthenticated version 1 is spoken (trusted\n"
+		"                       networks only). Make one: head -c 32 /dev/urandom > F;\n"
+		"                       chmod 600 F (docs/protocol.md)\n"
 		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
 		"  --work-scale S       workers' wall seconds per model second (default 1e-5)\n"
 		"  --idle-sleep-us US   port mode: idle lcores nap US microseconds (default 0 =\n"
@@ -120,6 +128,7 @@ static const struct option nl_opts[] = {
 	{ "pool", required_argument, NULL, 'P' },
 	{ "work-scale", required_argument, NULL, 'W' },
 	{ "idle-sleep-us", required_argument, NULL, 'Z' },
+	{ "key", required_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -183,6 +192,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'P': o->pool = (unsigned int)v; break;
 		case 'W': o->work_scale_s = v; break;
 		case 'Z': o->idle_us = (unsigned int)v; break;
+		case 'K': o->key_file = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -205,6 +215,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (o->native_s > 0 && o->emulate) {
 		fprintf(stderr, "nlevel: --native and --emulate exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->key_file != NULL && (o->native_s > 0 || o->emulate)) {
+		fprintf(stderr, "nlevel: --key authenticates frames: port mode only (not with "
+				"--native or --emulate, which take no frames)\n");
 		return -EINVAL;
 	}
 	if (o->inbox < 64 || (o->inbox & (o->inbox - 1)) != 0 || o->pool < 1024) {
@@ -311,6 +326,8 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->port_id = o->port_id;
 	d->udp_port = o->udp_port;
 	d->ip = o->ip;
+	d->auth = o->key_file != NULL;
+	d->auth_key = o->key;
 	if (o->map != NULL) {
 		if (parse_map(o->map, d) != 0) {
 			fprintf(stderr, "nlevel: --map '%s': bad map (ranges of managers @ enabled "
@@ -520,6 +537,11 @@ main(int argc, char **argv)
 	argv += n;
 	argv[0] = (char *)"nlevel";
 	if (parse_args(argc, argv, &o) != 0) {
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (o.key_file != NULL && nl_auth_key_load(o.key_file, &o.key, err, sizeof(err)) != 0) {
+		fprintf(stderr, "nlevel: --key: %s\n", err);
 		rte_eal_cleanup();
 		return 2;
 	}

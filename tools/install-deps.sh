@@ -14,6 +14,7 @@ pkgs=(
 	libinih-dev
 	libjemalloc-dev
 	libpcre2-dev
+	libsodium-dev
 	liburcu-dev
 	meson
 	ninja-build

@@ -9,7 +9,8 @@
 #      nlfdPID with the address 10.97.0.2/24 (nothing touches the host's own interfaces);
 #   2. `nlevel` (DPDK, no huge pages) on the host end through the net_af_packet PMD, in port
 #      mode, as 10.97.0.1, NLSC on config/farm-demo.ini (8 machine slots, N = 2 resources,
-#      L = 2 sub-tasks per task);
+#      L = 2 sub-tasks per task), with a fresh site key in the temp folder (--key: every
+#      frame between nlevel, the workers and the client is authenticated, docs/protocol.md);
 #   3. two `nlevel-worker`s in the namespace, 4 machines each (one per resource vector), with
 #      two commands: 1 = /bin/true, 2 = a script exiting with its argument;
 #   4. `nlevel-loadgen` in the namespace submits N tasks (default 2000, at 100 tasks/s): every
@@ -112,10 +113,14 @@ INNS=(ip netns exec "$NS")
 tel() { python3 "$TEL" "$PFX" "$1" 2>/dev/null; }
 stat() { tel /nlevel/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/nlevel/stats']['$1'])" 2>/dev/null || echo -1; }
 
-say "== 2. nlevel on $VA (net_af_packet, --no-huge), port mode, NLSC, $(basename "$CFG")"
+# The site key every frame is authenticated with (docs/protocol.md): owner-only, like MUNGE's.
+KEY=$TMP/site.key
+(umask 077 && head -c 32 /dev/urandom >"$KEY")
+say "== 2. nlevel on $VA (net_af_packet, --no-huge), port mode, NLSC, $(basename "$CFG"),"
+say "   frames authenticated with the site key $KEY (made with: head -c 32 /dev/urandom; mode 600)"
 CMDLINE=("$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1
 	"--vdev=net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP"
-	--work-scale 1e-3 --idle-sleep-us 50)
+	--work-scale 1e-3 --idle-sleep-us 50 --key "$KEY")
 say "   ${CMDLINE[*]#$ROOT/}"
 "${CMDLINE[@]}" >"$TMP/nlevel.log" 2>&1 &
 APP=$!
@@ -139,7 +144,7 @@ chmod 755 "$TMP/exitwith"
 say "== 3. two nlevel-workers in $NS, 4 machines each; commands 1=/bin/true 2=exitwith"
 for w in 1 2; do
 	# --allow-root: the demo runs as root; the commands are /bin/true and the script above
-	"${INNS[@]}" "$WORKER" --appliance "$APP_IP" --id "$w" --scale 1e-3 --allow-root \
+	"${INNS[@]}" "$WORKER" --appliance "$APP_IP" --key "$KEY" --id "$w" --scale 1e-3 --allow-root \
 		--mach 100e6:00 --mach 100e6:10 --mach 200e6:01 --mach 200e6:11 \
 		--cmd 1=/bin/true --cmd "2=$TMP/exitwith" >"$TMP/w$w.log" 2>&1 &
 	PIDS+=($!)
@@ -155,7 +160,7 @@ say "   joined: $(stat workers_joined) workers"
 awk -v n="$TASKS" -v r="$RATE" 'BEGIN { for (i = 0; i < n; i++)
 	printf "%.6f %x 1e6 0 2 %s\n", i / r, i % 4, (i % 10 == 9) ? "2 3" : "1" }' >"$TMP/tasks.txt"
 say "== 4. nlevel-loadgen in $NS: $TASKS tasks at $RATE tasks/s, 2 sub-tasks (processes) each"
-"${INNS[@]}" "$LOADGEN" --appliance "$APP_IP" --replay "$TMP/tasks.txt" --timeout 10 \
+"${INNS[@]}" "$LOADGEN" --appliance "$APP_IP" --key "$KEY" --replay "$TMP/tasks.txt" --timeout 10 \
 	--expect-complete --expect-status 2=3 --csv "$TMP/tasks.csv" >"$TMP/loadgen.log" 2>&1
 lg_rc=$?
 
@@ -167,7 +172,7 @@ stats=$(tel /nlevel/stats)
 say "   appliance: $(python3 -c '
 import json, sys
 s = json.loads(sys.argv[1])["/nlevel/stats"]
-print("accepted %(accepted)d, completed %(completed)d, failed %(failed)d, in flight %(in_flight)d, rejected at ingress %(rejected_ingress)d, frames rx %(rx_frames)d / tx %(tx_frames)d" % s)' "$stats" 2>/dev/null)"
+print("accepted %(accepted)d, completed %(completed)d, failed %(failed)d, in flight %(in_flight)d, rejected at ingress %(rejected_ingress)d, frames rx %(rx_frames)d / tx %(tx_frames)d, dropped bad MAC %(drop_bad_mac)d / replayed %(drop_replay)d" % s)' "$stats" 2>/dev/null)"
 kill -INT "$APP" 2>/dev/null
 wait "$APP"
 app_rc=$?

@@ -7,10 +7,17 @@
 #   4    overload: 3x capacity offered; REJECTs answered, pool-bounded, accounting holds
 #   5    task-farm: real commands run on workers and their exit statuses come back
 #   6    the worker refuses to run as root without --allow-root
-# Usage: test_e2e.sh NLEVEL WORKER LOADGEN. Skips (a TAP "1..0 # SKIP" plan, status 0) when not root or without netns/veth.
+#   7    --key: a site key readable by others is refused by nlevel, the worker and the loadgen
+#   8    --key: 4,000 tasks complete over the authenticated protocol; a worker with another
+#        key never joins; a client without the key gets nothing accepted (drop_bad_mac)
+#   9    --key: forged, altered, truncated-MAC, unauthenticated and replayed SUBMIT, HELLO,
+#        LOAD, DONE and BYE frames (tests/dataplane/nl_attack.c) are dropped and counted;
+#        no task accepted, no worker joined or removed, no DONE taken but the genuine ones
+# Usage: test_e2e.sh NLEVEL WORKER LOADGEN [NL_ATTACK]. Skips (a TAP "1..0 # SKIP" plan, status 0) when not root or without netns/veth.
 # Traffic stays inside our own veth pair and namespace.
 set -u
 NLEVEL=$1 WORKER=$2 LOADGEN=$3
+ATTACK=${4:-${NL_BUILD_ROOT:-}/tests/dataplane/nl-attack}
 SRC=${NL_SRC_ROOT:?}
 CFG=$SRC/tests/dataplane/e2e.ini
 TEL=$SRC/tests/dataplane/nl_tel.py
@@ -210,6 +217,78 @@ ok $r "e2e_task_farm_exit_statuses_come_back"
 # 6: root refusal
 "$WORKER" --appliance 127.0.0.1 --mach 1e6:00 >/dev/null 2>&1
 ok $([[ $? == 2 ]] && echo 0 || echo 1) "worker_refuses_root_without_allow_root"
+
+# 7-9: the authenticated protocol (--key)
+KEY=$TMP/site.key
+head -c 32 /dev/urandom >"$KEY"
+chmod 600 "$KEY"
+cp "$KEY" "$TMP/wide.key"
+chmod 644 "$TMP/wide.key"
+head -c 32 /dev/urandom >"$TMP/other.key"
+chmod 600 "$TMP/other.key"
+r=0
+"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "${PFX}k" -l 0-1 -- --config "$CFG" \
+	--key "$TMP/wide.key" >"$TMP/wide.log" 2>&1
+rc=$?
+echo "# nlevel: $(grep -m 1 "^nlevel" "$TMP/wide.log")"
+[[ $rc == 2 ]] && grep -q "wide.key: permissions 0644 are too wide" "$TMP/wide.log" || r=1
+"$WORKER" --appliance 127.0.0.1 --mach 1e6:00 --allow-root --key "$TMP/wide.key" >/dev/null 2>&1
+[[ $? == 2 ]] || r=1
+"$LOADGEN" --appliance 127.0.0.1 --rate 1 --tasks 1 --key "$TMP/wide.key" >/dev/null 2>&1
+[[ $? == 2 ]] || r=1
+ok $r "key_readable_by_others_refused_by_nlevel_worker_loadgen"
+
+counters() { tel /nlevel/stats | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["/nlevel/stats"]
+print(" ".join(str(s[k]) for k in sys.argv[1:]))' "$@"; }
+r=1 r9=1
+if start_app nlsc --key "$KEY"; then
+	four_workers --key "$KEY"
+	worker 8 --mach 100e6:00 --key "$TMP/other.key"
+	if wait_joined 4; then
+		r=0
+		$INNS "$LOADGEN" --appliance 10.99.0.1 --key "$KEY" --tasks 4000 --rate 2500 --res 2 \
+			--split 2 --instr 1e8 --data 0 --timeout 5 --expect-complete --seed 4 \
+			>"$TMP/lg.log" 2>&1 || r=1
+		echo "# keyed: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		[[ $(val "$TMP/lg.log" completed) == 4000 ]] || r=1
+		kill "${PIDS[-1]}" # the worker with another key
+		sleep 0.3
+		read -r acc mac <<<"$(counters accepted drop_bad_mac)"
+		$INNS "$LOADGEN" --appliance 10.99.0.1 --tasks 50 --rate 500 --res 2 --split 2 \
+			--instr 1e8 --data 0 --timeout 1 --seed 5 >"$TMP/lg0.log" 2>&1
+		sleep 0.3
+		read -r acc2 mac2 joined <<<"$(counters accepted drop_bad_mac workers_joined)"
+		echo "# keyless client: accepted +$((acc2 - acc)), drop_bad_mac +$((mac2 - mac)); $(grep '^nlevel-loadgen' "$TMP/lg0.log")"
+		echo "# workers joined $joined (4 with the key, the one with another key never)"
+		[[ $acc2 == "$acc" && $((mac2 - mac)) == 50 && $joined == 4 ]] || r=1
+		[[ $(val "$TMP/lg0.log" accepted) == 0 ]] || r=1
+		accounting || r=1
+		# 9: the attacker
+		keys="accepted workers_joined workers_left stale_done drop_bad_mac drop_replay rx_SUBMIT rx_HELLO rx_BYE"
+		read -r -a c0 <<<"$(counters $keys)"
+		if [[ -x $ATTACK ]]; then
+			$INNS "$ATTACK" --appliance 10.99.0.1 --key "$KEY" --replays 3 >"$TMP/atk.log" 2>&1
+			sleep 0.5
+			read -r -a c1 <<<"$(counters $keys)"
+			echo "# $(cat "$TMP/atk.log")"
+			echo "# deltas: $(i=0; for k in $keys; do printf '%s=+%s ' "$k" $((c1[i] - c0[i])); i=$((i + 1)); done)"
+			# 20 bad MACs (4 per type), 15 replays (3 per type); only the 5 genuine frames
+			# act: 1 task, 1 join (no slot), 1 stale DONE, 1 leave
+			want="1 1 1 1 20 15 1 1 1"
+			got=$(i=0; for k in $keys; do printf '%s ' $((c1[i] - c0[i])); i=$((i + 1)); done)
+			[[ ${got% } == "$want" ]] && grep -q "forged=5 altered=5 truncated_mac=5 unauthenticated=5 genuine=5 replayed=15" "$TMP/atk.log" && r9=0
+			sleep 0.5
+			accounting || r9=1
+		else
+			echo "# no $ATTACK"
+		fi
+	fi
+	stop_app || { echo "# nlevel exit status $?"; r=1; r9=1; }
+fi
+ok $r "e2e_key_4000_tasks_complete_other_key_and_keyless_client_refused"
+ok $r9 "e2e_key_forged_altered_truncated_replayed_frames_of_every_type_dropped_and_counted"
 
 echo "1..$n"
 [[ $fails == 0 ]]

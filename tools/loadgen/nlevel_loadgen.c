@@ -201,6 +201,9 @@ usage(FILE *f)
 		"  --csv FILE             one row per task: task_id,need,cmd,submit_s,outcome,reason,\n"
 		"                         status,resp_us (default: none)\n"
 		"  --timeout S            give up S wall seconds after the last answer (default 10)\n"
+		"  --key FILE             site key of the appliance's --key (owner-only\n"
+		"                         permissions): frames are authenticated (protocol version\n"
+		"                         2); without it, version 1 (appliance without --key)\n"
 		"  --expect-complete      exit 1 unless every task COMPLETEs with status 0 (or\n"
 		"                         --expect-status)\n"
 		"  --expect-status CMD=STATUS\n"
@@ -268,6 +271,7 @@ main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "expect-complete", no_argument, NULL, 'E' },
 		{ "expect-status", required_argument, NULL, 'X' },
+		{ "key", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -283,6 +287,10 @@ main(int argc, char **argv)
 	struct task *tk = NULL;
 	int c, fd;
 	char *end;
+	const char *key_file = NULL;
+	static struct nl_auth_key key;
+	static struct nl_auth_tx seal_tx;
+	struct nl_replay rwin = { 0 };
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		double v = 0;
@@ -366,6 +374,7 @@ main(int argc, char **argv)
 			}
 			n_xs++;
 			break;
+		case 'K': key_file = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -375,6 +384,17 @@ main(int argc, char **argv)
 			optind != argc ? "unexpected argument (options start with --)" :
 					 "--appliance IP[:PORT] is required");
 		return 2;
+	}
+	if (key_file != NULL) {
+		char err[512];
+
+		if (nl_auth_key_load(key_file, &key, err, sizeof(err)) != 0) {
+			fprintf(stderr, "nlevel-loadgen: --key: %s\n", err);
+			return 2;
+		}
+		if (nl_replay_init(&rwin, 16) != 0)
+			return 1;
+		nl_auth_tx_init(&seal_tx, &key);
 	}
 	if (config != NULL) {
 		struct nl_cfg *cfg = NULL;
@@ -474,7 +494,8 @@ main(int argc, char **argv)
 			memcpy(m.u.submit.args, tk[sent].args, tk[sent].args_len);
 			tk[sent].submit_ns = now_ns();
 			m.u.submit.client_ts_ns = tk[sent].submit_ns;
-			len = nl_proto_encode(&m, out, sizeof(out));
+			len = nl_proto_seal(&m, key_file != NULL ? &seal_tx : NULL, nl_auth_now_ns(),
+					    out, sizeof(out));
 			if (len > 0)
 				(void)sendto(fd, out, (size_t)len, 0, (struct sockaddr *)&app, sizeof(app));
 			sent++;
@@ -503,7 +524,8 @@ main(int argc, char **argv)
 
 			if (n < 0)
 				break;
-			if (nl_proto_decode(in, (size_t)n, &m) != NL_PROTO_OK ||
+			if (nl_proto_open(key_file != NULL ? &key : NULL, &rwin, in, (size_t)n,
+					  nl_auth_now_ns(), &m) != NL_PROTO_OK ||
 			    (m.type != NL_MSG_ACCEPT && m.type != NL_MSG_REJECT &&
 			     m.type != NL_MSG_COMPLETE) ||
 			    m.u.reply.task_id >= sent) {
@@ -541,6 +563,7 @@ main(int argc, char **argv)
 		}
 	}
 	close(fd);
+	nl_replay_free(&rwin);
 
 	uint64_t *r = malloc((n_comp + 1) * sizeof(*r)), nr = 0, nonzero = 0, unexpected = 0;
 	double sum = 0;

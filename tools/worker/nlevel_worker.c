@@ -135,11 +135,17 @@ parse_mach(const char *s, struct nl_msg_mach *m, const char **why)
 	return 0;
 }
 
+/* --key: our sealing state and the appliance's replay window (NULL key: version 1) */
+static struct nl_auth_tx seal_tx;
+static const struct nl_auth_key *auth_key;
+static struct nl_replay replay;
+
 static void
 send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 {
 	uint8_t buf[NL_PROTO_MAX_LEN];
-	int n = nl_proto_encode(m, buf, sizeof(buf));
+	int n = nl_proto_seal(m, auth_key != NULL ? &seal_tx : NULL, nl_auth_now_ns(), buf,
+			      sizeof(buf));
 
 	if (n > 0)
 		(void)sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to));
@@ -215,6 +221,9 @@ usage(FILE *f)
 		"  --load-ms MS           LOAD report period in milliseconds (default 100, min 1)\n"
 		"  --exit-after S         say BYE and exit after S wall seconds (default 0 = never)\n"
 		"  --die-after S          exit silently after S wall seconds (default 0 = never)\n"
+		"  --key FILE             site key of the appliance's --key (owner-only\n"
+		"                         permissions): frames are authenticated (protocol version\n"
+		"                         2); without it, version 1 (appliance without --key)\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -235,6 +244,7 @@ main(int argc, char **argv)
 		{ "exit-after", required_argument, NULL, 'x' },
 		{ "die-after", required_argument, NULL, 'd' },
 		{ "allow-root", no_argument, NULL, 'R' },
+		{ "key", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -247,6 +257,8 @@ main(int argc, char **argv)
 	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
 	uint32_t wid = (uint32_t)getpid();
 	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
+	const char *key_file = NULL;
+	static struct nl_auth_key key;
 	int c, fd;
 	char *end;
 
@@ -325,6 +337,9 @@ main(int argc, char **argv)
 		case 'R':
 			allow_root = true;
 			break;
+		case 'K':
+			key_file = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -348,6 +363,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-worker: refusing to run as root (it runs commands for the "
 				"network); use an unprivileged user or --allow-root\n");
 		return 2;
+	}
+	if (key_file != NULL) {
+		char err[512];
+
+		if (nl_auth_key_load(key_file, &key, err, sizeof(err)) != 0) {
+			fprintf(stderr, "nlevel-worker: --key: %s\n", err);
+			return 2;
+		}
+		if (nl_replay_init(&replay, 16) != 0)
+			return 1;
+		nl_auth_tx_init(&seal_tx, &key);
+		auth_key = &key;
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
@@ -465,7 +492,8 @@ main(int argc, char **argv)
 			if (n < 0)
 				break;
 			if (from.sin_addr.s_addr != app.sin_addr.s_addr || from.sin_port != app.sin_port ||
-			    nl_proto_decode(buf, (size_t)n, &msg) != NL_PROTO_OK) {
+			    nl_proto_open(auth_key, &replay, buf, (size_t)n, nl_auth_now_ns(), &msg) !=
+				    NL_PROTO_OK) {
 				n_bad++;
 				continue;
 			}
@@ -513,6 +541,8 @@ main(int argc, char **argv)
 		free(mach[i].q);
 	}
 	close(fd);
+	if (auth_key != NULL)
+		nl_replay_free(&replay);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames)\n", wid,
 			(unsigned long long)n_done, (unsigned long long)n_bad);
