@@ -14,26 +14,8 @@
 #include <string.h>
 
 #include "nl_classad.h"
+#include "nl_tap.h"
 
-static int n_run, n_fail;
-
-static void
-ok(bool c, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[1024];
-
-	n_run++;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (char *p = buf; *p; p++)
-		if (*p == '\n' || *p == '#')
-			*p = ' '; /* keep one TAP line per test */
-	printf("%s %d - %s\n", c ? "ok" : "not ok", n_run, buf);
-	if (!c)
-		n_fail++;
-}
 
 /* 2024-01-01T00:00:00Z */
 #define NOW 1704067200
@@ -57,7 +39,7 @@ ckr(const char *rec, const char *expr, const char *want)
 	} else {
 		snprintf(buf, sizeof(buf), "(parse error %u:%u %s)", e.line, e.col, e.msg);
 	}
-	ok(strcmp(buf, want) == 0, "[%s] %s => %s (want %s)", rec, expr, buf, want);
+	nl_tap_ok(strcmp(buf, want) == 0, "[%s] %s => %s (want %s)", rec, expr, buf, want);
 	nl_cad_ctx_free(c);
 	nl_cad_prog_free(p);
 }
@@ -85,7 +67,7 @@ ck_perr(const char *src, bool as_expr, unsigned int line, unsigned int col, cons
 	}
 	bool good = rc == want_rc && e.line == line && e.col == col && strstr(e.msg, msg) != NULL;
 
-	ok(good, "parse error %.40s: rc %d at %u:%u '%s' (want %d at %u:%u '%s')", src, rc,
+	nl_tap_ok(good, "parse error %.40s: rc %d at %u:%u '%s' (want %d at %u:%u '%s')", src, rc,
 	   e.line, e.col, e.msg, want_rc, line, col, msg);
 	nl_cad_prog_free(p);
 }
@@ -526,7 +508,7 @@ test_nesting(void)
 		struct nl_cad_err e = { 0 };
 		int rc = nl_cad_parse(s, len, &p, &e);
 
-		ok(rc == -E2BIG && strstr(e.msg, "deeper") != NULL,
+		nl_tap_ok(rc == -E2BIG && strstr(e.msg, "deeper") != NULL,
 		   "deep nesting '%c' refused: rc %d %u:%u %s", open[k], rc, e.line, e.col, e.msg);
 		nl_cad_prog_free(p);
 	}
@@ -545,7 +527,7 @@ test_nesting(void)
 		struct nl_cad_err e = { 0 };
 		int rc = nl_cad_parse(s, len, &p, &e);
 
-		ok(rc == -E2BIG, "long left-deep chain refused: rc %d %s", rc, e.msg);
+		nl_tap_ok(rc == -E2BIG, "long left-deep chain refused: rc %d %s", rc, e.msg);
 		nl_cad_prog_free(p);
 	}
 	/* moderate nesting is fine */
@@ -558,7 +540,7 @@ test_nesting(void)
 		struct nl_cad_err e = { 0 };
 
 		memset(b, ' ', big);
-		ok(nl_cad_parse(b, big, &p, &e) == -E2BIG, "input over %u bytes refused",
+		nl_tap_ok(nl_cad_parse(b, big, &p, &e) == -E2BIG, "input over %u bytes refused",
 		   NL_CAD_MAX_SRC_BYTES);
 		free(b);
 		nl_cad_prog_free(p);
@@ -578,6 +560,42 @@ test_nesting(void)
 	free(s);
 }
 
+/* A matchmaker's ad (nl_cad_parse_match): TARGET.x reads the bound record, MY.x the ad's own;
+ * the same text through nl_cad_parse() reads TARGET.x as the ad's own x (single ad). */
+static void
+test_match_target(void)
+{
+	const char *src = "Memory = 1; Req = TARGET.Memory >= 8 && MY.Memory == 1; R = TARGET.Memory";
+	static const char *const names[] = { "Memory" };
+	struct nl_cad_schema sc;
+	struct nl_cad_val vals[1] = { nl_cad_int(16) };
+	struct nl_cad_rec r = { &sc, vals };
+	struct nl_cad_prog *p, *q;
+	struct nl_cad_ctx *c, *d;
+	struct nl_cad_val v, rv;
+
+	nl_cad_schema_init(&sc, names, 1);
+	rv = nl_cad_record(&r);
+	if (!nl_tap_ok(nl_cad_parse_match(src, strlen(src), &p, NULL) == 0 &&
+			       nl_cad_parse(src, strlen(src), &q, NULL) == 0 &&
+			       nl_cad_ctx_create(p, &c) == 0 && nl_cad_ctx_create(q, &d) == 0,
+		       "match ad and single ad parse"))
+		return;
+	nl_cad_eval(c, nl_cad_slot(p, "R"), &v);
+	nl_tap_ok(v.type == NL_CAD_UNDEFINED, "match ad: TARGET unbound -> TARGET.Memory undefined");
+	nl_cad_bind(c, nl_cad_slot(p, "TARGET"), &rv);
+	nl_cad_eval(c, nl_cad_slot(p, "R"), &v);
+	nl_tap_ok(v.type == NL_CAD_INT && v.u.i == 16, "match ad: TARGET.Memory is the bound record's");
+	nl_cad_eval(c, nl_cad_slot(p, "Req"), &v);
+	nl_tap_ok(nl_cad_is_true(&v), "match ad: TARGET.Memory >= 8 && MY.Memory == 1");
+	nl_cad_eval(d, nl_cad_slot(q, "R"), &v);
+	nl_tap_ok(v.type == NL_CAD_INT && v.u.i == 1, "single ad: TARGET.Memory is the ad's own");
+	nl_cad_ctx_free(c);
+	nl_cad_ctx_free(d);
+	nl_cad_prog_free(p);
+	nl_cad_prog_free(q);
+}
+
 static void
 test_bindings(void)
 {
@@ -594,41 +612,41 @@ test_bindings(void)
 	struct nl_cad_rec r = { &sc, vals };
 
 	nl_cad_schema_init(&sc, names, 2);
-	ok(nl_cad_parse(src, strlen(src), &p, &e) == 0, "parse binding program");
-	ok(nl_cad_ctx_create(p, &c) == 0, "context");
+	nl_tap_ok(nl_cad_parse(src, strlen(src), &p, &e) == 0, "parse binding program");
+	nl_tap_ok(nl_cad_ctx_create(p, &c) == 0, "context");
 	int sn = nl_cad_slot(p, "n"), sok = nl_cad_slot(p, "OK"), so = nl_cad_slot(p, "owner");
 
-	ok(sn >= 0 && !nl_cad_slot_defined(p, (unsigned int)sn), "N is external");
-	ok(nl_cad_slot(p, "nosuch") == -ENOENT, "unknown slot");
+	nl_tap_ok(sn >= 0 && !nl_cad_slot_defined(p, (unsigned int)sn), "N is external");
+	nl_tap_ok(nl_cad_slot(p, "nosuch") == -ENOENT, "unknown slot");
 	nl_cad_eval(c, sok, &v);
-	ok(v.type == NL_CAD_UNDEFINED, "unbound external -> undefined");
+	nl_tap_ok(v.type == NL_CAD_UNDEFINED, "unbound external -> undefined");
 	struct nl_cad_val rv = nl_cad_record(&r);
 
 	nl_cad_bind(c, sn, &rv);
 	nl_cad_eval(c, sok, &v);
-	ok(nl_cad_is_true(&v), "bound record: true");
+	nl_tap_ok(nl_cad_is_true(&v), "bound record: true");
 	vals[0] = nl_cad_str("B", 1);
 	nl_cad_eval(c, sok, &v);
-	ok(v.type == NL_CAD_BOOL && !v.u.b, "changed record, no re-parse: false");
+	nl_tap_ok(v.type == NL_CAD_BOOL && !v.u.b, "changed record, no re-parse: false");
 	vals[0] = nl_cad_str("c", 1);
 	vals[1] = nl_cad_real(0.7);
 	nl_cad_eval(c, sok, &v);
-	ok(v.type == NL_CAD_BOOL && !v.u.b, "load 0.7: false");
+	nl_tap_ok(v.type == NL_CAD_BOOL && !v.u.b, "load 0.7: false");
 	struct nl_cad_why why;
 
-	ok(nl_cad_explain(c, sok, &why) == 0 && why.clause == 0 && why.n_clauses == 2 &&
+	nl_tap_ok(nl_cad_explain(c, sok, &why) == 0 && why.clause == 0 && why.n_clauses == 2 &&
 	   strncmp(why.text, "N.load < 0.5", why.text_len) == 0,
 	   "explain: clause 0 '%.*s'", (int)why.text_len, why.text);
 	struct nl_cad_val o = nl_cad_str("host", 4);
 
 	nl_cad_eval(c, so, &v);
-	ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "def") == 0, "definition before binding");
+	nl_tap_ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "def") == 0, "definition before binding");
 	nl_cad_bind(c, so, &o);
 	nl_cad_eval(c, so, &v);
-	ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "host") == 0, "binding overrides");
+	nl_tap_ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "host") == 0, "binding overrides");
 	nl_cad_unbind(c, so);
 	nl_cad_eval(c, so, &v);
-	ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "def") == 0, "unbind restores");
+	nl_tap_ok(v.type == NL_CAD_STRING && strcmp(v.u.s, "def") == 0, "unbind restores");
 	/* budget: a runaway evaluateList nest yields error, never hangs */
 	nl_cad_ctx_free(c);
 	nl_cad_prog_free(p);
@@ -637,11 +655,11 @@ test_bindings(void)
 			   "d = evaluateList(L, \"w\", \"e\"); e = evaluateList(L, \"v\", \"f\"); "
 			   "f = evaluateList(L, \"u\", \"g\"); g = evaluateList(L, \"t\", \"h\"); "
 			   "h = evaluateList(L, \"s\", \"i\"); i = x + y + z + w + v + u + t + s";
-	ok(nl_cad_parse(bomb, strlen(bomb), &p, &e) == 0, "parse bomb");
+	nl_tap_ok(nl_cad_parse(bomb, strlen(bomb), &p, &e) == 0, "parse bomb");
 	nl_cad_ctx_create(p, &c);
 	nl_cad_ctx_set_budget(c, 100000);
 	nl_cad_eval(c, nl_cad_slot(p, "a"), &v);
-	ok(v.type == NL_CAD_ERROR, "10^8 evaluations stop at the step budget: %s",
+	nl_tap_ok(v.type == NL_CAD_ERROR, "10^8 evaluations stop at the step budget: %s",
 	   nl_cad_type_name((enum nl_cad_type)v.type));
 	nl_cad_ctx_free(c);
 	nl_cad_prog_free(p);
@@ -672,20 +690,20 @@ test_many_clauses(void)
 			k += (size_t)snprintf(src + k, cap - k, "%sx != %u", i ? " && " : "", i);
 		int rc = nl_cad_parse(src, k, &p, &e);
 
-		ok(rc == 0, "%u-clause && chain parses (rc %d %s)", nc, rc, e.msg);
+		nl_tap_ok(rc == 0, "%u-clause && chain parses (rc %d %s)", nc, rc, e.msg);
 		if (rc == 0 && nl_cad_ctx_create(p, &c) == 0) {
 			struct nl_cad_val x = nl_cad_int(bad);
 
 			nl_cad_bind(c, nl_cad_slot(p, "x"), &x);
 			nl_cad_eval(c, nl_cad_slot(p, "ok"), &v);
-			ok(v.type == NL_CAD_BOOL && !v.u.b, "%u clauses: x = %u is refused", nc, bad);
+			nl_tap_ok(v.type == NL_CAD_BOOL && !v.u.b, "%u clauses: x = %u is refused", nc, bad);
 			rc = nl_cad_explain(c, nl_cad_slot(p, "ok"), &why);
-			ok(rc == 0 && why.n_clauses == (int)nc && why.clause == (int)bad,
+			nl_tap_ok(rc == 0 && why.n_clauses == (int)nc && why.clause == (int)bad,
 			   "%u clauses: explain names clause %d of %d (want %u of %u)", nc,
 			   why.clause, why.n_clauses, bad, nc);
 			x = nl_cad_int(-1);
 			nl_cad_bind(c, nl_cad_slot(p, "x"), &x);
-			ok(nl_cad_explain(c, nl_cad_slot(p, "ok"), &why) == -ENOENT,
+			nl_tap_ok(nl_cad_explain(c, nl_cad_slot(p, "ok"), &why) == -ENOENT,
 			   "%u clauses: all true", nc);
 		}
 		nl_cad_ctx_free(c);
@@ -701,10 +719,10 @@ test_many_clauses(void)
 		struct nl_cad_why why = { 0 };
 		struct nl_cad_val x = nl_cad_int(4);
 
-		ok(nl_cad_parse(src, strlen(src), &p, &e) == 0 && nl_cad_ctx_create(p, &c) == 0,
+		nl_tap_ok(nl_cad_parse(src, strlen(src), &p, &e) == 0 && nl_cad_ctx_create(p, &c) == 0,
 		   "nested && tree parses");
 		nl_cad_bind(c, nl_cad_slot(p, "x"), &x);
-		ok(nl_cad_explain(c, nl_cad_slot(p, "ok"), &why) == 0 && why.n_clauses == 5 &&
+		nl_tap_ok(nl_cad_explain(c, nl_cad_slot(p, "ok"), &why) == 0 && why.n_clauses == 5 &&
 		   why.clause == 3 && strncmp(why.text, "x != 4", why.text_len) == 0,
 		   "nested && tree: clause %d of %d '%.*s'", why.clause, why.n_clauses,
 		   (int)why.text_len, why.text ? why.text : "");
@@ -728,7 +746,7 @@ main(void)
 	test_parse_errors();
 	test_nesting();
 	test_bindings();
+	test_match_target();
 	test_many_clauses();
-	printf("1..%d\n", n_run);
-	return n_fail ? 1 : 0;
+	return nl_tap_done();
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "nl_classad.h"
-#include "../common/nl_tap.h"
+#include "nl_tap.h"
 
 struct row {
 	const char *rec;   /* record the expression is evaluated in ("" = empty) */

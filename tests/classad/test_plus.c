@@ -13,23 +13,8 @@
 #include <string.h>
 
 #include "nl_plus.h"
+#include "nl_tap.h"
 
-static int n_run, n_fail;
-
-static void
-ok(bool c, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_run++;
-	printf("%s %d - ", c ? "ok" : "not ok", n_run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!c)
-		n_fail++;
-}
 
 #define NOW 1704067200 /* 2024-01-01T00:00:00Z */
 #define MIN 60
@@ -122,7 +107,7 @@ test_fig4(void)
 	struct nl_plus_job run = { "j1", "bob", "Running", 0, NOW - HOUR, 4.0 * HOUR };
 	struct nl_plus_job held = { "j2", "bob", "Held", 0, NOW - HOUR, 4.0 * HOUR };
 
-	ok(pl != NULL, "fig4: policy loads");
+	nl_tap_ok(pl != NULL, "fig4: policy loads");
 	if (pl == NULL)
 		return;
 	/* n000 good; n001 dead; n002 loaded; n003 unusableA; n004 running job; n005 held job */
@@ -136,10 +121,10 @@ test_fig4(void)
 	uint32_t got[6];
 	struct nl_plus_req q = { "alice", NOW + HOUR, NOW + 2 * HOUR, 2 };
 
-	ok(nl_plus_admit(pl, &q, got, &why) == 2 && got[0] == 0 && got[1] == 5,
+	nl_tap_ok(nl_plus_admit(pl, &q, got, &why) == 2 && got[0] == 0 && got[1] == 5,
 	   "fig4: 2 nodes -> n000 and n005 (a held job is not running)");
 	q.n_nodes = 3;
-	ok(nl_plus_admit(pl, &q, NULL, &why) == -EACCES && why.n_accepted == 2 &&
+	nl_tap_ok(nl_plus_admit(pl, &q, NULL, &why) == -EACCES && why.n_accepted == 2 &&
 	   strcmp(why.node, "n001") == 0 && strcmp(why.clause, "PLUS_CANDIDATE_NODE.isAlive") == 0 &&
 	   strcmp(why.value, "false") == 0,
 	   "fig4: 3 nodes refused; first refused n001 by `%s` = %s", why.clause, why.value);
@@ -157,9 +142,9 @@ test_fig4(void)
 		nl_plus_node_set(one, 0, &nd[i]);
 		rc = admit_n(one, "alice", NOW + HOUR, NOW + 2 * HOUR, 1, &why);
 		if (want[i] == NULL)
-			ok(rc == 1, "fig4: %s accepted", nd[i].name);
+			nl_tap_ok(rc == 1, "fig4: %s accepted", nd[i].name);
 		else
-			ok(rc == -EACCES && strcmp(why.clause, want[i]) == 0,
+			nl_tap_ok(rc == -EACCES && strcmp(why.clause, want[i]) == 0,
 			   "fig4: %s refused by `%s` (want `%s`)", nd[i].name, why.clause, want[i]);
 		nl_plus_free(one);
 	}
@@ -172,20 +157,20 @@ test_fig5(void)
 	struct nl_plus *pl = mk("fig5-ratio.cad", 100);
 	struct nl_plus_refusal why;
 
-	ok(pl != NULL, "fig5: policy loads");
+	nl_tap_ok(pl != NULL, "fig5: policy loads");
 	if (pl == NULL)
 		return;
 	/* 3 h ahead (before MinPeriod): VIP 100 %, Users 50 %, others 30 % */
-	ok(max_admitted(pl, "userA", NOW + 3 * HOUR, NOW + 4 * HOUR) == 100, "fig5: VIP 3 h ahead: 100");
-	ok(max_admitted(pl, "userX", NOW + 3 * HOUR, NOW + 4 * HOUR) == 50, "fig5: user 3 h ahead: 50");
-	ok(max_admitted(pl, "nobody", NOW + 3 * HOUR, NOW + 4 * HOUR) == 30, "fig5: other 3 h ahead: 30");
+	nl_tap_ok(max_admitted(pl, "userA", NOW + 3 * HOUR, NOW + 4 * HOUR) == 100, "fig5: VIP 3 h ahead: 100");
+	nl_tap_ok(max_admitted(pl, "userX", NOW + 3 * HOUR, NOW + 4 * HOUR) == 50, "fig5: user 3 h ahead: 50");
+	nl_tap_ok(max_admitted(pl, "nobody", NOW + 3 * HOUR, NOW + 4 * HOUR) == 30, "fig5: other 3 h ahead: 30");
 	/* 20 min ahead (inside MaxPeriod): users 90 %, others 50 % */
-	ok(max_admitted(pl, "userX", NOW + 20 * MIN, NOW + HOUR) == 90, "fig5: user 20 min ahead: 90");
-	ok(max_admitted(pl, "nobody", NOW + 20 * MIN, NOW + HOUR) == 50, "fig5: other 20 min ahead: 50");
-	ok(max_admitted(pl, "userB", NOW + 20 * MIN, NOW + HOUR) == 100, "fig5: VIP 20 min ahead: 100");
+	nl_tap_ok(max_admitted(pl, "userX", NOW + 20 * MIN, NOW + HOUR) == 90, "fig5: user 20 min ahead: 90");
+	nl_tap_ok(max_admitted(pl, "nobody", NOW + 20 * MIN, NOW + HOUR) == 50, "fig5: other 20 min ahead: 50");
+	nl_tap_ok(max_admitted(pl, "userB", NOW + 20 * MIN, NOW + HOUR) == 100, "fig5: VIP 20 min ahead: 100");
 	/* linear in between: 75 min ahead -> users 90 - 45 * 40 / 90 = 70 %, others 50 - 45 * 20 / 90 = 40 % */
-	ok(max_admitted(pl, "userX", NOW + 75 * MIN, NOW + 3 * HOUR) == 70, "fig5: user 75 min ahead: 70");
-	ok(max_admitted(pl, "nobody", NOW + 75 * MIN, NOW + 3 * HOUR) == 40, "fig5: other 75 min ahead: 40");
+	nl_tap_ok(max_admitted(pl, "userX", NOW + 75 * MIN, NOW + 3 * HOUR) == 70, "fig5: user 75 min ahead: 70");
+	nl_tap_ok(max_admitted(pl, "nobody", NOW + 75 * MIN, NOW + 3 * HOUR) == 40, "fig5: other 75 min ahead: 40");
 	/* monotone: the later one asks (closer to the start), the more one gets */
 	unsigned int prev_n = 0;
 	bool mono = true;
@@ -196,17 +181,17 @@ test_fig5(void)
 		mono = mono && n >= prev_n;
 		prev_n = n;
 	}
-	ok(mono && prev_n == 90, "fig5: ratio rises as the start approaches (ends at %u)", prev_n);
+	nl_tap_ok(mono && prev_n == 90, "fig5: ratio rises as the start approaches (ends at %u)", prev_n);
 	/* refused whatever the class: in the past, more than 7 days ahead, 2 days or longer */
-	ok(admit_n(pl, "userA", NOW - HOUR, NOW + HOUR, 1, &why) == -EACCES,
+	nl_tap_ok(admit_n(pl, "userA", NOW - HOUR, NOW + HOUR, 1, &why) == -EACCES,
 	   "fig5: start in the past refused (%s)", why.msg);
-	ok(admit_n(pl, "userA", NOW + 8 * DAY, NOW + 8 * DAY + HOUR, 1, NULL) == -EACCES,
+	nl_tap_ok(admit_n(pl, "userA", NOW + 8 * DAY, NOW + 8 * DAY + HOUR, 1, NULL) == -EACCES,
 	   "fig5: 8 days ahead refused");
-	ok(admit_n(pl, "userA", NOW + HOUR, NOW + HOUR + 2 * DAY, 1, NULL) == -EACCES,
+	nl_tap_ok(admit_n(pl, "userA", NOW + HOUR, NOW + HOUR + 2 * DAY, 1, NULL) == -EACCES,
 	   "fig5: 2-day duration refused");
-	ok(admit_n(pl, "userA", NOW + HOUR, NOW + HOUR + 2 * DAY - 1, 1, NULL) == 1,
+	nl_tap_ok(admit_n(pl, "userA", NOW + HOUR, NOW + HOUR + 2 * DAY - 1, 1, NULL) == 1,
 	   "fig5: just under 2 days accepted");
-	ok(admit_n(pl, "userX", NOW + 3 * HOUR, NOW + 4 * HOUR, 51, &why) == -EACCES &&
+	nl_tap_ok(admit_n(pl, "userX", NOW + 3 * HOUR, NOW + 4 * HOUR, 51, &why) == -EACCES &&
 	   strcmp(why.clause, "(nAllocate <= nAllocatable)") == 0 && why.n_accepted == 50,
 	   "fig5: 51 for a user refused by `%s` after %u", why.clause, why.n_accepted);
 	nl_plus_free(pl);
@@ -220,7 +205,7 @@ test_fig7(void)
 	uint64_t id;
 	int rc = 0;
 
-	ok(pl != NULL, "fig7: policy loads");
+	nl_tap_ok(pl != NULL, "fig7: policy loads");
 	if (pl == NULL)
 		return;
 	/* count: 101 one-minute reservations pass (the 101st sees 100 <= 100), the 102nd not */
@@ -229,40 +214,40 @@ test_fig7(void)
 
 		rc = nl_plus_reserve(pl, &q, &id, &why);
 	}
-	ok(rc == 0, "fig7: 101 reservations of u1 accepted");
+	nl_tap_ok(rc == 0, "fig7: 101 reservations of u1 accepted");
 	struct nl_plus_req q = { "u1", NOW + 10 * HOUR, NOW + 11 * HOUR, 1 };
 
-	ok(nl_plus_reserve(pl, &q, &id, &why) == -EACCES &&
+	nl_tap_ok(nl_plus_reserve(pl, &q, &id, &why) == -EACCES &&
 	   strcmp(why.clause, "(util[0] <= MaxReserveCount)") == 0,
 	   "fig7: 102nd refused by `%s`", why.clause);
 	q.owner = "U1";
-	ok(nl_plus_reserve(pl, &q, &id, NULL) == -EACCES, "fig7: owner compared case-insensitively");
+	nl_tap_ok(nl_plus_reserve(pl, &q, &id, NULL) == -EACCES, "fig7: owner compared case-insensitively");
 	q.owner = "u9";
-	ok(nl_plus_reserve(pl, &q, &id, NULL) == 0, "fig7: another user unaffected");
+	nl_tap_ok(nl_plus_reserve(pl, &q, &id, NULL) == 0, "fig7: another user unaffected");
 	/* total duration: 47 h then 2 h pass (47 <= 48), the next is refused (49 > 48) */
 	struct nl_plus_req d1 = { "u2", NOW + DAY, NOW + DAY + 47 * HOUR, 1 };
 	struct nl_plus_req d2 = { "u2", NOW + 3 * DAY, NOW + 3 * DAY + 2 * HOUR, 1 };
 	struct nl_plus_req d3 = { "u2", NOW + 4 * DAY, NOW + 4 * DAY + HOUR, 1 };
 
-	ok(nl_plus_reserve(pl, &d1, &id, NULL) == 0 && nl_plus_reserve(pl, &d2, &id, NULL) == 0,
+	nl_tap_ok(nl_plus_reserve(pl, &d1, &id, NULL) == 0 && nl_plus_reserve(pl, &d2, &id, NULL) == 0,
 	   "fig7: u2 47 h + 2 h accepted");
-	ok(nl_plus_reserve(pl, &d3, &id, &why) == -EACCES &&
+	nl_tap_ok(nl_plus_reserve(pl, &d3, &id, &why) == -EACCES &&
 	   strcmp(why.clause, "(util[1] <= MaxReserveDuration)") == 0,
 	   "fig7: u2 over 2 days refused by `%s`", why.clause);
 	/* outside the +-7 day window the past does not count */
 	struct nl_plus_req far = { "u2", NOW + 8 * DAY, NOW + 8 * DAY + HOUR, 1 };
 
-	ok(nl_plus_reserve(pl, &far, &id, NULL) == -EACCES,
+	nl_tap_ok(nl_plus_reserve(pl, &far, &id, NULL) == -EACCES,
 	   "fig7: usage is measured around now, not around the request");
 	/* node-hours: 30 nodes x 40 h = 1200 > 1000 */
 	struct nl_plus_req h1 = { "u3", NOW + DAY, NOW + DAY + 40 * HOUR, 30 };
 	struct nl_plus_req h2 = { "u3", NOW + 4 * DAY, NOW + 4 * DAY + HOUR, 1 };
 
-	ok(nl_plus_reserve(pl, &h1, &id, NULL) == 0, "fig7: u3 1200 node-hours in one go accepted");
-	ok(nl_plus_reserve(pl, &h2, &id, &why) == -EACCES &&
+	nl_tap_ok(nl_plus_reserve(pl, &h1, &id, NULL) == 0, "fig7: u3 1200 node-hours in one go accepted");
+	nl_tap_ok(nl_plus_reserve(pl, &h2, &id, &why) == -EACCES &&
 	   strcmp(why.clause, "(util[2] <= MaxReserveHourNode)") == 0,
 	   "fig7: u3 next refused by `%s`", why.clause);
-	ok(nl_plus_cancel(pl, id) == -ENOENT || true, "fig7: (refused id not created)");
+	nl_tap_ok(nl_plus_cancel(pl, id) == -ENOENT || true, "fig7: (refused id not created)");
 	nl_plus_free(pl);
 }
 
@@ -282,26 +267,26 @@ test_fig8(void)
 	};
 	uint32_t got[3];
 
-	ok(pl != NULL, "fig8: policy loads");
+	nl_tap_ok(pl != NULL, "fig8: policy loads");
 	if (pl == NULL)
 		return;
 	for (unsigned int i = 0; i < 3; i++)
 		nl_plus_node_set(pl, i, &nd[i]);
 	struct nl_plus_req q = { "alice", NOW + HOUR, NOW + 2 * HOUR, 1 };
 
-	ok(nl_plus_admit(pl, &q, got, NULL) == 1 && got[0] == 0, "fig8: idle node accepted");
+	nl_tap_ok(nl_plus_admit(pl, &q, got, NULL) == 1 && got[0] == 0, "fig8: idle node accepted");
 	q.n_nodes = 2;
-	ok(nl_plus_admit(pl, &q, NULL, &why) == -EACCES && strcmp(why.node, "n001") == 0,
+	nl_tap_ok(nl_plus_admit(pl, &q, NULL, &why) == -EACCES && strcmp(why.node, "n001") == 0,
 	   "fig8: start before the running job ends: refused (%s)", why.msg);
 	q.start_s = NOW + 2 * HOUR;
 	q.end_s = NOW + 3 * HOUR;
-	ok(nl_plus_admit(pl, &q, got, NULL) == 2 && got[1] == 1,
+	nl_tap_ok(nl_plus_admit(pl, &q, got, NULL) == 2 && got[1] == 1,
 	   "fig8: start exactly at the job's end: accepted");
 	q.n_nodes = 3;
-	ok(nl_plus_admit(pl, &q, NULL, NULL) == -EACCES, "fig8: latest of several jobs counts");
+	nl_tap_ok(nl_plus_admit(pl, &q, NULL, NULL) == -EACCES, "fig8: latest of several jobs counts");
 	q.start_s = NOW + 5 * HOUR;
 	q.end_s = NOW + 6 * HOUR;
-	ok(nl_plus_admit(pl, &q, NULL, NULL) == 3, "fig8: after every job: all 3");
+	nl_tap_ok(nl_plus_admit(pl, &q, NULL, NULL) == 3, "fig8: after every job: all 3");
 	nl_plus_free(pl);
 }
 
@@ -318,7 +303,7 @@ test_batch_contract(void)
 	bool good = true;
 	int accepted = 0, refused = 0, placed = 0;
 
-	ok(pl != NULL, "contract: fig8 manager");
+	nl_tap_ok(pl != NULL, "contract: fig8 manager");
 	if (pl == NULL)
 		return;
 	for (int64_t t = NOW; t < NOW + 2 * DAY && good; t += 10 * MIN) {
@@ -355,7 +340,7 @@ test_batch_contract(void)
 		}
 	}
 	/* and every placed job ended before any reservation on its node began */
-	ok(good && accepted > 0 && refused > 0 && placed > 0,
+	nl_tap_ok(good && accepted > 0 && refused > 0 && placed > 0,
 	   "contract: no running job meets a reservation (%d accepted, %d refused, %d jobs placed)",
 	   accepted, refused, placed);
 	nl_plus_free(pl);
@@ -370,7 +355,7 @@ test_two_phase(void)
 	struct nl_plus_refusal why;
 	uint64_t a, b, c;
 
-	ok(nl_plus_create(always, sizeof(always) - 1, 4, &pl, NULL) == 0, "2pc: create");
+	nl_tap_ok(nl_plus_create(always, sizeof(always) - 1, 4, &pl, NULL) == 0, "2pc: create");
 	for (unsigned int i = 0; i < 4; i++) {
 		struct nl_plus_node nd = { .alive = true };
 
@@ -381,58 +366,58 @@ test_two_phase(void)
 	struct nl_plus_req q2 = { "other", 1500, 2500, 2 };
 	struct nl_plus_req q1 = { "other", 1500, 2500, 1 };
 
-	ok(nl_plus_prepare(pl, &q3, &a, &why) == 0, "2pc: prepare 3 of 4");
-	ok(nl_plus_prepare(pl, &q2, &b, &why) == -ENOSPC && why.n_free == 1,
+	nl_tap_ok(nl_plus_prepare(pl, &q3, &a, &why) == 0, "2pc: prepare 3 of 4");
+	nl_tap_ok(nl_plus_prepare(pl, &q2, &b, &why) == -ENOSPC && why.n_free == 1,
 	   "2pc: prepared nodes are held (%s)", why.msg);
-	ok(nl_plus_abort(pl, a) == 0, "2pc: abort");
-	ok(nl_plus_n_active(pl) == 0, "2pc: abort releases everything");
+	nl_tap_ok(nl_plus_abort(pl, a) == 0, "2pc: abort");
+	nl_tap_ok(nl_plus_n_active(pl) == 0, "2pc: abort releases everything");
 	for (unsigned int i = 0; i < 4; i++)
-		ok(!nl_plus_node_held(pl, i, 0, 1 << 30), "2pc: node %u free after abort", i);
-	ok(nl_plus_commit(pl, a) == -ENOENT, "2pc: commit after abort -> ENOENT");
-	ok(nl_plus_abort(pl, a) == -ENOENT, "2pc: second abort -> ENOENT");
-	ok(nl_plus_prepare(pl, &q3, &a, NULL) == 0 && nl_plus_commit(pl, a) == 0, "2pc: prepare+commit");
-	ok(nl_plus_commit(pl, a) == 0 && nl_plus_commit(pl, a) == 0, "2pc: commit is idempotent");
+		nl_tap_ok(!nl_plus_node_held(pl, i, 0, 1 << 30), "2pc: node %u free after abort", i);
+	nl_tap_ok(nl_plus_commit(pl, a) == -ENOENT, "2pc: commit after abort -> ENOENT");
+	nl_tap_ok(nl_plus_abort(pl, a) == -ENOENT, "2pc: second abort -> ENOENT");
+	nl_tap_ok(nl_plus_prepare(pl, &q3, &a, NULL) == 0 && nl_plus_commit(pl, a) == 0, "2pc: prepare+commit");
+	nl_tap_ok(nl_plus_commit(pl, a) == 0 && nl_plus_commit(pl, a) == 0, "2pc: commit is idempotent");
 	struct nl_plus_rsv_info info;
 
-	ok(nl_plus_get(pl, a, &info) == 0 && info.state == NL_PLUS_COMMITTED && info.n_nodes == 3,
+	nl_tap_ok(nl_plus_get(pl, a, &info) == 0 && info.state == NL_PLUS_COMMITTED && info.n_nodes == 3,
 	   "2pc: committed, 3 nodes");
-	ok(nl_plus_abort(pl, a) == -EBUSY, "2pc: abort after commit -> EBUSY");
-	ok(nl_plus_reserve(pl, &q1, &b, NULL) == 0, "reserve the 4th node in an overlapping window");
+	nl_tap_ok(nl_plus_abort(pl, a) == -EBUSY, "2pc: abort after commit -> EBUSY");
+	nl_tap_ok(nl_plus_reserve(pl, &q1, &b, NULL) == 0, "reserve the 4th node in an overlapping window");
 	struct nl_plus_req later = { "x", 2000, 3000, 3 };
 
-	ok(nl_plus_reserve(pl, &later, &c, NULL) == 0,
+	nl_tap_ok(nl_plus_reserve(pl, &later, &c, NULL) == 0,
 	   "windows are half-open: [2000,3000) gets a's 3 nodes after it ends");
 	/* modify: growing a into b's node conflicts -> refused and unchanged (I2) */
 	struct nl_plus_req grow4 = { NULL, 1000, 2000, 4 };
 
-	ok(nl_plus_modify(pl, a, &grow4, &why) == -ENOSPC, "modify into a held node refused");
-	ok(nl_plus_get(pl, a, &info) == 0 && info.n_nodes == 3 && info.start_s == 1000 &&
+	nl_tap_ok(nl_plus_modify(pl, a, &grow4, &why) == -ENOSPC, "modify into a held node refused");
+	nl_tap_ok(nl_plus_get(pl, a, &info) == 0 && info.n_nodes == 3 && info.start_s == 1000 &&
 	   info.state == NL_PLUS_COMMITTED, "refused modify leaves the reservation unchanged");
 	struct nl_plus_req shift = { NULL, 3000, 4000, 4 };
 
-	ok(nl_plus_modify(pl, a, &shift, NULL) == 0 && nl_plus_get(pl, a, &info) == 0 &&
+	nl_tap_ok(nl_plus_modify(pl, a, &shift, NULL) == 0 && nl_plus_get(pl, a, &info) == 0 &&
 	   info.n_nodes == 4 && info.start_s == 3000, "modify to a free window: 4 nodes");
-	ok(nl_plus_cancel(pl, b) == 0 && nl_plus_cancel(pl, b) == -ENOENT, "cancel, twice");
-	ok(nl_plus_cancel(pl, a) == 0 && nl_plus_cancel(pl, c) == 0 && nl_plus_n_active(pl) == 0,
+	nl_tap_ok(nl_plus_cancel(pl, b) == 0 && nl_plus_cancel(pl, b) == -ENOENT, "cancel, twice");
+	nl_tap_ok(nl_plus_cancel(pl, a) == 0 && nl_plus_cancel(pl, c) == 0 && nl_plus_n_active(pl) == 0,
 	   "cancel releases everything");
 	struct nl_plus_req bad = { "x", 10, 10, 1 };
 
-	ok(nl_plus_reserve(pl, &bad, &c, &why) == -EINVAL, "empty window refused");
+	nl_tap_ok(nl_plus_reserve(pl, &bad, &c, &why) == -EINVAL, "empty window refused");
 	bad.end_s = 20;
 	bad.n_nodes = 5;
-	ok(nl_plus_reserve(pl, &bad, &c, &why) == -ENOSPC, "more nodes than exist refused");
+	nl_tap_ok(nl_plus_reserve(pl, &bad, &c, &why) == -ENOSPC, "more nodes than exist refused");
 	nl_plus_free(pl);
 	/* undefined refuses: a policy reading a missing attribute accepts nothing */
 	const char undef[] = "PLUS_NODE_RESERVABLE = PLUS_CANDIDATE_NODE.noSuchAttr";
 
-	ok(nl_plus_create(undef, sizeof(undef) - 1, 2, &pl, NULL) == 0 &&
+	nl_tap_ok(nl_plus_create(undef, sizeof(undef) - 1, 2, &pl, NULL) == 0 &&
 	   admit_n(pl, "x", 0, 10, 1, &why) == -EACCES && strcmp(why.value, "undefined") == 0,
 	   "undefined refuses the node (%s)", why.msg);
 	nl_plus_free(pl);
 	struct nl_cad_err e;
 	const char none[] = "X = 1";
 
-	ok(nl_plus_create(none, sizeof(none) - 1, 2, &pl, &e) == -EINVAL &&
+	nl_tap_ok(nl_plus_create(none, sizeof(none) - 1, 2, &pl, &e) == -EINVAL &&
 	   strstr(e.msg, "PLUS_NODE_RESERVABLE") != NULL, "policy without PLUS_NODE_RESERVABLE refused");
 }
 
@@ -494,7 +479,7 @@ test_random_invariant(void)
 			}
 		}
 	}
-	ok(good && nl_plus_n_active(pl) == n_ids, "random 3000 ops: no node held twice (I1), %u active",
+	nl_tap_ok(good && nl_plus_n_active(pl) == n_ids, "random 3000 ops: no node held twice (I1), %u active",
 	   n_ids);
 	nl_plus_free(pl);
 }
@@ -509,6 +494,5 @@ main(void)
 	test_two_phase();
 	test_batch_contract();
 	test_random_invariant();
-	printf("1..%d\n", n_run);
-	return n_fail ? 1 : 0;
+	return nl_tap_done();
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "nl_classad.h"
-#include "../common/nl_tap.h"
+#include "nl_tap.h"
 
 static uint64_t rng;
 

@@ -24,8 +24,8 @@ nl_tap_ok(int cond, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	for (char *p = name; *p != '\0'; p++) /* one TAP line, whatever the name holds */
-		if (*p == '\n' || *p == '\r')
+	for (char *p = name; *p != '\0'; p++) /* one TAP line, and no directive by accident */
+		if (*p == '\n' || *p == '\r' || *p == '#')
 			*p = ' ';
 	nl_tap_n++;
 	printf("%sok %u - %s\n", cond ? "" : "not ", nl_tap_n, name);
