@@ -4,22 +4,7 @@
 B=$1
 R=${NL_SRC_ROOT:-.}
 P=$R/config/policies
-n=0
-fail=0
-t() { # name, expected exit status, expected output substring, command...
-	local name=$1 want_rc=$2 want=$3
-	shift 3
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
-	n=$((n + 1))
-	if [ "$rc" = "$want_rc" ] && [[ $out == *"$want"* ]]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name (rc $rc, output: ${out//$'\n'/ | })"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../common/nl_tap.sh"
 t "help" 0 "usage: nlevel-classad" "$B" --help
 t "int" 0 "7 (integer)" "$B" -e '1 + 2 * 3'
 t "real" 0 "0.5 (real)" "$B" -e '1.0 / 2'
@@ -48,5 +33,4 @@ t "string list" 0 "3 (integer)" "$B" -e 'stringListSize("a, b, c")'
 t "real -INF" 0 'real("-INF") (real)' "$B" -e 'real("-INF")'
 t "trailing comma refused" 2 "expected an expression after ','" "$B" -e '{1,}'
 t "missing file" 2 "No such file" "$B" -r /nonexistent -e 1
-echo "1..$n"
-exit $fail
+nl_tap_done

@@ -5,22 +5,7 @@
 # Usage: test_cli.sh LOADGEN WORKER [NLEVEL]
 LG=$1 WK=$2 NL=${3:-}
 R=${NL_SRC_ROOT:-.}
-n=0
-fail=0
-t() { # name, expected exit status, expected output substring, command...
-	local name=$1 want_rc=$2 want=$3
-	shift 3
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
-	n=$((n + 1))
-	if [ "$rc" = "$want_rc" ] && [[ $out == *"$want"* ]]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name (rc $rc, want $want_rc and '$want'; output: ${out//$'\n'/ | })"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/../common/nl_tap.sh"
 # every long option of the tool appears in its --help, with "default" on its line or the next
 helpcheck() { # name, binary, source file
 	local name=$1 bin=$2 src=$3 help missing=
@@ -102,5 +87,4 @@ if [[ -n $NL ]]; then
 		rm -rf "/var/run/dpdk/$pfx" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$pfx" 2>/dev/null
 	fi
 fi
-echo "1..$n"
-exit $fail
+nl_tap_done

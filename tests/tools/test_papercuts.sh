@@ -13,20 +13,7 @@ JM=$2 CT=$3 BENCH=$4
 R=$(realpath "${NL_SRC_ROOT:-.}")
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
-n=0
-fail=0
-say() { # name, status (0 = ok), detail
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1 (${3//$'\n'/ | })"; fail=1; fi
-}
-t() { # name, expected exit status, expected output substring, command...
-	local name=$1 want_rc=$2 want=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	[[ $rc == "$want_rc" && $out == *"$want"* ]]
-	say "$name" $? "rc $rc, want $want_rc and '$want'; output: $(head -c 600 <<<"$out")"
-}
+. "$(dirname "$0")/../common/nl_tap.sh"
 keys() { grep '^SUMMARY' | tr ' ' '\n' | sed -n 's/=.*//p'; }
 ALLKEYS=
 
@@ -164,5 +151,4 @@ if [[ $BENCH != none ]]; then
 	[[ $out == *"nlevel's micro-benchmarks"* && $out == *"EAL-ARGS -- "* && $out == *"benchmark_filter"* ]]
 	say "nlevel-bench --help says what nlevel's benchmarks are, the EAL -- form, then Google Benchmark's options" $? "$(head -c 400 <<<"$out")"
 fi
-echo "1..$n"
-exit $fail
+nl_tap_done
