@@ -128,7 +128,7 @@ for scheme in nlsc 2lsc; do
 				--instr 1e8 --data 0 --timeout 5 --expect-complete --seed 1 \
 				>"$TMP/lg.log" 2>&1
 			r=$?
-			echo "# $scheme: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+			echo "# $scheme: $(grep '^nlevel-loadgen' "$TMP/lg.log" | tr '\n' ' ')"
 			[[ $(val "$TMP/lg.log" completed) == 10000 ]] || r=1
 			accounting || r=1
 		fi
@@ -160,7 +160,7 @@ if start_app nlsc; then
 		sp=$(tel /nlevel/machines | python3 -c "import json,sys; m=json.load(sys.stdin)['/nlevel/machines']; print(m['alive'][0], m['speed_ips'][0])")
 		echo "# slot 0 after telemetry set: alive speed = $sp"
 		[[ $sp == "1 300000000" ]] || r=1
-		echo "# churn: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		echo "# churn: $(grep '^nlevel-loadgen' "$TMP/lg.log" | tr '\n' ' ')"
 		echo "# joined $(stat workers_joined), left $(stat workers_left), re-dispatched $(stat redispatched)"
 		[[ $(stat workers_joined) -ge 7 && $(stat workers_left) -ge 3 ]] || r=1
 		accounting || r=1
@@ -177,7 +177,7 @@ if start_app nlsc --pool 1024 --inbox 256; then
 		$INNS "$LOADGEN" --appliance 10.99.0.1 --tasks 4800 --rate 2400 --res 2 --split 2 \
 			--instr 1e9 --data 0 --timeout 5 --seed 3 >"$TMP/lg.log" 2>&1
 		r=$?
-		echo "# overload: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		echo "# overload: $(grep '^nlevel-loadgen' "$TMP/lg.log" | tr '\n' ' ')"
 		[[ $(val "$TMP/lg.log" rejected) -gt 0 && $(val "$TMP/lg.log" lost) == 0 ]] || r=1
 		[[ $(stat rejected_ingress) -gt 0 ]] || r=1
 		accounting || r=1
@@ -205,7 +205,7 @@ if start_app nlsc; then
 			--expect-complete --expect-status 2=1 --expect-status 3=7 --csv "$TMP/farm.csv" \
 			>"$TMP/lg.log" 2>&1
 		r=$?
-		echo "# task farm: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		echo "# task farm: $(grep '^nlevel-loadgen' "$TMP/lg.log" | tr '\n' ' ')"
 		echo "# statuses (cmd status count): $(awk -F, 'NR>1 {c[$3" "$7]++} END {for (k in c) printf "%s:%d ", k, c[k]}' "$TMP/farm.csv")"
 		[[ $(val "$TMP/lg.log" completed) == 60 && $(val "$TMP/lg.log" unexpected_status) == 0 ]] || r=1
 		accounting || r=1
@@ -251,7 +251,7 @@ if start_app nlsc --key "$KEY"; then
 		$INNS "$LOADGEN" --appliance 10.99.0.1 --key "$KEY" --tasks 4000 --rate 2500 --res 2 \
 			--split 2 --instr 1e8 --data 0 --timeout 5 --expect-complete --seed 4 \
 			>"$TMP/lg.log" 2>&1 || r=1
-		echo "# keyed: $(grep '^nlevel-loadgen' "$TMP/lg.log")"
+		echo "# keyed: $(grep '^nlevel-loadgen' "$TMP/lg.log" | tr '\n' ' ')"
 		[[ $(val "$TMP/lg.log" completed) == 4000 ]] || r=1
 		kill "${PIDS[-1]}" # the worker with another key
 		sleep 0.3
@@ -260,7 +260,7 @@ if start_app nlsc --key "$KEY"; then
 			--instr 1e8 --data 0 --timeout 1 --seed 5 >"$TMP/lg0.log" 2>&1
 		sleep 0.3
 		read -r acc2 mac2 joined <<<"$(counters accepted drop_bad_mac workers_joined)"
-		echo "# keyless client: accepted +$((acc2 - acc)), drop_bad_mac +$((mac2 - mac)); $(grep '^nlevel-loadgen' "$TMP/lg0.log")"
+		echo "# keyless client: accepted +$((acc2 - acc)), drop_bad_mac +$((mac2 - mac)); $(grep '^nlevel-loadgen' "$TMP/lg0.log" | tr '\n' ' ')"
 		echo "# workers joined $joined (4 with the key, the one with another key never)"
 		[[ $acc2 == "$acc" && $((mac2 - mac)) == 50 && $joined == 4 ]] || r=1
 		[[ $(val "$TMP/lg0.log" accepted) == 0 ]] || r=1
