@@ -29,42 +29,9 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_atomic.h"
-#include "nl_dp_priv.h"
+#include "nl_dp_port.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
-
-#define RX_BURST 32u
-#define TX_BUF 64u
-#define MAX_WORKERS 256u
-#define NO_SLOT UINT32_MAX
-
-struct nl_dp_worker {
-	bool live;
-	uint32_t worker_id;
-	uint32_t ip;          /* network order */
-	uint16_t port;        /* host order */
-	uint8_t mac[6];
-	uint64_t last_seen_tsc;
-	unsigned int n_mach;
-	uint32_t slot[NL_PROTO_MAX_MACH]; /* worker-local index -> machine slot */
-};
-
-struct io {
-	struct nl_dp *dp;
-	struct rte_mempool *mbufs;
-	struct rte_mbuf *tx[TX_BUF];
-	unsigned int n_tx;
-	uint32_t *slot_worker;   /* [n_mach] worker index holding the slot, or NO_SLOT */
-	uint32_t *slot_local;    /* [n_mach] worker-local index */
-	uint8_t *alive;          /* [n_mach] control's copy */
-	struct nl_dp_lcore *lc;  /* ingress context for nl_dp_ingress_st() */
-	uint64_t rnd;
-	/* --key (protocol version 2): frames are verified here, once, before any manager sees
-	 * them; replies are sealed here. */
-	struct nl_auth_tx seal;  /* our sender id and sequence */
-	struct nl_replay rp;     /* per-sender replay windows */
-	uint64_t now_ns;         /* CLOCK_REALTIME, read once per loop */
-};
 
 #define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
@@ -80,57 +47,6 @@ xorshift(uint64_t *s)
 }
 
 static void
-tx_flush(struct io *io)
-{
-	struct nl_dp *dp = io->dp;
-	unsigned int sent = 0;
-
-	for (int tries = 0; tries < 64 && sent < io->n_tx; tries++)
-		sent += rte_eth_tx_burst(dp->o.port_id, 0, io->tx + sent, (uint16_t)(io->n_tx - sent));
-	if (sent < io->n_tx) {
-		rte_pktmbuf_free_bulk(io->tx + sent, io->n_tx - sent);
-		nl_stat_add_st(&dp->tx_fail, io->n_tx - sent);
-	}
-	nl_stat_add_st(&dp->tx_frames, sent);
-	io->n_tx = 0;
-}
-
-static void
-send_msg(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
-{
-	struct nl_dp *dp = io->dp;
-	struct rte_mbuf *mb = rte_pktmbuf_alloc(io->mbufs);
-	struct nl_frame_addr a;
-	uint8_t *p;
-	int n;
-
-	if (mb == NULL) {
-		nl_stat_add_st(&dp->tx_fail, 1);
-		return;
-	}
-	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
-	n = p == NULL ? -ENOSPC :
-			nl_proto_seal(m, dp->o.auth ? &io->seal : NULL, io->now_ns,
-				      p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
-	if (n < 0) {
-		rte_pktmbuf_free(mb);
-		nl_stat_add_st(&dp->tx_fail, 1);
-		return;
-	}
-	memcpy(a.src_mac, dp->mac, 6);
-	memcpy(a.dst_mac, mac, 6);
-	a.src_ip = dp->o.ip;
-	a.dst_ip = ip;
-	a.src_port = dp->o.udp_port;
-	a.dst_port = port;
-	n = nl_frame_build(p, &a, (size_t)n);
-	rte_pktmbuf_trim(mb, (uint16_t)(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN - (unsigned int)n));
-	io->tx[io->n_tx++] = mb;
-	if (io->n_tx == TX_BUF)
-		tx_flush(io);
-}
-
-static void
 reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 	     uint16_t reason, uint16_t n_done, int32_t status, uint32_t resp_us)
 {
@@ -142,7 +58,7 @@ reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8
 	m.u.reply.n_done = n_done;
 	m.u.reply.status = status;
 	m.u.reply.resp_us = resp_us;
-	send_msg(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
 /* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool. */
@@ -227,7 +143,7 @@ send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
 	d->cmd_id = mt->cmd_id;
 	d->args_len = mt->args_len;
 	memcpy(d->args, mt->args, mt->args_len);
-	send_msg(io, &msg, w->mac, w->ip, w->port);
+	nl_dp_io_send(io, &msg, w->mac, w->ip, w->port);
 }
 
 /* Sub-tasks the managers assigned: send each to its machine's worker. */
@@ -465,7 +381,7 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 	r.u.hello.flags = NL_HELLO_F_REPLY;
 	for (unsigned int i = 0; i < w->n_mach; i++)
 		r.u.hello.mach[i].slot = w->slot[i];
-	send_msg(io, &r, w->mac, w->ip, w->port);
+	nl_dp_io_send(io, &r, w->mac, w->ip, w->port);
 }
 
 static void
@@ -549,45 +465,6 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	reply_client(io, &tmp, s->task_id, NL_MSG_ACCEPT, 0, 0, 0, 0);
 }
 
-static bool
-handle_arp(struct io *io, const uint8_t *f, size_t len)
-{
-	struct nl_dp *dp = io->dp;
-	struct rte_mbuf *mb;
-	uint8_t *p;
-
-	if (len < 42 || f[12] != 0x08 || f[13] != 0x06)
-		return false;
-	/* Ethernet/IPv4 request (op 1) for our address */
-	if (f[14] != 0 || f[15] != 1 || f[16] != 0x08 || f[17] != 0 || f[18] != 6 || f[19] != 4 ||
-	    f[20] != 0 || f[21] != 1 || memcmp(f + 38, &dp->o.ip, 4) != 0)
-		return true;
-	mb = rte_pktmbuf_alloc(io->mbufs);
-	if (mb == NULL)
-		return true;
-	p = (uint8_t *)rte_pktmbuf_append(mb, 60);
-	if (p == NULL) {
-		rte_pktmbuf_free(mb);
-		return true;
-	}
-	memset(p, 0, 60);
-	memcpy(p, f + 6, 6);
-	memcpy(p + 6, dp->mac, 6);
-	p[12] = 0x08;
-	p[13] = 0x06;
-	memcpy(p + 14, f + 14, 6); /* htype, ptype, hlen, plen */
-	p[20] = 0;
-	p[21] = 2;
-	memcpy(p + 22, dp->mac, 6);
-	memcpy(p + 28, &dp->o.ip, 4);
-	memcpy(p + 32, f + 22, 6);
-	memcpy(p + 38, f + 28, 4);
-	io->tx[io->n_tx++] = mb;
-	if (io->n_tx == TX_BUF)
-		tx_flush(io);
-	return true;
-}
-
 static void
 handle_frame(struct io *io, const uint8_t *f, size_t len)
 {
@@ -599,7 +476,7 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	enum nl_proto_err e;
 	int32_t wi;
 
-	if (handle_arp(io, f, len))
+	if (nl_dp_io_arp(io, f, len))
 		return;
 	e = nl_frame_parse(f, len, dp->o.udp_port, &a, &pl, &plen);
 	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
@@ -636,40 +513,6 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	}
 }
 
-static int
-port_init(struct io *io)
-{
-	struct nl_dp *dp = io->dp;
-	struct rte_eth_conf conf;
-	struct rte_ether_addr mac;
-	uint16_t port = dp->o.port_id;
-	int rc;
-
-	if (!rte_eth_dev_is_valid_port(port)) {
-		DP_LOG(ERR, "port %u does not exist (give a --vdev or a NIC)\n", port);
-		return -ENODEV;
-	}
-	io->mbufs = rte_pktmbuf_pool_create("nl_mbuf", 4095, 128, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					    (int)rte_socket_id());
-	if (io->mbufs == NULL)
-		return -rte_errno;
-	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_eth_dev_socket_id(port), NULL,
-					    io->mbufs);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_eth_dev_socket_id(port), NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
-	if (rc != 0)
-		return rc < 0 ? rc : -EIO;
-	rte_eth_promiscuous_enable(port); /* best effort: not every PMD has it */
-	rte_eth_macaddr_get(port, &mac);
-	memcpy(dp->mac, mac.addr_bytes, 6);
-	return 0;
-}
-
 int
 nl_dp_serve(struct nl_dp *dp)
 {
@@ -701,7 +544,7 @@ nl_dp_serve(struct nl_dp *dp)
 		if (rc != 0)
 			goto out;
 	}
-	rc = port_init(&io);
+	rc = nl_dp_io_port_init(&io);
 	if (rc != 0)
 		goto out;
 	/* Every slot starts empty: machines exist once a worker claims them. */
@@ -782,7 +625,7 @@ nl_dp_serve(struct nl_dp *dp)
 					remove_worker(&io, i, "timeout");
 		}
 		if (io.n_tx > 0)
-			tx_flush(&io);
+			nl_dp_io_tx_flush(&io);
 		io.lc->gen = NULL;
 		if ((++loops & 255) == 0)
 			urcu_qsbr_quiescent_state();
@@ -804,7 +647,7 @@ nl_dp_serve(struct nl_dp *dp)
 	rc = 0;
 out:
 	if (io.n_tx > 0)
-		tx_flush(&io);
+		nl_dp_io_tx_flush(&io);
 	if (rte_eth_dev_is_valid_port(dp->o.port_id))
 		rte_eth_dev_stop(dp->o.port_id);
 	free(io.slot_worker);

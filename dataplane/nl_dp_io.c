@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port mode's port: start-up, transmit (frames sealed with the site key when there is one)
+ * and ARP answers for our address.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_port.h"
+
+#define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+void
+nl_dp_io_tx_flush(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	unsigned int sent = 0;
+
+	for (int tries = 0; tries < 64 && sent < io->n_tx; tries++)
+		sent += rte_eth_tx_burst(dp->o.port_id, 0, io->tx + sent, (uint16_t)(io->n_tx - sent));
+	if (sent < io->n_tx) {
+		rte_pktmbuf_free_bulk(io->tx + sent, io->n_tx - sent);
+		nl_stat_add_st(&dp->tx_fail, io->n_tx - sent);
+	}
+	nl_stat_add_st(&dp->tx_frames, sent);
+	io->n_tx = 0;
+}
+
+void
+nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(io->mbufs);
+	struct nl_frame_addr a;
+	uint8_t *p;
+	int n;
+
+	if (mb == NULL) {
+		nl_stat_add_st(&dp->tx_fail, 1);
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
+	n = p == NULL ? -ENOSPC :
+			nl_proto_seal(m, dp->o.auth ? &io->seal : NULL, io->now_ns,
+				      p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
+	if (n < 0) {
+		rte_pktmbuf_free(mb);
+		nl_stat_add_st(&dp->tx_fail, 1);
+		return;
+	}
+	memcpy(a.src_mac, dp->mac, 6);
+	memcpy(a.dst_mac, mac, 6);
+	a.src_ip = dp->o.ip;
+	a.dst_ip = ip;
+	a.src_port = dp->o.udp_port;
+	a.dst_port = port;
+	n = nl_frame_build(p, &a, (size_t)n);
+	rte_pktmbuf_trim(mb, (uint16_t)(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN - (unsigned int)n));
+	io->tx[io->n_tx++] = mb;
+	if (io->n_tx == TX_BUF)
+		nl_dp_io_tx_flush(io);
+}
+
+bool
+nl_dp_io_arp(struct io *io, const uint8_t *f, size_t len)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_mbuf *mb;
+	uint8_t *p;
+
+	if (len < 42 || f[12] != 0x08 || f[13] != 0x06)
+		return false;
+	/* Ethernet/IPv4 request (op 1) for our address */
+	if (f[14] != 0 || f[15] != 1 || f[16] != 0x08 || f[17] != 0 || f[18] != 6 || f[19] != 4 ||
+	    f[20] != 0 || f[21] != 1 || memcmp(f + 38, &dp->o.ip, 4) != 0)
+		return true;
+	mb = rte_pktmbuf_alloc(io->mbufs);
+	if (mb == NULL)
+		return true;
+	p = (uint8_t *)rte_pktmbuf_append(mb, 60);
+	if (p == NULL) {
+		rte_pktmbuf_free(mb);
+		return true;
+	}
+	memset(p, 0, 60);
+	memcpy(p, f + 6, 6);
+	memcpy(p + 6, dp->mac, 6);
+	p[12] = 0x08;
+	p[13] = 0x06;
+	memcpy(p + 14, f + 14, 6); /* htype, ptype, hlen, plen */
+	p[20] = 0;
+	p[21] = 2;
+	memcpy(p + 22, dp->mac, 6);
+	memcpy(p + 28, &dp->o.ip, 4);
+	memcpy(p + 32, f + 22, 6);
+	memcpy(p + 38, f + 28, 4);
+	io->tx[io->n_tx++] = mb;
+	if (io->n_tx == TX_BUF)
+		nl_dp_io_tx_flush(io);
+	return true;
+}
+
+int
+nl_dp_io_port_init(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_eth_conf conf;
+	struct rte_ether_addr mac;
+	uint16_t port = dp->o.port_id;
+	int rc;
+
+	if (!rte_eth_dev_is_valid_port(port)) {
+		DP_LOG(ERR, "port %u does not exist (give a --vdev or a NIC)\n", port);
+		return -ENODEV;
+	}
+	io->mbufs = rte_pktmbuf_pool_create("nl_mbuf", 4095, 128, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					    (int)rte_socket_id());
+	if (io->mbufs == NULL)
+		return -rte_errno;
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 512, rte_eth_dev_socket_id(port), NULL,
+					    io->mbufs);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 512, rte_eth_dev_socket_id(port), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc < 0 ? rc : -EIO;
+	rte_eth_promiscuous_enable(port); /* best effort: not every PMD has it */
+	rte_eth_macaddr_get(port, &mac);
+	memcpy(dp->mac, mac.addr_bytes, 6);
+	return 0;
+}
