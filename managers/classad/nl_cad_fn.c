@@ -1262,6 +1262,20 @@ fn_listcompare(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
 }
 
 /* bool(x): HTCondor's convBool. */
+/* An absolute time given as absTime or as seconds since the epoch (plus_rsvutil's bounds).
+ * @return false for any other type. */
+static bool
+time_arg(const struct nl_cad_val *v, int64_t *out_s)
+{
+	if (v->type == NL_CAD_ABSTIME)
+		*out_s = v->u.abs_s;
+	else if (v->type == NL_CAD_INT)
+		*out_s = v->u.i;
+	else
+		return false;
+	return true;
+}
+
 static struct nl_cad_val
 fn_bool(const struct nl_cad_val *a)
 {
@@ -1535,19 +1549,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_PLUS_RSVUTIL: {
 		int64_t from, to;
 
-		if (a[0].type != NL_CAD_STRING)
-			return ERRV;
-		if (a[1].type == NL_CAD_ABSTIME)
-			from = a[1].u.abs_s;
-		else if (a[1].type == NL_CAD_INT)
-			from = a[1].u.i;
-		else
-			return ERRV;
-		if (a[2].type == NL_CAD_ABSTIME)
-			to = a[2].u.abs_s;
-		else if (a[2].type == NL_CAD_INT)
-			to = a[2].u.i;
-		else
+		if (a[0].type != NL_CAD_STRING || !time_arg(&a[1], &from) || !time_arg(&a[2], &to))
 			return ERRV;
 		if (ctx->rsvutil == NULL)
 			return UNDEFV;
