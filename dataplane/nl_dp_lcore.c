@@ -66,7 +66,9 @@ gen_poll_st(struct nl_dp_lcore *lc, double now_vt)
 }
 
 /* Manager mg's decision on t at now_vt (ops->decide), with its counters; the decide() cost
- * histogram samples one decision in 16 (a TSC read costs as much as a routing step). */
+ * histogram samples one decision in 16 (a TSC read costs as much as a routing step). A
+ * decision that passes the task through managers of this lcore (nl_policy.h I6) is one
+ * sample of mg's histogram. */
 static inline void
 decide_st(struct nl_dp_lcore *lc, struct nl_sched *s, struct nl_dp_mgr *mg, struct nl_task *t,
 	  double now_vt)
@@ -82,7 +84,8 @@ decide_st(struct nl_dp_lcore *lc, struct nl_sched *s, struct nl_dp_mgr *mg, stru
 	} else {
 		s->ops->decide(s, mg->id, t, now_vt, &lc->eng);
 	}
-	nl_stat_add_st(&mg->tasks_out, 1);
+	/* the manager that ended the decision: mg, or the last one passed on this lcore (I6) */
+	nl_stat_add_st(&lc->at->tasks_out, 1);
 	lc->at = NULL;
 }
 
@@ -103,6 +106,7 @@ hand_drain_st(struct nl_dp_lcore *lc, double now_vt)
 		decide_st(lc, s, mg, h.t, now_vt);
 		n++;
 	}
+	nl_dp_lat_flush_st(lc);
 	return n;
 }
 

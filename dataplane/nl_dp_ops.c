@@ -102,21 +102,38 @@ nl_dp_transit_release_st(struct nl_dp_lcore *lc, double now_vt)
 	return n;
 }
 
-/* Native runs: the latency of this task from ingress to its machines, into the histogram. */
-static void
-lat_sample_st(struct nl_dp_lcore *lc, const struct nl_task *t)
+/* Native runs: remember the task's ingress time; the latency samples of a burst are taken
+ * together with one clock read when the burst is done (nl_dp_lat_flush_st). */
+static inline void
+lat_note_st(struct nl_dp_lcore *lc, const struct nl_task *t)
+{
+	if (lc->lat_pend < NL_DP_LAT_BURST)
+		lc->lat_arrive_vt[lc->lat_pend++] = t->t_arrive_vt;
+}
+
+void
+nl_dp_lat_flush_st(struct nl_dp_lcore *lc)
 {
 	struct nl_dp *dp = lc->dp;
-	/* a fresh clock read: now_vt is the round's time, older than this decision */
-	double lat_vt = nl_dp_now_vt(dp) - t->t_arrive_vt;
-	uint64_t ns = lat_vt > 0 ? (uint64_t)(lat_vt * dp->o.ns_per_vt) : 0;
-	unsigned int b = nl_dp_log2_bucket(ns, 64), sub = 0;
+	double now_vt;
 
-	if (b >= 4)
-		sub = (unsigned int)((ns >> (b - 4)) & 7);
-	lc->lat_hist[b * 8 + sub]++;
-	lc->lat_n++;
-	lc->lat_sum_ns += (double)ns;
+	if (lc->lat_pend == 0)
+		return;
+	/* One fresh clock read for the burst: every task of it was dispatched before it, so a
+	 * sample is never shorter than the task's real latency (at most one burst longer). */
+	now_vt = nl_dp_now_vt(dp);
+	for (unsigned int i = 0; i < lc->lat_pend; i++) {
+		double lat_vt = now_vt - lc->lat_arrive_vt[i];
+		uint64_t ns = lat_vt > 0 ? (uint64_t)(lat_vt * dp->o.ns_per_vt) : 0;
+		unsigned int b = nl_dp_log2_bucket(ns, 64), sub = 0;
+
+		if (b >= 4)
+			sub = (unsigned int)((ns >> (b - 4)) & 7);
+		lc->lat_hist[b * 8 + sub]++;
+		lc->lat_sum_ns += (double)ns;
+	}
+	lc->lat_n += lc->lat_pend;
+	lc->lat_pend = 0;
 }
 
 static void
@@ -158,7 +175,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	}
 	nl_stat_add_st(&mg->dispatched, 1);
 	if (!dp->o.emulate)
-		lat_sample_st(lc, t);
+		lat_note_st(lc, t);
 	if (dp->o.native_instant) {
 		/* Native capacity runs: machines finish at once; this lcore returns the task
 		 * (the one exception to I3, documented in docs/dataplane.md). */
@@ -170,6 +187,28 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	/* After this enqueue the task belongs to the control lcore (I2): do not touch it. */
 	if (rte_ring_mp_enqueue_bulk_elem(dp->sub_ring, rec, sizeof(rec[0]), n, NULL) != n)
 		nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
+}
+
+/* I6 of nl_policy.h: a manager of this lcore decides at once in native and port modes (no
+ * modelled service time); the hop is accounted as forward + arrival + decision would be. */
+static bool
+eng_pass(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
+{
+	struct nl_dp_lcore *lc = ctx;
+	struct nl_dp *dp = lc->dp;
+	struct nl_dp_mgr *from = lc->at, *mg;
+
+	(void)now_vt;
+	if (dp->o.emulate || to >= dp->n_mgr || dp->mgr[to].owner != lc || from == NULL)
+		return false;
+	mg = &dp->mgr[to];
+	t->hops++;
+	t->at_mgr = to;
+	nl_stat_add_st(&from->tasks_out, 1);
+	nl_stat_add_st(&from->fwd_out, 1);
+	nl_stat_add_st(&mg->tasks_in, 1);
+	lc->at = mg;
+	return true;
 }
 
 static void
@@ -211,6 +250,7 @@ const struct nl_engine_ops nl_dp_engine_ops = {
 	.reject = eng_reject,
 	.load = eng_load,
 	.queue_len = eng_queue_len,
+	.pass = eng_pass,
 };
 
 int

@@ -87,6 +87,7 @@ struct nl_dp_gen {
 struct nl_dp_lcore;
 
 #define NL_DP_HAND_CAP 1024u /* same-lcore hand-over FIFO of an lcore (power of two) */
+#define NL_DP_LAT_BURST 256u /* latency samples held per burst (more in one burst: not sampled) */
 
 struct nl_dp_mgr {
 	uint32_t id;
@@ -141,6 +142,8 @@ struct nl_dp_lcore {
 	uint64_t accepted;
 	uint64_t rejected_ingress;
 	/* native latency statistics */
+	double lat_arrive_vt[NL_DP_LAT_BURST]; /* ingress stamps of the burst not yet sampled */
+	unsigned int lat_pend;
 	uint64_t lat_hist[64 * 8];    /* 8 sub-buckets per power of two [ns] */
 	uint64_t lat_n;
 	double lat_sum_ns;
@@ -264,6 +267,10 @@ int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt,
  * @par Context The lcore that owns lc.
  */
 bool nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
+
+/* Native and port modes: turn the burst's noted dispatches into latency samples with one
+ * clock read (issue "Dispatch at the physical limit": samples per burst). Owner lcore. */
+void nl_dp_lat_flush_st(struct nl_dp_lcore *lc);
 
 /**
  * Emulated timing: move the tasks this lcore forwarded whose transfer ended (stamp <= now)

@@ -220,7 +220,11 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			live += ld[g->gl_mach[j]].busy_until_vt < NL_MACH_GONE_VT;
 		if (live < t->n_split ||
 		    nl_2lsc_group_load(s, mgr, now_vt, eng, t->n_split) > s->p.grp_threshold) {
-			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
+			if (!nl_engine_pass(eng, t, nl_2lsc_global_mgr(s), now_vt)) {
+				eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
+				return;
+			}
+			tlsc_decide(s, nl_2lsc_global_mgr(s), t, now_vt, eng); /* I6 */
 			return;
 		}
 		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate, ld, now_vt,

@@ -119,19 +119,27 @@ nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 {
 	const struct nl_tree *tr = s->tree;
 	enum nl_route_act act;
-	uint32_t next = nl_tree_next(tr, mgr, t->need, &act);
-	uint32_t out[NL_TASK_MAX_SPLIT];
+	uint32_t next, out[NL_TASK_MAX_SPLIT];
 
 	if (!nl_sched_task_ok(s, t)) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_BAD_TASK, now_vt);
 		return;
 	}
-	if (act != NL_ROUTE_ASSIGN) {
-		if (next == NL_NODE_NONE)
+	/* Route until the task reaches its leaf or a manager the engine cannot take it to at
+	 * once (another lcore, or a modelled service time: nl_policy.h I6). */
+	for (;;) {
+		next = nl_tree_next(tr, mgr, t->need, &act);
+		if (act == NL_ROUTE_ASSIGN)
+			break;
+		if (next == NL_NODE_NONE) {
 			eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
-		else
+			return;
+		}
+		if (!nl_engine_pass(eng, t, next, now_vt)) {
 			eng->ops->forward(eng->ctx, t, next, now_vt);
-		return;
+			return;
+		}
+		mgr = next;
 	}
 	uint32_t l = tr->node[mgr].leaf;
 	const uint32_t *cand = &tr->leaf_mach[tr->leaf_off[l]];

@@ -22,6 +22,11 @@
  *      with measure() set), how a lost sub-task is re-placed (replace()), what a decision
  *      costs (service_vt()). No engine compares ops pointers or schemes, so a new policy
  *      needs no change in either engine (tests/managers/nl_policy_p2c.c proves it).
+ *  I6  a policy may route a task through several managers in one decide() call when the
+ *      engine's pass() op takes each hop (no queue, no service time between them); the
+ *      decide() then still ends with exactly one forward / dispatch / reject (I1), made by
+ *      the last manager, and the engine accounts each manager passed as if it had
+ *      decided on its own (Source: issue "Dispatch at the physical limit", item 2).
  */
 #ifndef NL_POLICY_H
 #define NL_POLICY_H
@@ -51,6 +56,16 @@ struct nl_engine_ops {
 	const struct nl_mach_load *(*load)(void *ctx, uint32_t mgr, double now_vt);
 	/** Tasks waiting in manager `mgr`'s queue (not counting the one being decided). */
 	unsigned int (*queue_len)(void *ctx, uint32_t mgr);
+	/**
+	 * Optional (NULL: never). Offer to take t to manager to_mgr within the current decide()
+	 * (I6): true when the engine did so (to_mgr is owned by the same thread, costs no modelled
+	 * service time, and the engine counted the hop: t->hops and the managers' statistics);
+	 * the policy then decides for to_mgr at once. false when it did nothing: the policy calls
+	 * forward() as usual. Native and port modes of the dataplane say true for managers of
+	 * the calling lcore; emulated runs and the simulator, where every manager costs its
+	 * service time, never do.
+	 */
+	bool (*pass)(void *ctx, struct nl_task *t, uint32_t to_mgr, double now_vt);
 };
 
 /** An engine instance: its ops and context. */
@@ -60,6 +75,17 @@ struct nl_engine {
 };
 
 struct nl_sched;
+
+/**
+ * Take t on to manager to_mgr within the current decide() when the engine allows it (I6).
+ * @return true when the engine took the hop (decide for to_mgr now); false: forward() it.
+ * @par Context  The caller of decide(). @par Source nl_engine_ops.pass.
+ */
+static inline bool
+nl_engine_pass(const struct nl_engine *eng, struct nl_task *t, uint32_t to_mgr, double now_vt)
+{
+	return eng->ops->pass != NULL && eng->ops->pass(eng->ctx, t, to_mgr, now_vt);
+}
 
 /** A scheduling policy. */
 struct nl_policy_ops {

@@ -92,6 +92,7 @@ const struct nl_engine_ops eng_ops = {
 	eng_reject,
 	eng_load,
 	eng_queue_len,
+	nullptr, /* pass: every hop through the global scheduler's queue */
 };
 
 void

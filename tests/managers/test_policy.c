@@ -22,6 +22,9 @@ struct mock {
 	enum nl_reject_reason why;
 	struct nl_mach_load load[256];
 	unsigned int qlen[64];
+	bool pass_on;          /* pass() takes every hop (nl_policy.h I6) */
+	uint32_t path[64];     /* managers passed, in order */
+	unsigned int n_path;
 };
 
 static void
@@ -29,8 +32,8 @@ m_fwd(void *c, struct nl_task *t, uint32_t to, double now)
 {
 	struct mock *m = c;
 
-	(void)t;
 	(void)now;
+	t->hops++; /* one transfer, as the engines count it */
 	m->call = CALL_FWD;
 	m->n_calls++;
 	m->to = to;
@@ -75,9 +78,88 @@ m_qlen(void *c, uint32_t mgr)
 	return ((struct mock *)c)->qlen[mgr];
 }
 
+static bool
+m_pass(void *c, struct nl_task *t, uint32_t to, double now)
+{
+	struct mock *m = c;
+
+	(void)now;
+	if (!m->pass_on || m->n_path >= 64)
+		return false;
+	t->hops++;
+	m->path[m->n_path++] = to;
+	return true;
+}
+
 static const struct nl_engine_ops mock_ops = {
 	.forward = m_fwd, .dispatch = m_disp, .reject = m_rej, .load = m_load, .queue_len = m_qlen,
+	.pass = m_pass,
 };
+
+/* Outcome of one decide: the terminal op and its arguments. */
+struct outcome {
+	int call;
+	uint32_t to;
+	unsigned int n;
+	uint32_t mach[NL_TASK_MAX_SPLIT];
+	enum nl_reject_reason why;
+	uint32_t path[64];
+	unsigned int n_path;
+};
+
+/* t decided at `start`, then at every manager it is forwarded to, until a dispatch or a
+ * reject; pass() on or off. false when a decide did not end in exactly one op. */
+static bool
+run_to_end(struct nl_sched *s, struct mock *m, const struct nl_engine *eng, struct nl_task *t,
+	   uint32_t start, double now, bool pass_on, struct outcome *o)
+{
+	uint32_t mgr = start;
+
+	memset(o, 0, sizeof(*o));
+	for (unsigned int step = 0; step < 64; step++) {
+		m->pass_on = pass_on;
+		m->n_path = 0;
+		m->call = CALL_NONE;
+		m->n_calls = 0;
+		s->ops->decide(s, mgr, t, now, eng);
+		m->pass_on = false;
+		if (m->n_calls != 1)
+			return false;
+		for (unsigned int i = 0; i < m->n_path && o->n_path < 64; i++)
+			o->path[o->n_path++] = m->path[i];
+		if (m->call != CALL_FWD)
+			break;
+		if (o->n_path < 64)
+			o->path[o->n_path++] = m->to;
+		mgr = m->to;
+	}
+	o->call = m->call;
+	o->n = m->n;
+	memcpy(o->mach, m->mach, sizeof(o->mach));
+	o->why = m->why;
+	return true;
+}
+
+/* I6: a task decided with every hop passed ends as the same task decided manager by manager
+ * through forward(): the same managers in the same order, the same hop count, the same final
+ * op. true if so. */
+static bool
+pass_matches_steps(struct nl_sched *s, struct mock *m, const struct nl_engine *eng,
+		   const struct nl_task *t0, uint32_t start, double now)
+{
+	struct outcome a, b;
+	struct nl_task ta = *t0, tb = *t0;
+
+	if (!run_to_end(s, m, eng, &ta, start, now, false, &a) ||
+	    !run_to_end(s, m, eng, &tb, start, now, true, &b))
+		return false;
+	if (a.call != b.call || a.n_path != b.n_path ||
+	    memcmp(a.path, b.path, a.n_path * sizeof(a.path[0])) != 0 || ta.hops != tb.hops)
+		return false;
+	if (a.call == CALL_DISP)
+		return a.n == b.n && memcmp(a.mach, b.mach, a.n * sizeof(a.mach[0])) == 0;
+	return a.call != CALL_REJ || a.why == b.why;
+}
 
 /* 96 machines as paper-96: speed class = i / 16 (6 classes), vector = i % 16. */
 static void
@@ -368,12 +450,13 @@ test_contract(void)
 		const char *name;
 		const struct nl_policy_ops *ops;
 		unsigned int groups, k;
+		bool random; /* decisions draw random numbers: no decide-twice comparison */
 	} pols[] = {
-		{ "NLSC", &nl_policy_nlsc, 0, 0 },
-		{ "NLSC static k = 2", &nl_policy_nlsc, 0, 2 },
-		{ "2LSC G = 2", &nl_policy_2lsc, 2, 0 },
-		{ "2LSC G = 8", &nl_policy_2lsc, 8, 0 },
-		{ "p2c (test policy)", &nl_test_policy_p2c, 0, 0 },
+		{ "NLSC", &nl_policy_nlsc, 0, 0, false },
+		{ "NLSC static k = 2", &nl_policy_nlsc, 0, 2, false },
+		{ "2LSC G = 2", &nl_policy_2lsc, 2, 0, false },
+		{ "2LSC G = 8", &nl_policy_2lsc, 8, 0, false },
+		{ "p2c (test policy)", &nl_test_policy_p2c, 0, 0, true },
 	};
 	struct nl_machine mach[96];
 	struct nl_rng rng;
@@ -395,6 +478,7 @@ test_contract(void)
 		struct nl_sched *s;
 		unsigned int bad_calls = 0, bad_fwd = 0, bad_disp = 0, bad_rej = 0, bad_meta = 0;
 		unsigned int n_fwd = 0, n_disp = 0, n_rej = 0, bad_repl = 0, n_repl = 0;
+		unsigned int n_pass = 0, bad_pass = 0;
 
 		if (!nl_tap_ok(nl_sched_create(&s, pols[pi].ops, &p, mach, 96) == 0,
 			       "%s: binds to 96 machines", pols[pi].name))
@@ -444,6 +528,10 @@ test_contract(void)
 			default:
 				break;
 			}
+			if (it % 4 == 0 && !pols[pi].random) {
+				n_pass++;
+				bad_pass += !pass_matches_steps(s, &m, &eng, &t, mgr, now);
+			}
 			if (t.n_split == 0 || (t.need & ~UINT64_C(15)) != 0)
 				continue;
 			n_repl++;
@@ -478,6 +566,10 @@ test_contract(void)
 		nl_tap_ok(n_rej > 0 && (s->n_mgr == 1 || n_fwd > 0),
 			  "%s: the random stream exercised reject (%u) and forward (%u)", pols[pi].name,
 			  n_rej, n_fwd);
+		if (!pols[pi].random) /* deciding twice draws different numbers */
+			nl_tap_ok(bad_pass == 0 && n_pass > 0,
+				  "%s: %u decisions with every hop passed (I6) end like the same decisions made manager by manager",
+				  pols[pi].name, n_pass);
 		nl_tap_ok(bad_repl == 0 && n_repl > 0,
 			  "%s: replace() of %u lost sub-tasks: a live matching machine of least expected completion, or -ENOSPC only when none is live",
 			  pols[pi].name, n_repl);
