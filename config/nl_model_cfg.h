@@ -99,6 +99,8 @@ struct nl_model_cfg {
 	uint64_t seed;               /**< base seed */
 	uint64_t max_in_system;      /**< tasks in system above which a run is saturated */
 	unsigned int threads;        /**< worker threads (0 = one per online CPU) */
+	bool pick_scan;              /**< simulator: policies pick by scanning, never by a pick
+				      *   index (differential tests; not a configuration key) */
 };
 
 /**

@@ -236,6 +236,16 @@ eng_load(void *ctx, uint32_t mgr, double now_vt)
 	return mg->view.load;
 }
 
+/* The view changes other than by the manager's own bookings only when it is refreshed from
+ * a new snapshot (eng_load), which bumps version_seen (nl_policy.h load_gen). */
+static uint64_t
+eng_load_gen(void *ctx, uint32_t mgr)
+{
+	struct nl_dp_lcore *lc = ctx;
+
+	return lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0].view.version_seen;
+}
+
 static unsigned int
 eng_queue_len(void *ctx, uint32_t mgr)
 {
@@ -251,6 +261,7 @@ const struct nl_engine_ops nl_dp_engine_ops = {
 	.load = eng_load,
 	.queue_len = eng_queue_len,
 	.pass = eng_pass,
+	.load_gen = eng_load_gen,
 };
 
 int

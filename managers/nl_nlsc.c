@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "nl_pick.h"
+#include "nl_pick_idx.h"
 #include "nl_policy.h"
 
 #define NLSC_STATIC_MAX_BITS 20u
@@ -23,7 +24,46 @@ struct nlsc {
 	unsigned int k;      /* statically known resources */
 	uint32_t *bkt_off;   /* [2^k + 1] offsets into bkt_leaf */
 	uint32_t *bkt_leaf;  /* leaf node ids grouped by prefix & mask(k) */
+	struct nl_pick_mirror *pm; /* [n_mgr] pick index of each leaf of >= NL_PICK_IDX_MIN_CAND
+				    * machines (per-manager state, nl_policy.h I3) */
 };
+
+static void
+nlsc_free(struct nlsc *n, unsigned int n_mgr)
+{
+	if (n == NULL)
+		return;
+	for (unsigned int i = 0; n->pm != NULL && i < n_mgr; i++)
+		nl_pick_idx_free(&n->pm[i].idx);
+	free(n->pm);
+	free(n->bkt_off);
+	free(n->bkt_leaf);
+	free(n);
+}
+
+/* A pick index for every leaf large enough to gain from one (nl_pick_idx.h). */
+static int
+nlsc_build_idx(struct nl_sched *s, struct nlsc *n)
+{
+	const struct nl_tree *t = s->tree;
+
+	n->pm = calloc(t->n_node, sizeof(*n->pm));
+	if (n->pm == NULL)
+		return -ENOMEM;
+	for (unsigned int l = 0; l < t->n_leaf; l++) {
+		uint32_t a = t->leaf_off[l], off[2] = { 0, t->leaf_off[l + 1] - a };
+		struct nl_pick_mirror *pm = &n->pm[t->leaf_node[l]];
+		int rc;
+
+		if (off[1] < NL_PICK_IDX_MIN_CAND)
+			continue;
+		rc = nl_pick_idx_build(&pm->idx, 1, off, &t->leaf_mach[a], s->rate, s->n_mach);
+		if (rc != 0)
+			return rc;
+		pm->built = true;
+	}
+	return 0;
+}
 
 static int
 nlsc_init(struct nl_sched *s)
@@ -69,6 +109,12 @@ nlsc_init(struct nl_sched *s)
 		}
 		free(fill);
 	}
+	int rc = nlsc_build_idx(s, n);
+
+	if (rc != 0) {
+		nlsc_free(n, t->n_node);
+		return rc;
+	}
 	s->priv = n;
 	return 0;
 }
@@ -76,13 +122,7 @@ nlsc_init(struct nl_sched *s)
 static void
 nlsc_fini(struct nl_sched *s)
 {
-	struct nlsc *n = s->priv;
-
-	if (n == NULL)
-		return;
-	free(n->bkt_off);
-	free(n->bkt_leaf);
-	free(n);
+	nlsc_free(s->priv, s->tree->n_node);
 	s->priv = NULL;
 }
 
@@ -144,14 +184,25 @@ nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	uint32_t l = tr->node[mgr].leaf;
 	const uint32_t *cand = &tr->leaf_mach[tr->leaf_off[l]];
 	unsigned int n_cand = tr->leaf_off[l + 1] - tr->leaf_off[l];
-	int n = nl_pick_least_loaded(cand, n_cand, s->rate, eng->ops->load(eng->ctx, mgr, now_vt),
-				     now_vt, t->instr / t->n_split, t->data_bits / t->n_split,
-				     t->n_split, out);
+	const struct nl_mach_load *ld = eng->ops->load(eng->ctx, mgr, now_vt);
+	struct nl_pick_mirror *pm = &((struct nlsc *)s->priv)->pm[mgr];
+	double si = t->instr / t->n_split, sb = t->data_bits / t->n_split;
+	int n;
 
-	if (n < 0)
+	if (pm->built && eng->ops->load_gen != NULL) { /* the same pick without a scan */
+		nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
+		n = nl_pick_idx_pick(&pm->idx, 0, now_vt, si, sb, t->n_split, out);
+	} else {
+		pm = NULL;
+		n = nl_pick_least_loaded(cand, n_cand, s->rate, ld, now_vt, si, sb, t->n_split, out);
+	}
+	if (n < 0) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
-	else
-		eng->ops->dispatch(eng->ctx, t, out, (unsigned int)n, now_vt);
+		return;
+	}
+	eng->ops->dispatch(eng->ctx, t, out, (unsigned int)n, now_vt);
+	if (pm != NULL) /* t is the engine's now (I2); out[] and the table are ours to read */
+		nl_pick_mirror_booked(pm, ld, out, (unsigned int)n, eng->ops->load_gen(eng->ctx, mgr));
 }
 
 static void

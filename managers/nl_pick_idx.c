@@ -423,3 +423,26 @@ scan:
 	return nl_pick_least_loaded(&x->grp_cand[x->grp_off[grp]], x->grp_off[grp + 1] - x->grp_off[grp],
 				    x->rate, x->load, now_vt, sub_instr, sub_bits, n_split, out);
 }
+
+void
+nl_pick_mirror_sync(struct nl_pick_mirror *pm, const struct nl_mach_load *load, uint64_t gen,
+		    double now_vt)
+{
+	if (pm->synced && pm->gen == gen)
+		return;
+	nl_pick_idx_reset(&pm->idx, load, now_vt);
+	pm->gen = gen;
+	pm->synced = true;
+}
+
+void
+nl_pick_mirror_booked(struct nl_pick_mirror *pm, const struct nl_mach_load *load,
+		      const uint32_t *mach, unsigned int n, uint64_t gen_after)
+{
+	if (!pm->synced)
+		return;
+	for (unsigned int j = 0; j < n; j++)
+		if (load[mach[j]].busy_until_vt != pm->idx.load[mach[j]].busy_until_vt)
+			nl_pick_idx_set(&pm->idx, mach[j], load[mach[j]].busy_until_vt);
+	pm->gen = gen_after;
+}

@@ -35,6 +35,7 @@
 #ifndef NL_PICK_IDX_H
 #define NL_PICK_IDX_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nl_machine.h"
@@ -134,6 +135,45 @@ void nl_pick_idx_set(struct nl_pick_idx *idx, uint32_t mach, double busy_until_v
  */
 int nl_pick_idx_pick(struct nl_pick_idx *idx, uint32_t grp, double now_vt, double sub_instr,
 		     double sub_bits, unsigned int n_split, uint32_t *out);
+
+/**
+ * Groups of fewer candidates than this are picked by nl_pick_least_loaded()'s scan, which is
+ * faster there (BM_grp_pick vs BM_grp_pick_idx in docs/benchmarks.md) and exact even in the
+ * rounding case the index header describes; from this size on, policies use the index.
+ */
+#define NL_PICK_IDX_MIN_CAND 32u
+
+/**
+ * A policy manager's index kept equal to the load table its engine gives it (I3), with the
+ * engine's load_gen() telling when that table changed other than by the manager's own
+ * bookings. Zeroed = not built (the policy then scans).
+ */
+struct nl_pick_mirror {
+	struct nl_pick_idx idx;
+	uint64_t gen;  /**< engine load_gen() the index mirrors */
+	bool built;    /**< idx built (policy init) */
+	bool synced;   /**< idx holds the table of generation `gen` */
+};
+
+/**
+ * Before a pick: make the index mirror `load` when the engine's table changed.
+ * @param pm      Mirror (built).
+ * @param load    The table engine->load() returned for this manager, indexed by machine id.
+ * @param gen     engine->load_gen() for this manager, read after load().
+ * @param now_vt  Current time [u.t.] (the watermark of a reset).
+ * @par Context  The manager's owner (policy decide()); O(1), or O(m log m) after a change.
+ */
+void nl_pick_mirror_sync(struct nl_pick_mirror *pm, const struct nl_mach_load *load,
+			 uint64_t gen, double now_vt);
+
+/**
+ * After dispatch(): the engine booked mach[0..n-1] in `load`; read their new busy_until back.
+ * @param gen_after  engine->load_gen() after the dispatch (an engine whose table is shared by
+ *                   several managers counts every booking; this manager's own is then known).
+ * @par Context  The manager's owner; O(n log m).
+ */
+void nl_pick_mirror_booked(struct nl_pick_mirror *pm, const struct nl_mach_load *load,
+			   const uint32_t *mach, unsigned int n, uint64_t gen_after);
 
 #ifdef __cplusplus
 }

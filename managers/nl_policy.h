@@ -66,6 +66,14 @@ struct nl_engine_ops {
 	 * service time, never do.
 	 */
 	bool (*pass)(void *ctx, struct nl_task *t, uint32_t to_mgr, double now_vt);
+	/**
+	 * Optional (NULL: policies scan the table on every pick). A number that changes whenever
+	 * the table load(ctx, mgr) returns changes other than by busy_until updates of the
+	 * machines this manager's own dispatch() booked (a new snapshot, a machine joining or
+	 * leaving, another manager's booking on a shared table). Policies keep pick indexes
+	 * (nl_pick_idx.h) in step with it. Read after load().
+	 */
+	uint64_t (*load_gen)(void *ctx, uint32_t mgr);
 };
 
 /** An engine instance: its ops and context. */

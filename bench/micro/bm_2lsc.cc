@@ -93,6 +93,7 @@ const struct nl_engine_ops eng_ops = {
 	eng_load,
 	eng_queue_len,
 	nullptr, /* pass: every hop through the global scheduler's queue */
+	nullptr, /* load_gen: the scan on every pick */
 };
 
 void

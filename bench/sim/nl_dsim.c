@@ -41,6 +41,7 @@ struct dsim {
 	struct nl_mach_load *load;
 	struct nl_model_mgr *mgr;
 	uint32_t *mgr_qlen;
+	uint64_t load_gen;     /* bookings so far (eng_load_gen) */
 	/* task pool: a free list over chunks */
 	struct nl_task **chunk;
 	unsigned int n_chunk;
@@ -155,6 +156,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	if (d->trace != NULL && d->trace->dispatch != NULL)
 		d->trace->dispatch(d->trace->arg, t, mach, n, now);
 	nl_model_task_subs_set(t, n);
+	d->load_gen++; /* one table for every manager: each booking is news to the others */
 	for (unsigned int j = 0; j < n; j++) {
 		struct nl_mach_load *ld = &d->load[mach[j]];
 		double start = ld->busy_until_vt > arrive ? ld->busy_until_vt : arrive;
@@ -204,7 +206,24 @@ eng_queue_len(void *ctx, uint32_t mgr)
 	return ((struct dsim *)ctx)->mgr_qlen[mgr];
 }
 
+static uint64_t
+eng_load_gen(void *ctx, uint32_t mgr)
+{
+	(void)mgr;
+	return ((struct dsim *)ctx)->load_gen;
+}
+
 static const struct nl_engine_ops dsim_ops = {
+	.forward = eng_forward,
+	.dispatch = eng_dispatch,
+	.reject = eng_reject,
+	.load = eng_load,
+	.queue_len = eng_queue_len,
+	.load_gen = eng_load_gen,
+};
+
+/* m->pick_scan: the same engine without load_gen, so policies scan on every pick. */
+static const struct nl_engine_ops dsim_ops_scan = {
 	.forward = eng_forward,
 	.dispatch = eng_dispatch,
 	.reject = eng_reject,
@@ -320,7 +339,7 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	rc = nl_sched_create(&d.s, ops, sp, mach, m->n_mach);
 	if (rc != 0)
 		return rc;
-	d.eng.ops = &dsim_ops;
+	d.eng.ops = m->pick_scan ? &dsim_ops_scan : &dsim_ops;
 	d.eng.ctx = &d;
 	nl_model_src_init(&d.src, lambda, seed);
 	d.bg = nl_model_bg_of(m, d.src.bg_seed, true);
