@@ -242,7 +242,10 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 
 		for (unsigned int i = 0; i < n; i++)
 			nl_dp_task_finish_ctl(dp, fin[i], now);
-		if (now - dp->last_publish_vt >= dp->o.publish_vt) {
+		/* A snapshot only when the table changed (machines joined, left, or bookings
+		 * were applied): each new one costs every reader a view refresh. */
+		if (dp->ctl_dirty && now - dp->last_publish_vt >= dp->o.publish_vt) {
+			dp->ctl_dirty = false;
 			nl_load_publish_ctl(dp->load);
 			dp->last_publish_vt = now;
 		}

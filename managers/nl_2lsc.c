@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "nl_pick.h"
+#include "nl_pick_idx.h"
 #include "nl_policy.h"
 
 struct tlsc {
@@ -37,6 +38,9 @@ struct tlsc {
 	uint32_t *gl_mach;
 	struct nl_mach_load *snap; /* global's last measurement, [n_mach] */
 	double snap_vt;          /* when it was taken; < 0 = never */
+	/* [G] pick index of each group scheduler of >= NL_PICK_IDX_MIN_CAND machines: index group
+	 * 0 = the whole group (its load), 1 + l = its machines matching leaf l (picks) */
+	struct nl_pick_mirror *pm;
 };
 
 static int
@@ -64,8 +68,52 @@ tlsc_fini(struct nl_sched *s)
 	free(g->gl_off);
 	free(g->gl_mach);
 	free(g->snap);
+	for (unsigned int k = 0; g->pm != NULL && k < g->n_grp; k++)
+		nl_pick_idx_free(&g->pm[k].idx);
+	free(g->pm);
 	free(g);
 	s->priv = NULL;
+}
+
+/* The pick index of every group large enough to gain from one (nl_pick_idx.h). */
+static int
+tlsc_build_idx(struct nl_sched *s, struct tlsc *g)
+{
+	const struct nl_tree *t = s->tree;
+	uint32_t *off = malloc((t->n_leaf + 2) * sizeof(uint32_t)), *cand = NULL;
+	int rc = 0;
+
+	g->pm = calloc(g->n_grp, sizeof(*g->pm));
+	if (off == NULL || g->pm == NULL) {
+		free(off);
+		return -ENOMEM;
+	}
+	for (unsigned int k = 0; k < g->n_grp && rc == 0; k++) {
+		uint32_t a = g->grp_off[k], n = g->grp_off[k + 1] - a, p;
+		const uint32_t *gl = &g->gl_off[k * t->n_leaf];
+
+		if (n < NL_PICK_IDX_MIN_CAND)
+			continue;
+		free(cand);
+		cand = malloc((n + gl[t->n_leaf] - gl[0] + 1) * sizeof(uint32_t));
+		if (cand == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(cand, &g->grp_mach[a], n * sizeof(uint32_t));
+		off[0] = 0;
+		off[1] = p = n;
+		for (unsigned int l = 0; l < t->n_leaf; l++) {
+			for (uint32_t j = gl[l]; j < gl[l + 1]; j++)
+				cand[p++] = g->gl_mach[j];
+			off[l + 2] = p;
+		}
+		rc = nl_pick_idx_build(&g->pm[k].idx, t->n_leaf + 1, off, cand, s->rate, s->n_mach);
+		g->pm[k].built = rc == 0;
+	}
+	free(cand);
+	free(off);
+	return rc;
 }
 
 static int
@@ -133,7 +181,11 @@ tlsc_init(struct nl_sched *s)
 		}
 	}
 	s->n_mgr = G + 1;
-	return 0;
+	int rc = tlsc_build_idx(s, g);
+
+	if (rc != 0)
+		tlsc_fini(s);
+	return rc;
 }
 
 static uint32_t
@@ -191,6 +243,40 @@ tlsc_measure(struct nl_sched *s, double now_vt, const struct nl_engine *eng)
 	g->snap_vt = now_vt;
 }
 
+/* A group scheduler's decision through its pick index: the same as the scanning path of
+ * tlsc_decide (live matching machines, group load, pick). true when it dispatched; false when
+ * the task goes to the global scheduler. */
+static bool
+tlsc_group_decide_idx(struct nl_sched *s, struct tlsc *g, uint32_t mgr, uint32_t leaf,
+		      struct nl_task *t, double now_vt, const struct nl_engine *eng)
+{
+	struct nl_pick_mirror *pm = &g->pm[mgr];
+	const struct nl_mach_load *ld = eng->ops->load(eng->ctx, mgr, now_vt);
+	unsigned int busy, live, m_busy, m_live;
+	uint32_t out[NL_TASK_MAX_SPLIT];
+	double load;
+	int n;
+
+	nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
+	nl_pick_idx_count(&pm->idx, 1 + leaf, now_vt, &m_busy, &m_live);
+	if (m_live < t->n_split)
+		return false;
+	nl_pick_idx_count(&pm->idx, 0, now_vt, &busy, &live);
+	load = live == 0 ? INFINITY :
+			   ((double)busy + (double)t->n_split * eng->ops->queue_len(eng->ctx, mgr)) / live;
+	if (load > s->p.grp_threshold)
+		return false;
+	n = nl_pick_idx_pick(&pm->idx, 1 + leaf, now_vt, t->instr / t->n_split,
+			     t->data_bits / t->n_split, t->n_split, out);
+	if (n < 0) {
+		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
+		return true;
+	}
+	eng->ops->dispatch(eng->ctx, t, out, (unsigned int)n, now_vt);
+	nl_pick_mirror_booked(pm, ld, out, (unsigned int)n, eng->ops->load_gen(eng->ctx, mgr));
+	return true;
+}
+
 static void
 tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	    const struct nl_engine *eng)
@@ -209,6 +295,16 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	if (leaf == NL_NODE_NONE) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
 		return;
+	}
+	if (mgr != nl_2lsc_global_mgr(s) && g->pm[mgr].built && eng->ops->load_gen != NULL) {
+		if (tlsc_group_decide_idx(s, g, mgr, leaf, t, now_vt, eng))
+			return;
+		/* the group passes the task to the global scheduler */
+		if (!nl_engine_pass(eng, t, nl_2lsc_global_mgr(s), now_vt)) {
+			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
+			return;
+		}
+		mgr = nl_2lsc_global_mgr(s); /* I6: decided below at once */
 	}
 	if (mgr != nl_2lsc_global_mgr(s)) {
 		uint32_t a = g->gl_off[mgr * tr->n_leaf + leaf], b = g->gl_off[mgr * tr->n_leaf + leaf + 1];

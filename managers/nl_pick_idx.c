@@ -248,10 +248,13 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 {
 	uint32_t n_cls = x->grp_cls[x->n_grp];
 
-	if (load != x->load)
-		memcpy(x->load, load, x->n_mach * sizeof(*load));
 	for (uint32_t c = 0; c < n_cls; c++) {
 		struct nl_pick_cls *k = &x->cls[c];
+
+		/* only members are ever read from the mirror (I3): copy theirs, not the table */
+		if (load != x->load)
+			for (uint32_t i = 0; i < k->n_mem; i++)
+				x->load[x->mem[k->mem_off + i]] = load[x->mem[k->mem_off + i]];
 
 		memset(&x->idle[k->word_off], 0, ((k->n_mem + 63) / 64) * sizeof(uint64_t));
 		k->n_heap = k->n_idle = 0;
@@ -309,6 +312,42 @@ idle_next(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t fro
 		if (++w >= n_w)
 			return c->n_mem;
 		bits = x->idle[c->word_off + w];
+	}
+}
+
+/* Move the members of class k whose busy_until passed by now_vt to its idle set (I2). */
+static void
+cls_settle(struct nl_pick_idx *x, struct nl_pick_cls *k, double now_vt)
+{
+	k->now_vt = now_vt;
+	while (k->n_heap > 0 && x->heap[k->mem_off].busy_until_vt <= now_vt) {
+		uint32_t slot = x->heap[k->mem_off].slot;
+
+		heap_remove(x, k, 0);
+		idle_put(x, k, slot - k->mem_off, true);
+	}
+}
+
+void
+nl_pick_idx_count(struct nl_pick_idx *x, uint32_t grp, double now_vt, unsigned int *busy,
+		  unsigned int *live)
+{
+	*busy = *live = 0;
+	for (uint32_t c = x->grp_cls[grp]; c < x->grp_cls[grp + 1]; c++) {
+		struct nl_pick_cls *k = &x->cls[c];
+
+		if (now_vt < k->now_vt) { /* time went back for this class: count by scanning */
+			for (uint32_t i = 0; i < k->n_mem; i++) {
+				double b = busy_of(x, k->mem_off + i);
+
+				*live += b < NL_MACH_GONE_VT;
+				*busy += b < NL_MACH_GONE_VT && b > now_vt;
+			}
+			continue;
+		}
+		cls_settle(x, k, now_vt);
+		*busy += k->n_heap;
+		*live += k->n_heap + k->n_idle;
 	}
 }
 
@@ -373,13 +412,7 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 
 		if (now_vt < k->now_vt) /* time went back for this class (I4) */
 			goto scan;
-		k->now_vt = now_vt;
-		while (k->n_heap > 0 && x->heap[k->mem_off].busy_until_vt <= now_vt) {
-			uint32_t slot = x->heap[k->mem_off].slot;
-
-			heap_remove(x, k, 0);
-			idle_put(x, k, slot - k->mem_off, true);
-		}
+		cls_settle(x, k, now_vt);
 		n_live += k->n_idle + k->n_heap;
 		cur[c] = idle_next(x, k, 0);
 		svc[c] = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);

@@ -137,11 +137,25 @@ int nl_pick_idx_pick(struct nl_pick_idx *idx, uint32_t grp, double now_vt, doubl
 		     double sub_bits, unsigned int n_split, uint32_t *out);
 
 /**
+ * Live and busy members of group `grp` at now_vt, without scanning them: busy = busy_until >
+ * now_vt, live = busy_until < NL_MACH_GONE_VT (2LSC's group load, seed 002 §3.1 (1)).
+ * @param idx     Index.
+ * @param grp     Group < n_grp.
+ * @param now_vt  Current time [u.t.].
+ * @param busy    Output.
+ * @param live    Output.
+ * @par Context  Owner; O(C) plus O(log m) per member whose busy_until passed since the last
+ *               look; a time before a class's watermark counts by scanning that class.
+ */
+void nl_pick_idx_count(struct nl_pick_idx *idx, uint32_t grp, double now_vt, unsigned int *busy,
+		       unsigned int *live);
+
+/**
  * Groups of fewer candidates than this are picked by nl_pick_least_loaded()'s scan, which is
  * faster there (BM_grp_pick vs BM_grp_pick_idx in docs/benchmarks.md) and exact even in the
  * rounding case the index header describes; from this size on, policies use the index.
  */
-#define NL_PICK_IDX_MIN_CAND 32u
+#define NL_PICK_IDX_MIN_CAND 64u
 
 /**
  * A policy manager's index kept equal to the load table its engine gives it (I3), with the

@@ -241,6 +241,7 @@ main(int argc, char **argv)
 		{ "N = 6, 256 machines, NLSC 40%", NULL, NL_SCHEME_NLSC, 0, 0, 6, 256, 40, 1e5, false },
 		{ "paper-96 p2c (test policy) 40%", &nl_test_policy_p2c, NL_SCHEME_NLSC, 0, 0, 0, 0, 40, 1e5, false },
 		{ "N = 4, 1,536 machines (leaf pick index), NLSC 10%", NULL, NL_SCHEME_NLSC, 0, 0, 4, 1536, 10, 4e4, true },
+		{ "N = 4, 1,536 machines (group pick index), 2LSC G = 4, 10%", NULL, NL_SCHEME_2LSC, 4, 0, 4, 1536, 10, 2e4, true },
 	};
 
 	(void)argc;
