@@ -95,7 +95,7 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 	/* Bookings in managers' views: model seconds = u.t. when emulated; port mode: the
 	 * workers' time scale in the engine's us clock. */
 	dp->work_scale_us = o->work_scale_s * 1e6;
-	dp->dur_scale = o->port_mode ? dp->work_scale_us : 1.0;
+	dp->dur_scale = o->port_mode || o->native_book ? dp->work_scale_us : 1.0;
 	dp->vt_per_cyc = 1.0 / (dp->cyc_per_ns * o->ns_per_vt);
 	dp->tsc0 = rte_rdtsc();
 	rc = nl_dp_gen_publish_ctl(dp, mach, NULL, m->n_mach);
@@ -163,9 +163,19 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 	}
 	dp->lc[0].ingress = true;
 	for (unsigned int i = 0; i < dp->n_lc; i++) {
+		/* emulated: tasks in transit; native booking: tasks until their last sub-task ends */
 		rc = nl_evq_init(&dp->lc[i].transit, o->emulate ? o->pool_size : 1);
 		if (rc != 0)
 			goto fail;
+		if (o->native_book) {
+			dp->lc[i].wh_next = calloc(o->pool_size, sizeof(uint32_t));
+			dp->lc[i].wh_end = calloc(o->pool_size, sizeof(double));
+			if (dp->lc[i].wh_next == NULL || dp->lc[i].wh_end == NULL) {
+				rc = -ENOMEM;
+				goto fail;
+			}
+			memset(dp->lc[i].wh_head, 0xff, sizeof(dp->lc[i].wh_head));
+		}
 	}
 	rc = nl_evq_init(&dp->fin_q, (size_t)o->pool_size * (m->n_split ? m->n_split : 1));
 	if (rc != 0)
@@ -217,6 +227,13 @@ nl_dp_drain_ctl(struct nl_dp *dp)
 		for (size_t k = 0; k < lc->transit.n; k++)
 			drain_task(dp, lc->transit.h[k].ptr, &n);
 		lc->transit.n = 0;
+		for (unsigned int w = 0; lc->wh_next != NULL && w < NL_DP_WHEEL; w++) {
+			for (uint32_t x = lc->wh_head[w]; x != UINT32_MAX; x = lc->wh_next[x])
+				if (x < dp->n_meta)
+					drain_task(dp, dp->meta[x].task, &n);
+			lc->wh_head[w] = UINT32_MAX;
+		}
+		lc->wh_n = 0;
 		while (lc->hand_head != lc->hand_tail)
 			drain_task(dp, lc->hand[lc->hand_head++ & (NL_DP_HAND_CAP - 1)].t, &n);
 	}
@@ -249,8 +266,11 @@ nl_dp_free(struct nl_dp *dp)
 	}
 	nl_load_free(dp->load);
 	urcu_qsbr_thread_online();
-	for (unsigned int i = 0; dp->lc != NULL && i < dp->n_lc; i++)
+	for (unsigned int i = 0; dp->lc != NULL && i < dp->n_lc; i++) {
 		nl_evq_fini(&dp->lc[i].transit);
+		free(dp->lc[i].wh_next);
+		free(dp->lc[i].wh_end);
+	}
 	nl_evq_fini(&dp->fin_q);
 	rte_free(dp->mgr);
 	rte_free(dp->lc);
@@ -294,6 +314,8 @@ nl_dp_run_reset_ctl(struct nl_dp *dp, double lambda, uint64_t seed)
 		lc->clock_mvt = 0;
 		lc->transit.n = 0;
 		lc->hand_head = lc->hand_tail = 0;
+		lc->wh_cur = lc->wh_n = lc->booked_tasks = 0; /* drained by nl_dp_drain_ctl() */
+		memset(lc->wh_head, 0xff, sizeof(lc->wh_head));
 		memset(lc->pend, 0, sizeof(lc->pend));
 		memset(lc->lat_hist, 0, sizeof(lc->lat_hist));
 	}

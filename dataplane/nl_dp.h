@@ -74,6 +74,10 @@ struct nl_dp_opts {
 	uint16_t udp_port;          /**< host order */
 	uint32_t ip;                /**< our IPv4 address, network order */
 	bool native_instant;        /**< native mode: machines finish sub-tasks at once */
+	bool native_book;           /**< native mode: each sub-task is booked on its machine for
+				     *   its modelled time x work_scale_s (the busy-until the pick
+				     *   reads advances); the manager lcore completes the task when
+				     *   its last sub-task ends. Excludes native_instant. */
 	unsigned int idle_sleep_us; /**< port/native: an idle lcore naps this long (0 = spin) */
 	const struct nl_policy_ops *policy; /**< NULL: the ops of `scheme` (nl_policy_of()); else
 					     *   any policy, e.g. a test's (nl_policy.h I5) */
@@ -177,7 +181,7 @@ int nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs,
  * nl_dp_drive_round(), so a benchmark times exactly the code the lcore loop runs (ingress,
  * entry, every hop's admission and decide, the leaf's pick, the dispatch).
  *
- * @param dp  Engine created with emulate = false, native_instant = true.
+ * @param dp  Engine created with emulate = false and native_instant or native_book.
  * @return 0; -EINVAL for any other mode.
  * @par Context  Control thread, manager lcores stopped; QSBR-registered.
  */
@@ -189,7 +193,8 @@ int nl_dp_drive_begin(struct nl_dp *dp);
  *
  * @param dp   Engine after nl_dp_drive_begin().
  * @param idx  Lcore index, < opts.n_mgr_lcore.
- * @return tasks this lcore has dispatched since nl_dp_drive_begin().
+ * @return tasks this lcore has dispatched since nl_dp_drive_begin() (native_book: booked on
+ *         their machines, complete or not).
  * @par Context  The driving thread, QSBR-online (it must announce quiescent states itself).
  */
 uint64_t nl_dp_drive_round(struct nl_dp *dp, unsigned int idx);

@@ -226,7 +226,7 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (dp->o.emulate || !dp->o.native_instant || secs <= 0)
+	if (dp->o.emulate || (!dp->o.native_instant && !dp->o.native_book) || secs <= 0)
 		return -EINVAL;
 	/* vt = microseconds in native mode (ns_per_vt = 1000). */
 	dp->horizon_vt = secs * 1e9 / dp->o.ns_per_vt;
@@ -268,7 +268,7 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 int
 nl_dp_drive_begin(struct nl_dp *dp)
 {
-	if (dp->o.emulate || !dp->o.native_instant)
+	if (dp->o.emulate || (!dp->o.native_instant && !dp->o.native_book))
 		return -EINVAL;
 	dp->horizon_vt = INFINITY;
 	dp->warmup_vt = 0;
@@ -285,5 +285,5 @@ nl_dp_drive_round(struct nl_dp *dp, unsigned int idx)
 	lc->gen = rcu_dereference(dp->gen_rcu);
 	nl_dp_lcore_round_st(lc, nl_dp_now_vt(dp));
 	lc->gen = NULL;
-	return lc->dispatched_tasks;
+	return dp->o.native_book ? lc->booked_tasks : lc->dispatched_tasks;
 }

@@ -188,10 +188,13 @@ nl_dp_lcore_round_st(struct nl_dp_lcore *lc, double now_vt)
 
 	if (lc->ingress)
 		busy += gen_poll_st(lc, now_vt);
-	if (lc->dp->o.emulate)
+	if (lc->dp->o.emulate) {
 		busy += nl_dp_transit_release_st(lc, now_vt);
-	else
+	} else {
+		if (lc->dp->o.native_book)
+			busy += nl_dp_native_done_st(lc, now_vt);
 		busy += hand_drain_st(lc, now_vt); /* new tasks of this lcore's entry managers */
+	}
 	/* A task forwarded to a manager already polled this round would wait a whole round per
 	 * hop: sweep the pending bits again while sweeps find work. */
 	for (unsigned int k = 0; k < NL_DP_SWEEPS; k++) {

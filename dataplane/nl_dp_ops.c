@@ -89,6 +89,49 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
 }
 
 unsigned int
+nl_dp_native_done_st(struct nl_dp_lcore *lc, double now_vt)
+{
+	struct nl_dp *dp = lc->dp;
+	uint64_t now_slot = now_vt > 0 ? (uint64_t)now_vt : 0, stop;
+	unsigned int n = 0, k = 0;
+	void *done[64];
+
+	if (lc->wh_n == 0) {
+		lc->wh_cur = now_slot;
+		return 0;
+	}
+	/* Slots strictly before now's are over: every task in them ended before now, but for
+	 * those a lap or more ahead, which stay. A slot is at most one u.t. late. */
+	stop = now_slot - lc->wh_cur > NL_DP_WHEEL ? lc->wh_cur + NL_DP_WHEEL : now_slot;
+	for (; lc->wh_cur < stop; lc->wh_cur++) {
+		uint32_t *link = &lc->wh_head[lc->wh_cur & (NL_DP_WHEEL - 1)];
+
+		while (*link != UINT32_MAX) {
+			uint32_t x = *link;
+
+			if (lc->wh_end[x] >= now_vt) { /* a later lap: keep */
+				link = &lc->wh_next[x];
+				continue;
+			}
+			*link = lc->wh_next[x];
+			done[k++] = dp->meta[x].task;
+			lc->wh_n--;
+			n++;
+			if (k == 64) {
+				rte_mempool_put_bulk(dp->pool, done, k);
+				k = 0;
+			}
+		}
+	}
+	if (stop < now_slot)
+		lc->wh_cur = now_slot; /* a whole lap was swept */
+	if (k > 0)
+		rte_mempool_put_bulk(dp->pool, done, k);
+	nl_stat_add_st(&lc->dispatched_tasks, n);
+	return n;
+}
+
+unsigned int
 nl_dp_transit_release_st(struct nl_dp_lcore *lc, double now_vt)
 {
 	unsigned int n = 0;
@@ -181,6 +224,27 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		 * (the one exception to I3, documented in docs/dataplane.md). */
 		nl_stat_add_st(&lc->dispatched_tasks, 1);
 		rte_mempool_put(dp->pool, t);
+		return;
+	}
+	if (dp->o.native_book) {
+		/* Native booking: this lcore holds the task until its last sub-task ends
+		 * (nl_dp_native_done_st); the pool bounds them, so the queue cannot fill. */
+		double end_vt = now_vt;
+
+		for (unsigned int j = 0; j < n; j++)
+			if (mach[j] < mg->view.n_mach && mg->view.load[mach[j]].busy_until_vt > end_vt)
+				end_vt = mg->view.load[mach[j]].busy_until_vt;
+		uint32_t x = t->aux, w = (uint32_t)((uint64_t)end_vt & (NL_DP_WHEEL - 1));
+
+		if (x >= dp->n_meta) { /* cannot happen: aux is the task's pool index */
+			nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
+			return;
+		}
+		lc->wh_end[x] = end_vt;
+		lc->wh_next[x] = lc->wh_head[w];
+		lc->wh_head[w] = x;
+		lc->wh_n++;
+		lc->booked_tasks++;
 		return;
 	}
 	nl_model_task_subs_set(t, n);

@@ -87,6 +87,7 @@ struct nl_dp_gen {
 struct nl_dp_lcore;
 
 #define NL_DP_HAND_CAP 1024u /* same-lcore hand-over FIFO of an lcore (power of two) */
+#define NL_DP_WHEEL 1024u    /* native booking: completion wheel slots of 1 u.t. (power of two) */
 #define NL_DP_LAT_BURST 256u /* latency samples held per burst (more in one burst: not sampled) */
 
 struct nl_dp_mgr {
@@ -141,6 +142,16 @@ struct nl_dp_lcore {
 	uint64_t generated;
 	uint64_t accepted;
 	uint64_t rejected_ingress;
+	/* native booking: tasks wait for their last sub-task's end on a timing wheel of
+	 * NL_DP_WHEEL one-u.t. slots (slot = floor(end) mod NL_DP_WHEEL), lists threaded through
+	 * wh_next[] by the task's pool index (nl_task.aux); a task a lap or more ahead stays in
+	 * its slot until its lap comes */
+	uint32_t *wh_next;            /* [pool_size] next task index, UINT32_MAX = end of list */
+	double *wh_end;               /* [pool_size] end of the task's last sub-task [u.t.] */
+	uint32_t wh_head[NL_DP_WHEEL];
+	uint64_t wh_cur;              /* slots before this one (absolute) are done */
+	uint64_t wh_n;                /* tasks on the wheel */
+	uint64_t booked_tasks;        /* tasks put on the wheel so far */
 	/* native latency statistics */
 	double lat_arrive_vt[NL_DP_LAT_BURST]; /* ingress stamps of the burst not yet sampled */
 	unsigned int lat_pend;
@@ -267,6 +278,10 @@ int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt,
  * @par Context The lcore that owns lc.
  */
 bool nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
+
+/* Native booking: tasks whose last sub-task ended by now_vt are complete (counted in
+ * dispatched_tasks) and go back to the pool. @return how many. Owner lcore. */
+unsigned int nl_dp_native_done_st(struct nl_dp_lcore *lc, double now_vt);
 
 /* Native and port modes: turn the burst's noted dispatches into latency samples with one
  * clock read (issue "Dispatch at the physical limit": samples per burst). Owner lcore. */

@@ -53,6 +53,8 @@ struct opts {
 	double horizon_vt;
 	double ns_per_vt;
 	double native_s;
+	bool native_instant;       /* --native-instant: machines finish at once */
+	bool work_scale_set;       /* --work-scale given */
 	double rate_tps;
 	uint16_t port_id;
 	uint16_t udp_port;
@@ -87,7 +89,9 @@ usage(FILE *f)
 		"                       networks only). Make one: head -c 32 /dev/urandom > F;\n"
 		"                       chmod 600 F (docs/protocol.md)\n"
 		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
-		"  --work-scale S       workers' wall seconds per model second (default 1e-5)\n"
+		"  --work-scale S       wall seconds per model second: port mode, the workers'\n"
+		"                       (default 1e-5); native, the booked machines' (default\n"
+		"                       1e-8: a paper-96 sub-task lasts about 1 us)\n"
 		"  --idle-sleep-us US   port mode: idle lcores nap US microseconds (default 0 =\n"
 		"                       spin; use on machines shared with the workers)\n"
 		"  --emulate            emulated timing: nlevel-sim's model in scaled real time\n"
@@ -95,7 +99,11 @@ usage(FILE *f)
 		"  --loads LIST         load points [%%] (default: the config's, up to 60)\n"
 		"  --horizon VT         arrivals per point [u.t.] (default 1e5; warm-up scaled)\n"
 		"  --ns-per-vt NS       wall ns per u.t. (default 10000)\n"
-		"  --native SECS        native capacity run with in-process instant machines\n"
+		"  --native SECS        native capacity run: in-process machines, each sub-task\n"
+		"                       booked for its modelled time x --work-scale; the task\n"
+		"                       completes when its last sub-task ends\n"
+		"  --native-instant     native: machines finish at once (no booking; the pick\n"
+		"                       reads a load table that never changes)\n"
 		"  --rate TPS           native: offered rate [tasks/s] (default 0 = saturate)\n"
 		"  --inbox N            inbox ring size (default 4096)\n"
 		"  --pool N             tasks in the mempool (default 32767)\n"
@@ -123,6 +131,7 @@ static const struct option nl_opts[] = {
 	{ "horizon", required_argument, NULL, 'H' },
 	{ "ns-per-vt", required_argument, NULL, 'n' },
 	{ "native", required_argument, NULL, 'N' },
+	{ "native-instant", no_argument, NULL, 'J' },
 	{ "rate", required_argument, NULL, 'r' },
 	{ "inbox", required_argument, NULL, 'I' },
 	{ "pool", required_argument, NULL, 'P' },
@@ -190,7 +199,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'r': o->rate_tps = v; break;
 		case 'I': o->inbox = (unsigned int)v; break;
 		case 'P': o->pool = (unsigned int)v; break;
-		case 'W': o->work_scale_s = v; break;
+		case 'W': o->work_scale_s = v; o->work_scale_set = true; break;
+		case 'J': o->native_instant = true; break;
 		case 'Z': o->idle_us = (unsigned int)v; break;
 		case 'K': o->key_file = optarg; break;
 		case 'h': usage(stdout); exit(0);
@@ -314,7 +324,8 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->static_known = k;
 	d->emulate = emulate;
 	d->port_mode = !emulate && o->native_s <= 0;
-	d->native_instant = !emulate && o->native_s > 0;
+	d->native_instant = !emulate && o->native_s > 0 && o->native_instant;
+	d->native_book = !emulate && o->native_s > 0 && !o->native_instant;
 	d->ns_per_vt = emulate ? o->ns_per_vt : 1000.0;
 	d->inbox_size = o->inbox;
 	d->pool_size = o->pool;
@@ -322,6 +333,8 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->publish_vt = emulate ? 1.0 : 100.0; /* u.t. emulated; us otherwise */
 	d->worker_timeout_s = o->worker_timeout_s;
 	d->work_scale_s = o->work_scale_s;
+	if (d->native_book && !o->work_scale_set)
+		d->work_scale_s = 1e-8; /* machines ~1 us per sub-task: they keep up with the dispatch */
 	d->idle_sleep_us = o->idle_us;
 	d->port_id = o->port_id;
 	d->udp_port = o->udp_port;
@@ -618,11 +631,14 @@ main(int argc, char **argv)
 			if (rc == 0)
 				printf("SUMMARY mode=native scheme=%s n_res=%u groups=%u mgr_lcores=%u "
 				       "rate_offered_tps=%.0f rate_tps=%.0f lat_mean_ns=%.0f "
-				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu ring_hop_ns=%.1f\n",
+				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu ring_hop_ns=%.1f "
+				       "machines=%s work_scale_s=%g\n",
 				       nl_scheme_name(sch), m.n_res, sch == NL_SCHEME_2LSC ? g : 0,
 				       rte_lcore_count() - 1, o.rate_tps, r.rate_tps, r.lat_mean_ns,
 				       r.lat_p99_ns, (unsigned long long)r.tasks,
-				       (unsigned long long)r.rejected, hop);
+				       (unsigned long long)r.rejected, hop,
+				       o.native_instant ? "instant" : "booked",
+				       o.native_instant ? 0.0 : (o.work_scale_set ? o.work_scale_s : 1e-8));
 		} else if (rc == 0) {
 			nl_dp_telemetry_init(dp);
 			rc = nl_dp_serve(dp);

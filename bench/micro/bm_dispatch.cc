@@ -10,7 +10,11 @@
  * re-assembles the path: the figures are the appliance's.
  *
  * Arguments: N = 4, 8 (config/paper-96.ini with N resources and 2^N leaves of 4 machines each);
- * batch = tasks the ingress admits per round (1 = one task alone, 32 = a burst in flight).
+ * batch = tasks the ingress admits per round (1 = one task alone, 32 = a burst in flight);
+ * book = 0: instant machines (nothing booked); 1: native booking as `nlevel --native` does
+ * it (each sub-task booked on its machine for its modelled time x 1e-8 s per u.t., the task
+ * completed by the lcore's timing wheel when its last sub-task ends; a task counts when it
+ * completes).
  *
  * Counters: hops_per_task (forwards counted by the managers); bare_hop_ns = a bare SP/SC
  * enqueue + dequeue of one pointer on one lcore measured in the same run just before the loop
@@ -73,6 +77,7 @@ static void
 BM_dispatch_path(benchmark::State &st)
 {
 	const unsigned int N = (unsigned int)st.range(0), batch = (unsigned int)st.range(1);
+	const bool book = st.range(2) != 0;
 
 	nl_model_cfg m = {};
 
@@ -90,7 +95,9 @@ BM_dispatch_path(benchmark::State &st)
 	urcu_qsbr_register_thread();
 	std::memset(&o, 0, sizeof(o));
 	o.scheme = NL_SCHEME_NLSC;
-	o.native_instant = true;
+	o.native_instant = !book;
+	o.native_book = book;
+	o.work_scale_s = 1e-8;
 	o.ns_per_vt = 1000;
 	o.inbox_size = 256;
 	o.pool_size = 4095;
@@ -135,6 +142,6 @@ BM_dispatch_path(benchmark::State &st)
 	urcu_qsbr_unregister_thread();
 }
 BENCHMARK(BM_dispatch_path)
-	->ArgNames({ "N", "batch" })
-	->ArgsProduct({ { 4, 8 }, { 1, 32 } })
+	->ArgNames({ "N", "batch", "book" })
+	->ArgsProduct({ { 4, 8 }, { 1, 32 }, { 0, 1 } })
 	->UseRealTime();

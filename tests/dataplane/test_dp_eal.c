@@ -131,6 +131,44 @@ main(int argc, char **argv)
 				     r.tasks + r.rejected == r.generated,
 			     "test_native_saturating_every_generated_task_dispatched_or_rejected");
 		nl_dp_free(dp);
+		/* Native booking (the default of nlevel --native): machines take their modelled
+		 * time x work scale. Fast machines keep up; slow ones bound the completion rate
+		 * (the machines' capacity, not the dispatch's), the pool fills and the ingress
+		 * refuses the rest; every generated task is completed or refused either way. */
+		double rate_fast = 0;
+
+		for (int slow = 0; slow < 2; slow++) {
+			struct nl_dp_opts ob = opts(NL_SCHEME_NLSC, false);
+			/* capacity of the machines [tasks/s]: sum of 1 / sub-task time, over L */
+			double cap = 0, scale = slow ? 1e-4 : 1e-8;
+
+			for (unsigned int i = 0; i < m.n_mach; i++)
+				cap += 1.0 / (nl_mach_service_vt(&mach[i], m.instr / m.n_split,
+								 m.data_bits / m.n_split) * scale);
+			cap /= m.n_split;
+			ob.native_instant = false;
+			ob.native_book = true;
+			ob.work_scale_s = scale;
+			ob.pool_size = 1024;
+			dp = NULL;
+			rc = nl_dp_create(&dp, &m, mach, &ob);
+			rc = rc == 0 ? nl_dp_run_native(dp, 0, 0.3, &r) : rc;
+			printf("# native booking, %g s per u.t.: %.0f tasks/s completed (machines: %.0f), "
+			       "%llu refused\n", scale, r.rate_tps, cap, (unsigned long long)r.rejected);
+			if (!slow) {
+				rate_fast = r.rate_tps;
+				nl_tap_check(rc == 0 && r.tasks > 1000 && nl_dp_accounting_ok(dp) &&
+						     r.tasks + r.rejected == r.generated,
+					     "test_native_booking_fast_machines_complete_every_task");
+			} else {
+				nl_tap_check(rc == 0 && r.tasks > 0 && r.rate_tps <= 1.05 * cap &&
+						     r.rate_tps < rate_fast / 10 && r.rejected > 0 &&
+						     nl_dp_accounting_ok(dp) &&
+						     r.tasks + r.rejected == r.generated,
+					     "test_native_booking_slow_machines_bound_the_rate_and_the_rest_is_refused");
+			}
+			nl_dp_free(dp);
+		}
 	}
 	free(mach);
 	nl_cfg_free(cfg);
