@@ -266,8 +266,16 @@ tlsc_group_decide_idx(struct nl_sched *s, struct tlsc *g, uint32_t mgr, uint32_t
 			   ((double)busy + (double)t->n_split * eng->ops->queue_len(eng->ctx, mgr)) / live;
 	if (load > s->p.grp_threshold)
 		return false;
-	n = nl_pick_idx_pick(&pm->idx, 1 + leaf, now_vt, t->instr / t->n_split,
-			     t->data_bits / t->n_split, t->n_split, out);
+	uint32_t a = g->gl_off[mgr * s->tree->n_leaf + leaf];
+	uint32_t b = g->gl_off[mgr * s->tree->n_leaf + leaf + 1];
+
+	if (nl_pick_idx_worth(b - a, t->n_split))
+		n = nl_pick_idx_pick(&pm->idx, 1 + leaf, now_vt, t->instr / t->n_split,
+				     t->data_bits / t->n_split, t->n_split, out);
+	else
+		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate, ld, now_vt,
+					 t->instr / t->n_split, t->data_bits / t->n_split,
+					 t->n_split, out);
 	if (n < 0) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
 		return true;

@@ -189,13 +189,14 @@ nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	double si = t->instr / t->n_split, sb = t->data_bits / t->n_split;
 	int n;
 
-	if (pm->built && eng->ops->load_gen != NULL) { /* the same pick without a scan */
-		nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
-		n = nl_pick_idx_pick(&pm->idx, 0, now_vt, si, sb, t->n_split, out);
-	} else {
+	if (!pm->built || eng->ops->load_gen == NULL)
 		pm = NULL;
+	else /* the index follows every booking, whichever way this pick is made */
+		nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
+	if (pm != NULL && nl_pick_idx_worth(n_cand, t->n_split)) /* the same pick, no scan */
+		n = nl_pick_idx_pick(&pm->idx, 0, now_vt, si, sb, t->n_split, out);
+	else
 		n = nl_pick_least_loaded(cand, n_cand, s->rate, ld, now_vt, si, sb, t->n_split, out);
-	}
 	if (n < 0) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
 		return;

@@ -158,6 +158,19 @@ void nl_pick_idx_count(struct nl_pick_idx *idx, uint32_t grp, double now_vt, uns
 #define NL_PICK_IDX_MIN_CAND 64u
 
 /**
+ * Whether a pick of n_split among n_cand candidates is cheaper through the index than by the
+ * scan: the index pays per machine taken (frontier, re-keying), the scan per candidate; it wins
+ * from about 32 candidates per sub-task (BM_grp_pick_scan vs BM_grp_pick_idx, m = 64..4096,
+ * L = 4..64, docs/benchmarks.md). Both give the same machines.
+ * @par Context Pure.
+ */
+static inline bool
+nl_pick_idx_worth(unsigned int n_cand, unsigned int n_split)
+{
+	return n_cand >= NL_PICK_IDX_MIN_CAND && n_cand >= 32u * n_split;
+}
+
+/**
  * A policy manager's index kept equal to the load table its engine gives it (I3), with the
  * engine's load_gen() telling when that table changed other than by the manager's own
  * bookings. Zeroed = not built (the policy then scans).

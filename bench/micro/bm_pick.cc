@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * BM_grp_pick: a leaf manager picks the L least-loaded machines of its group for one task
- * (nl_pick_least_loaded(), seed 002 §3.3 step 5), group size m = 4..4096, L = 1..64.
+ * BM_grp_pick_scan: a leaf manager picks the L least-loaded machines of its group for one task
+ * by scanning it (nl_pick_least_loaded(), seed 002 §3.3 step 5), group size m = 4..4096,
+ * L = 1..64. BM_grp_pick (at the end) is the pick the policies make: the scan or the index.
  *
  * The machines are the paper's (six speed classes 40e6..140e6 instr/u.t., 10 Mbit links) and
  * the sub-task is the paper's (8e9 instr, 100 Mbit). As on the live leaf, every pick books its
@@ -65,8 +66,9 @@ struct grp {
 
 } // namespace
 
+/* The scan at every group size (what BM_grp_pick does below NL_PICK_IDX_MIN_CAND). */
 static void
-BM_grp_pick(benchmark::State &st)
+BM_grp_pick_scan(benchmark::State &st)
 {
 	const unsigned int m = (unsigned int)st.range(0), L = (unsigned int)st.range(1);
 	grp g(m, L);
@@ -89,7 +91,7 @@ BM_grp_pick(benchmark::State &st)
 	st.counters["ns_per_machine"] = benchmark::Counter((double)n * m,
 		benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_grp_pick)
+BENCHMARK(BM_grp_pick_scan)
 	->ArgNames({ "m", "L" })
 	->ArgsProduct({ { 4, 16, 64, 256, 1024, 4096 }, { 1, 4, 16, 64 } });
 
@@ -129,4 +131,22 @@ BM_grp_pick_idx(benchmark::State &st)
 }
 BENCHMARK(BM_grp_pick_idx)
 	->ArgNames({ "m", "L" })
-	->ArgsProduct({ { 4, 16, 64, 256, 1024, 4096 }, { 1, 4, 16 } });
+	->ArgsProduct({ { 4, 16, 64, 256, 1024, 4096 }, { 1, 4, 16, 64 } });
+
+/*
+ * BM_grp_pick: the leaf pick as the policies make it (nl_nlsc.c, nl_2lsc.c): through the
+ * group's pick index, every booking applied to it (BM_grp_pick_idx), where the index is worth
+ * it (nl_pick_idx_worth(): 64 machines or more and 32 per sub-task), else the scan
+ * (BM_grp_pick_scan).
+ */
+static void
+BM_grp_pick(benchmark::State &st)
+{
+	if (nl_pick_idx_worth((unsigned int)st.range(0), (unsigned int)st.range(1)))
+		BM_grp_pick_idx(st);
+	else
+		BM_grp_pick_scan(st);
+}
+BENCHMARK(BM_grp_pick)
+	->ArgNames({ "m", "L" })
+	->ArgsProduct({ { 4, 16, 64, 256, 1024, 4096 }, { 1, 4, 16, 64 } });

@@ -240,8 +240,8 @@ main(int argc, char **argv)
 		{ "paper-96 2LSC G = 2, 15%", NULL, NL_SCHEME_2LSC, 2, 0, 0, 0, 15, 1e5, false },
 		{ "N = 6, 256 machines, NLSC 40%", NULL, NL_SCHEME_NLSC, 0, 0, 6, 256, 40, 1e5, false },
 		{ "paper-96 p2c (test policy) 40%", &nl_test_policy_p2c, NL_SCHEME_NLSC, 0, 0, 0, 0, 40, 1e5, false },
-		{ "N = 4, 1,536 machines (leaf pick index), NLSC 10%", NULL, NL_SCHEME_NLSC, 0, 0, 4, 1536, 10, 4e4, true },
-		{ "N = 4, 1,536 machines (group pick index), 2LSC G = 4, 10%", NULL, NL_SCHEME_2LSC, 4, 0, 4, 1536, 10, 2e4, true },
+		{ "N = 3, 1,024 machines (leaf pick index: 128 per leaf), NLSC 5%", NULL, NL_SCHEME_NLSC, 0, 0, 3, 1024, 5, 4e4, true },
+		{ "N = 2, 1,536 machines (group pick index: 192 per group and vector), 2LSC G = 2, 10%", NULL, NL_SCHEME_2LSC, 2, 0, 2, 1536, 10, 2e4, true },
 	};
 
 	(void)argc;
