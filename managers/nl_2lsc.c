@@ -38,6 +38,17 @@ struct tlsc {
 	uint32_t *gl_mach;
 	struct nl_mach_load *snap; /* global's last measurement, [n_mach] */
 	double snap_vt;          /* when it was taken; < 0 = never */
+	uint64_t snap_gen;       /* measurements taken (the memo's key) */
+	/* The global's last pick per leaf: on one measurement and one task shape the pick is the
+	 * same (it reads the measurement, not its own bookings), so it is made once per leaf and
+	 * measurement (per-manager state of the global, nl_policy.h I3) */
+	struct tlsc_memo {
+		uint64_t gen;    /* snap_gen + 1 it was made on; 0 = none */
+		double si, sb;   /* sub-task instructions and bits */
+		unsigned int n_split;
+		int n;           /* its result */
+		uint32_t out[NL_TASK_MAX_SPLIT];
+	} *memo;                 /* [n_leaf] */
 	/* [G] pick index of each group scheduler of >= NL_PICK_IDX_MIN_CAND machines: index group
 	 * 0 = the whole group (its load), 1 + l = its machines matching leaf l (picks) */
 	struct nl_pick_mirror *pm;
@@ -68,6 +79,7 @@ tlsc_fini(struct nl_sched *s)
 	free(g->gl_off);
 	free(g->gl_mach);
 	free(g->snap);
+	free(g->memo);
 	for (unsigned int k = 0; g->pm != NULL && k < g->n_grp; k++)
 		nl_pick_idx_free(&g->pm[k].idx);
 	free(g->pm);
@@ -139,9 +151,11 @@ tlsc_init(struct nl_sched *s)
 	g->gl_off = calloc((size_t)G * t->n_leaf + 1, sizeof(uint32_t));
 	g->gl_mach = malloc((t->leaf_off[t->n_leaf] + 1) * sizeof(uint32_t));
 	g->snap = calloc(M, sizeof(*g->snap));
+	g->memo = calloc(t->n_leaf, sizeof(*g->memo));
 	order = malloc(M * sizeof(uint32_t));
 	if (g->grp_of == NULL || g->grp_size == NULL || g->grp_mach == NULL || g->grp_off == NULL ||
-	    g->gl_off == NULL || g->gl_mach == NULL || g->snap == NULL || order == NULL) {
+	    g->gl_off == NULL || g->gl_mach == NULL || g->snap == NULL || g->memo == NULL ||
+	    order == NULL) {
 		free(order);
 		tlsc_fini(s);
 		return -ENOMEM;
@@ -241,6 +255,37 @@ tlsc_measure(struct nl_sched *s, double now_vt, const struct nl_engine *eng)
 	memcpy(g->snap, eng->ops->load(eng->ctx, nl_2lsc_global_mgr(s), now_vt),
 	       s->n_mach * sizeof(*g->snap));
 	g->snap_vt = now_vt;
+	g->snap_gen++;
+}
+
+/* The global scheduler's pick for t among leaf's machines on its last measurement (the
+ * backlog each machine had then, at the measurement's time), made once per measurement, leaf
+ * and task shape (struct tlsc_memo): the same machines as picking every time. */
+static int
+tlsc_global_pick(const struct nl_sched *s, struct tlsc *g, uint32_t leaf, const struct nl_task *t,
+		 uint32_t *out)
+{
+	const struct nl_tree *tr = s->tree;
+	struct tlsc_memo *mm = &g->memo[leaf];
+	double si = t->instr / t->n_split, sb = t->data_bits / t->n_split;
+	int n;
+
+	if (mm->gen == g->snap_gen + 1 && mm->si == si && mm->sb == sb && mm->n_split == t->n_split) {
+		if (mm->n > 0)
+			memcpy(out, mm->out, (size_t)mm->n * sizeof(*out));
+		return mm->n;
+	}
+	n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
+				 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, g->snap,
+				 g->snap_vt, si, sb, t->n_split, out);
+	mm->gen = g->snap_gen + 1;
+	mm->si = si;
+	mm->sb = sb;
+	mm->n_split = t->n_split;
+	mm->n = n;
+	if (n > 0)
+		memcpy(mm->out, out, (size_t)n * sizeof(*out));
+	return n;
 }
 
 /* A group scheduler's decision through its pick index: the same as the scanning path of
@@ -340,18 +385,12 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 		 * measure now. */
 		if (s->p.measure_period_vt <= 0 || g->snap_vt < 0)
 			tlsc_measure(s, now_vt, eng);
-		n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
-					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, g->snap,
-					 g->snap_vt, t->instr / t->n_split, t->data_bits / t->n_split,
-					 t->n_split, out);
+		n = tlsc_global_pick(s, g, leaf, t, out);
 		if (n == -ENOSPC && g->snap_vt != now_vt) {
 			/* Its last measurement holds no live matching machine (machines joined
 			 * since): measure now rather than refuse on stale information. */
 			tlsc_measure(s, now_vt, eng);
-			n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
-						 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate,
-						 g->snap, g->snap_vt, t->instr / t->n_split,
-						 t->data_bits / t->n_split, t->n_split, out);
+			n = tlsc_global_pick(s, g, leaf, t, out);
 		}
 	}
 	if (n < 0)
