@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "nl_principal.h"
 #include "nl_proto.h"
 
 extern char **environ;
@@ -224,6 +225,8 @@ usage(FILE *f)
 		"  --key FILE             site key of the appliance's --key (owner-only\n"
 		"                         permissions): frames are authenticated (protocol version\n"
 		"                         2); without it, version 1 (appliance without --key)\n"
+		"  --principal NAME       with --key FILE holding NAME's key (nlevel-key): join as\n"
+		"                         worker principal NAME of the appliance's --principals\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -245,6 +248,7 @@ main(int argc, char **argv)
 		{ "die-after", required_argument, NULL, 'd' },
 		{ "allow-root", no_argument, NULL, 'R' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "principal", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -257,7 +261,7 @@ main(int argc, char **argv)
 	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
 	uint32_t wid = (uint32_t)getpid();
 	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
-	const char *key_file = NULL;
+	const char *key_file = NULL, *principal = NULL;
 	static struct nl_auth_key key;
 	int c, fd;
 	char *end;
@@ -340,6 +344,13 @@ main(int argc, char **argv)
 		case 'K':
 			key_file = optarg;
 			break;
+		case 'j':
+			if (!nl_principal_name_ok(optarg)) {
+				fprintf(stderr, "nlevel-worker: --principal: bad name '%s'\n", optarg);
+				return 2;
+			}
+			principal = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -373,8 +384,14 @@ main(int argc, char **argv)
 		}
 		if (nl_replay_init(&replay, 16) != 0)
 			return 1;
-		nl_auth_tx_init(&seal_tx, &key);
+		if (principal != NULL) /* #16: our principal's id in the sender id */
+			nl_auth_tx_init_principal(&seal_tx, &key, principal);
+		else
+			nl_auth_tx_init(&seal_tx, &key);
 		auth_key = &key;
+	} else if (principal != NULL) {
+		fprintf(stderr, "nlevel-worker: --principal needs --key (its key file)\n");
+		return 2;
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
