@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "nl_harden.h"
 #include "nl_principal.h"
 #include "nl_proto.h"
 
@@ -165,6 +166,9 @@ send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d,
 	send_msg(fd, to, &m);
 }
 
+/* #16: limits of every command (--rlimit) */
+static struct nl_harden_limits cmd_limits;
+
 static const struct cmd *
 find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
 {
@@ -195,9 +199,10 @@ spawn_head(struct mach *m, const struct cmd *c)
 		i++;
 	}
 	argv[argc] = NULL;
-	rc = posix_spawn(&pid, c->path, NULL, NULL, argv, environ);
+	/* #16: cleared environment, no inherited descriptors, own process group, --rlimit */
+	rc = nl_harden_spawn(c->path, argv, &cmd_limits, -1, -1, &pid);
 	if (rc != 0)
-		return -rc;
+		return rc;
 	m->pid = pid;
 	return 0;
 }
@@ -227,6 +232,12 @@ usage(FILE *f)
 		"                         2); without it, version 1 (appliance without --key)\n"
 		"  --principal NAME       with --key FILE holding NAME's key (nlevel-key): join as\n"
 		"                         worker principal NAME of the appliance's --principals\n"
+		"  --rlimit LIST          limits of every command, e.g. cpu=10,mem=512M,nofile=64,\n"
+		"                         fsize=100M (CPU seconds, address space, open files,\n"
+		"                         bytes a file may grow to); a command over its limit is\n"
+		"                         killed and DONE says 128 + the signal. Commands always\n"
+		"                         run with PATH=/usr/bin:/bin only, stdin /dev/null, no\n"
+		"                         other inherited descriptors, in their own process group\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -249,6 +260,7 @@ main(int argc, char **argv)
 		{ "allow-root", no_argument, NULL, 'R' },
 		{ "key", required_argument, NULL, 'K' },
 		{ "principal", required_argument, NULL, 'j' },
+		{ "rlimit", required_argument, NULL, 'J' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -343,6 +355,14 @@ main(int argc, char **argv)
 			break;
 		case 'K':
 			key_file = optarg;
+			break;
+		case 'J':
+			if (nl_harden_parse_limits(optarg, &cmd_limits) != 0) {
+				fprintf(stderr, "nlevel-worker: --rlimit: want cpu=S,mem=BYTES,nofile=N,"
+						"fsize=BYTES (any of them; BYTES may end in k, M, G), got "
+						"'%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'j':
 			if (!nl_principal_name_ok(optarg)) {
@@ -552,7 +572,7 @@ main(int argc, char **argv)
 	send_msg(fd, &app, &bye);
 	for (unsigned int i = 0; i < n_mach; i++) {
 		if (mach[i].pid > 0) {
-			kill(mach[i].pid, SIGTERM);
+			nl_harden_kill(mach[i].pid, SIGTERM); /* its whole process group */
 			waitpid(mach[i].pid, NULL, 0);
 		}
 		free(mach[i].q);
