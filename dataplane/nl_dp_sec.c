@@ -34,6 +34,7 @@
 #include "nl_atomic.h"
 #include "nl_dp_port.h"
 #include "nl_dp_sec.h"
+#include "nl_fair.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -48,17 +49,13 @@ struct sec_pr {
 	uint64_t tok_ns;        /* last refill (CLOCK_REALTIME) */
 	struct sec_ent *q;      /* FIFO [cap] */
 	uint32_t head, cap;
-	int64_t deficit;        /* DRR deficit [tasks] */
-	bool active;            /* in the round */
 };
 
 struct nl_dp_sec {
 	struct nl_principals ps;          /* copy */
 	unsigned int site;                /* index of the site key's holder = ps.n */
 	struct sec_pr pr[NL_PRINCIPAL_MAX + 1];
-	uint32_t round[NL_PRINCIPAL_MAX + 1]; /* principals with a backlog, a ring */
-	uint32_t r_head, r_n;
-	bool turn;                        /* the head's turn has started (quantum added) */
+	struct nl_fair drr;               /* the round over pr[] (nl_fair.h) */
 	uint64_t held;                    /* tasks accepted and not ended (all principals) */
 	uint64_t limit;                   /* admission limit */
 	uint64_t denied;                  /* all principals */
@@ -84,6 +81,16 @@ nl_dp_sec_create(struct nl_dp *dp)
 	sec->ps = *dp->o.principals;
 	sec->site = sec->ps.n;
 	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : dp->o.pool_size;
+	{
+		uint32_t w[NL_PRINCIPAL_MAX + 1];
+
+		for (unsigned int i = 0; i <= sec->site; i++)
+			w[i] = i < sec->site ? sec->ps.p[i].weight : 1;
+		if (nl_fair_init(&sec->drr, sec->site + 1, w) != 0) {
+			free(sec);
+			return -ENOMEM;
+		}
+	}
 	for (unsigned int i = 0; i <= sec->site; i++) {
 		struct sec_pr *p = &sec->pr[i];
 
@@ -109,6 +116,7 @@ nl_dp_sec_free(struct nl_dp *dp)
 		return;
 	for (unsigned int i = 0; i <= sec->site; i++)
 		free(sec->pr[i].q);
+	nl_fair_free(&sec->drr);
 	sodium_memzero(&sec->ps, sizeof(sec->ps));
 	free(sec);
 	dp->sec = NULL;
@@ -283,11 +291,7 @@ nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_f
 	e->s = *s;
 	e->a = *a;
 	nl_stat_add_st(&p->c.queued, 1);
-	if (!p->active) {
-		p->active = true;
-		sec->round[(sec->r_head + sec->r_n) % (sec->site + 1)] = i;
-		sec->r_n++;
-	}
+	nl_fair_backlogged_st(&sec->drr, i);
 	nl_dp_sec_poll(io);
 }
 
@@ -318,37 +322,25 @@ admit_one(struct io *io, unsigned int i)
 	}
 }
 
+static bool
+has_backlog(void *ctx, unsigned int i)
+{
+	const struct nl_dp_sec *sec = ctx;
+
+	return sec->pr[i].c.queued > 0;
+}
+
 unsigned int
 nl_dp_sec_poll(struct io *io)
 {
 	struct nl_dp_sec *sec = io->dp->sec;
-	unsigned int n = 0, ring = sec->site + 1;
+	unsigned int n = 0;
+	int i;
 
-	while (sec->r_n > 0 && sec->held < sec->limit) {
-		unsigned int i = sec->round[sec->r_head];
-		struct sec_pr *p = &sec->pr[i];
-
-		if (!sec->turn) { /* a new turn: add the quantum */
-			p->deficit += i < sec->site ? sec->ps.p[i].weight : 1;
-			sec->turn = true;
-		}
-		if (p->deficit >= 1 && p->c.queued > 0) {
-			p->deficit--;
-			admit_one(io, i);
-			n++;
-			continue;
-		}
-		/* end of its turn: to the back of the round, or out of it when it has no backlog */
-		sec->turn = false;
-		sec->r_head = (sec->r_head + 1) % ring;
-		sec->r_n--;
-		if (p->c.queued > 0) {
-			sec->round[(sec->r_head + sec->r_n) % ring] = i;
-			sec->r_n++;
-		} else {
-			p->deficit = 0;
-			p->active = false;
-		}
+	/* deficit round robin (nl_fair.c) while the appliance holds fewer than its limit */
+	while (sec->held < sec->limit && (i = nl_fair_next_st(&sec->drr, has_backlog, sec)) >= 0) {
+		admit_one(io, (unsigned int)i);
+		n++;
 	}
 	return n;
 }
