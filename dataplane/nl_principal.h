@@ -82,8 +82,8 @@ bool nl_principal_name_ok(const char *name);
 
 /**
  * Derive a principal's key file content from the site key: BLAKE2b-256 keyed with the site's
- * MAC key over a domain label, the kind ("submitter" / "worker") and the name. Loading those
- * 32 bytes as a key file (nl_auth_key_load()) gives the principal's MAC key.
+ * MAC key over a domain label and the name (one key per name, whatever its rights). Loading
+ * those 32 bytes as a key file (nl_auth_key_load()) gives the principal's MAC key.
  *
  * @param site  Site MAC key (nl_auth_key_load() of the site key file).
  * @param name  Principal name (nl_principal_name_ok()).
