@@ -8,6 +8,9 @@
 #   SUMMARY plain_tps=... auth_tps=... ratio=...   (tasks COMPLETEd per second of offering:
 #   completed / SECONDS; above capacity frames are lost in af_packet and the client)
 # Usage: dataplane/bench_port_auth.sh BUILD_DIR [RATE [SECONDS [REPS]]]   (repository root)
+# NL_BENCH_PRINCIPALS=1 (issue #16): the keyed runs use --principals too: the loadgen as
+# submitter "lg", each worker as worker principal "wN" with a key derived by nlevel-key, so the
+# whole per-principal path (key lookup, rights, fair queue, per-principal sealing) is timed.
 set -u
 B=${1:?build dir}
 RATE=${2:-20000}
@@ -37,25 +40,40 @@ ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
 ip netns exec "$NS" ip neigh replace 10.96.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
 	dev "$VB" nud permanent
 (umask 077 && head -c 32 /dev/urandom >"$TMP/site.key")
+PRINC=${NL_BENCH_PRINCIPALS:-0}
+if [[ $PRINC == 1 ]]; then
+	printf '[submitter lg]\n' >"$TMP/pr.ini"
+	for p in lg w1 w2 w3 w4; do
+		[[ $p == lg ]] || printf '[worker %s]\nslots = *\n' "$p" >>"$TMP/pr.ini"
+		"$B/tools/key/nlevel-key" --key "$TMP/site.key" --principal "$p" --out "$TMP/$p.key" \
+			>/dev/null || exit 1
+	done
+fi
 INNS=(ip netns exec "$NS")
 run() { # key args...
 	local kargs=()
+	local akargs=() wk lk
 	[[ $1 == auth ]] && kargs=(--key "$TMP/site.key")
+	[[ $1 == auth && $PRINC == 1 ]] && akargs=(--principals "$TMP/pr.ini")
 	"$APP" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
 		--log-level=lib.*:error "--vdev=net_af_packet0,iface=$VA" -- \
 		--config tests/dataplane/e2e.ini --ip 10.96.0.1 --work-scale 1e-6 \
-		--pool 65535 "${kargs[@]}" >"$TMP/app.log" 2>&1 &
+		--pool 65535 "${kargs[@]}" "${akargs[@]}" >"$TMP/app.log" 2>&1 &
 	APPPID=$!
 	sleep 1.5
 	for w in 1 2 3 4; do
+		wk=("${kargs[@]}")
+		[[ $1 == auth && $PRINC == 1 ]] && wk=(--key "$TMP/w$w.key" --principal "w$w")
 		"${INNS[@]}" "$WORKER" --appliance 10.96.0.1 --scale 1e-6 --allow-root --quiet \
 			--id "$w" --mach 100e6:00 --mach 100e6:10 --mach 200e6:01 --mach 200e6:11 \
-			"${kargs[@]}" >/dev/null 2>&1 &
+			"${wk[@]}" >/dev/null 2>&1 &
 		PIDS+=($!)
 	done
 	sleep 1
+	lk=("${kargs[@]}")
+	[[ $1 == auth && $PRINC == 1 ]] && lk=(--key "$TMP/lg.key" --principal lg)
 	"${INNS[@]}" "$LOADGEN" --appliance 10.96.0.1 --tasks $((RATE * S)) --rate "$RATE" \
-		--res 2 --split 2 --instr 1e6 --data 0 --timeout 2 --seed 7 "${kargs[@]}" \
+		--res 2 --split 2 --instr 1e6 --data 0 --timeout 2 --seed 7 "${lk[@]}" \
 		>"$TMP/lg.log" 2>&1
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done

@@ -52,6 +52,8 @@ extern "C" {
 #define NL_DP_MAX_LCORES 64u
 #define NL_DP_HIST_BUCKETS 24u /**< log2 buckets of service / latency [ns] */
 
+struct nl_principals;
+
 /** Run-time options of the engine (from the command line). */
 struct nl_dp_opts {
 	enum nl_scheme scheme;
@@ -87,6 +89,10 @@ struct nl_dp_opts {
 					     *   (lock-step runs: from the driving thread); NULL */
 	bool auth;                  /**< port mode: protocol version 2 (authenticated) only */
 	struct nl_auth_key auth_key; /**< port mode, auth: the site key (nl_auth_key_load()) */
+	/* issue #16: identities, fair share, privilege drop (nl_dp_sec.c, docs/security.md) */
+	const struct nl_principals *principals; /**< port mode, auth: per-principal keys,
+						 *   rights and limits; NULL = site key only */
+	const char *run_as;         /**< port mode: drop to this user after start-up; NULL */
 };
 
 /** Counters of one run (control lcore's view; see I1). */

@@ -30,6 +30,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_port.h"
+#include "nl_dp_sec.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -58,6 +59,8 @@ reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8
 	m.u.reply.n_done = n_done;
 	m.u.reply.status = status;
 	m.u.reply.resp_us = resp_us;
+	if (io->dp->sec != NULL) /* #16: sealed under the submitter's key */
+		nl_dp_sec_seal_as(io, mt->principal);
 	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
@@ -71,6 +74,8 @@ finish(struct io *io, struct nl_task *t)
 				 (double)rte_get_tsc_hz() * 1e6);
 
 	mt->active = 0;
+	if (dp->sec != NULL) /* #16: per-principal accounting, fair queue */
+		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0);
 	if (t->flags & NL_TF_FAILED) {
 		uint16_t why = (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff);
 
@@ -143,6 +148,8 @@ send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
 	d->cmd_id = mt->cmd_id;
 	d->args_len = mt->args_len;
 	memcpy(d->args, mt->args, mt->args_len);
+	if (dp->sec != NULL) /* #16: sealed under the worker principal's key */
+		nl_dp_sec_seal_as(io, w->principal);
 	nl_dp_io_send(io, &msg, w->mac, w->ip, w->port);
 }
 
@@ -349,6 +356,7 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 		memset(w, 0, sizeof(*w));
 		w->live = true;
 		w->worker_id = h->worker_id;
+		w->principal = io->principal; /* #16 */
 		w->ip = a->src_ip;
 		w->port = a->src_port;
 		memcpy(w->mac, a->src_mac, 6);
@@ -359,7 +367,8 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 			w->slot[i] = NO_SLOT;
 			for (uint32_t m = 0; m < g->n_mach; m++) {
 				if (io->slot_worker[m] != NO_SLOT || g->mach[m].res.set != x->res_set ||
-				    g->mach[m].res.any != x->res_any)
+				    g->mach[m].res.any != x->res_any ||
+				    (dp->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
 					continue;
 				w->slot[i] = m;
 				io->slot_worker[m] = (uint32_t)wi;
@@ -381,6 +390,8 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 	r.u.hello.flags = NL_HELLO_F_REPLY;
 	for (unsigned int i = 0; i < w->n_mach; i++)
 		r.u.hello.mach[i].slot = w->slot[i];
+	if (dp->sec != NULL) /* #16 */
+		nl_dp_sec_seal_as(io, w->principal);
 	nl_dp_io_send(io, &r, w->mac, w->ip, w->port);
 }
 
@@ -416,6 +427,11 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	struct nl_task *t;
 	void *obj;
 
+	if (dp->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
+		nl_dp_sec_submit(io, s, a);
+		return;
+	}
+	tmp.principal = io->principal;
 	tmp.client_ts_ns = s->client_ts_ns;
 	tmp.client_ip = a->src_ip;
 	tmp.client_port = a->src_port;
@@ -442,6 +458,7 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	t->hops = 0;
 	t->flags = 0;
 	mt->client_ts_ns = s->client_ts_ns;
+	mt->principal = io->principal; /* #16 */
 	mt->ingress_tsc = rte_rdtsc();
 	mt->client_ip = a->src_ip;
 	mt->client_port = a->src_port;
@@ -481,13 +498,17 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	e = nl_frame_parse(f, len, dp->o.udp_port, &a, &pl, &plen);
 	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
 	 * handlers below. Without --key: version 1 only. */
-	if (e == NL_PROTO_OK)
+	if (e == NL_PROTO_OK && dp->sec != NULL) /* #16: the sender's principal's key */
+		e = nl_dp_sec_open(io, pl, plen, &m);
+	else if (e == NL_PROTO_OK)
 		e = nl_proto_open(dp->o.auth ? &dp->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
 				  &m);
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&dp->drops[e], 1); /* counted per reason and dropped */
 		return;
 	}
+	if (dp->sec != NULL && !nl_dp_sec_allowed(io, &m, &a))
+		return; /* #16: not this principal's to send (counted denied) */
 	nl_stat_add_st(&dp->rx_msgs[m.type], 1);
 	switch (m.type) {
 	case NL_MSG_SUBMIT:
@@ -513,10 +534,17 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	}
 }
 
+void
+nl_dp_port_admit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+{
+	on_submit(io, s, a);
+}
+
 int
 nl_dp_serve(struct nl_dp *dp)
 {
-	struct io io = { .dp = dp, .rnd = 0x9e3779b97f4a7c15ull };
+	struct io io = { .dp = dp, .rnd = 0x9e3779b97f4a7c15ull,
+			 .principal = NL_PRINCIPAL_NONE };
 	uint64_t loops = 0, idle = 0, hz = rte_get_tsc_hz();
 	uint64_t timeout_cyc = (uint64_t)(dp->o.worker_timeout_s * (double)hz);
 	int rc;
@@ -545,6 +573,10 @@ nl_dp_serve(struct nl_dp *dp)
 			goto out;
 	}
 	rc = nl_dp_io_port_init(&io);
+	if (rc == 0)
+		rc = nl_dp_sec_create(dp); /* #16: principals, fair queues */
+	if (rc == 0)
+		rc = nl_dp_sec_drop_privileges(dp); /* #16: --user, after the port is up */
 	if (rc != 0)
 		goto out;
 	/* Every slot starts empty: machines exist once a worker claims them. */
@@ -597,6 +629,9 @@ nl_dp_serve(struct nl_dp *dp)
 		for (unsigned int i = 0; i < n; i++)
 			finish(&io, fin[i]);
 		work += n;
+		if (dp->sec != NULL) /* #16: fair admission as tasks end */
+			work += nl_dp_sec_poll(&io);
+		nl_dp_snap_serve_ctl(dp); /* #16: consistent counters for telemetry */
 		while (rte_ring_sc_dequeue_elem(dp->req_ring, &req, sizeof(req)) == 0) {
 			if (req.mach < dp->n_mach && (io.slot_worker[req.mach] != NO_SLOT || !req.alive)) {
 				uint8_t *gone = calloc(dp->n_mach, 1);
@@ -657,5 +692,7 @@ out:
 	if (dp->o.auth)
 		nl_replay_free(&io.rp);
 	sodium_memzero(&io.seal, sizeof(io.seal));
+	nl_dp_sec_summary(dp, stdout); /* #16 */
+	nl_dp_sec_free(dp);
 	return rc;
 }

@@ -27,6 +27,7 @@ struct nl_dp_worker {
 	uint64_t last_seen_tsc;
 	unsigned int n_mach;
 	uint32_t slot[NL_PROTO_MAX_MACH]; /* worker-local index -> machine slot */
+	uint32_t principal;   /* #16: the worker principal that said HELLO (nl_dp_sec.c) */
 };
 
 struct io {
@@ -44,7 +45,14 @@ struct io {
 	struct nl_auth_tx seal;  /* our sender id and sequence */
 	struct nl_replay rp;     /* per-sender replay windows */
 	uint64_t now_ns;         /* CLOCK_REALTIME, read once per loop */
+	/* #16 (nl_dp_sec.c): principal of the frame being handled; set while the fair queue
+	 * admits a task it held */
+	uint32_t principal;
+	bool sec_admitting;
 };
+
+/* #16: admit one SUBMIT now (what the fair queue calls; nl_dp_port.c). @par Context I/O. */
+void nl_dp_port_admit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a);
 
 /* Start the port (one RX and one TX queue) and its mbuf pool; our MAC into dp->mac.
  * @return 0 or -errno. @par Context The I/O lcore, before serving. */

@@ -59,7 +59,8 @@ struct nl_dp_sub {
 struct nl_dp_meta {
 	struct nl_task *task;  /* the task this meta belongs to (set at pool creation) */
 	uint8_t active;        /* port mode: sub-tasks out on workers */
-	uint8_t pad[7];
+	uint8_t pad[3];
+	uint32_t principal;    /* port mode, #16: the submitter (nl_dp_sec.c) */
 	uint64_t client_ts_ns;
 	uint64_t ingress_tsc;
 	uint32_t client_ip;    /* network order */
@@ -216,6 +217,13 @@ struct nl_dp {
 	uint64_t stale_done;          /* DONEs for nothing outstanding (late, duplicate, forged) */
 	uint64_t workers_joined;
 	uint64_t workers_left;
+	/* issue #16 (nl_dp_sec.c): principals and fair admission; consistent counter snapshots
+	 * taken by the control lcore on request (telemetry) */
+	struct nl_dp_sec *sec;        /* NULL: no --principals */
+	uint64_t snap_req;            /* requests (telemetry, atomic increment) */
+	uint64_t snap_done;           /* last request served (release) */
+	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
+	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 };
 
 /* A control request (telemetry -> control lcore). */

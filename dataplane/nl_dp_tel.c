@@ -23,6 +23,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_priv.h"
+#include "nl_dp_sec.h"
 
 static struct nl_dp *tel_dp; /* set once at init, before the commands are registered */
 
@@ -32,11 +33,17 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct nl_dp *dp = tel_dp;
 	struct nl_dp_counts c;
 	char name[64];
+	bool snap;
 
 	(void)cmd;
 	(void)params;
-	nl_dp_counts_get(dp, &c);
+	/* #16: port mode: one instant of the control lcore, so I1 holds in what we show */
+	snap = nl_dp_snap_get(dp, &c, 100) == 0;
+	if (!snap)
+		nl_dp_counts_get(dp, &c);
 	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "snapshot", snap);
+	nl_dp_sec_tel_stats(dp, d);
 	rte_tel_data_add_dict_u64(d, "accepted", c.accepted);
 	rte_tel_data_add_dict_u64(d, "rejected_ingress", c.rejected_ingress);
 	rte_tel_data_add_dict_u64(d, "completed", c.completed);
@@ -238,5 +245,7 @@ nl_dp_telemetry_init(struct nl_dp *dp)
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/nlevel/machine/set", tel_machine_set,
 						"Machine leave/join/speed. Parameters: id,alive[,speed_ips]");
+	if (rc == 0)
+		rc = nl_dp_sec_tel_init(dp); /* #16: /nlevel/principals */
 	return rc;
 }

@@ -23,6 +23,8 @@
 
 #include <arpa/inet.h>
 
+#include <sodium.h>
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_cycles.h>
@@ -36,6 +38,7 @@
 #include "nl_dp.h"
 #include "nl_machine.h"
 #include "nl_model_cfg.h"
+#include "nl_principal.h"
 
 #define DEF_NS_PER_VT 10000.0 /* emulated: 1 u.t. = 10 us */
 #define DEF_HORIZON_VT 1e5    /* emulated: 1 s of wall time per point */
@@ -66,6 +69,9 @@ struct opts {
 	unsigned int pool;
 	const char *key_file;      /* --key: authenticated protocol (version 2) */
 	struct nl_auth_key key;
+	const char *principals_file; /* --principals (#16) */
+	struct nl_principals *principals;
+	const char *run_as;        /* --user (#16) */
 };
 
 static void
@@ -88,6 +94,10 @@ usage(FILE *f)
 		"                       --key the unauthenticated version 1 is spoken (trusted\n"
 		"                       networks only). Make one: head -c 32 /dev/urandom > F;\n"
 		"                       chmod 600 F (docs/protocol.md)\n"
+		"  --principals FILE    with --key: named submitters and workers with keys of\n"
+		"                       their own (derived: nlevel-key), rights (a worker's\n"
+		"                       slots), caps and fair-share weights (docs/security.md)\n"
+		"  --user NAME          port mode: drop root for NAME once the port is up\n"
 		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
 		"  --work-scale S       wall seconds per model second: port mode, the workers'\n"
 		"                       (default 1e-5); native, the booked machines' (default\n"
@@ -138,6 +148,8 @@ static const struct option nl_opts[] = {
 	{ "work-scale", required_argument, NULL, 'W' },
 	{ "idle-sleep-us", required_argument, NULL, 'Z' },
 	{ "key", required_argument, NULL, 'K' },
+	{ "principals", required_argument, NULL, 'X' },
+	{ "user", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -203,6 +215,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'J': o->native_instant = true; break;
 		case 'Z': o->idle_us = (unsigned int)v; break;
 		case 'K': o->key_file = optarg; break;
+		case 'X': o->principals_file = optarg; break;
+		case 'U': o->run_as = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -230,6 +244,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (o->key_file != NULL && (o->native_s > 0 || o->emulate)) {
 		fprintf(stderr, "nlevel: --key authenticates frames: port mode only (not with "
 				"--native or --emulate, which take no frames)\n");
+		return -EINVAL;
+	}
+	if (o->principals_file != NULL && o->key_file == NULL) {
+		fprintf(stderr, "nlevel: --principals needs --key (the principals' keys are derived "
+				"from the site key)\n");
+		return -EINVAL;
+	}
+	if (o->run_as != NULL && (o->native_s > 0 || o->emulate)) {
+		fprintf(stderr, "nlevel: --user: port mode only\n");
 		return -EINVAL;
 	}
 	if (o->inbox < 64 || (o->inbox & (o->inbox - 1)) != 0 || o->pool < 1024) {
@@ -341,6 +364,8 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->ip = o->ip;
 	d->auth = o->key_file != NULL;
 	d->auth_key = o->key;
+	d->principals = o->principals;
+	d->run_as = o->run_as;
 	if (o->map != NULL) {
 		if (parse_map(o->map, d) != 0) {
 			fprintf(stderr, "nlevel: --map '%s': bad map (ranges of managers @ enabled "
@@ -596,6 +621,19 @@ main(int argc, char **argv)
 		m.warmup_vt = m.warmup_vt * h / m.horizon_vt;
 		m.horizon_vt = h;
 	}
+	if (o.principals_file != NULL) { /* #16 */
+		o.principals = malloc(sizeof(*o.principals));
+		if (o.principals == NULL ||
+		    nl_principals_load(o.principals, o.principals_file, &o.key, m.n_mach, err,
+				       sizeof(err)) != 0) {
+			fprintf(stderr, "nlevel: --principals: %s\n",
+				o.principals != NULL ? err : "out of memory");
+			free(o.principals);
+			nl_cfg_free(cfg);
+			rte_eal_cleanup();
+			return 2;
+		}
+	}
 	mach = calloc(m.n_mach, sizeof(*mach));
 	if (mach == NULL || nl_machines_build(&m, m.seed, mach) != 0) {
 		fprintf(stderr, "nlevel: cannot build %u machines\n", m.n_mach);
@@ -649,6 +687,9 @@ main(int argc, char **argv)
 		rc = rc != 0;
 	}
 	urcu_qsbr_unregister_thread();
+	if (o.principals != NULL)
+		sodium_memzero(o.principals, sizeof(*o.principals));
+	free(o.principals);
 	free(mach);
 	nl_cfg_free(cfg);
 	rte_eal_cleanup();

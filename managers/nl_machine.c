@@ -18,6 +18,8 @@ nl_reject_name(enum nl_reject_reason why)
 		return "overload";
 	case NL_REJECT_MACHINE_LOST:
 		return "machine_lost";
+	case NL_REJECT_QUOTA:
+		return "quota";
 	default:
 		return "unknown";
 	}

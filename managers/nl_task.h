@@ -24,6 +24,7 @@ enum nl_reject_reason {
 	NL_REJECT_BAD_TASK = 2,   /**< L out of range, or vector wider than N */
 	NL_REJECT_OVERLOAD = 3,   /**< admission control: inbox or queue full */
 	NL_REJECT_MACHINE_LOST = 4, /**< machines left while it waited; nowhere to re-dispatch */
+	NL_REJECT_QUOTA = 5,      /**< over its principal's cap (tasks in flight, rate); #16 */
 	NL_REJECT_MAX
 };
 

@@ -37,6 +37,7 @@
 
 #include "nl_cfg.h"
 #include "nl_model_cfg.h"
+#include "nl_principal.h"
 #include "nl_proto.h"
 
 enum { ST_SENT = 0, ST_ACCEPTED, ST_REJECTED, ST_COMPLETE };
@@ -204,6 +205,8 @@ usage(FILE *f)
 		"  --key FILE             site key of the appliance's --key (owner-only\n"
 		"                         permissions): frames are authenticated (protocol version\n"
 		"                         2); without it, version 1 (appliance without --key)\n"
+		"  --principal NAME       with --key FILE holding NAME's key (nlevel-key): submit\n"
+		"                         as principal NAME of the appliance's --principals\n"
 		"  --expect-complete      exit 1 unless every task COMPLETEs with status 0 (or\n"
 		"                         --expect-status)\n"
 		"  --expect-status CMD=STATUS\n"
@@ -219,9 +222,9 @@ usage(FILE *f)
 }
 
 /* Printable names of enum nl_reject_reason (managers/nl_task.h, docs/protocol.md). */
-enum { N_REASONS = 6 };
+enum { N_REASONS = 7 };
 static const char *const reason_name[N_REASONS] = {
-	"none", "no_machine", "bad_task", "overload", "machine_lost", "other",
+	"none", "no_machine", "bad_task", "overload", "machine_lost", "quota", "other",
 };
 
 static unsigned int
@@ -272,6 +275,7 @@ main(int argc, char **argv)
 		{ "expect-complete", no_argument, NULL, 'E' },
 		{ "expect-status", required_argument, NULL, 'X' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "principal", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -287,7 +291,7 @@ main(int argc, char **argv)
 	struct task *tk = NULL;
 	int c, fd;
 	char *end;
-	const char *key_file = NULL;
+	const char *key_file = NULL, *principal = NULL;
 	static struct nl_auth_key key;
 	static struct nl_auth_tx seal_tx;
 	struct nl_replay rwin = { 0 };
@@ -374,6 +378,13 @@ main(int argc, char **argv)
 			}
 			n_xs++;
 			break;
+		case 'j':
+			if (!nl_principal_name_ok(optarg)) {
+				fprintf(stderr, "nlevel-loadgen: --principal: bad name '%s'\n", optarg);
+				return 2;
+			}
+			principal = optarg;
+			break;
 		case 'K': key_file = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -394,7 +405,13 @@ main(int argc, char **argv)
 		}
 		if (nl_replay_init(&rwin, 16) != 0)
 			return 1;
-		nl_auth_tx_init(&seal_tx, &key);
+		if (principal != NULL) /* #16: our principal's id in the sender id */
+			nl_auth_tx_init_principal(&seal_tx, &key, principal);
+		else
+			nl_auth_tx_init(&seal_tx, &key);
+	} else if (principal != NULL) {
+		fprintf(stderr, "nlevel-loadgen: --principal needs --key (its key file)\n");
+		return 2;
 	}
 	if (config != NULL) {
 		struct nl_cfg *cfg = NULL;
@@ -617,7 +634,8 @@ main(int argc, char **argv)
 			       k == 1 ? " (no machine matches the task's resource vector: are --res/"
 					"--split the appliance's N and L? give --config)" :
 			       k == 2 ? " (L or the vector is outside the appliance's model)" :
-			       k == 3 ? " (admission control: inbox or task pool full)" : "");
+			       k == 3 ? " (admission control: inbox or task pool full)" :
+			       k == 5 ? " (over this principal's cap: max_in_flight or max_rate)" : "");
 	for (unsigned int k = 1; k < N_REASONS; k++)
 		if (fail_by[k] > 0)
 			printf("nlevel-loadgen: %llu failed: %s\n", (unsigned long long)fail_by[k],

@@ -34,6 +34,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "nl_harden.h"
+#include "nl_principal.h"
 #include "nl_proto.h"
 
 extern char **environ;
@@ -164,6 +166,9 @@ send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d,
 	send_msg(fd, to, &m);
 }
 
+/* #16: limits of every command (--rlimit) */
+static struct nl_harden_limits cmd_limits;
+
 static const struct cmd *
 find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
 {
@@ -194,9 +199,10 @@ spawn_head(struct mach *m, const struct cmd *c)
 		i++;
 	}
 	argv[argc] = NULL;
-	rc = posix_spawn(&pid, c->path, NULL, NULL, argv, environ);
+	/* #16: cleared environment, no inherited descriptors, own process group, --rlimit */
+	rc = nl_harden_spawn(c->path, argv, &cmd_limits, -1, -1, &pid);
 	if (rc != 0)
-		return -rc;
+		return rc;
 	m->pid = pid;
 	return 0;
 }
@@ -224,6 +230,14 @@ usage(FILE *f)
 		"  --key FILE             site key of the appliance's --key (owner-only\n"
 		"                         permissions): frames are authenticated (protocol version\n"
 		"                         2); without it, version 1 (appliance without --key)\n"
+		"  --principal NAME       with --key FILE holding NAME's key (nlevel-key): join as\n"
+		"                         worker principal NAME of the appliance's --principals\n"
+		"  --rlimit LIST          limits of every command, e.g. cpu=10,mem=512M,nofile=64,\n"
+		"                         fsize=100M (CPU seconds, address space, open files,\n"
+		"                         bytes a file may grow to); a command over its limit is\n"
+		"                         killed and DONE says 128 + the signal. Commands always\n"
+		"                         run with PATH=/usr/bin:/bin only, stdin /dev/null, no\n"
+		"                         other inherited descriptors, in their own process group\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -245,6 +259,8 @@ main(int argc, char **argv)
 		{ "die-after", required_argument, NULL, 'd' },
 		{ "allow-root", no_argument, NULL, 'R' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "principal", required_argument, NULL, 'j' },
+		{ "rlimit", required_argument, NULL, 'J' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -257,7 +273,7 @@ main(int argc, char **argv)
 	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
 	uint32_t wid = (uint32_t)getpid();
 	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
-	const char *key_file = NULL;
+	const char *key_file = NULL, *principal = NULL;
 	static struct nl_auth_key key;
 	int c, fd;
 	char *end;
@@ -340,6 +356,21 @@ main(int argc, char **argv)
 		case 'K':
 			key_file = optarg;
 			break;
+		case 'J':
+			if (nl_harden_parse_limits(optarg, &cmd_limits) != 0) {
+				fprintf(stderr, "nlevel-worker: --rlimit: want cpu=S,mem=BYTES,nofile=N,"
+						"fsize=BYTES (any of them; BYTES may end in k, M, G), got "
+						"'%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			if (!nl_principal_name_ok(optarg)) {
+				fprintf(stderr, "nlevel-worker: --principal: bad name '%s'\n", optarg);
+				return 2;
+			}
+			principal = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -373,8 +404,14 @@ main(int argc, char **argv)
 		}
 		if (nl_replay_init(&replay, 16) != 0)
 			return 1;
-		nl_auth_tx_init(&seal_tx, &key);
+		if (principal != NULL) /* #16: our principal's id in the sender id */
+			nl_auth_tx_init_principal(&seal_tx, &key, principal);
+		else
+			nl_auth_tx_init(&seal_tx, &key);
 		auth_key = &key;
+	} else if (principal != NULL) {
+		fprintf(stderr, "nlevel-worker: --principal needs --key (its key file)\n");
+		return 2;
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
@@ -535,7 +572,7 @@ main(int argc, char **argv)
 	send_msg(fd, &app, &bye);
 	for (unsigned int i = 0; i < n_mach; i++) {
 		if (mach[i].pid > 0) {
-			kill(mach[i].pid, SIGTERM);
+			nl_harden_kill(mach[i].pid, SIGTERM); /* its whole process group */
 			waitpid(mach[i].pid, NULL, 0);
 		}
 		free(mach[i].q);

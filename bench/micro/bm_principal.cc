@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Issue #16: authentication of one frame when the appliance has principals (--principals):
+ * what nl_dp_sec_open() does per frame at the I/O lcore, i.e. the sender id read from the
+ * trailer, its principal found (nl_principals_find(), a hash probe among 64 principals), the
+ * MAC verified under that principal's key, the replay window checked. msg 0 = a SUBMIT of
+ * submitter "user7", 1 = a DONE of worker "user7". BM_frame_parse_auth_principal adds the
+ * frame parse and the body decode (the whole keyed ingress). items = frames. Compare with
+ * BM_frame_auth / BM_frame_parse (bm_frame.cc, site key only) in the same run.
+ */
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "bm_common.h"
+
+#include "nl_principal.h"
+#include "nl_proto.h"
+
+static struct nl_msg
+pr_msg(bool done, unsigned int i)
+{
+	struct nl_msg m;
+
+	memset(&m, 0, sizeof(m));
+	if (done) {
+		m.type = NL_MSG_DONE;
+		m.u.done.task_id = 1000 + i;
+		m.u.done.mach = i % 8;
+		m.u.done.token = i;
+	} else {
+		m.type = NL_MSG_SUBMIT;
+		m.u.submit.task_id = 1000 + i;
+		m.u.submit.need = i & 15;
+		m.u.submit.instr = 8000000000ULL;
+		m.u.submit.data_bits = 100000000ULL;
+		m.u.submit.n_split = 4;
+	}
+	return m;
+}
+
+static void
+frame_auth_principal(benchmark::State &st, bool whole)
+{
+	const bool done = st.range(0) != 0;
+	constexpr unsigned int n_frame = 64;
+	constexpr uint64_t t_base = 1700000000000000000ULL;
+	static struct nl_principals ps;
+	std::vector<std::vector<uint8_t>> fr(n_frame);
+	struct nl_frame_addr addr = {};
+	struct nl_auth_key site;
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	char path[] = "/tmp/nl-bm-principals-XXXXXX", err[256];
+	uint64_t n = 0, sink = 0;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : nullptr;
+
+	for (unsigned int i = 0; i < NL_AUTH_KEY_LEN; i++)
+		site.k[i] = (uint8_t)(i * 37 + 1);
+	if (f == nullptr) {
+		st.SkipWithError("cannot write the principals file");
+		return;
+	}
+	for (unsigned int i = 0; i < 64; i++)
+		fprintf(f, "[submitter user%u]\n[worker user%u]\nslots = *\n", i, i);
+	fclose(f);
+	int rc = nl_principals_load(&ps, path, &site, 64, err, sizeof(err));
+	unlink(path);
+	if (rc != 0 || nl_replay_init(&rp, 4096) != 0) {
+		st.SkipWithError("nl_principals_load / nl_replay_init failed");
+		return;
+	}
+	const int me = nl_principals_find(&ps, (uint64_t)nl_principal_id("user7") << 32);
+
+	nl_auth_tx_init_principal(&tx, &ps.p[me].key, "user7");
+	addr.src_ip = htonl(0x0a000002);
+	addr.dst_ip = htonl(0x0a000001);
+	addr.src_port = 40000;
+	addr.dst_port = NL_PROTO_PORT;
+	for (unsigned int i = 0; i < n_frame; i++) {
+		struct nl_msg m = pr_msg(done, i);
+		fr[i].assign(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN, 0);
+		int plen = nl_proto_seal(&m, &tx, t_base, fr[i].data() + NL_FRAME_HDR_LEN,
+					 NL_PROTO_MAX_LEN);
+		int flen = plen < 0 ? plen : nl_frame_build(fr[i].data(), &addr, (size_t)plen);
+
+		if (flen < 0) {
+			st.SkipWithError("nl_proto_seal / nl_frame_build failed");
+			nl_replay_free(&rp);
+			return;
+		}
+		fr[i].resize((size_t)flen);
+	}
+	uint64_t t0 = nl_bm_tsc();
+
+	for (auto _ : st) {
+		const std::vector<uint8_t> &fv = fr[n & (n_frame - 1)];
+		const uint8_t *pl = fv.data() + NL_FRAME_HDR_LEN;
+		size_t plen = fv.size() - NL_FRAME_HDR_LEN;
+		struct nl_frame_addr a;
+		uint64_t sender = 0, seq;
+		struct nl_msg m;
+		bool ok;
+
+		if (whole && nl_frame_parse(fv.data(), fv.size(), NL_PROTO_PORT, &a, &pl, &plen) !=
+				     NL_PROTO_OK) {
+			st.SkipWithError("a valid frame did not parse");
+			break;
+		}
+		/* as nl_dp_sec_open(): the sender id names the key */
+		const uint8_t *t = pl + plen - NL_AUTH_TRAILER_LEN;
+		for (unsigned int i = 0; i < 8; i++)
+			sender = sender << 8 | t[i];
+		int k = nl_principals_find(&ps, sender);
+		ok = k >= 0 &&
+		     nl_auth_verify(&ps.p[k].key, pl, plen, &sender, &seq) == NL_PROTO_OK &&
+		     nl_replay_check(&rp, sender, t_base + n, t_base + n) == NL_PROTO_OK;
+		if (ok && whole)
+			ok = nl_proto_decode_sealed(pl, plen, &m) == NL_PROTO_OK;
+		if (!ok) {
+			st.SkipWithError("a sealed frame did not verify");
+			break;
+		}
+		sink += seq + (unsigned int)k + (whole ? m.type : 0);
+		n++;
+	}
+	benchmark::DoNotOptimize(sink);
+	nl_bm_report(st, nl_bm_tsc() - t0, n);
+	nl_replay_free(&rp);
+}
+
+static void
+BM_frame_auth_principal(benchmark::State &st)
+{
+	frame_auth_principal(st, false);
+}
+BENCHMARK(BM_frame_auth_principal)->ArgName("msg")->DenseRange(0, 1);
+
+static void
+BM_frame_parse_auth_principal(benchmark::State &st)
+{
+	frame_auth_principal(st, true);
+}
+BENCHMARK(BM_frame_parse_auth_principal)->ArgName("msg")->DenseRange(0, 1);

@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port mode's security and fair share (issue #16): see nl_dp_sec.h and docs/security.md.
+ *
+ * Fair admission. A SUBMIT that passes its principal's caps waits in that principal's fair
+ * queue (a FIFO of the decoded message and its addresses). The I/O lcore admits from the
+ * queues while the appliance holds fewer tasks than its admission limit ([admission]
+ * max_in_flight, default the task pool), by deficit round robin (Shreedhar and Varghese,
+ * SIGCOMM 1995): the principals with a backlog form a round; each turn adds the principal's
+ * weight (its quantum) to its deficit and admits one task per unit of deficit (a task costs 1);
+ * a principal whose queue empties leaves the round with its deficit reset. Over any interval in
+ * which two principals stay backlogged, their admitted counts differ from the ratio of their
+ * weights by at most one quantum each (the paper's Theorem 1 with a fixed packet size), so a
+ * heavy submitter cannot take the light one's share; an idle principal's share goes to the
+ * others (work conserving).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sys/prctl.h>
+
+#include <sodium.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+#include <rte_pause.h>
+#include <rte_telemetry.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_port.h"
+#include "nl_dp_sec.h"
+#include "nl_fair.h"
+
+#define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+struct sec_ent {
+	struct nl_msg_submit s;
+	struct nl_frame_addr a;
+};
+
+struct sec_pr {
+	struct nl_sec_counts c;
+	double tokens;          /* token bucket [tasks] */
+	uint64_t tok_ns;        /* last refill (CLOCK_REALTIME) */
+	struct sec_ent *q;      /* FIFO [cap] */
+	uint32_t head, cap;
+};
+
+struct nl_dp_sec {
+	struct nl_principals ps;          /* copy */
+	unsigned int site;                /* index of the site key's holder = ps.n */
+	struct sec_pr pr[NL_PRINCIPAL_MAX + 1];
+	struct nl_fair drr;               /* the round over pr[] (nl_fair.h) */
+	uint64_t held;                    /* tasks accepted and not ended (all principals) */
+	uint64_t limit;                   /* admission limit */
+	uint64_t denied;                  /* all principals */
+	uint64_t unknown;                 /* frames of the site key refused (site_key = refuse) */
+	struct nl_sec_counts snap[NL_PRINCIPAL_MAX + 1]; /* with dp->snap (seqlock) */
+};
+
+static struct nl_dp *sec_tel_dp;
+
+static int snap_wait(struct nl_dp *dp, unsigned int timeout_ms);
+static void snap_read(const struct nl_dp *dp, struct nl_dp_counts *c, struct nl_sec_counts *prc);
+
+int
+nl_dp_sec_create(struct nl_dp *dp)
+{
+	struct nl_dp_sec *sec;
+
+	if (dp->o.principals == NULL)
+		return 0;
+	sec = calloc(1, sizeof(*sec));
+	if (sec == NULL)
+		return -ENOMEM;
+	sec->ps = *dp->o.principals;
+	sec->site = sec->ps.n;
+	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : dp->o.pool_size;
+	{
+		uint32_t w[NL_PRINCIPAL_MAX + 1];
+
+		for (unsigned int i = 0; i <= sec->site; i++)
+			w[i] = i < sec->site ? sec->ps.p[i].weight : 1;
+		if (nl_fair_init(&sec->drr, sec->site + 1, w) != 0) {
+			free(sec);
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int i = 0; i <= sec->site; i++) {
+		struct sec_pr *p = &sec->pr[i];
+
+		p->cap = i < sec->site ? sec->ps.p[i].queue : sec->ps.queue;
+		p->q = calloc(p->cap, sizeof(*p->q));
+		if (p->q == NULL) {
+			dp->sec = sec;
+			nl_dp_sec_free(dp);
+			return -ENOMEM;
+		}
+		p->tokens = i < sec->site ? sec->ps.p[i].burst : 0;
+	}
+	dp->sec = sec;
+	return 0;
+}
+
+void
+nl_dp_sec_free(struct nl_dp *dp)
+{
+	struct nl_dp_sec *sec = dp->sec;
+
+	if (sec == NULL)
+		return;
+	for (unsigned int i = 0; i <= sec->site; i++)
+		free(sec->pr[i].q);
+	nl_fair_free(&sec->drr);
+	sodium_memzero(&sec->ps, sizeof(sec->ps));
+	free(sec);
+	dp->sec = NULL;
+}
+
+enum nl_proto_err
+nl_dp_sec_open(struct io *io, const void *buf, size_t len, struct nl_msg *out)
+{
+	struct nl_dp_sec *sec = io->dp->sec;
+	const struct nl_auth_key *key = &io->dp->o.auth_key;
+	uint64_t sender = 0, seq;
+	const uint8_t *p = buf;
+	enum nl_proto_err e;
+	int k = -1;
+
+	/* The sender id (in the trailer, under the MAC) names the key to verify with: a frame
+	 * that claims principal P and verifies under P's key came from a holder of P's key. */
+	if (len >= NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN && len <= NL_PROTO_MAX_LEN) {
+		const uint8_t *t = p + len - NL_AUTH_TRAILER_LEN;
+
+		for (unsigned int i = 0; i < 8; i++)
+			sender = sender << 8 | t[i];
+		k = nl_principals_find(&sec->ps, sender);
+		if (k >= 0)
+			key = &sec->ps.p[k].key;
+	}
+	e = nl_auth_verify(key, buf, len, &sender, &seq);
+	if (e == NL_PROTO_OK && k < 0 && !sec->ps.site_key_ok) {
+		nl_stat_add_st(&sec->unknown, 1);
+		e = NL_PROTO_E_MAC; /* site_key = refuse: only principals' keys are accepted */
+	}
+	if (e == NL_PROTO_OK)
+		e = nl_replay_check(&io->rp, sender, seq, io->now_ns);
+	if (e == NL_PROTO_OK)
+		e = nl_proto_decode_sealed(buf, len, out);
+	io->principal = k >= 0 ? (uint32_t)k : NL_PRINCIPAL_NONE;
+	if (e == NL_PROTO_OK)
+		nl_stat_add_st(&sec->pr[k >= 0 ? (unsigned int)k : sec->site].c.frames, 1);
+	return e;
+}
+
+static unsigned int
+pr_index(const struct nl_dp_sec *sec, uint32_t pr)
+{
+	return pr < sec->site ? pr : sec->site;
+}
+
+static bool
+deny(struct io *io)
+{
+	struct nl_dp_sec *sec = io->dp->sec;
+
+	nl_stat_add_st(&sec->pr[pr_index(sec, io->principal)].c.denied, 1);
+	nl_stat_add_st(&sec->denied, 1);
+	return false;
+}
+
+bool
+nl_dp_sec_allowed(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_sec *sec = dp->sec;
+	uint32_t cur = io->principal;
+	const struct nl_principal *p;
+	uint32_t wid;
+
+	if (cur >= sec->site)
+		return true; /* the site key's holder: the operator, every right */
+	p = &sec->ps.p[cur];
+	if (m->type == NL_MSG_SUBMIT)
+		return (p->kind & NL_PRINCIPAL_SUBMITTER) ? true : deny(io);
+	if (!(p->kind & NL_PRINCIPAL_WORKER))
+		return deny(io);
+	if (m->type == NL_MSG_DONE) {
+		const struct nl_msg_done *d = &m->u.done;
+		const struct nl_dp_meta *mt;
+		uint32_t mach, wi;
+
+		if (d->token >= dp->n_meta)
+			return true; /* matches nothing: counted stale_done */
+		mt = &dp->meta[d->token];
+		if (!mt->active || mt->task == NULL || d->sub >= NL_TASK_MAX_SPLIT)
+			return true;
+		mach = mt->sub_mach[d->sub];
+		if (mach >= dp->n_mach || (wi = io->slot_worker[mach]) == NO_SLOT)
+			return true;
+		/* a sub-task out on another principal's machine: not ours to answer */
+		return dp->workers[wi].principal == cur ? true : deny(io);
+	}
+	wid = m->type == NL_MSG_BYE ? m->u.bye.worker_id : m->u.hello.worker_id;
+	if (p->has_worker_id && wid != p->worker_id)
+		return deny(io);
+	/* HELLO / LOAD / BYE from the address of a worker another principal registered */
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		const struct nl_dp_worker *w = &dp->workers[i];
+
+		if (w->live && w->ip == a->src_ip && w->port == a->src_port)
+			return w->principal == cur ? true : deny(io);
+	}
+	return true;
+}
+
+bool
+nl_dp_sec_slot_ok(const struct io *io, uint32_t m)
+{
+	const struct nl_dp_sec *sec = io->dp->sec;
+
+	return io->principal >= sec->site || nl_principal_slot_ok(&sec->ps.p[io->principal], m);
+}
+
+void
+nl_dp_sec_seal_as(struct io *io, uint32_t pr)
+{
+	const struct nl_dp_sec *sec = io->dp->sec;
+
+	io->seal.key = pr < sec->site ? sec->ps.p[pr].key : io->dp->o.auth_key;
+}
+
+static void
+reject(struct io *io, uint32_t pr, const struct nl_msg_submit *s, const struct nl_frame_addr *a,
+       uint16_t reason)
+{
+	struct nl_msg m = { .type = NL_MSG_REJECT };
+
+	nl_stat_add_st(&io->dp->io_rejected, 1);
+	m.u.reply.task_id = s->task_id;
+	m.u.reply.client_ts_ns = s->client_ts_ns;
+	m.u.reply.reason = reason;
+	nl_dp_sec_seal_as(io, pr);
+	nl_dp_io_send(io, &m, a->src_mac, a->src_ip, a->src_port);
+}
+
+void
+nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+{
+	struct nl_dp_sec *sec = io->dp->sec;
+	unsigned int i = pr_index(sec, io->principal);
+	struct sec_pr *p = &sec->pr[i];
+	struct sec_ent *e;
+
+	nl_stat_add_st(&p->c.submitted, 1);
+	if (i < sec->site) {
+		const struct nl_principal *cf = &sec->ps.p[i];
+
+		if (cf->max_in_flight != 0 && p->c.in_flight + p->c.queued >= cf->max_in_flight) {
+			nl_stat_add_st(&p->c.rejected_quota, 1);
+			reject(io, io->principal, s, a, NL_REJECT_QUOTA);
+			return;
+		}
+		if (cf->max_rate_tps > 0) {
+			double dt = io->now_ns > p->tok_ns ? (double)(io->now_ns - p->tok_ns) * 1e-9 : 0;
+
+			p->tokens += dt * cf->max_rate_tps;
+			if (p->tokens > cf->burst)
+				p->tokens = cf->burst;
+			p->tok_ns = io->now_ns;
+			if (p->tokens < 1) {
+				nl_stat_add_st(&p->c.rejected_quota, 1);
+				reject(io, io->principal, s, a, NL_REJECT_QUOTA);
+				return;
+			}
+		}
+	}
+	if (p->c.queued == p->cap) {
+		nl_stat_add_st(&p->c.rejected_overload, 1);
+		reject(io, io->principal, s, a, NL_REJECT_OVERLOAD);
+		return;
+	}
+	if (i < sec->site && sec->ps.p[i].max_rate_tps > 0)
+		p->tokens -= 1;
+	e = &p->q[(p->head + p->c.queued) % p->cap];
+	e->s = *s;
+	e->a = *a;
+	nl_stat_add_st(&p->c.queued, 1);
+	nl_fair_backlogged_st(&sec->drr, i);
+	nl_dp_sec_poll(io);
+}
+
+/* Admit the head of principal i's queue through the port's normal SUBMIT path. */
+static void
+admit_one(struct io *io, unsigned int i)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_sec *sec = dp->sec;
+	struct sec_pr *p = &sec->pr[i];
+	struct sec_ent *e = &p->q[p->head];
+	uint64_t acc = dp->io_accepted, rej = dp->io_rejected;
+	uint32_t saved = io->principal;
+
+	p->head = (p->head + 1) % p->cap;
+	nl_stat_add_st(&p->c.queued, (uint64_t)-1);
+	io->principal = i < sec->site ? i : NL_PRINCIPAL_NONE;
+	io->sec_admitting = true;
+	nl_dp_port_admit(io, &e->s, &e->a);
+	io->sec_admitting = false;
+	io->principal = saved;
+	if (dp->io_accepted != acc) {
+		nl_stat_add_st(&p->c.accepted, 1);
+		nl_stat_add_st(&p->c.in_flight, 1);
+		sec->held++;
+	} else if (dp->io_rejected != rej) {
+		nl_stat_add_st(&p->c.rejected_overload, 1);
+	}
+}
+
+static bool
+has_backlog(void *ctx, unsigned int i)
+{
+	const struct nl_dp_sec *sec = ctx;
+
+	return sec->pr[i].c.queued > 0;
+}
+
+unsigned int
+nl_dp_sec_poll(struct io *io)
+{
+	struct nl_dp_sec *sec = io->dp->sec;
+	unsigned int n = 0;
+	int i;
+
+	/* deficit round robin (nl_fair.c) while the appliance holds fewer than its limit */
+	while (sec->held < sec->limit && (i = nl_fair_next_st(&sec->drr, has_backlog, sec)) >= 0) {
+		admit_one(io, (unsigned int)i);
+		n++;
+	}
+	return n;
+}
+
+void
+nl_dp_sec_finish(struct io *io, const struct nl_dp_meta *mt, bool failed)
+{
+	struct nl_dp_sec *sec = io->dp->sec;
+	struct sec_pr *p = &sec->pr[pr_index(sec, mt->principal)];
+
+	nl_stat_add_st(failed ? &p->c.failed : &p->c.completed, 1);
+	if (p->c.in_flight > 0)
+		nl_stat_add_st(&p->c.in_flight, (uint64_t)-1);
+	if (sec->held > 0)
+		sec->held--;
+}
+
+/* ---- telemetry and SUMMARY ---- */
+
+#define N_KEYS 11
+static const char *const key_names[N_KEYS] = {
+	"submitted", "accepted", "completed", "failed", "in_flight", "queued", "rejected_quota",
+	"rejected_overload", "rejected_other", "denied", "frames",
+};
+
+static uint64_t
+count_at(const struct nl_sec_counts *c, unsigned int k)
+{
+	const uint64_t *v[N_KEYS] = {
+		&c->submitted, &c->accepted, &c->completed, &c->failed, &c->in_flight, &c->queued,
+		&c->rejected_quota, &c->rejected_overload, &c->rejected_other, &c->denied, &c->frames,
+	};
+
+	return nl_atomic_load_relaxed(v[k]);
+}
+
+static const char *
+pr_name(const struct nl_dp_sec *sec, unsigned int i)
+{
+	return i < sec->site ? sec->ps.p[i].name : "(site-key)";
+}
+
+/* Per-principal arrays from one snapshot of the control lcore (nl_dp_snap_serve_ctl), so each
+ * principal's accepted = completed + failed + in_flight holds in what telemetry shows;
+ * "snapshot" = 0 when the control lcore did not answer in time (relaxed reads instead). */
+static int
+tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = sec_tel_dp;
+	struct nl_dp_sec *sec = dp != NULL ? dp->sec : NULL;
+	struct rte_tel_data *arr[N_KEYS + 1];
+	struct nl_sec_counts *prc;
+	struct nl_dp_counts c;
+	bool snap;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (sec == NULL) {
+		rte_tel_data_add_dict_u64(d, "principals", 0);
+		return 0;
+	}
+	for (unsigned int k = 0; k <= N_KEYS; k++) {
+		arr[k] = rte_tel_data_alloc();
+		if (arr[k] == NULL) {
+			while (k-- > 0)
+				rte_tel_data_free(arr[k]);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(arr[k], k < N_KEYS ? RTE_TEL_U64_VAL : RTE_TEL_STRING_VAL);
+	}
+	prc = calloc(sec->site + 1, sizeof(*prc));
+	snap = prc != NULL && snap_wait(dp, 100) == 0;
+	if (snap)
+		snap_read(dp, &c, prc);
+	for (unsigned int i = 0; i <= sec->site && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+		const struct nl_sec_counts *pc = snap ? &prc[i] : &sec->pr[i].c;
+
+		for (unsigned int k = 0; k < N_KEYS; k++)
+			rte_tel_data_add_array_u64(arr[k], count_at(pc, k));
+		rte_tel_data_add_array_string(arr[N_KEYS], pr_name(sec, i));
+	}
+	free(prc);
+	rte_tel_data_add_dict_u64(d, "snapshot", snap);
+	rte_tel_data_add_dict_u64(d, "principals", sec->site + 1);
+	rte_tel_data_add_dict_u64(d, "admission_limit", sec->limit);
+	rte_tel_data_add_dict_container(d, "name", arr[N_KEYS], 0);
+	for (unsigned int k = 0; k < N_KEYS; k++)
+		rte_tel_data_add_dict_container(d, key_names[k], arr[k], 0);
+	return 0;
+}
+
+int
+nl_dp_sec_tel_init(struct nl_dp *dp)
+{
+	sec_tel_dp = dp;
+	return rte_telemetry_register_cmd("/nlevel/principals", tel_principals,
+					  "Per-principal counters (issue #16): submitted, accepted, "
+					  "completed, failed, in_flight, queued, rejected_*, denied.");
+}
+
+void
+nl_dp_sec_tel_stats(const struct nl_dp *dp, struct rte_tel_data *d)
+{
+	const struct nl_dp_sec *sec = dp->sec;
+
+	rte_tel_data_add_dict_u64(d, "denied", sec != NULL ? nl_atomic_load_relaxed(&sec->denied) : 0);
+	rte_tel_data_add_dict_u64(d, "principals", sec != NULL ? sec->ps.n : 0);
+}
+
+void
+nl_dp_sec_summary(const struct nl_dp *dp, FILE *f)
+{
+	const struct nl_dp_sec *sec = dp->sec;
+
+	if (sec == NULL)
+		return;
+	for (unsigned int i = 0; i <= sec->site; i++) {
+		const struct nl_sec_counts *c = &sec->pr[i].c;
+
+		if (i == sec->site && c->frames == 0)
+			continue; /* nobody used the site key */
+		fprintf(f, "SUMMARY principal=%s weight=%u", pr_name(sec, i),
+			i < sec->site ? sec->ps.p[i].weight : 1);
+		for (unsigned int k = 0; k < N_KEYS; k++)
+			fprintf(f, " %s=%llu", key_names[k], (unsigned long long)count_at(c, k));
+		fprintf(f, "\n");
+	}
+	fflush(f);
+}
+
+/* ---- privilege drop ---- */
+
+int
+nl_dp_sec_drop_privileges(struct nl_dp *dp)
+{
+	const char *user = dp->o.run_as;
+	struct passwd *pw;
+
+	if (user == NULL)
+		return 0;
+	pw = getpwnam(user);
+	if (pw == NULL) {
+		DP_LOG(ERR, "--user %s: no such user\n", user);
+		return -ENOENT;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || setgroups(0, NULL) != 0 ||
+	    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) != 0 ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) != 0) {
+		int e = errno;
+
+		DP_LOG(ERR, "--user %s: cannot drop privileges: %s\n", user, strerror(e));
+		return -e;
+	}
+	if (pw->pw_uid != 0 && setuid(0) == 0) { /* must be impossible now */
+		DP_LOG(ERR, "--user %s: root could be regained\n", user);
+		return -EPERM;
+	}
+	DP_LOG(INFO, "running as %s (uid %u, gid %u) after start-up\n", user,
+	       (unsigned int)pw->pw_uid, (unsigned int)pw->pw_gid);
+	return 0;
+}
+
+/* ---- consistent snapshots ---- */
+
+static void
+store_words(void *dst, const void *src, size_t bytes)
+{
+	uint64_t *d = dst;
+	const uint64_t *s = src;
+
+	for (size_t i = 0; i < bytes / sizeof(uint64_t); i++)
+		nl_atomic_store_relaxed(&d[i], s[i]);
+}
+
+static void
+load_words(void *dst, const void *src, size_t bytes)
+{
+	uint64_t *d = dst;
+	const uint64_t *s = src;
+
+	for (size_t i = 0; i < bytes / sizeof(uint64_t); i++)
+		d[i] = nl_atomic_load_relaxed(&s[i]);
+}
+
+void
+nl_dp_snap_serve_ctl(struct nl_dp *dp)
+{
+	uint64_t req = nl_atomic_load_acquire(&dp->snap_req);
+	struct nl_dp_sec *sec = dp->sec;
+	struct nl_dp_counts c;
+
+	if (req == dp->snap_done)
+		return;
+	nl_dp_counts_get(dp, &c);
+	/* seqlock: odd while writing; readers retry on a change */
+	nl_atomic_store_relaxed(&dp->snap_seq, dp->snap_seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	store_words(&dp->snap, &c, sizeof(c));
+	if (sec != NULL)
+		for (unsigned int i = 0; i <= sec->site; i++)
+			store_words(&sec->snap[i], &sec->pr[i].c, sizeof(sec->snap[i]));
+	nl_atomic_store_release(&dp->snap_seq, dp->snap_seq + 1);
+	nl_atomic_store_release(&dp->snap_done, req);
+}
+
+/* Request a snapshot and wait for it. 0; -ETIMEDOUT; -EINVAL (not serving a port). */
+static int
+snap_wait(struct nl_dp *dp, unsigned int timeout_ms)
+{
+	uint64_t req, t_end, hz = rte_get_tsc_hz();
+
+	if (!dp->o.port_mode || dp->workers == NULL)
+		return -EINVAL;
+	req = __atomic_add_fetch(&dp->snap_req, 1, __ATOMIC_ACQ_REL);
+	t_end = rte_rdtsc() + (uint64_t)timeout_ms * (hz / 1000);
+	while ((int64_t)(nl_atomic_load_acquire(&dp->snap_done) - req) < 0) {
+		if (rte_rdtsc() > t_end)
+			return -ETIMEDOUT;
+		rte_delay_us_sleep(50);
+	}
+	return 0;
+}
+
+/* Copy the last snapshot (and the per-principal one, prc[site + 1], when not NULL). */
+static void
+snap_read(const struct nl_dp *dp, struct nl_dp_counts *c, struct nl_sec_counts *prc)
+{
+	const struct nl_dp_sec *sec = dp->sec;
+
+	for (;;) {
+		uint64_t s0 = nl_atomic_load_acquire(&dp->snap_seq), s1;
+
+		if (s0 & 1) {
+			rte_pause();
+			continue;
+		}
+		load_words(c, &dp->snap, sizeof(*c));
+		if (prc != NULL && sec != NULL)
+			for (unsigned int i = 0; i <= sec->site; i++)
+				load_words(&prc[i], &sec->snap[i], sizeof(prc[i]));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s1 = nl_atomic_load_relaxed(&dp->snap_seq);
+		if (s0 == s1)
+			return;
+	}
+}
+
+int
+nl_dp_snap_get(struct nl_dp *dp, struct nl_dp_counts *c, unsigned int timeout_ms)
+{
+	int rc = snap_wait(dp, timeout_ms);
+
+	if (rc == 0)
+		snap_read(dp, c, NULL);
+	return rc;
+}

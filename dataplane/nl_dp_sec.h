@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Port mode's security and fair share (issue #16, docs/security.md): frames verified under
+ * the key of the principal their sender id names; what a principal may send (a submitter
+ * SUBMIT, a worker HELLO / LOAD / DONE / BYE for its own slots and sub-tasks only); replies
+ * sealed under the addressee's key; per-submitter caps (tasks in flight, accepted rate) and
+ * weighted fair admission by deficit round robin; per-principal counters; consistent counter
+ * snapshots for telemetry; the privilege drop after start-up.
+ *
+ * Everything here runs on the I/O (control) lcore but the telemetry readers and
+ * nl_dp_snap_get(), which read relaxed or through the snapshot handshake.
+ */
+#ifndef NL_DP_SEC_H
+#define NL_DP_SEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nl_dp.h"
+#include "nl_principal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct io;
+struct nl_dp_meta;
+struct rte_tel_data;
+
+/** Per-principal counters (control lcore writes, telemetry reads relaxed). */
+struct nl_sec_counts {
+	uint64_t submitted;       /**< SUBMITs that passed authentication */
+	uint64_t accepted;        /**< ACCEPTed */
+	uint64_t completed;
+	uint64_t failed;          /**< accepted, then REJECTed (lost, refused) */
+	uint64_t in_flight;       /**< accepted, not ended */
+	uint64_t queued;          /**< waiting in its fair queue */
+	uint64_t rejected_quota;  /**< REJECT quota (over max_in_flight or max_rate) */
+	uint64_t rejected_overload; /**< REJECT overload (fair queue full, engine full) */
+	uint64_t rejected_other;  /**< REJECT bad_task / no_machine at ingress */
+	uint64_t denied;          /**< frames dropped: not this principal's to send */
+	uint64_t frames;          /**< authenticated frames from this principal */
+};
+
+/**
+ * Create the security state from dp->o.principals (no-op when NULL).
+ * @return 0; -ENOMEM. @par Context Control thread, before serving; allocates.
+ */
+int nl_dp_sec_create(struct nl_dp *dp);
+
+/** Free it (NULL-safe). @par Context Control thread, lcores stopped. */
+void nl_dp_sec_free(struct nl_dp *dp);
+
+/**
+ * Verify (the MAC under the key of the principal the sender id names, or the site key), check
+ * the replay window, decode; io->principal is set to the sender's principal.
+ * @return NL_PROTO_OK or the drop reason. @par Context I/O lcore.
+ * @par Source  docs/security.md "Identities".
+ */
+enum nl_proto_err nl_dp_sec_open(struct io *io, const void *buf, size_t len, struct nl_msg *out);
+
+/**
+ * Whether io->principal may send m from address a (kind, worker id, the worker record at that
+ * address, the owner of a DONE's sub-task). A refused frame is counted `denied` and dropped.
+ * @par Context I/O lcore.
+ */
+bool nl_dp_sec_allowed(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a);
+
+/** Whether the HELLO being handled may claim machine slot m. @par Context I/O lcore. */
+bool nl_dp_sec_slot_ok(const struct io *io, uint32_t m);
+
+/**
+ * A SUBMIT of io->principal: REJECT quota over its caps, REJECT overload when its fair queue
+ * is full, else queue it and run the fair admission (nl_dp_sec_poll()).
+ * @par Context I/O lcore. @par Source deficit round robin: M. Shreedhar and G. Varghese,
+ * "Efficient fair queuing using deficit round robin", SIGCOMM 1995.
+ */
+void nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a);
+
+/**
+ * Admit queued SUBMITs by deficit round robin while the appliance holds fewer than its
+ * admission limit. @return tasks admitted or refused. @par Context I/O lcore.
+ */
+unsigned int nl_dp_sec_poll(struct io *io);
+
+/** A task of principal mt->principal ended (failed or completed). @par Context I/O lcore. */
+void nl_dp_sec_finish(struct io *io, const struct nl_dp_meta *mt, bool failed);
+
+/** Seal the next frames under principal pr's key (the site key for NL_PRINCIPAL_NONE). */
+void nl_dp_sec_seal_as(struct io *io, uint32_t pr);
+
+/** Telemetry /nlevel/principals and the `denied` key of /nlevel/stats. @return 0; -errno. */
+int nl_dp_sec_tel_init(struct nl_dp *dp);
+
+/** Add the security keys (denied, principals) to a /nlevel/stats dict. @par Context Telemetry. */
+void nl_dp_sec_tel_stats(const struct nl_dp *dp, struct rte_tel_data *d);
+
+/**
+ * Print one `SUMMARY principal=NAME ...` line per principal (docs/output.md).
+ * @par Context Control thread, after serving.
+ */
+void nl_dp_sec_summary(const struct nl_dp *dp, FILE *f);
+
+/**
+ * Drop root after start-up (dp->o.run_as): no new privileges, supplementary groups cleared,
+ * the user's gid and uid (real, effective, saved), so no capability is left. The port, its
+ * mbufs and the telemetry socket stay open.
+ * @return 0 (or nothing to do); -errno, with a log line. @par Context Control, before the
+ * manager lcores start (applies to every thread of the process: glibc setuid).
+ */
+int nl_dp_sec_drop_privileges(struct nl_dp *dp);
+
+/**
+ * Serve a snapshot request: copy every counter (nl_dp_counts_get()) at one instant of the
+ * control lcore, which in port mode is the only writer of accepted / completed / failed and
+ * the only user of the task pool, so the copy satisfies I1 exactly.
+ * @par Context Control lcore (port mode), once per loop (one relaxed load when idle).
+ */
+void nl_dp_snap_serve_ctl(struct nl_dp *dp);
+
+/**
+ * A consistent counters snapshot from the control lcore (port mode): requests one and waits
+ * for it (up to timeout_ms).
+ * @return 0; -ETIMEDOUT (the caller falls back to nl_dp_counts_get()); -EINVAL when the
+ * engine is not serving a port. @par Context Any thread but the control lcore.
+ */
+int nl_dp_snap_get(struct nl_dp *dp, struct nl_dp_counts *c, unsigned int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_DP_SEC_H */

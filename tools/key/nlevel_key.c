@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-key: write a principal's key file, derived from the site key (docs/security.md).
+ *
+ *   nlevel-key --key SITE_KEY --principal NAME --out FILE
+ *
+ * FILE (created, owner-only) holds the 32 bytes nl_principal_derive() gives for NAME; give it
+ * to NAME only (the submitter's or the worker's host) and name it there with
+ * `--key FILE --principal NAME`. The appliance derives the same key from the site key, so it
+ * needs no copy of it. Prints the principal's id (the high 32 bits of its sender id).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "nl_principal.h"
+#include "nl_proto.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nlevel-key --key SITE_KEY --principal NAME --out FILE\n"
+		"Write principal NAME's key file (32 bytes, mode 0600), derived from the site key\n"
+		"with keyed BLAKE2b (docs/security.md). FILE must not exist.\n"
+		"  --key FILE         the site key (owner-only permissions)\n"
+		"  --principal NAME   1..%u characters of A-Z a-z 0-9 . _ -\n"
+		"  --out FILE         the key file to create\n"
+		"  --help             this text\n"
+		"Exit status: 0 written; 1 cannot write; 2 bad command line or site key.\n",
+		NL_PRINCIPAL_NAME_MAX);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "principal", required_argument, NULL, 'p' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *site_file = NULL, *name = NULL, *out = NULL;
+	struct nl_auth_key site;
+	uint8_t raw[NL_PRINCIPAL_DERIVED_LEN];
+	char err[512];
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'k': site_file = optarg; break;
+		case 'p': name = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (site_file == NULL || name == NULL || out == NULL || optind != argc) {
+		fprintf(stderr, "nlevel-key: --key, --principal and --out are required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (!nl_principal_name_ok(name)) {
+		fprintf(stderr, "nlevel-key: --principal '%s': 1..%u characters of A-Z a-z 0-9 . _ -\n",
+			name, NL_PRINCIPAL_NAME_MAX);
+		return 2;
+	}
+	if (nl_auth_key_load(site_file, &site, err, sizeof(err)) != 0) {
+		fprintf(stderr, "nlevel-key: --key: %s\n", err);
+		return 2;
+	}
+	if (nl_principal_derive(&site, name, raw) != 0) {
+		fprintf(stderr, "nlevel-key: cannot derive the key\n");
+		return 2;
+	}
+	sodium_memzero(&site, sizeof(site));
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || write(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw) || fsync(fd) != 0) {
+		int e = errno;
+
+		fprintf(stderr, "nlevel-key: --out %s: %s\n", out, strerror(e));
+		if (fd >= 0) {
+			close(fd);
+			unlink(out);
+		}
+		sodium_memzero(raw, sizeof(raw));
+		return 1;
+	}
+	close(fd);
+	sodium_memzero(raw, sizeof(raw));
+	printf("nlevel-key: %s: key of principal %s (id %08x)\n", out, name, nl_principal_id(name));
+	return 0;
+}
