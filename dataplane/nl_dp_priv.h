@@ -202,6 +202,7 @@ struct nl_dp {
 	uint64_t stale_done;          /* DONEs for nothing outstanding (late, duplicate, forged) */
 	uint64_t workers_joined;
 	uint64_t workers_left;
+	struct nl_dp_farm *farm;      /* port mode: task farms (issue #15, nl_dp_farm.c) */
 };
 
 /* A control request (telemetry -> control lcore). */

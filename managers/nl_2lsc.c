@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_match.h" /* issue #15 hook: matched tasks pick by Requirements/Rank */
 #include "nl_pick.h"
 #include "nl_policy.h"
 
@@ -223,7 +224,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
 			return;
 		}
-		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate, ld, now_vt,
+		n = nl_match_pick_task(t, &g->gl_mach[a], b - a, s->rate, ld, now_vt,
 					 t->instr / t->n_split, t->data_bits / t->n_split, t->n_split,
 					 out);
 	} else {
@@ -232,7 +233,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 		 * measure now. */
 		if (s->p.measure_period_vt <= 0 || g->snap_vt < 0)
 			tlsc_measure(s, now_vt, eng);
-		n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
+		n = nl_match_pick_task(t, &tr->leaf_mach[tr->leaf_off[leaf]],
 					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, g->snap,
 					 g->snap_vt, t->instr / t->n_split, t->data_bits / t->n_split,
 					 t->n_split, out);
@@ -240,7 +241,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			/* Its last measurement holds no live matching machine (machines joined
 			 * since): measure now rather than refuse on stale information. */
 			tlsc_measure(s, now_vt, eng);
-			n = nl_pick_least_loaded(&tr->leaf_mach[tr->leaf_off[leaf]],
+			n = nl_match_pick_task(t, &tr->leaf_mach[tr->leaf_off[leaf]],
 						 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate,
 						 g->snap, g->snap_vt, t->instr / t->n_split,
 						 t->data_bits / t->n_split, t->n_split, out);

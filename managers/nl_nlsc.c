@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "nl_match.h" /* issue #15 hook: matched tasks pick by Requirements/Rank */
 #include "nl_pick.h"
 #include "nl_policy.h"
 
@@ -136,9 +137,11 @@ nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 	uint32_t l = tr->node[mgr].leaf;
 	const uint32_t *cand = &tr->leaf_mach[tr->leaf_off[l]];
 	unsigned int n_cand = tr->leaf_off[l + 1] - tr->leaf_off[l];
-	int n = nl_pick_least_loaded(cand, n_cand, s->rate, eng->ops->load(eng->ctx, mgr, now_vt),
-				     now_vt, t->instr / t->n_split, t->data_bits / t->n_split,
-				     t->n_split, out);
+	/* issue #15 hook: nl_match_pick_task() = nl_pick_least_loaded() for a task without a
+	 * match handle; with one, Requirements filters and Rank orders before load. */
+	int n = nl_match_pick_task(t, cand, n_cand, s->rate, eng->ops->load(eng->ctx, mgr, now_vt),
+				   now_vt, t->instr / t->n_split, t->data_bits / t->n_split,
+				   t->n_split, out);
 
 	if (n < 0)
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
