@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 
 #include "nl_proto.h"
+#include "nl_worker_farm.h" /* issue #15: named commands, machine records, output capture */
 
 extern char **environ;
 
@@ -224,6 +225,10 @@ usage(FILE *f)
 		"  --key FILE             site key of the appliance's --key (owner-only\n"
 		"                         permissions): frames are authenticated (protocol version\n"
 		"                         2); without it, version 1 (appliance without --key)\n"
+		"  --commands FILE        task farm: named commands (name = /abs/path + argument\n"
+		"                         template), machine ClassAd attributes, output_dir and\n"
+		"                         output_cap (docs/taskfarm.md); stdout/stderr of each\n"
+		"                         sub-task go to OUTDIR/SUBMIT_INDEX.SUB.out / .err\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -245,6 +250,7 @@ main(int argc, char **argv)
 		{ "die-after", required_argument, NULL, 'd' },
 		{ "allow-root", no_argument, NULL, 'R' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "commands", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -257,7 +263,9 @@ main(int argc, char **argv)
 	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
 	uint32_t wid = (uint32_t)getpid();
 	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
-	const char *key_file = NULL;
+	const char *key_file = NULL, *farm_file = NULL;
+	static struct nl_wfarm wfarm; /* --commands (issue #15) */
+	uint64_t next_farm = 0;
 	static struct nl_auth_key key;
 	int c, fd;
 	char *end;
@@ -340,6 +348,9 @@ main(int argc, char **argv)
 		case 'K':
 			key_file = optarg;
 			break;
+		case 'C':
+			farm_file = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -375,6 +386,18 @@ main(int argc, char **argv)
 			return 1;
 		nl_auth_tx_init(&seal_tx, &key);
 		auth_key = &key;
+	}
+	if (farm_file != NULL) { /* issue #15: named commands and machine records */
+		struct nl_msg_mach desc[NL_PROTO_MAX_MACH];
+		char err[512];
+
+		for (unsigned int i = 0; i < n_mach; i++)
+			desc[i] = mach[i].desc;
+		if (nl_wfarm_load(&wfarm, farm_file, wid, n_mach, desc, err, sizeof(err)) != 0) {
+			fprintf(stderr, "nlevel-worker: --commands: %s\n", err);
+			nl_wfarm_free(&wfarm);
+			return 2;
+		}
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
@@ -429,6 +452,18 @@ main(int argc, char **argv)
 			send_msg(fd, &app, &m);
 			next_load = now + (uint64_t)(load_ms * 1e6);
 		}
+		if (hello_ok && farm_file != NULL && now >= next_farm) {
+			/* issue #15: command names and machine records, repeated (idempotent) */
+			struct nl_msg fm;
+
+			nl_wfarm_cmds_msg(&wfarm, wid, &fm);
+			send_msg(fd, &app, &fm);
+			for (unsigned int i = 0; i < n_mach; i++) {
+				nl_wfarm_ad_msg(&wfarm, wid, i, &fm);
+				send_msg(fd, &app, &fm);
+			}
+			next_farm = now + 1000000000ull;
+		}
 		/* finish what is due, start what can start */
 		for (unsigned int i = 0; i < n_mach; i++) {
 			struct mach *m = &mach[i];
@@ -444,6 +479,13 @@ main(int argc, char **argv)
 						break;
 					}
 					send_done(fd, &app, &s->d, 0);
+				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
+					/* issue #15: a named command, output captured */
+					if (nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id), &s->d,
+							   &m->pid) == 0)
+						break; /* runs; reaped below */
+					m->pid = 0;
+					send_done(fd, &app, &s->d, 127);
 				} else {
 					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
 					if (cm != NULL && spawn_head(m, cm) == 0)
@@ -477,7 +519,7 @@ main(int argc, char **argv)
 		}
 		int ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 
-		if (n_cmd > 0 && ms > 5)
+		if ((n_cmd > 0 || wfarm.n_cmd > 0) && ms > 5)
 			ms = 5; /* children are reaped by polling */
 		if (poll(&pfd, 1, ms) <= 0)
 			continue;
@@ -541,6 +583,7 @@ main(int argc, char **argv)
 		free(mach[i].q);
 	}
 	close(fd);
+	nl_wfarm_free(&wfarm);
 	if (auth_key != NULL)
 		nl_replay_free(&replay);
 	if (!quiet)
