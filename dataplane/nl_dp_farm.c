@@ -61,6 +61,8 @@ struct nl_dp_farm {
 	struct farm_handle hd[FARM_HANDLES];
 	unsigned int n_h;          /* next handle (1..) */
 	uint32_t *h_by_aux;        /* [n_meta] */
+	uint64_t *disp_tsc;        /* [n_meta] last DISPATCH of sub-task 0 */
+	uint32_t *disp_slot;       /* [n_meta] its machine */
 	uint32_t cur_h;            /* handle of the FSUBMIT being admitted, 0 = none */
 	struct nl_match_tab *tab;  /* published */
 	struct farm_sub sub[FARM_SUBMITS];
@@ -387,6 +389,33 @@ nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt)
 		f->h_by_aux[t->aux] = f->cur_h;
 }
 
+/* TASKINFO before a farm task's COMPLETE: where sub-task 0 ran, and when. */
+static void
+taskinfo(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+	size_t aux = (size_t)(mt - dp->meta);
+	struct nl_msg m = { .type = NL_MSG_TASKINFO };
+	struct nl_msg_taskinfo *ti = &m.u.farm.taskinfo;
+	double us_per_cyc = 1e6 / (double)rte_get_tsc_hz();
+	uint64_t now = rte_rdtsc(), d = f->disp_tsc[aux];
+	uint32_t slot = f->disp_slot[aux];
+
+	ti->task_id = task_id;
+	ti->n_split = mt->task != NULL && mt->task->n_split > 0 ? mt->task->n_split : 1;
+	ti->slot = slot;
+	if (slot < dp->n_mach && io->slot_worker[slot] != NO_SLOT) {
+		ti->worker_id = dp->workers[io->slot_worker[slot]].worker_id;
+		ti->mach = (uint16_t)io->slot_local[slot];
+	}
+	if (d >= mt->ingress_tsc && d <= now) {
+		ti->disp_us = (uint32_t)((double)(d - mt->ingress_tsc) * us_per_cyc);
+		ti->run_us = (uint32_t)((double)(now - d) * us_per_cyc);
+	}
+	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+}
+
 void
 nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 		 int32_t status)
@@ -424,6 +453,7 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 		nl_atomic_store_relaxed(&s->c.running, s->c.running - (s->c.running > 0));
 		break;
 	case NL_MSG_COMPLETE:
+		taskinfo(io, mt, task_id);
 		if (status == 0)
 			nl_atomic_store_relaxed(&s->c.done_ok, s->c.done_ok + 1);
 		else
@@ -446,6 +476,10 @@ nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,
 	    h >= f->n_h)
 		return;
 	wi = io->slot_worker[m];
+	if (d->sub == 0) {
+		f->disp_tsc[t->aux] = rte_rdtsc();
+		f->disp_slot[t->aux] = m;
+	}
 	/* not offered there (cannot happen after a matched pick): 0xffff is in no worker's list,
 	 * so the worker answers 127 */
 	d->cmd_id = wi == NO_SLOT || f->wk[wi].cmd[f->hd[h].name] == 0 ?
@@ -540,6 +574,54 @@ tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /nlevel/farm: command names, each machine's ClassAd record, each handle's eligible count */
+static int
+tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = farm_tel_dp;
+	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
+	struct rte_tel_data *names, *ads, *elig;
+
+	(void)cmd;
+	(void)params;
+	if (f == NULL)
+		return -EINVAL;
+	names = rte_tel_data_alloc();
+	ads = rte_tel_data_alloc();
+	elig = rte_tel_data_alloc();
+	if (names == NULL || ads == NULL || elig == NULL) {
+		rte_tel_data_free(names);
+		rte_tel_data_free(ads);
+		rte_tel_data_free(elig);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
+	for (unsigned int i = 0; i < nl_atomic_load_relaxed(&f->n_names); i++)
+		rte_tel_data_add_array_string(names, f->names[i]);
+	/* records: read racily by design (a record is replaced only by the control lcore and
+	 * its text outlives this call unless a worker changes it at the same moment) */
+	rte_tel_data_start_array(ads, RTE_TEL_STRING_VAL);
+	for (uint32_t m = 0; m < dp->n_mach; m++) {
+		const char *t = __atomic_load_n(&f->ad[m].text, __ATOMIC_ACQUIRE);
+		char buf[RTE_TEL_MAX_STRING_LEN];
+
+		snprintf(buf, sizeof(buf), "%s", t != NULL ? t : "");
+		rte_tel_data_add_array_string(ads, buf);
+	}
+	rte_tel_data_start_array(elig, RTE_TEL_U64_VAL);
+	urcu_qsbr_register_thread(); /* a short-lived reader of the match table */
+	const struct nl_match_tab *tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
+
+	for (uint32_t h = 1; tab != NULL && h < tab->n_h; h++)
+		rte_tel_data_add_array_u64(elig, tab->ent[h].n_elig);
+	urcu_qsbr_unregister_thread();
+	rte_tel_data_add_dict_container(d, "commands", names, 0);
+	rte_tel_data_add_dict_container(d, "machine_ads", ads, 0);
+	rte_tel_data_add_dict_container(d, "handle_eligible", elig, 0);
+	return 0;
+}
+
 int
 nl_dp_farm_init(struct io *io)
 {
@@ -550,9 +632,13 @@ nl_dp_farm_init(struct io *io)
 		return -ENOMEM;
 	f->ad = calloc(dp->n_mach, sizeof(*f->ad));
 	f->h_by_aux = calloc(dp->n_meta, sizeof(uint32_t));
-	if (f->ad == NULL || f->h_by_aux == NULL) {
+	f->disp_tsc = calloc(dp->n_meta, sizeof(uint64_t));
+	f->disp_slot = calloc(dp->n_meta, sizeof(uint32_t));
+	if (f->ad == NULL || f->h_by_aux == NULL || f->disp_tsc == NULL || f->disp_slot == NULL) {
 		free(f->ad);
 		free(f->h_by_aux);
+		free(f->disp_tsc);
+		free(f->disp_slot);
 		free(f);
 		return -ENOMEM;
 	}
@@ -566,6 +652,9 @@ nl_dp_farm_init(struct io *io)
 		rte_telemetry_register_cmd("/nlevel/submits", tel_submits,
 					   "Task farms: submit ids, or one submit's counters "
 					   "(param: submit id)");
+		rte_telemetry_register_cmd("/nlevel/farm", tel_farm,
+					   "Task farms: command names, machine ClassAd records, "
+					   "eligible machines per handle");
 	}
 	return 0;
 }
@@ -594,6 +683,8 @@ nl_dp_farm_fini(struct io *io)
 	}
 	free(f->ad);
 	free(f->h_by_aux);
+	free(f->disp_tsc);
+	free(f->disp_slot);
 	farm_tel_dp = NULL; /* telemetry answers -EINVAL from now on */
 	dp->farm = NULL;
 	free(f);

@@ -364,7 +364,8 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 	case NL_MSG_REGISTERED:
 	case NL_MSG_FSUBMIT:
 	case NL_MSG_STATUS_Q:
-	case NL_MSG_STATUS: {
+	case NL_MSG_STATUS:
+	case NL_MSG_TASKINFO: {
 		int nb = nl_farm_encode_body(m->type, &m->u.farm, p,
 					     sizeof(tmp) - NL_AUTH_TRAILER_LEN - NL_PROTO_HDR_LEN);
 

@@ -220,6 +220,24 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		s->c.running = rd(&p, 8);
 		return NL_PROTO_OK;
 	}
+	case NL_MSG_TASKINFO: {
+		struct nl_msg_taskinfo *t = &f->taskinfo;
+
+		e = exact(len, 32);
+		if (e != NL_PROTO_OK)
+			return e;
+		t->task_id = rd(&p, 8);
+		t->worker_id = (uint32_t)rd(&p, 4);
+		t->slot = (uint32_t)rd(&p, 4);
+		t->mach = (uint16_t)rd(&p, 2);
+		t->n_split = (uint16_t)rd(&p, 2);
+		t->disp_us = (uint32_t)rd(&p, 4);
+		t->run_us = (uint32_t)rd(&p, 4);
+		if (rd(&p, 4) != 0 || t->mach >= NL_PROTO_MAX_MACH || t->n_split == 0 ||
+		    t->n_split > NL_PROTO_MAX_SPLIT)
+			return FIELD;
+		return NL_PROTO_OK;
+	}
 	}
 	return NL_PROTO_E_TYPE;
 }
@@ -350,6 +368,21 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, s->c.running, 8);
 		break;
 	}
+	case NL_MSG_TASKINFO: {
+		const struct nl_msg_taskinfo *t = &f->taskinfo;
+
+		if (cap < 32)
+			return -ENOSPC;
+		p = wr(p, t->task_id, 8);
+		p = wr(p, t->worker_id, 4);
+		p = wr(p, t->slot, 4);
+		p = wr(p, t->mach, 2);
+		p = wr(p, t->n_split, 2);
+		p = wr(p, t->disp_us, 4);
+		p = wr(p, t->run_us, 4);
+		p = wr(p, 0, 4);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -360,7 +393,7 @@ const char *
 nl_farm_type_name(unsigned int type)
 {
 	static const char *const n[] = { "CMDS", "MACHAD", "REGISTER", "REGISTERED", "FSUBMIT",
-					 "STATUS_Q", "STATUS" };
+					 "STATUS_Q", "STATUS", "TASKINFO" };
 
 	return nl_farm_type(type) ? n[type - NL_MSG_CMDS] : "?";
 }

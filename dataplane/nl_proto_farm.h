@@ -40,6 +40,7 @@ enum nl_farm_msg_type {
 	NL_MSG_FSUBMIT = 28,    /**< client -> appliance: a task naming a handle */
 	NL_MSG_STATUS_Q = 29,   /**< client -> appliance: counters of a submit id? */
 	NL_MSG_STATUS = 30,     /**< appliance -> client: counters of a submit id */
+	NL_MSG_TASKINFO = 31,   /**< appliance -> client: where and when a farm task ran */
 };
 
 /** REGISTERED status. */
@@ -121,6 +122,17 @@ struct nl_msg_status {
 	struct nl_farm_counts c;
 };
 
+/** Where a farm task ran (sent just before its COMPLETE). */
+struct nl_msg_taskinfo {
+	uint64_t task_id;
+	uint32_t worker_id;  /**< worker of sub-task 0's (last) machine */
+	uint32_t slot;       /**< appliance machine id of sub-task 0 */
+	uint16_t mach;       /**< worker-local machine index */
+	uint16_t n_split;
+	uint32_t disp_us;    /**< ingress to sub-task 0's (last) DISPATCH at the appliance [us] */
+	uint32_t run_us;     /**< that DISPATCH to the task's end [us] */
+};
+
 /** Decoded task-farm messages (member of struct nl_msg's union). */
 union nl_msg_farm {
 	struct nl_msg_cmds cmds;
@@ -130,13 +142,14 @@ union nl_msg_farm {
 	struct nl_msg_fsubmit fsubmit;
 	struct nl_msg_status_q status_q;
 	struct nl_msg_status status;
+	struct nl_msg_taskinfo taskinfo;
 };
 
-/** @return true for a task-farm message type (24..30). @par Context Pure. */
+/** @return true for a task-farm message type (24..31). @par Context Pure. */
 static inline bool
 nl_farm_type(unsigned int type)
 {
-	return type >= NL_MSG_CMDS && type <= NL_MSG_STATUS;
+	return type >= NL_MSG_CMDS && type <= NL_MSG_TASKINFO;
 }
 
 /**

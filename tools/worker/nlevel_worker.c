@@ -428,7 +428,9 @@ main(int argc, char **argv)
 		}
 		if (exit_after > 0 && now - t0 >= (uint64_t)(exit_after * 1e9))
 			break;
-		if (!hello_ok && now >= next_hello) {
+		/* issue #15: HELLO again every 2 s once joined (idempotent): a worker the appliance
+		 * timed out (e.g. frames lost under overload) joins again instead of idling */
+		if ((!hello_ok || farm_file != NULL) && now >= next_hello) {
 			struct nl_msg m = { .type = NL_MSG_HELLO };
 
 			m.u.hello.worker_id = wid;
@@ -436,7 +438,7 @@ main(int argc, char **argv)
 			for (unsigned int i = 0; i < n_mach; i++)
 				m.u.hello.mach[i] = mach[i].desc;
 			send_msg(fd, &app, &m);
-			next_hello = now + 200000000ull;
+			next_hello = now + (hello_ok ? 2000000000ull : 200000000ull);
 		}
 		if (hello_ok && now >= next_load) {
 			struct nl_msg m = { .type = NL_MSG_LOAD };
@@ -521,6 +523,9 @@ main(int argc, char **argv)
 
 		if ((n_cmd > 0 || wfarm.n_cmd > 0) && ms > 5)
 			ms = 5; /* children are reaped by polling */
+		for (unsigned int i = 0; i < n_mach && wfarm.n_cmd > 0 && ms > 1; i++)
+			if (mach[i].pid > 0)
+				ms = 1; /* issue #15: a named command runs: reap it within 1 ms */
 		if (poll(&pfd, 1, ms) <= 0)
 			continue;
 		for (;;) {
