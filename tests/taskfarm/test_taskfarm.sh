@@ -95,6 +95,7 @@ for w in 1 2; do
 command emit = $TMP/emit.sh {1} {2} {3}
 command nap = /bin/sleep {1}
 command true = /bin/true
+command zeros = /bin/dd if=/dev/zero bs=1024 count={1} status=none
 output_dir = $TMP/out$w
 output_cap = 64k
 machine HasBig = $([[ $w == 1 ]] && echo true || echo false)
@@ -111,11 +112,11 @@ start_worker() { # number
 start_worker 1
 start_worker 2
 for _ in $(seq 100); do
-	[[ $(tel_key /nlevel/submits commands) -ge 3 && $(tel_key /nlevel/stats workers_joined) -ge 2 ]] && break
+	[[ $(tel_key /nlevel/submits commands) -ge 4 && $(tel_key /nlevel/stats workers_joined) -ge 2 ]] && break
 	sleep 0.1
 done
-say "two workers join and announce their 3 commands" \
-	"$([[ $(tel_key /nlevel/submits commands) == 3 ]]; echo $?)" "$(cat "$TMP"/w*.log)"
+say "two workers join and announce their 4 commands" \
+	"$([[ $(tel_key /nlevel/submits commands) == 4 ]]; echo $?)" "$(cat "$TMP"/w*.log)"
 
 # --- refused before anything is sent -------------------------------------------------------
 printf 'true\n@split 0\ntrue\n' >"$TMP/bad1.txt"
@@ -182,6 +183,13 @@ say "--status: the appliance's counters of the submit agree ($((N - nfail)) ok, 
 		$((c_ok + c_err)) == "$c_acc" && $((c_ok + c_err - N)) -le 20 ]]; echo $?)" "$st"
 p50=$(sed -n 's/.*start_p50_ms=\([0-9.]*\).*/\1/p' "$TMP/sub.out")
 echo "# submit-to-start p50 ${p50:-?} ms"
+
+# --- output cap: 200 KiB written, 64 KiB kept (output_cap = 64k), the write past it fails ---
+sub --wait --quiet --submit-id 200 --joblog "$TMP/cap.csv" --array 1-1 zeros 200 >/dev/null 2>&1
+capf=$(ls "$TMP"/out?/200_1.0.out 2>/dev/null | head -n1)
+size=$(stat -c %s "$capf" 2>/dev/null)
+say "output cap: a command writing 200 KiB leaves a 64 KiB stdout file and a non-zero exit" \
+	"$([[ $size == 65536 && $(awk -F, 'NR == 2 { print $11 }' "$TMP/cap.csv") != 0 ]]; echo $?)" "size ${size:-none}: $(cat "$TMP/cap.csv")"
 
 # --- Requirements and Rank ------------------------------------------------------------------
 printf '@requirements Memory > 1000000000\ntrue\ntrue\n' >"$TMP/nomatch.txt"

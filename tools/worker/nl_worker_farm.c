@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,7 +330,6 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	char *argv[MAX_ARGV + 1];
 	unsigned int n_targ = 0, argc = 0;
 	char out[600], errp[600];
-	int fo, fe, fi;
 	pid_t p;
 
 	memcpy(args, d->args, d->args_len);
@@ -365,38 +365,46 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 		 (unsigned int)(d->task_id & 0xffffffffu), d->sub);
 	snprintf(errp, sizeof(errp), "%s/%u_%u.%u.err", wf->out_dir,
 		 (unsigned int)(d->task_id >> 32), (unsigned int)(d->task_id & 0xffffffffu), d->sub);
-	fo = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	fi = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fo < 0 || fe < 0 || fi < 0) {
-		int e = errno;
+	/* posix_spawn (vfork-like: cheaper than fork) with the files opened in the child; the
+	 * size cap is the worker's own RLIMIT_FSIZE (nl_wfarm_limits()), inherited; SIGPIPE back
+	 * to its default (the worker ignores it), SIGXFSZ stays ignored (writes past the cap
+	 * fail with EFBIG). */
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	int rc;
 
-		if (fo >= 0)
-			close(fo);
-		if (fe >= 0)
-			close(fe);
-		if (fi >= 0)
-			close(fi);
-		return -e;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -ENOMEM;
+	if (posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -ENOMEM;
 	}
-	p = fork();
-	if (p == 0) {
-		struct rlimit rl = { .rlim_cur = wf->out_cap, .rlim_max = wf->out_cap };
-
-		dup2(fi, 0);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		signal(SIGXFSZ, SIG_IGN); /* a write past the cap fails (EFBIG), not a signal */
-		signal(SIGPIPE, SIG_DFL);
-		setrlimit(RLIMIT_FSIZE, &rl);
-		execve(c->path, argv, environ);
-		_exit(127);
-	}
-	close(fo);
-	close(fe);
-	close(fi);
-	if (p < 0)
-		return -errno;
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGCHLD);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (rc == 0)
+		rc = posix_spawn(&p, c->path, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0)
+		return -rc;
 	*pid = p;
 	return 0;
+}
+
+int
+nl_wfarm_limits(const struct nl_wfarm *wf)
+{
+	struct rlimit rl = { .rlim_cur = wf->out_cap, .rlim_max = wf->out_cap };
+
+	signal(SIGXFSZ, SIG_IGN); /* a write past the cap fails (EFBIG), not a signal */
+	return setrlimit(RLIMIT_FSIZE, &rl) == 0 ? 0 : -errno;
 }

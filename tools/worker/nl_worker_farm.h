@@ -63,12 +63,20 @@ void nl_wfarm_ad_msg(const struct nl_wfarm *wf, uint32_t wid, unsigned int i, st
 const struct nl_wfarm_cmd *nl_wfarm_find(const struct nl_wfarm *wf, uint16_t cmd_id);
 
 /*
- * Start a named command for DISPATCH d: argv from the template and d's arguments, stdin from
- * /dev/null, stdout and stderr to OUTDIR/S_I.SUB.out / .err (truncated), every file it
- * writes capped at out_cap bytes (RLIMIT_FSIZE, SIGXFSZ ignored: writes past the cap fail).
+ * Start a named command for DISPATCH d (posix_spawn, no shell): argv from the template and
+ * d's arguments, stdin from /dev/null, stdout and stderr to OUTDIR/S_I.SUB.out / .err
+ * (truncated), SIGPIPE and SIGCHLD at their defaults; the size cap is inherited from
+ * nl_wfarm_limits().
  * @return 0 and *pid; -errno (a missing placeholder argument is -EINVAL).
  */
 int nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 		   const struct nl_msg_dispatch *d, pid_t *pid);
+
+/*
+ * Cap every file the worker and its commands write at out_cap bytes: RLIMIT_FSIZE of the
+ * worker itself (inherited by every command), SIGXFSZ ignored so a write past the cap fails
+ * with EFBIG. Call once after nl_wfarm_load(). @return 0 or -errno.
+ */
+int nl_wfarm_limits(const struct nl_wfarm *wf);
 
 #endif /* NL_WORKER_FARM_H */

@@ -64,6 +64,14 @@ struct cmd {
 
 static volatile sig_atomic_t stop_flag;
 
+/* issue #15: a child's exit interrupts the loop's poll() (EINTR; poll is never restarted),
+ * so the next command of a machine starts at once instead of at the next 5 ms poll. */
+static void
+on_chld(int s)
+{
+	(void)s;
+}
+
 static void
 on_sig(int s)
 {
@@ -398,6 +406,9 @@ main(int argc, char **argv)
 			nl_wfarm_free(&wfarm);
 			return 2;
 		}
+		if (nl_wfarm_limits(&wfarm) != 0)
+			fprintf(stderr, "nlevel-worker: --commands: cannot set the output cap: %s\n",
+				strerror(errno));
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
@@ -413,6 +424,7 @@ main(int argc, char **argv)
 	int rcv = 4 << 20;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	signal(SIGCHLD, on_chld);
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
@@ -523,10 +535,7 @@ main(int argc, char **argv)
 
 		if ((n_cmd > 0 || wfarm.n_cmd > 0) && ms > 5)
 			ms = 5; /* children are reaped by polling */
-		for (unsigned int i = 0; i < n_mach && wfarm.n_cmd > 0 && ms > 1; i++)
-			if (mach[i].pid > 0)
-				ms = 1; /* issue #15: a named command runs: reap it within 1 ms */
-		if (poll(&pfd, 1, ms) <= 0)
+		if (poll(&pfd, 1, ms) <= 0) /* a SIGCHLD ends the wait (EINTR) */
 			continue;
 		for (;;) {
 			uint8_t buf[2048];
