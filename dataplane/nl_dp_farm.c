@@ -429,10 +429,12 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 		return;
 	/* during an FSUBMIT's admission the replies are its ACCEPT / REJECT (mt may be a copy) */
 	at_ingress = f->cur_h != 0;
-	if (!at_ingress) {
-		size_t aux = (size_t)(mt - dp->meta);
+	if (!at_ingress) { /* mt is dp->meta[aux] of a task, or a copy on on_submit()'s stack */
+		uintptr_t off = (uintptr_t)mt - (uintptr_t)dp->meta;
+		size_t aux = off / sizeof(*mt);
 
-		if (mt < dp->meta || aux >= dp->n_meta || f->h_by_aux[aux] == 0)
+		if ((uintptr_t)mt < (uintptr_t)dp->meta || aux >= dp->n_meta ||
+		    off % sizeof(*mt) != 0 || f->h_by_aux[aux] == 0)
 			return;
 	}
 	s = sub_find(f, task_id >> 32, false);
