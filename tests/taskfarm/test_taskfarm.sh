@@ -95,7 +95,7 @@ for w in 1 2; do
 command emit = $TMP/emit.sh {1} {2} {3}
 command nap = /bin/sleep {1}
 command true = /bin/true
-command zeros = /bin/dd if=/dev/zero bs=1024 count={1} status=none
+command zeros = /bin/dd if=/dev/zero bs=1024 count={1} status=none   # {1} inside a word
 output_dir = $TMP/out$w
 output_cap = 64k
 machine HasBig = $([[ $w == 1 ]] && echo true || echo false)
@@ -140,7 +140,7 @@ sub --wait --quiet --submit-id 100 --joblog "$TMP/log.csv" "$TMP/tasks.txt" >"$T
 rc=$?
 t1=$(date +%s.%N)
 echo "# $(grep SUMMARY "$TMP/sub.out")"
-echo "# 10,000 tasks in $(python3 -c "print(round($t1 - $t0, 1))") s"
+echo "# $N tasks in $(python3 -c "print(round($t1 - $t0, 1))") s"
 nfail=$((N / 10 * 2))
 say "10,000 tasks: exit 1 and '$nfail of $N tasks failed'" \
 	"$([[ $rc == 1 ]] && grep -q "$nfail of $N tasks failed" "$TMP/sub.err"; echo $?)" "rc $rc: $(cat "$TMP/sub.err")"
@@ -216,6 +216,7 @@ sub --wait --quiet --retries 3 --joblog "$TMP/kill.csv" "$TMP/naps.txt" >"$TMP/k
 sp=$!
 sleep 1.5
 kill -9 "${WPIDS[2]}"
+wait "${WPIDS[2]}" 2>/dev/null
 wait "$sp"
 rc=$?
 say "worker killed mid-run: all 400 tasks end ok (re-dispatched or retried)" \
@@ -228,11 +229,14 @@ done
 
 # --- nlevel-submit killed, then --resume -------------------------------------------------------
 awk 'BEGIN { for (i = 0; i < 300; i++) print "nap 0.02" }' >"$TMP/res.txt"
-sub --wait --quiet --window 16 --submit-id 300 --joblog "$TMP/res.csv" "$TMP/res.txt" >/dev/null 2>&1 &
+# not through sub(): $! must be nlevel-submit itself (ip netns exec execs it), not a subshell
+"${INNS[@]}" "$SUBMIT" --appliance "$APP_IP" --wait --quiet --window 16 --submit-id 300 \
+	--joblog "$TMP/res.csv" "$TMP/res.txt" >/dev/null 2>&1 &
 sp=$!
 sleep 1.5
 kill -9 "$sp"
 wait "$sp" 2>/dev/null
+sleep 0.2
 cp "$TMP/res.csv" "$TMP/res-before.csv"
 sub --wait --quiet --window 16 --resume --joblog "$TMP/res.csv" "$TMP/res.txt" >"$TMP/res.out" 2>&1
 rc=$?

@@ -190,16 +190,15 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 							  "arguments", NL_WFARM_MAX_TOK);
 						break;
 					}
-					if (tok[0] == '{') {
-						if (!(strcmp(tok, "{@}") == 0 ||
-						      (tok[1] >= '1' && tok[1] <= '9' && tok[2] == '}' &&
-						       tok[3] == '\0'))) {
-							rc = fail(err, errlen, path, ln, "placeholder '%s': "
-								  "want {1}..{9} or {@}", tok);
-							break;
-						}
-						c->has_ph = true;
+					if (strstr(tok, "{@}") != NULL && strcmp(tok, "{@}") != 0) {
+						rc = fail(err, errlen, path, ln, "'%s': {@} (every task "
+							  "argument) must be a word of its own", tok);
+						break;
 					}
+					for (const char *q = tok; (q = strchr(q, '{')) != NULL; q++)
+						if ((q[1] >= '1' && q[1] <= '9' && q[2] == '}') ||
+						    strncmp(q, "{@}", 3) == 0)
+							c->has_ph = true;
 					c->tok[c->n_tok++] = strdup(tok);
 				}
 				wf->n_cmd++; /* freed by nl_wfarm_free() even on an error */
@@ -330,6 +329,7 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	char *argv[MAX_ARGV + 1];
 	unsigned int n_targ = 0, argc = 0;
 	char out[600], errp[600];
+	char scratch[4096], *sp = scratch; /* template words with {k} replaced */
 	pid_t p;
 
 	memcpy(args, d->args, d->args_len);
@@ -347,15 +347,30 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 		if (strcmp(t, "{@}") == 0) {
 			for (unsigned int j = 0; j < n_targ && argc < MAX_ARGV; j++)
 				argv[argc++] = targ[j];
-		} else if (t[0] == '{') {
-			unsigned int j = (unsigned int)(t[1] - '1');
-
-			if (j >= n_targ)
-				return -EINVAL;
-			argv[argc++] = targ[j];
-		} else {
-			argv[argc++] = (char *)t;
+			continue;
 		}
+		argv[argc++] = sp;
+		while (*t != '\0') {
+			const char *v = NULL;
+
+			if (t[0] == '{' && t[1] >= '1' && t[1] <= '9' && t[2] == '}') {
+				unsigned int j = (unsigned int)(t[1] - '1');
+
+				if (j >= n_targ)
+					return -EINVAL; /* the task has fewer arguments */
+				v = targ[j];
+				t += 3;
+			}
+			size_t l = v != NULL ? strlen(v) : 1;
+
+			if ((size_t)(sp - scratch) + l + 1 >= sizeof(scratch))
+				return -E2BIG;
+			memcpy(sp, v != NULL ? v : t, l);
+			sp += l;
+			if (v == NULL)
+				t++;
+		}
+		*sp++ = '\0';
 	}
 	if (!c->has_ph)
 		for (unsigned int j = 0; j < n_targ && argc < MAX_ARGV; j++)

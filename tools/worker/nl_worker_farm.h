@@ -7,9 +7,10 @@
  * %A_%a) with a size cap.
  *
  * File format (one statement a line, '#' starts a comment; errors are FILE:LINE):
- *   command NAME = /abs/path [ARG ...]   ARG: literal, or {1}..{9} (task argument k),
- *                                        or {@} (every task argument); without any {..}
- *                                        the task's arguments are appended
+ *   command NAME = /abs/path [ARG ...]   ARG: literal text in which {1}..{9} is task
+ *                                        argument k (count={1}), or the word {@} (every
+ *                                        task argument, one word each); without any
+ *                                        placeholder the task's arguments are appended
  *   machine ATTR = EXPR                  ClassAd attribute of every machine of this worker
  *   machine.K ATTR = EXPR                only machine K (0-based, --mach order)
  *   output_dir = DIR                     default ./nlevel-out
