@@ -224,6 +224,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);
 			return;
 		}
+		/* issue #15 hook: nl_pick_least_loaded() unless t has a match handle */
 		n = nl_match_pick_task(t, &g->gl_mach[a], b - a, s->rate, ld, now_vt,
 					 t->instr / t->n_split, t->data_bits / t->n_split, t->n_split,
 					 out);
@@ -233,6 +234,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 		 * measure now. */
 		if (s->p.measure_period_vt <= 0 || g->snap_vt < 0)
 			tlsc_measure(s, now_vt, eng);
+		/* issue #15 hook: nl_pick_least_loaded() unless t has a match handle */
 		n = nl_match_pick_task(t, &tr->leaf_mach[tr->leaf_off[leaf]],
 					 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, g->snap,
 					 g->snap_vt, t->instr / t->n_split, t->data_bits / t->n_split,
@@ -241,6 +243,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			/* Its last measurement holds no live matching machine (machines joined
 			 * since): measure now rather than refuse on stale information. */
 			tlsc_measure(s, now_vt, eng);
+			/* issue #15 hook: nl_pick_least_loaded() unless t has a match handle */
 			n = nl_match_pick_task(t, &tr->leaf_mach[tr->leaf_off[leaf]],
 						 tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate,
 						 g->snap, g->snap_vt, t->instr / t->n_split,
