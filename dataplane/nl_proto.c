@@ -358,24 +358,11 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p = put(p, m->u.bye.worker_id, 4);
 		p = put(p, 0, 4);
 		break;
-	case NL_MSG_CMDS: /* task-farm messages: nl_proto_farm.c */
-	case NL_MSG_MACHAD:
-	case NL_MSG_REGISTER:
-	case NL_MSG_REGISTERED:
-	case NL_MSG_FSUBMIT:
-	case NL_MSG_STATUS_Q:
-	case NL_MSG_STATUS:
-	case NL_MSG_TASKINFO: {
-		int nb = nl_farm_encode_body(m->type, &m->u.farm, p,
-					     sizeof(tmp) - NL_AUTH_TRAILER_LEN - NL_PROTO_HDR_LEN);
-
-		if (nb < 0)
-			return nb == -ENOSPC ? -EINVAL : nb;
-		p += nb;
-		break;
-	}
-	default:
-		return -EINVAL;
+	default: /* task-farm messages (nl_proto_farm.c); anything else: -EINVAL */
+		p = nl_farm_encode_at(m->type, &m->u.farm, p,
+				      sizeof(tmp) - NL_AUTH_TRAILER_LEN - (size_t)(p - tmp));
+		if (p == NULL)
+			return -EINVAL;
 	}
 	len = (size_t)(p - tmp);
 	put(tmp, NL_PROTO_MAGIC, 2);

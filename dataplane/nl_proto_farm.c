@@ -406,3 +406,11 @@ nl_farm_reg_name(unsigned int status)
 
 	return status < NL_FARM_REG_MAX ? n[status] : "?";
 }
+
+uint8_t *
+nl_farm_encode_at(unsigned int type, const union nl_msg_farm *f, uint8_t *p, size_t cap)
+{
+	int n = nl_farm_type(type) ? nl_farm_encode_body(type, f, p, cap) : -EINVAL;
+
+	return n < 0 ? NULL : p + n;
+}

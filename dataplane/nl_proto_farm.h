@@ -184,6 +184,14 @@ int nl_farm_decode_body(unsigned int type, const uint8_t *body, size_t len, void
  */
 int nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *p, size_t cap);
 
+/**
+ * nl_farm_encode_body() for nl_proto_encode()'s switch: encode at p, cap bytes of room.
+ * @return the end of the body; NULL for a type outside 24..31, a bad field or no room.
+ * @par Context  Pure; any thread.
+ */
+uint8_t *nl_farm_encode_at(unsigned int type, const union nl_msg_farm *f, uint8_t *p,
+			   size_t cap);
+
 /** Printable name of a task-farm type ("?" outside 24..30). @par Context Pure. */
 const char *nl_farm_type_name(unsigned int type);
 
