@@ -171,18 +171,12 @@ nl_match_pick(const struct nl_match_tab *tab, uint32_t h, const uint32_t *cand,
 }
 
 int
-nl_match_pick_task(const struct nl_task *t, const uint32_t *cand, unsigned int n_cand,
-		   const struct nl_mach_rate *rate, const struct nl_mach_load *load,
-		   double now_vt, double sub_instr, double sub_bits, unsigned int n_split,
-		   uint32_t *out)
+nl_match_pick_cur(uint32_t h, const uint32_t *cand, unsigned int n_cand,
+		  const struct nl_mach_rate *rate, const struct nl_mach_load *load, double now_vt,
+		  double sub_instr, double sub_bits, unsigned int n_split, uint32_t *out)
 {
-	uint32_t h = nl_match_handle(t);
-	const struct nl_match_tab *tab;
+	const struct nl_match_tab *tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
 
-	if (h == 0)
-		return nl_pick_least_loaded(cand, n_cand, rate, load, now_vt, sub_instr, sub_bits,
-					    n_split, out);
-	tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
 	if (tab == NULL)
 		return -ENOSPC;
 	return nl_match_pick(tab, h, cand, n_cand, rate, load, now_vt, sub_instr, sub_bits,

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "nl_machine.h"
+#include "nl_pick.h"
 #include "nl_task.h"
 
 #ifdef __cplusplus
@@ -136,17 +137,38 @@ int nl_match_pick(const struct nl_match_tab *tab, uint32_t h, const uint32_t *ca
 		  double sub_bits, unsigned int n_split, uint32_t *out);
 
 /**
+ * nl_match_pick() on the table published in nl_match_src (acquire load).
+ * @return as nl_match_pick(); -ENOSPC when no table is published.
+ * @par Context  Any lcore (an RCU reader of the engine's table).
+ */
+int nl_match_pick_cur(uint32_t h, const uint32_t *cand, unsigned int n_cand,
+		      const struct nl_mach_rate *rate, const struct nl_mach_load *load,
+		      double now_vt, double sub_instr, double sub_bits, unsigned int n_split,
+		      uint32_t *out);
+
+/**
  * The policies' hook: nl_match_pick() on the current table when t has a handle, else
- * nl_pick_least_loaded() unchanged (same parameters and results).
+ * nl_pick_least_loaded() unchanged (same parameters and results). Inline, so a task without
+ * a handle pays one load and one predictable branch.
  *
  * @param t  Task being placed; the other parameters as nl_pick_least_loaded().
  * @return as nl_pick_least_loaded(); -ENOSPC when t has a handle but no table is published.
  * @par Context  Any lcore (an RCU reader of the engine's table).
  */
-int nl_match_pick_task(const struct nl_task *t, const uint32_t *cand, unsigned int n_cand,
-		       const struct nl_mach_rate *rate, const struct nl_mach_load *load,
-		       double now_vt, double sub_instr, double sub_bits, unsigned int n_split,
-		       uint32_t *out);
+static inline int
+nl_match_pick_task(const struct nl_task *t, const uint32_t *cand, unsigned int n_cand,
+		   const struct nl_mach_rate *rate, const struct nl_mach_load *load,
+		   double now_vt, double sub_instr, double sub_bits, unsigned int n_split,
+		   uint32_t *out)
+{
+	uint32_t h = nl_match_handle(t);
+
+	if (__builtin_expect(h == 0, 1))
+		return nl_pick_least_loaded(cand, n_cand, rate, load, now_vt, sub_instr, sub_bits,
+					    n_split, out);
+	return nl_match_pick_cur(h, cand, n_cand, rate, load, now_vt, sub_instr, sub_bits,
+				 n_split, out);
+}
 
 /**
  * Re-place one sub-task of a matched task whose machine was lost: nl_match_pick() with
