@@ -29,8 +29,10 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_atomic.h"
+#include "nl_dp_farm.h" /* issue #15: task farms */
 #include "nl_dp_port.h"
 #include "nl_dp_sec.h"
+#include "nl_match.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -61,6 +63,7 @@ reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8
 	m.u.reply.resp_us = resp_us;
 	if (io->dp->sec != NULL) /* #16: sealed under the submitter's key */
 		nl_dp_sec_seal_as(io, mt->principal);
+	nl_dp_farm_reply(io, mt, task_id, type, status); /* issue #15 hook: per-submit counters */
 	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
@@ -96,7 +99,10 @@ replace_sub(struct io *io, const struct nl_task *t)
 	const struct nl_sched *s = dp->gen_rcu->s;
 	uint32_t m;
 
-	if (s->ops->replace(s, t, dp->load->w_load, nl_dp_now_vt(dp), &m) != 0 ||
+	/* issue #15 hook: a matched task is re-placed among its eligible machines only */
+	if ((nl_match_handle(t) != 0 ?
+		     nl_match_replace(s, t, dp->load->w_load, nl_dp_now_vt(dp), &m) :
+		     s->ops->replace(s, t, dp->load->w_load, nl_dp_now_vt(dp), &m)) != 0 ||
 	    m >= dp->n_mach || !io->alive[m])
 		return NO_SLOT;
 	return m;
@@ -150,6 +156,7 @@ send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
 	memcpy(d->args, mt->args, mt->args_len);
 	if (dp->sec != NULL) /* #16: sealed under the worker principal's key */
 		nl_dp_sec_seal_as(io, w->principal);
+	nl_dp_farm_dispatch(io, t, m, d); /* issue #15 hook: the worker's id of a named command */
 	nl_dp_io_send(io, &msg, w->mac, w->ip, w->port);
 }
 
@@ -253,6 +260,7 @@ publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, 
 	free(mach);
 	if (rc != 0)
 		return rc;
+	nl_dp_farm_machines(io); /* issue #15 hook: match table of the new generation */
 	for (uint32_t m = 0; m < dp->n_mach; m++) {
 		struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
 
@@ -304,6 +312,7 @@ remove_worker(struct io *io, uint32_t wi, const char *why)
 		free(gone);
 		return;
 	}
+	nl_dp_farm_worker_gone(io, wi); /* issue #15 hook: its commands and records leave */
 	for (unsigned int i = 0; i < w->n_mach; i++) {
 		uint32_t m = w->slot[i];
 
@@ -471,6 +480,7 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	mt->done_mask = 0;
 	mt->active = 0;
 	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
+	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
 	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
 		nl_stat_add_st(&dp->io_rejected, 1);
@@ -509,6 +519,14 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	}
 	if (dp->sec != NULL && !nl_dp_sec_allowed(io, &m, &a))
 		return; /* #16: not this principal's to send (counted denied) */
+	if (nl_farm_type(m.type)) { /* issue #15 hook: task-farm messages (nl_dp_farm.c) */
+		struct nl_msg_submit fs;
+
+		if (nl_dp_farm_frame(io, &m, &a, &fs))
+			on_submit(io, &fs, &a);
+		nl_dp_farm_submit_end(io);
+		return;
+	}
 	nl_stat_add_st(&dp->rx_msgs[m.type], 1);
 	switch (m.type) {
 	case NL_MSG_SUBMIT:
@@ -565,6 +583,9 @@ nl_dp_serve(struct nl_dp *dp)
 	}
 	memset(io.slot_worker, 0xff, dp->n_mach * sizeof(uint32_t));
 	io.lc->dp = dp;
+	rc = nl_dp_farm_init(&io); /* issue #15 hook */
+	if (rc != 0)
+		goto out;
 	if (dp->o.auth) {
 		nl_auth_tx_init(&io.seal, &dp->o.auth_key);
 		io.now_ns = nl_auth_now_ns();
@@ -685,6 +706,7 @@ out:
 		nl_dp_io_tx_flush(&io);
 	if (rte_eth_dev_is_valid_port(dp->o.port_id))
 		rte_eth_dev_stop(dp->o.port_id);
+	nl_dp_farm_fini(&io); /* issue #15 hook */
 	free(io.slot_worker);
 	free(io.slot_local);
 	free(io.alive);

@@ -224,6 +224,7 @@ struct nl_dp {
 	uint64_t snap_done;           /* last request served (release) */
 	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
+	struct nl_dp_farm *farm;      /* port mode: task farms (issue #15, nl_dp_farm.c) */
 };
 
 /* A control request (telemetry -> control lcore). */

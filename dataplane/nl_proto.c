@@ -104,7 +104,7 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		return NL_PROTO_E_MAGIC;
 	if (ver != want)
 		return NL_PROTO_E_VERSION;
-	if (type == 0 || type >= NL_MSG_TYPE_MAX)
+	if ((type == 0 || type >= NL_MSG_TYPE_MAX) && !nl_farm_type(type))
 		return NL_PROTO_E_TYPE;
 	e = check_len(len, mlen);
 	if (e != NL_PROTO_OK)
@@ -118,6 +118,9 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 	}
 	memset(out, 0, sizeof(*out));
 	out->type = (uint8_t)type;
+	if (nl_farm_type(type)) /* task-farm messages: nl_proto_farm.c */
+		return (enum nl_proto_err)nl_farm_decode_body(type, r.p, len - NL_PROTO_HDR_LEN,
+							      &out->u.farm);
 	switch (type) {
 	case NL_MSG_SUBMIT: {
 		struct nl_msg_submit *s = &out->u.submit;
@@ -355,8 +358,11 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p = put(p, m->u.bye.worker_id, 4);
 		p = put(p, 0, 4);
 		break;
-	default:
-		return -EINVAL;
+	default: /* task-farm messages (nl_proto_farm.c); anything else: -EINVAL */
+		p = nl_farm_encode_at(m->type, &m->u.farm, p,
+				      sizeof(tmp) - NL_AUTH_TRAILER_LEN - (size_t)(p - tmp));
+		if (p == NULL)
+			return -EINVAL;
 	}
 	len = (size_t)(p - tmp);
 	put(tmp, NL_PROTO_MAGIC, 2);
@@ -482,6 +488,8 @@ nl_msg_type_name(unsigned int type)
 		"HELLO", "BYE",
 	};
 
+	if (nl_farm_type(type))
+		return nl_farm_type_name(type);
 	return type < NL_MSG_TYPE_MAX ? n[type] : "?";
 }
 

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_proto_farm.h" /* task-farm messages, types 24..31 */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -138,6 +140,7 @@ struct nl_msg {
 		struct nl_msg_done done;
 		struct nl_msg_hello hello;
 		struct nl_msg_bye bye;
+		union nl_msg_farm farm; /* types 24..31: nl_proto_farm.h */
 	} u;
 };
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_match.h" /* issue #15 hook: matched tasks pick by Requirements/Rank */
 #include "nl_pick.h"
 #include "nl_pick_idx.h"
 #include "nl_policy.h"
@@ -270,6 +271,10 @@ tlsc_global_pick(const struct nl_sched *s, struct tlsc *g, uint32_t leaf, const 
 	double si = t->instr / t->n_split, sb = t->data_bits / t->n_split;
 	int n;
 
+	if (nl_match_handle(t) != 0) /* issue #15 hook: Requirements / Rank, per task */
+		return nl_match_pick_task(t, &tr->leaf_mach[tr->leaf_off[leaf]],
+					  tr->leaf_off[leaf + 1] - tr->leaf_off[leaf], s->rate, g->snap,
+					  g->snap_vt, si, sb, t->n_split, out);
 	if (mm->gen == g->snap_gen + 1 && mm->si == si && mm->sb == sb && mm->n_split == t->n_split) {
 		if (mm->n > 0)
 			memcpy(out, mm->out, (size_t)mm->n * sizeof(*out));
@@ -314,13 +319,13 @@ tlsc_group_decide_idx(struct nl_sched *s, struct tlsc *g, uint32_t mgr, uint32_t
 	uint32_t a = g->gl_off[mgr * s->tree->n_leaf + leaf];
 	uint32_t b = g->gl_off[mgr * s->tree->n_leaf + leaf + 1];
 
-	if (nl_pick_idx_worth(b - a, t->n_split))
+	if (nl_match_handle(t) == 0 && nl_pick_idx_worth(b - a, t->n_split))
 		n = nl_pick_idx_pick(&pm->idx, 1 + leaf, now_vt, t->instr / t->n_split,
 				     t->data_bits / t->n_split, t->n_split, out);
-	else
-		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate, ld, now_vt,
-					 t->instr / t->n_split, t->data_bits / t->n_split,
-					 t->n_split, out);
+	else /* issue #15 hook: the scan, or Requirements / Rank when t has a match handle */
+		n = nl_match_pick_task(t, &g->gl_mach[a], b - a, s->rate, ld, now_vt,
+				       t->instr / t->n_split, t->data_bits / t->n_split,
+				       t->n_split, out);
 	if (n < 0) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
 		return true;
@@ -376,7 +381,8 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 			tlsc_decide(s, nl_2lsc_global_mgr(s), t, now_vt, eng); /* I6 */
 			return;
 		}
-		n = nl_pick_least_loaded(&g->gl_mach[a], b - a, s->rate, ld, now_vt,
+		/* issue #15 hook: nl_pick_least_loaded() unless t has a match handle */
+		n = nl_match_pick_task(t, &g->gl_mach[a], b - a, s->rate, ld, now_vt,
 					 t->instr / t->n_split, t->data_bits / t->n_split, t->n_split,
 					 out);
 	} else {

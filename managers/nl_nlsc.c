@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "nl_match.h" /* issue #15 hook: matched tasks pick by Requirements/Rank */
 #include "nl_pick.h"
 #include "nl_pick_idx.h"
 #include "nl_policy.h"
@@ -193,10 +194,10 @@ nlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 		pm = NULL;
 	else /* the index follows every booking, whichever way this pick is made */
 		nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
-	if (pm != NULL && nl_pick_idx_worth(n_cand, t->n_split)) /* the same pick, no scan */
-		n = nl_pick_idx_pick(&pm->idx, 0, now_vt, si, sb, t->n_split, out);
-	else
-		n = nl_pick_least_loaded(cand, n_cand, s->rate, ld, now_vt, si, sb, t->n_split, out);
+	if (pm != NULL && nl_match_handle(t) == 0 && nl_pick_idx_worth(n_cand, t->n_split))
+		n = nl_pick_idx_pick(&pm->idx, 0, now_vt, si, sb, t->n_split, out); /* no scan */
+	else /* issue #15 hook: the scan, or Requirements / Rank when t has a match handle */
+		n = nl_match_pick_task(t, cand, n_cand, s->rate, ld, now_vt, si, sb, t->n_split, out);
 	if (n < 0) {
 		eng->ops->reject(eng->ctx, t, NL_REJECT_NO_MACHINE, now_vt);
 		return;

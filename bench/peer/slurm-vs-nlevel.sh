@@ -276,6 +276,62 @@ else
 fi
 farm_stop
 
+# Task farm through nlevel-submit (issue #15): the same set-up (appliance, 4 workers, 8
+# machines) with a --commands file naming `true`, and `nlevel-submit --array 1-N true --wait`
+# (window 256): what a user runs. tasks/s = N / nlevel-submit's elapsed time; submit-to-start
+# p50 = nlevel-submit's start_p50_ms (half the SUBMIT->ACCEPT round trip plus the appliance's
+# ingress-to-DISPATCH time, docs/taskfarm.md).
+sub_rate=NA; sub_p50=NA
+farm_submit() {
+	local NLEVEL=$BUILD/dataplane/nlevel WORKER SUBMIT NS=nlq$$ VA=nlqa$$ VB=nlqb$$ w
+	WORKER=$(find "$BUILD" -type f -name nlevel-worker -perm -u+x 2>/dev/null | head -n1)
+	SUBMIT=$(find "$BUILD" -type f -name nlevel-submit -perm -u+x 2>/dev/null | head -n1)
+	[ -x "$NLEVEL" ] && [ -n "$WORKER" ] && [ -n "$SUBMIT" ] || { log "no nlevel/worker/submit in $BUILD"; return 1; }
+	[ "$(id -u)" -eq 0 ] && command -v ip >/dev/null || return 1
+	ip netns add "$NS" 2>/dev/null || return 1
+	FARM_NS=$NS FARM_VA=$VA
+	ip link add "$VA" type veth peer name "$VB" 2>/dev/null || return 1
+	ip link set "$VB" netns "$NS"
+	ip link set "$VA" up
+	ip netns exec "$NS" ip addr add 10.94.0.2/24 dev "$VB"
+	ip netns exec "$NS" ip link set "$VB" up
+	ip netns exec "$NS" ip link set lo up
+	if command -v ethtool >/dev/null; then
+		ethtool -K "$VA" tx off rx off >/dev/null 2>&1
+		ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
+	fi
+	ip netns exec "$NS" ip neigh replace 10.94.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
+		dev "$VB" nud permanent
+	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "nlq$$" -l 0-1 \
+		--vdev="net_af_packet0,iface=$VA" --log-level=lib.*:error -- \
+		--config "$SRC/tests/taskfarm/farm.ini" --scheme nlsc --ip 10.94.0.1 \
+		--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 5 >"$TMP/app-submit.log" 2>&1 &
+	FARM_APP=$!
+	sleep 2
+	kill -0 "$FARM_APP" 2>/dev/null || return 1
+	printf 'command true = /bin/true\noutput_dir = %s/out\n' "$TMP" >"$TMP/cmds.conf"
+	for w in 1 2 3 4; do
+		ip netns exec "$NS" "$WORKER" --appliance 10.94.0.1 --allow-root --quiet --id "$w" \
+			--mach '1e9:*' --mach '1e9:*' --commands "$TMP/cmds.conf" >"$TMP/ws$w.log" 2>&1 &
+		FARM_PIDS+=($!)
+	done
+	sleep 3
+	ip netns exec "$NS" "$SUBMIT" --appliance 10.94.0.1 --array "1-$N" --wait --quiet \
+		--timeout 60 true >"$TMP/submit.log" 2>&1
+	local sum
+	sum=$(grep '^SUMMARY' "$TMP/submit.log" | tail -n1)
+	[ -n "$sum" ] || { log "nlevel-submit failed: $(tail -n 3 "$TMP/submit.log")"; return 1; }
+	log "nlevel-submit: $sum"
+	sub_rate=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^rate_tps=//p')
+	sub_p50=$(tr ' ' '\n' <<<"$sum" | sed -n 's/^start_p50_ms=//p')
+	return 0
+}
+FARM_PIDS=()
+if [ -n "$BUILD" ]; then
+	farm_submit || log "nlevel-submit farm failed"
+fi
+farm_stop
+
 # No-op tasks: the live appliance in --native mode (the same tree of managers on DPDK lcores,
 # machines in-process finishing at once: no fork/exec), and nlevel-sim's event rate.
 nat_rate=NA; nat_lat=NA
@@ -307,8 +363,9 @@ printf '%-34s %-22s %s\n' "tasks/s end to end" "$s_rate" "$n_rate"
 printf '%-34s %-22s %s\n' "submit-to-start p50, burst [s]" "$s_p50" "$n_p50"
 printf '%-34s %-22s %s\n' "submit-to-start p50, idle [s]" "$s_p50_idle" "-"
 printf '%-34s %-22s %s\n' "rejected" "0" "$n_rej (offered $FARM_RATE tasks/s)"
+printf '%-34s %-22s %s\n' "nlevel-submit --array: tasks/s" "$s_rate" "$sub_rate (submit-to-start p50 $sub_p50 ms)"
 printf '%-34s %-22s %s\n' "fork/exec bound (xargs -P2 true)" "$fe_rate tasks/s" "$fe_rate tasks/s"
 printf '%-34s %-22s %s\n' "no-op tasks: nlevel --native" "-" "$nat_rate tasks/s ($nat_lat)"
 printf '%-34s %-22s %s\n' "nlevel-sim events/s (1 thread)" "-" "$sim_rate"
-echo "SUMMARY tasks=$N slurm_tps=$s_rate slurm_start_p50_s=$s_p50 slurm_idle_start_p50_s=$s_p50_idle nlevel_farm_tps=$n_rate nlevel_farm_rejected=$n_rej nlevel_over_slurm=$ratio forkexec_tps=$fe_rate native_noop_tps=$nat_rate sim_events_per_s=$sim_rate${s_note:+ slurm_note=$s_note}"
+echo "SUMMARY tasks=$N slurm_tps=$s_rate slurm_start_p50_s=$s_p50 slurm_idle_start_p50_s=$s_p50_idle nlevel_farm_tps=$n_rate nlevel_farm_rejected=$n_rej nlevel_over_slurm=$ratio nlevel_submit_tps=$sub_rate nlevel_submit_start_p50_ms=$sub_p50 submit_over_slurm=$(python3 -c "print(f'{$sub_rate / $s_rate:.1f}')" 2>/dev/null || echo NA) forkexec_tps=$fe_rate native_noop_tps=$nat_rate sim_events_per_s=$sim_rate${s_note:+ slurm_note=$s_note}"
 [ "$slurm_ok" -eq 1 ] && [ "$n_ok" -eq 1 ]

@@ -37,6 +37,7 @@
 #include "nl_harden.h"
 #include "nl_principal.h"
 #include "nl_proto.h"
+#include "nl_worker_farm.h" /* issue #15: named commands, machine records, output capture */
 
 extern char **environ;
 
@@ -64,6 +65,14 @@ struct cmd {
 };
 
 static volatile sig_atomic_t stop_flag;
+
+/* issue #15: a child's exit interrupts the loop's poll() (EINTR; poll is never restarted),
+ * so the next command of a machine starts at once instead of at the next 5 ms poll. */
+static void
+on_chld(int s)
+{
+	(void)s;
+}
 
 static void
 on_sig(int s)
@@ -238,6 +247,10 @@ usage(FILE *f)
 		"                         killed and DONE says 128 + the signal. Commands always\n"
 		"                         run with PATH=/usr/bin:/bin only, stdin /dev/null, no\n"
 		"                         other inherited descriptors, in their own process group\n"
+		"  --commands FILE        task farm: named commands (name = /abs/path + argument\n"
+		"                         template), machine ClassAd attributes, output_dir and\n"
+		"                         output_cap (docs/taskfarm.md); stdout/stderr of each\n"
+		"                         sub-task go to OUTDIR/SUBMIT_INDEX.SUB.out / .err\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -261,6 +274,7 @@ main(int argc, char **argv)
 		{ "key", required_argument, NULL, 'K' },
 		{ "principal", required_argument, NULL, 'j' },
 		{ "rlimit", required_argument, NULL, 'J' },
+		{ "commands", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -273,7 +287,9 @@ main(int argc, char **argv)
 	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
 	uint32_t wid = (uint32_t)getpid();
 	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
-	const char *key_file = NULL, *principal = NULL;
+	const char *key_file = NULL, *principal = NULL, *farm_file = NULL;
+	static struct nl_wfarm wfarm; /* --commands (issue #15) */
+	uint64_t next_farm = 0;
 	static struct nl_auth_key key;
 	int c, fd;
 	char *end;
@@ -371,6 +387,9 @@ main(int argc, char **argv)
 			}
 			principal = optarg;
 			break;
+		case 'C':
+			farm_file = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -413,6 +432,21 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-worker: --principal needs --key (its key file)\n");
 		return 2;
 	}
+	if (farm_file != NULL) { /* issue #15: named commands and machine records */
+		struct nl_msg_mach desc[NL_PROTO_MAX_MACH];
+		char err[512];
+
+		for (unsigned int i = 0; i < n_mach; i++)
+			desc[i] = mach[i].desc;
+		if (nl_wfarm_load(&wfarm, farm_file, wid, n_mach, desc, err, sizeof(err)) != 0) {
+			fprintf(stderr, "nlevel-worker: --commands: %s\n", err);
+			nl_wfarm_free(&wfarm);
+			return 2;
+		}
+		if (nl_wfarm_limits(&wfarm) != 0)
+			fprintf(stderr, "nlevel-worker: --commands: cannot set the output cap: %s\n",
+				strerror(errno));
+	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
 		mach[i].slot = UINT32_MAX;
@@ -427,6 +461,7 @@ main(int argc, char **argv)
 	int rcv = 4 << 20;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	signal(SIGCHLD, on_chld);
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
@@ -442,7 +477,9 @@ main(int argc, char **argv)
 		}
 		if (exit_after > 0 && now - t0 >= (uint64_t)(exit_after * 1e9))
 			break;
-		if (!hello_ok && now >= next_hello) {
+		/* issue #15: HELLO again every 2 s once joined (idempotent): a worker the appliance
+		 * timed out (e.g. frames lost under overload) joins again instead of idling */
+		if ((!hello_ok || farm_file != NULL) && now >= next_hello) {
 			struct nl_msg m = { .type = NL_MSG_HELLO };
 
 			m.u.hello.worker_id = wid;
@@ -450,7 +487,7 @@ main(int argc, char **argv)
 			for (unsigned int i = 0; i < n_mach; i++)
 				m.u.hello.mach[i] = mach[i].desc;
 			send_msg(fd, &app, &m);
-			next_hello = now + 200000000ull;
+			next_hello = now + (hello_ok ? 2000000000ull : 200000000ull);
 		}
 		if (hello_ok && now >= next_load) {
 			struct nl_msg m = { .type = NL_MSG_LOAD };
@@ -465,6 +502,18 @@ main(int argc, char **argv)
 			}
 			send_msg(fd, &app, &m);
 			next_load = now + (uint64_t)(load_ms * 1e6);
+		}
+		if (hello_ok && farm_file != NULL && now >= next_farm) {
+			/* issue #15: command names and machine records, repeated (idempotent) */
+			struct nl_msg fm;
+
+			nl_wfarm_cmds_msg(&wfarm, wid, &fm);
+			send_msg(fd, &app, &fm);
+			for (unsigned int i = 0; i < n_mach; i++) {
+				nl_wfarm_ad_msg(&wfarm, wid, i, &fm);
+				send_msg(fd, &app, &fm);
+			}
+			next_farm = now + 1000000000ull;
 		}
 		/* finish what is due, start what can start */
 		for (unsigned int i = 0; i < n_mach; i++) {
@@ -481,6 +530,13 @@ main(int argc, char **argv)
 						break;
 					}
 					send_done(fd, &app, &s->d, 0);
+				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
+					/* issue #15: a named command, output captured */
+					if (nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id), &s->d,
+							   &m->pid) == 0)
+						break; /* runs; reaped below */
+					m->pid = 0;
+					send_done(fd, &app, &s->d, 127);
 				} else {
 					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
 					if (cm != NULL && spawn_head(m, cm) == 0)
@@ -514,9 +570,9 @@ main(int argc, char **argv)
 		}
 		int ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 
-		if (n_cmd > 0 && ms > 5)
+		if ((n_cmd > 0 || wfarm.n_cmd > 0) && ms > 5)
 			ms = 5; /* children are reaped by polling */
-		if (poll(&pfd, 1, ms) <= 0)
+		if (poll(&pfd, 1, ms) <= 0) /* a SIGCHLD ends the wait (EINTR) */
 			continue;
 		for (;;) {
 			uint8_t buf[2048];
@@ -578,6 +634,7 @@ main(int argc, char **argv)
 		free(mach[i].q);
 	}
 	close(fd);
+	nl_wfarm_free(&wfarm);
 	if (auth_key != NULL)
 		nl_replay_free(&replay);
 	if (!quiet)

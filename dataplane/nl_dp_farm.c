@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Task farms in port mode (nl_dp_farm.h). State of the I/O lcore:
+ *  - names[]: every command name a worker ever announced (index = name id, < FARM_NAMES);
+ *  - wk[wi].cmd[name id]: worker wi's local command id for it (0 = not offered);
+ *  - ad[m]: machine m's ClassAd record (from its worker's MACHAD), with the text it came from;
+ *  - hd[h]: registered handles (name id, compiled Requirements/Rank, their texts);
+ *  - the match table of the current machine generation, published to the manager lcores
+ *    through nl_match_src (release store) and freed after a QSBR grace period;
+ *  - sub[]: counters per submit id (open addressing; an entry with nothing running is reused
+ *    when the table is full).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+#include <rte_telemetry.h>
+
+#include <urcu/urcu-qsbr.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_farm.h"
+#include "nl_match.h"
+#include "nl_match_cad.h"
+
+#define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+#define FARM_NAMES 64u     /* distinct command names */
+#define FARM_HANDLES 1024u /* registered Requirements/Rank handles (handle 0 unused) */
+#define FARM_SUBMITS 4096u /* submit ids with counters (power of two) */
+
+struct farm_worker {
+	uint16_t cmd[FARM_NAMES]; /* local command id per name id, 0 = not offered */
+};
+
+struct farm_ad {
+	struct nl_match_mad *ad;
+	char *text;
+};
+
+struct farm_handle {
+	uint32_t name;             /* name id */
+	struct nl_match_expr *x;
+	char *req, *rank;          /* texts, for de-duplication */
+};
+
+struct farm_sub {
+	uint64_t id;               /* submit id, 0 = free */
+	uint64_t last_tsc;
+	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
+};
+
+struct nl_dp_farm {
+	char names[FARM_NAMES][NL_FARM_NAME_MAX + 1];
+	unsigned int n_names;
+	struct farm_worker wk[MAX_WORKERS];
+	struct farm_ad *ad;        /* [n_mach] */
+	struct farm_handle hd[FARM_HANDLES];
+	unsigned int n_h;          /* next handle (1..) */
+	uint32_t *h_by_aux;        /* [n_meta] */
+	uint64_t *disp_tsc;        /* [n_meta] last DISPATCH of sub-task 0 */
+	uint32_t *disp_slot;       /* [n_meta] its machine */
+	uint32_t cur_h;            /* handle of the FSUBMIT being admitted, 0 = none */
+	struct nl_match_tab *tab;  /* published */
+	struct farm_sub sub[FARM_SUBMITS];
+	uint64_t n_rebuilds;
+};
+
+struct tab_free {
+	struct rcu_head rcu;
+	struct nl_match_tab *tab;
+};
+
+static struct nl_dp *farm_tel_dp; /* telemetry's view (set once at init) */
+
+static void
+tab_free_cb(struct rcu_head *h)
+{
+	struct tab_free *f = caa_container_of(h, struct tab_free, rcu);
+
+	nl_match_tab_free(f->tab);
+	free(f);
+}
+
+/* Rebuild the match table: per handle and machine, eligible = alive, its worker offers the
+ * handle's command, and Requirements is true; Rank as evaluated. */
+static void
+rebuild(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+	struct nl_match_tab *tab, *old;
+	struct tab_free *tf;
+
+	tab = nl_match_tab_new(dp->n_mach, f->n_h, dp->gen_rcu->id);
+	if (tab == NULL) {
+		DP_LOG(ERR, "task farm: no memory for the match table\n");
+		return;
+	}
+	for (uint32_t h = 1; h < f->n_h; h++) {
+		struct farm_handle *hd = &f->hd[h];
+
+		if (nl_match_expr_has_rank(hd->x))
+			nl_match_tab_use_rank(tab, h);
+		for (uint32_t m = 0; m < dp->n_mach; m++) {
+			uint32_t wi = io->slot_worker[m];
+			bool ok = false;
+			double rank = 0;
+
+			if (!io->alive[m] || wi == NO_SLOT || f->wk[wi].cmd[hd->name] == 0)
+				continue;
+			nl_match_expr_eval(hd->x, f->ad[m].ad, &ok, &rank);
+			nl_match_tab_set(tab, h, m, ok, rank);
+		}
+	}
+	old = f->tab;
+	f->tab = tab;
+	__atomic_store_n(&nl_match_src.tab, tab, __ATOMIC_RELEASE);
+	f->n_rebuilds++;
+	if (old != NULL) {
+		tf = malloc(sizeof(*tf));
+		if (tf == NULL) { /* cannot defer: leak rather than free under readers */
+			DP_LOG(ERR, "task farm: old match table leaked (no memory)\n");
+			return;
+		}
+		tf->tab = old;
+		urcu_qsbr_call_rcu(&tf->rcu, tab_free_cb);
+	}
+}
+
+static int32_t
+worker_of(const struct nl_dp *dp, const struct nl_frame_addr *a)
+{
+	for (unsigned int i = 0; i < dp->n_workers; i++)
+		if (dp->workers[i].live && dp->workers[i].ip == a->src_ip &&
+		    dp->workers[i].port == a->src_port)
+			return (int32_t)i;
+	return -1;
+}
+
+static int
+name_id(struct nl_dp_farm *f, const char *name, bool add)
+{
+	for (unsigned int i = 0; i < f->n_names; i++)
+		if (strcmp(f->names[i], name) == 0)
+			return (int)i;
+	if (!add || f->n_names == FARM_NAMES)
+		return -1;
+	snprintf(f->names[f->n_names], sizeof(f->names[0]), "%s", name);
+	return (int)f->n_names++;
+}
+
+static void
+on_cmds(struct io *io, const struct nl_msg_cmds *c, const struct nl_frame_addr *a)
+{
+	struct nl_dp_farm *f = io->dp->farm;
+	int32_t wi = worker_of(io->dp, a);
+	uint16_t cmd[FARM_NAMES] = { 0 };
+
+	if (wi < 0)
+		return; /* not joined yet: the worker repeats its CMDS */
+	for (unsigned int i = 0; i < c->n; i++) {
+		int id = name_id(f, c->cmd[i].name, true);
+
+		if (id >= 0)
+			cmd[id] = c->cmd[i].id;
+	}
+	if (memcmp(cmd, f->wk[wi].cmd, sizeof(cmd)) == 0)
+		return;
+	memcpy(f->wk[wi].cmd, cmd, sizeof(cmd));
+	rebuild(io);
+}
+
+static void
+on_machad(struct io *io, const struct nl_msg_machad *ma, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+	int32_t wi = worker_of(dp, a);
+	struct nl_match_mad *ad = NULL;
+	char err[200];
+	uint32_t m;
+
+	if (wi < 0 || ma->mach >= dp->workers[wi].n_mach)
+		return;
+	m = dp->workers[wi].slot[ma->mach];
+	if (m == NO_SLOT || m >= dp->n_mach)
+		return;
+	if (f->ad[m].text != NULL && strcmp(f->ad[m].text, ma->ad) == 0)
+		return; /* unchanged (workers repeat their records) */
+	if (nl_match_mad_parse(ma->ad, ma->len, &ad, err, sizeof(err)) != 0) {
+		DP_LOG(WARNING, "worker %u machine %u: bad ClassAd record ignored: %s\n",
+		       dp->workers[wi].worker_id, ma->mach, err);
+		return;
+	}
+	nl_match_mad_free(f->ad[m].ad);
+	free(f->ad[m].text);
+	f->ad[m].ad = ad;
+	f->ad[m].text = strdup(ma->ad);
+	rebuild(io); /* a new record: a new generation of every handle's result */
+}
+
+static void
+send_to(struct io *io, const struct nl_frame_addr *a, const struct nl_msg *m)
+{
+	nl_dp_io_send(io, m, a->src_mac, a->src_ip, a->src_port);
+}
+
+static void
+on_register(struct io *io, const struct nl_msg_register *r, const struct nl_frame_addr *a)
+{
+	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_msg out = { .type = NL_MSG_REGISTERED };
+	struct nl_msg_registered *rd = &out.u.farm.regd;
+	int id = name_id(f, r->name, false);
+	uint32_t h;
+
+	rd->req_id = r->req_id;
+	if (id < 0) {
+		rd->status = NL_FARM_REG_UNKNOWN_CMD;
+		goto reply;
+	}
+	for (h = 1; h < f->n_h; h++)
+		if (f->hd[h].name == (uint32_t)id && strcmp(f->hd[h].req, r->req) == 0 &&
+		    strcmp(f->hd[h].rank, r->rank) == 0)
+			break;
+	if (h == f->n_h) {
+		struct farm_handle *hd = &f->hd[h];
+		char err[NL_FARM_ERR_MAX + 1];
+		int rc;
+
+		if (h == FARM_HANDLES) {
+			rd->status = NL_FARM_REG_FULL;
+			goto reply;
+		}
+		rc = nl_match_expr_compile(r->req, r->req_len, r->rank, r->rank_len, &hd->x, err,
+					   sizeof(err));
+		if (rc != 0) {
+			rd->status = rc == -EDOM ? NL_FARM_REG_BAD_RANK : NL_FARM_REG_BAD_REQ;
+			rd->err_len = (uint8_t)strnlen(err, NL_FARM_ERR_MAX);
+			memcpy(rd->err, err, rd->err_len);
+			goto reply;
+		}
+		hd->name = (uint32_t)id;
+		hd->req = strdup(r->req);
+		hd->rank = strdup(r->rank);
+		if (hd->req == NULL || hd->rank == NULL) {
+			free(hd->req);
+			free(hd->rank);
+			nl_match_expr_free(hd->x);
+			rd->status = NL_FARM_REG_FULL;
+			goto reply;
+		}
+		f->n_h++;
+		rebuild(io); /* the new handle's row, before the client can use it */
+	}
+	rd->handle = h;
+	rd->status = NL_FARM_REG_OK;
+	if (f->tab != NULL && h < f->tab->n_h)
+		rd->n_match = (uint16_t)(f->tab->ent[h].n_elig > 65535 ? 65535 :
+					 f->tab->ent[h].n_elig);
+reply:
+	send_to(io, a, &out);
+}
+
+static struct farm_sub *
+sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
+{
+	uint32_t i0 = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 52) & (FARM_SUBMITS - 1);
+	struct farm_sub *victim = NULL;
+
+	if (id == 0)
+		return NULL;
+	for (uint32_t k = 0; k < FARM_SUBMITS; k++) {
+		struct farm_sub *s = &f->sub[(i0 + k) & (FARM_SUBMITS - 1)];
+
+		if (s->id == id)
+			return s;
+		if (s->id == 0) {
+			if (!add)
+				return NULL;
+			victim = s;
+			break;
+		}
+		if (add && s->c.running == 0 && (victim == NULL || s->last_tsc < victim->last_tsc))
+			victim = s;
+	}
+	if (victim == NULL)
+		return NULL;
+	/* a new submit id (or one replacing the least recent idle one) */
+	memset(&victim->c, 0, sizeof(victim->c));
+	nl_atomic_store_relaxed(&victim->id, id);
+	return victim;
+}
+
+static void
+on_status_q(struct io *io, const struct nl_msg_status_q *q, const struct nl_frame_addr *a)
+{
+	struct nl_msg out = { .type = NL_MSG_STATUS };
+	struct farm_sub *s = sub_find(io->dp->farm, q->submit_id, false);
+
+	out.u.farm.status.req_id = q->req_id;
+	out.u.farm.status.submit_id = q->submit_id;
+	if (s != NULL) {
+		out.u.farm.status.known = 1;
+		out.u.farm.status.c = s->c;
+	}
+	send_to(io, a, &out);
+}
+
+bool
+nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a,
+		 struct nl_msg_submit *s)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+	const struct nl_msg_fsubmit *fs;
+	struct farm_sub *sc;
+
+	if (f == NULL)
+		return false;
+	switch (m->type) {
+	case NL_MSG_CMDS:
+		on_cmds(io, &m->u.farm.cmds, a);
+		return false;
+	case NL_MSG_MACHAD:
+		on_machad(io, &m->u.farm.machad, a);
+		return false;
+	case NL_MSG_REGISTER:
+		on_register(io, &m->u.farm.reg, a);
+		return false;
+	case NL_MSG_STATUS_Q:
+		on_status_q(io, &m->u.farm.status_q, a);
+		return false;
+	case NL_MSG_FSUBMIT:
+		break;
+	default: /* REGISTERED, STATUS: ours to send */
+		nl_stat_add_st(&dp->drops[NL_PROTO_E_TYPE], 1);
+		return false;
+	}
+	fs = &m->u.farm.fsubmit;
+	sc = sub_find(f, fs->task_id >> 32, true);
+	if (sc != NULL) {
+		sc->c.submitted++;
+		sc->last_tsc = rte_rdtsc();
+	}
+	memset(s, 0, sizeof(*s));
+	s->task_id = fs->task_id;
+	s->need = fs->need;
+	s->instr = fs->instr;
+	s->data_bits = fs->data_bits;
+	s->client_ts_ns = fs->client_ts_ns;
+	s->n_split = fs->n_split;
+	s->args_len = fs->args_len;
+	memcpy(s->args, fs->args, fs->args_len);
+	if (fs->handle >= f->n_h) { /* e.g. the appliance restarted: the client registers again */
+		struct nl_msg r = { .type = NL_MSG_REJECT };
+
+		r.u.reply.task_id = fs->task_id;
+		r.u.reply.client_ts_ns = fs->client_ts_ns;
+		r.u.reply.reason = NL_REJECT_NO_HANDLE;
+		if (sc != NULL)
+			sc->c.rejected++;
+		nl_stat_add_st(&dp->io_rejected, 1);
+		send_to(io, a, &r);
+		return false;
+	}
+	f->cur_h = fs->handle;
+	return true;
+}
+
+void
+nl_dp_farm_submit_end(struct io *io)
+{
+	if (io->dp->farm != NULL)
+		io->dp->farm->cur_h = 0;
+}
+
+void
+nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt)
+{
+	struct nl_dp_farm *f = io->dp->farm;
+
+	(void)mt;
+	if (f != NULL && t->aux < io->dp->n_meta)
+		f->h_by_aux[t->aux] = f->cur_h;
+}
+
+/* TASKINFO before a farm task's COMPLETE: where sub-task 0 ran, and when. */
+static void
+taskinfo(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+	size_t aux = (size_t)(mt - dp->meta);
+	struct nl_msg m = { .type = NL_MSG_TASKINFO };
+	struct nl_msg_taskinfo *ti = &m.u.farm.taskinfo;
+	double us_per_cyc = 1e6 / (double)rte_get_tsc_hz();
+	uint64_t now = rte_rdtsc(), d = f->disp_tsc[aux];
+	uint32_t slot = f->disp_slot[aux];
+
+	ti->task_id = task_id;
+	ti->n_split = mt->task != NULL && mt->task->n_split > 0 ? mt->task->n_split : 1;
+	ti->slot = slot;
+	if (slot < dp->n_mach && io->slot_worker[slot] != NO_SLOT) {
+		ti->worker_id = dp->workers[io->slot_worker[slot]].worker_id;
+		ti->mach = (uint16_t)io->slot_local[slot];
+	}
+	if (d >= mt->ingress_tsc && d <= now) {
+		ti->disp_us = (uint32_t)((double)(d - mt->ingress_tsc) * us_per_cyc);
+		ti->run_us = (uint32_t)((double)(now - d) * us_per_cyc);
+	}
+	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+}
+
+void
+nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
+		 int32_t status)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+	struct farm_sub *s;
+	bool at_ingress;
+
+	if (f == NULL)
+		return;
+	/* during an FSUBMIT's admission the replies are its ACCEPT / REJECT (mt may be a copy) */
+	at_ingress = f->cur_h != 0;
+	if (!at_ingress) { /* mt is dp->meta[aux] of a task, or a copy on on_submit()'s stack */
+		uintptr_t off = (uintptr_t)mt - (uintptr_t)dp->meta;
+		size_t aux = off / sizeof(*mt);
+
+		if ((uintptr_t)mt < (uintptr_t)dp->meta || aux >= dp->n_meta ||
+		    off % sizeof(*mt) != 0 || f->h_by_aux[aux] == 0)
+			return;
+	}
+	s = sub_find(f, task_id >> 32, false);
+	if (s == NULL)
+		return;
+	s->last_tsc = rte_rdtsc();
+	switch (type) {
+	case NL_MSG_ACCEPT:
+		nl_atomic_store_relaxed(&s->c.accepted, s->c.accepted + 1);
+		nl_atomic_store_relaxed(&s->c.running, s->c.running + 1);
+		break;
+	case NL_MSG_REJECT:
+		if (at_ingress) {
+			nl_atomic_store_relaxed(&s->c.rejected, s->c.rejected + 1);
+			break;
+		}
+		nl_atomic_store_relaxed(&s->c.lost, s->c.lost + 1);
+		nl_atomic_store_relaxed(&s->c.running, s->c.running - (s->c.running > 0));
+		break;
+	case NL_MSG_COMPLETE:
+		taskinfo(io, mt, task_id);
+		if (status == 0)
+			nl_atomic_store_relaxed(&s->c.done_ok, s->c.done_ok + 1);
+		else
+			nl_atomic_store_relaxed(&s->c.done_err, s->c.done_err + 1);
+		nl_atomic_store_relaxed(&s->c.running, s->c.running - (s->c.running > 0));
+		break;
+	default:
+		break;
+	}
+}
+
+void
+nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,
+		    struct nl_msg_dispatch *d)
+{
+	struct nl_dp_farm *f = io->dp->farm;
+	uint32_t h, wi;
+
+	if (f == NULL || t->aux >= io->dp->n_meta || (h = f->h_by_aux[t->aux]) == 0 ||
+	    h >= f->n_h)
+		return;
+	wi = io->slot_worker[m];
+	if (d->sub == 0) {
+		f->disp_tsc[t->aux] = rte_rdtsc();
+		f->disp_slot[t->aux] = m;
+	}
+	/* not offered there (cannot happen after a matched pick): 0xffff is in no worker's list,
+	 * so the worker answers 127 */
+	d->cmd_id = wi == NO_SLOT || f->wk[wi].cmd[f->hd[h].name] == 0 ?
+			    0xffff : f->wk[wi].cmd[f->hd[h].name];
+}
+
+void
+nl_dp_farm_machines(struct io *io)
+{
+	if (io->dp->farm != NULL && io->dp->farm->n_h > 1)
+		rebuild(io);
+}
+
+void
+nl_dp_farm_worker_gone(struct io *io, uint32_t wi)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+
+	if (f == NULL || wi >= MAX_WORKERS)
+		return;
+	memset(f->wk[wi].cmd, 0, sizeof(f->wk[wi].cmd));
+	for (unsigned int i = 0; i < dp->workers[wi].n_mach; i++) {
+		uint32_t m = dp->workers[wi].slot[i];
+
+		if (m == NO_SLOT || m >= dp->n_mach)
+			continue;
+		nl_match_mad_free(f->ad[m].ad);
+		free(f->ad[m].text);
+		f->ad[m].ad = NULL;
+		f->ad[m].text = NULL;
+	}
+}
+
+/* ---- telemetry: /nlevel/submits, /nlevel/submit,ID ---- */
+
+static void
+counts_dict(struct rte_tel_data *d, const struct farm_sub *s)
+{
+	rte_tel_data_add_dict_u64(d, "submitted", nl_atomic_load_relaxed(&s->c.submitted));
+	rte_tel_data_add_dict_u64(d, "accepted", nl_atomic_load_relaxed(&s->c.accepted));
+	rte_tel_data_add_dict_u64(d, "rejected", nl_atomic_load_relaxed(&s->c.rejected));
+	rte_tel_data_add_dict_u64(d, "done_ok", nl_atomic_load_relaxed(&s->c.done_ok));
+	rte_tel_data_add_dict_u64(d, "done_err", nl_atomic_load_relaxed(&s->c.done_err));
+	rte_tel_data_add_dict_u64(d, "lost", nl_atomic_load_relaxed(&s->c.lost));
+	rte_tel_data_add_dict_u64(d, "running", nl_atomic_load_relaxed(&s->c.running));
+}
+
+static int
+tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp_farm *f = farm_tel_dp != NULL ? farm_tel_dp->farm : NULL;
+
+	(void)cmd;
+	if (f == NULL)
+		return -EINVAL;
+	if (params != NULL && *params != '\0') {
+		char *end;
+		unsigned long long id = strtoull(params, &end, 10);
+
+		if (*end != '\0' || id == 0)
+			return -EINVAL;
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "submit_id", id);
+		for (uint32_t i = 0; i < FARM_SUBMITS; i++)
+			if (nl_atomic_load_relaxed(&f->sub[i].id) == id) {
+				rte_tel_data_add_dict_u64(d, "known", 1);
+				counts_dict(d, &f->sub[i]);
+				return 0;
+			}
+		rte_tel_data_add_dict_u64(d, "known", 0);
+		return 0;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "handles", f->n_h > 0 ? f->n_h - 1 : 0);
+	rte_tel_data_add_dict_u64(d, "commands", f->n_names);
+	rte_tel_data_add_dict_u64(d, "match_rebuilds", nl_atomic_load_relaxed(&f->n_rebuilds));
+	struct rte_tel_data *ids = rte_tel_data_alloc();
+
+	if (ids == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_array(ids, RTE_TEL_U64_VAL);
+	for (uint32_t i = 0, n = 0; i < FARM_SUBMITS && n < 128; i++) {
+		uint64_t id = nl_atomic_load_relaxed(&f->sub[i].id);
+
+		if (id != 0) {
+			rte_tel_data_add_array_u64(ids, id);
+			n++;
+		}
+	}
+	rte_tel_data_add_dict_container(d, "submit_ids", ids, 0);
+	return 0;
+}
+
+/* /nlevel/farm: command names, each machine's ClassAd record, each handle's eligible count */
+static int
+tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_dp *dp = farm_tel_dp;
+	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
+	struct rte_tel_data *names, *ads, *elig;
+
+	(void)cmd;
+	(void)params;
+	if (f == NULL)
+		return -EINVAL;
+	names = rte_tel_data_alloc();
+	ads = rte_tel_data_alloc();
+	elig = rte_tel_data_alloc();
+	if (names == NULL || ads == NULL || elig == NULL) {
+		rte_tel_data_free(names);
+		rte_tel_data_free(ads);
+		rte_tel_data_free(elig);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
+	for (unsigned int i = 0; i < nl_atomic_load_relaxed(&f->n_names); i++)
+		rte_tel_data_add_array_string(names, f->names[i]);
+	/* records: read racily by design (a record is replaced only by the control lcore and
+	 * its text outlives this call unless a worker changes it at the same moment) */
+	rte_tel_data_start_array(ads, RTE_TEL_STRING_VAL);
+	for (uint32_t m = 0; m < dp->n_mach; m++) {
+		const char *t = __atomic_load_n(&f->ad[m].text, __ATOMIC_ACQUIRE);
+		char buf[RTE_TEL_MAX_STRING_LEN];
+
+		snprintf(buf, sizeof(buf), "%s", t != NULL ? t : "");
+		rte_tel_data_add_array_string(ads, buf);
+	}
+	rte_tel_data_start_array(elig, RTE_TEL_U64_VAL);
+	urcu_qsbr_register_thread(); /* a short-lived reader of the match table */
+	const struct nl_match_tab *tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
+
+	for (uint32_t h = 1; tab != NULL && h < tab->n_h; h++)
+		rte_tel_data_add_array_u64(elig, tab->ent[h].n_elig);
+	urcu_qsbr_unregister_thread();
+	rte_tel_data_add_dict_container(d, "commands", names, 0);
+	rte_tel_data_add_dict_container(d, "machine_ads", ads, 0);
+	rte_tel_data_add_dict_container(d, "handle_eligible", elig, 0);
+	return 0;
+}
+
+int
+nl_dp_farm_init(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -ENOMEM;
+	f->ad = calloc(dp->n_mach, sizeof(*f->ad));
+	f->h_by_aux = calloc(dp->n_meta, sizeof(uint32_t));
+	f->disp_tsc = calloc(dp->n_meta, sizeof(uint64_t));
+	f->disp_slot = calloc(dp->n_meta, sizeof(uint32_t));
+	if (f->ad == NULL || f->h_by_aux == NULL || f->disp_tsc == NULL || f->disp_slot == NULL) {
+		free(f->ad);
+		free(f->h_by_aux);
+		free(f->disp_tsc);
+		free(f->disp_slot);
+		free(f);
+		return -ENOMEM;
+	}
+	f->n_h = 1;
+	dp->farm = f;
+	nl_match_src.n_aux = dp->n_meta;
+	nl_match_src.h_by_aux = f->h_by_aux;
+	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
+	if (farm_tel_dp == NULL) {
+		farm_tel_dp = dp;
+		rte_telemetry_register_cmd("/nlevel/submits", tel_submits,
+					   "Task farms: submit ids, or one submit's counters "
+					   "(param: submit id)");
+		rte_telemetry_register_cmd("/nlevel/farm", tel_farm,
+					   "Task farms: command names, machine ClassAd records, "
+					   "eligible machines per handle");
+	}
+	return 0;
+}
+
+void
+nl_dp_farm_fini(struct io *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_dp_farm *f = dp->farm;
+
+	if (f == NULL)
+		return;
+	/* the manager lcores have stopped: nobody reads the table any more */
+	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
+	nl_match_src.h_by_aux = NULL;
+	nl_match_src.n_aux = 0;
+	nl_match_tab_free(f->tab); /* older tables are freed by call_rcu */
+	for (uint32_t h = 1; h < f->n_h; h++) {
+		nl_match_expr_free(f->hd[h].x);
+		free(f->hd[h].req);
+		free(f->hd[h].rank);
+	}
+	for (uint32_t m = 0; m < dp->n_mach; m++) {
+		nl_match_mad_free(f->ad[m].ad);
+		free(f->ad[m].text);
+	}
+	free(f->ad);
+	free(f->h_by_aux);
+	free(f->disp_tsc);
+	free(f->disp_slot);
+	farm_tel_dp = NULL; /* telemetry answers -EINVAL from now on */
+	dp->farm = NULL;
+	free(f);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Task farms in port mode (issue #15; docs/taskfarm.md, docs/protocol.md "Task farms"):
+ * the command names workers offer (CMDS), their machines' ClassAd records (MACHAD), the
+ * Requirements/Rank handles clients register (REGISTER), tasks naming a handle (FSUBMIT),
+ * the match table the leaf managers read (managers/nl_match.h), and per-submit counters
+ * (STATUS_Q, telemetry /nlevel/submits). Everything here runs on the I/O (control) lcore
+ * but the telemetry callbacks, which read the counters with relaxed loads.
+ *
+ * nl_dp_port.c calls in at a few marked hooks ("issue #15 hook"). Not a public header.
+ */
+#ifndef NL_DP_FARM_H
+#define NL_DP_FARM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl_dp_port.h"
+
+/** REJECT reason 7: the FSUBMIT's handle is unknown here (register again). */
+#define NL_REJECT_NO_HANDLE 7u
+
+/* Start / stop the task-farm state of port mode. @return 0 or -ENOMEM. @par Context I/O lcore. */
+int nl_dp_farm_init(struct io *io);
+void nl_dp_farm_fini(struct io *io);
+
+/* A task-farm frame (types 24..30). Returns true when it was an FSUBMIT that the caller must
+ * now admit as the plain SUBMIT written to *s (then call nl_dp_farm_submit_end()). */
+bool nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a,
+		      struct nl_msg_submit *s);
+void nl_dp_farm_submit_end(struct io *io);
+
+/* on_submit(), before ingress: record the task's handle (0 for a plain SUBMIT). */
+void nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt);
+
+/* reply_client(): count the reply against the task's submit id (farm tasks only). */
+void nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
+		      int32_t status);
+
+/* send_dispatch(): the worker-local command id of a farm task's command on machine m. */
+void nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,
+			 struct nl_msg_dispatch *d);
+
+/* publish_machines(): machines joined, left or changed: rebuild the match table. */
+void nl_dp_farm_machines(struct io *io);
+
+/* remove_worker(): forget what worker wi offered (before its slots are released). */
+void nl_dp_farm_worker_gone(struct io *io, uint32_t wi);
+
+#endif /* NL_DP_FARM_H */

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Task-farm messages of the wire protocol (types 24..31, docs/protocol.md "Task farms"):
+ * named commands and machine ClassAds announced by workers, Requirements/Rank registered by
+ * clients as a handle, SUBMIT with a handle and a submit id, and per-submit status. Pure C, no
+ * DPDK; nl_proto.c decodes and encodes them through nl_farm_decode_body() and
+ * nl_farm_encode_body(), so the header, the version, the MAC trailer and the drop reasons are
+ * those of every other message. Old peers drop these types as bad_type.
+ *
+ * A task-farm task id is (submit_id << 32) | task index: the appliance counts per submit id
+ * (its upper 32 bits, never 0) and the worker names output files after both halves.
+ */
+#ifndef NL_PROTO_FARM_H
+#define NL_PROTO_FARM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NL_FARM_TYPE_MIN 24u
+#define NL_FARM_TYPE_MAX 31u
+#define NL_FARM_NAME_MAX 31u   /**< bytes of a command name: [A-Za-z0-9_.+-], 1..31 */
+#define NL_FARM_MAX_CMDS 32u   /**< command names per CMDS message (per worker) */
+#define NL_FARM_AD_MAX 1024u   /**< bytes of a machine ClassAd text */
+#define NL_FARM_EXPR_MAX 512u  /**< bytes of a Requirements or a Rank text */
+#define NL_FARM_ERR_MAX 160u   /**< bytes of a REGISTERED error text */
+#define NL_FARM_NO_HANDLE 0u   /**< handle 0 = none */
+
+/** Task-farm message types (24..31 are this range). */
+enum nl_farm_msg_type {
+	NL_MSG_CMDS = 24,       /**< worker -> appliance: the command names it offers */
+	NL_MSG_MACHAD = 25,     /**< worker -> appliance: one machine's ClassAd record */
+	NL_MSG_REGISTER = 26,   /**< client -> appliance: command + Requirements + Rank */
+	NL_MSG_REGISTERED = 27, /**< appliance -> client: the handle, or why not */
+	NL_MSG_FSUBMIT = 28,    /**< client -> appliance: a task naming a handle */
+	NL_MSG_STATUS_Q = 29,   /**< client -> appliance: counters of a submit id? */
+	NL_MSG_STATUS = 30,     /**< appliance -> client: counters of a submit id */
+	NL_MSG_TASKINFO = 31,   /**< appliance -> client: where and when a farm task ran */
+};
+
+/** REGISTERED status. */
+enum nl_farm_reg_status {
+	NL_FARM_REG_OK = 0,
+	NL_FARM_REG_UNKNOWN_CMD = 1, /**< no worker ever announced the command name */
+	NL_FARM_REG_BAD_REQ = 2,     /**< Requirements does not parse (err says where) */
+	NL_FARM_REG_BAD_RANK = 3,    /**< Rank does not parse */
+	NL_FARM_REG_FULL = 4,        /**< no free handle */
+	NL_FARM_REG_MAX
+};
+
+struct nl_farm_cmd {
+	uint16_t id;                        /**< the worker's local command id (DISPATCH cmd_id) */
+	uint8_t len;                        /**< 1..NL_FARM_NAME_MAX */
+	char name[NL_FARM_NAME_MAX + 1];    /**< NUL-terminated in memory, not on the wire */
+};
+
+struct nl_msg_cmds {
+	uint32_t worker_id;
+	uint8_t n;                          /**< 0..NL_FARM_MAX_CMDS */
+	struct nl_farm_cmd cmd[NL_FARM_MAX_CMDS];
+};
+
+struct nl_msg_machad {
+	uint32_t worker_id;
+	uint16_t mach;                      /**< worker-local machine index < NL_PROTO_MAX_MACH */
+	uint16_t len;                       /**< 0..NL_FARM_AD_MAX */
+	char ad[NL_FARM_AD_MAX + 1];        /**< ClassAd attribute list, printable ASCII */
+};
+
+struct nl_msg_register {
+	uint64_t req_id;                    /**< echoed */
+	uint8_t name_len;                   /**< 1..NL_FARM_NAME_MAX */
+	uint16_t req_len, rank_len;         /**< 0..NL_FARM_EXPR_MAX each; 0 = none */
+	char name[NL_FARM_NAME_MAX + 1];
+	char req[NL_FARM_EXPR_MAX + 1];
+	char rank[NL_FARM_EXPR_MAX + 1];
+};
+
+struct nl_msg_registered {
+	uint64_t req_id;
+	uint32_t handle;                    /**< != 0 when status is OK */
+	uint16_t status;                    /**< enum nl_farm_reg_status */
+	uint16_t n_match;                   /**< machines eligible now (saturates at 65535) */
+	uint8_t err_len;                    /**< 0..NL_FARM_ERR_MAX */
+	char err[NL_FARM_ERR_MAX + 1];
+};
+
+struct nl_msg_fsubmit {
+	uint64_t task_id;                   /**< (submit_id << 32) | index; submit_id != 0 */
+	uint64_t need, instr, data_bits, client_ts_ns;
+	uint32_t handle;                    /**< from REGISTERED, != 0 */
+	uint16_t n_split;                   /**< 1..NL_PROTO_MAX_SPLIT */
+	uint8_t args_len;                   /**< 0..NL_PROTO_MAX_ARGS */
+	uint8_t args[64];
+};
+
+struct nl_msg_status_q {
+	uint64_t req_id;
+	uint64_t submit_id;                 /**< 1..2^32-1 */
+};
+
+/** Counters of one submit id, as the appliance keeps them. */
+struct nl_farm_counts {
+	uint64_t submitted;  /**< FSUBMITs received */
+	uint64_t accepted;   /**< ACCEPTed */
+	uint64_t rejected;   /**< REJECTed at admission (never accepted) */
+	uint64_t done_ok;    /**< COMPLETE, every sub-task exited 0 */
+	uint64_t done_err;   /**< COMPLETE with a non-zero exit status */
+	uint64_t lost;       /**< accepted, then REJECTed (machine_lost, no_machine, ...) */
+	uint64_t running;    /**< accepted and not ended */
+};
+
+struct nl_msg_status {
+	uint64_t req_id;
+	uint64_t submit_id;
+	uint32_t known;      /**< 1 when the appliance has counters for it */
+	struct nl_farm_counts c;
+};
+
+/** Where a farm task ran (sent just before its COMPLETE). */
+struct nl_msg_taskinfo {
+	uint64_t task_id;
+	uint32_t worker_id;  /**< worker of sub-task 0's (last) machine */
+	uint32_t slot;       /**< appliance machine id of sub-task 0 */
+	uint16_t mach;       /**< worker-local machine index */
+	uint16_t n_split;
+	uint32_t disp_us;    /**< ingress to sub-task 0's (last) DISPATCH at the appliance [us] */
+	uint32_t run_us;     /**< that DISPATCH to the task's end [us] */
+};
+
+/** Decoded task-farm messages (member of struct nl_msg's union). */
+union nl_msg_farm {
+	struct nl_msg_cmds cmds;
+	struct nl_msg_machad machad;
+	struct nl_msg_register reg;
+	struct nl_msg_registered regd;
+	struct nl_msg_fsubmit fsubmit;
+	struct nl_msg_status_q status_q;
+	struct nl_msg_status status;
+	struct nl_msg_taskinfo taskinfo;
+};
+
+/** @return true for a task-farm message type (24..31). @par Context Pure. */
+static inline bool
+nl_farm_type(unsigned int type)
+{
+	return type >= NL_MSG_CMDS && type <= NL_MSG_TASKINFO;
+}
+
+/**
+ * A valid command name: 1..NL_FARM_NAME_MAX bytes of [A-Za-z0-9_.+-].
+ * @param s    Name bytes. @param len  Their count.
+ * @return true when valid. @par Context Pure.
+ */
+bool nl_farm_name_ok(const char *s, size_t len);
+
+/**
+ * Decode the body of a task-farm message (called by nl_proto.c after the header checks).
+ *
+ * @param type  24..30.
+ * @param body  Bytes after the 8-byte header.
+ * @param len   Body length [bytes] (trailer excluded).
+ * @param out   Output: out->u.farm.
+ * @return NL_PROTO_OK (0), or the enum nl_proto_err value (E_TRUNC, E_OVERSIZE, E_FIELD,
+ *         E_TYPE) as an int.
+ * @par Context  Pure; any thread.
+ */
+int nl_farm_decode_body(unsigned int type, const uint8_t *body, size_t len, void *out);
+
+/**
+ * Encode the body of a task-farm message (called by nl_proto_encode()).
+ *
+ * @param type  24..30.
+ * @param f     The message (union nl_msg_farm).
+ * @param p     Output (after the header).
+ * @param cap   Room [bytes].
+ * @return body bytes written; -EINVAL for a bad field; -ENOSPC.
+ * @par Context  Pure; any thread.
+ */
+int nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *p, size_t cap);
+
+/**
+ * nl_farm_encode_body() for nl_proto_encode()'s switch: encode at p, cap bytes of room.
+ * @return the end of the body; NULL for a type outside 24..31, a bad field or no room.
+ * @par Context  Pure; any thread.
+ */
+uint8_t *nl_farm_encode_at(unsigned int type, const union nl_msg_farm *f, uint8_t *p,
+			   size_t cap);
+
+/** Printable name of a task-farm type ("?" outside 24..30). @par Context Pure. */
+const char *nl_farm_type_name(unsigned int type);
+
+/** Printable REGISTERED status ("ok", "unknown_command", ...). @par Context Pure. */
+const char *nl_farm_reg_name(unsigned int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_PROTO_FARM_H */

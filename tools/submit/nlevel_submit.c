@@ -1,0 +1,1211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-submit: submit a task farm to an nlevel appliance and follow it (issue #15,
+ * docs/taskfarm.md). Plain UDP sockets, no DPDK.
+ *
+ *   nlevel-submit --appliance IP[:PORT] [options] TASKFILE
+ *   nlevel-submit --appliance IP[:PORT] [options] --array A-B[:STEP] COMMAND [ARG ...]
+ *   nlevel-submit --appliance IP[:PORT] --status SUBMIT_ID
+ *
+ * A task file holds one task a line: a command name the workers offer (their --commands
+ * file) and its arguments (whitespace-separated, '...' or "..." quote one argument with
+ * spaces). Lines starting with '@' set what the following tasks carry: `@requirements EXPR`,
+ * `@rank EXPR` (ClassAd, HTCondor's matchmaking semantics, evaluated against the machines'
+ * records), `@need VECTOR` (resource vector, e.g. 01), `@split L` (sub-tasks). '#' starts a
+ * comment line. Every error names FILE:LINE and nothing is sent.
+ *
+ * Each distinct (command, Requirements, Rank) is registered once (REGISTER -> handle); tasks
+ * go out as FSUBMIT with a window of tasks in flight; REJECT overload is retried with
+ * exponential backoff, failed tasks (non-zero exit, machine lost) up to --retries times. The
+ * job log (CSV) records every attempt; --resume skips what it records as succeeded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "nl_classad.h"
+#include "nl_proto.h"
+
+#define MAX_HANDLES 256u
+
+/* REJECT reasons on the wire (docs/protocol.md) */
+enum { NL_REJECT_NO_MACHINE = 1, NL_REJECT_BAD_TASK = 2, NL_REJECT_OVERLOAD = 3,
+       NL_REJECT_MACHINE_LOST = 4, NL_REJECT_NO_HANDLE = 7 };
+
+enum tstate { T_PENDING = 0, T_SENT, T_RUNNING, T_OK, T_FAILED, T_SKIPPED };
+
+struct task {
+	uint32_t index;        /* task index (array value, or 1-based task number) */
+	uint32_t line;         /* source line (0 for --array) */
+	uint16_t hk;           /* handle key index */
+	uint8_t args_len;
+	uint8_t state;
+	uint8_t attempt;       /* attempts made */
+	uint8_t n_split;
+	uint8_t last_reason;   /* REJECT reason of the last failure, 0 = exit status */
+	uint64_t need;
+	uint8_t args[NL_PROTO_MAX_ARGS];
+	int32_t status;
+	uint64_t t_send_ns;    /* this attempt's first send */
+	uint64_t t_retry_ns;   /* not before (backoff) */
+	uint64_t t_accept_ns;
+	uint32_t backoff_ms;
+	uint32_t worker_id, slot, disp_us;
+	uint16_t mach;
+	bool have_info;
+};
+
+struct hkey {
+	char name[NL_FARM_NAME_MAX + 1];
+	char *req, *rank;
+	uint32_t handle;
+	uint32_t first_line;   /* for errors */
+	uint16_t n_match;
+};
+
+static struct {
+	int fd;
+	struct sockaddr_in app;
+	const struct nl_auth_key *key;
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	const char *file;
+	struct task *t;
+	uint32_t n, cap;
+	struct hkey hk[MAX_HANDLES];
+	unsigned int n_hk;
+	uint64_t submit_id;
+	FILE *log;
+	uint64_t t0_ns;
+	/* counters */
+	uint32_t n_ok, n_failed, n_rejected, n_running, n_skipped, n_retried, n_overload;
+	uint32_t in_flight;    /* tasks SENT or RUNNING */
+	double *start_ms;
+	uint32_t n_start;
+} S;
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_sig(int s)
+{
+	(void)s;
+	stop_flag = 1;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double
+wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+ferr(const char *file, unsigned int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (line > 0)
+		fprintf(stderr, "%s:%u: ", file, line);
+	else
+		fprintf(stderr, "nlevel-submit: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static void
+send_msg(const struct nl_msg *m)
+{
+	uint8_t buf[NL_PROTO_MAX_LEN];
+	int n = nl_proto_seal(m, S.key != NULL ? &S.tx : NULL, nl_auth_now_ns(), buf, sizeof(buf));
+
+	if (n > 0)
+		(void)sendto(S.fd, buf, (size_t)n, 0, (const struct sockaddr *)&S.app, sizeof(S.app));
+}
+
+/* Receive one message (waits up to ms). 1 = got one, 0 = none. */
+static int
+recv_msg(struct nl_msg *m, int ms)
+{
+	struct pollfd pfd = { .fd = S.fd, .events = POLLIN };
+
+	for (;;) {
+		uint8_t buf[2048];
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(S.fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+
+		if (n < 0) {
+			if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
+				return 0;
+			ms = 0;
+			continue;
+		}
+		if (from.sin_addr.s_addr != S.app.sin_addr.s_addr || from.sin_port != S.app.sin_port)
+			continue;
+		if (nl_proto_open(S.key, &S.rp, buf, (size_t)n, nl_auth_now_ns(), m) == NL_PROTO_OK)
+			return 1;
+	}
+}
+
+/* ---- task file ---- */
+
+/* Split a task line into words (quotes group); returns the count or -1 (err set). */
+static int
+split_words(char *s, char **w, int max, const char **err)
+{
+	int n = 0;
+
+	for (;;) {
+		char *o;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0' || *s == '\n' || *s == '\r')
+			return n;
+		if (n == max) {
+			*err = "too many arguments";
+			return -1;
+		}
+		w[n++] = o = s;
+		while (*s != '\0' && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') {
+			if (*s == '\'' || *s == '"') {
+				char q = *s++;
+
+				while (*s != '\0' && *s != q)
+					*o++ = *s++;
+				if (*s != q) {
+					*err = "unterminated quote";
+					return -1;
+				}
+				s++;
+			} else {
+				*o++ = *s++;
+			}
+		}
+		if (*s != '\0')
+			s++;
+		*o = '\0';
+	}
+}
+
+static int
+parse_vector(const char *v, uint64_t *need)
+{
+	size_t n = strlen(v);
+
+	*need = 0;
+	if (n == 0 || n > 64)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		if (v[k] == '1')
+			*need |= UINT64_C(1) << k;
+		else if (v[k] != '0')
+			return -1;
+	}
+	return 0;
+}
+
+static int
+check_expr(const char *what, const char *e, const char *file, unsigned int line)
+{
+	struct nl_cad_prog *p = NULL;
+	struct nl_cad_err ce;
+	int rc;
+
+	if (strlen(e) > NL_FARM_EXPR_MAX)
+		return ferr(file, line, "%s is %zu bytes; at most %u", what, strlen(e),
+			    NL_FARM_EXPR_MAX);
+	rc = nl_cad_parse_match("", 0, &p, NULL);
+	if (rc == 0)
+		rc = nl_cad_parse_expr(p, e, strlen(e), &ce);
+	nl_cad_prog_free(p);
+	if (rc < 0)
+		return ferr(file, line, "%s: column %u: %s", what, ce.col, ce.msg);
+	return 0;
+}
+
+static int
+hkey_of(const char *name, const char *req, const char *rank, unsigned int line)
+{
+	for (unsigned int i = 0; i < S.n_hk; i++)
+		if (strcmp(S.hk[i].name, name) == 0 && strcmp(S.hk[i].req, req) == 0 &&
+		    strcmp(S.hk[i].rank, rank) == 0)
+			return (int)i;
+	if (S.n_hk == MAX_HANDLES)
+		return -1;
+	snprintf(S.hk[S.n_hk].name, sizeof(S.hk[0].name), "%s", name);
+	S.hk[S.n_hk].req = strdup(req);
+	S.hk[S.n_hk].rank = strdup(rank);
+	S.hk[S.n_hk].first_line = line;
+	return (int)S.n_hk++;
+}
+
+static struct task *
+new_task(void)
+{
+	if (S.n == S.cap) {
+		uint32_t nc = S.cap ? S.cap * 2 : 1024;
+		struct task *nt = realloc(S.t, nc * sizeof(*nt));
+
+		if (nt == NULL)
+			return NULL;
+		S.t = nt;
+		S.cap = nc;
+	}
+	memset(&S.t[S.n], 0, sizeof(S.t[0]));
+	return &S.t[S.n++];
+}
+
+/* Pack words into NUL-separated arguments; -1 when over NL_PROTO_MAX_ARGS. */
+static int
+pack_args(char **w, int n, struct task *t)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(w[i]) + 1;
+
+		if (len + l > NL_PROTO_MAX_ARGS)
+			return -1;
+		memcpy(t->args + len, w[i], l);
+		len += l;
+	}
+	t->args_len = (uint8_t)len;
+	return 0;
+}
+
+static int
+read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req0,
+	      const char *rank0)
+{
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	char *line = NULL, req[NL_FARM_EXPR_MAX + 2], rank[NL_FARM_EXPR_MAX + 2];
+	size_t cap = 0;
+	unsigned int ln = 0;
+	uint16_t split = split0;
+	uint64_t need = need0;
+	int rc = 0;
+
+	if (f == NULL)
+		return ferr(file, 0, "cannot open task file %s: %s", file, strerror(errno));
+	snprintf(req, sizeof(req), "%s", req0);
+	snprintf(rank, sizeof(rank), "%s", rank0);
+	while (rc == 0 && getline(&line, &cap, f) >= 0) {
+		char *s = line, *w[40];
+		const char *why = NULL;
+		int n;
+
+		ln++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
+			continue;
+		s[strcspn(s, "\r\n")] = '\0';
+		if (*s == '@') {
+			char *arg = s + strcspn(s, " \t");
+
+			if (*arg != '\0')
+				*arg++ = '\0';
+			while (*arg == ' ' || *arg == '\t')
+				arg++;
+			if (strcmp(s, "@requirements") == 0 || strcmp(s, "@rank") == 0) {
+				bool is_req = s[1] == 'r' && s[2] == 'e';
+
+				rc = *arg == '\0' ? 0 : check_expr(is_req ? "Requirements" : "Rank", arg,
+								   file, ln);
+				if (rc == 0)
+					snprintf(is_req ? req : rank, sizeof(req), "%s", arg);
+			} else if (strcmp(s, "@need") == 0) {
+				if (parse_vector(arg, &need) != 0)
+					rc = ferr(file, ln, "@need: want a vector of 0 and 1 (resource 1 "
+						  "first, at most 64), got '%s'", arg);
+			} else if (strcmp(s, "@split") == 0) {
+				char *end;
+				long v = strtol(arg, &end, 10);
+
+				if (*end != '\0' || v < 1 || v > (long)NL_PROTO_MAX_SPLIT)
+					rc = ferr(file, ln, "@split: want 1..%u, got '%s'",
+						  NL_PROTO_MAX_SPLIT, arg);
+				else
+					split = (uint16_t)v;
+			} else {
+				rc = ferr(file, ln, "unknown directive '%s' (@requirements, @rank, "
+					  "@need, @split)", s);
+			}
+			continue;
+		}
+		n = split_words(s, w, 40, &why);
+		if (n < 0) {
+			rc = ferr(file, ln, "%s", why);
+			break;
+		}
+		if (!nl_farm_name_ok(w[0], strlen(w[0]))) {
+			rc = ferr(file, ln, "command name '%s': want 1..%u of A-Z a-z 0-9 _ . + -",
+				  w[0], NL_FARM_NAME_MAX);
+			break;
+		}
+		struct task *t = new_task();
+		int hk = hkey_of(w[0], req, rank, ln);
+
+		if (t == NULL || hk < 0) {
+			rc = ferr(file, ln, t == NULL ? "out of memory" :
+				  "more than %u distinct (command, Requirements, Rank)", MAX_HANDLES);
+			break;
+		}
+		if (pack_args(w + 1, n - 1, t) != 0) {
+			rc = ferr(file, ln, "arguments of '%s' are over %u bytes (NUL-separated); "
+				  "pass a file name instead", w[0], NL_PROTO_MAX_ARGS);
+			break;
+		}
+		t->index = S.n;
+		t->line = ln;
+		t->hk = (uint16_t)hk;
+		t->need = need;
+		t->n_split = (uint8_t)split;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	if (rc == 0 && S.n == 0)
+		rc = ferr(file, 0, "%s holds no task", file);
+	return rc;
+}
+
+static int
+make_array(const char *spec, char **words, int n_words, uint16_t split, uint64_t need,
+	   const char *req, const char *rank)
+{
+	unsigned long a, b, step = 1;
+	char *end;
+	int hk;
+
+	a = strtoul(spec, &end, 10);
+	if (*end != '-')
+		return ferr("--array", 0, "--array: want A-B[:STEP], e.g. 1-10000, got '%s'", spec);
+	b = strtoul(end + 1, &end, 10);
+	if (*end == ':')
+		step = strtoul(end + 1, &end, 10);
+	if (*end != '\0' || b < a || step == 0 || b > UINT32_MAX - 1 || (b - a) / step > 50000000)
+		return ferr("--array", 0, "--array: want A-B[:STEP] with A <= B < 2^32, got '%s'",
+			    spec);
+	if (!nl_farm_name_ok(words[0], strlen(words[0])))
+		return ferr("--array", 0, "command name '%s': want 1..%u of A-Z a-z 0-9 _ . + -",
+			    words[0], NL_FARM_NAME_MAX);
+	hk = hkey_of(words[0], req, rank, 0);
+	for (unsigned long v = a; v <= b; v += step) {
+		char *w[40], num[24], buf[40][NL_PROTO_MAX_ARGS + 1];
+		struct task *t = new_task();
+
+		if (t == NULL)
+			return ferr("--array", 0, "out of memory");
+		snprintf(num, sizeof(num), "%lu", v);
+		for (int i = 1; i < n_words && i < 40; i++) {
+			const char *src = words[i];
+			char *o = buf[i];
+			size_t room = sizeof(buf[i]) - 1;
+
+			while (*src != '\0' && room > 0) {
+				if (src[0] == '{' && src[1] == '}') {
+					size_t l = strlen(num) < room ? strlen(num) : room;
+
+					memcpy(o, num, l);
+					o += l;
+					room -= l;
+					src += 2;
+				} else {
+					*o++ = *src++;
+					room--;
+				}
+			}
+			*o = '\0';
+			if (*src != '\0')
+				return ferr("--array", 0, "arguments are over %u bytes for index %lu",
+					    NL_PROTO_MAX_ARGS, v);
+			w[i - 1] = buf[i];
+		}
+		if (pack_args(w, n_words - 1, t) != 0)
+			return ferr("--array", 0, "arguments are over %u bytes (NUL-separated) for "
+				    "index %lu", NL_PROTO_MAX_ARGS, v);
+		t->index = (uint32_t)v;
+		t->hk = (uint16_t)hk;
+		t->need = need;
+		t->n_split = (uint8_t)split;
+	}
+	return 0;
+}
+
+/* ---- register ---- */
+
+static int
+register_all(double timeout_s)
+{
+	uint64_t t_end = now_ns() + (uint64_t)(timeout_s * 1e9);
+
+	for (unsigned int i = 0; i < S.n_hk; i++) {
+		struct hkey *h = &S.hk[i];
+		struct nl_msg m = { .type = NL_MSG_REGISTER }, r;
+		struct nl_msg_register *rg = &m.u.farm.reg;
+		uint64_t next = 0;
+		bool got = false;
+
+		rg->req_id = ((uint64_t)S.submit_id << 32) | i;
+		rg->name_len = (uint8_t)strlen(h->name);
+		memcpy(rg->name, h->name, rg->name_len);
+		rg->req_len = (uint16_t)strlen(h->req);
+		memcpy(rg->req, h->req, rg->req_len);
+		rg->rank_len = (uint16_t)strlen(h->rank);
+		memcpy(rg->rank, h->rank, rg->rank_len);
+		while (!got && !stop_flag) {
+			uint64_t now = now_ns();
+
+			if (now >= t_end)
+				return ferr(NULL, 0, "no answer from the appliance at %s:%u to REGISTER "
+					    "(is it running, and with the same --key?)",
+					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port));
+			if (now >= next) {
+				send_msg(&m);
+				next = now + 200000000ull;
+			}
+			while (recv_msg(&r, 20) == 1) {
+				if (r.type != NL_MSG_REGISTERED || r.u.farm.regd.req_id != rg->req_id)
+					continue;
+				got = true;
+				break;
+			}
+		}
+		if (!got)
+			return -1;
+		const struct nl_msg_registered *rd = &r.u.farm.regd;
+		const char *f = h->first_line > 0 ? S.file : "--array";
+
+		switch (rd->status) {
+		case NL_FARM_REG_OK:
+			h->handle = rd->handle;
+			h->n_match = rd->n_match;
+			break;
+		case NL_FARM_REG_UNKNOWN_CMD:
+			return ferr(f, h->first_line, "unknown command '%s': no worker of the "
+				    "appliance offers it (their --commands files); nothing was "
+				    "submitted", h->name);
+		default:
+			return ferr(f, h->first_line, "the appliance refused %s: %s (%s)", h->name,
+				    nl_farm_reg_name(rd->status), rd->err);
+		}
+	}
+	return 0;
+}
+
+/* ---- job log ---- */
+
+static void
+csv_field(FILE *f, const uint8_t *args, unsigned int len)
+{
+	fputc('"', f);
+	for (unsigned int i = 0; i < len; i++) {
+		char c = (char)args[i];
+
+		if (c == '\0')
+			c = i + 1 < len ? ' ' : '\0';
+		if (c == '\0')
+			break;
+		if (c == '"')
+			fputc('"', f);
+		fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *
+reason_name(unsigned int r)
+{
+	static const char *const n[] = { "exit", "no_machine", "bad_task", "overload",
+					 "machine_lost", "?", "?", "no_handle" };
+
+	return r < sizeof(n) / sizeof(n[0]) ? n[r] : "?";
+}
+
+static void
+log_attempt(const struct task *t, const char *result)
+{
+	double now = wall_s();
+	double rt = (double)(now_ns() - t->t_send_ns) * 1e-9;
+
+	if (S.log == NULL)
+		return;
+	fprintf(S.log, "%u,%llu,%u,%s,", t->index, (unsigned long long)(S.submit_id << 32 | t->index),
+		t->attempt, S.hk[t->hk].name);
+	csv_field(S.log, t->args, t->args_len);
+	if (t->have_info)
+		fprintf(S.log, ",w%u.%u,%u", t->worker_id, t->mach, t->slot);
+	else
+		fprintf(S.log, ",,");
+	fprintf(S.log, ",%.6f,%.6f,%.6f,%d,%s,%llu_%u.0.out\n", now - rt, now, rt, t->status, result,
+		(unsigned long long)S.submit_id, t->index);
+}
+
+/* --resume: indexes whose last logged result is ok are skipped; the submit id is reused. */
+static int
+read_joblog(const char *path, uint8_t **ok_set, uint32_t *max_idx)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned int ln = 0;
+	uint32_t mx = 0;
+	uint8_t *set = NULL;
+
+	*ok_set = NULL;
+	*max_idx = 0;
+	if (f == NULL)
+		return errno == ENOENT ? 0 : ferr(path, 0, "cannot read job log: %s", strerror(errno));
+	while (getline(&line, &cap, f) >= 0) {
+		unsigned int idx, att;
+		unsigned long long tid;
+		char *res;
+
+		ln++;
+		if (ln == 1 && strncmp(line, "index,", 6) == 0)
+			continue;
+		if (sscanf(line, "%u,%llu,%u,", &idx, &tid, &att) != 3) {
+			free(line);
+			free(set);
+			fclose(f);
+			return ferr(path, ln, "not a job log line of nlevel-submit");
+		}
+		if (S.submit_id == 0)
+			S.submit_id = tid >> 32;
+		if (idx >= mx) {
+			uint8_t *ns = realloc(set, (size_t)idx + 1);
+
+			if (ns == NULL)
+				break;
+			memset(ns + mx, 0, (size_t)idx + 1 - mx);
+			set = ns;
+			mx = idx + 1;
+		}
+		/* result is the second-to-last field */
+		line[strcspn(line, "\r\n")] = '\0';
+		res = strrchr(line, ',');
+		if (res != NULL) {
+			*res = '\0';
+			res = strrchr(line, ',');
+		}
+		if (res != NULL)
+			set[idx] = strcmp(res + 1, "ok") == 0;
+	}
+	free(line);
+	fclose(f);
+	*ok_set = set;
+	*max_idx = mx;
+	return 0;
+}
+
+/* ---- the run ---- */
+
+/* p-quantile of sorted v[0..n-1] (nearest rank below). */
+static double
+pct(const double *v, uint32_t n, double p)
+{
+	return n == 0 ? NAN : v[(uint32_t)((double)(n - 1) * p)];
+}
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+send_task(struct task *t, uint64_t now)
+{
+	struct nl_msg m = { .type = NL_MSG_FSUBMIT };
+	struct nl_msg_fsubmit *s = &m.u.farm.fsubmit;
+
+	s->task_id = S.submit_id << 32 | t->index;
+	s->need = t->need;
+	s->instr = 1000000;
+	s->client_ts_ns = now;
+	s->handle = S.hk[t->hk].handle;
+	s->n_split = t->n_split;
+	s->args_len = t->args_len;
+	memcpy(s->args, t->args, t->args_len);
+	send_msg(&m);
+	if (t->state != T_SENT) {
+		t->t_send_ns = now;
+		S.in_flight++;
+	}
+	t->state = T_SENT;
+	t->t_retry_ns = now + 2000000000ull; /* resend when neither ACCEPT nor REJECT came */
+}
+
+/* A failure of t's attempt: retry when attempts are left, else final. */
+static void
+attempt_failed(struct task *t, unsigned int retries, const char *result)
+{
+	log_attempt(t, result);
+	if (t->state == T_RUNNING && S.n_running > 0)
+		S.n_running--;
+	S.in_flight--;
+	if (t->attempt <= retries) {
+		t->state = T_PENDING;
+		t->t_retry_ns = 0;
+		t->have_info = false;
+		S.n_retried++;
+		return;
+	}
+	t->state = T_FAILED;
+	S.n_failed++;
+}
+
+static void
+progress(bool tty, bool final, uint32_t total)
+{
+	double el = (double)(now_ns() - S.t0_ns) * 1e-9;
+	uint32_t done = S.n_ok + S.n_failed + S.n_skipped;
+	double rate = el > 0 ? (double)(S.n_ok + S.n_failed) / el : 0;
+	double eta = rate > 0 ? (double)(total - done) / rate : NAN;
+
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "nlevel-submit %llu: %u/%u done (%u ok, %u failed), %u running, %u retried, "
+		"%u overload backoffs, %.0f tasks/s, ETA %.0f s",
+		(unsigned long long)S.submit_id, done, total, S.n_ok + S.n_skipped, S.n_failed,
+		S.n_running, S.n_retried, S.n_overload, rate, isnan(eta) ? 0.0 : eta);
+	fputs(tty && !final ? "" : "\n", stderr);
+	fflush(stderr);
+}
+
+static int
+run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
+{
+	bool tty = isatty(2) && !quiet;
+	uint64_t last_prog = 0, last_answer = now_ns(), next_scan = 0;
+	uint32_t next = 0, total = S.n;
+	uint32_t *by_index = NULL, max_index = 0;
+
+	for (uint32_t i = 0; i < S.n; i++)
+		if (S.t[i].index > max_index)
+			max_index = S.t[i].index;
+	by_index = malloc(((size_t)max_index + 1) * sizeof(uint32_t));
+	S.start_ms = malloc((size_t)S.n * sizeof(double));
+	if (by_index == NULL || S.start_ms == NULL)
+		return ferr(NULL, 0, "out of memory");
+	memset(by_index, 0xff, ((size_t)max_index + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < S.n; i++)
+		by_index[S.t[i].index] = i;
+	S.t0_ns = now_ns();
+	while (!stop_flag && S.n_ok + S.n_failed + S.n_skipped < total) {
+		uint64_t now = now_ns();
+		struct nl_msg m;
+
+		/* send: every 5 ms, retries and resends that are due; then new tasks */
+		if (now >= next_scan) {
+			for (uint32_t i = 0; i < next; i++) {
+				struct task *t = &S.t[i];
+
+				if (t->state == T_PENDING && now >= t->t_retry_ns &&
+				    S.in_flight < window) {
+					t->attempt++;
+					send_task(t, now);
+				} else if (t->state == T_SENT && now >= t->t_retry_ns) {
+					send_task(t, now); /* neither ACCEPT nor REJECT came: again */
+				}
+			}
+			next_scan = now + 5000000ull;
+		}
+		while (next < S.n && S.in_flight < window) {
+			struct task *t = &S.t[next++];
+
+			if (t->state == T_SKIPPED)
+				continue;
+			t->attempt = 1;
+			send_task(t, now);
+		}
+		/* receive */
+		int got = 0;
+
+		while (recv_msg(&m, got == 0 ? 2 : 0) == 1) {
+			uint64_t tid, rnow = now_ns();
+			uint32_t idx;
+			struct task *t;
+
+			got++;
+			last_answer = rnow;
+			if (m.type == NL_MSG_ACCEPT || m.type == NL_MSG_REJECT || m.type == NL_MSG_COMPLETE)
+				tid = m.u.reply.task_id;
+			else if (m.type == NL_MSG_TASKINFO)
+				tid = m.u.farm.taskinfo.task_id;
+			else
+				continue;
+			idx = (uint32_t)tid;
+			if ((tid >> 32) != S.submit_id || idx > max_index || by_index[idx] == UINT32_MAX)
+				continue;
+			t = &S.t[by_index[idx]];
+			if (t->state != T_SENT && t->state != T_RUNNING)
+				continue; /* a late duplicate */
+			switch (m.type) {
+			case NL_MSG_ACCEPT:
+				if (t->state == T_SENT) {
+					t->state = T_RUNNING;
+					t->t_accept_ns = rnow;
+					S.n_running++;
+				}
+				break;
+			case NL_MSG_TASKINFO:
+				t->have_info = true;
+				t->worker_id = m.u.farm.taskinfo.worker_id;
+				t->slot = m.u.farm.taskinfo.slot;
+				t->mach = m.u.farm.taskinfo.mach;
+				t->disp_us = m.u.farm.taskinfo.disp_us;
+				break;
+			case NL_MSG_REJECT:
+				t->last_reason = (uint8_t)m.u.reply.reason;
+				if (m.u.reply.reason == NL_REJECT_OVERLOAD && t->state == T_SENT) {
+					/* admission control: back off and resend, not an attempt */
+					t->backoff_ms = t->backoff_ms == 0 ? 1 :
+							t->backoff_ms >= 1000 ? 1000 : t->backoff_ms * 2;
+					t->state = T_PENDING;
+					t->attempt--;
+					t->t_retry_ns = rnow + (uint64_t)t->backoff_ms * 1000000ull +
+							(rnow % 1000000ull);
+					S.in_flight--;
+					S.n_overload++;
+					break;
+				}
+				if (m.u.reply.reason == NL_REJECT_NO_HANDLE && t->state == T_SENT) {
+					S.hk[t->hk].handle = 0;
+					if (register_all(5) != 0)
+						return 2;
+					t->state = T_PENDING;
+					t->t_retry_ns = 0;
+					t->attempt--;
+					S.in_flight--;
+					break;
+				}
+				t->status = -1;
+				if (m.u.reply.reason == NL_REJECT_NO_MACHINE ||
+				    m.u.reply.reason == NL_REJECT_BAD_TASK) {
+					/* no machine matches (before or after admission): final */
+					char res[32];
+
+					snprintf(res, sizeof(res), "rejected_%s", reason_name(m.u.reply.reason));
+					log_attempt(t, res);
+					if (t->state == T_RUNNING && S.n_running > 0)
+						S.n_running--;
+					t->state = T_FAILED;
+					S.in_flight--;
+					S.n_failed++;
+					S.n_rejected++;
+					break;
+				}
+				char res[32];
+
+				snprintf(res, sizeof(res), "failed_%s", reason_name(m.u.reply.reason));
+				attempt_failed(t, retries, res);
+				break;
+			case NL_MSG_COMPLETE:
+				t->status = m.u.reply.status;
+				if (t->t_accept_ns > t->t_send_ns && t->have_info && S.n_start < S.n)
+					S.start_ms[S.n_start++] =
+						(double)(t->t_accept_ns - t->t_send_ns) * 0.5e-6 +
+						t->disp_us * 1e-3;
+				if (m.u.reply.status == 0) {
+					if (t->state == T_RUNNING && S.n_running > 0)
+						S.n_running--;
+					S.in_flight--;
+					t->state = T_OK;
+					S.n_ok++;
+					log_attempt(t, "ok");
+				} else {
+					t->last_reason = 0;
+					attempt_failed(t, retries, "failed_exit");
+				}
+				break;
+			}
+		}
+		now = now_ns();
+		if (timeout_s > 0 && now - last_answer > (uint64_t)(timeout_s * 1e9)) {
+			ferr(NULL, 0, "no answer from the appliance for %.0f s: giving up (--timeout)",
+			     timeout_s);
+			break;
+		}
+		if (!quiet && now - last_prog > (tty ? 200000000ull : 5000000000ull)) {
+			progress(tty, false, total);
+			last_prog = now;
+		}
+	}
+	if (!quiet)
+		progress(tty, true, total);
+	free(by_index);
+	return 0;
+}
+
+static int
+status_cmd(const char *idtxt, double timeout_s)
+{
+	char *end;
+	unsigned long long id = strtoull(idtxt, &end, 10);
+	struct nl_msg m = { .type = NL_MSG_STATUS_Q }, r;
+	uint64_t t_end = now_ns() + (uint64_t)(timeout_s * 1e9), next = 0;
+
+	if (*end != '\0' || id == 0 || id > UINT32_MAX)
+		return ferr(NULL, 0, "--status: want a submit id 1..%u, got '%s'", UINT32_MAX, idtxt),
+		       2;
+	m.u.farm.status_q.req_id = now_ns();
+	m.u.farm.status_q.submit_id = id;
+	while (now_ns() < t_end) {
+		if (now_ns() >= next) {
+			send_msg(&m);
+			next = now_ns() + 200000000ull;
+		}
+		if (recv_msg(&r, 20) == 1 && r.type == NL_MSG_STATUS &&
+		    r.u.farm.status.req_id == m.u.farm.status_q.req_id) {
+			const struct nl_farm_counts *c = &r.u.farm.status.c;
+
+			if (!r.u.farm.status.known) {
+				printf("submit %llu: unknown to the appliance\n", id);
+				return 1;
+			}
+			printf("submit %llu: %llu submitted, %llu accepted, %llu running, %llu done "
+			       "(%llu ok, %llu with a non-zero exit), %llu rejected, %llu lost\n",
+			       id, (unsigned long long)c->submitted, (unsigned long long)c->accepted,
+			       (unsigned long long)c->running,
+			       (unsigned long long)(c->done_ok + c->done_err),
+			       (unsigned long long)c->done_ok, (unsigned long long)c->done_err,
+			       (unsigned long long)c->rejected, (unsigned long long)c->lost);
+			printf("SUMMARY submit_id=%llu submitted=%llu accepted=%llu running=%llu "
+			       "done_ok=%llu done_err=%llu rejected=%llu lost=%llu\n", id,
+			       (unsigned long long)c->submitted, (unsigned long long)c->accepted,
+			       (unsigned long long)c->running, (unsigned long long)c->done_ok,
+			       (unsigned long long)c->done_err, (unsigned long long)c->rejected,
+			       (unsigned long long)c->lost);
+			return 0;
+		}
+	}
+	return ferr(NULL, 0, "no answer from the appliance to --status"), 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nlevel-submit --appliance IP[:PORT] [options] TASKFILE\n"
+		"       nlevel-submit --appliance IP[:PORT] [options] --array A-B[:STEP] CMD [ARG...]\n"
+		"       nlevel-submit --appliance IP[:PORT] --status SUBMIT_ID\n"
+		"Submit a task farm to the nlevel appliance and follow it (docs/taskfarm.md).\n"
+		"TASKFILE: one task a line, 'COMMAND ARG ...' (a command name of the workers'\n"
+		"--commands files; arguments at most %u bytes, NUL-separated; quotes group);\n"
+		"'@requirements EXPR', '@rank EXPR', '@need VECTOR', '@split L' apply to the\n"
+		"lines after them; '#' comments; '-' reads stdin.\n"
+		"  --appliance IP[:PORT]  the appliance (default port %u)\n"
+		"  --array A-B[:STEP]     one task per value; {} in the arguments is the value\n"
+		"  --requirements EXPR    ClassAd Requirements of every task (e.g. 'Memory >= 1024\n"
+		"                         && Arch == \"X86_64\"'); the task file's @requirements wins\n"
+		"  --rank EXPR            ClassAd Rank: machines of higher Rank first\n"
+		"  --need VECTOR          resource vector of the tasks (default: all 0)\n"
+		"  --split L              sub-tasks per task, 1..%u (default 1)\n"
+		"  --window N             tasks in flight at most (default 256)\n"
+		"  --retries N            re-run a failed task (non-zero exit, machine lost) up to N\n"
+		"                         times (default 0); REJECT overload is always retried with\n"
+		"                         exponential backoff (1 ms .. 1 s)\n"
+		"  --joblog FILE          CSV of every attempt: index, task_id, attempt, command,\n"
+		"                         args, machine, slot, start, end, runtime_s, status, result,\n"
+		"                         stdout (file name under the worker's output_dir)\n"
+		"  --resume               skip the tasks --joblog records as ok (reuses its submit id)\n"
+		"  --wait                 stay until every task ended (default: print the submit id\n"
+		"                         and go on in the background; see --status)\n"
+		"  --submit-id N          submit id 1..2^32-1 (default: random)\n"
+		"  --timeout S            give up after S seconds without any answer (default 30)\n"
+		"  --key FILE             site key (the appliance's --key)\n"
+		"  --quiet                no progress\n"
+		"  --status ID            print the appliance's counters of submit ID and exit\n"
+		"  --help                 this text\n"
+		"Exit status: 0 every task succeeded; 1 some failed (their count is printed);\n"
+		"2 bad command line or task file (FILE:LINE), unknown command, no appliance.\n",
+		NL_PROTO_MAX_ARGS, NL_PROTO_PORT, NL_PROTO_MAX_SPLIT);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "appliance", required_argument, NULL, 'a' },
+		{ "array", required_argument, NULL, 'A' },
+		{ "requirements", required_argument, NULL, 'r' },
+		{ "rank", required_argument, NULL, 'k' },
+		{ "need", required_argument, NULL, 'n' },
+		{ "split", required_argument, NULL, 'L' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "retries", required_argument, NULL, 'R' },
+		{ "joblog", required_argument, NULL, 'j' },
+		{ "resume", no_argument, NULL, 'u' },
+		{ "wait", no_argument, NULL, 'W' },
+		{ "submit-id", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "status", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *array = NULL, *req = "", *rank = "", *joblog = NULL, *key_file = NULL;
+	const char *status_id = NULL;
+	bool have_app = false, resume = false, wait = false, quiet = false;
+	unsigned long window = 256, retries = 0, split = 1;
+	uint64_t need = 0;
+	double timeout_s = 30;
+	static struct nl_auth_key key;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (nl_proto_parse_addr(optarg, &S.app) != 0)
+				return ferr(NULL, 0, "--appliance: bad address '%s'", optarg), 2;
+			have_app = true;
+			break;
+		case 'A':
+			array = optarg;
+			break;
+		case 'r':
+			if (check_expr("--requirements", optarg, "--requirements", 0) != 0)
+				return 2;
+			req = optarg;
+			break;
+		case 'k':
+			if (check_expr("--rank", optarg, "--rank", 0) != 0)
+				return 2;
+			rank = optarg;
+			break;
+		case 'n':
+			if (parse_vector(optarg, &need) != 0)
+				return ferr(NULL, 0, "--need: want a vector of 0 and 1, got '%s'", optarg), 2;
+			break;
+		case 'L':
+		case 'w':
+		case 'R': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			unsigned long hi = c == 'L' ? NL_PROTO_MAX_SPLIT : c == 'w' ? 1000000 : 100;
+
+			if (*end != '\0' || end == optarg || (c != 'R' && v == 0) || v > hi)
+				return ferr(NULL, 0, "--%s: want an integer %d..%lu, got '%s'",
+					    c == 'L' ? "split" : c == 'w' ? "window" : "retries",
+					    c == 'R' ? 0 : 1, hi, optarg), 2;
+			if (c == 'L')
+				split = v;
+			else if (c == 'w')
+				window = v;
+			else
+				retries = v;
+			break;
+		}
+		case 'j':
+			joblog = optarg;
+			break;
+		case 'u':
+			resume = true;
+			break;
+		case 'W':
+			wait = true;
+			break;
+		case 'i': {
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end != '\0' || v == 0 || v > UINT32_MAX)
+				return ferr(NULL, 0, "--submit-id: want 1..%u, got '%s'", UINT32_MAX,
+					    optarg), 2;
+			S.submit_id = v;
+			break;
+		}
+		case 't':
+			timeout_s = strtod(optarg, &end);
+			if (*end != '\0' || !(timeout_s > 0))
+				return ferr(NULL, 0, "--timeout: want seconds > 0, got '%s'", optarg), 2;
+			break;
+		case 'K':
+			key_file = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 's':
+			status_id = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!have_app) {
+		ferr(NULL, 0, "--appliance IP[:PORT] is required (--help)");
+		return 2;
+	}
+	if (status_id == NULL && array == NULL && optind != argc - 1) {
+		ferr(NULL, 0, optind == argc ? "a TASKFILE or --array A-B COMMAND is required (--help)" :
+					       "one TASKFILE only (options start with --)");
+		return 2;
+	}
+	if (array != NULL && optind == argc) {
+		ferr(NULL, 0, "--array needs a COMMAND [ARG ...] after the options");
+		return 2;
+	}
+	if (resume && joblog == NULL) {
+		ferr(NULL, 0, "--resume needs --joblog FILE (the log to resume from)");
+		return 2;
+	}
+	if (key_file != NULL) {
+		char err[512];
+
+		if (nl_auth_key_load(key_file, &key, err, sizeof(err)) != 0)
+			return ferr(NULL, 0, "--key: %s", err), 2;
+		if (nl_replay_init(&S.rp, 16) != 0)
+			return 1;
+		nl_auth_tx_init(&S.tx, &key);
+		S.key = &key;
+	}
+	S.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (S.fd < 0)
+		return ferr(NULL, 0, "socket: %s", strerror(errno)), 1;
+	int rcv = 8 << 20;
+
+	setsockopt(S.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	if (status_id != NULL)
+		return status_cmd(status_id, timeout_s < 5 ? timeout_s : 5);
+
+	/* the tasks, checked whole before anything is sent */
+	uint8_t *ok_set = NULL;
+	uint32_t ok_max = 0;
+
+	if (resume && read_joblog(joblog, &ok_set, &ok_max) != 0)
+		return 2;
+	S.file = array != NULL ? "--array" : argv[optind];
+	if (array != NULL ? make_array(array, argv + optind, argc - optind, (uint16_t)split, need,
+				       req, rank) :
+			    read_taskfile(argv[optind], (uint16_t)split, need, req, rank))
+		return 2;
+	while (S.submit_id == 0) {
+		uint32_t r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint32_t)(now_ns() ^ (uint64_t)getpid() << 16);
+		S.submit_id = r;
+	}
+	for (uint32_t i = 0; i < S.n; i++)
+		if (S.t[i].index < ok_max && ok_set[S.t[i].index]) {
+			S.t[i].state = T_SKIPPED;
+			S.n_skipped++;
+		}
+	free(ok_set);
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	if (register_all(timeout_s < 10 ? timeout_s : 10) != 0)
+		return 2;
+	for (unsigned int i = 0; i < S.n_hk; i++)
+		if (S.hk[i].n_match == 0 && !quiet)
+			fprintf(stderr, "nlevel-submit: warning: no machine matches %s%s%s now "
+				"(its tasks will be REJECTed no_machine unless one joins)\n",
+				S.hk[i].name, S.hk[i].req[0] ? " with Requirements " : "",
+				S.hk[i].req);
+	if (joblog != NULL) {
+		bool fresh = !resume || access(joblog, F_OK) != 0;
+
+		S.log = fopen(joblog, fresh ? "w" : "a");
+		if (S.log == NULL)
+			return ferr(NULL, 0, "--joblog %s: %s", joblog, strerror(errno)), 2;
+		setvbuf(S.log, NULL, _IOLBF, 0); /* a killed submitter loses no logged line */
+		if (fresh)
+			fprintf(S.log, "index,task_id,attempt,command,args,machine,slot,start,end,"
+				       "runtime_s,status,result,stdout\n");
+	}
+	printf("Submitted batch %llu (%u tasks%s%s)\n", (unsigned long long)S.submit_id, S.n,
+	       S.n_skipped ? ", resumed: skipping ok ones " : "", "");
+	fflush(stdout);
+	if (!wait) {
+		/* go on in the background, like sbatch: follow with --status */
+		pid_t p = fork();
+
+		if (p < 0)
+			return ferr(NULL, 0, "fork: %s", strerror(errno)), 1;
+		if (p > 0)
+			return 0;
+		setsid();
+		int dn = open("/dev/null", O_RDWR);
+
+		if (dn >= 0) {
+			dup2(dn, 0);
+			dup2(dn, 1);
+			dup2(dn, 2);
+			if (dn > 2)
+				close(dn);
+		}
+		quiet = true;
+	}
+	int rc = run((unsigned int)window, (unsigned int)retries, timeout_s, quiet);
+
+	if (S.log != NULL)
+		fclose(S.log);
+	if (rc != 0)
+		return rc;
+	double el = (double)(now_ns() - S.t0_ns) * 1e-9;
+
+	qsort(S.start_ms, S.n_start, sizeof(double), cmp_d);
+	printf("SUMMARY submit_id=%llu tasks=%u ok=%u failed=%u rejected=%u skipped=%u retried=%u "
+	       "overload_backoffs=%u elapsed_s=%.3f rate_tps=%.1f start_p50_ms=%.3f "
+	       "start_p99_ms=%.3f\n",
+	       (unsigned long long)S.submit_id, S.n, S.n_ok, S.n_failed, S.n_rejected, S.n_skipped,
+	       S.n_retried, S.n_overload, el, el > 0 ? (double)(S.n_ok + S.n_failed) / el : 0.0,
+	       pct(S.start_ms, S.n_start, 0.5), pct(S.start_ms, S.n_start, 0.99));
+	if (stop_flag) {
+		fprintf(stderr, "nlevel-submit: interrupted: %u of %u tasks not ended (resume with "
+			"--resume --joblog)\n", S.n - S.n_ok - S.n_failed - S.n_skipped, S.n);
+		return 1;
+	}
+	if (S.n_ok + S.n_failed + S.n_skipped < S.n) {
+		fprintf(stderr, "nlevel-submit: %u of %u tasks got no final answer\n",
+			S.n - S.n_ok - S.n_failed - S.n_skipped, S.n);
+		return 1;
+	}
+	if (S.n_failed > 0) {
+		fprintf(stderr, "nlevel-submit: %u of %u tasks failed (%u rejected)%s%s\n", S.n_failed,
+			S.n, S.n_rejected, joblog ? "; see " : "", joblog ? joblog : "");
+		return 1;
+	}
+	return 0;
+}

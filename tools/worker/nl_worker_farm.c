@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nlevel-worker's task-farm configuration and named-command spawning (nl_worker_farm.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "nl_classad.h"
+#include "nl_worker_farm.h"
+
+extern char **environ;
+
+static int
+fail(char *err, size_t errlen, const char *path, unsigned int line, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s:%u: %s", path, line, msg);
+	return -1;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Append "ATTR = EXPR; " to a machine record, replacing an earlier ATTR of the same name. */
+static int
+ad_set(char *ad, const char *attr, const char *expr)
+{
+	char tmp[NL_FARM_AD_MAX + 1] = "";
+	char *save = NULL, *copy = strdup(ad), *st;
+	int n;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	for (st = strtok_r(copy, ";", &save); st != NULL; st = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(st, '='), name[64];
+
+		if (eq == NULL)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - st), st);
+		if (strcasecmp(trim(name), attr) == 0)
+			continue;
+		if (strlen(tmp) + strlen(st) + 2 > NL_FARM_AD_MAX) {
+			free(copy);
+			return -E2BIG;
+		}
+		strcat(tmp, trim(st));
+		strcat(tmp, "; ");
+	}
+	free(copy);
+	n = snprintf(ad, NL_FARM_AD_MAX + 1, "%s%s = %s", tmp, attr, expr);
+	return n > (int)NL_FARM_AD_MAX ? -E2BIG : 0;
+}
+
+static uint64_t
+mem_total_mib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	unsigned long long kb = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb / 1024;
+}
+
+static bool
+attr_ok(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+int
+nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int n_mach,
+	      const struct nl_msg_mach *desc, char *err, size_t errlen)
+{
+	FILE *f;
+	struct utsname un;
+	char arch[80] = "UNKNOWN", *line = NULL, *save;
+	size_t cap = 0;
+	unsigned int ln = 0;
+	uint64_t mem = mem_total_mib();
+
+	memset(wf, 0, sizeof(*wf));
+	snprintf(wf->out_dir, sizeof(wf->out_dir), "nlevel-out");
+	wf->out_cap = 16u << 20;
+	if (uname(&un) == 0) {
+		snprintf(arch, sizeof(arch), "%s", un.machine);
+		for (char *p = arch; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+	}
+	for (unsigned int i = 0; i < n_mach; i++) {
+		snprintf(wf->ad[i], sizeof(wf->ad[i]),
+			 "Name = \"w%u.%u\"; Machine = %u; Cpus = 1; Memory = %llu; Arch = \"%s\"; "
+			 "OpSys = \"LINUX\"; Mips = %llu; KFlops = %llu",
+			 wid, i, i, (unsigned long long)(n_mach ? mem / n_mach : 0), arch,
+			 (unsigned long long)(desc[i].speed_ips / 1000000),
+			 (unsigned long long)(desc[i].speed_ips / 1000));
+	}
+	f = fopen(path, "r");
+	if (f == NULL)
+		return fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
+	while (getline(&line, &cap, f) >= 0) {
+		char *s, *eq, *key, *val;
+
+		ln++;
+		s = strchr(line, '#');
+		if (s != NULL)
+			*s = '\0';
+		s = trim(line);
+		if (*s == '\0')
+			continue;
+		eq = strchr(s, '=');
+		if (eq == NULL) {
+			fclose(f);
+			free(line);
+			return fail(err, errlen, path, ln, "want KEY = VALUE (command, machine, "
+					"output_dir, output_cap)");
+		}
+		*eq = '\0';
+		key = trim(s);
+		val = trim(eq + 1);
+		int rc = 0;
+
+		if (strncmp(key, "command", 7) == 0 && isspace((unsigned char)key[7])) {
+			char *name = trim(key + 8);
+			struct nl_wfarm_cmd *c;
+			char *tok;
+
+			if (!nl_farm_name_ok(name, strlen(name)))
+				rc = fail(err, errlen, path, ln, "command name '%s': want 1..%u of "
+					  "A-Z a-z 0-9 _ . + -", name, NL_FARM_NAME_MAX);
+			for (unsigned int i = 0; rc == 0 && i < wf->n_cmd; i++)
+				if (strcmp(wf->cmd[i].name, name) == 0)
+					rc = fail(err, errlen, path, ln, "command '%s' defined twice",
+						  name);
+			if (rc == 0 && wf->n_cmd == NL_FARM_MAX_CMDS)
+				rc = fail(err, errlen, path, ln, "more than %u commands",
+					  NL_FARM_MAX_CMDS);
+			if (rc == 0 && val[0] != '/')
+				rc = fail(err, errlen, path, ln, "command '%s': the program must be an "
+					  "absolute path (no shell, no PATH search), got '%s'",
+					  name, val);
+			if (rc == 0) {
+				c = &wf->cmd[wf->n_cmd];
+				snprintf(c->name, sizeof(c->name), "%s", name);
+				save = NULL;
+				tok = strtok_r(val, " \t", &save);
+				c->path = strdup(tok);
+				if (c->path != NULL && access(c->path, X_OK) != 0)
+					rc = fail(err, errlen, path, ln, "command '%s': %s is not "
+						  "executable: %s", name, c->path, strerror(errno));
+				while (rc == 0 && (tok = strtok_r(NULL, " \t", &save)) != NULL) {
+					if (c->n_tok == NL_WFARM_MAX_TOK) {
+						rc = fail(err, errlen, path, ln, "more than %u template "
+							  "arguments", NL_WFARM_MAX_TOK);
+						break;
+					}
+					if (strstr(tok, "{@}") != NULL && strcmp(tok, "{@}") != 0) {
+						rc = fail(err, errlen, path, ln, "'%s': {@} (every task "
+							  "argument) must be a word of its own", tok);
+						break;
+					}
+					for (const char *q = tok; (q = strchr(q, '{')) != NULL; q++)
+						if ((q[1] >= '1' && q[1] <= '9' && q[2] == '}') ||
+						    strncmp(q, "{@}", 3) == 0)
+							c->has_ph = true;
+					c->tok[c->n_tok++] = strdup(tok);
+				}
+				wf->n_cmd++; /* freed by nl_wfarm_free() even on an error */
+			}
+		} else if (strncmp(key, "machine", 7) == 0 &&
+			   (isspace((unsigned char)key[7]) || key[7] == '.')) {
+			unsigned int lo = 0, hi = n_mach;
+			char *attr = key + 7;
+			char src[NL_FARM_AD_MAX + 80];
+			struct nl_cad_prog *p = NULL;
+			struct nl_cad_err ce;
+
+			if (*attr == '.') {
+				char *end;
+				unsigned long k = strtoul(attr + 1, &end, 10);
+
+				if (end == attr + 1 || !isspace((unsigned char)*end) || k >= n_mach) {
+					rc = fail(err, errlen, path, ln, "machine.K: K must be a machine "
+						  "index 0..%u (--mach order)", n_mach - 1);
+				}
+				lo = (unsigned int)k;
+				hi = lo + 1;
+				attr = end;
+			}
+			attr = trim(attr);
+			if (rc == 0 && !attr_ok(attr))
+				rc = fail(err, errlen, path, ln, "attribute name '%s': want a ClassAd "
+					  "name (letters, digits, _)", attr);
+			snprintf(src, sizeof(src), "%s = %s", attr, val);
+			if (rc == 0 && nl_cad_parse(src, strlen(src), &p, &ce) != 0)
+				rc = fail(err, errlen, path, ln, "ClassAd expression: %s (col %u)",
+					  ce.msg, ce.col > strlen(attr) + 3 ?
+							  ce.col - (unsigned int)strlen(attr) - 3 : 1);
+			nl_cad_prog_free(p);
+			for (unsigned int i = lo; rc == 0 && i < hi; i++)
+				if (ad_set(wf->ad[i], attr, val) != 0)
+					rc = fail(err, errlen, path, ln, "machine %u's record is over "
+						  "%u bytes", i, NL_FARM_AD_MAX);
+		} else if (strcmp(key, "output_dir") == 0) {
+			if (strlen(val) == 0 || strlen(val) >= sizeof(wf->out_dir) - 64)
+				rc = fail(err, errlen, path, ln, "output_dir: want a folder name");
+			else
+				snprintf(wf->out_dir, sizeof(wf->out_dir), "%s", val);
+		} else if (strcmp(key, "output_cap") == 0) {
+			char *end;
+			double v = strtod(val, &end);
+			double mul = *end == 'k' || *end == 'K' ? 1024.0 :
+				     *end == 'M' ? 1048576.0 : *end == 'G' ? 1073741824.0 : 1.0;
+
+			if (mul > 1)
+				end++;
+			if (*end != '\0' || !(v >= 1) || v * mul > 1e15)
+				rc = fail(err, errlen, path, ln, "output_cap: want a size in bytes "
+					  "(k, M, G suffixes), got '%s'", val);
+			else
+				wf->out_cap = (uint64_t)(v * mul);
+		} else {
+			rc = fail(err, errlen, path, ln, "unknown key '%s' (command NAME, machine "
+				  "ATTR, machine.K ATTR, output_dir, output_cap)", key);
+		}
+		if (rc != 0) {
+			fclose(f);
+			free(line);
+			return -1;
+		}
+	}
+	fclose(f);
+	free(line);
+	if (mkdir(wf->out_dir, 0755) != 0 && errno != EEXIST)
+		return fail(err, errlen, path, 0, "output_dir %s: %s", wf->out_dir, strerror(errno));
+	return 0;
+}
+
+void
+nl_wfarm_free(struct nl_wfarm *wf)
+{
+	for (unsigned int i = 0; i < wf->n_cmd; i++) {
+		free(wf->cmd[i].path);
+		for (unsigned int k = 0; k < wf->cmd[i].n_tok; k++)
+			free(wf->cmd[i].tok[k]);
+	}
+	wf->n_cmd = 0;
+}
+
+void
+nl_wfarm_cmds_msg(const struct nl_wfarm *wf, uint32_t wid, struct nl_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = NL_MSG_CMDS;
+	m->u.farm.cmds.worker_id = wid;
+	m->u.farm.cmds.n = (uint8_t)wf->n_cmd;
+	for (unsigned int i = 0; i < wf->n_cmd; i++) {
+		struct nl_farm_cmd *c = &m->u.farm.cmds.cmd[i];
+
+		c->id = (uint16_t)(NL_WFARM_ID0 + i);
+		c->len = (uint8_t)strlen(wf->cmd[i].name);
+		memcpy(c->name, wf->cmd[i].name, c->len);
+	}
+}
+
+void
+nl_wfarm_ad_msg(const struct nl_wfarm *wf, uint32_t wid, unsigned int i, struct nl_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = NL_MSG_MACHAD;
+	m->u.farm.machad.worker_id = wid;
+	m->u.farm.machad.mach = (uint16_t)i;
+	m->u.farm.machad.len = (uint16_t)strlen(wf->ad[i]);
+	memcpy(m->u.farm.machad.ad, wf->ad[i], m->u.farm.machad.len);
+}
+
+const struct nl_wfarm_cmd *
+nl_wfarm_find(const struct nl_wfarm *wf, uint16_t cmd_id)
+{
+	if (wf == NULL || cmd_id < NL_WFARM_ID0 || cmd_id - NL_WFARM_ID0 >= wf->n_cmd)
+		return NULL;
+	return &wf->cmd[cmd_id - NL_WFARM_ID0];
+}
+
+#define MAX_ARGV 80u
+
+int
+nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
+	       const struct nl_msg_dispatch *d, pid_t *pid)
+{
+	char args[NL_PROTO_MAX_ARGS + 1];
+	char *targ[NL_PROTO_MAX_ARGS + 1];
+	char *argv[MAX_ARGV + 1];
+	unsigned int n_targ = 0, argc = 0;
+	char out[600], errp[600];
+	char scratch[4096], *sp = scratch; /* template words with {k} replaced */
+	pid_t p;
+
+	memcpy(args, d->args, d->args_len);
+	args[d->args_len] = '\0';
+	for (unsigned int i = 0; i < d->args_len;) {
+		targ[n_targ++] = &args[i];
+		while (i < d->args_len && args[i] != '\0')
+			i++;
+		i++;
+	}
+	argv[argc++] = c->path;
+	for (unsigned int k = 0; k < c->n_tok && argc < MAX_ARGV; k++) {
+		const char *t = c->tok[k];
+
+		if (strcmp(t, "{@}") == 0) {
+			for (unsigned int j = 0; j < n_targ && argc < MAX_ARGV; j++)
+				argv[argc++] = targ[j];
+			continue;
+		}
+		argv[argc++] = sp;
+		while (*t != '\0') {
+			const char *v = NULL;
+
+			if (t[0] == '{' && t[1] >= '1' && t[1] <= '9' && t[2] == '}') {
+				unsigned int j = (unsigned int)(t[1] - '1');
+
+				if (j >= n_targ)
+					return -EINVAL; /* the task has fewer arguments */
+				v = targ[j];
+				t += 3;
+			}
+			size_t l = v != NULL ? strlen(v) : 1;
+
+			if ((size_t)(sp - scratch) + l + 1 >= sizeof(scratch))
+				return -E2BIG;
+			memcpy(sp, v != NULL ? v : t, l);
+			sp += l;
+			if (v == NULL)
+				t++;
+		}
+		*sp++ = '\0';
+	}
+	if (!c->has_ph)
+		for (unsigned int j = 0; j < n_targ && argc < MAX_ARGV; j++)
+			argv[argc++] = targ[j];
+	argv[argc] = NULL;
+	snprintf(out, sizeof(out), "%s/%u_%u.%u.out", wf->out_dir, (unsigned int)(d->task_id >> 32),
+		 (unsigned int)(d->task_id & 0xffffffffu), d->sub);
+	snprintf(errp, sizeof(errp), "%s/%u_%u.%u.err", wf->out_dir,
+		 (unsigned int)(d->task_id >> 32), (unsigned int)(d->task_id & 0xffffffffu), d->sub);
+	/* posix_spawn (vfork-like: cheaper than fork) with the files opened in the child; the
+	 * size cap is the worker's own RLIMIT_FSIZE (nl_wfarm_limits()), inherited; SIGPIPE back
+	 * to its default (the worker ignores it), SIGXFSZ stays ignored (writes past the cap
+	 * fail with EFBIG). */
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	int rc;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -ENOMEM;
+	if (posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -ENOMEM;
+	}
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGCHLD);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (rc == 0)
+		rc = posix_spawn(&p, c->path, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0)
+		return -rc;
+	*pid = p;
+	return 0;
+}
+
+int
+nl_wfarm_limits(const struct nl_wfarm *wf)
+{
+	struct rlimit rl = { .rlim_cur = wf->out_cap, .rlim_max = wf->out_cap };
+
+	signal(SIGXFSZ, SIG_IGN); /* a write past the cap fails (EFBIG), not a signal */
+	return setrlimit(RLIMIT_FSIZE, &rl) == 0 ? 0 : -errno;
+}
