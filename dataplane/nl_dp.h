@@ -53,6 +53,8 @@ extern "C" {
 #define NL_DP_HIST_BUCKETS 24u /**< log2 buckets of service / latency [ns] */
 
 /** Run-time options of the engine (from the command line). */
+struct nl_xa_cfg;
+
 struct nl_dp_opts {
 	enum nl_scheme scheme;
 	unsigned int n_groups;      /**< 2LSC G */
@@ -83,6 +85,8 @@ struct nl_dp_opts {
 					     *   (lock-step runs: from the driving thread); NULL */
 	bool auth;                  /**< port mode: protocol version 2 (authenticated) only */
 	struct nl_auth_key auth_key; /**< port mode, auth: the site key (nl_auth_key_load()) */
+	const struct nl_xa_cfg *xa; /**< port mode: a split tree and which appliance we are
+				     *   (nl_xa.h), or NULL (the whole tree here) */
 };
 
 /** Counters of one run (control lcore's view; see I1). */

@@ -36,6 +36,7 @@
 #include "nl_dp.h"
 #include "nl_machine.h"
 #include "nl_model_cfg.h"
+#include "nl_xa.h"
 
 #define DEF_NS_PER_VT 10000.0 /* emulated: 1 u.t. = 10 us */
 #define DEF_HORIZON_VT 1e5    /* emulated: 1 s of wall time per point */
@@ -64,6 +65,9 @@ struct opts {
 	unsigned int pool;
 	const char *key_file;      /* --key: authenticated protocol (version 2) */
 	struct nl_auth_key key;
+	const char *appliance;     /* --appliance: our part of a split tree (nl_xa.h) */
+	struct nl_xa_cfg *xa;      /* the configuration's [appliance] sections */
+	bool ip_set, port_set;
 };
 
 static void
@@ -80,6 +84,9 @@ usage(FILE *f)
 		"  --port ID            DPDK port serving clients and workers (default 0)\n"
 		"  --ip A.B.C.D         our IPv4 address (default 10.99.0.1)\n"
 		"  --udp-port P         our UDP port (default 7477)\n"
+		"  --appliance NAME     a tree split over appliances: run the part the\n"
+		"                       configuration's [appliance NAME] owns; --ip and\n"
+		"                       --udp-port default to its address (docs/scale-out.md)\n"
 		"  --key FILE           site key (owner-only permissions, like MUNGE's): every\n"
 		"                       frame is authenticated (protocol version 2) and frames\n"
 		"                       without a valid MAC or replayed are dropped; without\n"
@@ -129,6 +136,7 @@ static const struct option nl_opts[] = {
 	{ "work-scale", required_argument, NULL, 'W' },
 	{ "idle-sleep-us", required_argument, NULL, 'Z' },
 	{ "key", required_argument, NULL, 'K' },
+	{ "appliance", required_argument, NULL, 'A' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -172,6 +180,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				fprintf(stderr, "nlevel: --ip: '%s' is not an IPv4 address\n", optarg);
 				return -EINVAL;
 			}
+			o->ip_set = true;
 			break;
 		case 'u':
 			if (v < 1 || v > 65535) {
@@ -179,6 +188,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->udp_port = (uint16_t)v;
+			o->port_set = true;
 			break;
 		case 'w': o->worker_timeout_s = v; break;
 		case 'e': o->emulate = true; break;
@@ -193,6 +203,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'W': o->work_scale_s = v; break;
 		case 'Z': o->idle_us = (unsigned int)v; break;
 		case 'K': o->key_file = optarg; break;
+		case 'A': o->appliance = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -328,6 +339,7 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->ip = o->ip;
 	d->auth = o->key_file != NULL;
 	d->auth_key = o->key;
+	d->xa = o->xa;
 	if (o->map != NULL) {
 		if (parse_map(o->map, d) != 0) {
 			fprintf(stderr, "nlevel: --map '%s': bad map (ranges of managers @ enabled "
@@ -546,11 +558,33 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rc = nl_cfg_load(&cfg, o.config, err, sizeof(err));
-	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 || nl_cfg_check_unused(cfg) != 0) {
-		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
+	o.xa = calloc(1, sizeof(*o.xa));
+	if (o.xa == NULL) {
 		nl_cfg_free(cfg);
 		rte_eal_cleanup();
 		return 2;
+	}
+	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 ||
+	    nl_xa_cfg_parse(cfg, o.appliance, o.xa) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
+		nl_cfg_free(cfg);
+		free(o.xa);
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (o.appliance != NULL) { /* our address is the configuration's */
+		const struct nl_xa_app_cfg *me = &o.xa->app[o.xa->self];
+
+		if ((o.ip_set && o.ip != me->ip) || (o.port_set && o.udp_port != me->port)) {
+			fprintf(stderr, "nlevel: --ip/--udp-port differ from [appliance %s] in %s\n",
+				me->name, o.config);
+			nl_cfg_free(cfg);
+			free(o.xa);
+			rte_eal_cleanup();
+			return 2;
+		}
+		o.ip = me->ip;
+		o.udp_port = me->port;
 	}
 	if (o.loads != NULL) {
 		struct nl_cfg *c = NULL;
@@ -634,6 +668,7 @@ main(int argc, char **argv)
 	}
 	urcu_qsbr_unregister_thread();
 	free(mach);
+	free(o.xa);
 	nl_cfg_free(cfg);
 	rte_eal_cleanup();
 	return rc;
