@@ -82,7 +82,7 @@ struct nl_xa {
 	uint32_t seq;
 	uint64_t foreign_live;
 	uint64_t parked;
-	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in;
+	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
 	struct nl_gossip_view *view;
 	struct nl_gossip_cfg gcfg;
@@ -1048,6 +1048,10 @@ nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, si
 		nl_stat_add_st(&dp->drops[NL_PROTO_E_TYPE], 1); /* not split: not ours to take */
 		return;
 	}
+	if (a->dst_ip != dp->o.ip) { /* flooded by a switch to everyone (broadcast): not ours */
+		nl_stat_add_st(&xa->not_ours, 1);
+		return;
+	}
 	e = nl_xa_open(dp->o.auth ? &dp->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns, &m);
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&dp->drops[e], 1);
@@ -1124,11 +1128,12 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "incarnation", xa->inc);
 	rte_tel_data_add_dict_u64(d, "parked", nl_atomic_load_relaxed(&xa->parked));
 	rte_tel_data_add_dict_u64(d, "foreign", nl_atomic_load_relaxed(&xa->foreign_live));
-	rte_tel_data_add_dict_u64(d, "lost_tasks", nl_atomic_load_relaxed(&xa->lost_tasks));
+	rte_tel_data_add_dict_u64(d, "lost_tasks_total", nl_atomic_load_relaxed(&xa->lost_tasks));
 	rte_tel_data_add_dict_u64(d, "stale_handback", nl_atomic_load_relaxed(&xa->stale_back));
 	rte_tel_data_add_dict_u64(d, "bad_peer", nl_atomic_load_relaxed(&xa->bad_peer));
 	rte_tel_data_add_dict_u64(d, "bad_task", nl_atomic_load_relaxed(&xa->bad_task));
 	rte_tel_data_add_dict_u64(d, "overload_in", nl_atomic_load_relaxed(&xa->overload_in));
+	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
 	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
 	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));

@@ -1,0 +1,272 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Scale-out, as root: one N-level tree split over three nlevel appliances (a, b, c;
+# tests/scaleout/scaleout.ini), each on net_af_packet in its own network namespace; a bridge
+# in a fourth namespace joins them and a fifth holding the workers and the clients.
+#   1-2  10,000 tasks whose paths cross appliances, under NLSC and 2LSC, submitted to all
+#        three: every task COMPLETEs; per appliance accepted = completed + failed + in
+#        flight; the three appliances together accepted what the clients sent; tasks and
+#        hand-backs crossed between every pair that the placement connects
+#   3    appliance c killed (SIGKILL) mid-run: every task accepted by a or b ends in exactly
+#        one COMPLETE or REJECT (none lost), a and b keep dispatching, c is declared gone
+#        by gossip; c restarts, rejoins (its summaries reach a) and gets traffic again
+#   4    forged and malformed inter-appliance datagrams (a client claiming to be appliance
+#        b, a truncated hand-back, a bad type) are counted and dropped, nothing acts on them
+# Usage: test_scaleout.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or without
+# netns/veth/bridge. Names: namespaces nls{w,h,a,b,c}PID, veths nsX/nsYPID, 10.98.0.0/24.
+set -u
+NLEVEL=$1 WORKER=$2 LOADGEN=$3
+SRC=${NL_SRC_ROOT:?}
+CFG=$SRC/tests/scaleout/scaleout.ini
+TEL=$SRC/tests/dataplane/nl_tel.py
+. "$SRC/tests/common/nl_tap.sh"
+skip() { echo "1..0 # SKIP $*"; exit 0; }
+
+[[ $(id -u) == 0 ]] || skip "not root"
+command -v ip >/dev/null || skip "no iproute2"
+id=$$
+SW=nlsw$id HOSTNS=nlsh$id
+declare -A NS IP PFX APP
+for x in a b c; do NS[$x]=nls$x$id; PFX[$x]=nls$x$id; APP[$x]=; done
+IP[a]=10.98.0.1 IP[b]=10.98.0.2 IP[c]=10.98.0.3
+declare -A WID=([a]=1 [b]=2 [c]=3)
+TMP=${NL_SO_KEEP:-$(mktemp -d)} # NL_SO_KEEP=DIR keeps the logs (debugging)
+mkdir -p "$TMP"
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for x in a b c; do
+		[[ -n ${APP[$x]} ]] && kill -INT "${APP[$x]}" 2>/dev/null && wait "${APP[$x]}" 2>/dev/null
+	done
+	for x in a b c h; do ip netns del "nls$x$id" 2>/dev/null; done
+	ip netns del "$SW" 2>/dev/null
+	[[ -z ${NL_SO_KEEP:-} ]] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+ip netns add "$SW" 2>/dev/null || skip "cannot create a network namespace"
+ip -n "$SW" link add nsbr type bridge 2>/dev/null || skip "cannot create a bridge"
+ip -n "$SW" link set nsbr up
+for x in a b c h; do # one veth per namespace, its peer on the bridge
+	ns=nls$x$id
+	ip netns add "$ns" || skip "cannot create a network namespace"
+	ip link add "ns$x$id" netns "$ns" type veth peer name "nsp$x$id" netns "$SW" ||
+		skip "cannot create a veth pair"
+	ip -n "$SW" link set "nsp$x$id" master nsbr up
+	ip -n "$ns" link set "ns$x$id" up
+	ip -n "$ns" link set lo up
+	if command -v ethtool >/dev/null; then
+		ip netns exec "$ns" ethtool -K "ns$x$id" tx off rx off >/dev/null 2>&1
+		ip netns exec "$SW" ethtool -K "nsp$x$id" tx off rx off >/dev/null 2>&1
+	fi
+done
+ip -n "$HOSTNS" addr add 10.98.0.10/24 dev "nsh$id"
+INH="ip netns exec $HOSTNS"
+
+tel() { python3 "$TEL" "${PFX[$1]}" "$2" 2>/dev/null; }
+jget() { # app, command, python expression on j (the command's dict)
+	tel "$1" "$2" | python3 -c "import json,sys; j=json.load(sys.stdin)['$2'.split(',')[0]]; print($3)" 2>/dev/null || echo -1
+}
+stat() { jget "$1" /nlevel/stats "j['$2']"; }
+
+start_app() { # app, scheme
+	local x=$1 scheme=$2
+	ip netns exec "${NS[$x]}" "$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "${PFX[$x]}" \
+		-l 0-1 --vdev="net_af_packet0,iface=ns$x$id" -- --config "$CFG" --scheme "$scheme" \
+		--appliance "$x" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 \
+		>"$TMP/app_$x.log" 2>&1 &
+	APP[$x]=$!
+	for _ in $(seq 100); do
+		[[ $(stat "$x" accepted) != -1 ]] && return 0
+		sleep 0.1
+	done
+	echo "# appliance $x did not come up:"; sed 's/^/#   /' "$TMP/app_$x.log" | tail -n 20
+	return 1
+}
+stop_app() { # app; returns nlevel's exit status
+	local x=$1 rc
+	kill -INT "${APP[$x]}" 2>/dev/null
+	wait "${APP[$x]}"
+	rc=$?
+	APP[$x]=
+	return $rc
+}
+stop_all() {
+	local rc=0
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	PIDS=()
+	for x in a b c; do
+		if [[ -n ${APP[$x]} ]]; then
+			stop_app "$x" || { echo "# nlevel $x exit status $?"; rc=1; }
+		fi
+	done
+	return $rc
+}
+workers() { # app: two workers offering every vector; the appliance claims its own slots
+	local x=$1 w
+	for w in 1 2; do
+		$INH "$WORKER" --appliance "${IP[$x]}" --scale 1e-3 --allow-root --quiet --id "$w${WID[$x]}" \
+			--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:10 --mach 100e6:10 \
+			--mach 100e6:10 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01 --mach 100e6:11 \
+			--mach 100e6:11 --mach 100e6:11 >"$TMP/w$w$x.log" 2>&1 &
+		PIDS+=($!)
+	done
+}
+wait_joined() { # app, workers
+	for _ in $(seq 100); do
+		[[ $(stat "$1" workers_joined) -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_live() { # observer app, peer app: the observer sees the peer live (1) or gone (0)
+	local want=$3 i
+	for i in $(seq 100); do
+		[[ $(jget "$1" /nlevel/appliances "j['live'][j['name'].index('$2')]") == "$want" ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+accounting() { # app: accepted == completed + failed + in_flight, nothing in flight at rest
+	tel "$1" /nlevel/stats | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["/nlevel/stats"]
+print("# '"$1"': accepted=%(accepted)d completed=%(completed)d failed=%(failed)d in_flight=%(in_flight)d rejected_ingress=%(rejected_ingress)d" % s)
+sys.exit(0 if s["accepted"] == s["completed"] + s["failed"] + s["in_flight"] and s["in_flight"] == 0 else 1)'
+}
+crossings() { # app: one line of tasks/hand-backs out and in per peer
+	tel "$1" /nlevel/appliances | python3 -c '
+import json, sys
+j = json.load(sys.stdin)["/nlevel/appliances"]
+print("# '"$1"' peers:", " ".join("%s:out=%d,in=%d,backs_out=%d,backs_in=%d,live=%d" % (n, o, i, bo, bi, l) for n, o, i, bo, bi, l in zip(j["name"], j["tasks_out"], j["tasks_in"], j["handbacks_out"], j["handbacks_in"], j["live"])), "parked=%d foreign=%d stale=%d bad_peer=%d" % (j["parked"], j["foreign"], j["stale_handback"], j["bad_peer"]))'
+}
+summary() { grep '^SUMMARY' "$1" | tail -n 1; }
+val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+loadgen() { # app, tasks, rate, seed, extra args
+	local x=$1 n=$2 r=$3 s=$4
+	shift 4
+	$INH "$LOADGEN" --appliance "${IP[$x]}" --tasks "$n" --rate "$r" --res 2 --split 2 \
+		--instr 1e8 --data 0 --timeout 5 --seed "$s" "$@" >"$TMP/lg_$x.log" 2>&1
+}
+
+# 1-2: 10,000 tasks under each scheme, submitted to all three appliances
+for scheme in nlsc 2lsc; do
+	r=1
+	if start_app a "$scheme" && start_app b "$scheme" && start_app c "$scheme"; then
+		for x in a b c; do workers "$x"; done
+		if wait_joined a 2 && wait_joined b 2 && wait_joined c 2 && wait_live a c 1 &&
+			wait_live b a 1 && wait_live c b 1; then
+			r=0
+			loadgen a 4000 1000 1 --expect-complete & la=$!
+			loadgen b 3000 750 2 --expect-complete & lb=$!
+			loadgen c 3000 750 3 --expect-complete & lc=$!
+			wait $la || r=1
+			wait $lb || r=1
+			wait $lc || r=1
+			total=0 acc=0
+			for x in a b c; do
+				echo "# $scheme $x: $(summary "$TMP/lg_$x.log")"
+				total=$((total + $(val "$TMP/lg_$x.log" completed)))
+				acc=$((acc + $(stat "$x" accepted)))
+				accounting "$x" || r=1
+				crossings "$x"
+			done
+			echo "# $scheme: completed $total of 10000, appliances accepted $acc"
+			[[ $total == 10000 && $acc == 10000 ]] || r=1
+			# the placement makes tasks cross: a handed tasks to b and c and got them back
+			out_b=$(jget a /nlevel/appliances "j['tasks_out'][1]")
+			back_b=$(jget a /nlevel/appliances "j['handbacks_in'][1] + j['handbacks_in'][2]")
+			[[ $out_b -gt 0 && $back_b -gt 0 ]] || r=1
+		fi
+	fi
+	stop_all || r=1
+	say "scaleout_${scheme}_10000_tasks_cross_appliances_all_complete" $r "see the log"
+done
+
+# 3: c killed mid-run, then restarted
+r=1
+if start_app a nlsc && start_app b nlsc && start_app c nlsc; then
+	for x in a b c; do workers "$x"; done
+	if wait_joined a 2 && wait_joined b 2 && wait_joined c 2 && wait_live a c 1 &&
+		wait_live b c 1; then
+		r=0
+		loadgen a 3000 1000 11 & la=$!
+		loadgen b 3000 1000 12 & lb=$!
+		sleep 1.2
+		kill -KILL "${APP[c]}"
+		wait "${APP[c]}" 2>/dev/null
+		APP[c]=
+		wait $la || r=1
+		wait $lb || r=1
+		for x in a b; do
+			echo "# kill $x: $(summary "$TMP/lg_$x.log")"
+			# every accepted task got exactly one final answer: none lost
+			[[ $(val "$TMP/lg_$x.log" lost) == 0 ]] || r=1
+			[[ $(val "$TMP/lg_$x.log" accepted) -gt 0 ]] || r=1
+			[[ $(val "$TMP/lg_$x.log" completed) -gt 1000 ]] || r=1
+			accounting "$x" || r=1
+			crossings "$x"
+		done
+		lost=$(jget a /nlevel/appliances "j['lost_tasks_total']")
+		gone=$(jget a /nlevel/appliances "j['gone'][2]")
+		echo "# a: c declared gone $gone time(s), $lost tasks answered machine_lost"
+		wait_live a c 0 || r=1
+		wait_live b c 0 || r=1
+		# restart c: it rejoins (gossip) and gets traffic again
+		if start_app c nlsc; then
+			workers c
+			if wait_joined c 2 && wait_live a c 1 && wait_live b c 1; then
+				before=$(jget c /nlevel/appliances "j['tasks_in'][0] + j['tasks_in'][1]")
+				loadgen a 1000 500 13 --expect-complete || r=1
+				echo "# after rejoin a: $(summary "$TMP/lg_a.log")"
+				after=$(jget c /nlevel/appliances "j['tasks_in'][0] + j['tasks_in'][1]")
+				echo "# c took $before tasks from a and b before the load, $after after"
+				[[ $after -gt $before ]] || r=1
+				age=$(jget a /nlevel/summaries "j['age_ms'][j['appliance'].index('c')]")
+				echo "# a's summary of c's root is $age ms old"
+				[[ $age -ge 0 && $age -lt 1000 ]] || r=1
+				accounting a || r=1
+				accounting c || r=1
+			else
+				r=1
+			fi
+		else
+			r=1
+		fi
+	fi
+fi
+stop_all || r=1
+say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see the log"
+
+# 4: forged and malformed inter-appliance datagrams are counted and dropped
+r=1
+if start_app a nlsc; then
+	d0=$(jget a /nlevel/stats "j['drop_truncated'] + j['drop_bad_type'] + j['drop_bad_field']")
+	$INH python3 - "${IP[a]}" <<'EOF'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dst = (sys.argv[1], 7477)
+def hdr(t, n): return struct.pack(">HBBHH", 0x4e4c, 1, t, n, 0)
+# a well-formed HANDBACK claiming to come from appliance b (index 1), from a client's address
+body = struct.pack(">HHIQ", 1, 1, 0, 12345) + struct.pack(">QIIHHiH6x", 7, 0, 1, 0, 2, 0, 1)
+s.sendto(hdr(17, 8 + len(body)) + body, dst)
+# a HANDOVER claiming b with a well-formed task record
+task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
+body = struct.pack(">HHIQ", 1, 1, 0, 12345) + task
+s.sendto(hdr(16, 8 + len(body)) + body, dst)
+# truncated (length says more than was sent), bad type 20, bad field (n = 0)
+s.sendto(hdr(17, 64) + b"\0" * 8, dst)
+body = struct.pack(">HHIQ", 1, 1, 0, 12345)
+s.sendto(hdr(20, 8 + len(body)) + body, dst)
+s.sendto(hdr(18, 8 + len(body)) + struct.pack(">HHIQ", 1, 0, 0, 12345), dst)
+EOF
+	sleep 0.5
+	bad=$(jget a /nlevel/appliances "j['bad_peer']")
+	d1=$(jget a /nlevel/stats "j['drop_truncated'] + j['drop_bad_type'] + j['drop_bad_field']")
+	stale=$(jget a /nlevel/appliances "j['stale_handback']")
+	echo "# a: bad_peer=$bad drops $d0 -> $d1 stale_handback=$stale accepted=$(stat a accepted)"
+	[[ $bad == 2 && $((d1 - d0)) == 3 && $stale == 0 && $(stat a accepted) == 0 ]] && r=0
+fi
+stop_all || r=1
+say "scaleout_forged_and_malformed_datagrams_counted_and_dropped" $r "see the log"
+nl_tap_done
