@@ -82,7 +82,7 @@ struct nl_xa {
 	uint32_t seq;
 	uint64_t foreign_live;
 	uint64_t parked;
-	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours;
+	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
 	struct nl_gossip_view *view;
 	struct nl_gossip_cfg gcfg;
@@ -601,6 +601,16 @@ hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
 		r.origin_token = mt->xa_token;
 		r.origin_seq = mt->xa_seq;
 		queue_task(io, app, &r);
+		if (app != mt->xa_origin) { /* tell the origin whom to wait for (X1) */
+			struct nl_xa_back mv = { .task_id = t->id,
+						 .origin_token = mt->xa_token,
+						 .origin_seq = mt->xa_seq,
+						 .reason = NL_XA_REASON_MOVED,
+						 .hops = t->hops,
+						 .at_app = (uint16_t)app };
+
+			queue_back(io, mt->xa_origin, &mv);
+		}
 		mt->xa_state = XA_OWN;
 		rte_mempool_put(dp->pool, t);
 		nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live - 1);
@@ -767,6 +777,12 @@ back_in(struct io *io, const struct nl_xa_back *b)
 
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
 		xa->stale_back++;
+		return;
+	}
+	if (b->reason == NL_XA_REASON_MOVED) { /* still away: now at another appliance */
+		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
+			dp->meta[t->aux].xa_at = b->at_app;
+		xa->moved++;
 		return;
 	}
 	unpark(xa, t);
@@ -1134,6 +1150,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "bad_task", nl_atomic_load_relaxed(&xa->bad_task));
 	rte_tel_data_add_dict_u64(d, "overload_in", nl_atomic_load_relaxed(&xa->overload_in));
 	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));
+	rte_tel_data_add_dict_u64(d, "moved", nl_atomic_load_relaxed(&xa->moved));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
 	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
 	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));

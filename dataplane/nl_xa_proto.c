@@ -88,7 +88,8 @@ task_ok(const struct nl_xa_task *t)
 static int
 back_ok(const struct nl_xa_back *b)
 {
-	return b->reason <= 15 && b->n_done <= NL_PROTO_MAX_SPLIT;
+	return b->reason <= NL_XA_REASON_MOVED && b->n_done <= NL_PROTO_MAX_SPLIT &&
+	       b->at_app < NL_XA_MAX_APPS;
 }
 
 static int
@@ -159,7 +160,8 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 			p = wr_be(p, b->n_done, 2);
 			p = wr_be(p, (uint32_t)b->status, 4);
 			p = wr_be(p, b->hops, 2);
-			p = wr_be(p, 0, 6);
+			p = wr_be(p, b->at_app, 2);
+			p = wr_be(p, 0, 4);
 		} else {
 			const struct nl_xa_sum *s = &m->u.sum[i];
 
@@ -277,9 +279,10 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 			k->n_done = (uint16_t)rd_be(&p, 2);
 			k->status = (int32_t)(uint32_t)rd_be(&p, 4);
 			k->hops = (uint16_t)rd_be(&p, 2);
-			if (!zeros(p, 6) || !back_ok(k))
+			k->at_app = (uint16_t)rd_be(&p, 2);
+			if (!zeros(p, 4) || !back_ok(k))
 				return NL_PROTO_E_FIELD;
-			p += 6;
+			p += 4;
 		} else {
 			struct nl_xa_sum *s = &out->u.sum[i];
 

@@ -73,7 +73,12 @@ struct nl_xa_back {
 	uint16_t n_done;       /**< sub-tasks done, <= 64 */
 	int32_t status;        /**< first non-zero exit status of a sub-task */
 	uint16_t hops;         /**< transfers of the whole path */
+	uint16_t at_app;       /**< NL_XA_REASON_MOVED: the appliance that holds it now */
 };
+
+/** HANDBACK reason: not an end; the task passed on to appliance at_app (a transit's note
+ * to the accepting appliance, so it knows whom to wait for). */
+#define NL_XA_REASON_MOVED 15u
 
 /** One gossip record (nl_gossip_rec of managers/gossip, field for field). */
 struct nl_xa_sum {

@@ -150,7 +150,8 @@ loadgen() { # app, tasks, rate, seed, extra args
 }
 
 # 1-2: 10,000 tasks under each scheme, submitted to all three appliances
-for scheme in nlsc 2lsc; do
+for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debugging)
+	t0=$SECONDS
 	r=1
 	if start_app a "$scheme" && start_app b "$scheme" && start_app c "$scheme"; then
 		for x in a b c; do workers "$x"; done
@@ -180,11 +181,14 @@ for scheme in nlsc 2lsc; do
 		fi
 	fi
 	stop_all || r=1
+	echo "# $scheme: $((SECONDS - t0)) s"
 	say "scaleout_${scheme}_10000_tasks_cross_appliances_all_complete" $r "see the log"
 done
 
+[[ -n ${NL_SO_SCHEMES:-} ]] && nl_tap_done
 # 3: c killed mid-run, then restarted
 r=1
+t0=$SECONDS
 if start_app a nlsc && start_app b nlsc && start_app c nlsc; then
 	for x in a b c; do workers "$x"; done
 	if wait_joined a 2 && wait_joined b 2 && wait_joined c 2 && wait_live a c 1 &&
@@ -236,6 +240,7 @@ if start_app a nlsc && start_app b nlsc && start_app c nlsc; then
 	fi
 fi
 stop_all || r=1
+echo "# kill and rejoin: $((SECONDS - t0)) s"
 say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see the log"
 
 # 4: forged and malformed inter-appliance datagrams are counted and dropped
