@@ -62,12 +62,11 @@ done
 ip -n "$HOSTNS" addr add 10.98.0.10/24 dev "nsh$id"
 INH="ip netns exec $HOSTNS"
 
-tel() { python3 "$TEL" "${PFX[$1]}" "$2" 2>/dev/null; }
-jget() { # app, command, python expression on j (the command's dict)
-	tel "$1" "$2" | python3 -c "import json,sys; j=json.load(sys.stdin)['$2'.split(',')[0]]; print($3)" 2>/dev/null || echo -1
-}
-stat() { jget "$1" /nlevel/stats "j['$2']"; }
-
+SO="python3 $SRC/tests/scaleout/nl_so.py"
+ALL() { for x in "$@"; do echo "$x=${PFX[$x]}"; done; }
+so_wait() { $SO wait "$@" $(ALL a b c); }   # SECS EXPR (see nl_so.py)
+so_eval() { $SO eval "$1" $(ALL a b c); }
+report() { $SO report $(ALL "$@"); }        # accounting per appliance, crossings
 start_app() { # app, scheme
 	local x=$1 scheme=$2
 	ip netns exec "${NS[$x]}" "$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "${PFX[$x]}" \
@@ -75,8 +74,9 @@ start_app() { # app, scheme
 		--appliance "$x" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 \
 		>"$TMP/app_$x.log" 2>&1 &
 	APP[$x]=$!
-	for _ in $(seq 100); do
-		[[ $(stat "$x" accepted) != -1 ]] && return 0
+	for _ in $(seq 300); do
+		[[ -S /var/run/dpdk/${PFX[$x]}/dpdk_telemetry.v2 ]] &&
+			grep -q "serving on port" "$TMP/app_$x.log" && return 0
 		sleep 0.1
 	done
 	echo "# appliance $x did not come up:"; sed 's/^/#   /' "$TMP/app_$x.log" | tail -n 20
@@ -113,32 +113,11 @@ workers() { # app: two workers offering every vector; the appliance claims its o
 	done
 }
 wait_joined() { # app, workers
-	for _ in $(seq 100); do
-		[[ $(stat "$1" workers_joined) -ge $2 ]] && return 0
+	for _ in $(seq 200); do
+		[[ $(grep -c "joined with" "$TMP/app_$1.log") -ge $2 ]] && return 0
 		sleep 0.1
 	done
 	return 1
-}
-wait_live() { # observer app, peer app: the observer sees the peer live (1) or gone (0)
-	local want=$3 i
-	for i in $(seq 100); do
-		[[ $(jget "$1" /nlevel/appliances "j['live'][j['name'].index('$2')]") == "$want" ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-accounting() { # app: accepted == completed + failed + in_flight, nothing in flight at rest
-	tel "$1" /nlevel/stats | python3 -c '
-import json, sys
-s = json.load(sys.stdin)["/nlevel/stats"]
-print("# '"$1"': accepted=%(accepted)d completed=%(completed)d failed=%(failed)d in_flight=%(in_flight)d rejected_ingress=%(rejected_ingress)d" % s)
-sys.exit(0 if s["accepted"] == s["completed"] + s["failed"] + s["in_flight"] and s["in_flight"] == 0 else 1)'
-}
-crossings() { # app: one line of tasks/hand-backs out and in per peer
-	tel "$1" /nlevel/appliances | python3 -c '
-import json, sys
-j = json.load(sys.stdin)["/nlevel/appliances"]
-print("# '"$1"' peers:", " ".join("%s:out=%d,in=%d,backs_out=%d,backs_in=%d,live=%d" % (n, o, i, bo, bi, l) for n, o, i, bo, bi, l in zip(j["name"], j["tasks_out"], j["tasks_in"], j["handbacks_out"], j["handbacks_in"], j["live"])), "parked=%d foreign=%d stale=%d bad_peer=%d" % (j["parked"], j["foreign"], j["stale_handback"], j["bad_peer"]))'
 }
 summary() { grep '^SUMMARY' "$1" | tail -n 1; }
 val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -150,93 +129,82 @@ loadgen() { # app, tasks, rate, seed, extra args
 }
 
 # 1-2: 10,000 tasks under each scheme, submitted to all three appliances
+up3() { # scheme: three appliances, two workers each, every one seeing the others live
+	start_app a "$1" && start_app b "$1" && start_app c "$1" || return 1
+	for x in a b c; do workers "$x"; done
+	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
+}
 for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debugging)
 	t0=$SECONDS
 	r=1
-	if start_app a "$scheme" && start_app b "$scheme" && start_app c "$scheme"; then
-		for x in a b c; do workers "$x"; done
-		if wait_joined a 2 && wait_joined b 2 && wait_joined c 2 && wait_live a c 1 &&
-			wait_live b a 1 && wait_live c b 1; then
-			r=0
-			loadgen a 4000 1000 1 --expect-complete & la=$!
-			loadgen b 3000 750 2 --expect-complete & lb=$!
-			loadgen c 3000 750 3 --expect-complete & lc=$!
-			wait $la || r=1
-			wait $lb || r=1
-			wait $lc || r=1
-			total=0 acc=0
-			for x in a b c; do
-				echo "# $scheme $x: $(summary "$TMP/lg_$x.log")"
-				total=$((total + $(val "$TMP/lg_$x.log" completed)))
-				acc=$((acc + $(stat "$x" accepted)))
-				accounting "$x" || r=1
-				crossings "$x"
-			done
-			echo "# $scheme: completed $total of 10000, appliances accepted $acc"
-			[[ $total == 10000 && $acc == 10000 ]] || r=1
-			# the placement makes tasks cross: a handed tasks to b and c and got them back
-			out_b=$(jget a /nlevel/appliances "j['tasks_out'][1]")
-			back_b=$(jget a /nlevel/appliances "j['handbacks_in'][1] + j['handbacks_in'][2]")
-			[[ $out_b -gt 0 && $back_b -gt 0 ]] || r=1
-		fi
+	if up3 "$scheme"; then
+		r=0
+		loadgen a 4000 1000 1 --expect-complete & la=$!
+		loadgen b 3000 750 2 --expect-complete & lb=$!
+		loadgen c 3000 750 3 --expect-complete & lc=$!
+		wait $la || r=1
+		wait $lb || r=1
+		wait $lc || r=1
+		total=0
+		for x in a b c; do
+			echo "# $scheme $x: $(summary "$TMP/lg_$x.log")"
+			total=$((total + $(val "$TMP/lg_$x.log" completed)))
+		done
+		report a b c || r=1
+		# the three accepted what the clients sent; tasks crossed from a to b and c and
+		# came back (hand-backs), and between b and c
+		acc=$(so_eval "sum(s[x]['accepted'] for x in 'abc')")
+		cross=$(so_eval "p['a']['tasks_out'][1] > 0 and p['a']['tasks_out'][2] > 0 and p['a']['handbacks_in'][1] + p['a']['handbacks_in'][2] > 0 and p['b']['handbacks_in'][0] + p['b']['handbacks_in'][2] > 0")
+		echo "# $scheme: completed $total of 10000, appliances accepted $acc, crossed: $cross"
+		[[ $total == 10000 && $acc == 10000 && $cross == True ]] || r=1
 	fi
 	stop_all || r=1
 	echo "# $scheme: $((SECONDS - t0)) s"
 	say "scaleout_${scheme}_10000_tasks_cross_appliances_all_complete" $r "see the log"
 done
-
 [[ -n ${NL_SO_SCHEMES:-} ]] && nl_tap_done
+
 # 3: c killed mid-run, then restarted
 r=1
 t0=$SECONDS
-if start_app a nlsc && start_app b nlsc && start_app c nlsc; then
-	for x in a b c; do workers "$x"; done
-	if wait_joined a 2 && wait_joined b 2 && wait_joined c 2 && wait_live a c 1 &&
-		wait_live b c 1; then
-		r=0
-		loadgen a 3000 1000 11 & la=$!
-		loadgen b 3000 1000 12 & lb=$!
-		sleep 1.2
-		kill -KILL "${APP[c]}"
-		wait "${APP[c]}" 2>/dev/null
-		APP[c]=
-		wait $la || r=1
-		wait $lb || r=1
-		for x in a b; do
-			echo "# kill $x: $(summary "$TMP/lg_$x.log")"
-			# every accepted task got exactly one final answer: none lost
-			[[ $(val "$TMP/lg_$x.log" lost) == 0 ]] || r=1
-			[[ $(val "$TMP/lg_$x.log" accepted) -gt 0 ]] || r=1
-			[[ $(val "$TMP/lg_$x.log" completed) -gt 1000 ]] || r=1
-			accounting "$x" || r=1
-			crossings "$x"
-		done
-		lost=$(jget a /nlevel/appliances "j['lost_tasks_total']")
-		gone=$(jget a /nlevel/appliances "j['gone'][2]")
-		echo "# a: c declared gone $gone time(s), $lost tasks answered machine_lost"
-		wait_live a c 0 || r=1
-		wait_live b c 0 || r=1
-		# restart c: it rejoins (gossip) and gets traffic again
-		if start_app c nlsc; then
-			workers c
-			if wait_joined c 2 && wait_live a c 1 && wait_live b c 1; then
-				before=$(jget c /nlevel/appliances "j['tasks_in'][0] + j['tasks_in'][1]")
-				loadgen a 1000 500 13 --expect-complete || r=1
-				echo "# after rejoin a: $(summary "$TMP/lg_a.log")"
-				after=$(jget c /nlevel/appliances "j['tasks_in'][0] + j['tasks_in'][1]")
-				echo "# c took $before tasks from a and b before the load, $after after"
-				[[ $after -gt $before ]] || r=1
-				age=$(jget a /nlevel/summaries "j['age_ms'][j['appliance'].index('c')]")
-				echo "# a's summary of c's root is $age ms old"
-				[[ $age -ge 0 && $age -lt 1000 ]] || r=1
-				accounting a || r=1
-				accounting c || r=1
-			else
-				r=1
-			fi
+if up3 nlsc; then
+	r=0
+	loadgen a 3000 1000 11 & la=$!
+	loadgen b 3000 1000 12 & lb=$!
+	sleep 1.2
+	kill -KILL "${APP[c]}"
+	wait "${APP[c]}" 2>/dev/null
+	APP[c]=
+	wait $la || r=1
+	wait $lb || r=1
+	for x in a b; do
+		echo "# kill $x: $(summary "$TMP/lg_$x.log")"
+		# every accepted task got a final answer (none lost); none got two: the appliance
+		# answers only when it counts a task completed or failed, and report checks
+		# accepted = completed + failed with nothing in flight
+		[[ $(val "$TMP/lg_$x.log" lost) == 0 ]] || r=1
+		[[ $(val "$TMP/lg_$x.log" completed) -gt 1000 ]] || r=1
+	done
+	report a b || r=1
+	so_wait 10 "not live('a', 'c') and not live('b', 'c')" || r=1
+	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'])") (a, b: times c was declared gone; tasks answered machine_lost)"
+	# restart c: it rejoins (gossip) and gets traffic again
+	if start_app c nlsc; then
+		workers c
+		if wait_joined c 2 && so_wait 20 "live('a', 'c') and live('b', 'c') and live('c', 'a')"; then
+			loadgen a 1000 500 13 --expect-complete || r=1
+			echo "# after rejoin a: $(summary "$TMP/lg_a.log")"
+			took=$(so_eval "p['c']['tasks_in'][0] + p['c']['tasks_in'][1]")
+			age=$(so_eval "m['a']['age_ms'][m['a']['appliance'].index('c')]")
+			echo "# the new c took $took tasks from a and b; a's summary of c's root is $age ms old"
+			[[ $took -gt 0 && $age -ge 0 && $age -lt 1000 ]] || r=1
+			report a c || r=1
 		else
 			r=1
 		fi
+	else
+		r=1
 	fi
 fi
 stop_all || r=1
@@ -246,14 +214,15 @@ say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see t
 # 4: forged and malformed inter-appliance datagrams are counted and dropped
 r=1
 if start_app a nlsc; then
-	d0=$(jget a /nlevel/stats "j['drop_truncated'] + j['drop_bad_type'] + j['drop_bad_field']")
+	DROPS="s['a']['drop_truncated'] + s['a']['drop_bad_type'] + s['a']['drop_bad_field']"
+	d0=$(so_eval "$DROPS")
 	$INH python3 - "${IP[a]}" <<'EOF'
 import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 dst = (sys.argv[1], 7477)
 def hdr(t, n): return struct.pack(">HBBHH", 0x4e4c, 1, t, n, 0)
 # a well-formed HANDBACK claiming to come from appliance b (index 1), from a client's address
-body = struct.pack(">HHIQ", 1, 1, 0, 12345) + struct.pack(">QIIHHiH6x", 7, 0, 1, 0, 2, 0, 1)
+body = struct.pack(">HHIQ", 1, 1, 0, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
 s.sendto(hdr(17, 8 + len(body)) + body, dst)
 # a HANDOVER claiming b with a well-formed task record
 task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
@@ -265,12 +234,10 @@ body = struct.pack(">HHIQ", 1, 1, 0, 12345)
 s.sendto(hdr(20, 8 + len(body)) + body, dst)
 s.sendto(hdr(18, 8 + len(body)) + struct.pack(">HHIQ", 1, 0, 0, 12345), dst)
 EOF
-	sleep 0.5
-	bad=$(jget a /nlevel/appliances "j['bad_peer']")
-	d1=$(jget a /nlevel/stats "j['drop_truncated'] + j['drop_bad_type'] + j['drop_bad_field']")
-	stale=$(jget a /nlevel/appliances "j['stale_handback']")
-	echo "# a: bad_peer=$bad drops $d0 -> $d1 stale_handback=$stale accepted=$(stat a accepted)"
-	[[ $bad == 2 && $((d1 - d0)) == 3 && $stale == 0 && $(stat a accepted) == 0 ]] && r=0
+	so_wait 5 "p['a']['bad_peer'] >= 2 and $DROPS >= $d0 + 3"
+	res=$(so_eval "(p['a']['bad_peer'], $DROPS - $d0, p['a']['stale_handback'], s['a']['accepted'], p['a']['foreign'])")
+	echo "# a: (bad_peer, new drops, stale_handback, accepted, foreign) = $res"
+	[[ $res == "(2, 3, 0, 0, 0)" ]] && r=0
 fi
 stop_all || r=1
 say "scaleout_forged_and_malformed_datagrams_counted_and_dropped" $r "see the log"
