@@ -10,7 +10,7 @@ cc=$(command -v clang || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -I"$src/dataplane" \
-	"$src/tests/dataplane/fuzz_proto.c" "$src/dataplane/nl_proto.c" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
+	"$src/tests/dataplane/fuzz_proto.c" "$src/dataplane/nl_proto.c" "$src/dataplane/nl_xa_proto.c" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
 	-o "$tmp/fuzz" \
 	>"$tmp/cc.log" 2>&1; then
 	echo "1..0 # SKIP clang cannot link -fsanitize=fuzzer (libclang-rt-dev missing?)"
@@ -19,7 +19,7 @@ fi
 mkdir -p "$tmp/corpus"
 # seeds: genuine version-1 and sealed (version-2) frames of every type
 if "$cc" -O1 -DNL_FUZZ_SEEDS -I"$src/dataplane" "$src/tests/dataplane/fuzz_proto.c" \
-	"$src/dataplane/nl_proto.c" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
+	"$src/dataplane/nl_proto.c" "$src/dataplane/nl_xa_proto.c" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
 	-o "$tmp/seeds" >>"$tmp/cc.log" 2>&1 && "$tmp/seeds" "$tmp/corpus"; then
 	echo "# $(ls "$tmp/corpus" | wc -l) seed frames (versions 1 and 2)"
 else
