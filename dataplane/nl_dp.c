@@ -104,6 +104,14 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 		goto fail;
 	dp->n_mgr = dp->gen_rcu->s->n_mgr;
 	dp->measure_mgr = nl_sched_measure_mgr(dp->gen_rcu->s);
+	if (m->n_cut > 0 && o->emulate) { /* a simulated split (nl_model_hop_vt) */
+		dp->split_part = calloc(dp->n_mgr, 1);
+		if (dp->split_part == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		nl_model_split_parts(&dp->m, dp->gen_rcu->s, dp->split_part);
+	}
 	rc = nl_xa_attach_ctl(dp, o->xa); /* scale-out hook: placement, before the mapping */
 	if (rc != 0)
 		goto fail;
@@ -264,6 +272,7 @@ nl_dp_free(struct nl_dp *dp)
 	free(dp->mach0);
 	free(dp->workers);
 	nl_xa_free(dp->xa);
+	free(dp->split_part);
 	free(dp);
 }
 

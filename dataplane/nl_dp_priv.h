@@ -211,6 +211,7 @@ struct nl_dp {
 	uint64_t workers_left;
 	struct nl_xa *xa;             /* scale-out state (nl_xa.h), NULL when not split */
 	uint64_t rx_xa;               /* inter-appliance datagrams received (types 16..23) */
+	uint8_t *split_part;          /* emulated [split]: appliance of each manager, or NULL */
 };
 
 /* A control request (telemetry -> control lcore). */
