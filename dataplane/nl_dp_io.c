@@ -14,6 +14,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_port.h"
+#include "nl_xa_proto.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -84,7 +85,7 @@ nl_dp_io_send_bytes(struct io *io, const void *msg, size_t len, const uint8_t *m
 	}
 	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
 	n = p == NULL ? -ENOSPC :
-			nl_proto_seal_bytes(msg, len, dp->o.auth ? &io->seal : NULL, io->now_ns,
+			nl_xa_seal(msg, len, dp->o.auth ? &io->seal : NULL, io->now_ns,
 					    p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
 	if (n < 0) {
 		rte_pktmbuf_free(mb);

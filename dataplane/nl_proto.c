@@ -624,39 +624,6 @@ nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, vo
 	return (int)len;
 }
 
-/* Scale-out hook (issue #13): seal a message encoded by another codec (nl_xa_proto.c). */
-int
-nl_proto_seal_bytes(const void *msg, size_t n, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
-		    size_t cap)
-{
-	uint8_t tmp[NL_PROTO_MAX_LEN];
-	uint64_t seq;
-	size_t len = n + NL_AUTH_TRAILER_LEN;
-
-	if (n < NL_PROTO_HDR_LEN || n > NL_PROTO_MAX_LEN)
-		return -EINVAL;
-	if (tx == NULL) {
-		if (cap < n)
-			return -ENOSPC;
-		memcpy(buf, msg, n);
-		return (int)n;
-	}
-	if (len > NL_PROTO_MAX_LEN)
-		return -EINVAL;
-	if (cap < len)
-		return -ENOSPC;
-	memcpy(tmp, msg, n);
-	seq = now_ns > tx->seq ? now_ns : tx->seq + 1;
-	tx->seq = seq;
-	put(tmp + 2, NL_PROTO_VERSION_AUTH, 1);
-	put(tmp + 4, len, 2);
-	put(tmp + n, tx->sender, 8);
-	put(tmp + n + 8, seq, 8);
-	mac(&tx->key, tmp, len - NL_AUTH_TAG_LEN, tmp + len - NL_AUTH_TAG_LEN);
-	memcpy(buf, tmp, len);
-	return (int)len;
-}
-
 enum nl_proto_err
 nl_auth_verify(const struct nl_auth_key *key, const void *buf, size_t len, uint64_t *sender,
 	       uint64_t *seq)

@@ -284,17 +284,6 @@ int nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns
 		  size_t cap);
 
 /**
- * Seal a version-1 message that another codec encoded (the inter-appliance messages of
- * nl_xa_proto.h) exactly as nl_proto_seal() seals its own: version byte 2, length including
- * the trailer, sender, seq, MAC. Without tx, copies the message unchanged (version 1).
- * @param msg, n  Encoded message (header first), n <= NL_PROTO_MAX_LEN.
- * @return sealed length; -EINVAL (n out of range, or too long with the trailer); -ENOSPC (cap).
- * @par Context The sender's thread (tx is its own). @par Source docs/protocol.md.
- */
-int nl_proto_seal_bytes(const void *msg, size_t n, struct nl_auth_tx *tx, uint64_t now_ns,
-			void *buf, size_t cap);
-
-/**
  * Check a version-2 message's MAC (constant-time compare) and read its sender and seq. Does
  * not look at the body: call nl_replay_check(), then nl_proto_decode_sealed().
  *

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "nl_xa_proto.h"
 
 static uint64_t
@@ -326,4 +328,37 @@ nl_xa_open(const struct nl_auth_key *key, struct nl_replay *rp, const void *buf,
 	if (e == NL_PROTO_OK)
 		e = nl_xa_decode(buf, len, NL_PROTO_VERSION_AUTH, out);
 	return e;
+}
+
+int
+nl_xa_seal(const void *msg, size_t n, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
+	   size_t cap)
+{
+	uint8_t tmp[NL_PROTO_MAX_LEN];
+	uint64_t seq;
+	size_t len = n + NL_AUTH_TRAILER_LEN;
+
+	if (n < NL_PROTO_HDR_LEN || n > NL_PROTO_MAX_LEN)
+		return -EINVAL;
+	if (tx == NULL) {
+		if (cap < n)
+			return -ENOSPC;
+		memcpy(buf, msg, n);
+		return (int)n;
+	}
+	if (len > NL_PROTO_MAX_LEN)
+		return -EINVAL;
+	if (cap < len)
+		return -ENOSPC;
+	memcpy(tmp, msg, n);
+	seq = now_ns > tx->seq ? now_ns : tx->seq + 1;
+	tx->seq = seq;
+	tmp[2] = NL_PROTO_VERSION_AUTH;
+	wr_be(tmp + 4, len, 2);
+	wr_be(tmp + n, tx->sender, 8);
+	wr_be(tmp + n + 8, seq, 8);
+	crypto_shorthash_siphashx24(tmp + len - NL_AUTH_TAG_LEN, tmp, len - NL_AUTH_TAG_LEN,
+				    tx->key.k);
+	memcpy(buf, tmp, len);
+	return (int)len;
 }

@@ -115,7 +115,7 @@ struct nl_xa_msg {
 size_t nl_xa_task_wire_len(const struct nl_xa_task *t);
 
 /**
- * Encode m as a version-1 message (seal it with nl_proto_seal_bytes() for version 2).
+ * Encode m as a version-1 message (seal it with nl_xa_seal() for version 2).
  *
  * @param m    Message; n records of its type.
  * @param buf  Output, cap bytes.
@@ -136,6 +136,17 @@ int nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap);
  */
 enum nl_proto_err nl_xa_decode(const void *buf, size_t len, unsigned int version,
 			       struct nl_xa_msg *out);
+
+/**
+ * Seal an encoded message (nl_xa_encode()) exactly as nl_proto_seal() seals the client and
+ * worker messages: version byte 2, length including the trailer, sender, seq (max(now_ns,
+ * last + 1)), SipHash-2-4 MAC under the site key. Without tx, copies it unchanged (version 1).
+ * @param msg, n  Encoded message (header first), NL_PROTO_HDR_LEN <= n <= NL_PROTO_MAX_LEN.
+ * @return sealed length; -EINVAL (n out of range, or too long with the trailer); -ENOSPC (cap).
+ * @par Context The sender's thread (tx is its own). @par Source docs/protocol.md.
+ */
+int nl_xa_seal(const void *msg, size_t n, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
+	       size_t cap);
 
 /**
  * Open a received message: without a key, decode version 1; with a key, the MAC

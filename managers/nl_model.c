@@ -67,7 +67,7 @@ nl_model_bg_of(const struct nl_model_cfg *m, uint64_t bg_seed, bool on)
 unsigned int
 nl_model_split_parts(const struct nl_model_cfg *m, const struct nl_sched *s, uint8_t *part)
 {
-	bool tl = s->ops == &nl_policy_2lsc;
+	bool tl = s->n_mgr != s->tree->n_node; /* not one manager per node: parent = top */
 	unsigned int found = 0;
 	char name[64];
 
@@ -81,7 +81,7 @@ nl_model_split_parts(const struct nl_model_cfg *m, const struct nl_sched *s, uin
 				if (strcmp(name, m->cut[k]) == 0)
 					part[i] = (uint8_t)(k + 1);
 			if (tl)
-				x = x == nl_2lsc_global_mgr(s) ? NL_NODE_NONE : nl_2lsc_global_mgr(s);
+				x = x == s->ops->top_mgr(s) ? NL_NODE_NONE : s->ops->top_mgr(s);
 			else
 				x = s->tree->node[x].parent;
 		}

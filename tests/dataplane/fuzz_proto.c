@@ -14,7 +14,7 @@
  *
  * Scale-out (nl_xa_proto.h): the same input is also decoded as an inter-appliance message
  * (HANDOVER, HANDBACK, SUMMARY; versions 1 and 2) and must re-encode to the same bytes; a
- * sealed one that verifies must re-seal (nl_proto_seal_bytes) to the same frame. Seeds hold
+ * sealed one that verifies must re-seal (nl_xa_seal) to the same frame. Seeds hold
  * genuine messages of the three types.
  */
 #include <stddef.h>
@@ -54,7 +54,7 @@ fuzz_xa(const uint8_t *data, size_t size)
 		if (nl_auth_verify(&key, data, size, &sender, &seq) == NL_PROTO_OK) {
 			struct nl_auth_tx tx = { .key = key, .sender = sender, .seq = seq - 1 };
 
-			if (seq == 0 || nl_proto_seal_bytes(re, (size_t)n, &tx, 0, sealed,
+			if (seq == 0 || nl_xa_seal(re, (size_t)n, &tx, 0, sealed,
 							    sizeof(sealed)) != (int)size ||
 			    memcmp(sealed, data, size) != 0)
 				abort();
@@ -180,7 +180,7 @@ main(int argc, char **argv)
 		if (n <= 0)
 			return 1;
 		for (int sl = 0; sl < 2; sl++) {
-			int k = sl ? nl_proto_seal_bytes(b, (size_t)n, &tx, 1700000000000000000ull + t, s,
+			int k = sl ? nl_xa_seal(b, (size_t)n, &tx, 1700000000000000000ull + t, s,
 							 sizeof(s)) :
 				     n;
 			FILE *f;

@@ -134,7 +134,7 @@ test_round_trips(void)
 				continue;
 			}
 			ok1 &= nl_xa_decode(buf, (size_t)len, NL_PROTO_VERSION, &out) == NL_PROTO_OK && same();
-			sl = nl_proto_seal_bytes(buf, (size_t)len, &tx, nl_auth_now_ns(), sealed,
+			sl = nl_xa_seal(buf, (size_t)len, &tx, nl_auth_now_ns(), sealed,
 						 sizeof(sealed));
 			ok2 &= sl == len + (int)NL_AUTH_TRAILER_LEN && sealed[2] == NL_PROTO_VERSION_AUTH &&
 			       nl_xa_open(&key, &rp, sealed, (size_t)sl, nl_auth_now_ns(), &out) ==
@@ -241,11 +241,11 @@ test_forged(void)
 	nl_auth_tx_init(&tx, &other);
 	if (nl_replay_init(&rp, 16) != 0)
 		abort();
-	k = nl_proto_seal_bytes(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
+	k = nl_xa_seal(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
 	ok &= nl_xa_open(&key, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
 	nl_auth_tx_init(&tx, &key);
 	for (int i = 0; i < k; i++) { /* every byte altered: refused */
-		k = nl_proto_seal_bytes(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
+		k = nl_xa_seal(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
 		s[i] ^= 0x20;
 		ok &= nl_xa_open(&key, &rp, s, (size_t)k, nl_auth_now_ns(), &out) != NL_PROTO_OK;
 	}
