@@ -53,6 +53,9 @@ so_wait() { $SO wait "$@" $(ALL a b c); }   # SECS EXPR (see nl_so.py)
 so_eval() { $SO eval "$1" $(ALL a b c); }
 report() { $SO report $(ALL "$@"); }        # accounting per appliance, crossings
 start_app() { # app, scheme [--single: the whole tree, no --appliance] [nlevel options]
+	launch_app "$@" && wait_app "$1"
+}
+launch_app() { # as start_app, without waiting for it to serve
 	local x=$1 scheme=$2 part
 	shift 2
 	part=(--appliance "$x")
@@ -62,6 +65,9 @@ start_app() { # app, scheme [--single: the whole tree, no --appliance] [nlevel o
 		"${part[@]}" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 "$@" \
 		>"$TMP/app_$x.log" 2>&1 &
 	APP[$x]=$!
+}
+wait_app() { # app: until it serves (telemetry socket and its log line), 30 s at most
+	local x=$1
 	for _ in $(seq 300); do
 		[[ -S /var/run/dpdk/${PFX[$x]}/dpdk_telemetry.v2 ]] &&
 			grep -q "serving on port" "$TMP/app_$x.log" && return 0

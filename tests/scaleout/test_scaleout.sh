@@ -22,7 +22,8 @@ CFG=$SRC/tests/scaleout/scaleout.ini
 
 # 1-2: 10,000 tasks under each scheme, submitted to all three appliances
 up3() { # scheme: three appliances, two workers each, every one seeing the others live
-	start_app a "$1" && start_app b "$1" && start_app c "$1" || return 1
+	launch_app a "$1" && launch_app b "$1" && launch_app c "$1" || return 1
+	wait_app a && wait_app b && wait_app c || return 1
 	for x in a b c; do workers "$x"; done
 	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
 		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
@@ -62,8 +63,8 @@ r=1
 t0=$SECONDS
 if up3 nlsc; then
 	r=0
-	loadgen a 3000 1000 11 & la=$!
-	loadgen b 3000 1000 12 & lb=$!
+	loadgen a 2500 1000 11 & la=$!
+	loadgen b 2500 1000 12 & lb=$!
 	sleep 1.2
 	kill -KILL "${APP[c]}"
 	wait "${APP[c]}" 2>/dev/null
