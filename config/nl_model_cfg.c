@@ -101,6 +101,37 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	TRY(nl_cfg_get_double(c, "network", "transfer_delay_vt", &m->transfer_delay_vt, 0, 1e18, false));
 	TRY(nl_cfg_get_double(c, "network", "dispatch_delay_vt", &m->dispatch_delay_vt, 0, 1e18, false));
 
+	/* [split] */
+	if (nl_cfg_has_section(c, "split")) {
+		const char *v = NULL;
+		const struct nl_cfg_entry *e;
+
+		TRY(nl_cfg_get_str(c, "split", "cut", &v, true));
+		e = nl_cfg_find(c, "split", "cut");
+		while (*v != '\0') {
+			size_t len = 0;
+
+			while (*v == ' ' || *v == ',')
+				v++;
+			while (v[len] != '\0' && (v[len] != ',' || (len > 0 && memchr(v, '(', len) &&
+								     !memchr(v, ')', len))))
+				len++;
+			while (len > 0 && v[len - 1] == ' ')
+				len--;
+			if (len == 0)
+				break;
+			if (m->n_cut == 16 || len >= sizeof(m->cut[0]))
+				return nl_cfg_error(c, e, "at most 16 names of at most 31 characters");
+			memcpy(m->cut[m->n_cut], v, len);
+			m->cut[m->n_cut][len] = '\0';
+			m->n_cut++;
+			v += len;
+		}
+		TRY(nl_cfg_get_double(c, "split", "cut_delay_vt", &m->cut_delay_vt, 0, 1e18, false));
+		TRY(nl_cfg_get_double(c, "split", "cut_datagram_vt", &m->cut_datagram_vt, 0, 1e18,
+				      false));
+	}
+
 	/* [scheduler] */
 	m->sp.n_res = m->n_res;
 	m->sp.subset = m->subset;

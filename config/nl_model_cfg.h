@@ -85,6 +85,11 @@ struct nl_model_cfg {
 	/* [network] */
 	double transfer_delay_vt;    /**< scheduler -> scheduler transfer [u.t.] */
 	double dispatch_delay_vt;    /**< scheduler -> machine transfer [u.t.] */
+	/* [split]: the tree split over appliances (docs/scale-out.md "Simulating a split") */
+	unsigned int n_cut;          /**< subtree roots on appliances of their own (0 = one) */
+	char cut[16][32];            /**< their manager names (NLSC M(K,bits), 2LSC groupG) */
+	double cut_delay_vt;         /**< extra transfer on an edge between appliances [u.t.] */
+	double cut_datagram_vt;      /**< cost of the datagram carrying it [u.t.] */
 	/* [nlsc], [2lsc] */
 	struct nl_sched_params sp;   /**< n_groups / static_known filled per variant */
 	/* experiment grid */

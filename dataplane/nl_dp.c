@@ -23,6 +23,7 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_dp_inline.h"
+#include "nl_xa.h"
 
 RTE_LOG_REGISTER(nl_dp_logtype, user.nlevel.dataplane, INFO);
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
@@ -103,6 +104,17 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 		goto fail;
 	dp->n_mgr = dp->gen_rcu->s->n_mgr;
 	dp->measure_mgr = nl_sched_measure_mgr(dp->gen_rcu->s);
+	if (m->n_cut > 0 && o->emulate) { /* a simulated split (nl_model_hop_vt) */
+		dp->split_part = calloc(dp->n_mgr, 1);
+		if (dp->split_part == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		nl_model_split_parts(&dp->m, dp->gen_rcu->s, dp->split_part);
+	}
+	rc = nl_xa_attach_ctl(dp, o->xa); /* scale-out hook: placement, before the mapping */
+	if (rc != 0)
+		goto fail;
 	rc = nl_load_create(&dp->load, m->n_mach, dp->n_mgr);
 	if (rc != 0)
 		goto fail;
@@ -143,7 +155,7 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 			rc = -EINVAL;
 			goto fail;
 		}
-		lc = &dp->lc[li];
+		lc = nl_xa_mgr_lcore(dp->xa, i, &dp->lc[li]); /* scale-out hook: proxy */
 		mg->id = i;
 		mg->lcore = lc->lcore_id;
 		mg->owner = lc;
@@ -250,6 +262,7 @@ nl_dp_free(struct nl_dp *dp)
 {
 	if (dp == NULL)
 		return;
+	nl_xa_drain_ctl(dp); /* scale-out hook: tasks parked at other appliances */
 	nl_dp_drain_ctl(dp);
 	for (uint32_t i = 0; dp->mgr != NULL && i < dp->n_mgr; i++) {
 		rte_ring_free(dp->mgr[i].inbox);
@@ -278,6 +291,8 @@ nl_dp_free(struct nl_dp *dp)
 	free(dp->resp);
 	free(dp->mach0);
 	free(dp->workers);
+	nl_xa_free(dp->xa);
+	free(dp->split_part);
 	free(dp);
 }
 

@@ -55,6 +55,8 @@ extern "C" {
 struct nl_principals;
 
 /** Run-time options of the engine (from the command line). */
+struct nl_xa_cfg;
+
 struct nl_dp_opts {
 	enum nl_scheme scheme;
 	unsigned int n_groups;      /**< 2LSC G */
@@ -93,6 +95,8 @@ struct nl_dp_opts {
 	const struct nl_principals *principals; /**< port mode, auth: per-principal keys,
 						 *   rights and limits; NULL = site key only */
 	const char *run_as;         /**< port mode: drop to this user after start-up; NULL */
+	const struct nl_xa_cfg *xa; /**< port mode: a split tree and which appliance we are
+				     *   (nl_xa.h), or NULL (the whole tree here) */
 };
 
 /** Counters of one run (control lcore's view; see I1). */

@@ -14,6 +14,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_port.h"
+#include "nl_xa_proto.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -50,6 +51,42 @@ nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_
 	n = p == NULL ? -ENOSPC :
 			nl_proto_seal(m, dp->o.auth ? &io->seal : NULL, io->now_ns,
 				      p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
+	if (n < 0) {
+		rte_pktmbuf_free(mb);
+		nl_stat_add_st(&dp->tx_fail, 1);
+		return;
+	}
+	memcpy(a.src_mac, dp->mac, 6);
+	memcpy(a.dst_mac, mac, 6);
+	a.src_ip = dp->o.ip;
+	a.dst_ip = ip;
+	a.src_port = dp->o.udp_port;
+	a.dst_port = port;
+	n = nl_frame_build(p, &a, (size_t)n);
+	rte_pktmbuf_trim(mb, (uint16_t)(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN - (unsigned int)n));
+	io->tx[io->n_tx++] = mb;
+	if (io->n_tx == TX_BUF)
+		nl_dp_io_tx_flush(io);
+}
+
+void
+nl_dp_io_send_bytes(struct io *io, const void *msg, size_t len, const uint8_t *mac, uint32_t ip,
+		    uint16_t port)
+{
+	struct nl_dp *dp = io->dp;
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(io->mbufs);
+	struct nl_frame_addr a;
+	uint8_t *p;
+	int n;
+
+	if (mb == NULL) {
+		nl_stat_add_st(&dp->tx_fail, 1);
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
+	n = p == NULL ? -ENOSPC :
+			nl_xa_seal(msg, len, dp->o.auth ? &io->seal : NULL, io->now_ns,
+					    p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
 	if (n < 0) {
 		rte_pktmbuf_free(mb);
 		nl_stat_add_st(&dp->tx_fail, 1);

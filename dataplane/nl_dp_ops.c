@@ -84,7 +84,10 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
 		return;
 	}
 	/* Emulated: the task is on the wire for transfer_delay_vt; it reaches the inbox then. */
-	if (nl_evq_push_st(&lc->transit, now_vt + dp->m.transfer_delay_vt, 0, to, t) != 0)
+	/* scale-out hook (#13): plus the cut edge's delay of a simulated split */
+	double hop_vt = nl_model_hop_vt(&dp->m, dp->split_part, lc->at->id, to);
+
+	if (nl_evq_push_st(&lc->transit, now_vt + hop_vt, 0, to, t) != 0)
 		nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
 }
 

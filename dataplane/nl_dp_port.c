@@ -33,6 +33,7 @@
 #include "nl_dp_port.h"
 #include "nl_dp_sec.h"
 #include "nl_match.h"
+#include "nl_xa.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -76,6 +77,8 @@ finish(struct io *io, struct nl_task *t)
 	uint32_t us = (uint32_t)((double)(rte_rdtsc() - mt->ingress_tsc) /
 				 (double)rte_get_tsc_hz() * 1e6);
 
+	if (dp->xa != NULL && nl_xa_finish_ctl(io, t)) /* scale-out hook: another's task */
+		return;
 	mt->active = 0;
 	if (dp->sec != NULL) /* #16: per-principal accounting, fair queue */
 		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0);
@@ -87,6 +90,12 @@ finish(struct io *io, struct nl_task *t)
 		reply_client(io, mt, t->id, NL_MSG_COMPLETE, 0, mt->n_done, mt->status, us);
 	}
 	nl_dp_task_finish_ctl(dp, t, nl_dp_now_vt(dp));
+}
+
+void
+nl_dp_port_finish(struct io *io, struct nl_task *t)
+{
+	finish(io, t); /* scale-out hook: nl_xa.c ends tasks handed back */
 }
 
 /* Where a sub-task of t goes when its machine is lost: the policy's own choice
@@ -379,6 +388,8 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 				    g->mach[m].res.any != x->res_any ||
 				    (dp->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
 					continue;
+				if (!nl_xa_owns_mach(dp->xa, m)) /* scale-out hook: another's slot */
+					continue;
 				w->slot[i] = m;
 				io->slot_worker[m] = (uint32_t)wi;
 				io->slot_local[m] = i;
@@ -506,6 +517,11 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 	if (nl_dp_io_arp(io, f, len))
 		return;
 	e = nl_frame_parse(f, len, dp->o.udp_port, &a, &pl, &plen);
+	if (e == NL_PROTO_OK && plen >= 4 && nl_xa_is_xa(pl)) { /* scale-out hook: types 16..23 */
+		nl_stat_add_st(&dp->rx_xa, 1);
+		nl_xa_rx_ctl(io, &a, pl, plen);
+		return;
+	}
 	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
 	 * handlers below. Without --key: version 1 only. */
 	if (e == NL_PROTO_OK && dp->sec != NULL) /* #16: the sender's principal's key */
@@ -646,6 +662,7 @@ nl_dp_serve(struct nl_dp *dp)
 			rte_pktmbuf_free_bulk(rx, n);
 		work += n;
 		work += drain_subs(&io);
+		work += nl_xa_poll_ctl(&io); /* scale-out hook: proxies, gossip */
 		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);
 		for (unsigned int i = 0; i < n; i++)
 			finish(&io, fin[i]);
@@ -699,6 +716,7 @@ nl_dp_serve(struct nl_dp *dp)
 	}
 	nl_atomic_store_relaxed(&dp->run_quit, 1);
 	rte_eal_mp_wait_lcore();
+	nl_xa_drain_ctl(dp); /* scale-out hook: tasks parked elsewhere end failed */
 	DP_LOG(INFO, "stopping\n");
 	rc = 0;
 out:

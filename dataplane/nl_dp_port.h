@@ -66,6 +66,12 @@ void nl_dp_io_tx_flush(struct io *io);
 void nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip,
 		   uint16_t port);
 
+/* Queue an already encoded message (the inter-appliance codec, nl_xa_proto.h) to (mac, ip,
+ * port), sealed with the site key when one is set (nl_xa_seal()). Scale-out hook.
+ * @par Context The I/O lcore. */
+void nl_dp_io_send_bytes(struct io *io, const void *msg, size_t n, const uint8_t *mac, uint32_t ip,
+			 uint16_t port);
+
 /* An ARP frame: answer a request for our address. @return true when f was ARP (consumed).
  * @par Context The I/O lcore. */
 bool nl_dp_io_arp(struct io *io, const uint8_t *f, size_t len);

@@ -73,6 +73,12 @@ struct nl_dp_meta {
 	uint64_t done_mask;    /* sub-tasks done (port mode) */
 	uint32_t sub_mach[NL_TASK_MAX_SPLIT]; /* machine of each sub-task (port mode) */
 	uint8_t args[NL_PROTO_MAX_ARGS];
+	/* scale-out (nl_xa.h, control lcore only): where the task is and whose it is */
+	uint8_t xa_state;      /* 0 ours here, 1 parked at appliance xa_at, 2 foreign (of xa_origin) */
+	uint16_t xa_at;
+	uint16_t xa_origin;
+	uint32_t xa_token;     /* foreign: the origin's handle */
+	uint32_t xa_seq;       /* parked: our hand-over sequence; foreign: the origin's */
 };
 
 /* A machine generation: the machine table the policies see, published under RCU (I3). */
@@ -163,6 +169,7 @@ struct nl_dp_lcore {
 } __rte_cache_aligned;
 
 struct nl_dp_worker;
+struct nl_xa;
 
 struct nl_dp {
 	struct nl_model_cfg m;
@@ -225,6 +232,9 @@ struct nl_dp {
 	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 	struct nl_dp_farm *farm;      /* port mode: task farms (issue #15, nl_dp_farm.c) */
+	struct nl_xa *xa;             /* scale-out state (nl_xa.h), NULL when not split */
+	uint64_t rx_xa;               /* inter-appliance datagrams received (types 16..23) */
+	uint8_t *split_part;          /* emulated [split]: appliance of each manager, or NULL */
 };
 
 /* A control request (telemetry -> control lcore). */
@@ -376,5 +386,14 @@ void nl_dp_point_stats_ctl(struct nl_dp *dp, struct nl_dp_point *pt);
 
 /** Fill a native run's result (rate, latency mean and p99). @par Context Control, stopped. */
 void nl_dp_native_stats_ctl(const struct nl_dp *dp, double secs, struct nl_dp_native_result *r);
+
+struct io;
+
+/**
+ * Port mode: the end of task t on the control lcore: COMPLETE or REJECT to its client (or,
+ * for a task of another appliance, its HANDBACK: nl_xa_finish_ctl()), accounting, pool.
+ * @par Context Control lcore.
+ */
+void nl_dp_port_finish(struct io *io, struct nl_task *t);
 
 #endif /* NL_DP_PRIV_H */

@@ -9,6 +9,7 @@
 #include <rte_mempool.h>
 
 #include "nl_dp_inline.h"
+#include "nl_xa.h"
 
 void
 nl_dp_task_finish_ctl(struct nl_dp *dp, struct nl_task *t, double fin_vt)
@@ -119,6 +120,11 @@ nl_dp_counts_get(const struct nl_dp *dp, struct nl_dp_counts *c)
 		       nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, dispatched_tasks));
 	c->failed = nl_atomic_load_relaxed(&dp->failed);
 	c->in_flight = rte_mempool_in_use_count(dp->pool);
+	if (dp->xa != NULL) { /* scale-out hook: tasks of other appliances held here */
+		uint64_t f = nl_xa_foreign_live(dp->xa);
+
+		c->in_flight = c->in_flight > f ? c->in_flight - f : 0;
+	}
 	c->redispatched = nl_atomic_load_relaxed(&dp->redispatched);
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
 		c->forwards += nl_atomic_load_relaxed(&dp->mgr[i].fwd_out);

@@ -24,6 +24,7 @@
 #include "nl_atomic.h"
 #include "nl_dp_priv.h"
 #include "nl_dp_sec.h"
+#include "nl_xa.h"
 
 static struct nl_dp *tel_dp; /* set once at init, before the commands are registered */
 
@@ -54,6 +55,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "workers_joined", c.workers_joined);
 	rte_tel_data_add_dict_u64(d, "workers_left", c.workers_left);
 	rte_tel_data_add_dict_u64(d, "rx_frames", nl_atomic_load_relaxed(&dp->rx_frames));
+	rte_tel_data_add_dict_u64(d, "rx_appliance", nl_atomic_load_relaxed(&dp->rx_xa)); /* scale-out */
 	rte_tel_data_add_dict_u64(d, "tx_frames", nl_atomic_load_relaxed(&dp->tx_frames));
 	rte_tel_data_add_dict_u64(d, "tx_fail", nl_atomic_load_relaxed(&dp->tx_fail));
 	rte_tel_data_add_dict_u64(d, "load_publishes",
@@ -233,6 +235,7 @@ nl_dp_telemetry_init(struct nl_dp *dp)
 	int rc;
 
 	tel_dp = dp;
+	nl_xa_telemetry_init(dp); /* scale-out hook: /nlevel/appliances, /nlevel/summaries */
 	rc = rte_telemetry_register_cmd("/nlevel/stats", tel_stats,
 					"Accounting, drops per reason, messages per type.");
 	if (rc == 0)

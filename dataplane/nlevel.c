@@ -39,6 +39,7 @@
 #include "nl_machine.h"
 #include "nl_model_cfg.h"
 #include "nl_principal.h"
+#include "nl_xa.h"
 
 #define DEF_NS_PER_VT 10000.0 /* emulated: 1 u.t. = 10 us */
 #define DEF_HORIZON_VT 1e5    /* emulated: 1 s of wall time per point */
@@ -72,6 +73,9 @@ struct opts {
 	const char *principals_file; /* --principals (#16) */
 	struct nl_principals *principals;
 	const char *run_as;        /* --user (#16) */
+	const char *appliance;     /* --appliance: our part of a split tree (nl_xa.h) */
+	struct nl_xa_cfg *xa;      /* the configuration's [appliance] sections */
+	bool ip_set, port_set;
 };
 
 static void
@@ -88,6 +92,9 @@ usage(FILE *f)
 		"  --port ID            DPDK port serving clients and workers (default 0)\n"
 		"  --ip A.B.C.D         our IPv4 address (default 10.99.0.1)\n"
 		"  --udp-port P         our UDP port (default 7477)\n"
+		"  --appliance NAME     a tree split over appliances: run the part the\n"
+		"                       configuration's [appliance NAME] owns; --ip and\n"
+		"                       --udp-port default to its address (docs/scale-out.md)\n"
 		"  --key FILE           site key (owner-only permissions, like MUNGE's): every\n"
 		"                       frame is authenticated (protocol version 2) and frames\n"
 		"                       without a valid MAC or replayed are dropped; without\n"
@@ -150,6 +157,7 @@ static const struct option nl_opts[] = {
 	{ "key", required_argument, NULL, 'K' },
 	{ "principals", required_argument, NULL, 'X' },
 	{ "user", required_argument, NULL, 'U' },
+	{ "appliance", required_argument, NULL, 'A' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -193,6 +201,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				fprintf(stderr, "nlevel: --ip: '%s' is not an IPv4 address\n", optarg);
 				return -EINVAL;
 			}
+			o->ip_set = true;
 			break;
 		case 'u':
 			if (v < 1 || v > 65535) {
@@ -200,6 +209,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->udp_port = (uint16_t)v;
+			o->port_set = true;
 			break;
 		case 'w': o->worker_timeout_s = v; break;
 		case 'e': o->emulate = true; break;
@@ -217,6 +227,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'K': o->key_file = optarg; break;
 		case 'X': o->principals_file = optarg; break;
 		case 'U': o->run_as = optarg; break;
+		case 'A': o->appliance = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -366,6 +377,7 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->auth_key = o->key;
 	d->principals = o->principals;
 	d->run_as = o->run_as;
+	d->xa = o->xa;
 	if (o->map != NULL) {
 		if (parse_map(o->map, d) != 0) {
 			fprintf(stderr, "nlevel: --map '%s': bad map (ranges of managers @ enabled "
@@ -584,11 +596,33 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rc = nl_cfg_load(&cfg, o.config, err, sizeof(err));
-	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 || nl_cfg_check_unused(cfg) != 0) {
-		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
+	o.xa = calloc(1, sizeof(*o.xa));
+	if (o.xa == NULL) {
 		nl_cfg_free(cfg);
 		rte_eal_cleanup();
 		return 2;
+	}
+	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 ||
+	    nl_xa_cfg_parse(cfg, o.appliance, o.xa) != 0 || nl_cfg_check_unused(cfg) != 0) {
+		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
+		nl_cfg_free(cfg);
+		free(o.xa);
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (o.appliance != NULL) { /* our address is the configuration's */
+		const struct nl_xa_app_cfg *me = &o.xa->app[o.xa->self];
+
+		if ((o.ip_set && o.ip != me->ip) || (o.port_set && o.udp_port != me->port)) {
+			fprintf(stderr, "nlevel: --ip/--udp-port differ from [appliance %s] in %s\n",
+				me->name, o.config);
+			nl_cfg_free(cfg);
+			free(o.xa);
+			rte_eal_cleanup();
+			return 2;
+		}
+		o.ip = me->ip;
+		o.udp_port = me->port;
 	}
 	if (o.loads != NULL) {
 		struct nl_cfg *c = NULL;
@@ -691,6 +725,7 @@ main(int argc, char **argv)
 		sodium_memzero(o.principals, sizeof(*o.principals));
 	free(o.principals);
 	free(mach);
+	free(o.xa);
 	nl_cfg_free(cfg);
 	rte_eal_cleanup();
 	return rc;

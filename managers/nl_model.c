@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <string.h>
 
 #include "nl_model.h"
@@ -61,4 +62,37 @@ nl_model_bg_of(const struct nl_model_cfg *m, uint64_t bg_seed, bool on)
 	};
 
 	return bg;
+}
+
+unsigned int
+nl_model_split_parts(const struct nl_model_cfg *m, const struct nl_sched *s, uint8_t *part)
+{
+	bool tl = s->n_mgr != s->tree->n_node; /* not one manager per node: parent = top */
+	unsigned int found = 0;
+	char name[64];
+
+	for (uint32_t i = 0; i < s->n_mgr; i++) {
+		uint32_t x = i;
+
+		part[i] = 0;
+		while (x != NL_NODE_NONE && part[i] == 0) {
+			s->ops->mgr_name(s, x, name, sizeof(name));
+			for (unsigned int k = 0; k < m->n_cut; k++)
+				if (strcmp(name, m->cut[k]) == 0)
+					part[i] = (uint8_t)(k + 1);
+			if (tl)
+				x = x == s->ops->top_mgr(s) ? NL_NODE_NONE : s->ops->top_mgr(s);
+			else
+				x = s->tree->node[x].parent;
+		}
+	}
+	for (unsigned int k = 0; k < m->n_cut; k++)
+		for (uint32_t i = 0; i < s->n_mgr; i++) {
+			s->ops->mgr_name(s, i, name, sizeof(name));
+			if (strcmp(name, m->cut[k]) == 0) {
+				found++;
+				break;
+			}
+		}
+	return found;
 }

@@ -209,4 +209,30 @@ struct nl_model_trace {
 #ifdef __cplusplus
 }
 #endif
+/**
+ * Simulating a split tree (docs/scale-out.md): the part (appliance) of every manager of s,
+ * from m's [split] cut roots: a manager belongs to the cut root that is its nearest ancestor
+ * (NLSC: tree parent; 2LSC: every group's parent is the global scheduler), part k + 1 for
+ * m->cut[k], part 0 when it has none. Names of the other scheme are ignored.
+ * @param part  Output [s->n_mgr].
+ * @return number of cut roots found among s's managers.
+ * @par Context Control path. @par Source docs/scale-out.md.
+ */
+unsigned int nl_model_split_parts(const struct nl_model_cfg *m, const struct nl_sched *s,
+				  uint8_t *part);
+
+/**
+ * The time a transfer from manager `from` to manager `to` takes: transfer_delay_vt, plus
+ * cut_delay_vt + cut_datagram_vt when part (nl_model_split_parts()) puts them on different
+ * appliances. part NULL: transfer_delay_vt (not split).
+ * @return [u.t.]. @par Context Pure.
+ */
+static inline double
+nl_model_hop_vt(const struct nl_model_cfg *m, const uint8_t *part, uint32_t from, uint32_t to)
+{
+	if (part == NULL || part[from] == part[to])
+		return m->transfer_delay_vt;
+	return m->transfer_delay_vt + m->cut_delay_vt + m->cut_datagram_vt;
+}
+
 #endif /* NL_MODEL_H */

@@ -30,6 +30,8 @@ enum {
 
 struct dsim {
 	const struct nl_model_cfg *m;
+	uint8_t *part;       /* [n_mgr] appliance of each manager (split), or NULL */
+	uint32_t cur_mgr;    /* manager deciding now */
 	const struct nl_machine *mach;
 	struct nl_sched *s;
 	struct nl_engine eng;
@@ -123,7 +125,7 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now)
 	struct dsim *d = ctx;
 
 	t->hops++;
-	push(d, now + d->m->transfer_delay_vt, EV_ARRIVE, to, t);
+	push(d, now + nl_model_hop_vt(d->m, d->part, d->cur_mgr, to), EV_ARRIVE, to, t);
 }
 
 static void
@@ -300,6 +302,7 @@ quickselect(double *a, size_t n, size_t k)
 static void
 dsim_free(struct dsim *d)
 {
+	free(d->part);
 	nl_sched_free(d->s);
 	nl_evq_fini(&d->q);
 	for (unsigned int i = 0; i < d->n_chunk; i++)
@@ -339,6 +342,11 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	rc = nl_sched_create(&d.s, ops, sp, mach, m->n_mach);
 	if (rc != 0)
 		return rc;
+	if (m->n_cut > 0) { /* a split tree: extra delay on the cut edges */
+		d.part = calloc(d.s->n_mgr, 1);
+		if (d.part != NULL)
+			nl_model_split_parts(m, d.s, d.part);
+	}
 	d.eng.ops = m->pick_scan ? &dsim_ops_scan : &dsim_ops;
 	d.eng.ctx = &d;
 	nl_model_src_init(&d.src, lambda, seed);
@@ -369,6 +377,7 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 			break;
 		case EV_DECIDE:
 			d.mgr_qlen[ev.arg]--;
+			d.cur_mgr = ev.arg;
 			d.s->ops->decide(d.s, ev.arg, ev.ptr, d.now, &d.eng);
 			break;
 		case EV_SUB_DONE:

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Scale-out: one N-level tree across several nlevel appliances (docs/scale-out.md).
+ *
+ * Theory of operation. Every appliance reads the same configuration and builds the same
+ * tree (same managers, same machine slots). `[appliance NAME]` sections say which appliance
+ * owns which subtree roots; a manager belongs to the appliance owning its nearest listed
+ * ancestor (or itself), what nobody lists to the first appliance. An appliance runs only its
+ * own managers on its lcores; a manager of another appliance is a **proxy**: its inbox ring
+ * is the same ring as before, but the lcore polling it is the control (I/O) lcore, which
+ * packs what it finds into HANDOVER datagrams to the owner (several tasks per datagram).
+ * So a task path that stays inside one appliance runs exactly the code it ran before: the
+ * forward that reaches a proxy is the same rte_ring enqueue and pending bit as any other.
+ *
+ * The appliance that accepted a task (its origin) keeps it, parked, out of its pool while it
+ * is elsewhere: the task counts as in flight there, and the client is answered from there
+ * when the HANDBACK arrives. Another appliance carries the task in a task object of its own
+ * pool (a *foreign* task), which it returns to its pool when it hands the task on or back;
+ * foreign tasks are not counted in its accounting (nl_dp.h I1 holds per accepting appliance).
+ *
+ * Membership and summaries travel by gossip (managers/gossip): each appliance keeps one
+ * record per owned subtree root (created now, lifetime gone_after_s) in an nl_gossip view
+ * and pushes its valid records to `fanout` peers every gossip period (SUMMARY datagrams).
+ * An appliance with no valid record left is declared gone: the tasks parked at it are
+ * answered REJECT machine_lost; tasks forwarded to its managers fail the same way until it
+ * comes back (its records reappear, or a datagram with a new incarnation arrives).
+ *
+ * Invariants:
+ *  X1  A task accepted by appliance A is answered exactly once, by A: its task object never
+ *      leaves A's pool until A answers (parked while away); a HANDBACK whose token, sequence
+ *      and task id do not match a parked task is counted stale and dropped.
+ *  X2  Only the control lcore touches nl_xa state, proxies' inboxes (as consumer), parked and
+ *      foreign tasks' metadata, and sends inter-appliance datagrams.
+ *  X3  Manager lcores never see scale-out code: placement is decided once, at creation.
+ */
+#ifndef NL_XA_H
+#define NL_XA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl_cfg.h"
+#include "nl_xa_proto.h"
+
+#define NL_XA_NAME_LEN 32u
+#define NL_XA_MAX_OWNS 64u /**< subtree roots one appliance lists */
+
+/** One `[appliance NAME]` section. */
+struct nl_xa_app_cfg {
+	char name[NL_XA_NAME_LEN];
+	uint32_t ip;                 /**< network order */
+	uint16_t port;               /**< UDP, host order */
+	uint8_t mac[6];              /**< optional `mac =`; else learnt from its datagrams */
+	bool has_mac;
+	unsigned int n_owns;
+	char owns[NL_XA_MAX_OWNS][NL_XA_NAME_LEN]; /**< manager names (policy mgr_name()) */
+	unsigned int owns_line;      /**< line of `owns` (errors) */
+};
+
+/** The scale-out part of a configuration. */
+struct nl_xa_cfg {
+	char path[256];              /**< configuration file (errors) */
+	unsigned int n_app;          /**< 0 = not split */
+	struct nl_xa_app_cfg app[NL_XA_MAX_APPS];
+	int self;                    /**< index of this appliance (--appliance), -1 = none */
+	double gossip_period_s;      /**< [scaleout] gossip_period_ms / 1000 */
+	double gone_after_s;         /**< [scaleout] gone_after_s: record lifetime */
+	unsigned int fanout;         /**< [scaleout] fanout: peers per gossip round */
+};
+
+/**
+ * Read the `[appliance NAME]` sections and `[scaleout]` from a configuration.
+ *
+ * @param c     Loaded configuration (keys read are marked used).
+ * @param self  This appliance's NAME (--appliance), or NULL.
+ * @param out   Output; out->n_app = 0 when the file has no appliance section.
+ * @return 0; -EINVAL with "FILE:LINE: ..." in c->err (bad address, port, owns name, a name
+ *         listed twice, more than NL_XA_MAX_APPS appliances, --appliance naming no section,
+ *         --appliance without sections).
+ * @par Context Control path. @par Source docs/scale-out.md "Configuration".
+ */
+int nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out);
+
+struct nl_dp;
+struct nl_dp_lcore;
+struct nl_xa;
+struct io;
+struct nl_task;
+struct nl_frame_addr;
+
+/**
+ * Resolve the placement on dp's managers (names by the policy's mgr_name(), parents from the
+ * tree or the 2LSC global) and build the proxy lcore. Called by nl_dp_create() before it maps
+ * managers to lcores.
+ * @return 0; -EINVAL (an owns name that is no manager of this scheme, a manager owned twice;
+ *         message on stderr with FILE:LINE); -ENOMEM.
+ * @par Context Control path, before any lcore runs.
+ */
+int nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg);
+
+/** Free what nl_xa_attach_ctl() built. NULL accepted. @par Context Control, lcores stopped. */
+void nl_xa_free(struct nl_xa *xa);
+
+/**
+ * The lcore that polls manager `mgr`: `lc` when this appliance owns it, else the proxy
+ * lcore (drained by the control lcore, never launched).
+ * @par Context Control path (nl_dp_create()).
+ */
+struct nl_dp_lcore *nl_xa_mgr_lcore(struct nl_xa *xa, uint32_t mgr, struct nl_dp_lcore *lc);
+
+/** Whether this appliance owns machine slot m (its workers may claim it). @par Context Any. */
+bool nl_xa_owns_mach(const struct nl_xa *xa, uint32_t m);
+
+/**
+ * Control-lcore round: drain the proxies' inboxes into HANDOVER batches, gossip when due,
+ * expire silent appliances (failing what was parked at them), flush batches.
+ * @return work done. @par Context Control lcore (X2).
+ */
+unsigned int nl_xa_poll_ctl(struct io *io);
+
+/**
+ * A received datagram of the scale-out range (types 16..23): open (MAC, replay window with
+ * --key), check its sender against the configured appliances, act. Malformed or forged ones
+ * are counted (drop_<reason>, xa_bad_peer) and dropped.
+ * @par Context Control lcore.
+ */
+void nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, size_t plen);
+
+/**
+ * The end of task t on this appliance: a foreign task is handed back to its origin (HANDBACK)
+ * and its object returned to the pool. @return true when t was foreign (consumed), false for
+ * a task of our own (the caller answers its client).
+ * @par Context Control lcore.
+ */
+bool nl_xa_finish_ctl(struct io *io, struct nl_task *t);
+
+/** Foreign tasks held now (not counted in this appliance's accounting). Relaxed read. */
+uint64_t nl_xa_foreign_live(const struct nl_xa *xa);
+
+/**
+ * Shutdown: tasks parked at other appliances are counted failed and returned to the pool.
+ * @par Context Control, lcores stopped.
+ */
+void nl_xa_drain_ctl(struct nl_dp *dp);
+
+/** Register /nlevel/appliances (telemetry). @par Context Main lcore at start. */
+void nl_xa_telemetry_init(struct nl_dp *dp);
+
+#endif /* NL_XA_H */

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scale-out (nl_xa.h): the configuration ([appliance NAME], [scaleout]) and the
+ * placement of managers and machines.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <arpa/inet.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+#include <rte_telemetry.h>
+
+#include <sodium.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_inline.h"
+#include "nl_dp_port.h"
+#include "nl_gossip.h"
+#include "nl_policy.h"
+#include "nl_rng.h"
+#include "nl_xa_priv.h"
+
+/* ---------------------------------------------------------------- configuration ---- */
+
+static int
+name_is_manager(const char *s)
+{
+	unsigned int lv;
+	char bits[80];
+
+	if (strcmp(s, "global") == 0 || strcmp(s, "M(0,root)") == 0)
+		return 1;
+	if (sscanf(s, "group%u", &lv) == 1)
+		return 1;
+	if (sscanf(s, "M(%u,%70[01*])", &lv, bits) == 2 && strlen(bits) == lv &&
+	    s[strlen(s) - 1] == ')')
+		return 1;
+	return 0;
+}
+
+int
+nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->self = -1;
+	snprintf(out->path, sizeof(out->path), "%s", c->path);
+	for (unsigned int i = 0; i < c->n_section; i++) {
+		const char *sec = c->section[i];
+		struct nl_xa_app_cfg *a;
+		const struct nl_cfg_entry *e;
+		const char *v;
+		uint64_t u;
+		int rc;
+
+		if (strncmp(sec, "appliance ", 10) != 0)
+			continue;
+		if (out->n_app == NL_XA_MAX_APPS) {
+			snprintf(c->err, sizeof(c->err), "%s:%u: [%s]: more than %u appliances",
+				 c->path, c->section_line[i], sec, NL_XA_MAX_APPS);
+			return -EINVAL;
+		}
+		a = &out->app[out->n_app];
+		if (strlen(sec + 10) == 0 || strlen(sec + 10) >= NL_XA_NAME_LEN) {
+			snprintf(c->err, sizeof(c->err), "%s:%u: [%s]: the name must have 1..%u characters",
+				 c->path, c->section_line[i], sec, NL_XA_NAME_LEN - 1);
+			return -EINVAL;
+		}
+		snprintf(a->name, sizeof(a->name), "%s", sec + 10);
+		for (unsigned int k = 0; k < out->n_app; k++)
+			if (strcmp(out->app[k].name, a->name) == 0) {
+				snprintf(c->err, sizeof(c->err), "%s:%u: [%s] appears twice", c->path,
+					 c->section_line[i], sec);
+				return -EINVAL;
+			}
+		rc = nl_cfg_get_str(c, sec, "ip", &v, true);
+		if (rc < 0)
+			return rc;
+		if (inet_pton(AF_INET, v, &a->ip) != 1)
+			return nl_cfg_error(c, nl_cfg_find(c, sec, "ip"), "'%s' is not an IPv4 address", v);
+		u = 7477;
+		rc = nl_cfg_get_u64(c, sec, "port", &u, 1, 65535, false);
+		if (rc < 0)
+			return rc;
+		a->port = (uint16_t)u;
+		rc = nl_cfg_get_str(c, sec, "mac", &v, false);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			unsigned int b[6];
+
+			if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x", &b[0], &b[1], &b[2], &b[3], &b[4],
+				   &b[5]) != 6)
+				return nl_cfg_error(c, nl_cfg_find(c, sec, "mac"),
+						    "'%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", v);
+			for (int k = 0; k < 6; k++)
+				a->mac[k] = (uint8_t)b[k];
+			a->has_mac = true;
+		}
+		rc = nl_cfg_get_str(c, sec, "owns", &v, false);
+		if (rc < 0)
+			return rc;
+		e = nl_cfg_find(c, sec, "owns");
+		a->owns_line = e != NULL ? e->line : c->section_line[i];
+		while (rc == 1 && *v != '\0') {
+			size_t len;
+			const char *end;
+
+			while (*v == ' ' || *v == ',')
+				v++;
+			if (*v == '\0')
+				break;
+			/* a name ends at the comma after its closing parenthesis, if it has one */
+			end = v;
+			while (*end != '\0' && *end != ',' && *end != '(')
+				end++;
+			if (*end == '(') {
+				while (*end != '\0' && *end != ')')
+					end++;
+				if (*end == ')')
+					end++;
+			}
+			len = (size_t)(end - v);
+			while (len > 0 && v[len - 1] == ' ')
+				len--;
+			if (a->n_owns == NL_XA_MAX_OWNS || len >= NL_XA_NAME_LEN)
+				return nl_cfg_error(c, e, "too many or too long names (at most %u of %u)",
+						    NL_XA_MAX_OWNS, NL_XA_NAME_LEN - 1);
+			memcpy(a->owns[a->n_owns], v, len);
+			a->owns[a->n_owns][len] = '\0';
+			if (!name_is_manager(a->owns[a->n_owns]))
+				return nl_cfg_error(c, e,
+						    "'%s' names no manager (NLSC: M(0,root), M(K,bits); "
+						    "2LSC: global, groupG)",
+						    a->owns[a->n_owns]);
+			for (unsigned int k = 0; k <= out->n_app; k++)
+				for (unsigned int j = 0; j < out->app[k].n_owns; j++)
+					if (strcmp(out->app[k].owns[j], a->owns[a->n_owns]) == 0)
+						return nl_cfg_error(c, e, "'%s' is owned twice (also by [appliance %s])",
+								    a->owns[a->n_owns], out->app[k].name);
+			a->n_owns++;
+			v = end;
+		}
+		if (self != NULL && strcmp(self, a->name) == 0)
+			out->self = (int)out->n_app;
+		out->n_app++;
+	}
+	out->gossip_period_s = 0.05;
+	out->gone_after_s = 1.0;
+	out->fanout = 2;
+	if (nl_cfg_has_section(c, "scaleout")) {
+		double ms = 50;
+		uint64_t f = 2;
+		int rc = nl_cfg_get_double(c, "scaleout", "gossip_period_ms", &ms, 1, 60000, false);
+
+		if (rc >= 0)
+			rc = nl_cfg_get_double(c, "scaleout", "gone_after_s", &out->gone_after_s, 0.01,
+					       3600, false);
+		if (rc >= 0)
+			rc = nl_cfg_get_u64(c, "scaleout", "fanout", &f, 1, NL_GOSSIP_MAX_FANOUT, false);
+		if (rc < 0)
+			return rc;
+		out->gossip_period_s = ms / 1000.0;
+		out->fanout = (unsigned int)f;
+		if (out->gone_after_s < 2 * out->gossip_period_s)
+			return nl_cfg_error(c, nl_cfg_find(c, "scaleout", "gone_after_s"),
+					    "must be at least two gossip periods (%g s)",
+					    2 * out->gossip_period_s);
+	}
+	if (self != NULL && out->self < 0) {
+		snprintf(c->err, sizeof(c->err), "%s: --appliance %s: no [appliance %s] section",
+			 c->path, self, self);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- placement ---- */
+
+/* The parent of manager m: its tree node's when the policy has one manager per tree node
+ * (NLSC), else the top manager (2LSC: the global scheduler is every group's parent). */
+static uint32_t
+mgr_parent(const struct nl_sched *s, uint32_t m)
+{
+	if (s->n_mgr == s->tree->n_node)
+		return s->tree->node[m].parent;
+	return m == s->ops->top_mgr(s) ? NL_NODE_NONE : s->ops->top_mgr(s);
+}
+
+/* The manager that dispatches to machine m: its leaf (one manager per tree node), else its
+ * 2LSC group. */
+static uint32_t
+mach_home(const struct nl_sched *s, uint32_t m)
+{
+	const struct nl_tree *tr = s->tree;
+
+	if (s->n_mgr != tr->n_node)
+		return nl_2lsc_group_of(s, m);
+	for (uint32_t l = 0; l < tr->n_leaf; l++)
+		for (uint32_t j = tr->leaf_off[l]; j < tr->leaf_off[l + 1]; j++)
+			if (tr->leaf_mach[j] == m)
+				return tr->leaf_node[l];
+	return 0;
+}
+
+static bool
+is_under(const struct nl_sched *s, uint32_t m, uint32_t root)
+{
+	for (uint32_t x = m; x != NL_NODE_NONE; x = mgr_parent(s, x))
+		if (x == root)
+			return true;
+	return false;
+}
+
+static int
+add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int app)
+{
+	struct xa_root *r;
+	unsigned int k = 0;
+
+	if (xa->n_root == XA_MAX_ROOTS)
+		return -E2BIG;
+	for (unsigned int i = 0; i < xa->n_root; i++)
+		k += xa->root[i].app == app;
+	r = &xa->root[xa->n_root++];
+	memset(r, 0, sizeof(*r));
+	r->mgr = mgr;
+	r->app = (uint16_t)app;
+	r->k = (uint16_t)k;
+	r->mach = calloc(s->n_mach, sizeof(uint32_t));
+	if (r->mach == NULL)
+		return -ENOMEM;
+	for (uint32_t m = 0; m < s->n_mach; m++)
+		if (is_under(s, mach_home(s, m), mgr))
+			r->mach[r->n_mach++] = m;
+	return 0;
+}
+
+int
+nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
+{
+	const struct nl_sched *s = dp->gen_rcu->s;
+	struct nl_xa *xa;
+	int32_t *listed;
+	char name[64];
+	int rc = -ENOMEM;
+
+	if (cfg == NULL || cfg->n_app == 0 || cfg->self < 0)
+		return 0;
+	if (!dp->o.port_mode) {
+		fprintf(stderr, "nlevel: %s: a split tree (--appliance) runs in port mode only\n",
+			cfg->path);
+		return -EINVAL;
+	}
+	xa = calloc(1, sizeof(*xa));
+	listed = malloc(dp->n_mgr * sizeof(*listed));
+	if (xa == NULL || listed == NULL)
+		goto fail;
+	dp->xa = xa;
+	xa->dp = dp;
+	xa->cfg = *cfg;
+	xa->self = (unsigned int)cfg->self;
+	do
+		randombytes_buf(&xa->inc, sizeof(xa->inc));
+	while (xa->inc == 0);
+	nl_rng_seed(&xa->rng, xa->inc);
+	xa->mgr_app = calloc(dp->n_mgr, 1);
+	xa->mach_app = calloc(dp->n_mach, 1);
+	if (xa->mgr_app == NULL || xa->mach_app == NULL)
+		goto fail;
+	for (uint32_t i = 0; i < dp->n_mgr; i++)
+		listed[i] = -1;
+	for (unsigned int a = 0; a < cfg->n_app; a++)
+		for (unsigned int j = 0; j < cfg->app[a].n_owns; j++) {
+			uint32_t i;
+
+			for (i = 0; i < dp->n_mgr; i++) {
+				s->ops->mgr_name(s, i, name, sizeof(name));
+				if (strcmp(name, cfg->app[a].owns[j]) == 0)
+					break;
+			}
+			if (i == dp->n_mgr)
+				continue; /* a manager of the other scheme (docs/scale-out.md) */
+			listed[i] = (int32_t)a;
+		}
+	for (uint32_t i = 0; i < dp->n_mgr; i++) {
+		uint32_t x = i;
+
+		while (x != NL_NODE_NONE && listed[x] < 0)
+			x = mgr_parent(s, x);
+		xa->mgr_app[i] = (uint8_t)(x == NL_NODE_NONE ? 0 : listed[x]);
+	}
+	for (uint32_t m = 0; m < dp->n_mach; m++)
+		xa->mach_app[m] = xa->mgr_app[mach_home(s, m)];
+	/* Summary roots: every listed manager, and the top if nobody lists it. */
+	if (listed[s->ops->top_mgr(s)] < 0 && (rc = add_root(xa, s, s->ops->top_mgr(s), 0)) != 0)
+		goto fail;
+	for (uint32_t i = 0; i < dp->n_mgr; i++)
+		if (listed[i] >= 0 && (rc = add_root(xa, s, i, (unsigned int)listed[i])) != 0)
+			goto fail;
+	rc = -ENOMEM;
+	xa->proxy = rte_zmalloc("nl_xa_proxy", sizeof(*xa->proxy), RTE_CACHE_LINE_SIZE);
+	if (xa->proxy == NULL)
+		goto fail;
+	xa->proxy->dp = dp;
+	xa->proxy->lcore_id = rte_get_main_lcore();
+	for (unsigned int a = 0; a < cfg->n_app; a++) {
+		xa->peer[a].live = true; /* until silent for gone_after_s from our start */
+		xa->peer[a].mac_known = cfg->app[a].has_mac;
+		memcpy(xa->peer[a].mac, cfg->app[a].mac, 6);
+		xa->peer[a].out_task.type = NL_XA_MSG_HANDOVER;
+		xa->peer[a].out_back.type = NL_XA_MSG_HANDBACK;
+	}
+	xa->gcfg = (struct nl_gossip_cfg){ .fanout = cfg->fanout, .mode = NL_GOSSIP_PUSH,
+					   .rule = NL_GOSSIP_ANTI_ENTROPY, .stop_k = 1 };
+	rc = nl_gossip_view_create(&xa->view, xa->self * 64u, 4u * XA_MAX_ROOTS);
+	if (rc != 0)
+		goto fail;
+	xa->gcap = XA_MAX_ROOTS * 2;
+	xa->grec = calloc(xa->gcap, sizeof(*xa->grec));
+	xa->gack = calloc(xa->gcap, sizeof(*xa->gack));
+	if (xa->grec == NULL || xa->gack == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	xa->start_s = nl_xa_real_s();
+	xa->check_cyc = rte_get_tsc_hz() / 100;
+	free(listed);
+	return 0;
+fail:
+	free(listed);
+	nl_xa_free(xa);
+	dp->xa = NULL;
+	return rc;
+}
+
+void
+nl_xa_free(struct nl_xa *xa)
+{
+	if (xa == NULL)
+		return;
+	for (unsigned int i = 0; i < xa->n_root; i++)
+		free(xa->root[i].mach);
+	nl_gossip_view_free(xa->view);
+	free(xa->grec);
+	free(xa->gack);
+	rte_free(xa->proxy);
+	free(xa->mgr_app);
+	free(xa->mach_app);
+	free(xa);
+}
+
+struct nl_dp_lcore *
+nl_xa_mgr_lcore(struct nl_xa *xa, uint32_t mgr, struct nl_dp_lcore *lc)
+{
+	if (xa == NULL || xa->mgr_app[mgr] == xa->self)
+		return lc;
+	return xa->proxy;
+}
+
+bool
+nl_xa_owns_mach(const struct nl_xa *xa, uint32_t m)
+{
+	return xa == NULL || xa->mach_app[m] == xa->self;
+}
+
+uint64_t
+nl_xa_foreign_live(const struct nl_xa *xa)
+{
+	return xa == NULL ? 0 : nl_atomic_load_relaxed(&xa->foreign_live);
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scale-out (nl_xa.h): group-load summaries and membership by gossip
+ * (managers/gossip), and telemetry.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <arpa/inet.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+#include <rte_telemetry.h>
+
+#include <sodium.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_inline.h"
+#include "nl_dp_port.h"
+#include "nl_gossip.h"
+#include "nl_policy.h"
+#include "nl_rng.h"
+#include "nl_xa_priv.h"
+
+/* ---------------------------------------------------------------- summaries ---- */
+
+static void
+make_summary(struct io *io, struct xa_root *r, double now_s, struct nl_gossip_rec *g)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_dp_gen *gen = dp->gen_rcu;
+	double now_vt = nl_dp_now_vt(dp), backlog = 0;
+	uint32_t live = 0, idle = 0, n_sub = 0;
+	uint64_t mask = 0;
+
+	for (unsigned int j = 0; j < r->n_mach; j++) {
+		uint32_t m = r->mach[j];
+		const struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
+
+		if (!io->alive[m] || w == NULL)
+			continue;
+		live++;
+		n_sub += w->n_sub;
+		if (w->busy_until_vt > now_vt)
+			backlog += w->busy_until_vt - now_vt;
+		else {
+			idle++;
+			mask |= gen->mach[m].res.set | gen->mach[m].res.any;
+		}
+	}
+	memset(g, 0, sizeof(*g));
+	g->src = r->app * 64u + r->k;
+	g->cores = live;
+	g->free_cores = idle;
+	g->mem_mb = n_sub;
+	g->arch = (uint16_t)r->mgr;
+	g->state = NL_GOSSIP_UP;
+	g->created_s = now_s;
+	g->lifetime_s = io->dp->xa->cfg.gone_after_s;
+	g->aux[0] = io->dp->xa->inc;
+	g->aux[1] = mask;
+	g->aux[2] = live > 0 ? (uint64_t)(backlog / live) : 0; /* mean backlog [us] */
+	r->created_s = r->rx_s = now_s;
+	r->live = live;
+	r->idle = idle;
+	r->n_sub = n_sub;
+	r->free_mask = mask;
+	r->backlog_us = (uint32_t)g->aux[2];
+}
+
+static struct xa_root *
+root_of_src(struct nl_xa *xa, uint32_t src)
+{
+	for (unsigned int i = 0; i < xa->n_root; i++)
+		if (xa->root[i].app * 64u + xa->root[i].k == src)
+			return &xa->root[i];
+	return NULL;
+}
+
+void
+nl_xa_gossip_round_ctl(struct io *io, double now_s)
+{
+	struct nl_xa *xa = io->dp->xa;
+	bool present[NL_XA_MAX_APPS] = { false };
+	struct nl_xa_msg m;
+	size_t n;
+
+	for (unsigned int i = 0; i < xa->n_root; i++) {
+		struct nl_gossip_rec g;
+
+		if (xa->root[i].app != xa->self)
+			continue;
+		make_summary(io, &xa->root[i], now_s, &g);
+		if (xa->root[i].k == 0)
+			nl_gossip_set_self_st(xa->view, &g);
+		else
+			nl_gossip_merge_st(xa->view, &g, now_s);
+	}
+	nl_gossip_expire_st(xa->view, now_s);
+	n = nl_gossip_collect_st(xa->view, &xa->gcfg, now_s, xa->grec, xa->gcap);
+	/* membership: an appliance is live while one of its records is */
+	for (size_t i = 0; i < n; i++)
+		if (xa->grec[i].state == NL_GOSSIP_UP && xa->grec[i].src / 64u < NL_XA_MAX_APPS)
+			present[xa->grec[i].src / 64u] = true;
+	for (unsigned int a = 0; a < xa->cfg.n_app; a++) {
+		struct xa_peer *p = &xa->peer[a];
+
+		if (a == xa->self || present[a] || !p->live ||
+		    now_s - xa->start_s < xa->cfg.gone_after_s)
+			continue;
+		p->live = false;
+		p->gone++;
+		nl_xa_declare_lost_ctl(io, a, "gone (no gossip record within gone_after_s)");
+	}
+	/* push every valid record to `fanout` appliances drawn at random (gone ones included,
+	 * so one that comes back hears from us) */
+	memset(&m, 0, sizeof(m));
+	m.type = NL_XA_MSG_SUMMARY;
+	nl_xa_prep_ctl(xa, &m);
+	for (unsigned int f = 0; f < xa->cfg.fanout && f + 1 < xa->cfg.n_app; f++) {
+		/* fan-out >= peers: everyone once, in turn; else a random peer per draw */
+		unsigned int a = xa->cfg.fanout + 1 >= xa->cfg.n_app ?
+					 (xa->self + 1 + f) % xa->cfg.n_app :
+					 (unsigned int)(nl_rng_u64(&xa->rng) % (xa->cfg.n_app - 1));
+
+		if (xa->cfg.fanout + 1 < xa->cfg.n_app && a >= xa->self)
+			a++;
+		for (size_t i = 0; i < n;) {
+			m.n = 0;
+			while (i < n && m.n < NL_XA_MAX_SUMS) {
+				const struct nl_gossip_rec *g = &xa->grec[i++];
+				struct nl_xa_sum *s = &m.u.sum[m.n++];
+
+				s->src = g->src;
+				s->cores = g->cores;
+				s->free_cores = g->free_cores;
+				s->mem_mb = g->mem_mb;
+				s->arch = g->arch;
+				s->state = g->state;
+				s->flags = g->flags;
+				s->created_s = g->created_s;
+				s->lifetime_s = g->lifetime_s;
+				memcpy(s->aux, g->aux, sizeof(s->aux));
+			}
+			nl_xa_send_ctl(io, a, &m);
+			xa->sum_tx += m.n;
+		}
+	}
+	xa->gossip_rounds++;
+}
+
+void
+nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m)
+{
+	struct nl_xa *xa = io->dp->xa;
+	double now_s = nl_xa_real_s();
+	size_t n_ack = 0, n_new = 0;
+
+	for (unsigned int i = 0; i < m->n; i++) {
+		const struct nl_xa_sum *s = &m->u.sum[i];
+		struct nl_gossip_rec *g = &xa->grec[i];
+
+		memset(g, 0, sizeof(*g));
+		g->src = s->src;
+		g->cores = s->cores;
+		g->free_cores = s->free_cores;
+		g->mem_mb = s->mem_mb;
+		g->arch = s->arch;
+		g->state = s->state;
+		g->flags = s->flags;
+		g->created_s = s->created_s;
+		g->lifetime_s = s->lifetime_s;
+		memcpy(g->aux, s->aux, sizeof(g->aux));
+	}
+	nl_gossip_receive_st(xa->view, xa->grec, m->n, now_s, xa->gack, &n_ack, &n_new);
+	xa->sum_rx += m->n;
+	for (unsigned int i = 0; i < m->n; i++) {
+		const struct nl_xa_sum *s = &m->u.sum[i];
+		struct xa_root *r = root_of_src(xa, s->src);
+		unsigned int app = s->src / 64u;
+
+		if (r == NULL || r->app == xa->self || s->created_s <= r->created_s)
+			continue;
+		r->created_s = s->created_s;
+		r->rx_s = now_s;
+		r->live = s->cores;
+		r->idle = s->free_cores;
+		r->n_sub = s->mem_mb;
+		r->free_mask = s->aux[1];
+		r->backlog_us = (uint32_t)s->aux[2];
+		r->n_rx++;
+		/* a record younger than our last word from it, of another incarnation: restarted */
+		if (app < xa->cfg.n_app && app != xa->self && s->state == NL_GOSSIP_UP &&
+		    now_s - s->created_s < xa->cfg.gone_after_s && !xa->peer[app].live) {
+			xa->peer[app].live = true;
+			xa->peer[app].rejoined++;
+			XA_LOG(INFO, "appliance %s rejoined (gossip)\n", xa->cfg.app[app].name);
+		}
+	}
+}
+
+
+static struct nl_dp *xa_tel_dp;
+
+static int
+tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_xa *xa = xa_tel_dp != NULL ? xa_tel_dp->xa : NULL;
+	double now_s = nl_xa_real_s();
+	enum { K_NAME, K_IP, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST, K_GONE,
+	       K_REJ, K_HEARD, K_N };
+	static const char *const key[K_N] = { "name", "ip", "live", "tasks_out", "tasks_in",
+					      "handbacks_out", "handbacks_in", "datagrams_out",
+					      "datagrams_in", "lost_tasks", "gone", "rejoined",
+					      "last_heard_ms" };
+	struct rte_tel_data *a[K_N];
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (xa == NULL)
+		return 0;
+	rte_tel_data_add_dict_string(d, "self", xa->cfg.app[xa->self].name);
+	rte_tel_data_add_dict_u64(d, "incarnation", xa->inc);
+	rte_tel_data_add_dict_u64(d, "parked", nl_atomic_load_relaxed(&xa->parked));
+	rte_tel_data_add_dict_u64(d, "foreign", nl_atomic_load_relaxed(&xa->foreign_live));
+	rte_tel_data_add_dict_u64(d, "lost_tasks_total", nl_atomic_load_relaxed(&xa->lost_tasks));
+	rte_tel_data_add_dict_u64(d, "stale_handback", nl_atomic_load_relaxed(&xa->stale_back));
+	rte_tel_data_add_dict_u64(d, "bad_peer", nl_atomic_load_relaxed(&xa->bad_peer));
+	rte_tel_data_add_dict_u64(d, "bad_task", nl_atomic_load_relaxed(&xa->bad_task));
+	rte_tel_data_add_dict_u64(d, "overload_in", nl_atomic_load_relaxed(&xa->overload_in));
+	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));
+	rte_tel_data_add_dict_u64(d, "moved", nl_atomic_load_relaxed(&xa->moved));
+	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
+	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
+	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));
+	for (unsigned int k = 0; k < K_N; k++) {
+		a[k] = rte_tel_data_alloc();
+		if (a[k] == NULL) {
+			while (k > 0)
+				rte_tel_data_free(a[--k]);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(a[k], k <= K_IP ? RTE_TEL_STRING_VAL :
+					 k == K_HEARD ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
+	}
+	for (unsigned int i = 0; i < xa->cfg.n_app; i++) {
+		const struct xa_peer *p = &xa->peer[i];
+		char ip[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &xa->cfg.app[i].ip, ip, sizeof(ip));
+		rte_tel_data_add_array_string(a[K_NAME], xa->cfg.app[i].name);
+		rte_tel_data_add_array_string(a[K_IP], ip);
+		rte_tel_data_add_array_u64(a[K_LIVE], i == xa->self || p->live);
+		rte_tel_data_add_array_u64(a[K_TOUT], nl_atomic_load_relaxed(&p->tx_tasks));
+		rte_tel_data_add_array_u64(a[K_TIN], nl_atomic_load_relaxed(&p->rx_tasks));
+		rte_tel_data_add_array_u64(a[K_BOUT], nl_atomic_load_relaxed(&p->tx_backs));
+		rte_tel_data_add_array_u64(a[K_BIN], nl_atomic_load_relaxed(&p->rx_backs));
+		rte_tel_data_add_array_u64(a[K_DOUT], nl_atomic_load_relaxed(&p->tx_dgrams));
+		rte_tel_data_add_array_u64(a[K_DIN], nl_atomic_load_relaxed(&p->rx_dgrams));
+		rte_tel_data_add_array_u64(a[K_LOST], nl_atomic_load_relaxed(&p->lost_tasks));
+		rte_tel_data_add_array_u64(a[K_GONE], nl_atomic_load_relaxed(&p->gone));
+		rte_tel_data_add_array_u64(a[K_REJ], nl_atomic_load_relaxed(&p->rejoined));
+		rte_tel_data_add_array_int(a[K_HEARD], p->last_rx_s > 0 ?
+						       (int)((now_s - p->last_rx_s) * 1e3) : -1);
+	}
+	for (unsigned int k = 0; k < K_N; k++)
+		rte_tel_data_add_dict_container(d, key[k], a[k], 0);
+	return 0;
+}
+
+static int
+tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nl_xa *xa = xa_tel_dp != NULL ? xa_tel_dp->xa : NULL;
+	double now_s = nl_xa_real_s();
+	struct rte_tel_data *a[9];
+	static const char *const key[9] = { "root", "appliance", "live", "idle", "n_sub",
+					    "backlog_us", "free_res_mask", "age_ms", "received" };
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (xa == NULL)
+		return 0;
+	for (unsigned int k = 0; k < 9; k++) {
+		a[k] = rte_tel_data_alloc();
+		if (a[k] == NULL) {
+			while (k > 0)
+				rte_tel_data_free(a[--k]);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(a[k], k <= 1 ? RTE_TEL_STRING_VAL : RTE_TEL_U64_VAL);
+	}
+	for (unsigned int i = 0; i < xa->n_root; i++) {
+		const struct xa_root *r = &xa->root[i];
+		char name[64];
+		double age = r->created_s > 0 ? (now_s - r->created_s) * 1e3 : -1;
+
+		xa_tel_dp->gen_rcu->s->ops->mgr_name(xa_tel_dp->gen_rcu->s, r->mgr, name,
+						     sizeof(name));
+		rte_tel_data_add_array_string(a[0], name);
+		rte_tel_data_add_array_string(a[1], xa->cfg.app[r->app].name);
+		rte_tel_data_add_array_u64(a[2], r->live);
+		rte_tel_data_add_array_u64(a[3], r->idle);
+		rte_tel_data_add_array_u64(a[4], r->n_sub);
+		rte_tel_data_add_array_u64(a[5], r->backlog_us);
+		rte_tel_data_add_array_u64(a[6], r->free_mask);
+		rte_tel_data_add_array_u64(a[7], age >= 0 ? (uint64_t)age : UINT64_MAX);
+		rte_tel_data_add_array_u64(a[8], r->app == xa->self ? 0 : r->n_rx);
+	}
+	for (unsigned int k = 0; k < 9; k++)
+		rte_tel_data_add_dict_container(d, key[k], a[k], 0);
+	return 0;
+}
+
+void
+nl_xa_telemetry_init(struct nl_dp *dp)
+{
+	xa_tel_dp = dp;
+	if (dp->xa == NULL)
+		return;
+	rte_telemetry_register_cmd("/nlevel/appliances", tel_appliances,
+				   "Scale-out: this appliance and each peer (live, tasks and "
+				   "hand-backs each way, datagrams, lost tasks, last heard).");
+	rte_telemetry_register_cmd("/nlevel/summaries", tel_summaries,
+				   "Scale-out: the group-load summary of every subtree root "
+				   "(own: made; remote: received by gossip) and its age [ms].");
+}
+

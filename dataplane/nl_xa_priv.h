@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scale-out internals shared by nl_xa.c (hand-over, hand-back, membership, rounds),
+ * nl_xa_cfg.c (configuration, placement) and nl_xa_gossip.c (summaries, telemetry).
+ * Not a public header. Control lcore only (nl_xa.h X2), telemetry reads counters relaxed.
+ */
+#ifndef NL_XA_PRIV_H
+#define NL_XA_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "nl_dp_port.h"
+#include "nl_gossip.h"
+#include "nl_rng.h"
+#include "nl_xa.h"
+
+#define XA_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+/* meta->xa_state */
+#define XA_OWN 0     /* ours, here */
+#define XA_PARKED 1  /* ours, handed to another appliance (meta->xa_at) */
+#define XA_FOREIGN 2 /* another appliance's (meta->xa_origin), carried here */
+
+#define XA_MAX_ROOTS 256u
+
+struct xa_root {
+	uint32_t mgr;        /* subtree root manager */
+	uint16_t app;        /* owner */
+	uint16_t k;          /* index among the owner's roots (gossip src = app * 64 + k) */
+	uint32_t *mach;      /* machines of the subtree */
+	unsigned int n_mach;
+	/* the last summary of this root (own: made; remote: received); telemetry reads it */
+	double created_s;
+	double rx_s;         /* when it was received (own: made) [CLOCK_REALTIME s] */
+	uint32_t live, idle, n_sub;
+	uint64_t free_mask;
+	uint32_t backlog_us;
+	uint64_t n_rx;
+};
+
+struct xa_peer {
+	bool live;           /* not declared gone */
+	bool mac_known;
+	uint8_t mac[6];
+	uint64_t inc;        /* incarnation last seen (0 = never heard) */
+	double last_rx_s;
+	struct nl_xa_msg out_task, out_back; /* batches being filled */
+	size_t out_task_len;
+	/* counters (control writes, telemetry reads relaxed) */
+	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
+	uint64_t lost_tasks, gone, rejoined;
+};
+
+struct nl_xa {
+	struct nl_dp *dp;
+	struct nl_xa_cfg cfg;
+	unsigned int self;
+	uint64_t inc;
+	uint8_t *mgr_app;    /* [n_mgr] */
+	uint8_t *mach_app;   /* [n_mach] */
+	struct nl_dp_lcore *proxy;
+	struct xa_peer peer[NL_XA_MAX_APPS];
+	struct xa_root root[XA_MAX_ROOTS];
+	unsigned int n_root;
+	uint32_t seq;
+	uint64_t foreign_live;
+	uint64_t parked;
+	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
+	uint64_t gossip_rounds, sum_tx, sum_rx;
+	struct nl_gossip_view *view;
+	struct nl_gossip_cfg gcfg;
+	struct nl_rng rng;
+	double start_s, next_gossip_s;
+	uint64_t next_check_tsc, check_cyc;
+	struct nl_gossip_rec *grec;  /* scratch */
+	struct nl_gossip_ack *gack;
+	size_t gcap;
+};
+
+/* CLOCK_REALTIME [s] (the clock of gossip records). */
+static inline double
+nl_xa_real_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Encode m and queue it to appliance `app` (nl_xa.c). */
+void nl_xa_send_ctl(struct io *io, unsigned int app, const struct nl_xa_msg *m);
+/* Sender fields of a message of ours (nl_xa.c). */
+void nl_xa_prep_ctl(struct nl_xa *xa, struct nl_xa_msg *m);
+/* Appliance `app` is gone or restarted: answer what is parked at it (nl_xa.c). */
+void nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why);
+/* One gossip round at now_s: own summaries, expiry, membership, push (nl_xa_gossip.c). */
+void nl_xa_gossip_round_ctl(struct io *io, double now_s);
+/* A SUMMARY received (nl_xa_gossip.c). */
+void nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m);
+
+#endif /* NL_XA_PRIV_H */

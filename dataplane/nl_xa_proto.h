@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Inter-appliance messages (scale-out, docs/scale-out.md): the wire codec of the datagrams
+ * nlevel appliances that share one N-level tree exchange. Pure C, no DPDK (the libFuzzer
+ * target and the unit tests link it), beside nl_proto.h whose header, versions, length rule
+ * and authentication trailer these messages share (docs/protocol.md "Between appliances").
+ *
+ * Types 16..23 are reserved for these messages; three are defined:
+ *   16 HANDOVER  tasks handed to the appliance that owns their next manager, with their state
+ *   17 HANDBACK  the end of tasks handed over, back to the appliance that accepted them
+ *   18 SUMMARY   gossip records: membership and one group-load summary per owned subtree root
+ *
+ * Every message: the 8-byte header of nl_proto.h, then a 16-byte prefix (from_app,
+ * n records, pad, the sender's incarnation), then n records. As in nl_proto.h, everything the
+ * decoder accepts re-encodes to the same bytes, and the encoder refuses what the decoder
+ * would refuse.
+ */
+#ifndef NL_XA_PROTO_H
+#define NL_XA_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nl_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NL_XA_MSG_HANDOVER 16u /**< appliance -> appliance: tasks with their state */
+#define NL_XA_MSG_HANDBACK 17u /**< appliance -> accepting appliance: task ends */
+#define NL_XA_MSG_SUMMARY 18u  /**< appliance -> appliance: gossip records */
+#define NL_XA_MSG_FIRST 16u    /**< types 16..23 are the scale-out range */
+#define NL_XA_MSG_LAST 23u
+
+#define NL_XA_MAX_APPS 64u      /**< appliances in one tree */
+#define NL_XA_MAX_MGR 4096u     /**< manager ids (as the dataplane) */
+#define NL_XA_PREFIX_LEN 16u    /**< after the 8-byte header */
+#define NL_XA_TASK_LEN 64u      /**< fixed part of a HANDOVER record (args follow, padded to 8) */
+#define NL_XA_BACK_LEN 32u      /**< HANDBACK record */
+#define NL_XA_SUM_LEN 64u       /**< SUMMARY record (one gossip record) */
+/** Room for records in one message, trailer included (version 2). */
+#define NL_XA_ROOM (NL_PROTO_MAX_LEN - NL_PROTO_HDR_LEN - NL_XA_PREFIX_LEN - NL_AUTH_TRAILER_LEN)
+#define NL_XA_MAX_TASKS (NL_XA_ROOM / NL_XA_TASK_LEN) /**< 20 */
+#define NL_XA_MAX_BACKS (NL_XA_ROOM / NL_XA_BACK_LEN) /**< 41 */
+#define NL_XA_MAX_SUMS (NL_XA_ROOM / NL_XA_SUM_LEN)   /**< 20 */
+
+/** A task handed over (HANDOVER record): what the next appliance needs to carry it on. */
+struct nl_xa_task {
+	uint64_t task_id;      /**< the client's id */
+	uint64_t need;         /**< Delta */
+	uint64_t instr;        /**< I of the whole task */
+	uint64_t data_bits;    /**< D of the whole task */
+	uint64_t age_us;       /**< time since the accepting appliance admitted it [us] */
+	uint32_t origin_seq;   /**< the accepting appliance's hand-over sequence (echoed) */
+	uint32_t origin_token; /**< the accepting appliance's handle (echoed) */
+	uint16_t to_mgr;       /**< manager that receives it (< NL_XA_MAX_MGR) */
+	uint16_t origin_app;   /**< appliance that accepted it (< NL_XA_MAX_APPS) */
+	uint16_t n_split;      /**< L, 1..64 */
+	uint16_t hops;         /**< manager-to-manager transfers so far */
+	uint16_t cmd_id;       /**< task-farm command id */
+	uint8_t args_len;      /**< <= NL_PROTO_MAX_ARGS */
+	uint8_t args[NL_PROTO_MAX_ARGS];
+};
+
+/** The end of a task handed over (HANDBACK record). */
+struct nl_xa_back {
+	uint64_t task_id;
+	uint32_t origin_token; /**< as handed over */
+	uint32_t origin_seq;   /**< as handed over */
+	uint16_t reason;       /**< 0 = every sub-task ran; else enum nl_reject_reason (failed) */
+	uint16_t n_done;       /**< sub-tasks done, <= 64 */
+	int32_t status;        /**< first non-zero exit status of a sub-task */
+	uint16_t hops;         /**< transfers of the whole path */
+	uint16_t at_app;       /**< NL_XA_REASON_MOVED: the appliance that holds it now */
+};
+
+/** HANDBACK reason: not an end; the task passed on to appliance at_app (a transit's note
+ * to the accepting appliance, so it knows whom to wait for). */
+#define NL_XA_REASON_MOVED 15u
+
+/** One gossip record (nl_gossip_rec of managers/gossip, field for field). */
+struct nl_xa_sum {
+	uint32_t src;
+	uint32_t cores;
+	uint32_t free_cores;
+	uint32_t mem_mb;
+	uint16_t arch;
+	uint8_t state;         /**< 0 up, 1 left */
+	uint8_t flags;
+	double created_s;      /**< finite */
+	double lifetime_s;     /**< finite, > 0 */
+	uint64_t aux[3];
+};
+
+/** A decoded inter-appliance message (host byte order). */
+struct nl_xa_msg {
+	uint8_t type;          /**< NL_XA_MSG_* */
+	uint16_t from_app;     /**< sender's appliance index (< NL_XA_MAX_APPS) */
+	uint16_t n;            /**< records, >= 1 */
+	uint64_t incarnation;  /**< sender's start (random, != 0): changes when it restarts */
+	union {
+		struct nl_xa_task task[NL_XA_MAX_TASKS];
+		struct nl_xa_back back[NL_XA_MAX_BACKS];
+		struct nl_xa_sum sum[NL_XA_MAX_SUMS];
+	} u;
+};
+
+/**
+ * Bytes one record takes on the wire.
+ * @return NL_XA_TASK_LEN + args rounded up to 8 for HANDOVER; the fixed size otherwise.
+ * @par Context Pure.
+ */
+size_t nl_xa_task_wire_len(const struct nl_xa_task *t);
+
+/**
+ * Encode m as a version-1 message (seal it with nl_xa_seal() for version 2).
+ *
+ * @param m    Message; n records of its type.
+ * @param buf  Output, cap bytes.
+ * @return length [bytes]; -EINVAL (a field the decoder would refuse); -ENOSPC (cap, or more
+ *         than NL_XA_ROOM bytes of records).
+ * @par Context Pure. @par Source docs/protocol.md "Between appliances".
+ */
+int nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap);
+
+/**
+ * Decode an inter-appliance message of protocol version `version` (1, or 2 with its trailer,
+ * whose MAC the caller checked).
+ * @return NL_PROTO_OK, or the drop reason (nl_proto.h): truncated, oversized, bad_magic,
+ *         bad_version, bad_type (not 16..18), bad_field (n = 0, from_app / origin_app /
+ *         to_mgr out of range, L or args out of bounds, pad or reserved != 0, a NaN or
+ *         non-positive lifetime, ...).
+ * @par Context Pure.
+ */
+enum nl_proto_err nl_xa_decode(const void *buf, size_t len, unsigned int version,
+			       struct nl_xa_msg *out);
+
+/**
+ * Seal an encoded message (nl_xa_encode()) exactly as nl_proto_seal() seals the client and
+ * worker messages: version byte 2, length including the trailer, sender, seq (max(now_ns,
+ * last + 1)), SipHash-2-4 MAC under the site key. Without tx, copies it unchanged (version 1).
+ * @param msg, n  Encoded message (header first), NL_PROTO_HDR_LEN <= n <= NL_PROTO_MAX_LEN.
+ * @return sealed length; -EINVAL (n out of range, or too long with the trailer); -ENOSPC (cap).
+ * @par Context The sender's thread (tx is its own). @par Source docs/protocol.md.
+ */
+int nl_xa_seal(const void *msg, size_t n, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
+	       size_t cap);
+
+/**
+ * Open a received message: without a key, decode version 1; with a key, the MAC
+ * (nl_auth_verify), the sender's replay window (nl_replay_check), then the body.
+ * @return as nl_xa_decode(), or bad_mac / replay.
+ * @par Context The receiver's thread (rp is its replay state).
+ */
+enum nl_proto_err nl_xa_open(const struct nl_auth_key *key, struct nl_replay *rp, const void *buf,
+			     size_t len, uint64_t now_ns, struct nl_xa_msg *out);
+
+/**
+ * Whether the type byte of a datagram is in the scale-out range (16..23). The caller checks
+ * len >= 4 first.
+ * @par Context Pure.
+ */
+static inline int
+nl_xa_is_xa(const uint8_t *payload)
+{
+	return payload[3] >= NL_XA_MSG_FIRST && payload[3] <= NL_XA_MSG_LAST;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NL_XA_PROTO_H */

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by tests/scaleout/test_scaleout.sh and bench/scaleout/bench_hop.sh: the network of
+# a split tree (namespaces nls{w,h,a,b,c}PID: a bridge, a host for workers and clients, one
+# per appliance; veths nsX/nspXPID; 10.98.0.0/24) and helpers to start appliances, workers
+# and clients and read their telemetry. Needs NLEVEL WORKER LOADGEN SRC CFG set; a TAP skip
+# plan when not root or without netns/veth/bridge.
+. "$SRC/tests/common/nl_tap.sh"
+skip() { echo "1..0 # SKIP $*"; exit 0; }
+
+[[ $(id -u) == 0 ]] || skip "not root"
+command -v ip >/dev/null || skip "no iproute2"
+id=$$
+SW=nlsw$id HOSTNS=nlsh$id
+declare -A NS IP PFX APP
+for x in a b c; do NS[$x]=nls$x$id; PFX[$x]=nls$x$id; APP[$x]=; done
+IP[a]=10.98.0.1 IP[b]=10.98.0.2 IP[c]=10.98.0.3
+declare -A WID=([a]=1 [b]=2 [c]=3)
+TMP=${NL_SO_KEEP:-$(mktemp -d)} # NL_SO_KEEP=DIR keeps the logs (debugging)
+mkdir -p "$TMP"
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for x in a b c; do
+		[[ -n ${APP[$x]} ]] && kill -INT "${APP[$x]}" 2>/dev/null && wait "${APP[$x]}" 2>/dev/null
+	done
+	for x in a b c h; do ip netns del "nls$x$id" 2>/dev/null; done
+	ip netns del "$SW" 2>/dev/null
+	[[ -z ${NL_SO_KEEP:-} ]] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+ip netns add "$SW" 2>/dev/null || skip "cannot create a network namespace"
+ip -n "$SW" link add nsbr type bridge 2>/dev/null || skip "cannot create a bridge"
+ip -n "$SW" link set nsbr up
+for x in a b c h; do # one veth per namespace, its peer on the bridge
+	ns=nls$x$id
+	ip netns add "$ns" || skip "cannot create a network namespace"
+	ip link add "ns$x$id" netns "$ns" type veth peer name "nsp$x$id" netns "$SW" ||
+		skip "cannot create a veth pair"
+	ip -n "$SW" link set "nsp$x$id" master nsbr up
+	ip -n "$ns" link set "ns$x$id" up
+	ip -n "$ns" link set lo up
+	if command -v ethtool >/dev/null; then
+		ip netns exec "$ns" ethtool -K "ns$x$id" tx off rx off >/dev/null 2>&1
+		ip netns exec "$SW" ethtool -K "nsp$x$id" tx off rx off >/dev/null 2>&1
+	fi
+done
+ip -n "$HOSTNS" addr add 10.98.0.10/24 dev "nsh$id"
+INH="ip netns exec $HOSTNS"
+
+SO="python3 $SRC/tests/scaleout/nl_so.py"
+ALL() { for x in "$@"; do echo "$x=${PFX[$x]}"; done; }
+so_wait() { $SO wait "$@" $(ALL a b c); }   # SECS EXPR (see nl_so.py)
+so_eval() { $SO eval "$1" $(ALL a b c); }
+report() { $SO report $(ALL "$@"); }        # accounting per appliance, crossings
+start_app() { # app, scheme [--single: the whole tree, no --appliance] [nlevel options]
+	launch_app "$@" && wait_app "$1"
+}
+launch_app() { # as start_app, without waiting for it to serve
+	local x=$1 scheme=$2 part
+	shift 2
+	part=(--appliance "$x")
+	[[ ${1:-} == --single ]] && { part=(--ip "${IP[$x]}"); shift; }
+	ip netns exec "${NS[$x]}" "$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "${PFX[$x]}" \
+		-l 0-1 --vdev="net_af_packet0,iface=ns$x$id" -- --config "$CFG" --scheme "$scheme" \
+		"${part[@]}" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 "$@" \
+		>"$TMP/app_$x.log" 2>&1 &
+	APP[$x]=$!
+}
+wait_app() { # app: until it serves (telemetry socket and its log line), 30 s at most
+	local x=$1
+	for _ in $(seq 300); do
+		[[ -S /var/run/dpdk/${PFX[$x]}/dpdk_telemetry.v2 ]] &&
+			grep -q "serving on port" "$TMP/app_$x.log" && return 0
+		sleep 0.1
+	done
+	echo "# appliance $x did not come up:"; sed 's/^/#   /' "$TMP/app_$x.log" | tail -n 20
+	return 1
+}
+stop_app() { # app; returns nlevel's exit status
+	local x=$1 rc
+	kill -INT "${APP[$x]}" 2>/dev/null
+	wait "${APP[$x]}"
+	rc=$?
+	APP[$x]=
+	return $rc
+}
+stop_all() {
+	local rc=0
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	PIDS=()
+	for x in a b c; do
+		if [[ -n ${APP[$x]} ]]; then
+			stop_app "$x" || { echo "# nlevel $x exit status $?"; rc=1; }
+		fi
+	done
+	return $rc
+}
+workers() { # app: two workers offering every vector; the appliance claims its own slots
+	local x=$1 w
+	for w in 1 2; do
+		$INH "$WORKER" --appliance "${IP[$x]}" --scale 1e-3 --allow-root --quiet --id "$w${WID[$x]}" \
+			--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:10 --mach 100e6:10 \
+			--mach 100e6:10 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01 --mach 100e6:11 \
+			--mach 100e6:11 --mach 100e6:11 >"$TMP/w$w$x.log" 2>&1 &
+		PIDS+=($!)
+	done
+}
+wait_joined() { # app, workers
+	for _ in $(seq 200); do
+		[[ $(grep -c "joined with" "$TMP/app_$1.log") -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+summary() { grep '^SUMMARY' "$1" | tail -n 1; }
+val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+loadgen() { # app, tasks, rate, seed, extra args
+	local x=$1 n=$2 r=$3 s=$4
+	shift 4
+	$INH "$LOADGEN" --appliance "${IP[$x]}" --tasks "$n" --rate "$r" --res 2 --split 2 \
+		--instr 1e8 --data 0 --timeout 5 --seed "$s" "$@" >"$TMP/lg_$x.log" 2>&1
+}
+

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Scale-out, as root: one N-level tree split over three nlevel appliances (a, b, c;
+# tests/scaleout/scaleout.ini), each on net_af_packet in its own network namespace; a bridge
+# in a fourth namespace joins them and a fifth holding the workers and the clients.
+#   1-2  10,000 tasks whose paths cross appliances, under NLSC and 2LSC, submitted to all
+#        three: every task COMPLETEs; per appliance accepted = completed + failed + in
+#        flight; the three appliances together accepted what the clients sent; tasks and
+#        hand-backs crossed between every pair that the placement connects
+#   3    appliance c killed (SIGKILL) mid-run: every task accepted by a or b ends in exactly
+#        one COMPLETE or REJECT (none lost), a and b keep dispatching, c is declared gone
+#        by gossip; c restarts, rejoins (its summaries reach a) and gets traffic again
+#   4    forged and malformed inter-appliance datagrams (a client claiming to be appliance
+#        b, a truncated hand-back, a bad type) are counted and dropped, nothing acts on them
+# Usage: test_scaleout.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or without
+# netns/veth/bridge. Names: namespaces nls{w,h,a,b,c}PID, veths nsX/nsYPID, 10.98.0.0/24.
+set -u
+NLEVEL=$1 WORKER=$2 LOADGEN=$3
+SRC=${NL_SRC_ROOT:?}
+CFG=$SRC/tests/scaleout/scaleout.ini
+. "$SRC/tests/scaleout/nl_so_net.sh"
+
+# 1-2: 10,000 tasks under each scheme, submitted to all three appliances
+up3() { # scheme: three appliances, two workers each, every one seeing the others live
+	launch_app a "$1" && launch_app b "$1" && launch_app c "$1" || return 1
+	wait_app a && wait_app b && wait_app c || return 1
+	for x in a b c; do workers "$x"; done
+	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
+}
+for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debugging)
+	t0=$SECONDS
+	r=1
+	if up3 "$scheme"; then
+		r=0
+		loadgen a 4000 1000 1 --expect-complete & la=$!
+		loadgen b 3000 750 2 --expect-complete & lb=$!
+		loadgen c 3000 750 3 --expect-complete & lc=$!
+		wait $la || r=1
+		wait $lb || r=1
+		wait $lc || r=1
+		total=0
+		for x in a b c; do
+			echo "# $scheme $x: $(summary "$TMP/lg_$x.log")"
+			total=$((total + $(val "$TMP/lg_$x.log" completed)))
+		done
+		report a b c || r=1
+		# the three accepted what the clients sent; tasks crossed from a to b and c and
+		# came back (hand-backs), and between b and c
+		acc=$(so_eval "sum(s[x]['accepted'] for x in 'abc')")
+		cross=$(so_eval "p['a']['tasks_out'][1] > 0 and p['a']['tasks_out'][2] > 0 and p['a']['handbacks_in'][1] + p['a']['handbacks_in'][2] > 0 and p['b']['handbacks_in'][0] + p['b']['handbacks_in'][2] > 0")
+		echo "# $scheme: completed $total of 10000, appliances accepted $acc, crossed: $cross"
+		[[ $total == 10000 && $acc == 10000 && $cross == True ]] || r=1
+	fi
+	stop_all || r=1
+	echo "# $scheme: $((SECONDS - t0)) s"
+	say "scaleout_${scheme}_10000_tasks_cross_appliances_all_complete" $r "see the log"
+done
+[[ -n ${NL_SO_SCHEMES:-} ]] && nl_tap_done
+
+# 3: c killed mid-run, then restarted
+r=1
+t0=$SECONDS
+if up3 nlsc; then
+	r=0
+	loadgen a 2500 1000 11 & la=$!
+	loadgen b 2500 1000 12 & lb=$!
+	sleep 1.2
+	kill -KILL "${APP[c]}"
+	wait "${APP[c]}" 2>/dev/null
+	APP[c]=
+	wait $la || r=1
+	wait $lb || r=1
+	for x in a b; do
+		echo "# kill $x: $(summary "$TMP/lg_$x.log")"
+		# every accepted task got a final answer (none lost); none got two: the appliance
+		# answers only when it counts a task completed or failed, and report checks
+		# accepted = completed + failed with nothing in flight
+		[[ $(val "$TMP/lg_$x.log" lost) == 0 ]] || r=1
+		[[ $(val "$TMP/lg_$x.log" completed) -gt 1000 ]] || r=1
+	done
+	report a b || r=1
+	so_wait 10 "not live('a', 'c') and not live('b', 'c')" || r=1
+	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'])") (a, b: times c was declared gone; tasks answered machine_lost)"
+	# restart c: it rejoins (gossip) and gets traffic again
+	if start_app c nlsc; then
+		workers c
+		if wait_joined c 2 && so_wait 20 "live('a', 'c') and live('b', 'c') and live('c', 'a')"; then
+			loadgen a 1000 500 13 --expect-complete || r=1
+			echo "# after rejoin a: $(summary "$TMP/lg_a.log")"
+			took=$(so_eval "p['c']['tasks_in'][0] + p['c']['tasks_in'][1]")
+			age=$(so_eval "m['a']['age_ms'][m['a']['appliance'].index('c')]")
+			echo "# the new c took $took tasks from a and b; a's summary of c's root is $age ms old"
+			[[ $took -gt 0 && $age -ge 0 && $age -lt 1000 ]] || r=1
+			report a c || r=1
+		else
+			r=1
+		fi
+	else
+		r=1
+	fi
+fi
+stop_all || r=1
+echo "# kill and rejoin: $((SECONDS - t0)) s"
+say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see the log"
+
+# 4: forged and malformed inter-appliance datagrams are counted and dropped
+r=1
+if start_app a nlsc; then
+	DROPS="s['a']['drop_truncated'] + s['a']['drop_bad_type'] + s['a']['drop_bad_field']"
+	d0=$(so_eval "$DROPS")
+	$INH python3 - "${IP[a]}" <<'EOF'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dst = (sys.argv[1], 7477)
+def hdr(t, n): return struct.pack(">HBBHH", 0x4e4c, 1, t, n, 0)
+# a well-formed HANDBACK claiming to come from appliance b (index 1), from a client's address
+body = struct.pack(">HHIQ", 1, 1, 0, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
+s.sendto(hdr(17, 8 + len(body)) + body, dst)
+# a HANDOVER claiming b with a well-formed task record
+task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
+body = struct.pack(">HHIQ", 1, 1, 0, 12345) + task
+s.sendto(hdr(16, 8 + len(body)) + body, dst)
+# truncated (length says more than was sent), bad type 20, bad field (n = 0)
+s.sendto(hdr(17, 64) + b"\0" * 8, dst)
+body = struct.pack(">HHIQ", 1, 1, 0, 12345)
+s.sendto(hdr(20, 8 + len(body)) + body, dst)
+s.sendto(hdr(18, 8 + len(body)) + struct.pack(">HHIQ", 1, 0, 0, 12345), dst)
+EOF
+	so_wait 5 "p['a']['bad_peer'] >= 2 and $DROPS >= $d0 + 3"
+	res=$(so_eval "(p['a']['bad_peer'], $DROPS - $d0, p['a']['stale_handback'], s['a']['accepted'], p['a']['foreign'])")
+	echo "# a: (bad_peer, new drops, stale_handback, accepted, foreign) = $res"
+	[[ $res == "(2, 3, 0, 0, 0)" ]] && r=0
+fi
+stop_all || r=1
+say "scaleout_forged_and_malformed_datagrams_counted_and_dropped" $r "see the log"
+nl_tap_done

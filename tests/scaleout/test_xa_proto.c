@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inter-appliance messages (dataplane/nl_xa_proto.h): round trips of HANDOVER, HANDBACK and
+ * SUMMARY in both versions; every way a message can be malformed is refused with its reason;
+ * a forged, altered or replayed sealed message is refused; random mutations are refused or
+ * canonical. And the simulated split (managers/nl_model.h): parts and cut-edge delays.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_machine.h"
+#include "nl_model.h"
+#include "nl_tap.h"
+#include "nl_xa_proto.h"
+
+static const struct nl_auth_key key = { { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6 } };
+static struct nl_xa_msg m, out;
+
+static void
+fill(uint8_t type, unsigned int n)
+{
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.from_app = 2;
+	m.n = (uint16_t)n;
+	m.incarnation = 0x1234567890abcdefull;
+	for (unsigned int i = 0; i < n; i++) {
+		if (type == NL_XA_MSG_HANDOVER) {
+			struct nl_xa_task *t = &m.u.task[i];
+
+			t->task_id = 1000 + i;
+			t->need = i & 3;
+			t->instr = 8000000000ull;
+			t->data_bits = 100000000;
+			t->age_us = 77 * i;
+			t->origin_seq = 5 + i;
+			t->origin_token = 900 + i;
+			t->to_mgr = (uint16_t)(i % 7);
+			t->origin_app = 1;
+			t->n_split = 4;
+			t->hops = (uint16_t)i;
+			t->cmd_id = 3;
+			t->args_len = (uint8_t)(i % 10);
+			memset(t->args, 'a' + (int)i, t->args_len);
+		} else if (type == NL_XA_MSG_HANDBACK) {
+			struct nl_xa_back *b = &m.u.back[i];
+
+			b->task_id = 2000 + i;
+			b->origin_token = i;
+			b->origin_seq = 3 * i;
+			b->reason = i % 2 ? NL_XA_REASON_MOVED : 0;
+			b->n_done = 4;
+			b->status = -(int32_t)i;
+			b->hops = 2;
+			b->at_app = 3;
+		} else {
+			struct nl_xa_sum *s = &m.u.sum[i];
+
+			s->src = 64 + i;
+			s->cores = 12;
+			s->free_cores = 5;
+			s->mem_mb = 30;
+			s->arch = 4;
+			s->created_s = 1.7e9 + i;
+			s->lifetime_s = 2;
+			s->aux[0] = 42;
+			s->aux[1] = 0xf;
+			s->aux[2] = 1234;
+		}
+	}
+}
+
+static int
+same(void)
+{
+	if (out.type != m.type || out.from_app != m.from_app || out.n != m.n ||
+	    out.incarnation != m.incarnation)
+		return 0;
+	for (unsigned int i = 0; i < m.n; i++) {
+		if (m.type == NL_XA_MSG_HANDOVER) {
+			const struct nl_xa_task *a = &m.u.task[i], *b = &out.u.task[i];
+
+			if (a->task_id != b->task_id || a->need != b->need || a->instr != b->instr ||
+			    a->data_bits != b->data_bits || a->age_us != b->age_us ||
+			    a->origin_seq != b->origin_seq || a->origin_token != b->origin_token ||
+			    a->to_mgr != b->to_mgr || a->origin_app != b->origin_app ||
+			    a->n_split != b->n_split || a->hops != b->hops || a->cmd_id != b->cmd_id ||
+			    a->args_len != b->args_len || memcmp(a->args, b->args, a->args_len) != 0)
+				return 0;
+		} else if (m.type == NL_XA_MSG_HANDBACK) {
+			const struct nl_xa_back *a = &m.u.back[i], *b = &out.u.back[i];
+
+			if (a->task_id != b->task_id || a->origin_token != b->origin_token ||
+			    a->origin_seq != b->origin_seq || a->reason != b->reason ||
+			    a->n_done != b->n_done || a->status != b->status || a->hops != b->hops ||
+			    a->at_app != b->at_app)
+				return 0;
+		} else {
+			const struct nl_xa_sum *a = &m.u.sum[i], *b = &out.u.sum[i];
+
+			if (a->src != b->src || a->cores != b->cores || a->free_cores != b->free_cores ||
+			    a->mem_mb != b->mem_mb || a->arch != b->arch || a->state != b->state ||
+			    a->flags != b->flags || a->created_s != b->created_s ||
+			    a->lifetime_s != b->lifetime_s || memcmp(a->aux, b->aux, sizeof(a->aux)) != 0)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static void
+test_round_trips(void)
+{
+	static const unsigned int max[3] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS };
+	uint8_t buf[NL_PROTO_MAX_LEN], sealed[NL_PROTO_MAX_LEN];
+	int ok1 = 1, ok2 = 1, full = 1;
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+
+	nl_auth_tx_init(&tx, &key);
+	if (nl_replay_init(&rp, 16) != 0)
+		abort();
+	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_SUMMARY; ty++) {
+		for (unsigned int n = 1; n <= max[ty - NL_XA_MSG_HANDOVER]; n++) {
+			int len, sl;
+
+			fill(ty, n);
+			len = nl_xa_encode(&m, buf, sizeof(buf));
+			if (len < 0) { /* HANDOVER with args may not fit 20: that is the encoder's call */
+				full &= ty == NL_XA_MSG_HANDOVER && len == -ENOSPC;
+				continue;
+			}
+			ok1 &= nl_xa_decode(buf, (size_t)len, NL_PROTO_VERSION, &out) == NL_PROTO_OK && same();
+			sl = nl_xa_seal(buf, (size_t)len, &tx, nl_auth_now_ns(), sealed,
+						 sizeof(sealed));
+			ok2 &= sl == len + (int)NL_AUTH_TRAILER_LEN && sealed[2] == NL_PROTO_VERSION_AUTH &&
+			       nl_xa_open(&key, &rp, sealed, (size_t)sl, nl_auth_now_ns(), &out) ==
+				       NL_PROTO_OK &&
+			       same();
+			/* the same sealed bytes again: replayed */
+			ok2 &= nl_xa_open(&key, &rp, sealed, (size_t)sl, nl_auth_now_ns(), &out) ==
+			       NL_PROTO_E_REPLAY;
+		}
+	}
+	nl_replay_free(&rp);
+	nl_tap_check(ok1, "version_1_round_trip_every_type_every_count");
+	nl_tap_check(ok2, "version_2_sealed_round_trip_every_type_and_replay_refused");
+	nl_tap_check(full, "only_a_handover_with_arguments_can_exceed_one_datagram");
+}
+
+static enum nl_proto_err
+dec(const uint8_t *b, size_t n)
+{
+	return nl_xa_decode(b, n, NL_PROTO_VERSION, &out);
+}
+
+static void
+test_malformed(void)
+{
+	uint8_t b[NL_PROTO_MAX_LEN], c[NL_PROTO_MAX_LEN];
+	int n, ok = 1;
+
+	fill(NL_XA_MSG_HANDOVER, 3);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= n > 0;
+	ok &= dec(b, 7) == NL_PROTO_E_TRUNC;
+	ok &= dec(b, (size_t)n - 1) == NL_PROTO_E_TRUNC; /* length field says more */
+	memcpy(c, b, (size_t)n);
+	c[(size_t)n] = 0;
+	ok &= dec(c, (size_t)n + 1) == NL_PROTO_E_OVERSIZE;
+	memcpy(c, b, (size_t)n);
+	c[0] = 'X';
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_MAGIC;
+	memcpy(c, b, (size_t)n);
+	c[2] = 2;
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_VERSION;
+	memcpy(c, b, (size_t)n);
+	c[3] = 19;
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
+	c[3] = 9; /* a client/worker type is not an inter-appliance one */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
+	memcpy(c, b, (size_t)n);
+	c[7] = 1; /* reserved */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	c[10] = 0, c[11] = 0; /* n = 0 */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	c[8] = 0, c[9] = 64; /* from_app */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	memset(c + 16, 0, 8); /* incarnation 0 */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	c[24 + 52] = 0, c[24 + 53] = 0; /* L = 0 */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	c[24 + 48] = 0x10, c[24 + 49] = 0; /* to_mgr 4096 */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	c[24 + 60] = 1; /* record pad */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	nl_tap_check(ok, "malformed_handover_refused_with_its_reason");
+
+	ok = 1;
+	m.u.task[0].n_split = 65;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_SUMMARY, 1);
+	m.u.sum[0].lifetime_s = NAN;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	m.u.sum[0].lifetime_s = 0;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_SUMMARY, 1);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	memcpy(b + 24 + 32, "\x7f\xf8\0\0\0\0\0\0", 8); /* lifetime NaN on the wire */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	fill(NL_XA_MSG_HANDBACK, 1);
+	m.u.back[0].reason = 16;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_HANDBACK, 1);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[24 + 30] = 1; /* record pad */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	nl_tap_check(ok, "malformed_handback_and_summary_refused_encoder_agrees");
+}
+
+static void
+test_forged(void)
+{
+	static const struct nl_auth_key other = { { 1 } };
+	uint8_t b[NL_PROTO_MAX_LEN], s[NL_PROTO_MAX_LEN];
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	int n, k, ok = 1;
+
+	fill(NL_XA_MSG_HANDBACK, 2);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	nl_auth_tx_init(&tx, &other);
+	if (nl_replay_init(&rp, 16) != 0)
+		abort();
+	k = nl_xa_seal(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
+	ok &= nl_xa_open(&key, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
+	nl_auth_tx_init(&tx, &key);
+	for (int i = 0; i < k; i++) { /* every byte altered: refused */
+		k = nl_xa_seal(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
+		s[i] ^= 0x20;
+		ok &= nl_xa_open(&key, &rp, s, (size_t)k, nl_auth_now_ns(), &out) != NL_PROTO_OK;
+	}
+	/* unauthenticated (version 1) at a keyed appliance */
+	ok &= nl_xa_open(&key, &rp, b, (size_t)n, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
+	nl_replay_free(&rp);
+	nl_tap_check(ok, "forged_altered_and_unauthenticated_sealed_messages_refused");
+}
+
+static void
+test_random(void)
+{
+	uint8_t b[NL_PROTO_MAX_LEN], re[NL_PROTO_MAX_LEN];
+	uint64_t x = nl_tap_seed(7);
+	int ok = 1, accepted = 0;
+
+	for (int r = 0; r < 200000; r++) {
+		int n, k;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		fill((uint8_t)(NL_XA_MSG_HANDOVER + x % 3), 1 + (unsigned int)((x >> 8) % 3));
+		n = nl_xa_encode(&m, b, sizeof(b));
+		for (int j = 0; j < 1 + (int)((x >> 16) % 3); j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			b[(x >> 20) % (uint64_t)n] = (uint8_t)(x >> 40);
+		}
+		if (dec(b, (size_t)n) != NL_PROTO_OK)
+			continue;
+		accepted++;
+		k = nl_xa_encode(&out, re, sizeof(re));
+		ok &= k == n && memcmp(re, b, (size_t)n) == 0;
+	}
+	nl_tap_check(ok && accepted > 0, "random_mutations_refused_or_canonical");
+	nl_tap_diag("%d of 200000 mutated messages accepted (all re-encode to the same bytes)",
+		    accepted);
+}
+
+static void
+test_split(void)
+{
+	struct nl_model_cfg mc = { 0 };
+	struct nl_machine mach[96];
+	struct nl_sched_params sp = { 0 };
+	struct nl_sched *s;
+	uint8_t part[64];
+	int ok = 1;
+
+	mc.n_mach = 96;
+	mc.n_res = 4;
+	mc.n_speed = 1;
+	mc.speed_ips[0] = 1e8;
+	mc.link_bps = 1e7;
+	mc.transfer_delay_vt = 20;
+	mc.cut_delay_vt = 30;
+	mc.cut_datagram_vt = 2;
+	mc.n_cut = 1;
+	snprintf(mc.cut[0], sizeof(mc.cut[0]), "M(1,1)");
+	sp.n_res = 4;
+	if (nl_machines_build(&mc, 1, mach) != 0 ||
+	    nl_sched_create(&s, &nl_policy_nlsc, &sp, mach, 96) != 0 || s->n_mgr > 64)
+		abort();
+	ok &= nl_model_split_parts(&mc, s, part) == 1;
+	for (uint32_t i = 0; i < s->n_mgr; i++) {
+		const struct nl_tree_node *nd = &s->tree->node[i];
+		int want = nd->level >= 1 && (nd->prefix & 1);
+
+		ok &= part[i] == want;
+	}
+	/* root (0) -> M(1,1): a cut edge; root -> M(1,0): not */
+	ok &= nl_model_hop_vt(&mc, part, 0, s->tree->node[0].child[1]) == 52;
+	ok &= nl_model_hop_vt(&mc, part, 0, s->tree->node[0].child[0]) == 20;
+	ok &= nl_model_hop_vt(&mc, NULL, 0, s->tree->node[0].child[1]) == 20;
+	nl_sched_free(s);
+	nl_tap_check(ok, "split_parts_follow_the_tree_and_only_cut_edges_pay_the_cut_delay");
+}
+
+int
+main(void)
+{
+	test_round_trips();
+	test_malformed();
+	test_forged();
+	test_random();
+	test_split();
+	return nl_tap_done();
+}
