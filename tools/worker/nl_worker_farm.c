@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +17,6 @@
 
 #include "nl_classad.h"
 #include "nl_worker_farm.h"
-
-extern char **environ;
 
 static int
 fail(char *err, size_t errlen, const char *path, unsigned int line, const char *fmt, ...)
@@ -322,7 +319,7 @@ nl_wfarm_find(const struct nl_wfarm *wf, uint16_t cmd_id)
 
 int
 nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
-	       const struct nl_msg_dispatch *d, pid_t *pid)
+	       const struct nl_msg_dispatch *d, const struct nl_harden_limits *lim, pid_t *pid)
 {
 	char args[NL_PROTO_MAX_ARGS + 1];
 	char *targ[NL_PROTO_MAX_ARGS + 1];
@@ -380,37 +377,25 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 		 (unsigned int)(d->task_id & 0xffffffffu), d->sub);
 	snprintf(errp, sizeof(errp), "%s/%u_%u.%u.err", wf->out_dir,
 		 (unsigned int)(d->task_id >> 32), (unsigned int)(d->task_id & 0xffffffffu), d->sub);
-	/* posix_spawn (vfork-like: cheaper than fork) with the files opened in the child; the
-	 * size cap is the worker's own RLIMIT_FSIZE (nl_wfarm_limits()), inherited; SIGPIPE back
-	 * to its default (the worker ignores it), SIGXFSZ stays ignored (writes past the cap
-	 * fail with EFBIG). */
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t def;
-	int rc;
+	/* The hardened start (issue #16, nl_harden.h): cleared environment, no inherited
+	 * descriptors, its own process group, signals at their defaults, the --rlimit limits.
+	 * The size cap is the worker's own RLIMIT_FSIZE (nl_wfarm_limits()), inherited unless
+	 * --rlimit fsize= is given; a write past it ends the command with SIGXFSZ. */
+	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), efd, rc;
 
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return -ENOMEM;
-	if (posix_spawnattr_init(&at) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -ENOMEM;
+	if (ofd < 0)
+		return -errno;
+	efd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (efd < 0) {
+		rc = -errno;
+		close(ofd);
+		return rc;
 	}
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGCHLD);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (rc == 0)
-		rc = posix_spawn(&p, c->path, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = nl_harden_spawn(c->path, argv, lim, ofd, efd, &p);
+	close(ofd);
+	close(efd);
 	if (rc != 0)
-		return -rc;
+		return rc;
 	*pid = p;
 	return 0;
 }

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nl_harden.h"
+
 #include "nl_proto.h"
 
 #define NL_WFARM_ID0 0x8000u     /* local command ids of named commands: 0x8000 + index */
@@ -64,14 +66,15 @@ void nl_wfarm_ad_msg(const struct nl_wfarm *wf, uint32_t wid, unsigned int i, st
 const struct nl_wfarm_cmd *nl_wfarm_find(const struct nl_wfarm *wf, uint16_t cmd_id);
 
 /*
- * Start a named command for DISPATCH d (posix_spawn, no shell): argv from the template and
- * d's arguments, stdin from /dev/null, stdout and stderr to OUTDIR/S_I.SUB.out / .err
- * (truncated), SIGPIPE and SIGCHLD at their defaults; the size cap is inherited from
- * nl_wfarm_limits().
+ * Start a named command for DISPATCH d (no shell): argv from the template and d's arguments,
+ * stdout and stderr to OUTDIR/S_I.SUB.out / .err (truncated), started the hardened way
+ * (nl_harden_spawn(): cleared environment, stdin /dev/null, no other descriptors, its own
+ * process group, signals at their defaults, the limits `lim` or NULL); the size cap is the
+ * inherited RLIMIT_FSIZE of nl_wfarm_limits() unless lim sets fsize (a write past it: SIGXFSZ).
  * @return 0 and *pid; -errno (a missing placeholder argument is -EINVAL).
  */
 int nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
-		   const struct nl_msg_dispatch *d, pid_t *pid);
+		   const struct nl_msg_dispatch *d, const struct nl_harden_limits *lim, pid_t *pid);
 
 /*
  * Cap every file the worker and its commands write at out_cap bytes: RLIMIT_FSIZE of the

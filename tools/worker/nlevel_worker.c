@@ -533,7 +533,7 @@ main(int argc, char **argv)
 				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
 					/* issue #15: a named command, output captured */
 					if (nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id), &s->d,
-							   &m->pid) == 0)
+							   &cmd_limits, &m->pid) == 0)
 						break; /* runs; reaped below */
 					m->pid = 0;
 					send_done(fd, &app, &s->d, 127);
