@@ -16,7 +16,7 @@ S=${2:-1}
 R=${3:-1}
 OUT=${4:-bench-live}
 APP=$B/dataplane/nlevel
-EAL=(--no-huge --no-pci --no-shconf -l 0-1 --log-level=lib.*:error)
+EAL=(--no-huge --no-pci --no-shconf -l 0-1 -m 2048 --log-level=lib.*:error) # deep trees: one inbox ring per manager
 [[ -x $APP ]] || { echo "bench_live.sh: $APP not built (ninja -C $B)" >&2; exit 2; }
 mkdir -p "$OUT"
 tmp=$(mktemp -d)
