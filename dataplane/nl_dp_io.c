@@ -34,23 +34,32 @@ nl_dp_io_tx_flush(struct io *io)
 	io->n_tx = 0;
 }
 
-void
-nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
+/* A frame to send: an mbuf with room for the headers and the largest message; the message
+ * goes at the returned pointer + NL_FRAME_HDR_LEN. NULL (counted tx_fail) when none is left. */
+static uint8_t *
+tx_begin(struct io *io, struct rte_mbuf **mb)
+{
+	uint8_t *p;
+
+	*mb = rte_pktmbuf_alloc(io->mbufs);
+	p = *mb == NULL ? NULL :
+			  (uint8_t *)rte_pktmbuf_append(*mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
+	if (p == NULL) {
+		rte_pktmbuf_free(*mb); /* NULL accepted */
+		nl_stat_add_st(&io->dp->tx_fail, 1);
+	}
+	return p;
+}
+
+/* The message of n bytes (< 0: sealing failed, counted and dropped) is at p +
+ * NL_FRAME_HDR_LEN: add Ethernet/IPv4/UDP headers to (mac, ip, port), trim, queue. */
+static void
+tx_end(struct io *io, struct rte_mbuf *mb, uint8_t *p, int n, const uint8_t *mac, uint32_t ip,
+       uint16_t port)
 {
 	struct nl_dp *dp = io->dp;
-	struct rte_mbuf *mb = rte_pktmbuf_alloc(io->mbufs);
 	struct nl_frame_addr a;
-	uint8_t *p;
-	int n;
 
-	if (mb == NULL) {
-		nl_stat_add_st(&dp->tx_fail, 1);
-		return;
-	}
-	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
-	n = p == NULL ? -ENOSPC :
-			nl_proto_seal(m, dp->o.auth ? &io->seal : NULL, io->now_ns,
-				      p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
 	if (n < 0) {
 		rte_pktmbuf_free(mb);
 		nl_stat_add_st(&dp->tx_fail, 1);
@@ -70,39 +79,30 @@ nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_
 }
 
 void
+nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
+{
+	struct rte_mbuf *mb;
+	uint8_t *p = tx_begin(io, &mb);
+
+	if (p != NULL)
+		tx_end(io, mb, p,
+		       nl_proto_seal(m, io->dp->o.auth ? &io->seal : NULL, io->now_ns,
+				     p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN),
+		       mac, ip, port);
+}
+
+void
 nl_dp_io_send_bytes(struct io *io, const void *msg, size_t len, const uint8_t *mac, uint32_t ip,
 		    uint16_t port)
 {
-	struct nl_dp *dp = io->dp;
-	struct rte_mbuf *mb = rte_pktmbuf_alloc(io->mbufs);
-	struct nl_frame_addr a;
-	uint8_t *p;
-	int n;
+	struct rte_mbuf *mb;
+	uint8_t *p = tx_begin(io, &mb);
 
-	if (mb == NULL) {
-		nl_stat_add_st(&dp->tx_fail, 1);
-		return;
-	}
-	p = (uint8_t *)rte_pktmbuf_append(mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
-	n = p == NULL ? -ENOSPC :
-			nl_xa_seal(msg, len, dp->o.auth ? &io->seal : NULL, io->now_ns,
-					    p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
-	if (n < 0) {
-		rte_pktmbuf_free(mb);
-		nl_stat_add_st(&dp->tx_fail, 1);
-		return;
-	}
-	memcpy(a.src_mac, dp->mac, 6);
-	memcpy(a.dst_mac, mac, 6);
-	a.src_ip = dp->o.ip;
-	a.dst_ip = ip;
-	a.src_port = dp->o.udp_port;
-	a.dst_port = port;
-	n = nl_frame_build(p, &a, (size_t)n);
-	rte_pktmbuf_trim(mb, (uint16_t)(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN - (unsigned int)n));
-	io->tx[io->n_tx++] = mb;
-	if (io->n_tx == TX_BUF)
-		nl_dp_io_tx_flush(io);
+	if (p != NULL)
+		tx_end(io, mb, p,
+		       nl_xa_seal(msg, len, io->dp->o.auth ? &io->seal : NULL, io->now_ns,
+				  p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN),
+		       mac, ip, port);
 }
 
 bool

@@ -89,15 +89,48 @@ nl_xa_real_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Encode m and queue it to appliance `app` (nl_xa.c). */
+/**
+ * Encode m and queue it as one datagram to appliance `app` (its configured IP and port; its
+ * MAC once heard, else Ethernet broadcast on our segment), sealed with --key when set.
+ * @param io   The control lcore's I/O state.
+ * @param app  Appliance index (order of the [appliance] sections), < cfg.n_app.
+ * @param m    Message with 1..20 task, 1..41 hand-back or 1..20 summary records.
+ * @return nothing; an encoding or transmit failure is counted in tx_fail, the datagram lost.
+ * @par Context  Control lcore only (nl_xa.c). @par Source docs/protocol.md "Between appliances".
+ */
 void nl_xa_send_ctl(struct io *io, unsigned int app, const struct nl_xa_msg *m);
-/* Sender fields of a message of ours (nl_xa.c). */
+
+/**
+ * Fill the sender fields of a message of ours: from_app (our index) and our incarnation.
+ * @par Context  Control lcore only (nl_xa.c). @par Source docs/protocol.md "Between appliances".
+ */
 void nl_xa_prep_ctl(struct nl_xa *xa, struct nl_xa_msg *m);
-/* Appliance `app` is gone or restarted: answer what is parked at it (nl_xa.c). */
+
+/**
+ * Appliance `app` is gone (expired) or restarted (new incarnation): flush what we queued for
+ * it and answer every task parked there REJECT machine_lost (counted in lost_tasks).
+ * @param app  Appliance index, < cfg.n_app.
+ * @param why  For the log line ("gone", "restarted").
+ * @par Context  Control lcore only (nl_xa.c); O(task pool). @par Source docs/scale-out.md "Faults".
+ */
 void nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why);
-/* One gossip round at now_s: own summaries, expiry, membership, push (nl_xa_gossip.c). */
+
+/**
+ * One gossip round (every gossip_period_ms): our own subtree summaries into the gossip view,
+ * expiry, membership (an appliance is live while one of its records is; a silent one is
+ * declared lost), then a push of the view to `fanout` peers.
+ * @param now_s  Wall clock [s] (nl_xa_real_s()).
+ * @par Context  Control lcore only (nl_xa_gossip.c).
+ * @par Source   managers/gossip/nl_gossip.h (Umeda, Nakada, Matsuoka); docs/scale-out.md.
+ */
 void nl_xa_gossip_round_ctl(struct io *io, double now_s);
-/* A SUMMARY received (nl_xa_gossip.c). */
+
+/**
+ * A SUMMARY received: its records merged into the gossip view (telemetry /nlevel/summaries
+ * shows them with their age).
+ * @param m  Decoded and authenticated SUMMARY (1..20 records).
+ * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/protocol.md, type 18.
+ */
 void nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m);
 
 #endif /* NL_XA_PRIV_H */
