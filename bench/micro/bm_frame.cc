@@ -15,43 +15,8 @@
 
 #include <sodium.h>
 
+#include "bm_frame.h"
 #include "nl_proto.h"
-
-/* The i-th frame body of a run: a SUBMIT as loadgen sends, or a worker's DONE. */
-static struct nl_msg
-bench_msg(bool done, unsigned int i)
-{
-	struct nl_msg m;
-
-	memset(&m, 0, sizeof(m));
-	if (done) {
-		m.type = NL_MSG_DONE;
-		m.u.done.task_id = 1000 + i;
-		m.u.done.mach = i % 8;
-		m.u.done.token = i;
-	} else {
-		m.type = NL_MSG_SUBMIT;
-		m.u.submit.task_id = 1000 + i;
-		m.u.submit.need = i & 15;
-		m.u.submit.instr = 8000000000ULL;
-		m.u.submit.data_bits = 100000000ULL;
-		m.u.submit.n_split = 4;
-	}
-	return m;
-}
-
-/* A client at 10.0.0.2:40000 sending to the appliance at 10.0.0.1. */
-static struct nl_frame_addr
-bench_addr(void)
-{
-	struct nl_frame_addr addr = {};
-
-	addr.src_ip = htonl(0x0a000002);
-	addr.dst_ip = htonl(0x0a000001);
-	addr.src_port = 40000;
-	addr.dst_port = NL_PROTO_PORT;
-	return addr;
-}
 
 static void
 BM_frame_parse(benchmark::State &st)
@@ -59,21 +24,11 @@ BM_frame_parse(benchmark::State &st)
 	const bool done = st.range(0) != 0;
 	constexpr unsigned int n_frame = 64;
 	std::vector<std::vector<uint8_t>> fr(n_frame);
-	struct nl_frame_addr addr = {};
 	uint64_t n = 0, sink = 0;
 
-	addr = bench_addr();
-	for (unsigned int i = 0; i < n_frame; i++) {
-		struct nl_msg m = bench_msg(done, i);
-		fr[i].assign(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN, 0);
-		int plen = nl_proto_encode(&m, fr[i].data() + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN);
-		int flen = plen < 0 ? plen : nl_frame_build(fr[i].data(), &addr, (size_t)plen);
-
-		if (flen < 0) {
-			st.SkipWithError("nl_proto_encode / nl_frame_build failed");
-			return;
-		}
-		fr[i].resize((size_t)flen);
+	if (!bm_frames_build(nullptr, 0, done, fr)) {
+		st.SkipWithError("nl_proto_seal / nl_frame_build failed");
+		return;
 	}
 	uint64_t t0 = nl_bm_tsc();
 
@@ -112,7 +67,6 @@ frame_auth(benchmark::State &st, bool whole)
 	constexpr unsigned int n_frame = 64;
 	constexpr uint64_t t_base = 1700000000000000000ULL;
 	std::vector<std::vector<uint8_t>> fr(n_frame);
-	struct nl_frame_addr addr = {};
 	struct nl_auth_key key;
 	struct nl_auth_tx tx;
 	struct nl_replay rp;
@@ -125,20 +79,10 @@ frame_auth(benchmark::State &st, bool whole)
 		st.SkipWithError("nl_replay_init failed");
 		return;
 	}
-	addr = bench_addr();
-	for (unsigned int i = 0; i < n_frame; i++) {
-		struct nl_msg m = bench_msg(done, i);
-		fr[i].assign(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN, 0);
-		int plen = nl_proto_seal(&m, &tx, t_base, fr[i].data() + NL_FRAME_HDR_LEN,
-					 NL_PROTO_MAX_LEN);
-		int flen = plen < 0 ? plen : nl_frame_build(fr[i].data(), &addr, (size_t)plen);
-
-		if (flen < 0) {
-			st.SkipWithError("nl_proto_seal / nl_frame_build failed");
-			nl_replay_free(&rp);
-			return;
-		}
-		fr[i].resize((size_t)flen);
+	if (!bm_frames_build(&tx, t_base, done, fr)) {
+		st.SkipWithError("nl_proto_seal / nl_frame_build failed");
+		nl_replay_free(&rp);
+		return;
 	}
 	uint64_t t0 = nl_bm_tsc();
 

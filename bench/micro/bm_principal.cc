@@ -20,29 +20,8 @@
 #include "bm_common.h"
 
 #include "nl_principal.h"
+#include "bm_frame.h"
 #include "nl_proto.h"
-
-static struct nl_msg
-pr_msg(bool done, unsigned int i)
-{
-	struct nl_msg m;
-
-	memset(&m, 0, sizeof(m));
-	if (done) {
-		m.type = NL_MSG_DONE;
-		m.u.done.task_id = 1000 + i;
-		m.u.done.mach = i % 8;
-		m.u.done.token = i;
-	} else {
-		m.type = NL_MSG_SUBMIT;
-		m.u.submit.task_id = 1000 + i;
-		m.u.submit.need = i & 15;
-		m.u.submit.instr = 8000000000ULL;
-		m.u.submit.data_bits = 100000000ULL;
-		m.u.submit.n_split = 4;
-	}
-	return m;
-}
 
 static void
 frame_auth_principal(benchmark::State &st, bool whole)
@@ -52,7 +31,6 @@ frame_auth_principal(benchmark::State &st, bool whole)
 	constexpr uint64_t t_base = 1700000000000000000ULL;
 	static struct nl_principals ps;
 	std::vector<std::vector<uint8_t>> fr(n_frame);
-	struct nl_frame_addr addr = {};
 	struct nl_auth_key site;
 	struct nl_auth_tx tx;
 	struct nl_replay rp;
@@ -79,23 +57,10 @@ frame_auth_principal(benchmark::State &st, bool whole)
 	const int me = nl_principals_find(&ps, (uint64_t)nl_principal_id("user7") << 32);
 
 	nl_auth_tx_init_principal(&tx, &ps.p[me].key, "user7");
-	addr.src_ip = htonl(0x0a000002);
-	addr.dst_ip = htonl(0x0a000001);
-	addr.src_port = 40000;
-	addr.dst_port = NL_PROTO_PORT;
-	for (unsigned int i = 0; i < n_frame; i++) {
-		struct nl_msg m = pr_msg(done, i);
-		fr[i].assign(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN, 0);
-		int plen = nl_proto_seal(&m, &tx, t_base, fr[i].data() + NL_FRAME_HDR_LEN,
-					 NL_PROTO_MAX_LEN);
-		int flen = plen < 0 ? plen : nl_frame_build(fr[i].data(), &addr, (size_t)plen);
-
-		if (flen < 0) {
-			st.SkipWithError("nl_proto_seal / nl_frame_build failed");
-			nl_replay_free(&rp);
-			return;
-		}
-		fr[i].resize((size_t)flen);
+	if (!bm_frames_build(&tx, t_base, done, fr)) {
+		st.SkipWithError("nl_proto_seal / nl_frame_build failed");
+		nl_replay_free(&rp);
+		return;
 	}
 	uint64_t t0 = nl_bm_tsc();
 
