@@ -10,93 +10,13 @@
 #include "nl_task.h"
 
 #define NO_POS UINT32_MAX
-#define HEAP_D 2u /* binary: 4- and 8-ary heaps measured slower here (BM_grp_pick_idx) */
 
-static inline double
-busy_of(const struct nl_pick_idx *x, uint32_t slot)
-{
-	return x->load[x->mem[slot]].busy_until_vt;
-}
-
-/* (busy_until, id) order of two heap entries. */
+/* (busy_until, id) order of two run entries. */
 static inline bool
-before(const struct nl_pick_hent *a, const struct nl_pick_hent *b)
+before(const struct nl_pick_ent *a, const struct nl_pick_ent *b)
 {
 	return a->busy_until_vt < b->busy_until_vt ||
 	       (a->busy_until_vt == b->busy_until_vt && a->id < b->id);
-}
-
-static inline void
-heap_place(struct nl_pick_idx *x, struct nl_pick_hent *h, uint32_t i, struct nl_pick_hent e)
-{
-	h[i] = e;
-	x->hpos[e.slot] = i;
-}
-
-static void
-heap_up(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, struct nl_pick_hent e)
-{
-	struct nl_pick_hent *h = &x->heap[c->mem_off];
-
-	while (i > 0) {
-		uint32_t p = (i - 1) / HEAP_D;
-
-		if (!before(&e, &h[p]))
-			break;
-		heap_place(x, h, i, h[p]);
-		i = p;
-	}
-	heap_place(x, h, i, e);
-}
-
-static void heap_up(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i,
-		    struct nl_pick_hent e);
-
-/* Sift e down from position i (e no smaller than what sits above i), Floyd's way: the hole
- * goes down to a leaf along the smaller children (one comparison per level), then e rises
- * from there. Entries placed here are re-keyed machines and heap tails, which belong near the
- * bottom, so the rise is short. */
-static void
-heap_down(struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i, struct nl_pick_hent e)
-{
-	struct nl_pick_hent *h = &x->heap[c->mem_off];
-	uint32_t n = c->n_heap;
-
-	for (;;) {
-		uint32_t l = HEAP_D * i + 1, best = l;
-
-		if (l >= n)
-			break;
-		for (uint32_t j = l + 1; j < l + HEAP_D && j < n; j++)
-			best = before(&h[j], &h[best]) ? j : best;
-		heap_place(x, h, i, h[best]);
-		i = best;
-	}
-	heap_up(x, c, i, e);
-}
-
-static void
-heap_push(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
-{
-	struct nl_pick_hent e = { busy_of(x, slot), x->mem[slot], slot };
-
-	heap_up(x, c, c->n_heap++, e);
-}
-
-/* Remove the entry at heap position i. */
-static void
-heap_remove(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t i)
-{
-	struct nl_pick_hent *h = &x->heap[c->mem_off];
-	struct nl_pick_hent last = h[--c->n_heap];
-
-	x->hpos[h[i].slot] = NO_POS;
-	if (i == c->n_heap)
-		return;
-	if (i > 0 && before(&last, &h[(i - 1) / HEAP_D]))
-		heap_up(x, c, i, last);
-	else
-		heap_down(x, c, i, last);
 }
 
 static inline bool
@@ -117,27 +37,121 @@ idle_put(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t k, bool on)
 	c->n_idle += on ? 1 : (uint32_t)-1;
 }
 
-/* Put member slot (class c, index k in the class) where its busy_until says (I1, I2). */
+/* Storage entry i of class c's run, and whether it is valid (I1). */
+static inline struct nl_pick_ent *
+run_at(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
+{
+	return &x->run[c->run_off + i];
+}
+
+static inline bool
+run_valid(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
+{
+	return x->rpos[run_at(x, c, i)->slot] == i;
+}
+
+/* Drop the tombstones of class c's run and move it to the start of its storage. */
+static void
+run_compact(struct nl_pick_idx *x, struct nl_pick_cls *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = c->head; i < c->tail; i++) {
+		if (!run_valid(x, c, i))
+			continue;
+		*run_at(x, c, n) = *run_at(x, c, i);
+		x->rpos[run_at(x, c, n)->slot] = n;
+		n++;
+	}
+	c->head = 0;
+	c->tail = n;
+}
+
+/* Move storage entries [a, b) of class c by d = +1 or -1, keeping valid entries valid. */
+static void
+run_shift(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t a, uint32_t b, int d)
+{
+	if (d > 0) {
+		for (uint32_t i = b; i-- > a;) {
+			bool v = run_valid(x, c, i);
+
+			*run_at(x, c, i + 1) = *run_at(x, c, i);
+			if (v)
+				x->rpos[run_at(x, c, i + 1)->slot] = i + 1;
+		}
+	} else {
+		for (uint32_t i = a; i < b; i++) {
+			bool v = run_valid(x, c, i);
+
+			*run_at(x, c, i - 1) = *run_at(x, c, i);
+			if (v)
+				x->rpos[run_at(x, c, i - 1)->slot] = i - 1;
+		}
+	}
+}
+
+/* Put e (not in the run) into class c's run at its (busy_until, id) place (I2). */
+static void
+run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
+{
+	uint32_t p;
+
+	if (c->tail == c->run_cap)
+		run_compact(x, c);
+	p = c->tail;
+	if (c->tail > c->head && before(&e, run_at(x, c, c->tail - 1))) {
+		/* out of the class's order: binary search for the first entry after e */
+		uint32_t lo = c->head, hi = c->tail - 1;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (before(&e, run_at(x, c, mid)))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		p = lo;
+		if (c->head > 0 && (p - c->head < c->tail - p || c->tail == c->run_cap)) {
+			run_shift(x, c, c->head, p, -1);
+			c->head--;
+			p--;
+		} else {
+			run_shift(x, c, p, c->tail, +1);
+			c->tail++;
+		}
+	} else {
+		c->tail++;
+	}
+	*run_at(x, c, p) = e;
+	x->rpos[e.slot] = p;
+	c->n_run++;
+}
+
+/* Put member slot where its busy_until says (I1, I2). */
 static void
 member_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
 {
-	double b = busy_of(x, slot);
+	uint32_t id = x->mem[slot];
+	double b = x->load[id].busy_until_vt;
 
 	if (b >= NL_MACH_GONE_VT)
 		return;
 	if (b <= c->now_vt)
 		idle_put(x, c, slot - c->mem_off, true);
 	else
-		heap_push(x, c, slot);
+		run_insert(x, c, (struct nl_pick_ent){ b, id, slot });
 }
 
 static void
 member_remove(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
 {
-	if (x->hpos[slot] != NO_POS)
-		heap_remove(x, c, x->hpos[slot]);
-	else if (idle_test(x, c, slot - c->mem_off))
+	if (x->rpos[slot] != NO_POS) {
+		x->rpos[slot] = NO_POS; /* its entry is now a tombstone */
+		c->n_run--;
+	} else if (idle_test(x, c, slot - c->mem_off)) {
 		idle_put(x, c, slot - c->mem_off, false);
+	}
 }
 
 static inline struct nl_pick_cls *
@@ -155,9 +169,9 @@ nl_pick_idx_free(struct nl_pick_idx *x)
 	free(x->cls);
 	free(x->mem);
 	free(x->load);
-	free(x->heap);
+	free(x->run);
 	free(x->slot_cls);
-	free(x->hpos);
+	free(x->rpos);
 	free(x->idle);
 	free(x->slot_off);
 	free(x->slot);
@@ -189,16 +203,14 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	x->cls = malloc((n_slot + 1) * sizeof(*x->cls)); /* at most one class per slot */
 	x->mem = malloc((n_slot + 1) * sizeof(uint32_t));
 	x->load = calloc(n_mach, sizeof(*x->load));
-	x->heap = malloc((n_slot + 1) * sizeof(*x->heap));
 	x->slot_cls = malloc((n_slot + 1) * sizeof(uint32_t));
-	x->hpos = malloc((n_slot + 1) * sizeof(uint32_t));
+	x->rpos = malloc((n_slot + 1) * sizeof(uint32_t));
 	x->idle = calloc(n_slot + n_grp + 1, sizeof(uint64_t)); /* <= one word per member */
 	x->slot_off = calloc(n_mach + 1, sizeof(uint32_t));
 	x->slot = malloc((n_slot + 1) * sizeof(uint32_t));
 	fill = calloc(n_mach + 1, sizeof(uint32_t));
 	if (x->grp_off == NULL || x->grp_cand == NULL || x->grp_cls == NULL || x->cls == NULL ||
-	    x->mem == NULL || x->load == NULL || x->heap == NULL || x->slot_cls == NULL ||
-	    x->hpos == NULL ||
+	    x->mem == NULL || x->load == NULL || x->slot_cls == NULL || x->rpos == NULL ||
 	    x->idle == NULL || x->slot_off == NULL || x->slot == NULL || fill == NULL) {
 		free(fill);
 		nl_pick_idx_free(x);
@@ -240,15 +252,34 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	}
 	for (uint32_t i = 0; i < n_slot; i++) {
 		x->slot_off[x->mem[i] + 1]++;
-		x->hpos[i] = NO_POS;
+		x->rpos[i] = NO_POS;
 	}
 	for (uint32_t m = 0; m < n_mach; m++)
 		x->slot_off[m + 1] += x->slot_off[m];
 	for (uint32_t i = 0; i < n_slot; i++)
 		x->slot[x->slot_off[x->mem[i]] + fill[x->mem[i]]++] = i;
 	free(fill);
+	/* run storage: 2 n_mem + 2 entries per class, so compaction is O(1) per insertion */
+	uint32_t n_run = 0;
+
+	for (uint32_t c = 0; c < n_cls; c++) {
+		x->cls[c].run_off = n_run;
+		x->cls[c].run_cap = 2 * x->cls[c].n_mem + 2;
+		n_run += x->cls[c].run_cap;
+	}
+	x->run = malloc((n_run + 1) * sizeof(*x->run));
+	if (x->run == NULL) {
+		nl_pick_idx_free(x);
+		return -ENOMEM;
+	}
 	nl_pick_idx_reset(x, x->load, 0);
 	return 0;
+}
+
+static int
+ent_cmp(const void *a, const void *b)
+{
+	return before(a, b) ? -1 : before(b, a) ? 1 : 0;
 }
 
 void
@@ -265,40 +296,35 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 				x->load[x->mem[k->mem_off + i]] = load[x->mem[k->mem_off + i]];
 
 		memset(&x->idle[k->word_off], 0, ((k->n_mem + 63) / 64) * sizeof(uint64_t));
-		k->n_heap = k->n_idle = 0;
+		k->n_idle = k->n_run = k->head = k->tail = 0;
 		k->now_vt = now_vt;
 		for (uint32_t i = 0; i < k->n_mem; i++) {
-			x->hpos[k->mem_off + i] = NO_POS;
-			member_insert(x, k, k->mem_off + i);
+			uint32_t slot = k->mem_off + i, id = x->mem[slot];
+			double b = x->load[id].busy_until_vt;
+
+			x->rpos[slot] = NO_POS;
+			if (b < NL_MACH_GONE_VT && b > now_vt)
+				*run_at(x, k, k->tail++) = (struct nl_pick_ent){ b, id, slot };
+			else if (b < NL_MACH_GONE_VT)
+				idle_put(x, k, i, true);
 		}
+		qsort(run_at(x, k, 0), k->tail, sizeof(struct nl_pick_ent), ent_cmp);
+		for (uint32_t i = 0; i < k->tail; i++)
+			x->rpos[run_at(x, k, i)->slot] = i;
+		k->n_run = k->tail;
 	}
 }
 
 void
 nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double busy_until_vt)
 {
-	double old;
-
 	if (mach >= x->n_mach)
 		return;
-	old = x->load[mach].busy_until_vt;
 	x->load[mach].busy_until_vt = busy_until_vt;
 	for (uint32_t j = x->slot_off[mach]; j < x->slot_off[mach + 1]; j++) {
 		uint32_t slot = x->slot[j];
 		struct nl_pick_cls *c = cls_of(x, slot);
-		uint32_t pos = x->hpos[slot];
 
-		if (pos != NO_POS && busy_until_vt < NL_MACH_GONE_VT && busy_until_vt > c->now_vt) {
-			/* busy stays busy: re-key in place (a booking only increases it) */
-			struct nl_pick_hent e = x->heap[c->mem_off + pos];
-
-			e.busy_until_vt = busy_until_vt;
-			if (busy_until_vt >= old)
-				heap_down(x, c, pos, e);
-			else
-				heap_up(x, c, pos, e);
-			continue;
-		}
 		member_remove(x, c, slot);
 		member_insert(x, c, slot);
 	}
@@ -323,17 +349,26 @@ idle_next(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t fro
 	}
 }
 
-/* Move the members of class k whose busy_until passed by now_vt to its idle set (I2). */
+/* Drop the tombstones at the front of class k's run and move the members whose busy_until
+ * passed by now_vt to its idle set (I2). */
 static void
 cls_settle(struct nl_pick_idx *x, struct nl_pick_cls *k, double now_vt)
 {
 	k->now_vt = now_vt;
-	while (k->n_heap > 0 && x->heap[k->mem_off].busy_until_vt <= now_vt) {
-		uint32_t slot = x->heap[k->mem_off].slot;
+	while (k->head < k->tail) {
+		const struct nl_pick_ent *e = run_at(x, k, k->head);
 
-		heap_remove(x, k, 0);
-		idle_put(x, k, slot - k->mem_off, true);
+		if (x->rpos[e->slot] == k->head) {
+			if (e->busy_until_vt > now_vt)
+				break;
+			x->rpos[e->slot] = NO_POS;
+			k->n_run--;
+			idle_put(x, k, e->slot - k->mem_off, true);
+		}
+		k->head++;
 	}
+	if (k->head == k->tail)
+		k->head = k->tail = 0;
 }
 
 void
@@ -346,7 +381,7 @@ nl_pick_idx_count(struct nl_pick_idx *x, uint32_t grp, double now_vt, unsigned i
 
 		if (now_vt < k->now_vt) { /* time went back for this class: count by scanning */
 			for (uint32_t i = 0; i < k->n_mem; i++) {
-				double b = busy_of(x, k->mem_off + i);
+				double b = x->load[x->mem[k->mem_off + i]].busy_until_vt;
 
 				*live += b < NL_MACH_GONE_VT;
 				*busy += b < NL_MACH_GONE_VT && b > now_vt;
@@ -354,52 +389,54 @@ nl_pick_idx_count(struct nl_pick_idx *x, uint32_t grp, double now_vt, unsigned i
 			continue;
 		}
 		cls_settle(x, k, now_vt);
-		*busy += k->n_heap;
-		*live += k->n_heap + k->n_idle;
+		*busy += k->n_run;
+		*live += k->n_run + k->n_idle;
 	}
 }
 
 #define FAST_CLS 16u /* classes of a group merged without falling back to the scan */
 
-/* Best (busy, id) among class c's heap frontier positions fr[0..n-1]; n > 0. */
-static inline uint32_t
-frontier_best(const struct nl_pick_hent *h, const uint32_t *fr, unsigned int n)
-{
-	uint32_t b = 0;
+/* A class's place in a pick: its idle cursor (member index) and run cursor (storage index). */
+struct walk {
+	double svc;   /* s_c for this sub-task shape */
+	double key;   /* key of its head, INFINITY when it has none */
+	uint32_t id;  /* machine id of its head */
+	uint32_t idle; /* next idle member index, or n_mem */
+	uint32_t run;  /* next valid run entry, or tail */
+	bool from_run; /* the head is the run's entry */
+};
 
-	for (unsigned int i = 1; i < n; i++)
-		if (before(&h[fr[i]], &h[fr[b]]))
-			b = i;
-	return b;
-}
-
-/* Class k's head: its lowest idle member at or after `cur` (key s_c) or the best entry of its
- * heap frontier fr[0..n_fr-1] (key backlog + s_c), whichever is first by (key, id); *fb is the
- * frontier index of the latter, *heap whether the head is it. No candidate: key INFINITY. */
+/* Class k's head: its lowest idle member at or after w->idle (key s_c) or its run's entry at
+ * w->run (key backlog + s_c), whichever is first by (key, id). */
 static inline void
-class_head(const struct nl_pick_idx *x, const struct nl_pick_cls *k, uint32_t cur,
-	   const uint32_t *fr, unsigned int n_fr, double now_vt, double svc, uint32_t *fb,
-	   double *key, uint32_t *id, bool *heap)
+walk_head(const struct nl_pick_idx *x, const struct nl_pick_cls *k, struct walk *w, double now_vt)
 {
-	*key = INFINITY;
-	*id = UINT32_MAX;
-	*heap = false;
-	if (cur < k->n_mem) {
-		*key = svc;
-		*id = x->mem[k->mem_off + cur];
+	w->key = INFINITY;
+	w->id = UINT32_MAX;
+	w->from_run = false;
+	if (w->idle < k->n_mem) {
+		w->key = w->svc;
+		w->id = x->mem[k->mem_off + w->idle];
 	}
-	if (n_fr > 0) {
-		const struct nl_pick_hent *h = &x->heap[k->mem_off];
-		uint32_t f = frontier_best(h, fr, n_fr);
-		double hkey = (h[fr[f]].busy_until_vt - now_vt) + svc;
+	if (w->run < k->tail) {
+		const struct nl_pick_ent *e = run_at(x, k, w->run);
+		double rkey = (e->busy_until_vt - now_vt) + w->svc;
 
-		*fb = f;
-		if (hkey < *key || (hkey == *key && h[fr[f]].id < *id)) {
-			*key = hkey;
-			*id = h[fr[f]].id;
-			*heap = true;
+		if (rkey < w->key || (rkey == w->key && e->id < w->id)) {
+			w->key = rkey;
+			w->id = e->id;
+			w->from_run = true;
 		}
 	}
+}
+
+/* Next valid run entry of class k at or after storage index i, or tail. */
+static inline uint32_t
+run_next(const struct nl_pick_idx *x, const struct nl_pick_cls *k, uint32_t i)
+{
+	while (i < k->tail && !run_valid(x, k, i))
+		i++;
+	return i;
 }
 
 int
@@ -407,55 +444,41 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 		 double sub_bits, unsigned int n_split, uint32_t *out)
 {
 	uint32_t c0 = x->grp_cls[grp], c1 = x->grp_cls[grp + 1], n_c = c1 - c0, n_live = 0;
-	uint32_t cur[FAST_CLS], fr[FAST_CLS][(HEAP_D - 1) * NL_TASK_MAX_SPLIT + 1], fb[FAST_CLS];
-	unsigned int n_fr[FAST_CLS];
-	double svc[FAST_CLS], hk[FAST_CLS];
-	uint32_t hid[FAST_CLS];
-	bool hheap[FAST_CLS];
+	struct walk w[FAST_CLS];
 
 	if (n_split == 0 || n_split > NL_TASK_MAX_SPLIT)
 		return -EINVAL;
-	for (uint32_t c = 0; c < n_c && n_c <= FAST_CLS; c++) {
+	if (n_c > FAST_CLS)
+		goto scan;
+	for (uint32_t c = 0; c < n_c; c++) {
 		struct nl_pick_cls *k = &x->cls[c0 + c];
 
 		if (now_vt < k->now_vt) /* time went back for this class (I4) */
 			goto scan;
-		cls_settle(x, k, now_vt);
-		n_live += k->n_idle + k->n_heap;
-		cur[c] = idle_next(x, k, 0);
-		svc[c] = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
-		n_fr[c] = k->n_heap > 0;
-		fr[c][0] = 0;
-		fb[c] = 0;
+		cls_settle(x, k, now_vt); /* the run's first entry is now valid and busy */
+		n_live += k->n_idle + k->n_run;
+		w[c].svc = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
+		w[c].idle = k->n_idle > 0 ? idle_next(x, k, 0) : k->n_mem;
+		w[c].run = k->head;
+		walk_head(x, k, &w[c], now_vt);
 	}
-	if (n_c > FAST_CLS || n_live < n_split)
+	if (n_live < n_split)
 		goto scan;
-	/* Each class's head: its lowest idle id (key s_c) or the best of its heap frontier
-	 * (key backlog + s_c), whichever is first by (key, id); the heap is read, not changed:
-	 * taking a frontier position adds its two children. */
-	for (uint32_t c = 0; c < n_c; c++)
-		class_head(x, &x->cls[c0 + c], cur[c], fr[c], n_fr[c], now_vt, svc[c], &fb[c], &hk[c],
-			   &hid[c], &hheap[c]);
+	/* Merge the classes' heads by (key, id); the index is read, not changed. */
 	for (unsigned int o = 0; o < n_split; o++) {
 		uint32_t b = 0;
 
 		for (uint32_t c = 1; c < n_c; c++)
-			if (hk[c] < hk[b] || (hk[c] == hk[b] && hid[c] < hid[b]))
+			if (w[c].key < w[b].key || (w[c].key == w[b].key && w[c].id < w[b].id))
 				b = c;
 		const struct nl_pick_cls *k = &x->cls[c0 + b];
 
-		out[o] = hid[b];
-		if (hheap[b]) {
-			uint32_t p = fr[b][fb[b]];
-
-			fr[b][fb[b]] = fr[b][--n_fr[b]];
-			for (uint32_t j = HEAP_D * p + 1; j <= HEAP_D * p + HEAP_D && j < k->n_heap; j++)
-				fr[b][n_fr[b]++] = j;
-		} else {
-			cur[b] = idle_next(x, k, cur[b] + 1);
-		}
-		class_head(x, k, cur[b], fr[b], n_fr[b], now_vt, svc[b], &fb[b], &hk[b], &hid[b],
-			   &hheap[b]);
+		out[o] = w[b].id;
+		if (w[b].from_run)
+			w[b].run = run_next(x, k, w[b].run + 1);
+		else
+			w[b].idle = idle_next(x, k, w[b].idle + 1);
+		walk_head(x, k, &w[b], now_vt);
 	}
 	return (int)n_split;
 scan:

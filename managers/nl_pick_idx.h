@@ -2,26 +2,42 @@
 /**
  * @file
  * A least-loaded pick that does not scan: the same decisions as nl_pick_least_loaded() in
- * O(L (C + log m)) instead of O(m), for candidate groups whose machines fall into few speed
- * classes (seed 002 §3.3 step 5; issue "Dispatch at the physical limit").
+ * O(L C) in the steady state instead of O(m), for candidate groups whose machines fall into
+ * few speed classes C (seed 002 §3.3 step 5; issue "Dispatch at the physical limit").
  *
  * Theory of operation. The pick's key of machine j for a sub-task is its expected completion
  * max(busy_until_j - now, 0) + s_j, where s_j = I/L / W_j + D/L / T_j depends on j only
  * through its rate. Machines of one class (equal rates) therefore differ only by backlog:
  * the idle ones (busy_until <= now) all have key s_c and are taken in id order; the busy ones
  * in (busy_until, id) order. Per group and class the index keeps the idle machines as a bitmap
- * (lowest id first) and the busy ones as a binary min-heap on (busy_until, id); a pick merges
- * the classes' heads by (key, id), the scan's order (ties to the candidate listed first,
- * candidate lists ascending by id), popping at most L heap entries and pushing them back.
+ * (lowest id first) and the busy ones as a run: an array sorted on (busy_until, id). A pick
+ * merges the classes' heads by (key, id), the scan's order (ties to the candidate listed
+ * first, candidate lists ascending by id), walking at most L entries; it changes nothing.
  * Busy machines whose busy_until has passed move to the idle bitmap when a pick looks at
- * their class (lazily, in heap order). A booking or any other load change is one
- * nl_pick_idx_set() in O(log m); a whole new load table (a snapshot) is nl_pick_idx_reset().
+ * their class (lazily, from the front of the run).
+ *
+ * Why a sorted run and not a heap: a class's bookings come in its own order. The pick takes
+ * a class's machines in (max(busy_until, now), id) order, and booking machine j makes it
+ * max(busy_until_j, now) + s_c. If every effective busy_until max(b, now) of the class lies
+ * within s_c of the smallest one (true of any class once each machine was booked once since
+ * the last snapshot, and kept by bookings and by time passing), the machine booked is the
+ * smallest and its new value is at least every other one's: it goes to the end of the run.
+ * So in the steady state a booking is an append and a pick reads the run's first entries,
+ * both O(1); the run's front holds entries of machines re-booked since (tombstones, skipped
+ * and dropped when reached). A change out of that order (a snapshot's load, a completion
+ * earlier or later than booked, a departure) is a tombstone, and an insertion placed by
+ * binary search that moves the entries between its place and the nearer free end: O(log m)
+ * plus the entries moved. A run is compacted (tombstones dropped) when it reaches the end of
+ * its storage (twice the class's members), so that costs O(1) per insertion amortized.
  *
  * Invariants:
  *  I1  every live member (busy_until < NL_MACH_GONE_VT) of a class is either in its idle
- *      bitmap or in its heap, never both; members that left are in neither.
+ *      bitmap or has exactly one valid entry in its run (rpos[slot] is that entry), never
+ *      both; members that left are in neither. Run entries at other positions are
+ *      tombstones.
  *  I2  an idle member has busy_until <= the class's watermark cls.now_vt (the latest `now`
- *      a pick or reset used for it); the heap holds the others, ordered on (busy_until, id).
+ *      a pick or reset used for it); the run holds the others; the run, tombstones
+ *      included, is sorted on (busy_until, id).
  *  I3  load[] mirrors the load table the owner maintains: after every change of load[m] the
  *      owner calls nl_pick_idx_set(m) (or nl_pick_idx_reset()).
  *  I4  a pick at a time earlier than its class's watermark, or with fewer live candidates
@@ -50,17 +66,20 @@ struct nl_pick_cls {
 	uint32_t mem_off;         /**< first member slot (members ascending by machine id) */
 	uint32_t n_mem;
 	uint32_t word_off;        /**< first word of its idle bitmap */
-	uint32_t n_heap;          /**< busy members in heap[mem_off ..] */
 	uint32_t n_idle;
+	uint32_t run_off;         /**< first entry of its run storage in run[] */
+	uint32_t run_cap;         /**< entries of storage: 2 n_mem + 2 */
+	uint32_t head, tail;      /**< its run: storage entries [head, tail), tombstones included */
+	uint32_t n_run;           /**< valid entries of the run (busy members) */
 	uint32_t pad;
 	double now_vt;            /**< watermark (I2) */
 };
 
-/** A heap entry: the key inline, so sifting reads no other array. */
-struct nl_pick_hent {
+/** A run entry: the key inline, so a pick reads no other array. */
+struct nl_pick_ent {
 	double busy_until_vt;
 	uint32_t id;   /**< machine id (ties) */
-	uint32_t slot; /**< member slot */
+	uint32_t slot; /**< member slot; the entry is valid iff rpos[slot] is its position */
 };
 
 /** The index. Single owner (the manager that picks, or the simulator). */
@@ -73,9 +92,9 @@ struct nl_pick_idx {
 	struct nl_pick_cls *cls;
 	uint32_t *mem;          /**< [slots] machine id of each member slot */
 	struct nl_mach_load *load; /**< [n_mach] mirror of the owner's load table (I3) */
-	struct nl_pick_hent *heap; /**< [slots] heap entries, per class from mem_off */
+	struct nl_pick_ent *run;   /**< run storage, per class from run_off */
 	uint32_t *slot_cls;     /**< [slots] class of each member slot */
-	uint32_t *hpos;         /**< [slots] position in its class heap, or UINT32_MAX */
+	uint32_t *rpos;         /**< [slots] its valid run entry (storage index), or UINT32_MAX */
 	uint64_t *idle;         /**< idle bitmaps, per class from word_off */
 	uint32_t *slot_off;     /**< [n_mach + 1] member slots of each machine (CSR) */
 	uint32_t *slot;
@@ -115,7 +134,8 @@ void nl_pick_idx_reset(struct nl_pick_idx *idx, const struct nl_mach_load *load,
  * @param idx            Index.
  * @param mach           Machine id < n_mach.
  * @param busy_until_vt  Its new value; >= NL_MACH_GONE_VT removes it (it left).
- * @par Context  Owner; O(log m) per group the machine belongs to.
+ * @par Context  Owner; per group the machine belongs to, O(1) for a booking in its class's
+ *               order (the steady state, see above), else O(log m) plus the entries moved.
  */
 void nl_pick_idx_set(struct nl_pick_idx *idx, uint32_t mach, double busy_until_vt);
 
@@ -130,7 +150,8 @@ void nl_pick_idx_set(struct nl_pick_idx *idx, uint32_t mach, double busy_until_v
  * @param n_split    L, 1..NL_TASK_MAX_SPLIT.
  * @param out        Output [n_split] machine ids, ascending by expected completion.
  * @return n_split; -EINVAL if n_split is out of range; -ENOSPC if no candidate is live.
- * @par Context  Owner; no allocation; O(L (C + log m)), C = classes of the group.
+ * @par Context  Owner; no allocation; O(L C) plus the tombstones and the busy members whose
+ *               time passed met on the way, C = classes of the group.
  * @par Source   seed 002 §3.3 step 5.
  */
 int nl_pick_idx_pick(struct nl_pick_idx *idx, uint32_t grp, double now_vt, double sub_instr,
@@ -144,7 +165,7 @@ int nl_pick_idx_pick(struct nl_pick_idx *idx, uint32_t grp, double now_vt, doubl
  * @param now_vt  Current time [u.t.].
  * @param busy    Output.
  * @param live    Output.
- * @par Context  Owner; O(C) plus O(log m) per member whose busy_until passed since the last
+ * @par Context  Owner; O(C) plus O(1) per member whose busy_until passed since the last
  *               look; a time before a class's watermark counts by scanning that class.
  */
 void nl_pick_idx_count(struct nl_pick_idx *idx, uint32_t grp, double now_vt, unsigned int *busy,
@@ -197,7 +218,7 @@ void nl_pick_mirror_sync(struct nl_pick_mirror *pm, const struct nl_mach_load *l
  * After dispatch(): the engine booked mach[0..n-1] in `load`; read their new busy_until back.
  * @param gen_after  engine->load_gen() after the dispatch (an engine whose table is shared by
  *                   several managers counts every booking; this manager's own is then known).
- * @par Context  The manager's owner; O(n log m).
+ * @par Context  The manager's owner; O(n) in the steady state.
  */
 void nl_pick_mirror_booked(struct nl_pick_mirror *pm, const struct nl_mach_load *load,
 			   const uint32_t *mach, unsigned int n, uint64_t gen_after);
