@@ -20,34 +20,88 @@ before(const struct nl_pick_ent *a, const struct nl_pick_ent *b)
 }
 
 static inline bool
-idle_test(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t k)
+idle_test(const struct nl_pick_cls *c, uint32_t k)
 {
-	return (x->idle[c->word_off + k / 64] >> (k % 64)) & 1;
+	return (c->idle_w[k / 64] >> (k % 64)) & 1;
 }
 
+/* Lowest idle member index >= from in class c, or n_mem. */
+static uint32_t
+idle_next(const struct nl_pick_cls *c, uint32_t from)
+{
+	uint32_t w = from / 64, n_w = (c->n_mem + 63) / 64;
+	uint64_t bits;
+
+	if (from >= c->n_mem)
+		return c->n_mem;
+	bits = c->idle_w[w] & (~UINT64_C(0) << (from % 64));
+	for (;;) {
+		if (bits != 0)
+			return w * 64 + (uint32_t)__builtin_ctzll(bits);
+		if (++w >= n_w)
+			return c->n_mem;
+		bits = c->idle_w[w];
+	}
+}
+
+/* Machine id of member index i of class c, UINT32_MAX for n_mem (none). */
+static inline uint32_t
+mem_id(const struct nl_pick_cls *c, uint32_t i)
+{
+	return i < c->n_mem ? c->mem_id[i] : UINT32_MAX;
+}
+
+/* Member k of class c joins (on) or leaves its idle set; keeps idle_lo (I5). */
 static inline void
-idle_put(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t k, bool on)
+idle_put(struct nl_pick_cls *c, uint32_t k, bool on)
 {
 	uint64_t bit = UINT64_C(1) << (k % 64);
 
-	if (on)
-		x->idle[c->word_off + k / 64] |= bit;
-	else
-		x->idle[c->word_off + k / 64] &= ~bit;
-	c->n_idle += on ? 1 : (uint32_t)-1;
+	if (on) {
+		c->idle_w[k / 64] |= bit;
+		c->n_idle++;
+		if (k < c->idle_lo) {
+			c->idle_lo = k;
+			c->idle_id = c->mem_id[k];
+		}
+	} else {
+		c->idle_w[k / 64] &= ~bit;
+		c->n_idle--;
+		if (k == c->idle_lo) {
+			c->idle_lo = idle_next(c, k + 1);
+			c->idle_id = mem_id(c, c->idle_lo);
+		}
+	}
 }
 
 /* Storage entry i of class c's run, and whether it is valid (I1). */
 static inline struct nl_pick_ent *
 run_at(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
 {
-	return &x->run[c->run_off + i];
+	(void)x;
+	return &c->run_e[i];
 }
 
 static inline bool
 run_valid(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
 {
 	return x->rpos[run_at(x, c, i)->slot] == i;
+}
+
+/* Drop the tombstones at the front of class c's run and cache its first entry (I5). */
+static void
+front_fix(struct nl_pick_idx *x, struct nl_pick_cls *c)
+{
+	while (c->head < c->tail && !run_valid(x, c, c->head))
+		c->head++;
+	if (c->head == c->tail) {
+		c->head = c->tail = 0;
+		c->front_vt = INFINITY;
+		c->front_id = UINT32_MAX;
+	} else {
+		c->front_vt = run_at(x, c, c->head)->busy_until_vt;
+		c->front_id = run_at(x, c, c->head)->id;
+	}
 }
 
 /* Drop the tombstones of class c's run and move it to the start of its storage. */
@@ -90,7 +144,7 @@ run_shift(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t a, uint32_t b, 
 	}
 }
 
-/* Put e (not in the run) into class c's run at its (busy_until, id) place (I2). */
+/* Put e (not in the run) into class c's run at its (busy_until, id) place (I2, I5). */
 static void
 run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
 {
@@ -120,37 +174,20 @@ run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
 			run_shift(x, c, p, c->tail, +1);
 			c->tail++;
 		}
-	} else {
-		c->tail++;
+		*run_at(x, c, p) = e;
+		x->rpos[e.slot] = p;
+		c->n_run++;
+		c->front_vt = run_at(x, c, c->head)->busy_until_vt; /* head is valid (I5) */
+		c->front_id = run_at(x, c, c->head)->id;
+		return;
 	}
 	*run_at(x, c, p) = e;
 	x->rpos[e.slot] = p;
-	c->n_run++;
-}
-
-/* Put member slot where its busy_until says (I1, I2). */
-static void
-member_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
-{
-	uint32_t id = x->mem[slot];
-	double b = x->load[id].busy_until_vt;
-
-	if (b >= NL_MACH_GONE_VT)
-		return;
-	if (b <= c->now_vt)
-		idle_put(x, c, slot - c->mem_off, true);
-	else
-		run_insert(x, c, (struct nl_pick_ent){ b, id, slot });
-}
-
-static void
-member_remove(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot)
-{
-	if (x->rpos[slot] != NO_POS) {
-		x->rpos[slot] = NO_POS; /* its entry is now a tombstone */
-		c->n_run--;
-	} else if (idle_test(x, c, slot - c->mem_off)) {
-		idle_put(x, c, slot - c->mem_off, false);
+	c->tail++;
+	if (c->n_run++ == 0) { /* the run was empty: e is its front */
+		c->head = p;
+		c->front_vt = e.busy_until_vt;
+		c->front_id = e.id;
 	}
 }
 
@@ -259,18 +296,24 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	for (uint32_t i = 0; i < n_slot; i++)
 		x->slot[x->slot_off[x->mem[i]] + fill[x->mem[i]]++] = i;
 	free(fill);
-	/* run storage: 2 n_mem + 2 entries per class, so compaction is O(1) per insertion */
+	/* run storage: 4 n_mem + 4 entries per class, so compaction (O(n_mem)) comes at most
+	 * once per 3 n_mem insertions */
 	uint32_t n_run = 0;
 
 	for (uint32_t c = 0; c < n_cls; c++) {
 		x->cls[c].run_off = n_run;
-		x->cls[c].run_cap = 2 * x->cls[c].n_mem + 2;
+		x->cls[c].run_cap = 4 * x->cls[c].n_mem + 4;
 		n_run += x->cls[c].run_cap;
 	}
 	x->run = malloc((n_run + 1) * sizeof(*x->run));
 	if (x->run == NULL) {
 		nl_pick_idx_free(x);
 		return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < n_cls; c++) {
+		x->cls[c].run_e = &x->run[x->cls[c].run_off];
+		x->cls[c].idle_w = &x->idle[x->cls[c].word_off];
+		x->cls[c].mem_id = &x->mem[x->cls[c].mem_off];
 	}
 	nl_pick_idx_reset(x, x->load, 0);
 	return 0;
@@ -297,6 +340,8 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 
 		memset(&x->idle[k->word_off], 0, ((k->n_mem + 63) / 64) * sizeof(uint64_t));
 		k->n_idle = k->n_run = k->head = k->tail = 0;
+		k->idle_lo = k->n_mem;
+		k->idle_id = UINT32_MAX;
 		k->now_vt = now_vt;
 		for (uint32_t i = 0; i < k->n_mem; i++) {
 			uint32_t slot = k->mem_off + i, id = x->mem[slot];
@@ -306,69 +351,70 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 			if (b < NL_MACH_GONE_VT && b > now_vt)
 				*run_at(x, k, k->tail++) = (struct nl_pick_ent){ b, id, slot };
 			else if (b < NL_MACH_GONE_VT)
-				idle_put(x, k, i, true);
+				idle_put(k, i, true);
 		}
 		qsort(run_at(x, k, 0), k->tail, sizeof(struct nl_pick_ent), ent_cmp);
 		for (uint32_t i = 0; i < k->tail; i++)
 			x->rpos[run_at(x, k, i)->slot] = i;
 		k->n_run = k->tail;
+		front_fix(x, k);
 	}
+}
+
+/* Member slot (machine id, in class c) has a new busy_until b: out of where it was, into
+ * where b says (I1, I2). */
+static inline void
+slot_set(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot, uint32_t id, double b)
+{
+	uint32_t pos = x->rpos[slot];
+
+	if (pos != NO_POS) {
+		x->rpos[slot] = NO_POS; /* its entry is now a tombstone */
+		c->n_run--;
+		if (pos == c->head)
+			front_fix(x, c);
+	} else if (idle_test(c, slot - c->mem_off)) {
+		idle_put(c, slot - c->mem_off, false);
+	}
+	if (b >= NL_MACH_GONE_VT)
+		return;
+	if (b <= c->now_vt)
+		idle_put(c, slot - c->mem_off, true);
+	else
+		run_insert(x, c, (struct nl_pick_ent){ b, id, slot });
 }
 
 void
 nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double busy_until_vt)
 {
+	uint32_t j0, j1;
+
 	if (mach >= x->n_mach)
 		return;
 	x->load[mach].busy_until_vt = busy_until_vt;
-	for (uint32_t j = x->slot_off[mach]; j < x->slot_off[mach + 1]; j++) {
+	j0 = x->slot_off[mach];
+	j1 = x->slot_off[mach + 1];
+	for (uint32_t j = j0; j < j1; j++) {
 		uint32_t slot = x->slot[j];
-		struct nl_pick_cls *c = cls_of(x, slot);
 
-		member_remove(x, c, slot);
-		member_insert(x, c, slot);
+		slot_set(x, cls_of(x, slot), slot, mach, busy_until_vt);
 	}
 }
 
-/* Lowest idle member index >= from in class c, or n_mem. */
-static uint32_t
-idle_next(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t from)
-{
-	uint32_t w = from / 64, n_w = (c->n_mem + 63) / 64;
-	uint64_t bits;
-
-	if (from >= c->n_mem)
-		return c->n_mem;
-	bits = x->idle[c->word_off + w] & (~UINT64_C(0) << (from % 64));
-	for (;;) {
-		if (bits != 0)
-			return w * 64 + (uint32_t)__builtin_ctzll(bits);
-		if (++w >= n_w)
-			return c->n_mem;
-		bits = x->idle[c->word_off + w];
-	}
-}
-
-/* Drop the tombstones at the front of class k's run and move the members whose busy_until
- * passed by now_vt to its idle set (I2). */
+/* Move the members of class k whose busy_until passed by now_vt from the front of its run to
+ * its idle set (I2). */
 static void
 cls_settle(struct nl_pick_idx *x, struct nl_pick_cls *k, double now_vt)
 {
 	k->now_vt = now_vt;
-	while (k->head < k->tail) {
-		const struct nl_pick_ent *e = run_at(x, k, k->head);
+	while (k->front_vt <= now_vt) {
+		uint32_t slot = run_at(x, k, k->head)->slot;
 
-		if (x->rpos[e->slot] == k->head) {
-			if (e->busy_until_vt > now_vt)
-				break;
-			x->rpos[e->slot] = NO_POS;
-			k->n_run--;
-			idle_put(x, k, e->slot - k->mem_off, true);
-		}
-		k->head++;
+		x->rpos[slot] = NO_POS;
+		k->n_run--;
+		idle_put(k, slot - k->mem_off, true);
+		front_fix(x, k);
 	}
-	if (k->head == k->tail)
-		k->head = k->tail = 0;
 }
 
 void
@@ -396,38 +442,67 @@ nl_pick_idx_count(struct nl_pick_idx *x, uint32_t grp, double now_vt, unsigned i
 
 #define FAST_CLS 16u /* classes of a group merged without falling back to the scan */
 
+/* A key's bits: non-negative doubles and +inf order as their bit patterns do, so (key, id)
+ * compares as two integers, without a branch. */
+static inline uint64_t
+key_bits(double k)
+{
+	uint64_t u;
+
+	memcpy(&u, &k, sizeof(u));
+	return u;
+}
+
+/*
+ * One step of the merge's arg-min: (key, id) replaces (*best, *bid) and c replaces *b when
+ * (key, id) is first. Which class wins is data the branch predictor cannot learn, so on
+ * x86-64 this is a 96-bit compare (cmp on the ids, sbb on the keys) and conditional moves;
+ * elsewhere the same with masks.
+ */
+static inline void
+min_step(uint64_t key, uint32_t id, uint32_t c, uint64_t *best, uint32_t *bid, uint32_t *b)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	uint64_t t;
+
+	__asm__("cmpl %[bid], %[id]\n\t"
+		"movq %[key], %[t]\n\t"
+		"sbbq %[best], %[t]\n\t"
+		"cmovbq %[key], %[best]\n\t"
+		"cmovbl %[id], %[bid]\n\t"
+		"cmovbl %[c], %[b]"
+		: [best] "+r"(*best), [bid] "+r"(*bid), [b] "+r"(*b), [t] "=&r"(t)
+		: [key] "r"(key), [id] "r"(id), [c] "r"(c)
+		: "cc");
+#else
+	uint64_t lt = -(uint64_t)((key < *best) | ((key == *best) & (id < *bid)));
+
+	*best = (key & lt) | (*best & ~lt);
+	*bid = (uint32_t)((id & lt) | (*bid & ~lt));
+	*b = (uint32_t)((c & lt) | (*b & ~lt));
+#endif
+}
+
 /* A class's place in a pick: its idle cursor (member index) and run cursor (storage index). */
 struct walk {
-	double svc;   /* s_c for this sub-task shape */
-	double key;   /* key of its head, INFINITY when it has none */
-	uint32_t id;  /* machine id of its head */
+	double svc;    /* s_c for this sub-task shape */
 	uint32_t idle; /* next idle member index, or n_mem */
 	uint32_t run;  /* next valid run entry, or tail */
-	bool from_run; /* the head is the run's entry */
 };
 
-/* Class k's head: its lowest idle member at or after w->idle (key s_c) or its run's entry at
- * w->run (key backlog + s_c), whichever is first by (key, id). */
-static inline void
-walk_head(const struct nl_pick_idx *x, const struct nl_pick_cls *k, struct walk *w, double now_vt)
+/* The first by (key, id) of an idle head (key s_c, id iid; +inf if none) and a run head
+ * (busy_until rb, id rid; +inf if none). @return whether it is the run's. */
+static inline bool
+head_of(double svc, bool idle, uint32_t iid, double rb, uint32_t rid, double now_vt,
+	uint64_t *key, uint32_t *id)
 {
-	w->key = INFINITY;
-	w->id = UINT32_MAX;
-	w->from_run = false;
-	if (w->idle < k->n_mem) {
-		w->key = w->svc;
-		w->id = x->mem[k->mem_off + w->idle];
-	}
-	if (w->run < k->tail) {
-		const struct nl_pick_ent *e = run_at(x, k, w->run);
-		double rkey = (e->busy_until_vt - now_vt) + w->svc;
+	uint64_t ik = idle ? key_bits(svc) : key_bits(INFINITY);
+	uint64_t rk = key_bits((rb - now_vt) + svc); /* +inf stays +inf */
+	bool from_run = (rk < ik) | ((rk == ik) & (rid < iid));
 
-		if (rkey < w->key || (rkey == w->key && e->id < w->id)) {
-			w->key = rkey;
-			w->id = e->id;
-			w->from_run = true;
-		}
-	}
+	*key = from_run ? rk : ik;
+	*id = from_run ? rid : iid;
+	return from_run;
 }
 
 /* Next valid run entry of class k at or after storage index i, or tail. */
@@ -439,12 +514,27 @@ run_next(const struct nl_pick_idx *x, const struct nl_pick_cls *k, uint32_t i)
 	return i;
 }
 
+/* Class k's head at its cursors w (after the class was taken from). */
+static bool
+walk_head(const struct nl_pick_idx *x, const struct nl_pick_cls *k, const struct walk *w,
+	  double now_vt, uint64_t *key, uint32_t *id)
+{
+	bool run = w->run < k->tail;
+
+	return head_of(w->svc, w->idle < k->n_mem, mem_id(k, w->idle),
+		       run ? run_at(x, k, w->run)->busy_until_vt : INFINITY,
+		       run ? run_at(x, k, w->run)->id : UINT32_MAX, now_vt, key, id);
+}
+
 int
 nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_instr,
 		 double sub_bits, unsigned int n_split, uint32_t *out)
 {
-	uint32_t c0 = x->grp_cls[grp], c1 = x->grp_cls[grp + 1], n_c = c1 - c0, n_live = 0;
+	uint32_t c0 = x->grp_cls[grp], c1 = x->grp_cls[grp + 1], n_c = c1 - c0;
 	struct walk w[FAST_CLS];
+	uint64_t hk[FAST_CLS];
+	uint32_t hid[FAST_CLS];
+	bool hrun[FAST_CLS];
 
 	if (n_split == 0 || n_split > NL_TASK_MAX_SPLIT)
 		return -EINVAL;
@@ -455,30 +545,34 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 
 		if (now_vt < k->now_vt) /* time went back for this class (I4) */
 			goto scan;
-		cls_settle(x, k, now_vt); /* the run's first entry is now valid and busy */
-		n_live += k->n_idle + k->n_run;
+		if (k->front_vt <= now_vt)
+			cls_settle(x, k, now_vt);
+		k->now_vt = now_vt;
 		w[c].svc = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
-		w[c].idle = k->n_idle > 0 ? idle_next(x, k, 0) : k->n_mem;
+		w[c].idle = k->idle_lo;
 		w[c].run = k->head;
-		walk_head(x, k, &w[c], now_vt);
+		hrun[c] = head_of(w[c].svc, k->n_idle > 0, k->idle_id, k->front_vt, k->front_id,
+				  now_vt, &hk[c], &hid[c]);
 	}
-	if (n_live < n_split)
-		goto scan;
 	/* Merge the classes' heads by (key, id); the index is read, not changed. */
-	for (unsigned int o = 0; o < n_split; o++) {
-		uint32_t b = 0;
+	for (unsigned int o = 0;;) {
+		uint64_t best = hk[0];
+		uint32_t b = 0, bid = hid[0];
 
 		for (uint32_t c = 1; c < n_c; c++)
-			if (w[c].key < w[b].key || (w[c].key == w[b].key && w[c].id < w[b].id))
-				b = c;
+			min_step(hk[c], hid[c], c, &best, &bid, &b);
+		if (best == key_bits(INFINITY)) /* fewer live candidates than L (I4) */
+			goto scan;
+		out[o] = hid[b];
+		if (++o == n_split)
+			break;
 		const struct nl_pick_cls *k = &x->cls[c0 + b];
 
-		out[o] = w[b].id;
-		if (w[b].from_run)
+		if (hrun[b])
 			w[b].run = run_next(x, k, w[b].run + 1);
 		else
-			w[b].idle = idle_next(x, k, w[b].idle + 1);
-		walk_head(x, k, &w[b], now_vt);
+			w[b].idle = idle_next(k, w[b].idle + 1);
+		hrun[b] = walk_head(x, k, &w[b], now_vt, &hk[b], &hid[b]);
 	}
 	return (int)n_split;
 scan:

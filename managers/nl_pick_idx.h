@@ -28,7 +28,7 @@
  * earlier or later than booked, a departure) is a tombstone, and an insertion placed by
  * binary search that moves the entries between its place and the nearer free end: O(log m)
  * plus the entries moved. A run is compacted (tombstones dropped) when it reaches the end of
- * its storage (twice the class's members), so that costs O(1) per insertion amortized.
+ * its storage (four times the class's members), so that costs O(1) per insertion amortized.
  *
  * Invariants:
  *  I1  every live member (busy_until < NL_MACH_GONE_VT) of a class is either in its idle
@@ -42,6 +42,9 @@
  *      owner calls nl_pick_idx_set(m) (or nl_pick_idx_reset()).
  *  I4  a pick at a time earlier than its class's watermark, or with fewer live candidates
  *      than L, is answered by nl_pick_least_loaded() on the group's list (same result).
+ *  I5  a run's first entry (storage index head) is valid unless the run is empty; front_vt,
+ *      front_id, idle_lo and idle_id cache the class's two heads, so a pick reads a class's
+ *      head without a branch and walks a class only when it takes from it.
  *
  * Exactness: the result equals nl_pick_least_loaded()'s (same machines, same order) except
  * where two keys are equal only after rounding although their backlogs differ (busy_until
@@ -60,6 +63,13 @@
 extern "C" {
 #endif
 
+/** A run entry: the key inline, so a pick reads no other array. */
+struct nl_pick_ent {
+	double busy_until_vt;
+	uint32_t id;   /**< machine id (ties) */
+	uint32_t slot; /**< member slot; the entry is valid iff rpos[slot] is its position */
+};
+
 /** One speed class of one group. */
 struct nl_pick_cls {
 	struct nl_mach_rate rate; /**< the members' rate */
@@ -68,18 +78,17 @@ struct nl_pick_cls {
 	uint32_t word_off;        /**< first word of its idle bitmap */
 	uint32_t n_idle;
 	uint32_t run_off;         /**< first entry of its run storage in run[] */
-	uint32_t run_cap;         /**< entries of storage: 2 n_mem + 2 */
+	uint32_t run_cap;         /**< entries of storage: 4 n_mem + 4 */
 	uint32_t head, tail;      /**< its run: storage entries [head, tail), tombstones included */
 	uint32_t n_run;           /**< valid entries of the run (busy members) */
-	uint32_t pad;
+	uint32_t idle_lo;         /**< lowest idle member index, n_mem if none (I5) */
+	uint32_t idle_id;         /**< its machine id, UINT32_MAX if none */
+	uint32_t front_id;        /**< machine id of the run's first entry, UINT32_MAX if none */
+	double front_vt;          /**< its busy_until, +inf if none (I5) */
 	double now_vt;            /**< watermark (I2) */
-};
-
-/** A run entry: the key inline, so a pick reads no other array. */
-struct nl_pick_ent {
-	double busy_until_vt;
-	uint32_t id;   /**< machine id (ties) */
-	uint32_t slot; /**< member slot; the entry is valid iff rpos[slot] is its position */
+	struct nl_pick_ent *run_e; /**< &run[run_off] */
+	uint64_t *idle_w;         /**< &idle[word_off] */
+	const uint32_t *mem_id;   /**< &mem[mem_off]: machine id of each member */
 };
 
 /** The index. Single owner (the manager that picks, or the simulator). */
@@ -173,22 +182,23 @@ void nl_pick_idx_count(struct nl_pick_idx *idx, uint32_t grp, double now_vt, uns
 
 /**
  * Groups of fewer candidates than this are picked by nl_pick_least_loaded()'s scan, which is
- * faster there (BM_grp_pick vs BM_grp_pick_idx in docs/benchmarks.md) and exact even in the
- * rounding case the index header describes; from this size on, policies use the index.
+ * faster there (BM_grp_pick_scan vs BM_grp_pick_idx in docs/benchmarks.md) and exact even in
+ * the rounding case the index header describes; from this size on, policies keep an index.
  */
-#define NL_PICK_IDX_MIN_CAND 64u
+#define NL_PICK_IDX_MIN_CAND 32u
 
 /**
  * Whether a pick of n_split among n_cand candidates is cheaper through the index than by the
- * scan: the index pays per machine taken (frontier, re-keying), the scan per candidate; it wins
- * from about 32 candidates per sub-task (BM_grp_pick_scan vs BM_grp_pick_idx, m = 64..4096,
- * L = 4..64, docs/benchmarks.md). Both give the same machines.
+ * scan: the index pays per machine taken (a merge step and a re-booking, ~30 ns), the scan
+ * per candidate (2-3.5 ns); the index wins from 32 candidates and 4 per sub-task
+ * (BM_grp_pick_scan vs BM_grp_pick_idx, m = 16..4096, L = 1..64, docs/benchmarks.md). Both
+ * give the same machines.
  * @par Context Pure.
  */
 static inline bool
 nl_pick_idx_worth(unsigned int n_cand, unsigned int n_split)
 {
-	return n_cand >= NL_PICK_IDX_MIN_CAND && n_cand >= 32u * n_split;
+	return n_cand >= NL_PICK_IDX_MIN_CAND && n_cand >= 4u * n_split;
 }
 
 /**

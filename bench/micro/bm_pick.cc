@@ -52,14 +52,15 @@ struct grp {
 		nl_mach_rates_build(mach.data(), m, rate.data());
 	}
 
-	/* Book one sub-task on machine id, as the live leaf does. @return its new busy_until. */
+	/* Book one sub-task on machine id, as the live leaf does (its service time from the
+	 * machine's rates, as the pick computes it). @return its new busy_until. */
 	double
 	book(uint32_t id)
 	{
 		nl_mach_load *ld = &load[id];
 
 		ld->busy_until_vt = std::max(ld->busy_until_vt, now_vt) +
-				    nl_mach_service_vt(&mach[id], sub_instr, sub_bits);
+				    nl_mach_rate_service_vt(&rate[id], sub_instr, sub_bits);
 		return ld->busy_until_vt;
 	}
 };
