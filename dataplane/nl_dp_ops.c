@@ -215,7 +215,14 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		if (m < mg->view.n_mach && m < g->n_mach) {
 			if (mg->view.load[m].busy_until_vt > start)
 				start = mg->view.load[m].busy_until_vt;
-			dur = nl_model_sub_vt(&dp->bg, &g->mach[m], m, t, start) * dp->dur_scale;
+			/* native booking: the nominal service time from the machine's rates
+			 * (multiplications; background load left out, docs/output.md
+			 * `machines`); emulated and port modes: the model's, as the simulator */
+			dur = dp->o.native_book ?
+				      nl_mach_rate_service_vt(&g->s->rate[m], t->instr / t->n_split,
+							      t->data_bits / t->n_split) :
+				      nl_model_sub_vt(&dp->bg, &g->mach[m], m, t, start);
+			dur *= dp->dur_scale;
 		}
 		rec[j].seq = nl_load_view_book_st(&mg->view, m, arrive, dur);
 	}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "nl_pick.h"
 #include "nl_task.h"
@@ -17,6 +19,41 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 		return -EINVAL;
 	if (n_cand == 0)
 		return -ENOSPC;
+	if (n_cand <= NL_PICK_RANK_MAX && n_cand >= n_split) {
+		/* Small groups (a paper-96 leaf holds 6 machines): rank every candidate against
+		 * every other, without a branch the loads could mispredict. A key's rank is the
+		 * number of candidates before it in (key, position) order; the ranks are a
+		 * permutation, so tmp[rank] = id needs no test. Keys are >= 0 or +inf, and such
+		 * doubles order as their bit patterns do. */
+		uint64_t kb[NL_PICK_RANK_MAX];
+		uint32_t tmp[NL_PICK_RANK_MAX];
+		unsigned int n_live = 0;
+
+		for (unsigned int c = 0; c < n_cand; c++) {
+			double bu = load[cand[c]].busy_until_vt;
+			double b = bu > now_vt ? bu - now_vt : 0;
+			double k = b + nl_mach_rate_service_vt(&rate[cand[c]], sub_instr, sub_bits);
+			bool live = bu < NL_MACH_GONE_VT;
+
+			k = live ? k : INFINITY;
+			memcpy(&kb[c], &k, sizeof(k));
+			n_live += live;
+		}
+		if (n_live >= n_split) {
+			for (unsigned int i = 0; i < n_cand; i++) {
+				unsigned int r = 0;
+
+				for (unsigned int j = 0; j < i; j++)
+					r += kb[j] <= kb[i];
+				for (unsigned int j = i + 1; j < n_cand; j++)
+					r += kb[j] < kb[i];
+				tmp[r] = cand[i];
+			}
+			memcpy(out, tmp, n_split * sizeof(out[0]));
+			return (int)n_split;
+		}
+		/* machines left: fewer live candidates than sub-tasks, share them below */
+	}
 	if (n_cand >= n_split) {
 		unsigned int n_live = 0;
 		double thr = INFINITY; /* key of the worst kept while n == n_split */

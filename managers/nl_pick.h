@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+/** Groups of at most this many candidates are picked by ranking every pair (no branches). */
+#define NL_PICK_RANK_MAX 8u
+
 /**
  * Pick the machines for the n_split sub-tasks of one task among candidates.
  *
@@ -40,7 +43,8 @@ extern "C" {
  * @return n_split; -EINVAL if n_split is out of range; -ENOSPC if no candidate is live.
  * @par Context  Any lcore or the simulator; reads `load` without synchronisation (the caller
  *               provides a stable view: an RCU snapshot or its own table). No allocation.
- *               Cost O(n_cand * n_split) worst case, O(n_cand) typical.
+ *               Cost O(n_cand * n_split) worst case, O(n_cand) typical; O(n_cand^2)
+ *               without data-dependent branches up to NL_PICK_RANK_MAX candidates.
  * @par Source   seed 002 §3.3 step 5 ("the L machines of low load").
  */
 int nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_mach_rate *rate,

@@ -137,6 +137,62 @@ scenario(struct nl_rng *r, unsigned int round, unsigned int *n_ops, unsigned int
 	nl_pick_idx_free(&x);
 }
 
+/* nl_pick_least_loaded() itself (both its ranking path for small groups and its insertion
+ * path) against a plain stable selection by (key, position), on random small groups with
+ * equal keys, idle and busy machines and machines that left. */
+static void
+scan_vs_reference(struct nl_rng *r)
+{
+	unsigned int n_bad = 0, n_cmp = 0, n_small = 0;
+
+	for (unsigned int it = 0; it < 20000; it++) {
+		struct nl_machine mach[16];
+		struct nl_mach_rate rate[16];
+		struct nl_mach_load load[16];
+		uint32_t cand[16], out[16], ref[16];
+		unsigned int n = 1 + (unsigned int)(nl_rng_u64(r) % 16), L = 1 + (unsigned int)(nl_rng_u64(r) % n);
+		unsigned int n_live = 0;
+		double now = 10, key[16];
+		bool taken[16] = { false };
+
+		for (unsigned int i = 0; i < n; i++) {
+			memset(&mach[i], 0, sizeof(mach[i]));
+			mach[i].speed_ips = (double)(1u << (nl_rng_u64(r) % 3)); /* equal keys are common */
+			mach[i].link_bps = 1;
+			load[i].busy_until_vt = nl_rng_u64(r) % 5 == 0 ? NL_MACH_GONE_VT :
+						(double)(nl_rng_u64(r) % 20);
+			cand[i] = i;
+		}
+		nl_mach_rates_build(mach, n, rate);
+		for (unsigned int i = 0; i < n; i++) {
+			double bu = load[i].busy_until_vt;
+
+			key[i] = (bu > now ? bu - now : 0) + nl_mach_rate_service_vt(&rate[i], 4, 0);
+			n_live += bu < NL_MACH_GONE_VT;
+		}
+		if (n_live < L)
+			continue; /* the sharing case is test_policy's */
+		for (unsigned int o = 0; o < L; o++) {
+			unsigned int b = n;
+
+			for (unsigned int i = 0; i < n; i++)
+				if (!taken[i] && load[i].busy_until_vt < NL_MACH_GONE_VT &&
+				    (b == n || key[i] < key[b]))
+					b = i;
+			taken[b] = true;
+			ref[o] = b;
+		}
+		n_cmp++;
+		n_small += n <= NL_PICK_RANK_MAX;
+		if (nl_pick_least_loaded(cand, n, rate, load, now, 4, 0, L, out) != (int)L ||
+		    memcmp(out, ref, L * sizeof(out[0])) != 0)
+			n_bad++;
+	}
+	nl_tap_ok(n_bad == 0 && n_small > 1000 && n_cmp - n_small > 1000,
+		  "scan: %u random groups of 1..16 (%u ranked, %u by insertion) pick the reference's machines in its order (%u differ)",
+		  n_cmp, n_small, n_cmp - n_small, n_bad);
+}
+
 int
 main(void)
 {
@@ -144,6 +200,7 @@ main(void)
 	unsigned int n_ops = 0, n_bad = 0, n_fallback = 0;
 
 	nl_rng_seed(&r, nl_tap_seed(5));
+	scan_vs_reference(&r);
 	for (unsigned int round = 0; round < 40; round++)
 		scenario(&r, round, &n_ops, &n_bad, &n_fallback);
 	nl_tap_ok(n_bad == 0 && n_ops > 10000,
