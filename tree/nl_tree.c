@@ -88,20 +88,24 @@ pair_cmp(const void *pa, const void *pb)
 uint32_t
 nl_tree_find(const struct nl_tree *t, unsigned int level, uint64_t prefix)
 {
-	unsigned int lo = 0, hi = t->n_node;
+	const struct nl_tree_node *b = t->node;
+	unsigned int n = t->n_node;
+	uint32_t lo;
 
-	if (level > t->n_res)
+	if (level > t->n_res || n == 0)
 		return NL_NODE_NONE;
 	prefix &= nl_res_mask(level);
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-		const struct nl_tree_node *n = &t->node[mid];
+	/* Lower bound of (level, prefix) in the (level, prefix) order (I1), without branches
+	 * on the comparisons: a task's vector is data the predictor cannot learn. */
+	while (n > 1) {
+		unsigned int h = n / 2;
+		bool lt = (b[h].level < level) | ((b[h].level == level) & (b[h].prefix < prefix));
 
-		if (n->level < level || (n->level == level && n->prefix < prefix))
-			lo = mid + 1;
-		else
-			hi = mid;
+		b = lt ? &b[h] : b;
+		n -= h;
 	}
+	lo = (uint32_t)(b - t->node) +
+	     ((b->level < level) | ((b->level == level) & (b->prefix < prefix)));
 	if (lo < t->n_node && t->node[lo].level == level && t->node[lo].prefix == prefix)
 		return lo;
 	return NL_NODE_NONE;

@@ -190,9 +190,63 @@ test_parse_and_errors(void)
 	nl_tap_ok(nl_route_step(4, 0x5, 4, 0x5) == NL_ROUTE_ASSIGN, "step: a matching leaf assigns");
 }
 
+static uint64_t
+mix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* nl_tree_find() (a branch-free binary search) against a linear search, on sparse trees
+ * (random machine vectors, so many (level, prefix) pairs have no node), hits and misses. */
+static void
+test_find_equals_linear_search(void)
+{
+	unsigned int n_bad = 0, n_q = 0, n_hit = 0;
+	uint64_t x = 0x7472656566696e64ULL;
+
+	for (unsigned int N = 1; N <= 7; N++) {
+		for (unsigned int rep = 0; rep < 20; rep++) {
+			unsigned int M = 1 + (unsigned int)(mix(&x) % (2u << N));
+			struct nl_resvec *v = calloc(M, sizeof(*v));
+			struct nl_tree *t = NULL;
+
+			for (unsigned int i = 0; i < M; i++)
+				v[i].set = mix(&x) & ((1u << N) - 1);
+			if (nl_tree_build(&t, N, v, M, 0) != 0) {
+				free(v);
+				n_bad++;
+				continue;
+			}
+			for (unsigned int lv = 0; lv <= N + 1; lv++) {
+				for (uint64_t p = 0; p < (2u << N); p++) {
+					uint32_t want = NL_NODE_NONE;
+
+					for (uint32_t i = 0; i < t->n_node && lv <= N; i++)
+						if (t->node[i].level == lv &&
+						    t->node[i].prefix == (p & nl_res_mask(lv)))
+							want = i;
+					n_q++;
+					n_hit += want != NL_NODE_NONE;
+					n_bad += nl_tree_find(t, lv, p) != want;
+				}
+			}
+			nl_tree_free(t);
+			free(v);
+		}
+	}
+	nl_tap_ok(n_bad == 0 && n_hit > 0 && n_hit < n_q,
+		  "find: %u lookups (%u hits) on sparse trees N = 1..7 equal a linear search (%u differ)",
+		  n_q, n_hit, n_bad);
+}
+
 int
 main(void)
 {
+	test_find_equals_linear_search();
 	test_route_reaches_matching_leaf_in_2_times_mismatch_hops();
 	test_star_machine_reachable_from_both_sides();
 	test_subset_mode_never_lacks_a_required_resource();
