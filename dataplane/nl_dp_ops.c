@@ -213,8 +213,9 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		if (dp->o.native_instant)
 			continue; /* machines finish at once: nothing to book */
 		if (m < mg->view.n_mach && m < g->n_mach) {
-			if (mg->view.load[m].busy_until_vt > start)
-				start = mg->view.load[m].busy_until_vt;
+			double bu = mg->view.load[m].busy_until_vt;
+
+			start = bu > start ? bu : start; /* maxsd, no branch */
 			/* native booking: the nominal service time from the machine's rates
 			 * (multiplications; background load left out, docs/output.md
 			 * `machines`); emulated and port modes: the model's, as the simulator */
@@ -242,8 +243,11 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		double end_vt = now_vt;
 
 		for (unsigned int j = 0; j < n; j++)
-			if (mach[j] < mg->view.n_mach && mg->view.load[mach[j]].busy_until_vt > end_vt)
-				end_vt = mg->view.load[mach[j]].busy_until_vt;
+			if (mach[j] < mg->view.n_mach) {
+				double bu = mg->view.load[mach[j]].busy_until_vt;
+
+				end_vt = bu > end_vt ? bu : end_vt; /* maxsd */
+			}
 		uint32_t x = t->aux, w = (uint32_t)((uint64_t)end_vt & (NL_DP_WHEEL - 1));
 
 		if (x >= dp->n_meta) { /* cannot happen: aux is the task's pool index */

@@ -88,24 +88,24 @@ pair_cmp(const void *pa, const void *pb)
 uint32_t
 nl_tree_find(const struct nl_tree *t, unsigned int level, uint64_t prefix)
 {
-	const struct nl_tree_node *b = t->node;
-	unsigned int n = t->n_node;
-	uint32_t lo;
+	const struct nl_tree_node *nd = t->node;
+	uint32_t n = t->n_node, b = 0, lo;
 
 	if (level > t->n_res || n == 0)
 		return NL_NODE_NONE;
 	prefix &= nl_res_mask(level);
-	/* Lower bound of (level, prefix) in the (level, prefix) order (I1), without branches
-	 * on the comparisons: a task's vector is data the predictor cannot learn. */
+	/* Lower bound of (level, prefix) in the (level, prefix) order (I1), with arithmetic
+	 * instead of branches on the comparisons: a task's vector is data the predictor cannot
+	 * learn, and the loop's trip count depends on the tree only. */
 	while (n > 1) {
-		unsigned int h = n / 2;
-		bool lt = (b[h].level < level) | ((b[h].level == level) & (b[h].prefix < prefix));
+		uint32_t h = n / 2;
+		uint32_t lt = (nd[b + h].level < level) |
+			      ((nd[b + h].level == level) & (nd[b + h].prefix < prefix));
 
-		b = lt ? &b[h] : b;
+		b += h & (0u - lt);
 		n -= h;
 	}
-	lo = (uint32_t)(b - t->node) +
-	     ((b->level < level) | ((b->level == level) & (b->prefix < prefix)));
+	lo = b + ((nd[b].level < level) | ((nd[b].level == level) & (nd[b].prefix < prefix)));
 	if (lo < t->n_node && t->node[lo].level == level && t->node[lo].prefix == prefix)
 		return lo;
 	return NL_NODE_NONE;
