@@ -7,6 +7,22 @@
 #include "nl_pick.h"
 #include "nl_task.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* x > 0 ? x : 0 as one maxsd (GCC compiles the conditional expression to a jump, and the
+ * sign of a machine's backlog is data the predictor cannot learn). */
+static inline double
+pos_part(double x)
+{
+#ifdef __SSE2__
+	return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_setzero_pd()));
+#else
+	return x > 0 ? x : 0;
+#endif
+}
+
 int
 nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_mach_rate *rate,
 		     const struct nl_mach_load *load, double now_vt, double sub_instr,
@@ -31,9 +47,12 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 
 		for (unsigned int c = 0; c < n_cand; c++) {
 			double bu = load[cand[c]].busy_until_vt;
-			double b = bu > now_vt ? bu - now_vt : 0;
-			double k = b + nl_mach_rate_service_vt(&rate[cand[c]], sub_instr, sub_bits);
+			double b = bu - now_vt; /* = the scan's backlog: > 0 iff bu > now */
+			double k;
 			bool live = bu < NL_MACH_GONE_VT;
+
+			b = pos_part(b);
+			k = b + nl_mach_rate_service_vt(&rate[cand[c]], sub_instr, sub_bits);
 
 			k = live ? k : INFINITY;
 			memcpy(&kb[c], &k, sizeof(k));
