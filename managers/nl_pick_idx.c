@@ -76,16 +76,15 @@ idle_put(struct nl_pick_cls *c, uint32_t k, bool on)
 
 /* Storage entry i of class c's run, and whether it is valid (I1). */
 static inline struct nl_pick_ent *
-run_at(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
+run_at(const struct nl_pick_cls *c, uint32_t i)
 {
-	(void)x;
 	return &c->run_e[i];
 }
 
 static inline bool
 run_valid(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
 {
-	return x->rpos[run_at(x, c, i)->slot] == i;
+	return x->rpos[run_at(c, i)->slot] == i;
 }
 
 /* Drop the tombstones at the front of class c's run and cache its first entry (I5). */
@@ -99,8 +98,8 @@ front_fix(struct nl_pick_idx *x, struct nl_pick_cls *c)
 		c->front_vt = INFINITY;
 		c->front_id = UINT32_MAX;
 	} else {
-		c->front_vt = run_at(x, c, c->head)->busy_until_vt;
-		c->front_id = run_at(x, c, c->head)->id;
+		c->front_vt = run_at(c, c->head)->busy_until_vt;
+		c->front_id = run_at(c, c->head)->id;
 	}
 }
 
@@ -113,8 +112,8 @@ run_compact(struct nl_pick_idx *x, struct nl_pick_cls *c)
 	for (uint32_t i = c->head; i < c->tail; i++) {
 		if (!run_valid(x, c, i))
 			continue;
-		*run_at(x, c, n) = *run_at(x, c, i);
-		x->rpos[run_at(x, c, n)->slot] = n;
+		*run_at(c, n) = *run_at(c, i);
+		x->rpos[run_at(c, n)->slot] = n;
 		n++;
 	}
 	c->head = 0;
@@ -129,17 +128,17 @@ run_shift(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t a, uint32_t b, 
 		for (uint32_t i = b; i-- > a;) {
 			bool v = run_valid(x, c, i);
 
-			*run_at(x, c, i + 1) = *run_at(x, c, i);
+			*run_at(c, i + 1) = *run_at(c, i);
 			if (v)
-				x->rpos[run_at(x, c, i + 1)->slot] = i + 1;
+				x->rpos[run_at(c, i + 1)->slot] = i + 1;
 		}
 	} else {
 		for (uint32_t i = a; i < b; i++) {
 			bool v = run_valid(x, c, i);
 
-			*run_at(x, c, i - 1) = *run_at(x, c, i);
+			*run_at(c, i - 1) = *run_at(c, i);
 			if (v)
-				x->rpos[run_at(x, c, i - 1)->slot] = i - 1;
+				x->rpos[run_at(c, i - 1)->slot] = i - 1;
 		}
 	}
 }
@@ -153,14 +152,14 @@ run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
 	if (c->tail == c->run_cap)
 		run_compact(x, c);
 	p = c->tail;
-	if (c->tail > c->head && before(&e, run_at(x, c, c->tail - 1))) {
+	if (c->tail > c->head && before(&e, run_at(c, c->tail - 1))) {
 		/* out of the class's order: binary search for the first entry after e */
 		uint32_t lo = c->head, hi = c->tail - 1;
 
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (before(&e, run_at(x, c, mid)))
+			if (before(&e, run_at(c, mid)))
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -174,14 +173,14 @@ run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
 			run_shift(x, c, p, c->tail, +1);
 			c->tail++;
 		}
-		*run_at(x, c, p) = e;
+		*run_at(c, p) = e;
 		x->rpos[e.slot] = p;
 		c->n_run++;
-		c->front_vt = run_at(x, c, c->head)->busy_until_vt; /* head is valid (I5) */
-		c->front_id = run_at(x, c, c->head)->id;
+		c->front_vt = run_at(c, c->head)->busy_until_vt; /* head is valid (I5) */
+		c->front_id = run_at(c, c->head)->id;
 		return;
 	}
-	*run_at(x, c, p) = e;
+	*run_at(c, p) = e;
 	x->rpos[e.slot] = p;
 	c->tail++;
 	if (c->n_run++ == 0) { /* the run was empty: e is its front */
@@ -349,13 +348,13 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 
 			x->rpos[slot] = NO_POS;
 			if (b < NL_MACH_GONE_VT && b > now_vt)
-				*run_at(x, k, k->tail++) = (struct nl_pick_ent){ b, id, slot };
+				*run_at(k, k->tail++) = (struct nl_pick_ent){ b, id, slot };
 			else if (b < NL_MACH_GONE_VT)
 				idle_put(k, i, true);
 		}
-		qsort(run_at(x, k, 0), k->tail, sizeof(struct nl_pick_ent), ent_cmp);
+		qsort(run_at(k, 0), k->tail, sizeof(struct nl_pick_ent), ent_cmp);
 		for (uint32_t i = 0; i < k->tail; i++)
-			x->rpos[run_at(x, k, i)->slot] = i;
+			x->rpos[run_at(k, i)->slot] = i;
 		k->n_run = k->tail;
 		front_fix(x, k);
 	}
@@ -408,7 +407,7 @@ cls_settle(struct nl_pick_idx *x, struct nl_pick_cls *k, double now_vt)
 {
 	k->now_vt = now_vt;
 	while (k->front_vt <= now_vt) {
-		uint32_t slot = run_at(x, k, k->head)->slot;
+		uint32_t slot = run_at(k, k->head)->slot;
 
 		x->rpos[slot] = NO_POS;
 		k->n_run--;
@@ -516,14 +515,14 @@ run_next(const struct nl_pick_idx *x, const struct nl_pick_cls *k, uint32_t i)
 
 /* Class k's head at its cursors w (after the class was taken from). */
 static bool
-walk_head(const struct nl_pick_idx *x, const struct nl_pick_cls *k, const struct walk *w,
-	  double now_vt, uint64_t *key, uint32_t *id)
+walk_head(const struct nl_pick_cls *k, const struct walk *w, double now_vt, uint64_t *key,
+	  uint32_t *id)
 {
 	bool run = w->run < k->tail;
 
 	return head_of(w->svc, w->idle < k->n_mem, mem_id(k, w->idle),
-		       run ? run_at(x, k, w->run)->busy_until_vt : INFINITY,
-		       run ? run_at(x, k, w->run)->id : UINT32_MAX, now_vt, key, id);
+		       run ? run_at(k, w->run)->busy_until_vt : INFINITY,
+		       run ? run_at(k, w->run)->id : UINT32_MAX, now_vt, key, id);
 }
 
 int
@@ -572,7 +571,7 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 			w[b].run = run_next(x, k, w[b].run + 1);
 		else
 			w[b].idle = idle_next(k, w[b].idle + 1);
-		hrun[b] = walk_head(x, k, &w[b], now_vt, &hk[b], &hid[b]);
+		hrun[b] = walk_head(k, &w[b], now_vt, &hk[b], &hid[b]);
 	}
 	return (int)n_split;
 scan:
