@@ -213,10 +213,10 @@ tlsc_entry(const struct nl_sched *s, const struct nl_task *t, uint64_t rnd)
 static double
 tlsc_service_vt(const struct nl_sched *s, uint32_t mgr, const struct nl_task *t)
 {
-	(void)t;
-	if (mgr == nl_2lsc_global_mgr(s))
-		return s->p.global_base_vt + s->p.global_per_group_vt * (s->n_mgr - 1);
-	return s->p.pick_service_vt;
+	if (mgr == nl_2lsc_global_mgr(s)) /* issue #15 hook: nl_match_service_vt() */
+		return s->p.global_base_vt + s->p.global_per_group_vt * (s->n_mgr - 1) +
+		       nl_match_service_vt(s, t);
+	return s->p.pick_service_vt + nl_match_service_vt(s, t);
 }
 
 unsigned int

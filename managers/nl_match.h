@@ -30,6 +30,7 @@
 
 #include "nl_machine.h"
 #include "nl_pick.h"
+#include "nl_policy.h"
 #include "nl_task.h"
 
 #ifdef __cplusplus
@@ -76,6 +77,21 @@ nl_match_handle(const struct nl_task *t)
 	const uint32_t *h = nl_match_src.h_by_aux;
 
 	return h != NULL && t->aux < nl_match_src.n_aux ? h[t->aux] : 0;
+}
+
+/**
+ * The extra service time of a decision that picks machines for t with Requirements/Rank
+ * (`[scheduler] match_service_vt`, default 0): what the policies add to a picking manager's
+ * service time, so the simulator charges the cost of matching.
+ *
+ * @param s  Scheduler (s->p.match_service_vt). @param t  Task.
+ * @return [u.t.]; 0 for a task without a handle.
+ * @par Context  Any lcore. @par Source docs/config.md "Machine records and task classes".
+ */
+static inline double
+nl_match_service_vt(const struct nl_sched *s, const struct nl_task *t)
+{
+	return s->p.match_service_vt > 0 && nl_match_handle(t) != 0 ? s->p.match_service_vt : 0;
 }
 
 /**
