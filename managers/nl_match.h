@@ -187,6 +187,20 @@ nl_match_pick_task(const struct nl_task *t, const uint32_t *cand, unsigned int n
 }
 
 /**
+ * Candidates eligible for handle h (current table) that have not left: what a 2LSC group
+ * scheduler counts, for a task with a handle, as "its machines matching" (fewer than L: it
+ * passes the task to the global scheduler, which refuses it only when no machine of the
+ * system is eligible).
+ *
+ * @param h     Handle (0 or unknown: 0 eligible).
+ * @param cand  [n_cand] machine ids. @param load  Load table, by id.
+ * @return the count. @par Context Any lcore (an RCU reader of the engine's table).
+ * @par Source  seed 002 §3.1 (group: fewer than L matching machines → global scheduler).
+ */
+unsigned int nl_match_live_cur(uint32_t h, const uint32_t *cand, unsigned int n_cand,
+			       const struct nl_mach_load *load);
+
+/**
  * Re-place one sub-task of a matched task whose machine was lost: nl_match_pick() with
  * n_split = 1 among the machines of the leaf group of t's vector (as nl_sched_replace_leaf()).
  *

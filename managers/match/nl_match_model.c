@@ -100,10 +100,13 @@ compile_class(const struct nl_model_cfg *m, unsigned int k, struct nl_match_expr
 
 	rc = nl_match_expr_compile(tc->req, strlen(tc->req), tc->rank, strlen(tc->rank), x, e,
 				   sizeof(e));
-	if (rc == -EINVAL || rc == -EDOM)
+	if (rc == -EINVAL || rc == -EDOM) { /* e: "Requirements: line L col C: ..." */
+		const char *msg = strchr(e, ':') != NULL ? strchr(e, ':') + 2 : e;
+
 		snprintf(err, errlen, "%s:%u: [class %s] %s: %s", m->path,
 			 rc == -EDOM ? tc->line_rank : tc->line_req, tc->name,
-			 rc == -EDOM ? "rank" : "requirements", e);
+			 rc == -EDOM ? "rank" : "requirements", msg);
+	}
 	else if (rc != 0)
 		snprintf(err, errlen, "%s:%u: [class %s]: %s", m->path, tc->line, tc->name,
 			 strerror(-rc));
