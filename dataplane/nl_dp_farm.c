@@ -422,13 +422,10 @@ dd_resend(struct io *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_
 
 	if (e == NULL)
 		return false;
-	if (fs->attempt != 0 && fs->attempt < e->attempt) { /* a late copy of an older attempt */
-		nl_atomic_store_relaxed(&f->n_resent, f->n_resent + 1);
-		return true; /* the submitter has moved on: nothing to run, nothing to say */
-	}
 	if (e->attempt != fs->attempt || (e->done && fs->attempt == 0) ||
 	    (!e->done && f->inf_tid[e->ref] != fs->task_id))
-		return false; /* new, a new attempt, ended and not told apart from a retry, or stale */
+		return false; /* new, another attempt (a retry, or a resumed submitter on the same
+			       * port), ended and not told apart from a retry, or stale */
 	if (!e->done) {
 		m.type = NL_MSG_ACCEPT;
 		m.u.reply.task_id = fs->task_id;
