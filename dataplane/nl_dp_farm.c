@@ -28,6 +28,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_farm.h"
+#include "nl_farm_dd.h"
 #include "nl_match.h"
 #include "nl_match_cad.h"
 
@@ -59,16 +60,6 @@ struct farm_sub {
 	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
 };
 
-/* One accepted FSUBMIT, by (submitter address, task id). */
-struct farm_dd {
-	uint64_t task_id;          /* 0 = free slot */
-	uint32_t ip;
-	uint16_t port;
-	uint8_t attempt;
-	uint8_t done;              /* 0: in flight (ref = pool index); 1: ended (ref = done slot) */
-	uint32_t ref;
-};
-
 /* The replies of an ended FSUBMIT, sent again to a resend. */
 struct farm_done {
 	uint64_t task_id;          /* 0 = unused */
@@ -95,8 +86,7 @@ struct nl_dp_farm {
 	struct farm_sub sub[FARM_SUBMITS];
 	uint64_t n_rebuilds;
 	/* resends (see the top of the file) */
-	struct farm_dd *dd;        /* [dd_cap] */
-	uint32_t dd_cap;           /* power of two >= 2 (n_meta + FARM_DONE_KEEP) */
+	struct nl_farm_dd_tab dd;  /* cap: power of two >= 2 (n_meta + FARM_DONE_KEEP) */
 	struct farm_done *done;    /* [FARM_DONE_KEEP] ring */
 	uint32_t done_next;
 	uint64_t *inf_tid;         /* [n_meta] task id of the in-flight entry of a pool slot, 0 */
@@ -338,76 +328,17 @@ sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
 
 /* ---- resent FSUBMITs ---- */
 
-static uint32_t
-dd_hash(const struct nl_dp_farm *f, uint64_t tid, uint32_t ip, uint16_t port)
-{
-	uint64_t x = (tid ^ ((uint64_t)ip << 16 | port) * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull;
-
-	return (uint32_t)(x >> 32) & (f->dd_cap - 1);
-}
-
-static struct farm_dd *
-dd_find(struct nl_dp_farm *f, uint64_t tid, uint32_t ip, uint16_t port)
-{
-	for (uint32_t i = dd_hash(f, tid, ip, port);; i = (i + 1) & (f->dd_cap - 1)) {
-		struct farm_dd *e = &f->dd[i];
-
-		if (e->task_id == 0)
-			return NULL;
-		if (e->task_id == tid && e->ip == ip && e->port == port)
-			return e;
-	}
-}
-
-/* Linear probing's deletion: shift later entries of the run back over the hole. */
-static void
-dd_del(struct nl_dp_farm *f, struct farm_dd *e)
-{
-	uint32_t mask = f->dd_cap - 1, i = (uint32_t)(e - f->dd), j = i;
-
-	for (;;) {
-		j = (j + 1) & mask;
-		if (f->dd[j].task_id == 0)
-			break;
-		uint32_t k = dd_hash(f, f->dd[j].task_id, f->dd[j].ip, f->dd[j].port);
-
-		/* move j to i unless its home k lies cyclically in (i, j] */
-		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		f->dd[i] = f->dd[j];
-		i = j;
-	}
-	f->dd[i].task_id = 0;
-}
-
-static struct farm_dd *
-dd_put(struct nl_dp_farm *f, uint64_t tid, uint32_t ip, uint16_t port)
-{
-	uint32_t i = dd_hash(f, tid, ip, port);
-
-	for (;; i = (i + 1) & (f->dd_cap - 1)) {
-		struct farm_dd *e = &f->dd[i];
-
-		if (e->task_id == 0 || (e->task_id == tid && e->ip == ip && e->port == port)) {
-			e->task_id = tid;
-			e->ip = ip;
-			e->port = port;
-			return e;
-		}
-	}
-}
-
 /* Pool slot aux no longer holds its in-flight FSUBMIT (ended, or reused): drop the entry. */
 static void
 dd_forget_aux(struct nl_dp_farm *f, uint32_t aux)
 {
-	struct farm_dd *e;
+	struct nl_farm_dd *e;
 
 	if (f->inf_tid[aux] == 0)
 		return;
-	e = dd_find(f, f->inf_tid[aux], f->inf_ip[aux], f->inf_port[aux]);
+	e = nl_farm_dd_find(&f->dd, f->inf_tid[aux], f->inf_ip[aux], f->inf_port[aux]);
 	if (e != NULL && !e->done && e->ref == aux)
-		dd_del(f, e);
+		nl_farm_dd_del(&f->dd, e);
 	f->inf_tid[aux] = 0;
 }
 
@@ -417,7 +348,7 @@ static bool
 dd_resend(struct io *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_addr *a)
 {
 	struct nl_dp_farm *f = io->dp->farm;
-	struct farm_dd *e = dd_find(f, fs->task_id, a->src_ip, a->src_port);
+	struct nl_farm_dd *e = nl_farm_dd_find(&f->dd, fs->task_id, a->src_ip, a->src_port);
 	struct nl_msg m = { 0 };
 
 	if (e == NULL)
@@ -452,7 +383,7 @@ dd_resend(struct io *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_
 static void
 dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
 {
-	struct farm_dd *e;
+	struct nl_farm_dd *e;
 	struct farm_done *d;
 	uint32_t slot;
 
@@ -462,18 +393,18 @@ dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
 	uint32_t ip = f->inf_ip[aux];
 	uint16_t port = f->inf_port[aux];
 
-	e = dd_find(f, tid, ip, port);
+	e = nl_farm_dd_find(&f->dd, tid, ip, port);
 	f->inf_tid[aux] = 0;
 	if (e == NULL || e->done || e->ref != aux)
 		return;
 	slot = f->done_next++ & (FARM_DONE_KEEP - 1);
 	d = &f->done[slot];
 	if (d->task_id != 0) { /* the ring is full: forget the oldest */
-		struct farm_dd *o = dd_find(f, d->task_id, d->ip, d->port);
+		struct nl_farm_dd *o = nl_farm_dd_find(&f->dd, d->task_id, d->ip, d->port);
 
 		if (o != NULL && o->done && o->ref == slot)
-			dd_del(f, o);
-		e = dd_find(f, tid, ip, port); /* the deletion may have moved it */
+			nl_farm_dd_del(&f->dd, o);
+		e = nl_farm_dd_find(&f->dd, tid, ip, port); /* the deletion may have moved it */
 		if (e == NULL)
 			return;
 	}
@@ -641,7 +572,7 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 			return;
 	}
 	if (at_ingress && type == NL_MSG_ACCEPT && f->cur_aux < dp->n_meta) {
-		struct farm_dd *e = dd_put(f, task_id, mt->client_ip, mt->client_port);
+		struct nl_farm_dd *e = nl_farm_dd_put(&f->dd, task_id, mt->client_ip, mt->client_port);
 
 		e->attempt = f->cur_attempt;
 		e->done = 0;
@@ -843,7 +774,7 @@ tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 static void
 dd_fini(struct nl_dp_farm *f)
 {
-	free(f->dd);
+	free(f->dd.e);
 	free(f->done);
 	free(f->inf_tid);
 	free(f->inf_ip);
@@ -857,13 +788,13 @@ dd_init(struct nl_dp_farm *f, uint32_t n_meta)
 
 	while (cap < 2 * ((uint64_t)n_meta + FARM_DONE_KEEP))
 		cap *= 2;
-	f->dd_cap = (uint32_t)cap;
-	f->dd = calloc(cap, sizeof(*f->dd));
+	f->dd.cap = (uint32_t)cap;
+	f->dd.e = calloc(cap, sizeof(*f->dd.e));
 	f->done = calloc(FARM_DONE_KEEP, sizeof(*f->done));
 	f->inf_tid = calloc(n_meta, sizeof(*f->inf_tid));
 	f->inf_ip = calloc(n_meta, sizeof(*f->inf_ip));
 	f->inf_port = calloc(n_meta, sizeof(*f->inf_port));
-	if (f->dd == NULL || f->done == NULL || f->inf_tid == NULL || f->inf_ip == NULL ||
+	if (f->dd.e == NULL || f->done == NULL || f->inf_tid == NULL || f->inf_ip == NULL ||
 	    f->inf_port == NULL) {
 		dd_fini(f);
 		return -ENOMEM;
