@@ -27,13 +27,19 @@ struct nl_dp;
  */
 int nl_dp_match_attach_ctl(struct nl_dp *dp);
 
-/** Unpublish and free (after the lcores stopped); safe when nothing was attached. */
+/**
+ * Unpublish and free; safe when nothing was attached.
+ * @param dp  Appliance being freed. @par Context Control path, after the lcores stopped.
+ * @par Source nl_match.h I1 (a published table is freed only when no reader is left).
+ */
 void nl_dp_match_detach_ctl(struct nl_dp *dp);
 
 /**
  * Record generated task t's class handle (its aux indexes the handle map).
  * @param h_by_aux  The appliance's map (NULL: no classes, nothing to do).
+ * @param m  Model. @param src  The generator's source. @param t  Task just drawn.
  * @par Context  The generating lcore, before the task is enqueued.
+ * @par Source   nl_model_task_class() (the class both engines give a task).
  */
 static inline void
 nl_dp_match_task(uint32_t *h_by_aux, const struct nl_model_cfg *m, const struct nl_model_src *src,

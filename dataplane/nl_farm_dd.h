@@ -32,7 +32,10 @@ struct nl_farm_dd_tab {
 	uint32_t cap;         /**< power of two */
 };
 
-/** Home slot of a key. @par Context Pure. */
+/**
+ * Home slot of a key (a multiplicative hash of the three fields).
+ * @return 0..cap-1. @par Context Pure. @par Source Knuth, TAOCP vol. 3 §6.4 (hashing).
+ */
 static inline uint32_t
 nl_farm_dd_hash(const struct nl_farm_dd_tab *t, uint64_t tid, uint32_t ip, uint16_t port)
 {

@@ -52,6 +52,7 @@ int nl_match_model_build(const struct nl_model_cfg *m, const struct nl_machine *
  * Check a model's ClassAd texts (nl_match_model_build() without keeping the table): what a
  * program calls right after nl_model_cfg_parse() to refuse bad configuration with FILE:LINE.
  * @return as nl_match_model_build(). @par Context Control path.
+ * @par Source  docs/config.md "Machine records and task classes".
  */
 int nl_match_model_check(const struct nl_model_cfg *m, const struct nl_machine *mach, char *err,
 			 size_t errlen);
@@ -64,11 +65,15 @@ int nl_match_model_check(const struct nl_model_cfg *m, const struct nl_machine *
  *
  * @return as nl_match_model_build().
  * @par Context  Control path, before any run that reads it starts.
+ * @par Source   managers/nl_match.h (the binding the policies read).
  */
 int nl_match_model_bind(const struct nl_model_cfg *m, const struct nl_machine *mach, char *err,
 			size_t errlen);
 
-/** Undo nl_match_model_bind(); safe when nothing is bound. @par Context After the runs. */
+/**
+ * Undo nl_match_model_bind(); safe when nothing is bound.
+ * @par Context After the runs. @par Source managers/nl_match.h.
+ */
 void nl_match_model_unbind(void);
 
 #ifdef __cplusplus
