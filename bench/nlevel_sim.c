@@ -22,6 +22,7 @@
 #include "nl_cfg.h"
 #include "nl_dsim.h"
 #include "nl_machine.h"
+#include "nl_match_model.h"
 #include "nl_model_cfg.h"
 #include "nl_version.h"
 #include "nl_sim_main.h"
@@ -100,6 +101,30 @@ worker(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/* SUMMARY keys of a model with task classes: match_classes, matched_tasks, match_rejected
+ * (over every run), match_eligible (eligible machines per class, in file order). */
+static void
+match_summary(const struct nl_model_cfg *m, const struct pool *p, char *summ, size_t cap,
+	      size_t *off)
+{
+	const struct nl_match_tab *tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
+	uint64_t matched = 0, rej = 0;
+
+	for (unsigned int i = 0; i < p->n_job; i++) {
+		matched += p->job[i].r.matched;
+		rej += p->job[i].r.matched_rejected;
+	}
+	*off += (size_t)snprintf(summ + *off, cap - *off,
+				 " match_classes=%u matched_tasks=%llu match_rejected=%llu "
+				 "match_eligible=", m->n_tclass, (unsigned long long)matched,
+				 (unsigned long long)rej);
+	for (unsigned int k = 0; tab != NULL && k < m->n_tclass && *off < cap; k++)
+		*off += (size_t)snprintf(summ + *off, cap - *off, "%s%u", k ? "/" : "",
+					 tab->ent[k + 1].n_elig);
+	if (*off >= cap)
+		*off = cap - 1;
 }
 
 /* Student t quantile 0.975 for df = 1..30 (then 1.96). */
@@ -414,6 +439,23 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		free(mach);
 		return 1;
 	}
+	if (m.n_tclass > 0) { /* issue #15: [machine] records and [class] Requirements / Rank */
+		char merr[NL_CFG_ERR_LEN];
+
+		if (nl_match_model_bind(&m, mach, merr, sizeof(merr)) != 0) {
+			fprintf(stderr, "nlevel-sim: %s\n", merr);
+			free(mach);
+			return 2;
+		}
+	} else if (m.n_mclass > 0) {
+		char merr[NL_CFG_ERR_LEN];
+
+		if (nl_match_model_check(&m, mach, merr, sizeof(merr)) != 0) {
+			fprintf(stderr, "nlevel-sim: %s\n", merr);
+			free(mach);
+			return 2;
+		}
+	}
 	p.m = &m;
 	p.mach = mach;
 	p.n_job = m.n_variant * m.n_load * m.n_seeds;
@@ -546,10 +588,13 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		if (off >= sizeof(summ))
 			off = sizeof(summ) - 1;
 	}
+	if (m.n_tclass > 0) /* issue #15: matching (docs/output.md) */
+		match_summary(&m, &p, summ, sizeof(summ), &off);
 	printf("SUMMARY %s%s wall_s=%.2f events=%llu events_per_s=%.0f events_per_s_thread=%.0f "
 	       "threads=%u runs=%u\n",
 	       first, summ, wall, (unsigned long long)events, events / wall,
 	       cpu > 0 ? events / cpu : 0, n_th, p.n_job);
+	nl_match_model_unbind();
 	free(pts);
 	free(p.job);
 	free(mach);

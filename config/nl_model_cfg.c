@@ -207,5 +207,5 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	v = 0;
 	TRY(nl_cfg_get_u64(c, "run", "threads", &v, 0, 256, false));
 	m->threads = (unsigned int)v;
-	return 0;
+	return nl_model_match_cfg_parse(c, m); /* issue #15: machine records, task classes */
 }

@@ -25,6 +25,12 @@ extern "C" {
 #define NL_MODEL_MAX_LOADS 64u
 #define NL_MODEL_MAX_VARIANTS 16u
 #define NL_MODEL_MAX_MACH 65536u
+#define NL_MODEL_MAX_MCLASS 16u  /**< [machine NAME] sections (issue #15) */
+#define NL_MODEL_MAX_MATTR 12u   /**< ClassAd attributes per [machine NAME] */
+#define NL_MODEL_MATTR_TEXT 128u /**< longest attribute value + 1 */
+#define NL_MODEL_MAX_MRANGE 16u  /**< id ranges per [machine NAME] */
+#define NL_MODEL_MAX_TCLASS 8u   /**< [class NAME] sections (task classes) */
+#define NL_MODEL_MATCH_TEXT 512u /**< longest Requirements / Rank / attribute value + 1 */
 
 enum nl_vectors_mode {
 	NL_VECTORS_BALANCED = 0, /**< every vector held by M / 2^N machines (the expectation) */
@@ -53,6 +59,37 @@ struct nl_sched_params {
 	double grp_threshold;        /**< 2LSC group load above which it forwards [sub-tasks/machine] */
 	unsigned int n_groups;       /**< 2LSC G (set per variant) */
 	unsigned int static_known;   /**< resources 1..k known before run time (§4.4) */
+	double match_service_vt;     /**< extra service of a pick with Requirements/Rank [u.t.] */
+};
+
+/** One ClassAd attribute of a [machine NAME] section: `Name = expression`. */
+struct nl_model_mattr {
+	char name[32];
+	char value[NL_MODEL_MATTR_TEXT];
+	unsigned int line;
+};
+
+/**
+ * A machine class (`[machine NAME]`): the ClassAd attributes of the machines it selects, by
+ * id ranges (`machines = 0-47, 90`) or by CPU speed class (`speed_ips = 140e6`).
+ */
+struct nl_model_mclass {
+	char name[32];
+	uint32_t range[NL_MODEL_MAX_MRANGE][2]; /**< inclusive machine id ranges */
+	unsigned int n_range;
+	double speed_ips;            /**< > 0: every machine of this speed (nominal W_i) */
+	struct nl_model_mattr attr[NL_MODEL_MAX_MATTR];
+	unsigned int n_attr;
+	unsigned int line;           /**< line of its first key */
+};
+
+/** A task class (`[class NAME]`): a share of the tasks with one Requirements and Rank. */
+struct nl_model_tclass {
+	char name[32];
+	double share;                /**< fraction of all tasks, (0, 1]; shares sum <= 1 */
+	char req[NL_MODEL_MATCH_TEXT];  /**< Requirements text ("" = true) */
+	char rank[NL_MODEL_MATCH_TEXT]; /**< Rank text ("" = none) */
+	unsigned int line_req, line_rank, line;
 };
 
 /** One curve of the experiment: a scheme, its G or static k. */
@@ -104,6 +141,13 @@ struct nl_model_cfg {
 	uint64_t seed;               /**< base seed */
 	uint64_t max_in_system;      /**< tasks in system above which a run is saturated */
 	unsigned int threads;        /**< worker threads (0 = one per online CPU) */
+	/* [machine NAME], [class NAME]: machine ClassAd records and task classes (issue #15;
+	 * compiled and evaluated by managers/match/nl_match_model.h) */
+	struct nl_model_mclass mclass[NL_MODEL_MAX_MCLASS];
+	unsigned int n_mclass;
+	struct nl_model_tclass tclass[NL_MODEL_MAX_TCLASS];
+	unsigned int n_tclass;
+	char path[256];              /**< the configuration file, for FILE:LINE errors */
 	bool pick_scan;              /**< simulator: policies pick by scanning, never by a pick
 				      *   index (differential tests; not a configuration key) */
 };
@@ -118,6 +162,20 @@ struct nl_model_cfg {
  * @par Source   seed 002 §4.2 for the defaults of the shipped config/paper-96.ini.
  */
 int nl_model_cfg_parse(struct nl_cfg *cfg, struct nl_model_cfg *out);
+
+/**
+ * Parse the `[machine NAME]` and `[class NAME]` sections (docs/config.md "Machine records and
+ * task classes") into m->mclass / m->tclass, and `[scheduler] match_service_vt`. Shapes only
+ * (selectors, names, shares, lengths); the ClassAd texts are compiled by
+ * nl_match_model_build(), which reports their errors with FILE:LINE too.
+ *
+ * @param cfg  Loaded store; keys read are marked used.
+ * @param m    Model being parsed (n_mach, speeds set).
+ * @return 0; -EINVAL with "FILE:LINE: ..." in cfg->err.
+ * @par Context  Control path (called by nl_model_cfg_parse()).
+ * @par Source   HTCondor manual, "Matchmaking with ClassAds" (machine ads, Requirements, Rank).
+ */
+int nl_model_match_cfg_parse(struct nl_cfg *cfg, struct nl_model_cfg *m);
 
 /**
  * Offered task arrival rate for a system load.

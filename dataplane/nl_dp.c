@@ -23,6 +23,7 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_dp_inline.h"
+#include "nl_dp_match.h"
 #include "nl_xa.h"
 
 RTE_LOG_REGISTER(nl_dp_logtype, user.nlevel.dataplane, INFO);
@@ -192,6 +193,9 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 	rc = nl_evq_init(&dp->fin_q, (size_t)o->pool_size * (m->n_split ? m->n_split : 1));
 	if (rc != 0)
 		goto fail;
+	rc = nl_dp_match_attach_ctl(dp); /* issue #15 hook: the model's [class] match table */
+	if (rc != 0)
+		goto fail;
 	*out = dp;
 	return 0;
 fail:
@@ -293,6 +297,7 @@ nl_dp_free(struct nl_dp *dp)
 	free(dp->workers);
 	nl_xa_free(dp->xa);
 	free(dp->split_part);
+	nl_dp_match_detach_ctl(dp); /* issue #15 hook */
 	free(dp);
 }
 

@@ -8,7 +8,12 @@
  *  - the match table of the current machine generation, published to the manager lcores
  *    through nl_match_src (release store) and freed after a QSBR grace period;
  *  - sub[]: counters per submit id (open addressing; an entry with nothing running is reused
- *    when the table is full).
+ *    when the table is full);
+ *  - dd: resent FSUBMITs (same submitter address, task id and attempt) answered from the
+ *    state of the first: ACCEPT while it runs, its stored TASKINFO and final reply once it
+ *    ended; never run twice. Bounded: an in-flight entry per pool slot (n_meta) and the last
+ *    FARM_DONE_KEEP ended ones (a ring; the oldest is forgotten first), in an open-addressing
+ *    table of twice that with backward-shift deletion.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +28,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_farm.h"
+#include "nl_farm_dd.h"
 #include "nl_match.h"
 #include "nl_match_cad.h"
 
@@ -31,6 +37,7 @@
 #define FARM_NAMES 64u     /* distinct command names */
 #define FARM_HANDLES 1024u /* registered Requirements/Rank handles (handle 0 unused) */
 #define FARM_SUBMITS 4096u /* submit ids with counters (power of two) */
+#define FARM_DONE_KEEP 16384u /* ended FSUBMITs remembered for resends (power of two) */
 
 struct farm_worker {
 	uint16_t cmd[FARM_NAMES]; /* local command id per name id, 0 = not offered */
@@ -53,6 +60,17 @@ struct farm_sub {
 	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
 };
 
+/* The replies of an ended FSUBMIT, sent again to a resend. */
+struct farm_done {
+	uint64_t task_id;          /* 0 = unused */
+	uint32_t ip;
+	uint16_t port;
+	bool has_info;
+	struct nl_msg_taskinfo ti;
+	struct nl_msg_reply rep;   /* COMPLETE or REJECT */
+	uint8_t type;
+};
+
 struct nl_dp_farm {
 	char names[FARM_NAMES][NL_FARM_NAME_MAX + 1];
 	unsigned int n_names;
@@ -67,6 +85,18 @@ struct nl_dp_farm {
 	struct nl_match_tab *tab;  /* published */
 	struct farm_sub sub[FARM_SUBMITS];
 	uint64_t n_rebuilds;
+	/* resends (see the top of the file) */
+	struct nl_farm_dd_tab dd;  /* cap: power of two >= 2 (n_meta + FARM_DONE_KEEP) */
+	struct farm_done *done;    /* [FARM_DONE_KEEP] ring */
+	uint32_t done_next;
+	uint64_t *inf_tid;         /* [n_meta] task id of the in-flight entry of a pool slot, 0 */
+	uint32_t *inf_ip;          /* [n_meta] its submitter address */
+	uint16_t *inf_port;
+	uint8_t cur_attempt;       /* of the FSUBMIT being admitted */
+	uint32_t cur_aux;          /* its pool index (nl_dp_farm_task) */
+	uint64_t n_resent;         /* resends answered without running (telemetry) */
+	struct nl_msg_taskinfo last_ti; /* the TASKINFO just sent (stored with its COMPLETE) */
+	uint64_t last_ti_id;
 };
 
 struct tab_free {
@@ -296,6 +326,100 @@ sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
 	return victim;
 }
 
+/* ---- resent FSUBMITs ---- */
+
+/* Pool slot aux no longer holds its in-flight FSUBMIT (ended, or reused): drop the entry. */
+static void
+dd_forget_aux(struct nl_dp_farm *f, uint32_t aux)
+{
+	struct nl_farm_dd *e;
+
+	if (f->inf_tid[aux] == 0)
+		return;
+	e = nl_farm_dd_find(&f->dd, f->inf_tid[aux], f->inf_ip[aux], f->inf_port[aux]);
+	if (e != NULL && !e->done && e->ref == aux)
+		nl_farm_dd_del(&f->dd, e);
+	f->inf_tid[aux] = 0;
+}
+
+/* An FSUBMIT already accepted from this submitter with this attempt: answer from its state
+ * (ACCEPT while it runs; its TASKINFO and final reply once ended). true when answered. */
+static bool
+dd_resend(struct io *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_addr *a)
+{
+	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_farm_dd *e = nl_farm_dd_find(&f->dd, fs->task_id, a->src_ip, a->src_port);
+	struct nl_msg m = { 0 };
+
+	if (e == NULL)
+		return false;
+	if (e->attempt != fs->attempt || (e->done && fs->attempt == 0) ||
+	    (!e->done && f->inf_tid[e->ref] != fs->task_id))
+		return false; /* new, another attempt (a retry, or a resumed submitter on the same
+			       * port), ended and not told apart from a retry, or stale */
+	if (!e->done) {
+		m.type = NL_MSG_ACCEPT;
+		m.u.reply.task_id = fs->task_id;
+		m.u.reply.client_ts_ns = fs->client_ts_ns;
+	} else {
+		const struct farm_done *d = &f->done[e->ref];
+
+		if (d->has_info) {
+			m.type = NL_MSG_TASKINFO;
+			m.u.farm.taskinfo = d->ti;
+			send_to(io, a, &m);
+		}
+		memset(&m, 0, sizeof(m));
+		m.type = d->type;
+		m.u.reply = d->rep;
+		m.u.reply.client_ts_ns = fs->client_ts_ns;
+	}
+	send_to(io, a, &m);
+	nl_atomic_store_relaxed(&f->n_resent, f->n_resent + 1);
+	return true;
+}
+
+/* The FSUBMIT of pool slot aux ended with reply m: keep it for resends. */
+static void
+dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
+{
+	struct nl_farm_dd *e;
+	struct farm_done *d;
+	uint32_t slot;
+
+	if (f->inf_tid[aux] == 0)
+		return;
+	uint64_t tid = f->inf_tid[aux];
+	uint32_t ip = f->inf_ip[aux];
+	uint16_t port = f->inf_port[aux];
+
+	e = nl_farm_dd_find(&f->dd, tid, ip, port);
+	f->inf_tid[aux] = 0;
+	if (e == NULL || e->done || e->ref != aux)
+		return;
+	slot = f->done_next++ & (FARM_DONE_KEEP - 1);
+	d = &f->done[slot];
+	if (d->task_id != 0) { /* the ring is full: forget the oldest */
+		struct nl_farm_dd *o = nl_farm_dd_find(&f->dd, d->task_id, d->ip, d->port);
+
+		if (o != NULL && o->done && o->ref == slot)
+			nl_farm_dd_del(&f->dd, o);
+		e = nl_farm_dd_find(&f->dd, tid, ip, port); /* the deletion may have moved it */
+		if (e == NULL)
+			return;
+	}
+	d->task_id = e->task_id;
+	d->ip = e->ip;
+	d->port = e->port;
+	d->type = m->type;
+	d->rep = m->u.reply;
+	d->has_info = m->type == NL_MSG_COMPLETE && f->last_ti_id == e->task_id;
+	if (d->has_info)
+		d->ti = f->last_ti;
+	e->done = 1;
+	e->ref = slot;
+}
+
 static void
 on_status_q(struct io *io, const struct nl_msg_status_q *q, const struct nl_frame_addr *a)
 {
@@ -342,6 +466,8 @@ nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_ad
 		return false;
 	}
 	fs = &m->u.farm.fsubmit;
+	if (dd_resend(io, fs, a))
+		return false; /* a resend of an accepted FSUBMIT: answered, not run again */
 	sc = sub_find(f, fs->task_id >> 32, true);
 	if (sc != NULL) {
 		sc->c.submitted++;
@@ -369,6 +495,7 @@ nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_ad
 		return false;
 	}
 	f->cur_h = fs->handle;
+	f->cur_attempt = fs->attempt;
 	return true;
 }
 
@@ -385,8 +512,11 @@ nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt)
 	struct nl_dp_farm *f = io->dp->farm;
 
 	(void)mt;
-	if (f != NULL && t->aux < io->dp->n_meta)
+	if (f != NULL && t->aux < io->dp->n_meta) {
 		f->h_by_aux[t->aux] = f->cur_h;
+		dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
+		f->cur_aux = t->aux;
+	}
 }
 
 /* TASKINFO before a farm task's COMPLETE: where sub-task 0 ran, and when. */
@@ -413,12 +543,14 @@ taskinfo(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id)
 		ti->disp_us = (uint32_t)((double)(d - mt->ingress_tsc) * us_per_cyc);
 		ti->run_us = (uint32_t)((double)(now - d) * us_per_cyc);
 	}
+	f->last_ti = *ti; /* kept with the COMPLETE for resends (dd_ended) */
+	f->last_ti_id = task_id;
 	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
 void
 nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
-		 int32_t status)
+		 int32_t status, const struct nl_msg *m)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_farm *f = dp->farm;
@@ -429,13 +561,25 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 		return;
 	/* during an FSUBMIT's admission the replies are its ACCEPT / REJECT (mt may be a copy) */
 	at_ingress = f->cur_h != 0;
+	size_t aux = 0;
+
 	if (!at_ingress) { /* mt is dp->meta[aux] of a task, or a copy on on_submit()'s stack */
 		uintptr_t off = (uintptr_t)mt - (uintptr_t)dp->meta;
-		size_t aux = off / sizeof(*mt);
 
+		aux = off / sizeof(*mt);
 		if ((uintptr_t)mt < (uintptr_t)dp->meta || aux >= dp->n_meta ||
 		    off % sizeof(*mt) != 0 || f->h_by_aux[aux] == 0)
 			return;
+	}
+	if (at_ingress && type == NL_MSG_ACCEPT && f->cur_aux < dp->n_meta) {
+		struct nl_farm_dd *e = nl_farm_dd_put(&f->dd, task_id, mt->client_ip, mt->client_port);
+
+		e->attempt = f->cur_attempt;
+		e->done = 0;
+		e->ref = f->cur_aux;
+		f->inf_tid[f->cur_aux] = task_id;
+		f->inf_ip[f->cur_aux] = mt->client_ip;
+		f->inf_port[f->cur_aux] = mt->client_port;
 	}
 	s = sub_find(f, task_id >> 32, false);
 	if (s == NULL)
@@ -451,11 +595,13 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 			nl_atomic_store_relaxed(&s->c.rejected, s->c.rejected + 1);
 			break;
 		}
+		dd_ended(f, (uint32_t)aux, m);
 		nl_atomic_store_relaxed(&s->c.lost, s->c.lost + 1);
 		nl_atomic_store_relaxed(&s->c.running, s->c.running - (s->c.running > 0));
 		break;
 	case NL_MSG_COMPLETE:
 		taskinfo(io, mt, task_id);
+		dd_ended(f, (uint32_t)aux, m);
 		if (status == 0)
 			nl_atomic_store_relaxed(&s->c.done_ok, s->c.done_ok + 1);
 		else
@@ -559,6 +705,7 @@ tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "handles", f->n_h > 0 ? f->n_h - 1 : 0);
 	rte_tel_data_add_dict_u64(d, "commands", f->n_names);
 	rte_tel_data_add_dict_u64(d, "match_rebuilds", nl_atomic_load_relaxed(&f->n_rebuilds));
+	rte_tel_data_add_dict_u64(d, "resent", nl_atomic_load_relaxed(&f->n_resent));
 	struct rte_tel_data *ids = rte_tel_data_alloc();
 
 	if (ids == NULL)
@@ -624,11 +771,43 @@ tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static void
+dd_fini(struct nl_dp_farm *f)
+{
+	free(f->dd.e);
+	free(f->done);
+	free(f->inf_tid);
+	free(f->inf_ip);
+	free(f->inf_port);
+}
+
+static int
+dd_init(struct nl_dp_farm *f, uint32_t n_meta)
+{
+	uint64_t cap = 2;
+
+	while (cap < 2 * ((uint64_t)n_meta + FARM_DONE_KEEP))
+		cap *= 2;
+	f->dd.cap = (uint32_t)cap;
+	f->dd.e = calloc(cap, sizeof(*f->dd.e));
+	f->done = calloc(FARM_DONE_KEEP, sizeof(*f->done));
+	f->inf_tid = calloc(n_meta, sizeof(*f->inf_tid));
+	f->inf_ip = calloc(n_meta, sizeof(*f->inf_ip));
+	f->inf_port = calloc(n_meta, sizeof(*f->inf_port));
+	if (f->dd.e == NULL || f->done == NULL || f->inf_tid == NULL || f->inf_ip == NULL ||
+	    f->inf_port == NULL) {
+		dd_fini(f);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int
 nl_dp_farm_init(struct io *io)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_farm *f = calloc(1, sizeof(*f));
+	int rc;
 
 	if (f == NULL)
 		return -ENOMEM;
@@ -643,6 +822,15 @@ nl_dp_farm_init(struct io *io)
 		free(f->disp_slot);
 		free(f);
 		return -ENOMEM;
+	}
+	rc = dd_init(f, dp->n_meta);
+	if (rc != 0) {
+		free(f->ad);
+		free(f->h_by_aux);
+		free(f->disp_tsc);
+		free(f->disp_slot);
+		free(f);
+		return rc;
 	}
 	f->n_h = 1;
 	dp->farm = f;
@@ -687,6 +875,7 @@ nl_dp_farm_fini(struct io *io)
 	free(f->h_by_aux);
 	free(f->disp_tsc);
 	free(f->disp_slot);
+	dd_fini(f);
 	farm_tel_dp = NULL; /* telemetry answers -EINVAL from now on */
 	dp->farm = NULL;
 	free(f);

@@ -33,9 +33,10 @@ void nl_dp_farm_submit_end(struct io *io);
 /* on_submit(), before ingress: record the task's handle (0 for a plain SUBMIT). */
 void nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt);
 
-/* reply_client(): count the reply against the task's submit id (farm tasks only). */
+/* reply_client(): count the reply against the task's submit id (farm tasks only), and keep
+ * the state of an accepted FSUBMIT (in flight, then its final reply m) for resends. */
 void nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
-		      int32_t status);
+		      int32_t status, const struct nl_msg *m);
 
 /* send_dispatch(): the worker-local command id of a farm task's command on machine m. */
 void nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,

@@ -18,6 +18,7 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_dp_inline.h"
+#include "nl_dp_match.h"
 
 /* Poisson generator of emulated / native runs (the ingress role): the model's task source,
  * so the stream is the simulator's for the same seed (nl_model.h I1). */
@@ -51,6 +52,7 @@ gen_poll_st(struct nl_dp_lcore *lc, double now_vt)
 			nl_stat_add_st(&lc->rejected_ingress, 1);
 			continue;
 		}
+		nl_dp_match_task(dp->match_h, &dp->m, &lc->src, t); /* issue #15 hook */
 		if (!dp->o.emulate)
 			t->t_arrive_vt = ingress_vt; /* native: latency counts from the real ingress */
 		if (nl_dp_ingress_st(lc, t, t->t_arrive_vt, rnd) != 0) {

@@ -64,7 +64,7 @@ reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8
 	m.u.reply.resp_us = resp_us;
 	if (io->dp->sec != NULL) /* #16: sealed under the submitter's key */
 		nl_dp_sec_seal_as(io, mt->principal);
-	nl_dp_farm_reply(io, mt, task_id, type, status); /* issue #15 hook: per-submit counters */
+	nl_dp_farm_reply(io, mt, task_id, type, status, &m); /* issue #15 hook: counters, resends */
 	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
 }
 

@@ -232,6 +232,8 @@ struct nl_dp {
 	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 	struct nl_dp_farm *farm;      /* port mode: task farms (issue #15, nl_dp_farm.c) */
+	struct nl_match_tab *match_tab; /* emulated/native: the model's [class] table (nl_dp_match.c) */
+	uint32_t *match_h;            /* [n_meta] class handle of each generated task, or NULL */
 	struct nl_xa *xa;             /* scale-out state (nl_xa.h), NULL when not split */
 	uint64_t rx_xa;               /* inter-appliance datagrams received (types 16..23) */
 	uint8_t *split_part;          /* emulated [split]: appliance of each manager, or NULL */

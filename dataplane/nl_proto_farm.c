@@ -178,7 +178,8 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		s->handle = (uint32_t)rd(&p, 4);
 		s->n_split = (uint16_t)rd(&p, 2);
 		s->args_len = (uint8_t)rd(&p, 1);
-		if (rd(&p, 1) != 0 || s->handle == NL_FARM_NO_HANDLE || (s->task_id >> 32) == 0 ||
+		s->attempt = (uint8_t)rd(&p, 1); /* was a pad byte (0): old submitters still fit */
+		if (s->handle == NL_FARM_NO_HANDLE || (s->task_id >> 32) == 0 ||
 		    s->n_split == 0 || s->n_split > NL_PROTO_MAX_SPLIT ||
 		    s->args_len > NL_PROTO_MAX_ARGS)
 			return FIELD;
@@ -339,7 +340,7 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, s->handle, 4);
 		p = wr(p, s->n_split, 2);
 		p = wr(p, s->args_len, 1);
-		p = wr(p, 0, 1);
+		p = wr(p, s->attempt, 1);
 		memcpy(p, s->args, s->args_len);
 		p += s->args_len;
 		break;

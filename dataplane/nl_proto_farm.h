@@ -96,6 +96,8 @@ struct nl_msg_fsubmit {
 	uint32_t handle;                    /**< from REGISTERED, != 0 */
 	uint16_t n_split;                   /**< 1..NL_PROTO_MAX_SPLIT */
 	uint8_t args_len;                   /**< 0..NL_PROTO_MAX_ARGS */
+	uint8_t attempt;                    /**< the submitter's attempt 1..255 of this task id;
+					     *   0 = not given (resends then match only in flight) */
 	uint8_t args[64];
 };
 

@@ -37,6 +37,7 @@
 #include "nl_cfg.h"
 #include "nl_dp.h"
 #include "nl_machine.h"
+#include "nl_match_model.h"
 #include "nl_model_cfg.h"
 #include "nl_principal.h"
 #include "nl_xa.h"
@@ -671,6 +672,17 @@ main(int argc, char **argv)
 		nl_cfg_free(cfg);
 		rte_eal_cleanup();
 		return 2;
+	}
+	if (m.n_mclass + m.n_tclass > 0) { /* issue #15: [machine] / [class] ClassAd texts */
+		char merr[NL_CFG_ERR_LEN];
+
+		if (nl_match_model_check(&m, mach, merr, sizeof(merr)) != 0) {
+			fprintf(stderr, "nlevel: %s\n", merr);
+			free(mach);
+			nl_cfg_free(cfg);
+			rte_eal_cleanup();
+			return 2;
+		}
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

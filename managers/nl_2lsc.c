@@ -213,10 +213,10 @@ tlsc_entry(const struct nl_sched *s, const struct nl_task *t, uint64_t rnd)
 static double
 tlsc_service_vt(const struct nl_sched *s, uint32_t mgr, const struct nl_task *t)
 {
-	(void)t;
-	if (mgr == nl_2lsc_global_mgr(s))
-		return s->p.global_base_vt + s->p.global_per_group_vt * (s->n_mgr - 1);
-	return s->p.pick_service_vt;
+	if (mgr == nl_2lsc_global_mgr(s)) /* issue #15 hook: nl_match_service_vt() */
+		return s->p.global_base_vt + s->p.global_per_group_vt * (s->n_mgr - 1) +
+		       nl_match_service_vt(s, t);
+	return s->p.pick_service_vt + nl_match_service_vt(s, t);
 }
 
 unsigned int
@@ -293,6 +293,22 @@ tlsc_global_pick(const struct nl_sched *s, struct tlsc *g, uint32_t leaf, const 
 	return n;
 }
 
+/* issue #15: a task with Requirements whose group holds fewer than L eligible live machines
+ * of its vector goes to the global scheduler, as one with fewer than L matching machines
+ * (the global refuses it no_machine only when no machine anywhere is eligible). */
+static bool
+tlsc_match_short(const struct tlsc *g, uint32_t mgr, uint32_t leaf, uint32_t n_leaf,
+		 const struct nl_task *t, const struct nl_mach_load *ld)
+{
+	uint32_t h = nl_match_handle(t), a, b;
+
+	if (h == 0)
+		return false;
+	a = g->gl_off[mgr * n_leaf + leaf];
+	b = g->gl_off[mgr * n_leaf + leaf + 1];
+	return nl_match_live_cur(h, &g->gl_mach[a], b - a, ld) < t->n_split;
+}
+
 /* A group scheduler's decision through its pick index: the same as the scanning path of
  * tlsc_decide (live matching machines, group load, pick). true when it dispatched; false when
  * the task goes to the global scheduler. */
@@ -310,6 +326,8 @@ tlsc_group_decide_idx(struct nl_sched *s, struct tlsc *g, uint32_t mgr, uint32_t
 	nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
 	nl_pick_idx_count(&pm->idx, 1 + leaf, now_vt, &m_busy, &m_live);
 	if (m_live < t->n_split)
+		return false;
+	if (tlsc_match_short(g, mgr, leaf, s->tree->n_leaf, t, ld)) /* issue #15 hook */
 		return false;
 	nl_pick_idx_count(&pm->idx, 0, now_vt, &busy, &live);
 	load = live == 0 ? INFINITY :
@@ -372,7 +390,7 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 
 		for (uint32_t j = a; j < b; j++)
 			live += ld[g->gl_mach[j]].busy_until_vt < NL_MACH_GONE_VT;
-		if (live < t->n_split ||
+		if (live < t->n_split || tlsc_match_short(g, mgr, leaf, tr->n_leaf, t, ld) ||
 		    nl_2lsc_group_load(s, mgr, now_vt, eng, t->n_split) > s->p.grp_threshold) {
 			if (!nl_engine_pass(eng, t, nl_2lsc_global_mgr(s), now_vt)) {
 				eng->ops->forward(eng->ctx, t, nl_2lsc_global_mgr(s), now_vt);

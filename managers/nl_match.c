@@ -183,6 +183,24 @@ nl_match_pick_cur(uint32_t h, const uint32_t *cand, unsigned int n_cand,
 			     n_split, out);
 }
 
+unsigned int
+nl_match_live_cur(uint32_t h, const uint32_t *cand, unsigned int n_cand,
+		  const struct nl_mach_load *load)
+{
+	const struct nl_match_tab *tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
+	unsigned int n = 0;
+
+	if (tab == NULL || h == 0 || h >= tab->n_h || tab->ent[h].n_elig == 0)
+		return 0;
+	for (unsigned int c = 0; c < n_cand; c++) {
+		uint32_t id = cand[c];
+
+		n += id < tab->n_mach && ((tab->ent[h].elig[id / 64] >> (id % 64)) & 1) &&
+		     load[id].busy_until_vt < NL_MACH_GONE_VT;
+	}
+	return n;
+}
+
 int
 nl_match_replace(const struct nl_sched *s, const struct nl_task *t,
 		 const struct nl_mach_load *load, double now_vt, uint32_t *out_mach)

@@ -30,6 +30,7 @@
 
 #include "nl_machine.h"
 #include "nl_pick.h"
+#include "nl_policy.h"
 #include "nl_task.h"
 
 #ifdef __cplusplus
@@ -76,6 +77,21 @@ nl_match_handle(const struct nl_task *t)
 	const uint32_t *h = nl_match_src.h_by_aux;
 
 	return h != NULL && t->aux < nl_match_src.n_aux ? h[t->aux] : 0;
+}
+
+/**
+ * The extra service time of a decision that picks machines for t with Requirements/Rank
+ * (`[scheduler] match_service_vt`, default 0): what the policies add to a picking manager's
+ * service time, so the simulator charges the cost of matching.
+ *
+ * @param s  Scheduler (s->p.match_service_vt). @param t  Task.
+ * @return [u.t.]; 0 for a task without a handle.
+ * @par Context  Any lcore. @par Source docs/config.md "Machine records and task classes".
+ */
+static inline double
+nl_match_service_vt(const struct nl_sched *s, const struct nl_task *t)
+{
+	return s->p.match_service_vt > 0 && nl_match_handle(t) != 0 ? s->p.match_service_vt : 0;
 }
 
 /**
@@ -169,6 +185,20 @@ nl_match_pick_task(const struct nl_task *t, const uint32_t *cand, unsigned int n
 	return nl_match_pick_cur(h, cand, n_cand, rate, load, now_vt, sub_instr, sub_bits,
 				 n_split, out);
 }
+
+/**
+ * Candidates eligible for handle h (current table) that have not left: what a 2LSC group
+ * scheduler counts, for a task with a handle, as "its machines matching" (fewer than L: it
+ * passes the task to the global scheduler, which refuses it only when no machine of the
+ * system is eligible).
+ *
+ * @param h     Handle (0 or unknown: 0 eligible).
+ * @param cand  [n_cand] machine ids. @param load  Load table, by id.
+ * @return the count. @par Context Any lcore (an RCU reader of the engine's table).
+ * @par Source  seed 002 §3.1 (group: fewer than L matching machines → global scheduler).
+ */
+unsigned int nl_match_live_cur(uint32_t h, const uint32_t *cand, unsigned int n_cand,
+			       const struct nl_mach_load *load);
 
 /**
  * Re-place one sub-task of a matched task whose machine was lost: nl_match_pick() with

@@ -52,6 +52,21 @@ nl_model_src_draw(struct nl_model_src *src, const struct nl_model_cfg *m, struct
 	*entry_rnd = nl_rng_u64(&src->rng_entry);
 }
 
+uint32_t
+nl_model_task_class(const struct nl_model_cfg *m, const struct nl_model_src *src,
+		    const struct nl_task *t)
+{
+	uint64_t x = src->bg_seed ^ (t->id * UINT64_C(0xd1b54a32d192ed03)) ^ UINT64_C(0x636c617373);
+	double u = (double)(nl_splitmix64(&x) >> 11) * 0x1.0p-53, acc = 0;
+
+	for (unsigned int k = 0; k < m->n_tclass; k++) {
+		acc += m->tclass[k].share;
+		if (u < acc)
+			return k + 1;
+	}
+	return 0;
+}
+
 struct nl_model_bg
 nl_model_bg_of(const struct nl_model_cfg *m, uint64_t bg_seed, bool on)
 {

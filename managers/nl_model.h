@@ -95,6 +95,23 @@ void nl_model_src_draw(struct nl_model_src *src, const struct nl_model_cfg *m, s
 		       uint64_t *entry_rnd);
 
 /**
+ * The task class of t (issue #15: `[class NAME]` sections, nl_model_cfg.h): class k's handle
+ * is k + 1, 0 = no class (plain vector matching). A pure function of the run seed and the
+ * task id (a hash to [0, 1), classes take consecutive shares of it), so every engine and every
+ * variant gives a task the same class however it draws (nl_model.h I1), and the task stream
+ * of a configuration without classes is unchanged.
+ *
+ * @param m    Model (tclass[], n_tclass).
+ * @param src  The run's source (bg_seed).
+ * @param t    Task (id).
+ * @return 0..m->n_tclass.
+ * @par Context  Pure; any thread.
+ * @par Source   docs/config.md "Machine records and task classes".
+ */
+uint32_t nl_model_task_class(const struct nl_model_cfg *m, const struct nl_model_src *src,
+			     const struct nl_task *t);
+
+/**
  * The background-load description of a model for a run seeded by `src`.
  *
  * @param m        Model (bg_load_max, bg_period_vt).

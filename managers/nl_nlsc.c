@@ -150,7 +150,7 @@ nlsc_service_vt(const struct nl_sched *s, uint32_t mgr, const struct nl_task *t)
 	const struct nl_tree_node *nd = &s->tree->node[mgr];
 
 	return nl_route_step(nd->level, nd->prefix, s->tree->n_res, t->need) == NL_ROUTE_ASSIGN ?
-		       s->p.pick_service_vt :
+		       s->p.pick_service_vt + nl_match_service_vt(s, t) : /* issue #15 hook */
 		       s->p.mgr_service_vt;
 }
 

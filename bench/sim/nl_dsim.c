@@ -15,6 +15,7 @@
 
 #include "nl_dsim.h"
 #include "nl_evq.h"
+#include "nl_match.h"
 #include "nl_model.h"
 #include "nl_policy.h"
 
@@ -55,6 +56,7 @@ struct dsim {
 	size_t n_resp, cap_resp;
 	double sum_hops, sum_sched_wait;
 	uint64_t generated, completed, rejected, in_system, arrivals_window;
+	uint64_t matched, matched_rejected;
 	double area, last_t;
 	bool over;
 	int err;
@@ -188,6 +190,7 @@ eng_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now)
 
 	if (d->trace != NULL && d->trace->reject != NULL)
 		d->trace->reject(d->trace->arg, t, why, now);
+	d->matched_rejected += why == NL_REJECT_NO_MACHINE && nl_match_handle(t) != 0;
 	account_area(d, now);
 	d->rejected++;
 	d->in_system--;
@@ -257,6 +260,8 @@ on_gen(struct dsim *d)
 		return;
 	}
 	nl_model_src_draw(&d->src, m, t, &rnd);
+	t->aux = nl_model_task_class(m, &d->src, t); /* its match handle (nl_match_model.h) */
+	d->matched += t->aux != 0;
 	push(d, d->src.next_vt, EV_GEN, 0, NULL);
 	account_area(d, d->now);
 	d->generated++;
@@ -339,6 +344,9 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	memset(r, 0, sizeof(*r));
 	if (!(lambda > 0))
 		return -EINVAL;
+	if (m->n_tclass > 0 && (__atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE) == NULL ||
+				nl_match_src.n_aux <= m->n_tclass))
+		return -EINVAL; /* task classes without their table (nl_match_model_bind()) */
 	rc = nl_sched_create(&d.s, ops, sp, mach, m->n_mach);
 	if (rc != 0)
 		return rc;
@@ -408,6 +416,8 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	r->completed = d.completed;
 	r->rejected = d.rejected;
 	r->unfinished = d.in_system;
+	r->matched = d.matched;
+	r->matched_rejected = d.matched_rejected;
 	r->measured = d.n_resp;
 	r->global_util = d.mgr[gm].busy_vt / m->horizon_vt;
 	r->max_mgr_util = maxu;

@@ -57,6 +57,8 @@ struct nl_dsim_result {
 	uint64_t rejected;        /**< tasks rejected (all reasons) */
 	uint64_t unfinished;      /**< still in the system when the run stopped */
 	uint64_t events;          /**< events processed */
+	uint64_t matched;         /**< tasks of a [class] (Requirements/Rank; issue #15) */
+	uint64_t matched_rejected; /**< of them, rejected no_machine (nothing eligible) */
 	bool saturated;           /**< the run could not keep up (see nl_dsim_run) */
 };
 
@@ -95,7 +97,12 @@ int nl_dsim_run(const struct nl_model_cfg *m, const struct nl_machine *mach,
  * @param seed      Replication seed (nl_model_src_init()).
  * @param trace     Called at every dispatch and reject; NULL for none.
  * @param r         Output.
- * @return 0; -EINVAL (bad load or policy parameters); -ENOMEM.
+ * A model with task classes ([class NAME]) needs its match table bound first
+ * (nl_match_model_bind(), managers/match/nl_match_model.h): each task carries its class
+ * handle in nl_task.aux.
+ *
+ * @return 0; -EINVAL (bad load or policy parameters, or task classes and no bound table);
+ *         -ENOMEM.
  * @par Context  Any thread; runs are independent. The trace runs on the calling thread.
  */
 int nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,

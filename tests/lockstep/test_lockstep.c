@@ -14,8 +14,11 @@
  * Cases: paper-96 (M = 96, N = 4, L = 4, background load) under NLSC at 20 % and 50 %,
  * NLSC with static knowledge k = 2, 2LSC G = 4 and G = 2 below their saturation (the global
  * scheduler measures every 50 u.t.); N = 6 with 256 machines under NLSC;
- * and the test-only power-of-two-choices policy (tests/common/nl_policy_p2c.h), which
- * neither engine knows by name. TAP.
+ * the test-only power-of-two-choices policy (tests/common/nl_policy_p2c.h), which
+ * neither engine knows by name; and paper-96 with machine ClassAd records and task classes
+ * carrying Requirements / Rank (config/paper-96-match.ini, issue #15) under NLSC and 2LSC,
+ * where placements must also meet Requirements, follow Rank, and the class nobody meets be
+ * rejected no_machine. TAP.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -32,6 +35,7 @@
 #include "nl_cfg.h"
 #include "nl_dp.h"
 #include "nl_dsim.h"
+#include "nl_match_model.h"
 #include "nl_policy_p2c.h"
 #include "nl_tap.h"
 
@@ -47,6 +51,7 @@ struct rec {
 
 struct log {
 	struct rec *r;
+	uint64_t *need; /* [cap] each task's vector (matching checks), or NULL */
 	size_t cap;
 	size_t n_seen, dup, out_of_range;
 };
@@ -67,6 +72,8 @@ rec_take(struct log *l, const struct nl_task *t, double now)
 	r->seen = true;
 	r->t_vt = now;
 	r->hops = t->hops;
+	if (l->need != NULL)
+		l->need[t->id] = t->need;
 	return r;
 }
 
@@ -116,12 +123,67 @@ struct lcase {
 	unsigned int groups, k, n_res, n_mach;
 	double load_pct, horizon_vt;
 	bool scan_diff; /* also: the simulator with pick indexes == the simulator scanning */
+	bool match;     /* the model of config/paper-96-match.ini (task classes) */
 };
 
+/* Matching cases: every dispatched task of a class went to machines eligible for it; a class
+ * with a Rank took the highest-ranked machines of its vector (Rank before load: on these
+ * configurations a leaf holds >= L machines, none leaves); a class nobody meets was rejected
+ * no_machine, never dispatched. */
 static void
-run_case(const struct nl_model_cfg *m0, const struct lcase *c, uint64_t seed)
+check_match(const struct nl_model_cfg *m, const struct nl_machine *mach, const struct log *l,
+	    const char *name, double lambda, uint64_t seed)
 {
-	struct nl_model_cfg m = *m0;
+	const struct nl_match_tab *tab = nl_match_src.tab;
+	struct nl_model_src src;
+	size_t n_cls = 0, bad_elig = 0, bad_rank = 0, n_none = 0, bad_none = 0, n_ranked = 0;
+
+	nl_model_src_init(&src, lambda, seed);
+	for (size_t i = 0; tab != NULL && i < l->cap; i++) {
+		const struct rec *r = &l->r[i];
+		struct nl_task t = { .id = i };
+		uint32_t h = nl_model_task_class(m, &src, &t);
+
+		if (!r->seen || h == 0)
+			continue;
+		n_cls++;
+		if (tab->ent[h].n_elig == 0) {
+			n_none++;
+			bad_none += r->n != 0 || r->why != NL_REJECT_NO_MACHINE;
+			continue;
+		}
+		for (unsigned int j = 0; j < r->n; j++)
+			bad_elig += !((tab->ent[h].elig[r->mach[j] / 64] >> (r->mach[j] % 64)) & 1);
+		if (tab->ent[h].rank == NULL || r->n == 0)
+			continue;
+		n_ranked++;
+		double lo = INFINITY;
+
+		for (unsigned int j = 0; j < r->n; j++)
+			lo = fmin(lo, tab->ent[h].rank[r->mach[j]]);
+		for (uint32_t k = 0; k < m->n_mach; k++) {
+			bool chosen = false;
+
+			for (unsigned int j = 0; j < r->n; j++)
+				chosen |= r->mach[j] == k;
+			if (!chosen && nl_res_match(&mach[k].res, l->need[i], m->n_res, m->subset) &&
+			    ((tab->ent[h].elig[k / 64] >> (k % 64)) & 1) && tab->ent[h].rank[k] > lo)
+				bad_rank++;
+		}
+	}
+	nl_tap_ok(tab != NULL && n_cls > 200 && n_ranked > 50 && n_none > 5 && bad_elig == 0 &&
+			  bad_rank == 0 && bad_none == 0,
+		  "%s: %zu tasks of a class: %zu machines not eligible, %zu ranked tasks (%zu passed "
+		  "over a higher Rank), %zu of a class nobody meets (%zu not rejected no_machine)",
+		  name, n_cls, bad_elig, n_ranked, bad_rank, n_none, bad_none);
+}
+
+static void
+run_case(const struct nl_model_cfg *m_plain, const struct nl_model_cfg *m_match,
+	 const struct lcase *c, uint64_t seed)
+{
+	const struct nl_model_cfg *m0 = c->match ? m_match : m_plain;
+	static struct nl_model_cfg m; /* large: not on the stack */
 	struct nl_sched_params sp;
 	struct log ls = { 0 }, ld = { 0 };
 	struct nl_model_trace ts = { on_dispatch, on_reject, &ls }, td = { on_dispatch, on_reject, &ld };
@@ -133,6 +195,7 @@ run_case(const struct nl_model_cfg *m0, const struct lcase *c, uint64_t seed)
 	size_t diff = 0, first = SIZE_MAX;
 	int rc;
 
+	m = *m0;
 	if (c->n_res) {
 		m.n_res = c->n_res;
 		m.sp.n_res = c->n_res;
@@ -148,16 +211,27 @@ run_case(const struct nl_model_cfg *m0, const struct lcase *c, uint64_t seed)
 	ls.cap = ld.cap = (size_t)(nl_model_arrival_rate(&m, c->load_pct) * m.horizon_vt * 1.5) + 1024;
 	ls.r = calloc(ls.cap, sizeof(struct rec));
 	ld.r = calloc(ld.cap, sizeof(struct rec));
+	ls.need = c->match ? calloc(ls.cap, sizeof(uint64_t)) : NULL;
 	mach = calloc(m.n_mach, sizeof(*mach));
 	if (ls.r == NULL || ld.r == NULL || mach == NULL || nl_machines_build(&m, m.seed, mach) != 0) {
 		nl_tap_ok(false, "%s: set-up", c->name);
 		goto out;
 	}
 	const struct nl_policy_ops *ops = c->ops != NULL ? c->ops : nl_policy_of(c->scheme);
+	char merr[512] = "";
 
+	if (c->match && nl_match_model_bind(&m, mach, merr, sizeof(merr)) != 0) {
+		nl_tap_ok(false, "%s: match table: %s", c->name, merr);
+		goto out;
+	}
 	rc = nl_dsim_run_ops(&m, mach, ops, &sp, c->load_pct, seed, &ts, &r);
 	nl_tap_ok(rc == 0 && !r.saturated && ls.n_seen > 500 && ls.dup == 0 && ls.out_of_range == 0,
-		  "%s: simulator run of %zu tasks, each decided once", c->name, ls.n_seen);
+		  "%s: simulator run of %zu tasks, each decided once (rc %d%s)", c->name, ls.n_seen,
+		  rc, r.saturated ? ", saturated" : "");
+	if (c->match) {
+		check_match(&m, mach, &ls, c->name, nl_model_arrival_rate(&m, c->load_pct), seed);
+		nl_match_model_unbind(); /* the appliance publishes its own (nl_dp_match.c) */
+	}
 	if (c->scan_diff) { /* the pick index decides as the scan does (nl_pick_idx.h) */
 		struct log lx = { .cap = ls.cap, .r = calloc(ls.cap, sizeof(struct rec)) };
 		struct nl_model_trace tx = { on_dispatch, on_reject, &lx };
@@ -217,7 +291,9 @@ run_case(const struct nl_model_cfg *m0, const struct lcase *c, uint64_t seed)
 			  r.resp_mean_vt, pt.resp_mean_vt);
 out:
 	nl_dp_free(dp);
+	nl_match_model_unbind();
 	free(mach);
+	free(ls.need);
 	free(ls.r);
 	free(ld.r);
 }
@@ -229,19 +305,21 @@ main(int argc, char **argv)
 	const char *src = getenv("NL_SRC_ROOT");
 	char *eal[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "-l", "0-1", "-m", "512",
 			"--log-level=lib.eal:error", "--file-prefix", prefix };
-	struct nl_cfg *cfg = NULL;
-	struct nl_model_cfg m;
+	struct nl_cfg *cfg = NULL, *cfg_match = NULL;
+	static struct nl_model_cfg m, m_match;
 	uint64_t seed;
 	const struct lcase cases[] = {
-		{ "paper-96 NLSC 20%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 20, 2e5, false },
-		{ "paper-96 NLSC 50%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 50, 2e5, false },
-		{ "paper-96 NLSC static k = 2, 40%", NULL, NL_SCHEME_NLSC, 0, 2, 0, 0, 40, 1e5, false },
-		{ "paper-96 2LSC G = 4, 10%", NULL, NL_SCHEME_2LSC, 4, 0, 0, 0, 10, 2e5, false },
-		{ "paper-96 2LSC G = 2, 15%", NULL, NL_SCHEME_2LSC, 2, 0, 0, 0, 15, 1e5, false },
-		{ "N = 6, 256 machines, NLSC 40%", NULL, NL_SCHEME_NLSC, 0, 0, 6, 256, 40, 1e5, false },
-		{ "paper-96 p2c (test policy) 40%", &nl_test_policy_p2c, NL_SCHEME_NLSC, 0, 0, 0, 0, 40, 1e5, false },
-		{ "N = 3, 1,024 machines (leaf pick index: 128 per leaf), NLSC 5%", NULL, NL_SCHEME_NLSC, 0, 0, 3, 1024, 5, 4e4, true },
-		{ "N = 2, 1,536 machines (group pick index: 192 per group and vector), 2LSC G = 2, 10%", NULL, NL_SCHEME_2LSC, 2, 0, 2, 1536, 10, 2e4, true },
+		{ "paper-96 NLSC 20%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 20, 2e5, false, false },
+		{ "paper-96 NLSC 50%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 50, 2e5, false, false },
+		{ "paper-96 NLSC static k = 2, 40%", NULL, NL_SCHEME_NLSC, 0, 2, 0, 0, 40, 1e5, false, false },
+		{ "paper-96 2LSC G = 4, 10%", NULL, NL_SCHEME_2LSC, 4, 0, 0, 0, 10, 2e5, false, false },
+		{ "paper-96 2LSC G = 2, 15%", NULL, NL_SCHEME_2LSC, 2, 0, 0, 0, 15, 1e5, false, false },
+		{ "N = 6, 256 machines, NLSC 40%", NULL, NL_SCHEME_NLSC, 0, 0, 6, 256, 40, 1e5, false, false },
+		{ "paper-96 p2c (test policy) 40%", &nl_test_policy_p2c, NL_SCHEME_NLSC, 0, 0, 0, 0, 40, 1e5, false, false },
+		{ "N = 3, 1,024 machines (leaf pick index: 128 per leaf), NLSC 5%", NULL, NL_SCHEME_NLSC, 0, 0, 3, 1024, 5, 4e4, true, false },
+		{ "N = 2, 1,536 machines (group pick index: 192 per group and vector), 2LSC G = 2, 10%", NULL, NL_SCHEME_2LSC, 2, 0, 2, 1536, 10, 2e4, true, false },
+		{ "paper-96 + Requirements/Rank classes, NLSC 30%", NULL, NL_SCHEME_NLSC, 0, 0, 0, 0, 30, 6e4, false, true },
+		{ "paper-96 + Requirements/Rank classes, 2LSC G = 4, 10%", NULL, NL_SCHEME_2LSC, 4, 0, 0, 0, 10, 6e4, false, true },
 	};
 
 	(void)argc;
@@ -256,10 +334,17 @@ main(int argc, char **argv)
 		printf("Bail out! %s\n", cfg ? cfg->err : err);
 		return 1;
 	}
+	snprintf(path, sizeof(path), "%s/config/paper-96-match.ini", src ? src : ".");
+	if (nl_cfg_load(&cfg_match, path, err, sizeof(err)) != 0 ||
+	    nl_model_cfg_parse(cfg_match, &m_match) != 0 || nl_cfg_check_unused(cfg_match) != 0) {
+		printf("Bail out! %s\n", cfg_match ? cfg_match->err : err);
+		return 1;
+	}
 	seed = nl_tap_seed(7);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		run_case(&m, &cases[i], seed + i);
+		run_case(&m, &m_match, &cases[i], seed + i);
 	nl_cfg_free(cfg);
+	nl_cfg_free(cfg_match);
 	urcu_qsbr_unregister_thread();
 	rte_eal_cleanup();
 	return nl_tap_done();

@@ -88,6 +88,9 @@ printf '%s\n' "$2" >&2
 exit "$3"
 EOF
 chmod 755 "$TMP/emit.sh"
+# tick appends its argument to a file: how many times a task's command ran
+printf '#!/bin/sh\necho "$1" >>%s/ticks\n' "$TMP" >"$TMP/tick.sh"
+chmod 755 "$TMP/tick.sh"
 mkdir -m 777 "$TMP/out1" "$TMP/out2"
 for w in 1 2; do
 	cat >"$TMP/w$w.conf" <<EOF
@@ -95,6 +98,7 @@ for w in 1 2; do
 command emit = $TMP/emit.sh {1} {2} {3}
 command nap = /bin/sleep {1}
 command true = /bin/true
+command tick = $TMP/tick.sh {1}
 command zeros = /bin/dd if=/dev/zero bs=1024 count={1} status=none   # {1} inside a word
 output_dir = $TMP/out$w
 output_cap = 64k
@@ -112,11 +116,22 @@ start_worker() { # number
 start_worker 1
 start_worker 2
 for _ in $(seq 100); do
-	[[ $(tel_key /nlevel/submits commands) -ge 4 && $(tel_key /nlevel/stats workers_joined) -ge 2 ]] && break
+	[[ $(tel_key /nlevel/submits commands) -ge 5 && $(tel_key /nlevel/stats workers_joined) -ge 2 ]] && break
 	sleep 0.1
 done
-say "two workers join and announce their 4 commands" \
-	"$([[ $(tel_key /nlevel/submits commands) == 4 ]]; echo $?)" "$(cat "$TMP"/w*.log)"
+say "two workers join and announce their 5 commands" \
+	"$([[ $(tel_key /nlevel/submits commands) == 5 ]]; echo $?)" "$(cat "$TMP"/w*.log)"
+
+# --- a resent FSUBMIT runs once ----------------------------------------------------------------
+# A raw client: the same FSUBMIT (submitter, task id, attempt) sent 3 times at once, and again
+# after its COMPLETE: ACCEPT / TASKINFO + COMPLETE answered each time, the command run once;
+# attempt 2 of the same task id (a retry) runs again.
+res=$("${INNS[@]}" python3 "$(dirname "$0")/resend.py" "$APP_IP" 2>&1)
+runs=$(grep -c '^x1$' "$TMP/ticks" 2>/dev/null)
+runs2=$(grep -c '^x2$' "$TMP/ticks" 2>/dev/null)
+say "a resent FSUBMIT (in flight, then ended) is answered from its state, run once; a new attempt runs" \
+	"$([[ $res == "OK"* && $runs == 1 && $runs2 == 1 && $(tel_key /nlevel/submits resent) -ge 3 ]]; echo $?)" \
+	"$res; runs $runs / $runs2; resent $(tel_key /nlevel/submits resent)"
 
 # --- refused before anything is sent -------------------------------------------------------
 printf 'true\n@split 0\ntrue\n' >"$TMP/bad1.txt"

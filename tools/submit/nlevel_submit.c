@@ -661,6 +661,7 @@ send_task(struct task *t, uint64_t now)
 	s->handle = S.hk[t->hk].handle;
 	s->n_split = t->n_split;
 	s->args_len = t->args_len;
+	s->attempt = t->attempt; /* a resend carries the same attempt: answered, not run again */
 	memcpy(s->args, t->args, t->args_len);
 	send_msg(&m);
 	if (t->state != T_SENT) {
