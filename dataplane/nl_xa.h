@@ -67,6 +67,10 @@ struct nl_xa_cfg {
 	double gossip_period_s;      /**< [scaleout] gossip_period_ms / 1000 */
 	double gone_after_s;         /**< [scaleout] gone_after_s: record lifetime */
 	unsigned int fanout;         /**< [scaleout] fanout: peers per gossip round */
+	double retransmit_s;         /**< [scaleout] retransmit_ms / 1000: an unacknowledged
+				      *   HANDOVER / HANDBACK is sent again after it */
+	unsigned int test_drop_every; /**< [scaleout] test_drop_every: test hook, every k-th
+				       *   inter-appliance datagram not sent (0 = off) */
 };
 
 /**
@@ -134,6 +138,41 @@ void nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *p
  * @par Context Control lcore.
  */
 bool nl_xa_finish_ctl(struct io *io, struct nl_task *t);
+
+/**
+ * Placement by load above the split (docs/scale-out.md "Summaries"): a sub-task record the
+ * control lcore drains (drain_subs) whose machine m belongs to another live appliance, whose
+ * load entry a summary installed. The first sub-task of a task that was never placed this way
+ * starts its placement: its records are swallowed and, with the last, the task is handed over
+ * to the manager that dispatches to m there (2LSC: m's group; NLSC: m's leaf), which decides
+ * on its exact load. A task is placed this way at most once (NL_XA_TF_PLACED travels with
+ * it): afterwards such a sub-task is re-placed on a machine of ours as a lost one would be.
+ * @param t    The task of the record (ours or foreign, on this control lcore).
+ * @param sub  The record's sub-task index.
+ * @param m    The machine the manager chose.
+ * @return true when the record was taken (the caller does nothing more with it); false: the
+ *         caller sends it as usual.
+ * @par Context Control lcore (X2). @par Source docs/scale-out.md "Summaries".
+ */
+bool nl_xa_place_ctl(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m);
+
+struct nl_mach_load;
+
+/**
+ * The load table w [n_mach] with every machine of another appliance gone (a copy, for the
+ * control's re-placement of a lost sub-task: only our machines can take it). w itself when
+ * xa is NULL.
+ * @return [n_mach], valid until the next call. @par Context Control lcore (X2); O(n_mach).
+ */
+const struct nl_mach_load *nl_xa_local_load_ctl(struct nl_xa *xa, const struct nl_mach_load *w,
+						unsigned int n_mach);
+
+/**
+ * Whether machine m's load entry is kept by the summaries of its (remote) appliance, so the
+ * control must not reset it when it republishes its own machines. false when xa is NULL.
+ * @par Context Control lcore.
+ */
+bool nl_xa_keeps_load(const struct nl_xa *xa, uint32_t m);
 
 /** Foreign tasks held now (not counted in this appliance's accounting). Relaxed read. */
 uint64_t nl_xa_foreign_live(const struct nl_xa *xa);

@@ -115,11 +115,11 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 dst = (sys.argv[1], 7477)
 def hdr(t, n): return struct.pack(">HBBHH", 0x4e4c, 1, t, n, 0)
 # a well-formed HANDBACK claiming to come from appliance b (index 1), from a client's address
-body = struct.pack(">HHIQ", 1, 1, 0, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
+body = struct.pack(">HHIQ", 1, 1, 1, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
 s.sendto(hdr(17, 8 + len(body)) + body, dst)
 # a HANDOVER claiming b with a well-formed task record
 task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
-body = struct.pack(">HHIQ", 1, 1, 0, 12345) + task
+body = struct.pack(">HHIQ", 1, 1, 1, 12345) + task
 s.sendto(hdr(16, 8 + len(body)) + body, dst)
 # truncated (length says more than was sent), bad type 20, bad field (n = 0)
 s.sendto(hdr(17, 64) + b"\0" * 8, dst)
