@@ -48,7 +48,7 @@ fill(uint8_t type, unsigned int n)
 			memset(t->args, 'a' + (int)i, t->args_len);
 			t->flags = (uint8_t)(i & NL_XA_TF_ALL);
 		} else if (type == NL_XA_MSG_ACK) {
-			m.u.ack[i] = 0xfffffff0u + i;
+			m.u.ack[i] = 0xffffff00u + i;
 		} else if (type == NL_XA_MSG_HANDBACK) {
 			struct nl_xa_back *b = &m.u.back[i];
 
