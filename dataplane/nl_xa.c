@@ -98,7 +98,8 @@ retransmit(struct io *io, unsigned int app, uint64_t now)
 	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
 		struct xa_unacked *u = &p->rtx[i];
 
-		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc)
+		/* backing off: retransmit_s, then twice, four times ... (at most 64 times) as long */
+		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 7 ? u->tries - 1 : 6))
 			continue;
 		u->sent_tsc = now;
 		u->tries++;
@@ -143,8 +144,8 @@ dedup_seen(struct xa_peer *p, uint32_t seq)
 
 		if (gap >= XA_DEDUP_WIN)
 			memset(p->rx_win, 0, sizeof(p->rx_win));
-		else
-			for (uint32_t s = p->rx_hi + 1; s != seq; s++)
+		else /* the skipped numbers and seq itself: their bits held older numbers */
+			for (uint32_t s = p->rx_hi + 1; s != seq + 1; s++)
 				p->rx_win[(s % XA_DEDUP_WIN) / 64] &= ~(UINT64_C(1) << (s % 64));
 		p->rx_hi = seq;
 	} else if (p->rx_hi - seq >= XA_DEDUP_WIN) {
@@ -523,7 +524,10 @@ back_in(struct io *io, const struct nl_xa_back *b)
 	struct nl_dp_meta *mt;
 
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
-		xa->stale_back++;
+		if (b->reason == NL_XA_REASON_MOVED) /* a note overtaken by the task's end */
+			xa->late_moved++;
+		else
+			xa->stale_back++;
 		return;
 	}
 	if (b->reason == NL_XA_REASON_MOVED) { /* still away: now at another appliance */

@@ -94,7 +94,7 @@ struct nl_xa {
 	uint64_t parked;
 	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
-	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n;
+	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
 	uint64_t rtx_cyc;
 	struct nl_gossip_view *view;
 	struct nl_gossip_cfg gcfg;

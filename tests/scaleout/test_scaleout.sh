@@ -7,10 +7,12 @@
 #        three: every task COMPLETEs; per appliance accepted = completed + failed + in
 #        flight; the three appliances together accepted what the clients sent; tasks and
 #        hand-backs crossed between every pair that the placement connects
-#   3    appliance c killed (SIGKILL) mid-run: every task accepted by a or b ends in exactly
+#   3    every 7th inter-appliance datagram dropped (test hook): every task COMPLETEs exactly
+#        once (acknowledgement, retransmission, de-duplication)
+#   4    appliance c killed (SIGKILL) mid-run: every task accepted by a or b ends in exactly
 #        one COMPLETE or REJECT (none lost), a and b keep dispatching, c is declared gone
 #        by gossip; c restarts, rejoins (its summaries reach a) and gets traffic again
-#   4    forged and malformed inter-appliance datagrams (a client claiming to be appliance
+#   5    forged and malformed inter-appliance datagrams (a client claiming to be appliance
 #        b, a truncated hand-back, a bad type) are counted and dropped, nothing acts on them
 # Usage: test_scaleout.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or without
 # netns/veth/bridge. Names: namespaces nls{w,h,a,b,c}PID, veths nsX/nsYPID, 10.98.0.0/24.
@@ -58,7 +60,38 @@ for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debuggi
 done
 [[ -n ${NL_SO_SCHEMES:-} ]] && nl_tap_done
 
-# 3: c killed mid-run, then restarted
+# 3: a lossy network: every 7th inter-appliance datagram of each appliance is not sent
+# ([scaleout] test_drop_every); acknowledgements and retransmission carry every task across,
+# de-duplication keeps each one from running twice
+r=1
+t0=$SECONDS
+CFG0=$CFG
+CFG=$TMP/lossy.ini
+sed 's/^fanout = 2$/fanout = 2\ntest_drop_every = 7\nretransmit_ms = 20/' "$CFG0" >"$CFG"
+if up3 nlsc; then
+	r=0
+	loadgen a 4000 1000 21 --expect-complete & la=$!
+	loadgen b 3000 750 22 --expect-complete & lb=$!
+	loadgen c 3000 750 23 --expect-complete & lc=$!
+	wait $la || r=1
+	wait $lb || r=1
+	wait $lc || r=1
+	total=0
+	for x in a b c; do total=$((total + $(val "$TMP/lg_$x.log" completed))); done
+	report a b c || r=1
+	acc=$(so_eval "sum(s[x]['accepted'] for x in 'abc')")
+	res=$(so_eval "(sum(p[x]['test_dropped'] for x in 'abc'), sum(sum(p[x]['retransmitted']) for x in 'abc'), sum(sum(p[x]['duplicates_in']) for x in 'abc'), sum(p[x]['stale_handback'] + sum(p[x]['unacked_overflow']) for x in 'abc'), sum(s[x]['completed'] for x in 'abc'))")
+	echo "# lossy: completed $total of 10000 (clients), accepted $acc; (dropped, retransmitted, duplicates dropped, stale hand-backs + retransmission window overflows, completed by the appliances) = $res"
+	IFS=', ' read -r dropped retx dup stale done_ <<<"${res//[()]/}"
+	[[ $total == 10000 && $acc == 10000 && $done_ == 10000 && $dropped -gt 100 && $retx -ge $dropped &&
+		$stale == 0 ]] || r=1
+fi
+stop_all || r=1
+CFG=$CFG0
+echo "# lossy: $((SECONDS - t0)) s"
+say "scaleout_lossy_every_7th_datagram_dropped_all_complete_exactly_once" $r "see the log"
+
+# 4: c killed mid-run, then restarted
 r=1
 t0=$SECONDS
 if up3 nlsc; then
@@ -104,7 +137,7 @@ stop_all || r=1
 echo "# kill and rejoin: $((SECONDS - t0)) s"
 say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see the log"
 
-# 4: forged and malformed inter-appliance datagrams are counted and dropped
+# 5: forged and malformed inter-appliance datagrams are counted and dropped
 r=1
 if start_app a nlsc; then
 	DROPS="s['a']['drop_truncated'] + s['a']['drop_bad_type'] + s['a']['drop_bad_field']"
