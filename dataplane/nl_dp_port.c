@@ -497,6 +497,7 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	mt->done_mask = 0;
 	mt->active = 0;
 	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
+	mt->xa_flags = (s->flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0; /* scale-out */
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
 	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);

@@ -9,9 +9,11 @@
 #        hand-backs crossed between every pair that the placement connects
 #   3    every 7th inter-appliance datagram dropped (test hook): every task COMPLETEs exactly
 #        once (acknowledgement, retransmission, de-duplication)
-#   4    appliance c killed (SIGKILL) mid-run: every task accepted by a or b ends in exactly
-#        one COMPLETE or REJECT (none lost), a and b keep dispatching, c is declared gone
-#        by gossip; c restarts, rejoins (its summaries reach a) and gets traffic again
+#   4    appliance c killed (SIGKILL) mid-run (2LSC, --key): every task accepted by a or b
+#        ends in exactly one COMPLETE or REJECT (none lost), a and b keep dispatching, c is
+#        declared gone by gossip; tasks of b's client, which asked for re-routing (SUBMIT
+#        flag), are re-routed, none answered machine_lost; c restarts, rejoins (its
+#        summaries reach a) and gets traffic again
 #   5    forged and malformed inter-appliance datagrams (a client claiming to be appliance
 #        b, a truncated hand-back, a bad type) are counted and dropped, nothing acts on them
 # Usage: test_scaleout.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or without
@@ -91,13 +93,18 @@ CFG=$CFG0
 echo "# lossy: $((SECONDS - t0)) s"
 say "scaleout_lossy_every_7th_datagram_dropped_all_complete_exactly_once" $r "see the log"
 
-# 4: c killed mid-run, then restarted
+# 4: c killed mid-run, then restarted; 2LSC, the authenticated protocol (--key), b's client
+# asks for re-routing (SUBMIT flag, version 2), a's does not
+KEY=$TMP/site.key
+head -c 32 /dev/urandom >"$KEY"
+chmod 600 "$KEY"
+KEYARGS=(--key "$KEY")
 r=1
 t0=$SECONDS
-if up3 nlsc; then
+if up3 2lsc; then
 	r=0
 	loadgen a 2500 1000 11 & la=$!
-	loadgen b 2500 1000 12 & lb=$!
+	loadgen b 2500 1000 12 --reroute & lb=$!
 	sleep 1.2
 	kill -KILL "${APP[c]}"
 	wait "${APP[c]}" 2>/dev/null
@@ -114,9 +121,14 @@ if up3 nlsc; then
 	done
 	report a b || r=1
 	so_wait 10 "not live('a', 'c') and not live('b', 'c')" || r=1
-	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'])") (a, b: times c was declared gone; tasks answered machine_lost)"
+	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'], p['a']['rerouted'], p['b']['rerouted'])") (a, b: times c was declared gone; tasks answered machine_lost; tasks re-routed)"
+	# b's client asked for re-routing: none of its tasks was lost with c, some were re-routed
+	lost_b=$(( $(val "$TMP/lg_b.log" rejected_machine_lost) + $(val "$TMP/lg_b.log" failed_machine_lost) ))
+	rer=$(so_eval "p['a']['rerouted'] + p['b']['rerouted']")
+	echo "# b's tasks answered machine_lost: $lost_b; re-routed on a and b: $rer"
+	[[ $lost_b == 0 && $rer -gt 0 ]] || r=1
 	# restart c: it rejoins (gossip) and gets traffic again
-	if start_app c nlsc; then
+	if start_app c 2lsc; then
 		workers c
 		if wait_joined c 2 && so_wait 20 "live('a', 'c') and live('b', 'c') and live('c', 'a')"; then
 			loadgen a 1000 500 13 --expect-complete || r=1
@@ -134,8 +146,9 @@ if up3 nlsc; then
 	fi
 fi
 stop_all || r=1
+KEYARGS=()
 echo "# kill and rejoin: $((SECONDS - t0)) s"
-say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see the log"
+say "scaleout_kill_one_appliance_every_task_answered_once_rerouted_if_asked_then_rejoin" $r "see the log"
 
 # 5: forged and malformed inter-appliance datagrams are counted and dropped
 r=1
