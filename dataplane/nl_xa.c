@@ -66,7 +66,7 @@ nl_xa_send_ctl(struct io *io, unsigned int app, const struct nl_xa_msg *m)
 	if (m->dgram_seq != 0 && p->rtx != NULL) { /* kept until acknowledged (retransmission) */
 		struct xa_unacked *u = &p->rtx[m->dgram_seq % XA_RTX_CAP];
 
-		if (u->seq != 0) /* 256 unacknowledged: the oldest is no longer retransmitted */
+		if (u->seq != 0) /* XA_RTX_CAP unacknowledged: the oldest is no longer retransmitted */
 			nl_stat_add_st(&p->rtx_overflow, 1);
 		u->seq = m->dgram_seq;
 		u->len = (uint16_t)n;
@@ -98,8 +98,9 @@ retransmit(struct io *io, unsigned int app, uint64_t now)
 	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
 		struct xa_unacked *u = &p->rtx[i];
 
-		/* backing off: retransmit_s, then twice, four times ... (at most 64 times) as long */
-		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 7 ? u->tries - 1 : 6))
+		/* backing off: retransmit_s, then twice and four times as long (a dead peer is
+		 * declared gone within gone_after_s; the ring holds longer than that) */
+		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 3 ? u->tries - 1 : 2))
 			continue;
 		u->sent_tsc = now;
 		u->tries++;

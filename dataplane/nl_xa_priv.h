@@ -28,8 +28,8 @@
 /* meta->xa_flags: NL_XA_TF_PLACED / NL_XA_TF_REROUTE travel in HANDOVER records; */
 #define XA_F_PLACING 0x80u /* placement under way: its sub-task records are being swallowed */
 
-#define XA_RTX_CAP 256u    /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
-#define XA_DEDUP_WIN 1024u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
+#define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
+#define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
 
 /* A numbered datagram sent and not yet acknowledged (retransmitted every retransmit_s). */
 struct xa_unacked {
