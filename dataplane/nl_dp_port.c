@@ -185,8 +185,14 @@ drain_subs(struct io *io)
 		uint32_t m = rec[i].mach;
 
 		nl_load_mark_applied_ctl(dp->load, rec[i].mgr, rec[i].seq);
-		if (dp->xa != NULL && nl_xa_place_ctl(io, t, rec[i].sub, m))
-			continue; /* scale-out hook: placed on another appliance by its summary */
+		if (dp->xa != NULL && rec[i].sub == 0) { /* scale-out hook: placed by summaries */
+			unsigned int k = nl_xa_place_ctl(io, &rec[i], n - i);
+
+			if (k > 0) {
+				i += k - 1;
+				continue;
+			}
+		}
 		if (t->flags & NL_TF_FAILED) { /* an earlier sub-task of it found no machine */
 			sub_settle(io, t, rec[i].sub); /* not sent: the task ends with its last */
 			continue;

@@ -723,33 +723,38 @@ nl_xa_drain_ctl(struct nl_dp *dp)
 
 /* ---------------------------------------------------------------- placement by load ---- */
 
-bool
-nl_xa_place_ctl(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
+unsigned int
+nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = dp->xa;
+	struct nl_task *t = rec[0].t;
 	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	unsigned int n = nl_model_task_subs_left(t), app;
+	uint32_t m = rec[0].mach;
 
-	if (!(mt->xa_flags & XA_F_PLACING)) {
-		/* a decision above the split (on summaries) chose a machine of another appliance
-		 * for the task's first sub-task: the task goes, once, to the manager that
-		 * dispatches to that machine there */
-		if (sub != 0 || mt->active || m >= dp->n_mach || io->alive[m] ||
-		    !xa->mach_inst[m] || (mt->xa_flags & NL_XA_TF_PLACED) ||
-		    !xa->peer[xa->mach_app[m]].live)
-			return false;
-		mt->xa_flags |= XA_F_PLACING | NL_XA_TF_PLACED;
-		mt->xa_place_mgr = (uint16_t)xa->mach_mgr[m];
-	}
-	/* swallow the task's sub-task records; with the last one, hand the task over */
-	if (!nl_model_task_sub_done(t))
-		return true;
-	mt->xa_flags &= (uint8_t)~XA_F_PLACING;
+	/* a decision above the split (on summaries) chose machines of another appliance for
+	 * all the task's sub-tasks: the task goes, once, to the manager that dispatches to the
+	 * first of them there */
+	if (rec[0].sub != 0 || mt->active || n == 0 || n > n_rec || m >= dp->n_mach ||
+	    io->alive[m] || !xa->mach_inst[m] || (mt->xa_flags & NL_XA_TF_PLACED) ||
+	    (t->flags & NL_TF_FAILED))
+		return 0;
+	app = xa->mach_app[m];
+	if (!xa->peer[app].live)
+		return 0;
+	for (unsigned int j = 1; j < n; j++)
+		if (rec[j].t != t || rec[j].sub != j || rec[j].mach >= dp->n_mach ||
+		    xa->mach_app[rec[j].mach] != app || !xa->mach_inst[rec[j].mach])
+			return 0; /* not all there: its other sub-tasks are placed here */
+	for (unsigned int j = 1; j < n; j++)
+		nl_load_mark_applied_ctl(dp->load, rec[j].mgr, rec[j].seq);
+	mt->xa_flags |= NL_XA_TF_PLACED;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
 	nl_atomic_store_relaxed(&xa->placed_out, xa->placed_out + 1);
-	hand_out(io, t, mt->xa_place_mgr);
-	return true;
+	hand_out(io, t, xa->mach_mgr[m]);
+	return n;
 }
 
 const struct nl_mach_load *

@@ -139,22 +139,25 @@ void nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *p
  */
 bool nl_xa_finish_ctl(struct io *io, struct nl_task *t);
 
+struct nl_dp_sub;
+
 /**
- * Placement by load above the split (docs/scale-out.md "Summaries"): a sub-task record the
- * control lcore drains (drain_subs) whose machine m belongs to another live appliance, whose
- * load entry a summary installed. The first sub-task of a task that was never placed this way
- * starts its placement: its records are swallowed and, with the last, the task is handed over
- * to the manager that dispatches to m there (2LSC: m's group; NLSC: m's leaf), which decides
- * on its exact load. A task is placed this way at most once (NL_XA_TF_PLACED travels with
- * it): afterwards such a sub-task is re-placed on a machine of ours as a lost one would be.
- * @param t    The task of the record (ours or foreign, on this control lcore).
- * @param sub  The record's sub-task index.
- * @param m    The machine the manager chose.
- * @return true when the record was taken (the caller does nothing more with it); false: the
- *         caller sends it as usual.
+ * Placement by load above the split (docs/scale-out.md "Summaries"). rec[0] is the first
+ * sub-task record of a task the control lcore drains (drain_subs), rec[0..n_rec) what the
+ * burst holds from it on. When every sub-task of the task (all in this burst) went to
+ * machines of one other live appliance, whose load entries its summaries installed, and the
+ * task was never placed this way, the records are taken (bookings marked applied) and the
+ * task is handed over to the manager that dispatches to the first machine there (2LSC: its
+ * group; NLSC: its leaf), which decides on its exact load. NL_XA_TF_PLACED travels with the
+ * task: it is placed this way at most once; afterwards, or when its machines are spread over
+ * appliances, a sub-task on another appliance's machine is re-placed on one of ours as a
+ * lost one is (nl_xa_local_load_ctl()).
+ * @param rec    Records in the order eng_dispatch() enqueued them.
+ * @param n_rec  Records in rec, >= 1.
+ * @return records taken (the task's sub-task count), or 0: send them as usual.
  * @par Context Control lcore (X2). @par Source docs/scale-out.md "Summaries".
  */
-bool nl_xa_place_ctl(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m);
+unsigned int nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec);
 
 struct nl_mach_load;
 

@@ -25,8 +25,7 @@
 
 #define XA_MAX_ROOTS 256u
 
-/* meta->xa_flags: NL_XA_TF_PLACED / NL_XA_TF_REROUTE travel in HANDOVER records; */
-#define XA_F_PLACING 0x80u /* placement under way: its sub-task records are being swallowed */
+/* meta->xa_flags: NL_XA_TF_* (travel in HANDOVER records) */
 
 #define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
 #define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */

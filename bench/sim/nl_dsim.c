@@ -164,14 +164,20 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	struct dsim *d = ctx;
 	double arrive = now + d->m->dispatch_delay_vt;
 
-	/* A split tree: a decision that picked a machine of another part (on its summary) hands
-	 * the task, once, to the manager that dispatches to it there, as the live appliance
-	 * does (docs/scale-out.md "Summaries"). */
+	/* A split tree: a decision that picked machines of one other part only (on its
+	 * summary) hands the task, once, to the manager that dispatches to the first of them
+	 * there, as the live appliance does (docs/scale-out.md "Summaries"). */
 	if (d->part != NULL && n > 0 && d->part[d->cur_mgr] != d->mach_part[mach[0]] &&
 	    !(t->flags & DSIM_PLACED)) {
-		t->flags |= DSIM_PLACED;
-		eng_forward(d, t, d->home[mach[0]], now);
-		return;
+		unsigned int j = 1;
+
+		while (j < n && d->mach_part[mach[j]] == d->mach_part[mach[0]])
+			j++;
+		if (j == n) {
+			t->flags |= DSIM_PLACED;
+			eng_forward(d, t, d->home[mach[0]], now);
+			return;
+		}
 	}
 
 	if (d->trace != NULL && d->trace->dispatch != NULL)
