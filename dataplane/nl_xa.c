@@ -535,6 +535,15 @@ back_in(struct io *io, const struct nl_xa_back *b)
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
 			dp->meta[t->aux].xa_at = b->at_app;
 		xa->moved++;
+		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live) {
+			/* moved to an appliance declared gone before the note arrived: lost there */
+			unpark(xa, t);
+			if (!reroute(io, t)) {
+				xa->peer[b->at_app].lost_tasks++;
+				xa->lost_tasks++;
+				fail_task(io, t, NL_REJECT_MACHINE_LOST);
+			}
+		}
 		return;
 	}
 	unpark(xa, t);
