@@ -23,8 +23,17 @@
  * record per owned subtree root (created now, lifetime gone_after_s) in an nl_gossip view
  * and pushes its valid records to `fanout` peers every gossip period (SUMMARY datagrams).
  * An appliance with no valid record left is declared gone: the tasks parked at it are
- * answered REJECT machine_lost; tasks forwarded to its managers fail the same way until it
- * comes back (its records reappear, or a datagram with a new incarnation arrives).
+ * answered REJECT machine_lost (or, when the client asked, routed again through a live part);
+ * tasks forwarded to its managers fail the same way until it comes back (its records
+ * reappear, or a datagram with a new incarnation arrives). Every received record of a remote
+ * subtree root is also installed in the control's load table (machines idle / busy / gone as
+ * it summarises them) and published under QSBR, so a policy above the split (the 2LSC global)
+ * reads remote load as it reads local load; a pick of machines all on one other appliance
+ * hands the task there whole (nl_xa_place_ctl()).
+ *
+ * HANDOVER and HANDBACK datagrams are numbered per receiver, acknowledged (ACK) and sent again
+ * until acknowledged while the receiver is live; the receiver acts on each number once per
+ * sender incarnation, so a lost datagram neither loses a task nor runs it twice.
  *
  * Invariants:
  *  X1  A task accepted by appliance A is answered exactly once, by A: its task object never
@@ -32,7 +41,11 @@
  *      and task id do not match a parked task is counted stale and dropped.
  *  X2  Only the control lcore touches nl_xa state, proxies' inboxes (as consumer), parked and
  *      foreign tasks' metadata, and sends inter-appliance datagrams.
- *  X3  Manager lcores never see scale-out code: placement is decided once, at creation.
+ *  X3  Manager lcores never see scale-out code: placement is decided once, at creation;
+ *      placement by summaries and re-routing run on the control lcore.
+ *  X4  A numbered datagram (HANDOVER, HANDBACK) is acted on at most once per (sender,
+ *      sender incarnation, dgram_seq), and kept by its sender until acknowledged or until
+ *      the receiver is declared gone or restarts.
  */
 #ifndef NL_XA_H
 #define NL_XA_H
