@@ -349,6 +349,34 @@ test_split(void)
 	ok &= nl_model_hop_vt(&mc, NULL, 0, s->tree->node[0].child[1]) == 20;
 	nl_sched_free(s);
 	nl_tap_check(ok, "split_parts_follow_the_tree_and_only_cut_edges_pay_the_cut_delay");
+
+	/* machines: an NLSC machine is in its leaf's part (the leaf of its vector); a 2LSC
+	 * machine in its group's */
+	uint8_t mpart[96];
+	uint32_t home[96];
+	int ok2 = 1;
+
+	if (nl_sched_create(&s, &nl_policy_nlsc, &sp, mach, 96) != 0)
+		abort();
+	nl_model_split_parts(&mc, s, part);
+	nl_model_split_mach_parts(s, part, mpart, home);
+	for (uint32_t m = 0; m < 96; m++) {
+		uint32_t leaf = nl_tree_leaf_of(s->tree, mach[m].res.set);
+
+		ok2 &= leaf != NL_NODE_NONE && home[m] == s->tree->leaf_node[leaf] &&
+		       mpart[m] == part[home[m]];
+	}
+	nl_sched_free(s);
+	sp.n_groups = 3;
+	snprintf(mc.cut[0], sizeof(mc.cut[0]), "group1");
+	if (nl_sched_create(&s, &nl_policy_2lsc, &sp, mach, 96) != 0)
+		abort();
+	nl_model_split_parts(&mc, s, part);
+	nl_model_split_mach_parts(s, part, mpart, home);
+	for (uint32_t m = 0; m < 96; m++)
+		ok2 &= home[m] == nl_2lsc_group_of(s, m) && mpart[m] == (home[m] == 1);
+	nl_sched_free(s);
+	nl_tap_check(ok2, "split_machines_belong_to_the_part_of_their_leaf_or_group");
 }
 
 int
