@@ -27,6 +27,7 @@
 #include "nl_dp_inline.h"
 #include "nl_dp_port.h"
 #include "nl_gossip.h"
+#include "nl_model.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
 #include "nl_xa_priv.h"
@@ -208,22 +209,6 @@ mgr_parent(const struct nl_sched *s, uint32_t m)
 	return m == s->ops->top_mgr(s) ? NL_NODE_NONE : s->ops->top_mgr(s);
 }
 
-/* The manager that dispatches to machine m: its leaf (one manager per tree node), else its
- * 2LSC group. */
-static uint32_t
-mach_home(const struct nl_sched *s, uint32_t m)
-{
-	const struct nl_tree *tr = s->tree;
-
-	if (s->n_mgr != tr->n_node)
-		return nl_2lsc_group_of(s, m);
-	for (uint32_t l = 0; l < tr->n_leaf; l++)
-		for (uint32_t j = tr->leaf_off[l]; j < tr->leaf_off[l + 1]; j++)
-			if (tr->leaf_mach[j] == m)
-				return tr->leaf_node[l];
-	return 0;
-}
-
 static bool
 is_under(const struct nl_sched *s, uint32_t m, uint32_t root)
 {
@@ -233,6 +218,7 @@ is_under(const struct nl_sched *s, uint32_t m, uint32_t root)
 	return false;
 }
 
+/* Subtree root mgr of appliance app; its machines: those whose manager (xa->mach_mgr) is under it. */
 static int
 add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int app)
 {
@@ -252,7 +238,7 @@ add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int 
 	if (r->mach == NULL)
 		return -ENOMEM;
 	for (uint32_t m = 0; m < s->n_mach; m++)
-		if (is_under(s, mach_home(s, m), mgr))
+		if (is_under(s, xa->mach_mgr[m], mgr))
 			r->mach[r->n_mach++] = m;
 	return 0;
 }
@@ -315,10 +301,9 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 			x = mgr_parent(s, x);
 		xa->mgr_app[i] = (uint8_t)(x == NL_NODE_NONE ? 0 : listed[x]);
 	}
-	for (uint32_t m = 0; m < dp->n_mach; m++) {
-		xa->mach_mgr[m] = mach_home(s, m);
-		xa->mach_app[m] = xa->mgr_app[xa->mach_mgr[m]];
-	}
+	/* the manager that dispatches to each machine (its leaf in NLSC, its group in 2LSC) and
+	 * that manager's appliance, as nlevel-sim's split model has them */
+	nl_model_split_mach_parts(s, xa->mgr_app, xa->mach_app, xa->mach_mgr);
 	/* Summary roots: every listed manager, and the top if nobody lists it. */
 	if (listed[s->ops->top_mgr(s)] < 0 && (rc = add_root(xa, s, s->ops->top_mgr(s), 0)) != 0)
 		goto fail;
