@@ -130,6 +130,8 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		TRY(nl_cfg_get_double(c, "split", "cut_delay_vt", &m->cut_delay_vt, 0, 1e18, false));
 		TRY(nl_cfg_get_double(c, "split", "cut_datagram_vt", &m->cut_datagram_vt, 0, 1e18,
 				      false));
+		TRY(nl_cfg_get_double(c, "split", "summary_period_vt", &m->summary_period_vt, 0,
+				      1e18, false));
 	}
 
 	/* [scheduler] */

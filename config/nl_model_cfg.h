@@ -127,6 +127,9 @@ struct nl_model_cfg {
 	char cut[16][32];            /**< their manager names (NLSC M(K,bits), 2LSC groupG) */
 	double cut_delay_vt;         /**< extra transfer on an edge between appliances [u.t.] */
 	double cut_datagram_vt;      /**< cost of the datagram carrying it [u.t.] */
+	double summary_period_vt;    /**< gossip period: a manager reads the load of another
+				      *   part as last summarised, this old at most [u.t.];
+				      *   0 = exact (not modelled) */
 	/* [nlsc], [2lsc] */
 	struct nl_sched_params sp;   /**< n_groups / static_known filled per variant */
 	/* experiment grid */

@@ -107,11 +107,13 @@ replace_sub(struct io *io, const struct nl_task *t)
 	struct nl_dp *dp = io->dp;
 	const struct nl_sched *s = dp->gen_rcu->s;
 	uint32_t m;
+	/* scale-out hook: machines of other appliances (summaries) cannot take it here */
+	const struct nl_mach_load *wl = nl_xa_local_load_ctl(dp->xa, dp->load->w_load, dp->n_mach);
 
 	/* issue #15 hook: a matched task is re-placed among its eligible machines only */
 	if ((nl_match_handle(t) != 0 ?
-		     nl_match_replace(s, t, dp->load->w_load, nl_dp_now_vt(dp), &m) :
-		     s->ops->replace(s, t, dp->load->w_load, nl_dp_now_vt(dp), &m)) != 0 ||
+		     nl_match_replace(s, t, wl, nl_dp_now_vt(dp), &m) :
+		     s->ops->replace(s, t, wl, nl_dp_now_vt(dp), &m)) != 0 ||
 	    m >= dp->n_mach || !io->alive[m])
 		return NO_SLOT;
 	return m;
@@ -183,6 +185,14 @@ drain_subs(struct io *io)
 		uint32_t m = rec[i].mach;
 
 		nl_load_mark_applied_ctl(dp->load, rec[i].mgr, rec[i].seq);
+		if (dp->xa != NULL && rec[i].sub == 0) { /* scale-out hook: placed by summaries */
+			unsigned int k = nl_xa_place_ctl(io, &rec[i], n - i);
+
+			if (k > 0) {
+				i += k - 1;
+				continue;
+			}
+		}
 		if (t->flags & NL_TF_FAILED) { /* an earlier sub-task of it found no machine */
 			sub_settle(io, t, rec[i].sub); /* not sent: the task ends with its last */
 			continue;
@@ -273,6 +283,8 @@ publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, 
 	for (uint32_t m = 0; m < dp->n_mach; m++) {
 		struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
 
+		if (nl_xa_keeps_load(dp->xa, m))
+			continue; /* scale-out hook: another appliance's machine, kept by summaries */
 		if (!io->alive[m]) {
 			w->busy_until_vt = NL_MACH_GONE_VT;
 			w->n_sub = 0;
@@ -491,6 +503,7 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	mt->done_mask = 0;
 	mt->active = 0;
 	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
+	mt->xa_flags = (s->flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0; /* scale-out */
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
 	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);

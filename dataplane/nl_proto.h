@@ -75,7 +75,14 @@ struct nl_msg_submit {
 	uint16_t cmd_id;      /**< task-farm command id (0 = emulated work) */
 	uint8_t args_len;     /**< <= NL_PROTO_MAX_ARGS */
 	uint8_t args[NL_PROTO_MAX_ARGS];
+	uint8_t flags;        /**< NL_SUBMIT_F_*; version 2 (sealed) only: 0 in version 1 */
 };
+
+/** SUBMIT flag: if the task is handed to an appliance of a split tree that is then declared
+ * gone, route it again through a live part of the tree instead of REJECT machine_lost
+ * (docs/scale-out.md "Faults"). */
+#define NL_SUBMIT_F_REROUTE 0x01u
+#define NL_SUBMIT_F_ALL 0x01u
 
 struct nl_msg_reply {        /**< ACCEPT, REJECT, COMPLETE */
 	uint64_t task_id;

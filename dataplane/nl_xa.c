@@ -33,12 +33,29 @@
 
 /* ---------------------------------------------------------------- sending ---- */
 
+/* One datagram on the wire (or, test hook, not: every test_drop_every-th is dropped). */
+static void
+send_bytes(struct io *io, unsigned int app, const uint8_t *buf, size_t n)
+{
+	struct nl_xa *xa = io->dp->xa;
+	struct xa_peer *p = &xa->peer[app];
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	nl_stat_add_st(&p->tx_dgrams, 1);
+	if (xa->cfg.test_drop_every > 0 && ++xa->dgram_n % xa->cfg.test_drop_every == 0) {
+		nl_stat_add_st(&xa->test_dropped, 1);
+		return;
+	}
+	/* until we heard from it (or were told its MAC), Ethernet broadcast on our segment */
+	nl_dp_io_send_bytes(io, buf, n, p->mac_known ? p->mac : bcast, xa->cfg.app[app].ip,
+			    xa->cfg.app[app].port);
+}
+
 void
 nl_xa_send_ctl(struct io *io, unsigned int app, const struct nl_xa_msg *m)
 {
 	struct nl_xa *xa = io->dp->xa;
 	struct xa_peer *p = &xa->peer[app];
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t buf[NL_PROTO_MAX_LEN];
 	int n = nl_xa_encode(m, buf, sizeof(buf));
 
@@ -46,10 +63,112 @@ nl_xa_send_ctl(struct io *io, unsigned int app, const struct nl_xa_msg *m)
 		nl_stat_add_st(&io->dp->tx_fail, 1);
 		return;
 	}
-	/* until we heard from it (or were told its MAC), Ethernet broadcast on our segment */
-	nl_dp_io_send_bytes(io, buf, (size_t)n, p->mac_known ? p->mac : bcast,
-			    xa->cfg.app[app].ip, xa->cfg.app[app].port);
-	nl_stat_add_st(&p->tx_dgrams, 1);
+	if (m->dgram_seq != 0 && p->rtx != NULL) { /* kept until acknowledged (retransmission) */
+		struct xa_unacked *u = &p->rtx[m->dgram_seq % XA_RTX_CAP];
+
+		if (u->seq != 0) /* XA_RTX_CAP unacknowledged: the oldest is no longer retransmitted */
+			nl_stat_add_st(&p->rtx_overflow, 1);
+		u->seq = m->dgram_seq;
+		u->len = (uint16_t)n;
+		u->tries = 1;
+		u->sent_tsc = rte_rdtsc();
+		memcpy(u->buf, buf, (size_t)n);
+	}
+	send_bytes(io, app, buf, (size_t)n);
+}
+
+/* The next datagram number to appliance app (never 0). */
+static uint32_t
+next_dgram(struct xa_peer *p)
+{
+	if (++p->tx_seq == 0)
+		p->tx_seq = 1;
+	return p->tx_seq;
+}
+
+/* Send again what app has not acknowledged within retransmit_s. */
+static void
+retransmit(struct io *io, unsigned int app, uint64_t now)
+{
+	struct nl_xa *xa = io->dp->xa;
+	struct xa_peer *p = &xa->peer[app];
+
+	if (p->rtx == NULL || !p->live)
+		return;
+	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
+		struct xa_unacked *u = &p->rtx[i];
+
+		/* backing off: retransmit_s, then twice and four times as long (a dead peer is
+		 * declared gone within gone_after_s; the ring holds longer than that) */
+		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 3 ? u->tries - 1 : 2))
+			continue;
+		u->sent_tsc = now;
+		u->tries++;
+		nl_stat_add_st(&p->retx, 1);
+		send_bytes(io, app, u->buf, u->len);
+	}
+}
+
+/* Appliance app acknowledged datagram seq: forget it. */
+static void
+acked(struct xa_peer *p, uint32_t seq)
+{
+	struct xa_unacked *u;
+
+	if (p->rtx == NULL)
+		return;
+	u = &p->rtx[seq % XA_RTX_CAP];
+	if (u->seq == seq) {
+		u->seq = 0;
+		nl_stat_add_st(&p->acked, 1);
+	}
+}
+
+/* Forget every unacknowledged datagram to app (it is gone or restarted: what they carried
+ * was answered by nl_xa_declare_lost_ctl()). */
+static void
+rtx_clear(struct xa_peer *p)
+{
+	if (p->rtx != NULL)
+		for (unsigned int i = 0; i < XA_RTX_CAP; i++)
+			p->rtx[i].seq = 0;
+}
+
+/* Receiver: whether datagram seq of app (its current incarnation) arrived before; marks it. */
+static bool
+dedup_seen(struct xa_peer *p, uint32_t seq)
+{
+	uint32_t bit = seq % XA_DEDUP_WIN;
+
+	if (p->rx_hi == 0 || (int32_t)(seq - p->rx_hi) > 0) { /* newer: clear the bits skipped */
+		uint32_t gap = p->rx_hi == 0 ? XA_DEDUP_WIN : seq - p->rx_hi;
+
+		if (gap >= XA_DEDUP_WIN)
+			memset(p->rx_win, 0, sizeof(p->rx_win));
+		else /* the skipped numbers and seq itself: their bits held older numbers */
+			for (uint32_t s = p->rx_hi + 1; s != seq + 1; s++)
+				p->rx_win[(s % XA_DEDUP_WIN) / 64] &= ~(UINT64_C(1) << (s % 64));
+		p->rx_hi = seq;
+	} else if (p->rx_hi - seq >= XA_DEDUP_WIN) {
+		return true; /* older than the window: the sender gave it up long ago */
+	}
+	if (p->rx_win[bit / 64] & (UINT64_C(1) << (bit % 64)))
+		return true;
+	p->rx_win[bit / 64] |= UINT64_C(1) << (bit % 64);
+	return false;
+}
+
+static void
+queue_ack(struct io *io, unsigned int app, uint32_t seq)
+{
+	struct xa_peer *p = &io->dp->xa->peer[app];
+
+	if (p->out_ack.n == NL_XA_MAX_ACKS) {
+		nl_xa_send_ctl(io, app, &p->out_ack);
+		p->out_ack.n = 0;
+	}
+	nl_xa_prep_ctl(io->dp->xa, &p->out_ack);
+	p->out_ack.u.ack[p->out_ack.n++] = seq;
 }
 
 static void
@@ -58,13 +177,19 @@ flush_peer(struct io *io, unsigned int app)
 	struct xa_peer *p = &io->dp->xa->peer[app];
 
 	if (p->out_task.n > 0) {
+		p->out_task.dgram_seq = next_dgram(p);
 		nl_xa_send_ctl(io, app, &p->out_task);
 		p->out_task.n = 0;
 		p->out_task_len = 0;
 	}
 	if (p->out_back.n > 0) {
+		p->out_back.dgram_seq = next_dgram(p);
 		nl_xa_send_ctl(io, app, &p->out_back);
 		p->out_back.n = 0;
+	}
+	if (p->out_ack.n > 0) {
+		nl_xa_send_ctl(io, app, &p->out_ack);
+		p->out_ack.n = 0;
 	}
 }
 
@@ -118,7 +243,10 @@ nl_xa_finish_ctl(struct io *io, struct nl_task *t)
 	struct nl_dp_meta *mt = &dp->meta[t->aux];
 	struct nl_xa_back b;
 
-	if (xa == NULL || mt->xa_state != XA_FOREIGN)
+	if (xa == NULL)
+		return false;
+	mt->xa_flags = 0; /* the task ends here: its object starts clean */
+	if (mt->xa_state != XA_FOREIGN)
 		return false;
 	memset(&b, 0, sizeof(b));
 	b.task_id = t->id;
@@ -150,6 +278,40 @@ fail_task(struct io *io, struct nl_task *t, enum nl_reject_reason why)
 
 /* ---------------------------------------------------------------- hand-over out ---- */
 
+static bool inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
+
+/* A task whose next appliance is gone, when its client asked for it (SUBMIT flag reroute):
+ * once, back into a live part of the tree: the top manager when its appliance is live, else
+ * the first subtree root this appliance owns. It is routed from there as a new task would be
+ * (machines of a gone appliance are gone in the load table). false: answer machine_lost. */
+static bool
+reroute(struct io *io, struct nl_task *t)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = dp->xa;
+	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	const struct nl_sched *s = dp->gen_rcu->s;
+	uint32_t to = s->ops->top_mgr(s);
+
+	if ((mt->xa_flags & (NL_XA_TF_REROUTE | NL_XA_TF_REROUTED)) != NL_XA_TF_REROUTE)
+		return false;
+	if (xa->mgr_app[to] != xa->self && !xa->peer[xa->mgr_app[to]].live) {
+		to = NL_NODE_NONE;
+		for (unsigned int i = 0; i < xa->n_root && to == NL_NODE_NONE; i++)
+			if (xa->root[i].app == xa->self)
+				to = xa->root[i].mgr;
+		if (to == NL_NODE_NONE)
+			return false;
+	}
+	mt->xa_flags |= NL_XA_TF_REROUTED;
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	t->hops++;
+	if (!inbox_put_ctl(dp, t, to))
+		return false;
+	nl_atomic_store_relaxed(&xa->rerouted, xa->rerouted + 1);
+	return true;
+}
+
 static void
 hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
 {
@@ -161,6 +323,8 @@ hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
 	uint64_t now = rte_rdtsc();
 
 	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
+		if (reroute(io, t))
+			return;
 		xa->peer[app].lost_tasks++;
 		xa->lost_tasks++;
 		fail_task(io, t, NL_REJECT_MACHINE_LOST);
@@ -177,6 +341,7 @@ hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
 	r.hops = t->hops;
 	r.cmd_id = mt->cmd_id;
 	r.args_len = mt->args_len;
+	r.flags = mt->xa_flags & NL_XA_TF_ALL;
 	memcpy(r.args, mt->args, mt->args_len);
 	if (mt->xa_state == XA_FOREIGN) { /* passing through: it stays the origin's */
 		r.origin_app = mt->xa_origin;
@@ -311,6 +476,7 @@ hand_in(struct io *io, const struct nl_xa_task *r)
 		}
 		unpark(xa, t);
 		t->hops = r->hops;
+		dp->meta[t->aux].xa_flags = r->flags;
 		if (!inbox_put_ctl(dp, t, r->to_mgr))
 			fail_task(io, t, NL_REJECT_OVERLOAD);
 		return;
@@ -341,6 +507,7 @@ hand_in(struct io *io, const struct nl_xa_task *r)
 	memcpy(mt->args, r->args, r->args_len);
 	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
 	mt->xa_state = XA_FOREIGN;
+	mt->xa_flags = r->flags;
 	mt->xa_origin = r->origin_app;
 	mt->xa_token = r->origin_token;
 	mt->xa_seq = r->origin_seq;
@@ -358,13 +525,25 @@ back_in(struct io *io, const struct nl_xa_back *b)
 	struct nl_dp_meta *mt;
 
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
-		xa->stale_back++;
+		if (b->reason == NL_XA_REASON_MOVED) /* a note overtaken by the task's end */
+			xa->late_moved++;
+		else
+			xa->stale_back++;
 		return;
 	}
 	if (b->reason == NL_XA_REASON_MOVED) { /* still away: now at another appliance */
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
 			dp->meta[t->aux].xa_at = b->at_app;
 		xa->moved++;
+		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live) {
+			/* moved to an appliance declared gone before the note arrived: lost there */
+			unpark(xa, t);
+			if (!reroute(io, t)) {
+				xa->peer[b->at_app].lost_tasks++;
+				xa->lost_tasks++;
+				fail_task(io, t, NL_REJECT_MACHINE_LOST);
+			}
+		}
 		return;
 	}
 	unpark(xa, t);
@@ -387,7 +566,7 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = dp->xa;
-	uint64_t n = 0;
+	uint64_t n = 0, r = 0;
 
 	flush_peer(io, app);
 	for (unsigned int i = 0; i < dp->n_meta; i++) {
@@ -396,13 +575,20 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 		if (mt->xa_state != XA_PARKED || mt->xa_at != app || mt->task == NULL)
 			continue;
 		unpark(xa, mt->task);
+		if (reroute(io, mt->task)) {
+			r++;
+			continue;
+		}
 		fail_task(io, mt->task, NL_REJECT_MACHINE_LOST);
 		n++;
 	}
+	rtx_clear(&xa->peer[app]);
+	nl_xa_install_ctl(io, app, true); /* its machines are gone for the policies */
 	xa->peer[app].lost_tasks += n;
 	xa->lost_tasks += n;
-	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost\n",
-	       xa->cfg.app[app].name, why, (unsigned long long)n);
+	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
+	       "%llu re-routed\n", xa->cfg.app[app].name, why, (unsigned long long)n,
+	       (unsigned long long)r);
 }
 
 static void
@@ -420,6 +606,10 @@ peer_heard(struct io *io, unsigned int app, uint64_t inc, const struct nl_frame_
 		p->gone++;
 		if (p->live)
 			p->rejoined++;
+	}
+	if (p->inc != inc) { /* a new incarnation numbers its datagrams from 1 */
+		p->rx_hi = 0;
+		memset(p->rx_win, 0, sizeof(p->rx_win));
 	}
 	p->inc = inc;
 	if (!p->live) {
@@ -445,6 +635,9 @@ nl_xa_poll_ctl(struct io *io)
 		double s = nl_xa_real_s();
 
 		xa->next_check_tsc = now + xa->check_cyc;
+		for (unsigned int a = 0; a < xa->cfg.n_app; a++)
+			if (a != xa->self)
+				retransmit(io, a, now);
 		if (s >= xa->next_gossip_s) {
 			xa->next_gossip_s = s + xa->cfg.gossip_period_s;
 			nl_xa_gossip_round_ctl(io, s);
@@ -452,7 +645,8 @@ nl_xa_poll_ctl(struct io *io)
 		}
 	}
 	for (unsigned int a = 0; a < xa->cfg.n_app; a++)
-		if (xa->peer[a].out_task.n > 0 || xa->peer[a].out_back.n > 0)
+		if (xa->peer[a].out_task.n > 0 || xa->peer[a].out_back.n > 0 ||
+		    xa->peer[a].out_ack.n > 0)
 			flush_peer(io, a);
 	return work;
 }
@@ -485,6 +679,13 @@ nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, si
 		return;
 	}
 	peer_heard(io, m.from_app, m.incarnation, a);
+	if (m.dgram_seq != 0) { /* numbered: acknowledge (again, if a duplicate), act once */
+		queue_ack(io, m.from_app, m.dgram_seq);
+		if (dedup_seen(&xa->peer[m.from_app], m.dgram_seq)) {
+			nl_stat_add_st(&xa->peer[m.from_app].dup_rx, 1);
+			return;
+		}
+	}
 	switch (m.type) {
 	case NL_XA_MSG_HANDOVER:
 		xa->peer[m.from_app].rx_tasks += m.n;
@@ -495,6 +696,10 @@ nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, si
 		xa->peer[m.from_app].rx_backs += m.n;
 		for (unsigned int i = 0; i < m.n; i++)
 			back_in(io, &m.u.back[i]);
+		break;
+	case NL_XA_MSG_ACK:
+		for (unsigned int i = 0; i < m.n; i++)
+			acked(&xa->peer[m.from_app], m.u.ack[i]);
 		break;
 	default:
 		nl_xa_summary_in_ctl(io, &m);
@@ -524,3 +729,58 @@ nl_xa_drain_ctl(struct nl_dp *dp)
 }
 
 /* ---------------------------------------------------------------- telemetry ---- */
+
+/* ---------------------------------------------------------------- placement by load ---- */
+
+unsigned int
+nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = dp->xa;
+	struct nl_task *t = rec[0].t;
+	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	unsigned int n = nl_model_task_subs_left(t), app;
+	uint32_t m = rec[0].mach;
+
+	/* a decision above the split (on summaries) chose machines of another appliance for
+	 * all the task's sub-tasks: the task goes, once, to the manager that dispatches to the
+	 * first of them there */
+	if (rec[0].sub != 0 || mt->active || n == 0 || n > n_rec || m >= dp->n_mach ||
+	    io->alive[m] || !xa->mach_inst[m] || (mt->xa_flags & NL_XA_TF_PLACED) ||
+	    (t->flags & NL_TF_FAILED))
+		return 0;
+	app = xa->mach_app[m];
+	if (!xa->peer[app].live)
+		return 0;
+	for (unsigned int j = 1; j < n; j++)
+		if (rec[j].t != t || rec[j].sub != j || rec[j].mach >= dp->n_mach ||
+		    xa->mach_app[rec[j].mach] != app || !xa->mach_inst[rec[j].mach])
+			return 0; /* not all there: its other sub-tasks are placed here */
+	for (unsigned int j = 1; j < n; j++)
+		nl_load_mark_applied_ctl(dp->load, rec[j].mgr, rec[j].seq);
+	mt->xa_flags |= NL_XA_TF_PLACED;
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	t->hops++;
+	nl_atomic_store_relaxed(&xa->placed_out, xa->placed_out + 1);
+	hand_out(io, t, xa->mach_mgr[m]);
+	return n;
+}
+
+const struct nl_mach_load *
+nl_xa_local_load_ctl(struct nl_xa *xa, const struct nl_mach_load *w, unsigned int n_mach)
+{
+	if (xa == NULL)
+		return w;
+	for (unsigned int m = 0; m < n_mach; m++) {
+		xa->local_load[m] = w[m];
+		if (xa->mach_app[m] != xa->self)
+			xa->local_load[m].busy_until_vt = NL_MACH_GONE_VT;
+	}
+	return xa->local_load;
+}
+
+bool
+nl_xa_keeps_load(const struct nl_xa *xa, uint32_t m)
+{
+	return xa != NULL && xa->mach_inst[m];
+}

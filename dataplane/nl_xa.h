@@ -23,8 +23,17 @@
  * record per owned subtree root (created now, lifetime gone_after_s) in an nl_gossip view
  * and pushes its valid records to `fanout` peers every gossip period (SUMMARY datagrams).
  * An appliance with no valid record left is declared gone: the tasks parked at it are
- * answered REJECT machine_lost; tasks forwarded to its managers fail the same way until it
- * comes back (its records reappear, or a datagram with a new incarnation arrives).
+ * answered REJECT machine_lost (or, when the client asked, routed again through a live part);
+ * tasks forwarded to its managers fail the same way until it comes back (its records
+ * reappear, or a datagram with a new incarnation arrives). Every received record of a remote
+ * subtree root is also installed in the control's load table (machines idle / busy / gone as
+ * it summarises them) and published under QSBR, so a policy above the split (the 2LSC global)
+ * reads remote load as it reads local load; a pick of machines all on one other appliance
+ * hands the task there whole (nl_xa_place_ctl()).
+ *
+ * HANDOVER and HANDBACK datagrams are numbered per receiver, acknowledged (ACK) and sent again
+ * until acknowledged while the receiver is live; the receiver acts on each number once per
+ * sender incarnation, so a lost datagram neither loses a task nor runs it twice.
  *
  * Invariants:
  *  X1  A task accepted by appliance A is answered exactly once, by A: its task object never
@@ -32,7 +41,11 @@
  *      and task id do not match a parked task is counted stale and dropped.
  *  X2  Only the control lcore touches nl_xa state, proxies' inboxes (as consumer), parked and
  *      foreign tasks' metadata, and sends inter-appliance datagrams.
- *  X3  Manager lcores never see scale-out code: placement is decided once, at creation.
+ *  X3  Manager lcores never see scale-out code: placement is decided once, at creation;
+ *      placement by summaries and re-routing run on the control lcore.
+ *  X4  A numbered datagram (HANDOVER, HANDBACK) is acted on at most once per (sender,
+ *      sender incarnation, dgram_seq), and kept by its sender until acknowledged or until
+ *      the receiver is declared gone or restarts.
  */
 #ifndef NL_XA_H
 #define NL_XA_H
@@ -67,6 +80,10 @@ struct nl_xa_cfg {
 	double gossip_period_s;      /**< [scaleout] gossip_period_ms / 1000 */
 	double gone_after_s;         /**< [scaleout] gone_after_s: record lifetime */
 	unsigned int fanout;         /**< [scaleout] fanout: peers per gossip round */
+	double retransmit_s;         /**< [scaleout] retransmit_ms / 1000: an unacknowledged
+				      *   HANDOVER / HANDBACK is sent again after it */
+	unsigned int test_drop_every; /**< [scaleout] test_drop_every: test hook, every k-th
+				       *   inter-appliance datagram not sent (0 = off) */
 };
 
 /**
@@ -134,6 +151,44 @@ void nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *p
  * @par Context Control lcore.
  */
 bool nl_xa_finish_ctl(struct io *io, struct nl_task *t);
+
+struct nl_dp_sub;
+
+/**
+ * Placement by load above the split (docs/scale-out.md "Summaries"). rec[0] is the first
+ * sub-task record of a task the control lcore drains (drain_subs), rec[0..n_rec) what the
+ * burst holds from it on. When every sub-task of the task (all in this burst) went to
+ * machines of one other live appliance, whose load entries its summaries installed, and the
+ * task was never placed this way, the records are taken (bookings marked applied) and the
+ * task is handed over to the manager that dispatches to the first machine there (2LSC: its
+ * group; NLSC: its leaf), which decides on its exact load. NL_XA_TF_PLACED travels with the
+ * task: it is placed this way at most once; afterwards, or when its machines are spread over
+ * appliances, a sub-task on another appliance's machine is re-placed on one of ours as a
+ * lost one is (nl_xa_local_load_ctl()).
+ * @param rec    Records in the order eng_dispatch() enqueued them.
+ * @param n_rec  Records in rec, >= 1.
+ * @return records taken (the task's sub-task count), or 0: send them as usual.
+ * @par Context Control lcore (X2). @par Source docs/scale-out.md "Summaries".
+ */
+unsigned int nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec);
+
+struct nl_mach_load;
+
+/**
+ * The load table w [n_mach] with every machine of another appliance gone (a copy, for the
+ * control's re-placement of a lost sub-task: only our machines can take it). w itself when
+ * xa is NULL.
+ * @return [n_mach], valid until the next call. @par Context Control lcore (X2); O(n_mach).
+ */
+const struct nl_mach_load *nl_xa_local_load_ctl(struct nl_xa *xa, const struct nl_mach_load *w,
+						unsigned int n_mach);
+
+/**
+ * Whether machine m's load entry is kept by the summaries of its (remote) appliance, so the
+ * control must not reset it when it republishes its own machines. false when xa is NULL.
+ * @par Context Control lcore.
+ */
+bool nl_xa_keeps_load(const struct nl_xa *xa, uint32_t m);
 
 /** Foreign tasks held now (not counted in this appliance's accounting). Relaxed read. */
 uint64_t nl_xa_foreign_live(const struct nl_xa *xa);

@@ -27,6 +27,7 @@
 #include "nl_dp_inline.h"
 #include "nl_dp_port.h"
 #include "nl_gossip.h"
+#include "nl_model.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
 #include "nl_xa_priv.h"
@@ -158,9 +159,11 @@ nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out)
 	out->gossip_period_s = 0.05;
 	out->gone_after_s = 1.0;
 	out->fanout = 2;
+	out->retransmit_s = 0.02;
+	out->test_drop_every = 0;
 	if (nl_cfg_has_section(c, "scaleout")) {
-		double ms = 50;
-		uint64_t f = 2;
+		double ms = 50, rt_ms = 20;
+		uint64_t f = 2, drop = 0;
 		int rc = nl_cfg_get_double(c, "scaleout", "gossip_period_ms", &ms, 1, 60000, false);
 
 		if (rc >= 0)
@@ -168,8 +171,17 @@ nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out)
 					       3600, false);
 		if (rc >= 0)
 			rc = nl_cfg_get_u64(c, "scaleout", "fanout", &f, 1, NL_GOSSIP_MAX_FANOUT, false);
+		if (rc >= 0)
+			rc = nl_cfg_get_double(c, "scaleout", "retransmit_ms", &rt_ms, 1, 10000, false);
+		if (rc >= 0)
+			rc = nl_cfg_get_u64(c, "scaleout", "test_drop_every", &drop, 0, 1000000, false);
 		if (rc < 0)
 			return rc;
+		if (drop == 1)
+			return nl_cfg_error(c, nl_cfg_find(c, "scaleout", "test_drop_every"),
+					    "1 would drop every datagram (0 = off, k >= 2)");
+		out->retransmit_s = rt_ms / 1000.0;
+		out->test_drop_every = (unsigned int)drop;
 		out->gossip_period_s = ms / 1000.0;
 		out->fanout = (unsigned int)f;
 		if (out->gone_after_s < 2 * out->gossip_period_s)
@@ -197,22 +209,6 @@ mgr_parent(const struct nl_sched *s, uint32_t m)
 	return m == s->ops->top_mgr(s) ? NL_NODE_NONE : s->ops->top_mgr(s);
 }
 
-/* The manager that dispatches to machine m: its leaf (one manager per tree node), else its
- * 2LSC group. */
-static uint32_t
-mach_home(const struct nl_sched *s, uint32_t m)
-{
-	const struct nl_tree *tr = s->tree;
-
-	if (s->n_mgr != tr->n_node)
-		return nl_2lsc_group_of(s, m);
-	for (uint32_t l = 0; l < tr->n_leaf; l++)
-		for (uint32_t j = tr->leaf_off[l]; j < tr->leaf_off[l + 1]; j++)
-			if (tr->leaf_mach[j] == m)
-				return tr->leaf_node[l];
-	return 0;
-}
-
 static bool
 is_under(const struct nl_sched *s, uint32_t m, uint32_t root)
 {
@@ -222,6 +218,7 @@ is_under(const struct nl_sched *s, uint32_t m, uint32_t root)
 	return false;
 }
 
+/* Subtree root mgr of appliance app; its machines: those whose manager (xa->mach_mgr) is under it. */
 static int
 add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int app)
 {
@@ -241,7 +238,7 @@ add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int 
 	if (r->mach == NULL)
 		return -ENOMEM;
 	for (uint32_t m = 0; m < s->n_mach; m++)
-		if (is_under(s, mach_home(s, m), mgr))
+		if (is_under(s, xa->mach_mgr[m], mgr))
 			r->mach[r->n_mach++] = m;
 	return 0;
 }
@@ -276,7 +273,11 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 	nl_rng_seed(&xa->rng, xa->inc);
 	xa->mgr_app = calloc(dp->n_mgr, 1);
 	xa->mach_app = calloc(dp->n_mach, 1);
-	if (xa->mgr_app == NULL || xa->mach_app == NULL)
+	xa->mach_mgr = calloc(dp->n_mach, sizeof(*xa->mach_mgr));
+	xa->mach_inst = calloc(dp->n_mach, 1);
+	xa->local_load = calloc(dp->n_mach, sizeof(*xa->local_load));
+	if (xa->mgr_app == NULL || xa->mach_app == NULL || xa->mach_mgr == NULL ||
+	    xa->mach_inst == NULL || xa->local_load == NULL)
 		goto fail;
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
 		listed[i] = -1;
@@ -300,8 +301,9 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 			x = mgr_parent(s, x);
 		xa->mgr_app[i] = (uint8_t)(x == NL_NODE_NONE ? 0 : listed[x]);
 	}
-	for (uint32_t m = 0; m < dp->n_mach; m++)
-		xa->mach_app[m] = xa->mgr_app[mach_home(s, m)];
+	/* the manager that dispatches to each machine (its leaf in NLSC, its group in 2LSC) and
+	 * that manager's appliance, as nlevel-sim's split model has them */
+	nl_model_split_mach_parts(s, xa->mgr_app, xa->mach_app, xa->mach_mgr);
 	/* Summary roots: every listed manager, and the top if nobody lists it. */
 	if (listed[s->ops->top_mgr(s)] < 0 && (rc = add_root(xa, s, s->ops->top_mgr(s), 0)) != 0)
 		goto fail;
@@ -320,6 +322,12 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 		memcpy(xa->peer[a].mac, cfg->app[a].mac, 6);
 		xa->peer[a].out_task.type = NL_XA_MSG_HANDOVER;
 		xa->peer[a].out_back.type = NL_XA_MSG_HANDBACK;
+		xa->peer[a].out_ack.type = NL_XA_MSG_ACK;
+		if (a != xa->self) {
+			xa->peer[a].rtx = calloc(XA_RTX_CAP, sizeof(*xa->peer[a].rtx));
+			if (xa->peer[a].rtx == NULL)
+				goto fail;
+		}
 	}
 	xa->gcfg = (struct nl_gossip_cfg){ .fanout = cfg->fanout, .mode = NL_GOSSIP_PUSH,
 					   .rule = NL_GOSSIP_ANTI_ENTROPY, .stop_k = 1 };
@@ -335,6 +343,7 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 	}
 	xa->start_s = nl_xa_real_s();
 	xa->check_cyc = rte_get_tsc_hz() / 100;
+	xa->rtx_cyc = (uint64_t)(cfg->retransmit_s * (double)rte_get_tsc_hz());
 	free(listed);
 	return 0;
 fail:
@@ -355,8 +364,13 @@ nl_xa_free(struct nl_xa *xa)
 	free(xa->grec);
 	free(xa->gack);
 	rte_free(xa->proxy);
+	for (unsigned int a = 0; a < NL_XA_MAX_APPS; a++)
+		free(xa->peer[a].rtx);
 	free(xa->mgr_app);
 	free(xa->mach_app);
+	free(xa->mach_mgr);
+	free(xa->mach_inst);
+	free(xa->local_load);
 	free(xa);
 }
 

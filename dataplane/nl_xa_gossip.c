@@ -77,6 +77,81 @@ make_summary(struct io *io, struct xa_root *r, double now_s, struct nl_gossip_re
 	r->backlog_us = (uint32_t)g->aux[2];
 }
 
+/* Root r's summary (remote) into the working load table: of its machines that its appliance
+ * owns, `idle` idle (those whose resources the free mask holds first), `live - idle` busy for
+ * the mean backlog of a busy machine less the summary's age, with the queued sub-tasks spread
+ * over them, the rest gone; everything gone when `gone`. Exactly what a policy reading load
+ * needs (free capacity per resource, queue depth), as old as the summary. */
+static void
+install_root(struct io *io, struct xa_root *r, double now_s, bool gone)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = dp->xa;
+	const struct nl_dp_gen *gen = dp->gen_rcu;
+	double now_vt = nl_dp_now_vt(dp);
+	double age_vt = (now_s - r->created_s) * 1e9 / dp->o.ns_per_vt;
+	uint32_t busy = r->live > r->idle ? r->live - r->idle : 0;
+	double left_vt = busy > 0 ? (double)r->backlog_us * r->live / busy - age_vt : 0;
+	uint32_t n_idle = 0, n_busy = 0;
+
+	if (left_vt < 1)
+		left_vt = 1;
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned int j = 0; j < r->n_mach; j++) {
+			uint32_t m = r->mach[j];
+			struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
+			uint64_t res = gen->mach[m].res.set | gen->mach[m].res.any;
+			bool fits = (res & ~r->free_mask) == 0;
+
+			if (w == NULL || xa->mach_app[m] != r->app || xa->mach_app[m] == xa->self)
+				continue;
+			if (pass == 0) { /* the first pass places the idle machines, by resources */
+				xa->mach_inst[m] = 2; /* not placed yet */
+				if (gone || !fits || n_idle == r->idle)
+					continue;
+				n_idle++;
+				w->busy_until_vt = 0;
+				w->n_sub = 0;
+				xa->mach_inst[m] = 1;
+				continue;
+			}
+			if (xa->mach_inst[m] != 2)
+				continue;
+			xa->mach_inst[m] = 1;
+			if (gone) {
+				w->busy_until_vt = NL_MACH_GONE_VT;
+				w->n_sub = 0;
+			} else if (n_idle < r->idle) {
+				n_idle++;
+				w->busy_until_vt = 0;
+				w->n_sub = 0;
+			} else if (n_busy < busy) {
+				w->n_sub = r->n_sub / busy + (n_busy < r->n_sub % busy);
+				w->busy_until_vt = now_vt + left_vt;
+				n_busy++;
+			} else {
+				w->busy_until_vt = NL_MACH_GONE_VT;
+				w->n_sub = 0;
+			}
+		}
+	if (!gone)
+		r->n_installed++;
+	xa->installs++;
+}
+
+void
+nl_xa_install_ctl(struct io *io, unsigned int app, bool gone)
+{
+	struct nl_xa *xa = io->dp->xa;
+	double now_s = nl_xa_real_s();
+
+	for (unsigned int i = 0; i < xa->n_root; i++)
+		if (xa->root[i].app != xa->self && (app >= NL_XA_MAX_APPS || xa->root[i].app == app) &&
+		    (gone || xa->root[i].created_s > 0))
+			install_root(io, &xa->root[i], now_s, gone);
+	nl_load_publish_ctl(io->dp->load);
+}
+
 static struct xa_root *
 root_of_src(struct nl_xa *xa, uint32_t src)
 {
@@ -183,6 +258,8 @@ nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m)
 	}
 	nl_gossip_receive_st(xa->view, xa->grec, m->n, now_s, xa->gack, &n_ack, &n_new);
 	xa->sum_rx += m->n;
+	bool fresh = false;
+
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct nl_xa_sum *s = &m->u.sum[i];
 		struct xa_root *r = root_of_src(xa, s->src);
@@ -198,14 +275,22 @@ nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m)
 		r->free_mask = s->aux[1];
 		r->backlog_us = (uint32_t)s->aux[2];
 		r->n_rx++;
+		if (app < xa->cfg.n_app && xa->peer[app].live && s->state == NL_GOSSIP_UP) {
+			install_root(io, r, now_s, false); /* the policies read it from now on */
+			fresh = true;
+		}
 		/* a record younger than our last word from it, of another incarnation: restarted */
 		if (app < xa->cfg.n_app && app != xa->self && s->state == NL_GOSSIP_UP &&
 		    now_s - s->created_s < xa->cfg.gone_after_s && !xa->peer[app].live) {
 			xa->peer[app].live = true;
 			xa->peer[app].rejoined++;
 			XA_LOG(INFO, "appliance %s rejoined (gossip)\n", xa->cfg.app[app].name);
+			install_root(io, r, now_s, false);
+			fresh = true;
 		}
 	}
+	if (fresh)
+		nl_load_publish_ctl(io->dp->load);
 }
 
 
@@ -217,11 +302,12 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct nl_xa *xa = xa_tel_dp != NULL ? xa_tel_dp->xa : NULL;
 	double now_s = nl_xa_real_s();
 	enum { K_NAME, K_IP, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST, K_GONE,
-	       K_REJ, K_HEARD, K_N };
+	       K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_N };
 	static const char *const key[K_N] = { "name", "ip", "live", "tasks_out", "tasks_in",
 					      "handbacks_out", "handbacks_in", "datagrams_out",
 					      "datagrams_in", "lost_tasks", "gone", "rejoined",
-					      "last_heard_ms" };
+					      "last_heard_ms", "retransmitted", "duplicates_in",
+					      "acked", "unacked_overflow" };
 	struct rte_tel_data *a[K_N];
 
 	(void)cmd;
@@ -240,9 +326,14 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "overload_in", nl_atomic_load_relaxed(&xa->overload_in));
 	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));
 	rte_tel_data_add_dict_u64(d, "moved", nl_atomic_load_relaxed(&xa->moved));
+	rte_tel_data_add_dict_u64(d, "late_moved", nl_atomic_load_relaxed(&xa->late_moved));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
 	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
 	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));
+	rte_tel_data_add_dict_u64(d, "summaries_installed", nl_atomic_load_relaxed(&xa->installs));
+	rte_tel_data_add_dict_u64(d, "placed_out", nl_atomic_load_relaxed(&xa->placed_out));
+	rte_tel_data_add_dict_u64(d, "rerouted", nl_atomic_load_relaxed(&xa->rerouted));
+	rte_tel_data_add_dict_u64(d, "test_dropped", nl_atomic_load_relaxed(&xa->test_dropped));
 	for (unsigned int k = 0; k < K_N; k++) {
 		a[k] = rte_tel_data_alloc();
 		if (a[k] == NULL) {
@@ -272,6 +363,10 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[K_REJ], nl_atomic_load_relaxed(&p->rejoined));
 		rte_tel_data_add_array_int(a[K_HEARD], p->last_rx_s > 0 ?
 						       (int)((now_s - p->last_rx_s) * 1e3) : -1);
+		rte_tel_data_add_array_u64(a[K_RETX], nl_atomic_load_relaxed(&p->retx));
+		rte_tel_data_add_array_u64(a[K_DUP], nl_atomic_load_relaxed(&p->dup_rx));
+		rte_tel_data_add_array_u64(a[K_ACKED], nl_atomic_load_relaxed(&p->acked));
+		rte_tel_data_add_array_u64(a[K_OVF], nl_atomic_load_relaxed(&p->rtx_overflow));
 	}
 	for (unsigned int k = 0; k < K_N; k++)
 		rte_tel_data_add_dict_container(d, key[k], a[k], 0);
@@ -283,16 +378,17 @@ tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct nl_xa *xa = xa_tel_dp != NULL ? xa_tel_dp->xa : NULL;
 	double now_s = nl_xa_real_s();
-	struct rte_tel_data *a[9];
-	static const char *const key[9] = { "root", "appliance", "live", "idle", "n_sub",
-					    "backlog_us", "free_res_mask", "age_ms", "received" };
+	struct rte_tel_data *a[10];
+	static const char *const key[10] = { "root", "appliance", "live", "idle", "n_sub",
+					     "backlog_us", "free_res_mask", "age_ms", "received",
+					     "installed" };
 
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
 	if (xa == NULL)
 		return 0;
-	for (unsigned int k = 0; k < 9; k++) {
+	for (unsigned int k = 0; k < 10; k++) {
 		a[k] = rte_tel_data_alloc();
 		if (a[k] == NULL) {
 			while (k > 0)
@@ -317,8 +413,9 @@ tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[6], r->free_mask);
 		rte_tel_data_add_array_u64(a[7], age >= 0 ? (uint64_t)age : UINT64_MAX);
 		rte_tel_data_add_array_u64(a[8], r->app == xa->self ? 0 : r->n_rx);
+		rte_tel_data_add_array_u64(a[9], r->app == xa->self ? 0 : r->n_installed);
 	}
-	for (unsigned int k = 0; k < 9; k++)
+	for (unsigned int k = 0; k < 10; k++)
 		rte_tel_data_add_dict_container(d, key[k], a[k], 0);
 	return 0;
 }

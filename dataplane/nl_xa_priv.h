@@ -25,6 +25,20 @@
 
 #define XA_MAX_ROOTS 256u
 
+/* meta->xa_flags: NL_XA_TF_* (travel in HANDOVER records) */
+
+#define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
+#define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
+
+/* A numbered datagram sent and not yet acknowledged (retransmitted every retransmit_s). */
+struct xa_unacked {
+	uint32_t seq;        /* 0 = free */
+	uint16_t len;
+	uint16_t tries;
+	uint64_t sent_tsc;
+	uint8_t buf[NL_PROTO_MAX_LEN]; /* encoded, unsealed (sealed anew at each send) */
+};
+
 struct xa_root {
 	uint32_t mgr;        /* subtree root manager */
 	uint16_t app;        /* owner */
@@ -38,6 +52,7 @@ struct xa_root {
 	uint64_t free_mask;
 	uint32_t backlog_us;
 	uint64_t n_rx;
+	uint64_t n_installed; /* times installed in the load table (remote roots) */
 };
 
 struct xa_peer {
@@ -46,8 +61,14 @@ struct xa_peer {
 	uint8_t mac[6];
 	uint64_t inc;        /* incarnation last seen (0 = never heard) */
 	double last_rx_s;
-	struct nl_xa_msg out_task, out_back; /* batches being filled */
+	struct nl_xa_msg out_task, out_back, out_ack; /* batches being filled */
 	size_t out_task_len;
+	/* retransmission (sender) and de-duplication (receiver) */
+	uint32_t tx_seq;     /* last datagram number sent to it */
+	struct xa_unacked *rtx; /* [XA_RTX_CAP] */
+	uint32_t rx_hi;      /* highest datagram number received from it (its incarnation) */
+	uint64_t rx_win[XA_DEDUP_WIN / 64]; /* bit (seq % XA_DEDUP_WIN): received */
+	uint64_t retx, dup_rx, acked, rtx_overflow;
 	/* counters (control writes, telemetry reads relaxed) */
 	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
 	uint64_t lost_tasks, gone, rejoined;
@@ -60,6 +81,9 @@ struct nl_xa {
 	uint64_t inc;
 	uint8_t *mgr_app;    /* [n_mgr] */
 	uint8_t *mach_app;   /* [n_mach] */
+	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
+	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
+	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */
 	struct nl_dp_lcore *proxy;
 	struct xa_peer peer[NL_XA_MAX_APPS];
 	struct xa_root root[XA_MAX_ROOTS];
@@ -69,6 +93,8 @@ struct nl_xa {
 	uint64_t parked;
 	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
+	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
+	uint64_t rtx_cyc;
 	struct nl_gossip_view *view;
 	struct nl_gossip_cfg gcfg;
 	struct nl_rng rng;
@@ -132,5 +158,13 @@ void nl_xa_gossip_round_ctl(struct io *io, double now_s);
  * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/protocol.md, type 18.
  */
 void nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m);
+
+/**
+ * Install the last summary of every remote root of appliance `app` (all remote roots when
+ * app >= NL_XA_MAX_APPS) in the control's load table, or mark their machines gone when
+ * `gone`, then publish (nl_load_publish_ctl()).
+ * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/scale-out.md "Summaries".
+ */
+void nl_xa_install_ctl(struct io *io, unsigned int app, bool gone);
 
 #endif /* NL_XA_PRIV_H */

@@ -59,6 +59,8 @@ rec_len(const struct nl_xa_msg *m, unsigned int i)
 		return nl_xa_task_wire_len(&m->u.task[i]);
 	case NL_XA_MSG_HANDBACK:
 		return NL_XA_BACK_LEN;
+	case NL_XA_MSG_ACK:
+		return NL_XA_ACK_LEN;
 	default:
 		return NL_XA_SUM_LEN;
 	}
@@ -74,6 +76,8 @@ max_recs(uint8_t type)
 		return NL_XA_MAX_BACKS;
 	case NL_XA_MSG_SUMMARY:
 		return NL_XA_MAX_SUMS;
+	case NL_XA_MSG_ACK:
+		return NL_XA_MAX_ACKS;
 	default:
 		return 0;
 	}
@@ -84,7 +88,15 @@ static int
 task_ok(const struct nl_xa_task *t)
 {
 	return t->to_mgr < NL_XA_MAX_MGR && t->origin_app < NL_XA_MAX_APPS && t->n_split >= 1 &&
-	       t->n_split <= NL_PROTO_MAX_SPLIT && t->args_len <= NL_PROTO_MAX_ARGS;
+	       t->n_split <= NL_PROTO_MAX_SPLIT && t->args_len <= NL_PROTO_MAX_ARGS &&
+	       (t->flags & ~NL_XA_TF_ALL) == 0;
+}
+
+/* Datagrams that carry tasks are numbered (acknowledged, retransmitted); the others not. */
+static int
+seq_ok(uint8_t type, uint32_t dgram_seq)
+{
+	return (type == NL_XA_MSG_HANDOVER || type == NL_XA_MSG_HANDBACK) == (dgram_seq != 0);
 }
 
 static int
@@ -109,7 +121,8 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 	size_t len = NL_PROTO_HDR_LEN + NL_XA_PREFIX_LEN;
 
 	if (m == NULL || buf == NULL || max_recs(m->type) == 0 || m->n == 0 ||
-	    m->n > max_recs(m->type) || m->from_app >= NL_XA_MAX_APPS)
+	    m->n > max_recs(m->type) || m->from_app >= NL_XA_MAX_APPS ||
+	    !seq_ok(m->type, m->dgram_seq))
 		return -EINVAL;
 	for (unsigned int i = 0; i < m->n; i++)
 		len += rec_len(m, i);
@@ -125,7 +138,7 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 	p = wr_be(p, 0, 2);
 	p = wr_be(p, m->from_app, 2);
 	p = wr_be(p, m->n, 2);
-	p = wr_be(p, 0, 4);
+	p = wr_be(p, m->dgram_seq, 4);
 	p = wr_be(p, m->incarnation, 8);
 	for (unsigned int i = 0; i < m->n; i++) {
 		if (m->type == NL_XA_MSG_HANDOVER) {
@@ -146,7 +159,7 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 			p = wr_be(p, t->hops, 2);
 			p = wr_be(p, t->cmd_id, 2);
 			p = wr_be(p, t->args_len, 1);
-			p = wr_be(p, 0, 1);
+			p = wr_be(p, t->flags, 1);
 			p = wr_be(p, 0, 4);
 			memcpy(p, t->args, t->args_len);
 			p += ((size_t)t->args_len + 7u) & ~(size_t)7u; /* padding stays 0 */
@@ -163,6 +176,11 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 			p = wr_be(p, (uint32_t)b->status, 4);
 			p = wr_be(p, b->hops, 2);
 			p = wr_be(p, b->at_app, 2);
+			p = wr_be(p, 0, 4);
+		} else if (m->type == NL_XA_MSG_ACK) {
+			if (m->u.ack[i] == 0)
+				return -EINVAL;
+			p = wr_be(p, m->u.ack[i], 4);
 			p = wr_be(p, 0, 4);
 		} else {
 			const struct nl_xa_sum *s = &m->u.sum[i];
@@ -231,12 +249,10 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 	end = b + body;
 	out->from_app = (uint16_t)rd_be(&p, 2);
 	n = (unsigned int)rd_be(&p, 2);
-	if (!zeros(p, 4))
-		return NL_PROTO_E_FIELD;
-	p += 4;
+	out->dgram_seq = (uint32_t)rd_be(&p, 4);
 	out->incarnation = rd_be(&p, 8);
 	if (out->from_app >= NL_XA_MAX_APPS || n == 0 || n > max_recs(out->type) ||
-	    out->incarnation == 0)
+	    out->incarnation == 0 || !seq_ok(out->type, out->dgram_seq))
 		return NL_PROTO_E_FIELD;
 	out->n = (uint16_t)n;
 	for (unsigned int i = 0; i < n; i++) {
@@ -259,9 +275,10 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 			t->hops = (uint16_t)rd_be(&p, 2);
 			t->cmd_id = (uint16_t)rd_be(&p, 2);
 			t->args_len = (uint8_t)rd_be(&p, 1);
-			if (!zeros(p, 5) || !task_ok(t))
+			t->flags = (uint8_t)rd_be(&p, 1);
+			if (!zeros(p, 4) || !task_ok(t))
 				return NL_PROTO_E_FIELD;
-			p += 5;
+			p += 4;
 			al = ((size_t)t->args_len + 7u) & ~(size_t)7u;
 			if ((size_t)(end - p) < al)
 				return NL_PROTO_E_TRUNC;
@@ -283,6 +300,13 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 			k->hops = (uint16_t)rd_be(&p, 2);
 			k->at_app = (uint16_t)rd_be(&p, 2);
 			if (!zeros(p, 4) || !back_ok(k))
+				return NL_PROTO_E_FIELD;
+			p += 4;
+		} else if (out->type == NL_XA_MSG_ACK) {
+			if ((size_t)(end - p) < NL_XA_ACK_LEN)
+				return NL_PROTO_E_TRUNC;
+			out->u.ack[i] = (uint32_t)rd_be(&p, 4);
+			if (out->u.ack[i] == 0 || !zeros(p, 4))
 				return NL_PROTO_E_FIELD;
 			p += 4;
 		} else {

@@ -6,13 +6,14 @@
  * target and the unit tests link it), beside nl_proto.h whose header, versions, length rule
  * and authentication trailer these messages share (docs/protocol.md "Between appliances").
  *
- * Types 16..23 are reserved for these messages; three are defined:
+ * Types 16..23 are reserved for these messages; four are defined:
  *   16 HANDOVER  tasks handed to the appliance that owns their next manager, with their state
  *   17 HANDBACK  the end of tasks handed over, back to the appliance that accepted them
  *   18 SUMMARY   gossip records: membership and one group-load summary per owned subtree root
+ *   19 ACK       the datagram numbers of HANDOVERs and HANDBACKs received (retransmission)
  *
  * Every message: the 8-byte header of nl_proto.h, then a 16-byte prefix (from_app,
- * n records, pad, the sender's incarnation), then n records. As in nl_proto.h, everything the
+ * n records, the datagram number dgram_seq, the sender's incarnation), then n records. As in nl_proto.h, everything the
  * decoder accepts re-encodes to the same bytes, and the encoder refuses what the decoder
  * would refuse.
  */
@@ -31,6 +32,7 @@ extern "C" {
 #define NL_XA_MSG_HANDOVER 16u /**< appliance -> appliance: tasks with their state */
 #define NL_XA_MSG_HANDBACK 17u /**< appliance -> accepting appliance: task ends */
 #define NL_XA_MSG_SUMMARY 18u  /**< appliance -> appliance: gossip records */
+#define NL_XA_MSG_ACK 19u      /**< appliance -> appliance: datagram numbers received */
 #define NL_XA_MSG_FIRST 16u    /**< types 16..23 are the scale-out range */
 #define NL_XA_MSG_LAST 23u
 
@@ -40,11 +42,19 @@ extern "C" {
 #define NL_XA_TASK_LEN 64u      /**< fixed part of a HANDOVER record (args follow, padded to 8) */
 #define NL_XA_BACK_LEN 32u      /**< HANDBACK record */
 #define NL_XA_SUM_LEN 64u       /**< SUMMARY record (one gossip record) */
+#define NL_XA_ACK_LEN 8u        /**< ACK record: dgram_seq (4), pad (4) */
 /** Room for records in one message, trailer included (version 2). */
 #define NL_XA_ROOM (NL_PROTO_MAX_LEN - NL_PROTO_HDR_LEN - NL_XA_PREFIX_LEN - NL_AUTH_TRAILER_LEN)
 #define NL_XA_MAX_TASKS (NL_XA_ROOM / NL_XA_TASK_LEN) /**< 20 */
 #define NL_XA_MAX_BACKS (NL_XA_ROOM / NL_XA_BACK_LEN) /**< 41 */
 #define NL_XA_MAX_SUMS (NL_XA_ROOM / NL_XA_SUM_LEN)   /**< 20 */
+#define NL_XA_MAX_ACKS (NL_XA_ROOM / NL_XA_ACK_LEN)   /**< 163 */
+
+/** HANDOVER record flags (nl_xa_task.flags). */
+#define NL_XA_TF_PLACED 0x01u  /**< placed on this appliance by load above the split (once) */
+#define NL_XA_TF_REROUTE 0x02u /**< the client asked for re-routing when an appliance is lost */
+#define NL_XA_TF_REROUTED 0x04u /**< re-routed once already (not again: REJECT machine_lost) */
+#define NL_XA_TF_ALL 0x07u
 
 /** A task handed over (HANDOVER record): what the next appliance needs to carry it on. */
 struct nl_xa_task {
@@ -61,6 +71,7 @@ struct nl_xa_task {
 	uint16_t hops;         /**< manager-to-manager transfers so far */
 	uint16_t cmd_id;       /**< task-farm command id */
 	uint8_t args_len;      /**< <= NL_PROTO_MAX_ARGS */
+	uint8_t flags;         /**< NL_XA_TF_* */
 	uint8_t args[NL_PROTO_MAX_ARGS];
 };
 
@@ -99,11 +110,14 @@ struct nl_xa_msg {
 	uint8_t type;          /**< NL_XA_MSG_* */
 	uint16_t from_app;     /**< sender's appliance index (< NL_XA_MAX_APPS) */
 	uint16_t n;            /**< records, >= 1 */
+	uint32_t dgram_seq;    /**< HANDOVER, HANDBACK: the sender's datagram number to this
+				*   receiver, != 0 (acknowledged by ACK); SUMMARY, ACK: 0 */
 	uint64_t incarnation;  /**< sender's start (random, != 0): changes when it restarts */
 	union {
 		struct nl_xa_task task[NL_XA_MAX_TASKS];
 		struct nl_xa_back back[NL_XA_MAX_BACKS];
 		struct nl_xa_sum sum[NL_XA_MAX_SUMS];
+		uint32_t ack[NL_XA_MAX_ACKS]; /**< ACK: datagram numbers received, != 0 */
 	} u;
 };
 
@@ -129,9 +143,10 @@ int nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap);
  * Decode an inter-appliance message of protocol version `version` (1, or 2 with its trailer,
  * whose MAC the caller checked).
  * @return NL_PROTO_OK, or the drop reason (nl_proto.h): truncated, oversized, bad_magic,
- *         bad_version, bad_type (not 16..18), bad_field (n = 0, from_app / origin_app /
- *         to_mgr out of range, L or args out of bounds, pad or reserved != 0, a NaN or
- *         non-positive lifetime, ...).
+ *         bad_version, bad_type (not 16..19), bad_field (n = 0, from_app / origin_app /
+ *         to_mgr out of range, L or args out of bounds, pad or reserved != 0, an unknown
+ *         flag, dgram_seq 0 on a HANDOVER / HANDBACK or != 0 on a SUMMARY / ACK, an ACK of
+ *         datagram 0, a NaN or non-positive lifetime, ...).
  * @par Context Pure.
  */
 enum nl_proto_err nl_xa_decode(const void *buf, size_t len, unsigned int version,

@@ -79,6 +79,31 @@ nl_model_bg_of(const struct nl_model_cfg *m, uint64_t bg_seed, bool on)
 	return bg;
 }
 
+void
+nl_model_split_mach_parts(const struct nl_sched *s, const uint8_t *part, uint8_t *mach_part,
+			  uint32_t *home)
+{
+	const struct nl_tree *tr = s->tree;
+
+	for (uint32_t m = 0; m < s->n_mach; m++) {
+		uint32_t h = 0;
+
+		if (s->n_mgr != tr->n_node)
+			h = nl_2lsc_group_of(s, m);
+		mach_part[m] = part[h];
+		if (home != NULL)
+			home[m] = h;
+	}
+	if (s->n_mgr != tr->n_node)
+		return;
+	for (uint32_t l = 0; l < tr->n_leaf; l++)
+		for (uint32_t j = tr->leaf_off[l]; j < tr->leaf_off[l + 1]; j++) {
+			mach_part[tr->leaf_mach[j]] = part[tr->leaf_node[l]];
+			if (home != NULL)
+				home[tr->leaf_mach[j]] = tr->leaf_node[l];
+		}
+}
+
 unsigned int
 nl_model_split_parts(const struct nl_model_cfg *m, const struct nl_sched *s, uint8_t *part)
 {

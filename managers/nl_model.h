@@ -239,6 +239,18 @@ unsigned int nl_model_split_parts(const struct nl_model_cfg *m, const struct nl_
 				  uint8_t *part);
 
 /**
+ * The part (appliance) of every machine: the part of the manager that dispatches to it (NLSC:
+ * its leaf; a policy with fewer managers than tree nodes, 2LSC: its group).
+ * @param s         Policy bound to machines.
+ * @param part      [s->n_mgr] from nl_model_split_parts().
+ * @param mach_part Output [s->n_mach].
+ * @param home      Output [s->n_mach], that manager; NULL accepted.
+ * @par Context Control path; O(n_mach). @par Source docs/scale-out.md "Simulating a split".
+ */
+void nl_model_split_mach_parts(const struct nl_sched *s, const uint8_t *part, uint8_t *mach_part,
+			       uint32_t *home);
+
+/**
  * The time a transfer from manager `from` to manager `to` takes: transfer_delay_vt, plus
  * cut_delay_vt + cut_datagram_vt when part (nl_model_split_parts()) puts them on different
  * appliances. part NULL: transfer_delay_vt (not split).

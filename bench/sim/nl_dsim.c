@@ -9,6 +9,7 @@
  * task completes with its last one (nl_model_task_sub_done()).
  */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,11 @@ enum {
 struct dsim {
 	const struct nl_model_cfg *m;
 	uint8_t *part;       /* [n_mgr] appliance of each manager (split), or NULL */
+	uint8_t *mach_part;  /* [n_mach] appliance of each machine (split) */
+	uint32_t *home;      /* [n_mach] the manager that dispatches to it (split) */
+	struct nl_mach_load *sum_load; /* [n_mach] load as last summarised (split, gossip) */
+	struct nl_mach_load *view;     /* [n_mach] the top manager's: own part exact, others summarised */
+	double sum_vt;       /* when sum_load was taken; < 0 = never */
 	uint32_t cur_mgr;    /* manager deciding now */
 	const struct nl_machine *mach;
 	struct nl_sched *s;
@@ -151,11 +157,30 @@ record(struct dsim *d, const struct nl_task *t, double resp)
 	d->sum_sched_wait += t->sched_wait_vt;
 }
 
+/* nl_task.flags bit of this engine: placed on another part by summaries once (split) */
+#define DSIM_PLACED (1u << 20)
+
 static void
 eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now)
 {
 	struct dsim *d = ctx;
 	double arrive = now + d->m->dispatch_delay_vt;
+
+	/* A split tree: a decision that picked machines of one other part only (on its
+	 * summary) hands the task, once, to the manager that dispatches to the first of them
+	 * there, as the live appliance does (docs/scale-out.md "Summaries"). */
+	if (d->part != NULL && n > 0 && d->part[d->cur_mgr] != d->mach_part[mach[0]] &&
+	    !(t->flags & DSIM_PLACED)) {
+		unsigned int j = 1;
+
+		while (j < n && d->mach_part[mach[j]] == d->mach_part[mach[0]])
+			j++;
+		if (j == n) {
+			t->flags |= DSIM_PLACED;
+			eng_forward(d, t, d->home[mach[0]], now);
+			return;
+		}
+	}
 
 	if (d->trace != NULL && d->trace->dispatch != NULL)
 		d->trace->dispatch(d->trace->arg, t, mach, n, now);
@@ -200,9 +225,21 @@ eng_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now)
 static const struct nl_mach_load *
 eng_load(void *ctx, uint32_t mgr, double now)
 {
-	(void)mgr;
-	(void)now;
-	return ((struct dsim *)ctx)->load;
+	struct dsim *d = ctx;
+
+	/* A split tree with summaries modelled: the top manager reads the machines of other
+	 * parts as summarised at the last gossip period (at most summary_period_vt old). */
+	if (d->view == NULL || mgr != d->s->ops->top_mgr(d->s))
+		return d->load;
+	if (d->sum_vt < 0 || now >= d->sum_vt + d->m->summary_period_vt) {
+		d->sum_vt = d->sum_vt < 0 ? now :
+			    d->sum_vt + d->m->summary_period_vt *
+				    floor((now - d->sum_vt) / d->m->summary_period_vt);
+		memcpy(d->sum_load, d->load, d->m->n_mach * sizeof(*d->load));
+	}
+	for (uint32_t m = 0; m < d->m->n_mach; m++)
+		d->view[m] = d->mach_part[m] == d->part[mgr] ? d->load[m] : d->sum_load[m];
+	return d->view;
 }
 
 static unsigned int
@@ -308,6 +345,10 @@ static void
 dsim_free(struct dsim *d)
 {
 	free(d->part);
+	free(d->mach_part);
+	free(d->home);
+	free(d->sum_load);
+	free(d->view);
 	nl_sched_free(d->s);
 	nl_evq_fini(&d->q);
 	for (unsigned int i = 0; i < d->n_chunk; i++)
@@ -352,8 +393,23 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 		return rc;
 	if (m->n_cut > 0) { /* a split tree: extra delay on the cut edges */
 		d.part = calloc(d.s->n_mgr, 1);
-		if (d.part != NULL)
-			nl_model_split_parts(m, d.s, d.part);
+		d.mach_part = calloc(m->n_mach, 1);
+		d.home = calloc(m->n_mach, sizeof(*d.home));
+		if (d.part == NULL || d.mach_part == NULL || d.home == NULL) {
+			dsim_free(&d);
+			return -ENOMEM;
+		}
+		nl_model_split_parts(m, d.s, d.part);
+		nl_model_split_mach_parts(d.s, d.part, d.mach_part, d.home);
+		d.sum_vt = -1;
+		if (m->summary_period_vt > 0) {
+			d.sum_load = calloc(m->n_mach, sizeof(*d.sum_load));
+			d.view = calloc(m->n_mach, sizeof(*d.view));
+			if (d.sum_load == NULL || d.view == NULL) {
+				dsim_free(&d);
+				return -ENOMEM;
+			}
+		}
 	}
 	d.eng.ops = m->pick_scan ? &dsim_ops_scan : &dsim_ops;
 	d.eng.ctx = &d;

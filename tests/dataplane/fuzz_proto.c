@@ -13,9 +13,9 @@
  * verifies would be a forgery and aborts.
  *
  * Scale-out (nl_xa_proto.h): the same input is also decoded as an inter-appliance message
- * (HANDOVER, HANDBACK, SUMMARY; versions 1 and 2) and must re-encode to the same bytes; a
- * sealed one that verifies must re-seal (nl_xa_seal) to the same frame. Seeds hold
- * genuine messages of the three types.
+ * (HANDOVER, HANDBACK, SUMMARY, ACK; versions 1 and 2) and must re-encode to the same bytes;
+ * a sealed one that verifies must re-seal (nl_xa_seal) to the same frame. Seeds hold
+ * genuine messages of the four types.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -151,7 +151,7 @@ main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	for (unsigned int t = NL_XA_MSG_HANDOVER; t <= NL_XA_MSG_SUMMARY; t++) {
+	for (unsigned int t = NL_XA_MSG_HANDOVER; t <= NL_XA_MSG_ACK; t++) {
 		uint8_t b[NL_PROTO_MAX_LEN], s[NL_PROTO_MAX_LEN];
 		char path[4096];
 		int n;
@@ -161,10 +161,12 @@ main(int argc, char **argv)
 		xm.from_app = 1;
 		xm.n = 2;
 		xm.incarnation = 42;
+		xm.dgram_seq = t == NL_XA_MSG_HANDOVER || t == NL_XA_MSG_HANDBACK ? 7 : 0;
 		for (unsigned int i = 0; i < 2; i++) {
 			xm.u.task[i].n_split = 2; /* HANDOVER; harmless for the others' layouts */
 			xm.u.task[i].args_len = (uint8_t)(3 * i);
 			xm.u.task[i].args[0] = 'x';
+			xm.u.task[i].flags = (uint8_t)(i * NL_XA_TF_REROUTE);
 		}
 		if (t != NL_XA_MSG_HANDOVER)
 			memset(&xm.u, 0, sizeof(xm.u));
@@ -176,6 +178,8 @@ main(int argc, char **argv)
 			}
 		if (t == NL_XA_MSG_HANDBACK)
 			xm.u.back[1].reason = NL_XA_REASON_MOVED;
+		if (t == NL_XA_MSG_ACK)
+			xm.u.ack[0] = 7, xm.u.ack[1] = 8;
 		n = nl_xa_encode(&xm, b, sizeof(b));
 		if (n <= 0)
 			return 1;

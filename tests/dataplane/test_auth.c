@@ -179,6 +179,37 @@ test_seal_round_trip_every_type(void)
 	nl_replay_free(&rp);
 }
 
+/* SUBMIT flags (reroute) are version 2's: sealed they round-trip; a version-1 frame with one
+ * set is refused bad_field; unknown bits are refused by the encoder (docs/protocol.md). */
+static void
+test_submit_flags_version_2_only(void)
+{
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	struct nl_msg m = sample(NL_MSG_SUBMIT), back;
+	uint8_t buf[NL_PROTO_MAX_LEN];
+	bool all = true;
+	int n;
+
+	nl_auth_tx_init(&tx, &key);
+	nl_replay_init(&rp, 16);
+	m.u.submit.flags = NL_SUBMIT_F_REROUTE;
+	n = nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf));
+	all &= n > 0 && nl_proto_open(&key, &rp, buf, (size_t)n, NOW, &back) == NL_PROTO_OK &&
+	       back.u.submit.flags == NL_SUBMIT_F_REROUTE;
+	n = nl_proto_encode(&m, buf, sizeof(buf)); /* the bytes a version-1 client would send */
+	all &= n > 0 && buf[53] == NL_SUBMIT_F_REROUTE &&
+	       nl_proto_decode(buf, (size_t)n, &back) == NL_PROTO_E_FIELD;
+	m.u.submit.flags = 0;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	all &= n > 0 && nl_proto_decode(buf, (size_t)n, &back) == NL_PROTO_OK && back.u.submit.flags == 0;
+	m.u.submit.flags = 0x80;
+	all &= nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL &&
+	       nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf)) < 0;
+	nl_tap_check(all, "test_submit_flags_are_version_2_only");
+	nl_replay_free(&rp);
+}
+
 static void
 test_sequence_strictly_increases(void)
 {
@@ -362,6 +393,7 @@ main(void)
 	printf("# seed %llu (NL_TEST_SEED)\n", (unsigned long long)seed);
 	test_key_file_rules();
 	test_seal_round_trip_every_type();
+	test_submit_flags_version_2_only();
 	test_sequence_strictly_increases();
 	test_attacks_on_every_inbound_type();
 	test_replay_window_edges();

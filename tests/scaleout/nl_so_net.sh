@@ -18,6 +18,7 @@ declare -A WID=([a]=1 [b]=2 [c]=3)
 TMP=${NL_SO_KEEP:-$(mktemp -d)} # NL_SO_KEEP=DIR keeps the logs (debugging)
 mkdir -p "$TMP"
 PIDS=()
+KEYARGS=() # (--key FILE): the authenticated protocol (version 2) for appliances, workers, clients
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	for x in a b c; do
@@ -62,7 +63,7 @@ launch_app() { # as start_app, without waiting for it to serve
 	[[ ${1:-} == --single ]] && { part=(--ip "${IP[$x]}"); shift; }
 	ip netns exec "${NS[$x]}" "$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "${PFX[$x]}" \
 		-l 0-1 --vdev="net_af_packet0,iface=ns$x$id" -- --config "$CFG" --scheme "$scheme" \
-		"${part[@]}" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 "$@" \
+		"${part[@]}" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 "${KEYARGS[@]}" "$@" \
 		>"$TMP/app_$x.log" 2>&1 &
 	APP[$x]=$!
 }
@@ -99,7 +100,7 @@ stop_all() {
 workers() { # app: two workers offering every vector; the appliance claims its own slots
 	local x=$1 w
 	for w in 1 2; do
-		$INH "$WORKER" --appliance "${IP[$x]}" --scale 1e-3 --allow-root --quiet --id "$w${WID[$x]}" \
+		$INH "$WORKER" --appliance "${IP[$x]}" --scale 1e-3 --allow-root --quiet --id "$w${WID[$x]}" "${KEYARGS[@]}" \
 			--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:10 --mach 100e6:10 \
 			--mach 100e6:10 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01 --mach 100e6:11 \
 			--mach 100e6:11 --mach 100e6:11 >"$TMP/w$w$x.log" 2>&1 &
@@ -119,6 +120,6 @@ loadgen() { # app, tasks, rate, seed, extra args
 	local x=$1 n=$2 r=$3 s=$4
 	shift 4
 	$INH "$LOADGEN" --appliance "${IP[$x]}" --tasks "$n" --rate "$r" --res 2 --split 2 \
-		--instr 1e8 --data 0 --timeout 5 --seed "$s" "$@" >"$TMP/lg_$x.log" 2>&1
+		--instr 1e8 --data 0 --timeout 5 --seed "$s" "${KEYARGS[@]}" "$@" >"$TMP/lg_$x.log" 2>&1
 }
 

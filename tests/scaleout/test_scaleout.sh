@@ -7,10 +7,14 @@
 #        three: every task COMPLETEs; per appliance accepted = completed + failed + in
 #        flight; the three appliances together accepted what the clients sent; tasks and
 #        hand-backs crossed between every pair that the placement connects
-#   3    appliance c killed (SIGKILL) mid-run: every task accepted by a or b ends in exactly
-#        one COMPLETE or REJECT (none lost), a and b keep dispatching, c is declared gone
-#        by gossip; c restarts, rejoins (its summaries reach a) and gets traffic again
-#   4    forged and malformed inter-appliance datagrams (a client claiming to be appliance
+#   3    every 7th inter-appliance datagram dropped (test hook): every task COMPLETEs exactly
+#        once (acknowledgement, retransmission, de-duplication)
+#   4    appliance c killed (SIGKILL) mid-run (2LSC, --key): every task accepted by a or b
+#        ends in exactly one COMPLETE or REJECT (none lost), a and b keep dispatching, c is
+#        declared gone by gossip; tasks of b's client, which asked for re-routing (SUBMIT
+#        flag), are re-routed, none answered machine_lost; c restarts, rejoins (its
+#        summaries reach a) and gets traffic again
+#   5    forged and malformed inter-appliance datagrams (a client claiming to be appliance
 #        b, a truncated hand-back, a bad type) are counted and dropped, nothing acts on them
 # Usage: test_scaleout.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or without
 # netns/veth/bridge. Names: namespaces nls{w,h,a,b,c}PID, veths nsX/nsYPID, 10.98.0.0/24.
@@ -58,13 +62,49 @@ for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debuggi
 done
 [[ -n ${NL_SO_SCHEMES:-} ]] && nl_tap_done
 
-# 3: c killed mid-run, then restarted
+# 3: a lossy network: every 7th inter-appliance datagram of each appliance is not sent
+# ([scaleout] test_drop_every); acknowledgements and retransmission carry every task across,
+# de-duplication keeps each one from running twice
 r=1
 t0=$SECONDS
+CFG0=$CFG
+CFG=$TMP/lossy.ini
+sed 's/^fanout = 2$/fanout = 2\ntest_drop_every = 7\nretransmit_ms = 20/' "$CFG0" >"$CFG"
 if up3 nlsc; then
 	r=0
+	loadgen a 4000 1000 21 --expect-complete & la=$!
+	loadgen b 3000 750 22 --expect-complete & lb=$!
+	loadgen c 3000 750 23 --expect-complete & lc=$!
+	wait $la || r=1
+	wait $lb || r=1
+	wait $lc || r=1
+	total=0
+	for x in a b c; do total=$((total + $(val "$TMP/lg_$x.log" completed))); done
+	report a b c || r=1
+	acc=$(so_eval "sum(s[x]['accepted'] for x in 'abc')")
+	res=$(so_eval "(sum(p[x]['test_dropped'] for x in 'abc'), sum(sum(p[x]['retransmitted']) for x in 'abc'), sum(sum(p[x]['duplicates_in']) for x in 'abc'), sum(p[x]['stale_handback'] + sum(p[x]['unacked_overflow']) for x in 'abc'), sum(s[x]['completed'] for x in 'abc'))")
+	echo "# lossy: completed $total of 10000 (clients), accepted $acc; (dropped, retransmitted, duplicates dropped, stale hand-backs + retransmission window overflows, completed by the appliances) = $res"
+	IFS=', ' read -r dropped retx dup stale done_ <<<"${res//[()]/}"
+	[[ $total == 10000 && $acc == 10000 && $done_ == 10000 && $dropped -gt 100 && $retx -ge $dropped &&
+		$stale == 0 ]] || r=1
+fi
+stop_all || r=1
+CFG=$CFG0
+echo "# lossy: $((SECONDS - t0)) s"
+say "scaleout_lossy_every_7th_datagram_dropped_all_complete_exactly_once" $r "see the log"
+
+# 4: c killed mid-run, then restarted; 2LSC, the authenticated protocol (--key), b's client
+# asks for re-routing (SUBMIT flag, version 2), a's does not
+KEY=$TMP/site.key
+head -c 32 /dev/urandom >"$KEY"
+chmod 600 "$KEY"
+KEYARGS=(--key "$KEY")
+r=1
+t0=$SECONDS
+if up3 2lsc; then
+	r=0
 	loadgen a 2500 1000 11 & la=$!
-	loadgen b 2500 1000 12 & lb=$!
+	loadgen b 2500 1000 12 --reroute & lb=$!
 	sleep 1.2
 	kill -KILL "${APP[c]}"
 	wait "${APP[c]}" 2>/dev/null
@@ -81,9 +121,14 @@ if up3 nlsc; then
 	done
 	report a b || r=1
 	so_wait 10 "not live('a', 'c') and not live('b', 'c')" || r=1
-	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'])") (a, b: times c was declared gone; tasks answered machine_lost)"
+	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'], p['a']['rerouted'], p['b']['rerouted'])") (a, b: times c was declared gone; tasks answered machine_lost; tasks re-routed)"
+	# b's client asked for re-routing: none of its tasks was lost with c, some were re-routed
+	lost_b=$(( $(val "$TMP/lg_b.log" rejected_machine_lost) + $(val "$TMP/lg_b.log" failed_machine_lost) ))
+	rer=$(so_eval "p['a']['rerouted'] + p['b']['rerouted']")
+	echo "# b's tasks answered machine_lost: $lost_b; re-routed on a and b: $rer"
+	[[ $lost_b == 0 && $rer -gt 0 ]] || r=1
 	# restart c: it rejoins (gossip) and gets traffic again
-	if start_app c nlsc; then
+	if start_app c 2lsc; then
 		workers c
 		if wait_joined c 2 && so_wait 20 "live('a', 'c') and live('b', 'c') and live('c', 'a')"; then
 			loadgen a 1000 500 13 --expect-complete || r=1
@@ -101,10 +146,11 @@ if up3 nlsc; then
 	fi
 fi
 stop_all || r=1
+KEYARGS=()
 echo "# kill and rejoin: $((SECONDS - t0)) s"
-say "scaleout_kill_one_appliance_every_task_answered_once_then_rejoin" $r "see the log"
+say "scaleout_kill_one_appliance_every_task_answered_once_rerouted_if_asked_then_rejoin" $r "see the log"
 
-# 4: forged and malformed inter-appliance datagrams are counted and dropped
+# 5: forged and malformed inter-appliance datagrams are counted and dropped
 r=1
 if start_app a nlsc; then
 	DROPS="s['a']['drop_truncated'] + s['a']['drop_bad_type'] + s['a']['drop_bad_field']"
@@ -115,11 +161,11 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 dst = (sys.argv[1], 7477)
 def hdr(t, n): return struct.pack(">HBBHH", 0x4e4c, 1, t, n, 0)
 # a well-formed HANDBACK claiming to come from appliance b (index 1), from a client's address
-body = struct.pack(">HHIQ", 1, 1, 0, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
+body = struct.pack(">HHIQ", 1, 1, 1, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
 s.sendto(hdr(17, 8 + len(body)) + body, dst)
 # a HANDOVER claiming b with a well-formed task record
 task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
-body = struct.pack(">HHIQ", 1, 1, 0, 12345) + task
+body = struct.pack(">HHIQ", 1, 1, 1, 12345) + task
 s.sendto(hdr(16, 8 + len(body)) + body, dst)
 # truncated (length says more than was sent), bad type 20, bad field (n = 0)
 s.sendto(hdr(17, 64) + b"\0" * 8, dst)

@@ -27,6 +27,7 @@ fill(uint8_t type, unsigned int n)
 	m.from_app = 2;
 	m.n = (uint16_t)n;
 	m.incarnation = 0x1234567890abcdefull;
+	m.dgram_seq = type == NL_XA_MSG_HANDOVER || type == NL_XA_MSG_HANDBACK ? 0x80000007u : 0;
 	for (unsigned int i = 0; i < n; i++) {
 		if (type == NL_XA_MSG_HANDOVER) {
 			struct nl_xa_task *t = &m.u.task[i];
@@ -45,6 +46,9 @@ fill(uint8_t type, unsigned int n)
 			t->cmd_id = 3;
 			t->args_len = (uint8_t)(i % 10);
 			memset(t->args, 'a' + (int)i, t->args_len);
+			t->flags = (uint8_t)(i & NL_XA_TF_ALL);
+		} else if (type == NL_XA_MSG_ACK) {
+			m.u.ack[i] = 0xffffff00u + i;
 		} else if (type == NL_XA_MSG_HANDBACK) {
 			struct nl_xa_back *b = &m.u.back[i];
 
@@ -77,7 +81,7 @@ static int
 same(void)
 {
 	if (out.type != m.type || out.from_app != m.from_app || out.n != m.n ||
-	    out.incarnation != m.incarnation)
+	    out.incarnation != m.incarnation || out.dgram_seq != m.dgram_seq)
 		return 0;
 	for (unsigned int i = 0; i < m.n; i++) {
 		if (m.type == NL_XA_MSG_HANDOVER) {
@@ -88,7 +92,11 @@ same(void)
 			    a->origin_seq != b->origin_seq || a->origin_token != b->origin_token ||
 			    a->to_mgr != b->to_mgr || a->origin_app != b->origin_app ||
 			    a->n_split != b->n_split || a->hops != b->hops || a->cmd_id != b->cmd_id ||
-			    a->args_len != b->args_len || memcmp(a->args, b->args, a->args_len) != 0)
+			    a->args_len != b->args_len || memcmp(a->args, b->args, a->args_len) != 0 ||
+			    a->flags != b->flags)
+				return 0;
+		} else if (m.type == NL_XA_MSG_ACK) {
+			if (m.u.ack[i] != out.u.ack[i])
 				return 0;
 		} else if (m.type == NL_XA_MSG_HANDBACK) {
 			const struct nl_xa_back *a = &m.u.back[i], *b = &out.u.back[i];
@@ -114,7 +122,8 @@ same(void)
 static void
 test_round_trips(void)
 {
-	static const unsigned int max[3] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS };
+	static const unsigned int max[4] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS,
+					     NL_XA_MAX_ACKS };
 	uint8_t buf[NL_PROTO_MAX_LEN], sealed[NL_PROTO_MAX_LEN];
 	int ok1 = 1, ok2 = 1, full = 1;
 	struct nl_auth_tx tx;
@@ -123,7 +132,7 @@ test_round_trips(void)
 	nl_auth_tx_init(&tx, &key);
 	if (nl_replay_init(&rp, 16) != 0)
 		abort();
-	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_SUMMARY; ty++) {
+	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_ACK; ty++) {
 		for (unsigned int n = 1; n <= max[ty - NL_XA_MSG_HANDOVER]; n++) {
 			int len, sl;
 
@@ -178,7 +187,7 @@ test_malformed(void)
 	c[2] = 2;
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_VERSION;
 	memcpy(c, b, (size_t)n);
-	c[3] = 19;
+	c[3] = 20;
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
 	c[3] = 9; /* a client/worker type is not an inter-appliance one */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
@@ -203,6 +212,12 @@ test_malformed(void)
 	memcpy(c, b, (size_t)n);
 	c[24 + 60] = 1; /* record pad */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	c[24 + 59] = 0x08; /* unknown flag */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
+	memcpy(c, b, (size_t)n);
+	memset(c + 12, 0, 4); /* a HANDOVER without its datagram number */
+	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
 	nl_tap_check(ok, "malformed_handover_refused_with_its_reason");
 
 	ok = 1;
@@ -224,7 +239,21 @@ test_malformed(void)
 	n = nl_xa_encode(&m, b, sizeof(b));
 	b[24 + 30] = 1; /* record pad */
 	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
-	nl_tap_check(ok, "malformed_handback_and_summary_refused_encoder_agrees");
+	fill(NL_XA_MSG_SUMMARY, 1);
+	m.dgram_seq = 3; /* summaries are not numbered */
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_ACK, 2);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= n == 24 + 16 && dec(b, (size_t)n) == NL_PROTO_OK;
+	memset(b + 24 + 8, 0, 4); /* an ACK of datagram 0 */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	fill(NL_XA_MSG_ACK, 1);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[24 + 5] = 1; /* ACK record pad */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	m.u.ack[0] = 0;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	nl_tap_check(ok, "malformed_handback_summary_and_ack_refused_encoder_agrees");
 }
 
 static void
@@ -320,6 +349,34 @@ test_split(void)
 	ok &= nl_model_hop_vt(&mc, NULL, 0, s->tree->node[0].child[1]) == 20;
 	nl_sched_free(s);
 	nl_tap_check(ok, "split_parts_follow_the_tree_and_only_cut_edges_pay_the_cut_delay");
+
+	/* machines: an NLSC machine is in its leaf's part (the leaf of its vector); a 2LSC
+	 * machine in its group's */
+	uint8_t mpart[96];
+	uint32_t home[96];
+	int ok2 = 1;
+
+	if (nl_sched_create(&s, &nl_policy_nlsc, &sp, mach, 96) != 0)
+		abort();
+	nl_model_split_parts(&mc, s, part);
+	nl_model_split_mach_parts(s, part, mpart, home);
+	for (uint32_t m = 0; m < 96; m++) {
+		uint32_t leaf = nl_tree_leaf_of(s->tree, mach[m].res.set);
+
+		ok2 &= leaf != NL_NODE_NONE && home[m] == s->tree->leaf_node[leaf] &&
+		       mpart[m] == part[home[m]];
+	}
+	nl_sched_free(s);
+	sp.n_groups = 3;
+	snprintf(mc.cut[0], sizeof(mc.cut[0]), "group1");
+	if (nl_sched_create(&s, &nl_policy_2lsc, &sp, mach, 96) != 0)
+		abort();
+	nl_model_split_parts(&mc, s, part);
+	nl_model_split_mach_parts(s, part, mpart, home);
+	for (uint32_t m = 0; m < 96; m++)
+		ok2 &= home[m] == nl_2lsc_group_of(s, m) && mpart[m] == (home[m] == 1);
+	nl_sched_free(s);
+	nl_tap_check(ok2, "split_machines_belong_to_the_part_of_their_leaf_or_group");
 }
 
 int

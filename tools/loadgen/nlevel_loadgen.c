@@ -207,6 +207,8 @@ usage(FILE *f)
 		"                         2); without it, version 1 (appliance without --key)\n"
 		"  --principal NAME       with --key FILE holding NAME's key (nlevel-key): submit\n"
 		"                         as principal NAME of the appliance's --principals\n"
+		"  --reroute              with --key: ask a split tree to route a task again through\n"
+		"                         a live part when its appliance is lost (SUBMIT flag)\n"
 		"  --expect-complete      exit 1 unless every task COMPLETEs with status 0 (or\n"
 		"                         --expect-status)\n"
 		"  --expect-status CMD=STATUS\n"
@@ -276,11 +278,12 @@ main(int argc, char **argv)
 		{ "expect-status", required_argument, NULL, 'X' },
 		{ "key", required_argument, NULL, 'K' },
 		{ "principal", required_argument, NULL, 'j' },
+		{ "reroute", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sockaddr_in app;
-	bool have_app = false, expect = false;
+	bool have_app = false, expect = false, reroute = false;
 	const char *config = NULL, *replay = NULL, *csv = NULL;
 	double rate = 0, load = 0, scale = 1e-5, instr = 8e6, data = 0, timeout_s = 10;
 	unsigned int n_tasks = 1000, n_res = 0, split = 0, cmd = 0;
@@ -386,9 +389,14 @@ main(int argc, char **argv)
 			principal = optarg;
 			break;
 		case 'K': key_file = optarg; break;
+		case 'W': reroute = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (reroute && key_file == NULL) {
+		fprintf(stderr, "nlevel-loadgen: --reroute is a protocol version 2 flag: give --key\n");
+		return 2;
 	}
 	if (!have_app || optind != argc) {
 		fprintf(stderr, "nlevel-loadgen: %s (--help lists the options)\n",
@@ -508,6 +516,7 @@ main(int argc, char **argv)
 			m.u.submit.n_split = tk[sent].split;
 			m.u.submit.cmd_id = tk[sent].cmd;
 			m.u.submit.args_len = tk[sent].args_len;
+			m.u.submit.flags = reroute ? NL_SUBMIT_F_REROUTE : 0;
 			memcpy(m.u.submit.args, tk[sent].args, tk[sent].args_len);
 			tk[sent].submit_ns = now_ns();
 			m.u.submit.client_ts_ns = tk[sent].submit_ns;
