@@ -500,6 +500,26 @@ nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_ad
 }
 
 void
+nl_dp_farm_ctx_get(const struct io *io, struct nl_dp_farm_ctx *c)
+{
+	const struct nl_dp_farm *f = io->dp->farm;
+
+	c->h = f != NULL ? f->cur_h : 0;
+	c->attempt = f != NULL ? f->cur_attempt : 0;
+}
+
+void
+nl_dp_farm_ctx_set(struct io *io, const struct nl_dp_farm_ctx *c)
+{
+	struct nl_dp_farm *f = io->dp->farm;
+
+	if (f == NULL)
+		return;
+	f->cur_h = c->h;
+	f->cur_attempt = c->attempt;
+}
+
+void
 nl_dp_farm_submit_end(struct io *io)
 {
 	if (io->dp->farm != NULL)

@@ -30,6 +30,17 @@ bool nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_fra
 		      struct nl_msg_submit *s);
 void nl_dp_farm_submit_end(struct io *io);
 
+/* The farm state of the submission being admitted: its Requirements/Rank handle and attempt
+ * (0, 0 for a plain SUBMIT). The fair queue (nl_dp_sec.c) keeps it with a queued submission
+ * and puts it back around that submission's admission, so a queued FSUBMIT keeps its match
+ * handle, its resend record and its submit counters, and no other submission takes them. */
+struct nl_dp_farm_ctx {
+	uint32_t h;
+	uint8_t attempt;
+};
+void nl_dp_farm_ctx_get(const struct io *io, struct nl_dp_farm_ctx *c);
+void nl_dp_farm_ctx_set(struct io *io, const struct nl_dp_farm_ctx *c);
+
 /* on_submit(), before ingress: record the task's handle (0 for a plain SUBMIT). */
 void nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt);
 

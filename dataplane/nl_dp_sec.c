@@ -34,6 +34,7 @@
 #include "nl_atomic.h"
 #include "nl_dp_port.h"
 #include "nl_dp_sec.h"
+#include "nl_dp_farm.h"
 #include "nl_fair.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
@@ -41,6 +42,7 @@
 struct sec_ent {
 	struct nl_msg_submit s;
 	struct nl_frame_addr a;
+	struct nl_dp_farm_ctx farm; /* an FSUBMIT's handle and attempt (issue #15) */
 };
 
 struct sec_pr {
@@ -290,6 +292,7 @@ nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_f
 	e = &p->q[(p->head + p->c.queued) % p->cap];
 	e->s = *s;
 	e->a = *a;
+	nl_dp_farm_ctx_get(io, &e->farm);
 	nl_stat_add_st(&p->c.queued, 1);
 	nl_fair_backlogged_st(&sec->drr, i);
 	nl_dp_sec_poll(io);
@@ -305,12 +308,16 @@ admit_one(struct io *io, unsigned int i)
 	struct sec_ent *e = &p->q[p->head];
 	uint64_t acc = dp->io_accepted, rej = dp->io_rejected;
 	uint32_t saved = io->principal;
+	struct nl_dp_farm_ctx farm_saved;
 
 	p->head = (p->head + 1) % p->cap;
 	nl_stat_add_st(&p->c.queued, (uint64_t)-1);
 	io->principal = i < sec->site ? i : NL_PRINCIPAL_NONE;
 	io->sec_admitting = true;
+	nl_dp_farm_ctx_get(io, &farm_saved); /* the frame being received may be another's */
+	nl_dp_farm_ctx_set(io, &e->farm);
 	nl_dp_port_admit(io, &e->s, &e->a);
+	nl_dp_farm_ctx_set(io, &farm_saved);
 	io->sec_admitting = false;
 	io->principal = saved;
 	if (dp->io_accepted != acc) {

@@ -283,4 +283,40 @@ import json, sys
 s = json.load(sys.stdin)["/nlevel/stats"]
 print(int(s["accepted"] == s["completed"] + s["failed"] + s["in_flight"]))' 2>/dev/null)
 say "the appliance's accounting holds (accepted = completed + failed + in flight)" "$([[ $acc == 1 ]]; echo $?)" "$(tel /nlevel/stats)"
+
+# --- with --key and --principals: FSUBMITs wait in the fair queue and keep their match ------
+# handle there (admitted later, by deficit round robin, and not with another frame's handle)
+for p in "${WPIDS[@]}"; do kill "$p" 2>/dev/null; done
+kill -INT "$APP" 2>/dev/null
+wait "$APP" 2>/dev/null
+APP=
+head -c 32 /dev/urandom >"$TMP/site.key"
+chmod 600 "$TMP/site.key"
+printf '[admission]\nmax_in_flight = 4\nqueue = 256\n[submitter other]\n' >"$TMP/fair.ini"
+"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
+	--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP" \
+	--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 3 --key "$TMP/site.key" \
+	--principals "$TMP/fair.ini" >"$TMP/app2.log" 2>&1 &
+APP=$!
+for _ in $(seq 150); do
+	[[ $(tel_key /nlevel/stats accepted) != -1 ]] && break
+	sleep 0.1
+done
+start_worker_key() { # number
+	"${INNS[@]}" "$WORKER" --appliance "$APP_IP" --id "$1" --allow-root --quiet \
+		--key "$TMP/site.key" --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' \
+		--commands "$TMP/w$1.conf" >"$TMP/wk$1.log" 2>&1 &
+	WPIDS[$1]=$!
+}
+start_worker_key 1
+start_worker_key 2
+for _ in $(seq 100); do
+	[[ $(tel_key /nlevel/stats workers_joined) -ge 2 ]] && break
+	sleep 0.1
+done
+sub --key "$TMP/site.key" --wait --quiet --window 32 --joblog "$TMP/kbig.csv" "$TMP/big.txt" >/dev/null 2>&1
+rc=$?
+nw1=$(awk -F, 'NR > 1 && $6 ~ /^w1\./' "$TMP/kbig.csv" | wc -l)
+say "--key --principals: 200 queued FSUBMITs with Requirements, all on worker 1's machines" \
+	"$([[ $rc == 0 && $nw1 == 200 ]]; echo $?)" "rc $rc, $nw1 on worker 1: $(tail -n 3 "$TMP/app2.log")"
 nl_tap_done
