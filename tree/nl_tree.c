@@ -248,7 +248,6 @@ nl_tree_build(struct nl_tree **out, unsigned int n_res, const struct nl_resvec *
 	for (unsigned int i = 0; i < n_node; i++) {
 		struct nl_tree_node *n = &t->node[i];
 
-		n->self = i;
 		n->parent = n->level == 0 ? NL_NODE_NONE :
 					    nl_tree_find(t, n->level - 1u, n->prefix);
 		if (n->level < n_res) {

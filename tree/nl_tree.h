@@ -56,9 +56,8 @@ struct nl_tree_node {
 		struct {
 			uint32_t child[2]; /**< ac1_k, ac2_k: child without / with resource level+1 */
 			uint32_t parent;   /**< ap_k, NL_NODE_NONE at the root */
-			uint32_t self;     /**< this node's id (where NL_ROUTE_ASSIGN stays) */
 		};
-		uint32_t link[4]; /**< indexed by enum nl_route_act: child0, child1, parent, self */
+		uint32_t link[3]; /**< indexed by enum nl_route_act: child0, child1, parent */
 	};
 	uint32_t n_mach;   /**< m_k: machines in the subtree (a '*' machine counts once) */
 	uint32_t leaf;     /**< leaf index (0..n_leaf-1) when level == N, else NL_NODE_NONE */
@@ -116,18 +115,16 @@ static inline uint32_t
 nl_tree_next(const struct nl_tree *t, uint32_t at, uint64_t need, enum nl_route_act *act)
 {
 	const struct nl_tree_node *n = &t->node[at];
-	/* Same decision as nl_route_step(), by arithmetic on 0/1 values and masks: the action
-	 * of a task at a manager is data the branch predictor cannot learn (GCC turned the
-	 * conditional expressions of an earlier version into jumps). */
+	/* Same decision as nl_route_step(). Written with conditional expressions, which GCC
+	 * compiles to jumps here; jumps let the CPU run ahead along the predicted path, which
+	 * measured faster than conditional moves or masks (those put the whole decision on
+	 * the load chain from one manager to the next: docs/benchmarks.md). */
 	unsigned int down = (unsigned int)(need >> (n->level & 63)) & 1;
-	unsigned int leaf = n->level >= t->n_res;
-	unsigned int up = ((n->prefix ^ need) & n->mask) != 0;
-	unsigned int a = down ^ ((down ^ (unsigned int)NL_ROUTE_ASSIGN) & (0u - leaf));
+	unsigned int a = n->level >= t->n_res ? (unsigned int)NL_ROUTE_ASSIGN : down;
 
-	a ^= (a ^ (unsigned int)NL_ROUTE_UP) & (0u - up);
-	(void)at; /* link[NL_ROUTE_ASSIGN] is at itself */
+	a = ((n->prefix ^ need) & n->mask) != 0 ? (unsigned int)NL_ROUTE_UP : a;
 	*act = (enum nl_route_act)a;
-	return n->link[a];
+	return a == NL_ROUTE_ASSIGN ? at : n->link[a];
 }
 
 /**
