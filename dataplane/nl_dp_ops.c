@@ -191,6 +191,8 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	const struct nl_dp_gen *g = lc->gen;
 	struct nl_dp_sub rec[NL_TASK_MAX_SPLIT];
 	double arrive = dp->o.emulate ? now_vt + dp->m.dispatch_delay_vt : now_vt;
+	/* one sub-task's work, divided once (the calls below may not be assumed to leave t) */
+	double sub_instr = t->instr / t->n_split, sub_bits = t->data_bits / t->n_split;
 
 	if (n == 0 || n > NL_TASK_MAX_SPLIT) {
 		nl_dp_task_fail_st(lc, t, NL_REJECT_BAD_TASK);
@@ -220,8 +222,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 			 * (multiplications; background load left out, docs/output.md
 			 * `machines`); emulated and port modes: the model's, as the simulator */
 			dur = dp->o.native_book ?
-				      nl_mach_rate_service_vt(&g->s->rate[m], t->instr / t->n_split,
-							      t->data_bits / t->n_split) :
+				      nl_mach_rate_service_vt(&g->s->rate[m], sub_instr, sub_bits) :
 				      nl_model_sub_vt(&dp->bg, &g->mach[m], m, t, start);
 			dur *= dp->dur_scale;
 		}

@@ -42,7 +42,9 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 		 * permutation, so tmp[rank] = id needs no test. Keys are >= 0 or +inf, and such
 		 * doubles order as their bit patterns do. */
 		uint64_t kb[NL_PICK_RANK_MAX];
-		uint32_t tmp[NL_PICK_RANK_MAX];
+		uint64_t tmp[NL_PICK_RANK_MAX]; /* 8-byte slots: read back as written, so the
+						 * copy below is store-forwarded (4-byte slots
+						 * copied 8 bytes at a time stalled it) */
 		unsigned int n_live = 0;
 
 		for (unsigned int c = 0; c < n_cand; c++) {
@@ -68,7 +70,8 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 					r += kb[j] < kb[i];
 				tmp[r] = cand[i];
 			}
-			memcpy(out, tmp, n_split * sizeof(out[0]));
+			for (unsigned int o = 0; o < n_split; o++)
+				out[o] = (uint32_t)tmp[o];
 			return (int)n_split;
 		}
 		/* machines left: fewer live candidates than sub-tasks, share them below */
