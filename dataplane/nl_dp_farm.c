@@ -27,84 +27,14 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_atomic.h"
-#include "nl_dp_farm.h"
-#include "nl_farm_dd.h"
-#include "nl_match.h"
-#include "nl_match_cad.h"
+#include "nl_dp_farm_priv.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
-
-#define FARM_NAMES 64u     /* distinct command names */
-#define FARM_HANDLES 1024u /* registered Requirements/Rank handles (handle 0 unused) */
-#define FARM_SUBMITS 4096u /* submit ids with counters (power of two) */
-#define FARM_DONE_KEEP 16384u /* ended FSUBMITs remembered for resends (power of two) */
-
-struct farm_worker {
-	uint16_t cmd[FARM_NAMES]; /* local command id per name id, 0 = not offered */
-};
-
-struct farm_ad {
-	struct nl_match_mad *ad;
-	char *text;
-};
-
-struct farm_handle {
-	uint32_t name;             /* name id */
-	struct nl_match_expr *x;
-	char *req, *rank;          /* texts, for de-duplication */
-};
-
-struct farm_sub {
-	uint64_t id;               /* submit id, 0 = free */
-	uint64_t last_tsc;
-	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
-};
-
-/* The replies of an ended FSUBMIT, sent again to a resend. */
-struct farm_done {
-	uint64_t task_id;          /* 0 = unused */
-	uint32_t ip;
-	uint16_t port;
-	bool has_info;
-	struct nl_msg_taskinfo ti;
-	struct nl_msg_reply rep;   /* COMPLETE or REJECT */
-	uint8_t type;
-};
-
-struct nl_dp_farm {
-	char names[FARM_NAMES][NL_FARM_NAME_MAX + 1];
-	unsigned int n_names;
-	struct farm_worker wk[MAX_WORKERS];
-	struct farm_ad *ad;        /* [n_mach] */
-	struct farm_handle hd[FARM_HANDLES];
-	unsigned int n_h;          /* next handle (1..) */
-	uint32_t *h_by_aux;        /* [n_meta] */
-	uint64_t *disp_tsc;        /* [n_meta] last DISPATCH of sub-task 0 */
-	uint32_t *disp_slot;       /* [n_meta] its machine */
-	uint32_t cur_h;            /* handle of the FSUBMIT being admitted, 0 = none */
-	struct nl_match_tab *tab;  /* published */
-	struct farm_sub sub[FARM_SUBMITS];
-	uint64_t n_rebuilds;
-	/* resends (see the top of the file) */
-	struct nl_farm_dd_tab dd;  /* cap: power of two >= 2 (n_meta + FARM_DONE_KEEP) */
-	struct farm_done *done;    /* [FARM_DONE_KEEP] ring */
-	uint32_t done_next;
-	uint64_t *inf_tid;         /* [n_meta] task id of the in-flight entry of a pool slot, 0 */
-	uint32_t *inf_ip;          /* [n_meta] its submitter address */
-	uint16_t *inf_port;
-	uint8_t cur_attempt;       /* of the FSUBMIT being admitted */
-	uint32_t cur_aux;          /* its pool index (nl_dp_farm_task) */
-	uint64_t n_resent;         /* resends answered without running (telemetry) */
-	struct nl_msg_taskinfo last_ti; /* the TASKINFO just sent (stored with its COMPLETE) */
-	uint64_t last_ti_id;
-};
 
 struct tab_free {
 	struct rcu_head rcu;
 	struct nl_match_tab *tab;
 };
-
-static struct nl_dp *farm_tel_dp; /* telemetry's view (set once at init) */
 
 static void
 tab_free_cb(struct rcu_head *h)
@@ -682,115 +612,6 @@ nl_dp_farm_worker_gone(struct io *io, uint32_t wi)
 	}
 }
 
-/* ---- telemetry: /nlevel/submits, /nlevel/submit,ID ---- */
-
-static void
-counts_dict(struct rte_tel_data *d, const struct farm_sub *s)
-{
-	rte_tel_data_add_dict_u64(d, "submitted", nl_atomic_load_relaxed(&s->c.submitted));
-	rte_tel_data_add_dict_u64(d, "accepted", nl_atomic_load_relaxed(&s->c.accepted));
-	rte_tel_data_add_dict_u64(d, "rejected", nl_atomic_load_relaxed(&s->c.rejected));
-	rte_tel_data_add_dict_u64(d, "done_ok", nl_atomic_load_relaxed(&s->c.done_ok));
-	rte_tel_data_add_dict_u64(d, "done_err", nl_atomic_load_relaxed(&s->c.done_err));
-	rte_tel_data_add_dict_u64(d, "lost", nl_atomic_load_relaxed(&s->c.lost));
-	rte_tel_data_add_dict_u64(d, "running", nl_atomic_load_relaxed(&s->c.running));
-}
-
-static int
-tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct nl_dp_farm *f = farm_tel_dp != NULL ? farm_tel_dp->farm : NULL;
-
-	(void)cmd;
-	if (f == NULL)
-		return -EINVAL;
-	if (params != NULL && *params != '\0') {
-		char *end;
-		unsigned long long id = strtoull(params, &end, 10);
-
-		if (*end != '\0' || id == 0)
-			return -EINVAL;
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_u64(d, "submit_id", id);
-		for (uint32_t i = 0; i < FARM_SUBMITS; i++)
-			if (nl_atomic_load_relaxed(&f->sub[i].id) == id) {
-				rte_tel_data_add_dict_u64(d, "known", 1);
-				counts_dict(d, &f->sub[i]);
-				return 0;
-			}
-		rte_tel_data_add_dict_u64(d, "known", 0);
-		return 0;
-	}
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "handles", f->n_h > 0 ? f->n_h - 1 : 0);
-	rte_tel_data_add_dict_u64(d, "commands", f->n_names);
-	rte_tel_data_add_dict_u64(d, "match_rebuilds", nl_atomic_load_relaxed(&f->n_rebuilds));
-	rte_tel_data_add_dict_u64(d, "resent", nl_atomic_load_relaxed(&f->n_resent));
-	struct rte_tel_data *ids = rte_tel_data_alloc();
-
-	if (ids == NULL)
-		return -ENOMEM;
-	rte_tel_data_start_array(ids, RTE_TEL_U64_VAL);
-	for (uint32_t i = 0, n = 0; i < FARM_SUBMITS && n < 128; i++) {
-		uint64_t id = nl_atomic_load_relaxed(&f->sub[i].id);
-
-		if (id != 0) {
-			rte_tel_data_add_array_u64(ids, id);
-			n++;
-		}
-	}
-	rte_tel_data_add_dict_container(d, "submit_ids", ids, 0);
-	return 0;
-}
-
-/* /nlevel/farm: command names, each machine's ClassAd record, each handle's eligible count */
-static int
-tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct nl_dp *dp = farm_tel_dp;
-	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
-	struct rte_tel_data *names, *ads, *elig;
-
-	(void)cmd;
-	(void)params;
-	if (f == NULL)
-		return -EINVAL;
-	names = rte_tel_data_alloc();
-	ads = rte_tel_data_alloc();
-	elig = rte_tel_data_alloc();
-	if (names == NULL || ads == NULL || elig == NULL) {
-		rte_tel_data_free(names);
-		rte_tel_data_free(ads);
-		rte_tel_data_free(elig);
-		return -ENOMEM;
-	}
-	rte_tel_data_start_dict(d);
-	rte_tel_data_start_array(names, RTE_TEL_STRING_VAL);
-	for (unsigned int i = 0; i < nl_atomic_load_relaxed(&f->n_names); i++)
-		rte_tel_data_add_array_string(names, f->names[i]);
-	/* records: read racily by design (a record is replaced only by the control lcore and
-	 * its text outlives this call unless a worker changes it at the same moment) */
-	rte_tel_data_start_array(ads, RTE_TEL_STRING_VAL);
-	for (uint32_t m = 0; m < dp->n_mach; m++) {
-		const char *t = __atomic_load_n(&f->ad[m].text, __ATOMIC_ACQUIRE);
-		char buf[RTE_TEL_MAX_STRING_LEN];
-
-		snprintf(buf, sizeof(buf), "%s", t != NULL ? t : "");
-		rte_tel_data_add_array_string(ads, buf);
-	}
-	rte_tel_data_start_array(elig, RTE_TEL_U64_VAL);
-	urcu_qsbr_register_thread(); /* a short-lived reader of the match table */
-	const struct nl_match_tab *tab = __atomic_load_n(&nl_match_src.tab, __ATOMIC_ACQUIRE);
-
-	for (uint32_t h = 1; tab != NULL && h < tab->n_h; h++)
-		rte_tel_data_add_array_u64(elig, tab->ent[h].n_elig);
-	urcu_qsbr_unregister_thread();
-	rte_tel_data_add_dict_container(d, "commands", names, 0);
-	rte_tel_data_add_dict_container(d, "machine_ads", ads, 0);
-	rte_tel_data_add_dict_container(d, "handle_eligible", elig, 0);
-	return 0;
-}
-
 static void
 dd_fini(struct nl_dp_farm *f)
 {
@@ -857,15 +678,7 @@ nl_dp_farm_init(struct io *io)
 	nl_match_src.n_aux = dp->n_meta;
 	nl_match_src.h_by_aux = f->h_by_aux;
 	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
-	if (farm_tel_dp == NULL) {
-		farm_tel_dp = dp;
-		rte_telemetry_register_cmd("/nlevel/submits", tel_submits,
-					   "Task farms: submit ids, or one submit's counters "
-					   "(param: submit id)");
-		rte_telemetry_register_cmd("/nlevel/farm", tel_farm,
-					   "Task farms: command names, machine ClassAd records, "
-					   "eligible machines per handle");
-	}
+	nl_dp_farm_tel_attach(dp);
 	return 0;
 }
 
@@ -896,7 +709,7 @@ nl_dp_farm_fini(struct io *io)
 	free(f->disp_tsc);
 	free(f->disp_slot);
 	dd_fini(f);
-	farm_tel_dp = NULL; /* telemetry answers -EINVAL from now on */
+	nl_dp_farm_tel_detach(); /* telemetry answers -EINVAL from now on */
 	dp->farm = NULL;
 	free(f);
 }

@@ -10,7 +10,7 @@ cc=$(command -v clang || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the protocol's sources: the frame codec, task-farm and inter-appliance messages
-srcs=("$src/dataplane/nl_proto.c" "$src/dataplane/nl_proto_farm.c" "$src/dataplane/nl_xa_proto.c")
+srcs=("$src/dataplane/nl_proto.c" "$src/dataplane/nl_replay.c" "$src/dataplane/nl_proto_farm.c" "$src/dataplane/nl_xa_proto.c")
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
 	>"$tmp/probe.c"
 if ! "$cc" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; then

@@ -32,17 +32,23 @@ up3() { # scheme: three appliances, two workers each, every one seeing the other
 	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
 		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
 }
+load3() { # seed base: 4,000 + 3,000 + 3,000 tasks into a, b, c, all expected to COMPLETE;
+	# 0 when every nlevel-loadgen says so
+	local la lb lc ok=0
+	loadgen a 4000 1000 $(($1 + 1)) --expect-complete & la=$!
+	loadgen b 3000 750 $(($1 + 2)) --expect-complete & lb=$!
+	loadgen c 3000 750 $(($1 + 3)) --expect-complete & lc=$!
+	wait $la || ok=1
+	wait $lb || ok=1
+	wait $lc || ok=1
+	return $ok
+}
 for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debugging)
 	t0=$SECONDS
 	r=1
 	if up3 "$scheme"; then
 		r=0
-		loadgen a 4000 1000 1 --expect-complete & la=$!
-		loadgen b 3000 750 2 --expect-complete & lb=$!
-		loadgen c 3000 750 3 --expect-complete & lc=$!
-		wait $la || r=1
-		wait $lb || r=1
-		wait $lc || r=1
+		load3 0 || r=1
 		total=0
 		for x in a b c; do
 			echo "# $scheme $x: $(summary "$TMP/lg_$x.log")"
@@ -72,12 +78,7 @@ CFG=$TMP/lossy.ini
 sed 's/^fanout = 2$/fanout = 2\ntest_drop_every = 7\nretransmit_ms = 20/' "$CFG0" >"$CFG"
 if up3 nlsc; then
 	r=0
-	loadgen a 4000 1000 21 --expect-complete & la=$!
-	loadgen b 3000 750 22 --expect-complete & lb=$!
-	loadgen c 3000 750 23 --expect-complete & lc=$!
-	wait $la || r=1
-	wait $lb || r=1
-	wait $lc || r=1
+	load3 20 || r=1
 	total=0
 	for x in a b c; do total=$((total + $(val "$TMP/lg_$x.log" completed))); done
 	report a b c || r=1
