@@ -266,6 +266,7 @@ nl_dp_free(struct nl_dp *dp)
 {
 	if (dp == NULL)
 		return;
+	nl_dp_tel_close(dp); /* no telemetry handler reads dp from here on */
 	nl_xa_drain_ctl(dp); /* scale-out hook: tasks parked at other appliances */
 	nl_dp_drain_ctl(dp);
 	for (uint32_t i = 0; dp->mgr != NULL && i < dp->n_mgr; i++) {

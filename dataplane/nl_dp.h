@@ -245,10 +245,37 @@ bool nl_dp_accounting_ok(const struct nl_dp *dp);
 int nl_dp_machine_set_ctl(struct nl_dp *dp, uint32_t mach, bool alive, double speed_ips);
 
 /**
- * Register the telemetry commands /nlevel/stats, /nlevel/managers, /nlevel/machines.
- * @param dp Engine (must outlive the EAL). @return 0; -errno. @par Context Main lcore, init.
+ * Register the telemetry commands /nlevel/stats, /nlevel/managers, /nlevel/machines (and the
+ * modules' own) and open the telemetry gate for dp (nl_dp_tel_register()).
+ * @param dp Engine, until nl_dp_free() closes the gate. @return 0; -errno.
+ * @par Context Main lcore, init.
  */
 int nl_dp_telemetry_init(struct nl_dp *dp);
+
+struct rte_tel_data;
+
+/**
+ * Register a telemetry command of the appliance behind its gate: the handler runs only while
+ * the appliance is open (between nl_dp_telemetry_init() and nl_dp_free()), under a read lock
+ * that nl_dp_free() takes for writing before it frees anything a handler reads; a closed gate
+ * answers -EINVAL. A name already registered in this process keeps its first handler's slot
+ * and gets the new handler.
+ * @param name     Command ("/nlevel/...").
+ * @param fn       Handler (runs on DPDK's telemetry thread).
+ * @param help     Help text.
+ * @return 0; -ENOSPC (more than 32 commands); -EINVAL or -ENOENT from rte_telemetry.
+ * @par Context  Control path, before or while serving. @par Source  DPDK telemetry library.
+ */
+int nl_dp_tel_register(const char *name, int (*fn)(const char *, const char *, struct rte_tel_data *),
+		       const char *help);
+
+/**
+ * Close the telemetry gate when it is open for dp: waits for handlers in progress, then every
+ * command answers -EINVAL until nl_dp_telemetry_init() opens it again (for another engine).
+ * An engine the gate is not open for changes nothing.
+ * @param dp Engine being freed. @par Context Control path (nl_dp_free()).
+ */
+void nl_dp_tel_close(const struct nl_dp *dp);
 
 /** Log type of the dataplane (user.nlevel.dataplane). */
 extern int nl_dp_logtype;

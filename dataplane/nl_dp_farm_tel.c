@@ -132,10 +132,10 @@ nl_dp_farm_tel_attach(struct nl_dp *dp)
 	if (registered)
 		return;
 	registered = true;
-	rte_telemetry_register_cmd("/nlevel/submits", tel_submits,
+	nl_dp_tel_register("/nlevel/submits", tel_submits,
 				   "Task farms: submit ids, or one submit's counters "
 				   "(param: submit id)");
-	rte_telemetry_register_cmd("/nlevel/farm", tel_farm,
+	nl_dp_tel_register("/nlevel/farm", tel_farm,
 				   "Task farms: command names, machine ClassAd records, "
 				   "eligible machines per handle");
 }

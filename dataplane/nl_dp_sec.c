@@ -444,7 +444,7 @@ int
 nl_dp_sec_tel_init(struct nl_dp *dp)
 {
 	sec_tel_dp = dp;
-	return rte_telemetry_register_cmd("/nlevel/principals", tel_principals,
+	return nl_dp_tel_register("/nlevel/principals", tel_principals,
 					  "Per-principal counters (issue #16): submitted, accepted, "
 					  "completed, failed, in_flight, queued, rejected_*, denied.");
 }

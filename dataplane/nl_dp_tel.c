@@ -11,6 +11,7 @@
  * the control lcore applies (I3 of nl_dp.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,68 @@
 #include "nl_xa.h"
 
 static struct nl_dp *tel_dp; /* set once at init, before the commands are registered */
+
+/* The gate (nl_dp.h, nl_dp_tel_register()): handlers run under the read lock while open. */
+typedef int (*tel_fn)(const char *, const char *, struct rte_tel_data *);
+#define TEL_MAX 32u
+static pthread_rwlock_t tel_gate = PTHREAD_RWLOCK_INITIALIZER;
+static bool tel_open;
+static struct {
+	char name[64];
+	tel_fn fn;
+} tel_cmds[TEL_MAX];
+static unsigned int n_tel_cmds;
+
+static int
+tel_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -EINVAL;
+
+	pthread_rwlock_rdlock(&tel_gate);
+	for (unsigned int i = 0; tel_open && i < n_tel_cmds; i++) {
+		if (strcmp(tel_cmds[i].name, cmd) == 0) {
+			rc = tel_cmds[i].fn(cmd, params, d);
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&tel_gate);
+	return rc;
+}
+
+int
+nl_dp_tel_register(const char *name, tel_fn fn, const char *help)
+{
+	unsigned int i;
+	int rc = 0;
+
+	pthread_rwlock_wrlock(&tel_gate);
+	for (i = 0; i < n_tel_cmds && strcmp(tel_cmds[i].name, name) != 0; i++)
+		;
+	if (i < n_tel_cmds) { /* registered with DPDK before (an earlier engine) */
+		tel_cmds[i].fn = fn;
+	} else if (n_tel_cmds == TEL_MAX || strlen(name) >= sizeof(tel_cmds[0].name)) {
+		rc = -ENOSPC;
+	} else {
+		rc = nl_dp_tel_register(name, tel_gated, help);
+		if (rc == 0) {
+			snprintf(tel_cmds[n_tel_cmds].name, sizeof(tel_cmds[0].name), "%s", name);
+			tel_cmds[n_tel_cmds++].fn = fn;
+		}
+	}
+	pthread_rwlock_unlock(&tel_gate);
+	return rc;
+}
+
+void
+nl_dp_tel_close(const struct nl_dp *dp)
+{
+	pthread_rwlock_wrlock(&tel_gate);
+	if (dp == tel_dp) {
+		tel_open = false;
+		tel_dp = NULL;
+	}
+	pthread_rwlock_unlock(&tel_gate);
+}
 
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -234,19 +297,22 @@ nl_dp_telemetry_init(struct nl_dp *dp)
 {
 	int rc;
 
+	pthread_rwlock_wrlock(&tel_gate);
 	tel_dp = dp;
+	tel_open = true;
+	pthread_rwlock_unlock(&tel_gate);
 	nl_xa_telemetry_init(dp); /* scale-out hook: /nlevel/appliances, /nlevel/summaries */
-	rc = rte_telemetry_register_cmd("/nlevel/stats", tel_stats,
+	rc = nl_dp_tel_register("/nlevel/stats", tel_stats,
 					"Accounting, drops per reason, messages per type.");
 	if (rc == 0)
-		rc = rte_telemetry_register_cmd("/nlevel/managers", tel_managers,
+		rc = nl_dp_tel_register("/nlevel/managers", tel_managers,
 						"Per-manager counters. Parameters: int manager id "
 						"(optional, adds its service-time histogram)");
 	if (rc == 0)
-		rc = rte_telemetry_register_cmd("/nlevel/machines", tel_machines,
+		rc = nl_dp_tel_register("/nlevel/machines", tel_machines,
 						"Per-machine alive, speed, sub-tasks, backlog.");
 	if (rc == 0)
-		rc = rte_telemetry_register_cmd("/nlevel/machine/set", tel_machine_set,
+		rc = nl_dp_tel_register("/nlevel/machine/set", tel_machine_set,
 						"Machine leave/join/speed. Parameters: id,alive[,speed_ips]");
 	if (rc == 0)
 		rc = nl_dp_sec_tel_init(dp); /* #16: /nlevel/principals */

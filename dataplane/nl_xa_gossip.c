@@ -426,10 +426,10 @@ nl_xa_telemetry_init(struct nl_dp *dp)
 	xa_tel_dp = dp;
 	if (dp->xa == NULL)
 		return;
-	rte_telemetry_register_cmd("/nlevel/appliances", tel_appliances,
+	nl_dp_tel_register("/nlevel/appliances", tel_appliances,
 				   "Scale-out: this appliance and each peer (live, tasks and "
 				   "hand-backs each way, datagrams, lost tasks, last heard).");
-	rte_telemetry_register_cmd("/nlevel/summaries", tel_summaries,
+	nl_dp_tel_register("/nlevel/summaries", tel_summaries,
 				   "Scale-out: the group-load summary of every subtree root "
 				   "(own: made; remote: received by gossip) and its age [ms].");
 }
