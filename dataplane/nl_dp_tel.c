@@ -70,7 +70,7 @@ nl_dp_tel_register(const char *name, tel_fn fn, const char *help)
 	} else if (n_tel_cmds == TEL_MAX || strlen(name) >= sizeof(tel_cmds[0].name)) {
 		rc = -ENOSPC;
 	} else {
-		rc = nl_dp_tel_register(name, tel_gated, help);
+		rc = rte_telemetry_register_cmd(name, tel_gated, help);
 		if (rc == 0) {
 			snprintf(tel_cmds[n_tel_cmds].name, sizeof(tel_cmds[0].name), "%s", name);
 			tel_cmds[n_tel_cmds++].fn = fn;
