@@ -277,6 +277,13 @@ int nl_dp_tel_register(const char *name, int (*fn)(const char *, const char *, s
  */
 void nl_dp_tel_close(const struct nl_dp *dp);
 
+/**
+ * The engine the telemetry gate is open for, NULL when closed.
+ * @return Engine; valid while the caller holds the gate (inside a handler registered with
+ *         nl_dp_tel_register()). @par Context DPDK's telemetry thread, in a handler.
+ */
+struct nl_dp *nl_dp_tel_dp(void);
+
 /** Log type of the dataplane (user.nlevel.dataplane). */
 extern int nl_dp_logtype;
 

@@ -678,7 +678,8 @@ nl_dp_farm_init(struct io *io)
 	nl_match_src.n_aux = dp->n_meta;
 	nl_match_src.h_by_aux = f->h_by_aux;
 	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
-	nl_dp_farm_tel_attach(dp);
+	if (nl_dp_farm_tel_attach() != 0) /* telemetry is an extra: serve without it */
+		DP_LOG(WARNING, "task-farm telemetry commands not registered\n");
 	return 0;
 }
 
@@ -709,7 +710,6 @@ nl_dp_farm_fini(struct io *io)
 	free(f->disp_tsc);
 	free(f->disp_slot);
 	dd_fini(f);
-	nl_dp_farm_tel_detach(); /* telemetry answers -EINVAL from now on */
 	dp->farm = NULL;
 	free(f);
 }

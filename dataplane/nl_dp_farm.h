@@ -35,10 +35,23 @@ void nl_dp_farm_submit_end(struct io *io);
  * and puts it back around that submission's admission, so a queued FSUBMIT keeps its match
  * handle, its resend record and its submit counters, and no other submission takes them. */
 struct nl_dp_farm_ctx {
-	uint32_t h;
-	uint8_t attempt;
+	uint32_t h;       /**< Requirements/Rank handle, 0 = none */
+	uint8_t attempt;  /**< FSUBMIT attempt number */
 };
+
+/**
+ * Read the farm state of the submission being admitted.
+ * @param io  Port I/O state. @param c  Output (0, 0 when the farm is off or for a SUBMIT).
+ * @par Context  The I/O lcore, inside on_submit(). @par Source  issue #15 (docs/taskfarm.md).
+ */
 void nl_dp_farm_ctx_get(const struct io *io, struct nl_dp_farm_ctx *c);
+
+/**
+ * Make c the farm state of the submission admitted next (put it back around a queued
+ * submission's admission, then restore the previous one).
+ * @param io  Port I/O state. @param c  State from nl_dp_farm_ctx_get(). No-op without a farm.
+ * @par Context  The I/O lcore (nl_dp_sec.c admit_one()). @par Source  issue #15.
+ */
 void nl_dp_farm_ctx_set(struct io *io, const struct nl_dp_farm_ctx *c);
 
 /* on_submit(), before ingress: record the task's handle (0 for a plain SUBMIT). */

@@ -80,15 +80,13 @@ struct nl_dp_farm {
 };
 
 /**
- * Answer /nlevel/submits and /nlevel/farm for dp from now on (registered once per process).
- * @par Context  The I/O lcore, at nl_dp_farm_init(). @par Source  DPDK telemetry library.
+ * Answer /nlevel/submits and /nlevel/farm behind the telemetry gate (nl_dp_tel_register()):
+ * the handlers read the farm of the engine the gate is open for (nl_dp_tel_dp(), relaxed
+ * loads of the counters); nl_dp_serve() closes the gate before the farm state is freed.
+ * @return 0; -ENOSPC, -EINVAL or -ENOENT from nl_dp_tel_register().
+ * @par Context  The I/O lcore, at nl_dp_farm_init(); not on a dispatch path.
+ * @par Source   DPDK telemetry library (rte_telemetry_register_cmd()); issue #15.
  */
-void nl_dp_farm_tel_attach(struct nl_dp *dp);
-
-/**
- * Stop answering for the appliance (its farm state is being freed): both commands say -EINVAL.
- * @par Context  The I/O lcore, at nl_dp_farm_fini().
- */
-void nl_dp_farm_tel_detach(void);
+int nl_dp_farm_tel_attach(void);
 
 #endif /* NL_DP_FARM_PRIV_H */

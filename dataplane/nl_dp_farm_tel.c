@@ -14,8 +14,6 @@
 #include "nl_atomic.h"
 #include "nl_dp_farm_priv.h"
 
-static struct nl_dp *farm_tel_dp; /* telemetry's view (set once at init) */
-
 static void
 counts_dict(struct rte_tel_data *d, const struct farm_sub *s)
 {
@@ -31,7 +29,8 @@ counts_dict(struct rte_tel_data *d, const struct farm_sub *s)
 static int
 tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp_farm *f = farm_tel_dp != NULL ? farm_tel_dp->farm : NULL;
+	struct nl_dp *dp = nl_dp_tel_dp();
+	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
 
 	(void)cmd;
 	if (f == NULL)
@@ -79,7 +78,7 @@ tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = farm_tel_dp;
+	struct nl_dp *dp = nl_dp_tel_dp();
 	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
 	struct rte_tel_data *names, *ads, *elig;
 
@@ -123,25 +122,15 @@ tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-void
-nl_dp_farm_tel_attach(struct nl_dp *dp)
+int
+nl_dp_farm_tel_attach(void)
 {
-	static bool registered;
-
-	farm_tel_dp = dp;
-	if (registered)
-		return;
-	registered = true;
-	nl_dp_tel_register("/nlevel/submits", tel_submits,
-				   "Task farms: submit ids, or one submit's counters "
-				   "(param: submit id)");
-	nl_dp_tel_register("/nlevel/farm", tel_farm,
-				   "Task farms: command names, machine ClassAd records, "
-				   "eligible machines per handle");
-}
-
-void
-nl_dp_farm_tel_detach(void)
-{
-	farm_tel_dp = NULL;
+	int rc = nl_dp_tel_register("/nlevel/submits", tel_submits,
+				"Task farms: submit ids, or one submit's counters "
+				"(param: submit id)");
+	if (rc == 0)
+		rc = nl_dp_tel_register("/nlevel/farm", tel_farm,
+					"Task farms: command names, machine ClassAd records, "
+					"eligible machines per handle");
+	return rc;
 }

@@ -191,8 +191,14 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	const struct nl_dp_gen *g = lc->gen;
 	struct nl_dp_sub rec[NL_TASK_MAX_SPLIT];
 	double arrive = dp->o.emulate ? now_vt + dp->m.dispatch_delay_vt : now_vt;
-	/* one sub-task's work, divided once (the calls below may not be assumed to leave t) */
-	double sub_instr = t->instr / t->n_split, sub_bits = t->data_bits / t->n_split;
+	/* native booking: one sub-task's work, divided once per task (the model's own time,
+	 * used otherwise, divides inside nl_model_sub_vt()) */
+	double sub_instr = 0, sub_bits = 0;
+
+	if (dp->o.native_book) {
+		sub_instr = t->instr / t->n_split;
+		sub_bits = t->data_bits / t->n_split;
+	}
 
 	if (n == 0 || n > NL_TASK_MAX_SPLIT) {
 		nl_dp_task_fail_st(lc, t, NL_REJECT_BAD_TASK);

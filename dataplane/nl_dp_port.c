@@ -733,6 +733,7 @@ nl_dp_serve(struct nl_dp *dp)
 	DP_LOG(INFO, "stopping\n");
 	rc = 0;
 out:
+	nl_dp_tel_close(dp); /* no handler reads the farm or fair-share state freed below */
 	if (io.n_tx > 0)
 		nl_dp_io_tx_flush(&io);
 	if (rte_eth_dev_is_valid_port(dp->o.port_id))

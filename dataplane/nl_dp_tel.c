@@ -80,6 +80,12 @@ nl_dp_tel_register(const char *name, tel_fn fn, const char *help)
 	return rc;
 }
 
+struct nl_dp *
+nl_dp_tel_dp(void)
+{
+	return tel_open ? tel_dp : NULL;
+}
+
 void
 nl_dp_tel_close(const struct nl_dp *dp)
 {

@@ -42,9 +42,9 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 		 * permutation, so tmp[rank] = id needs no test. Keys are >= 0 or +inf, and such
 		 * doubles order as their bit patterns do. */
 		uint64_t kb[NL_PICK_RANK_MAX];
-		uint64_t tmp[NL_PICK_RANK_MAX]; /* 8-byte slots: read back as written, so the
-						 * copy below is store-forwarded (4-byte slots
-						 * copied 8 bytes at a time stalled it) */
+		uint64_t tmp[NL_PICK_RANK_MAX]; /* 8-byte slots: 4-byte ones, copied out 8 bytes
+						 * at a time, stalled on store forwarding (perf
+						 * annotate; native paper-96 NLSC ~1 % faster) */
 		unsigned int n_live = 0;
 
 		for (unsigned int c = 0; c < n_cand; c++) {
@@ -55,7 +55,6 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 
 			b = pos_part(b);
 			k = b + nl_mach_rate_service_vt(&rate[cand[c]], sub_instr, sub_bits);
-
 			k = live ? k : INFINITY;
 			memcpy(&kb[c], &k, sizeof(k));
 			n_live += live;

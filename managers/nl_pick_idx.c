@@ -274,7 +274,8 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 			memset(c, 0, sizeof(*c));
 			c->rate = *r;
 			c->mem_off = s;
-			c->word_off = n_word;
+			c->mem_id = &x->mem[s];
+			c->idle_w = &x->idle[n_word];
 			for (uint32_t j = i; j < grp_off[g + 1]; j++) {
 				if (same_rate(&rate[grp_cand[j]], r)) {
 					x->slot_cls[s] = n_cls - 1;
@@ -300,7 +301,6 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	uint32_t n_run = 0;
 
 	for (uint32_t c = 0; c < n_cls; c++) {
-		x->cls[c].run_off = n_run;
 		x->cls[c].run_cap = 4 * x->cls[c].n_mem + 4;
 		n_run += x->cls[c].run_cap;
 	}
@@ -309,10 +309,10 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 		nl_pick_idx_free(x);
 		return -ENOMEM;
 	}
+	n_run = 0;
 	for (uint32_t c = 0; c < n_cls; c++) {
-		x->cls[c].run_e = &x->run[x->cls[c].run_off];
-		x->cls[c].idle_w = &x->idle[x->cls[c].word_off];
-		x->cls[c].mem_id = &x->mem[x->cls[c].mem_off];
+		x->cls[c].run_e = &x->run[n_run];
+		n_run += x->cls[c].run_cap;
 	}
 	nl_pick_idx_reset(x, x->load, 0);
 	return 0;
@@ -337,7 +337,7 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 			for (uint32_t i = 0; i < k->n_mem; i++)
 				x->load[x->mem[k->mem_off + i]] = load[x->mem[k->mem_off + i]];
 
-		memset(&x->idle[k->word_off], 0, ((k->n_mem + 63) / 64) * sizeof(uint64_t));
+		memset(k->idle_w, 0, ((k->n_mem + 63) / 64) * sizeof(uint64_t));
 		k->n_idle = k->n_run = k->head = k->tail = 0;
 		k->idle_lo = k->n_mem;
 		k->idle_id = UINT32_MAX;

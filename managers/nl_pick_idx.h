@@ -75,9 +75,7 @@ struct nl_pick_cls {
 	struct nl_mach_rate rate; /**< the members' rate */
 	uint32_t mem_off;         /**< first member slot (members ascending by machine id) */
 	uint32_t n_mem;
-	uint32_t word_off;        /**< first word of its idle bitmap */
 	uint32_t n_idle;
-	uint32_t run_off;         /**< first entry of its run storage in run[] */
 	uint32_t run_cap;         /**< entries of storage: 4 n_mem + 4 */
 	uint32_t head, tail;      /**< its run: storage entries [head, tail), tombstones included */
 	uint32_t n_run;           /**< valid entries of the run (busy members) */
@@ -86,8 +84,8 @@ struct nl_pick_cls {
 	uint32_t front_id;        /**< machine id of the run's first entry, UINT32_MAX if none */
 	double front_vt;          /**< its busy_until, +inf if none (I5) */
 	double now_vt;            /**< watermark (I2) */
-	struct nl_pick_ent *run_e; /**< &run[run_off] */
-	uint64_t *idle_w;         /**< &idle[word_off] */
+	struct nl_pick_ent *run_e; /**< its run storage [run_cap] in run[] */
+	uint64_t *idle_w;         /**< its idle bitmap in idle[] */
 	const uint32_t *mem_id;   /**< &mem[mem_off]: machine id of each member */
 };
 

@@ -63,10 +63,16 @@ tel_key() { # command, key
 }
 sub() { "${INNS[@]}" "$SUBMIT" --appliance "$APP_IP" "$@"; }
 
-"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
-	--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP" \
-	--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 3 >"$TMP/app.log" 2>&1 &
-APP=$!
+start_app() { # log file, [nlevel options]: the appliance in the background, $APP its pid
+	local log=$1
+
+	shift
+	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
+		--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP" \
+		--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 3 "$@" >"$log" 2>&1 &
+	APP=$!
+}
+start_app "$TMP/app.log"
 for _ in $(seq 150); do
 	[[ $(tel_key /nlevel/stats accepted) != -1 ]] && break
 	kill -0 "$APP" 2>/dev/null || break
@@ -107,11 +113,14 @@ machine Memory = $([[ $w == 1 ]] && echo 65536 || echo 1024)
 EOF
 done
 echo "machine.0 Fast = 10" >>"$TMP/w1.conf"
-start_worker() { # number
-	"${INNS[@]}" "$WORKER" --appliance "$APP_IP" --id "$1" --allow-root --quiet \
+start_worker() { # number, [worker options]
+	local w=$1
+
+	shift
+	"${INNS[@]}" "$WORKER" --appliance "$APP_IP" --id "$w" --allow-root --quiet "$@" \
 		--mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' \
-		--commands "$TMP/w$1.conf" >"$TMP/w$1.log" 2>&1 &
-	WPIDS[$1]=$!
+		--commands "$TMP/w$w.conf" >>"$TMP/w$w.log" 2>&1 &
+	WPIDS[$w]=$!
 }
 start_worker 1
 start_worker 2
@@ -293,23 +302,13 @@ APP=
 head -c 32 /dev/urandom >"$TMP/site.key"
 chmod 600 "$TMP/site.key"
 printf '[admission]\nmax_in_flight = 4\nqueue = 256\n[submitter other]\n' >"$TMP/fair.ini"
-"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
-	--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP" \
-	--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 3 --key "$TMP/site.key" \
-	--principals "$TMP/fair.ini" >"$TMP/app2.log" 2>&1 &
-APP=$!
+start_app "$TMP/app2.log" --key "$TMP/site.key" --principals "$TMP/fair.ini"
 for _ in $(seq 150); do
 	[[ $(tel_key /nlevel/stats accepted) != -1 ]] && break
 	sleep 0.1
 done
-start_worker_key() { # number
-	"${INNS[@]}" "$WORKER" --appliance "$APP_IP" --id "$1" --allow-root --quiet \
-		--key "$TMP/site.key" --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' \
-		--commands "$TMP/w$1.conf" >"$TMP/wk$1.log" 2>&1 &
-	WPIDS[$1]=$!
-}
-start_worker_key 1
-start_worker_key 2
+start_worker 1 --key "$TMP/site.key"
+start_worker 2 --key "$TMP/site.key"
 for _ in $(seq 100); do
 	[[ $(tel_key /nlevel/stats workers_joined) -ge 2 ]] && break
 	sleep 0.1
