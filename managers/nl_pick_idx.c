@@ -10,6 +10,7 @@
 #include "nl_task.h"
 
 #define NO_POS UINT32_MAX
+#define END_SLOT (UINT32_MAX - 1) /* slot of the sentinel entry at a run's tail */
 
 /* (busy_until, id) order of two run entries. */
 static inline bool
@@ -81,20 +82,40 @@ run_at(const struct nl_pick_cls *c, uint32_t i)
 	return &c->run_e[i];
 }
 
+/* A tombstone's slot is NO_POS, so a walk tells it from the entry it reads anyway. */
 static inline bool
-run_valid(const struct nl_pick_idx *x, const struct nl_pick_cls *c, uint32_t i)
+run_valid(const struct nl_pick_cls *c, uint32_t i)
 {
-	return x->rpos[run_at(c, i)->slot] == i;
+	return run_at(c, i)->slot != NO_POS;
+}
+
+/* Class c's run ends at tail t: the sentinel there (key +inf, valid) stops a walk without a
+ * bounds check. */
+static inline void
+run_end(struct nl_pick_cls *c, uint32_t t)
+{
+	c->tail = t;
+	c->run_e[t] = (struct nl_pick_ent){ INFINITY, UINT32_MAX, END_SLOT };
+}
+
+/* Entry pos of class c's run becomes a tombstone (its member left the run). */
+static inline void
+run_kill(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t pos)
+{
+	x->rpos[run_at(c, pos)->slot] = NO_POS;
+	run_at(c, pos)->slot = NO_POS;
+	c->n_run--;
 }
 
 /* Drop the tombstones at the front of class c's run and cache its first entry (I5). */
 static void
-front_fix(struct nl_pick_idx *x, struct nl_pick_cls *c)
+front_fix(struct nl_pick_cls *c)
 {
-	while (c->head < c->tail && !run_valid(x, c, c->head))
+	while (c->head < c->tail && !run_valid(c, c->head))
 		c->head++;
 	if (c->head == c->tail) {
-		c->head = c->tail = 0;
+		c->head = 0;
+		run_end(c, 0);
 		c->front_vt = INFINITY;
 		c->front_id = UINT32_MAX;
 	} else {
@@ -110,14 +131,14 @@ run_compact(struct nl_pick_idx *x, struct nl_pick_cls *c)
 	uint32_t n = 0;
 
 	for (uint32_t i = c->head; i < c->tail; i++) {
-		if (!run_valid(x, c, i))
+		if (!run_valid(c, i))
 			continue;
 		*run_at(c, n) = *run_at(c, i);
 		x->rpos[run_at(c, n)->slot] = n;
 		n++;
 	}
 	c->head = 0;
-	c->tail = n;
+	run_end(c, n);
 }
 
 /* Move storage entries [a, b) of class c by d = +1 or -1, keeping valid entries valid. */
@@ -126,7 +147,7 @@ run_shift(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t a, uint32_t b, 
 {
 	if (d > 0) {
 		for (uint32_t i = b; i-- > a;) {
-			bool v = run_valid(x, c, i);
+			bool v = run_valid(c, i);
 
 			*run_at(c, i + 1) = *run_at(c, i);
 			if (v)
@@ -134,7 +155,7 @@ run_shift(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t a, uint32_t b, 
 		}
 	} else {
 		for (uint32_t i = a; i < b; i++) {
-			bool v = run_valid(x, c, i);
+			bool v = run_valid(c, i);
 
 			*run_at(c, i - 1) = *run_at(c, i);
 			if (v)
@@ -171,7 +192,7 @@ run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
 			p--;
 		} else {
 			run_shift(x, c, p, c->tail, +1);
-			c->tail++;
+			run_end(c, c->tail + 1);
 		}
 		*run_at(c, p) = e;
 		x->rpos[e.slot] = p;
@@ -182,7 +203,7 @@ run_insert(struct nl_pick_idx *x, struct nl_pick_cls *c, struct nl_pick_ent e)
 	}
 	*run_at(c, p) = e;
 	x->rpos[e.slot] = p;
-	c->tail++;
+	run_end(c, p + 1);
 	if (c->n_run++ == 0) { /* the run was empty: e is its front */
 		c->head = p;
 		c->front_vt = e.busy_until_vt;
@@ -302,7 +323,7 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 
 	for (uint32_t c = 0; c < n_cls; c++) {
 		x->cls[c].run_cap = 4 * x->cls[c].n_mem + 4;
-		n_run += x->cls[c].run_cap;
+		n_run += x->cls[c].run_cap + 1; /* + the sentinel */
 	}
 	x->run = malloc((n_run + 1) * sizeof(*x->run));
 	if (x->run == NULL) {
@@ -312,7 +333,7 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	n_run = 0;
 	for (uint32_t c = 0; c < n_cls; c++) {
 		x->cls[c].run_e = &x->run[n_run];
-		n_run += x->cls[c].run_cap;
+		n_run += x->cls[c].run_cap + 1;
 	}
 	nl_pick_idx_reset(x, x->load, 0);
 	return 0;
@@ -353,10 +374,11 @@ nl_pick_idx_reset(struct nl_pick_idx *x, const struct nl_mach_load *load, double
 				idle_put(k, i, true);
 		}
 		qsort(run_at(k, 0), k->tail, sizeof(struct nl_pick_ent), ent_cmp);
+		run_end(k, k->tail);
 		for (uint32_t i = 0; i < k->tail; i++)
 			x->rpos[run_at(k, i)->slot] = i;
 		k->n_run = k->tail;
-		front_fix(x, k);
+		front_fix(k);
 	}
 }
 
@@ -368,10 +390,9 @@ slot_set(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot, uint32_t i
 	uint32_t pos = x->rpos[slot];
 
 	if (pos != NO_POS) {
-		x->rpos[slot] = NO_POS; /* its entry is now a tombstone */
-		c->n_run--;
+		run_kill(x, c, pos);
 		if (pos == c->head)
-			front_fix(x, c);
+			front_fix(c);
 	} else if (idle_test(c, slot - c->mem_off)) {
 		idle_put(c, slot - c->mem_off, false);
 	}
@@ -383,36 +404,68 @@ slot_set(struct nl_pick_idx *x, struct nl_pick_cls *c, uint32_t slot, uint32_t i
 		run_insert(x, c, (struct nl_pick_ent){ b, id, slot });
 }
 
-void
-nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double busy_until_vt)
+/* nl_pick_idx_set() on a machine of several slots, or off the steady state. */
+static __attribute__((noinline)) void
+set_slow(struct nl_pick_idx *x, uint32_t mach, double busy_until_vt)
 {
-	uint32_t j0, j1;
-
-	if (mach >= x->n_mach)
-		return;
-	x->load[mach].busy_until_vt = busy_until_vt;
-	j0 = x->slot_off[mach];
-	j1 = x->slot_off[mach + 1];
-	for (uint32_t j = j0; j < j1; j++) {
+	for (uint32_t j = x->slot_off[mach]; j < x->slot_off[mach + 1]; j++) {
 		uint32_t slot = x->slot[j];
 
 		slot_set(x, cls_of(x, slot), slot, mach, busy_until_vt);
 	}
 }
 
+void
+nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double b)
+{
+	uint32_t j, slot, pos, t;
+	struct nl_pick_cls *c;
+	const struct nl_pick_ent *last;
+
+	if (mach >= x->n_mach)
+		return;
+	x->load[mach].busy_until_vt = b;
+	j = x->slot_off[mach];
+	if (x->slot_off[mach + 1] != j + 1)
+		goto slow;
+	slot = x->slot[j];
+	c = cls_of(x, slot);
+	pos = x->rpos[slot];
+	t = c->tail;
+	last = run_at(c, t - 1); /* read only when pos is valid, so t >= 1 */
+	/* The steady state (see the header): the machine was its class's first busy entry and
+	 * its new busy_until goes after the last one. Append it, make the old entry a
+	 * tombstone, and move the head to the next valid entry (the new one at the latest). */
+	if (pos != c->head || pos == NO_POS || !(b > c->now_vt) || !(b < NL_MACH_GONE_VT) ||
+	    t == c->run_cap || b < last->busy_until_vt ||
+	    (b == last->busy_until_vt && mach < last->id))
+		goto slow;
+	run_at(c, pos)->slot = NO_POS;
+	*run_at(c, t) = (struct nl_pick_ent){ b, mach, slot };
+	x->rpos[slot] = t;
+	run_end(c, t + 1);
+	while (!run_valid(c, ++pos))
+		;
+	c->head = pos;
+	c->front_vt = run_at(c, pos)->busy_until_vt;
+	c->front_id = run_at(c, pos)->id;
+	return;
+slow:
+	set_slow(x, mach, b);
+}
+
 /* Move the members of class k whose busy_until passed by now_vt from the front of its run to
  * its idle set (I2). */
-static void
+static __attribute__((noinline)) void
 cls_settle(struct nl_pick_idx *x, struct nl_pick_cls *k, double now_vt)
 {
 	k->now_vt = now_vt;
 	while (k->front_vt <= now_vt) {
 		uint32_t slot = run_at(k, k->head)->slot;
 
-		x->rpos[slot] = NO_POS;
-		k->n_run--;
+		run_kill(x, k, k->head);
 		idle_put(k, slot - k->mem_off, true);
-		front_fix(x, k);
+		front_fix(k);
 	}
 }
 
@@ -482,57 +535,40 @@ min_step(uint64_t key, uint32_t id, uint32_t c, uint64_t *best, uint32_t *bid, u
 #endif
 }
 
-/* A class's place in a pick: its idle cursor (member index) and run cursor (storage index). */
-struct walk {
-	double svc;    /* s_c for this sub-task shape */
-	uint32_t idle; /* next idle member index, or n_mem */
-	uint32_t run;  /* next valid run entry, or tail */
-};
-
-/* The first by (key, id) of an idle head (key s_c, id iid; +inf if none) and a run head
- * (busy_until rb, id rid; +inf if none). @return whether it is the run's. */
-static inline bool
-head_of(double svc, bool idle, uint32_t iid, double rb, uint32_t rid, double now_vt,
-	uint64_t *key, uint32_t *id)
+/*
+ * Class k's first entry at its cursors (run storage index r, idle member index i) for a
+ * sub-task of service time s at now_vt: the idle one (key s) or the run's (key
+ * busy_until - now + s; the sentinel's +inf when the run is done), first by (key, id).
+ * @return its key bits; *id its machine id, *from_run whether it is the run's.
+ */
+static inline uint64_t
+head_at(const struct nl_pick_cls *k, double s, double now_vt, uint32_t r, uint32_t i,
+	uint32_t *id, bool *from_run)
 {
-	uint64_t ik = idle ? key_bits(svc) : key_bits(INFINITY);
-	uint64_t rk = key_bits((rb - now_vt) + svc); /* +inf stays +inf */
-	bool from_run = (rk < ik) | ((rk == ik) & (rid < iid));
+	const struct nl_pick_ent *e = run_at(k, r);
+	uint64_t rk = key_bits((e->busy_until_vt - now_vt) + s), ik = key_bits(INFINITY);
+	uint32_t iid = UINT32_MAX;
 
-	*key = from_run ? rk : ik;
-	*id = from_run ? rid : iid;
-	return from_run;
-}
-
-/* Next valid run entry of class k at or after storage index i, or tail. */
-static inline uint32_t
-run_next(const struct nl_pick_idx *x, const struct nl_pick_cls *k, uint32_t i)
-{
-	while (i < k->tail && !run_valid(x, k, i))
-		i++;
-	return i;
-}
-
-/* Class k's head at its cursors w (after the class was taken from). */
-static bool
-walk_head(const struct nl_pick_cls *k, const struct walk *w, double now_vt, uint64_t *key,
-	  uint32_t *id)
-{
-	bool run = w->run < k->tail;
-
-	return head_of(w->svc, w->idle < k->n_mem, mem_id(k, w->idle),
-		       run ? run_at(k, w->run)->busy_until_vt : INFINITY,
-		       run ? run_at(k, w->run)->id : UINT32_MAX, now_vt, key, id);
+	if (i < k->n_mem) {
+		ik = key_bits(s);
+		iid = k->mem_id[i];
+	}
+	*from_run = (rk < ik) | ((rk == ik) & (e->id < iid));
+	*id = *from_run ? e->id : iid;
+	return *from_run ? rk : ik;
 }
 
 int
 nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_instr,
 		 double sub_bits, unsigned int n_split, uint32_t *out)
 {
-	uint32_t c0 = x->grp_cls[grp], c1 = x->grp_cls[grp + 1], n_c = c1 - c0;
-	struct walk w[FAST_CLS];
+	uint32_t c0 = x->grp_cls[grp], n_c = x->grp_cls[grp + 1] - c0;
+	struct nl_pick_cls *k0 = &x->cls[c0];
+	/* per class: its head (key bits, id, from the run or not), the service time of this
+	 * sub-task shape there, and its cursors (run storage index, idle member index) */
 	uint64_t hk[FAST_CLS];
-	uint32_t hid[FAST_CLS];
+	uint32_t hid[FAST_CLS], ri[FAST_CLS], ii[FAST_CLS];
+	double sv[FAST_CLS];
 	bool hrun[FAST_CLS];
 
 	if (n_split == 0 || n_split > NL_TASK_MAX_SPLIT)
@@ -540,18 +576,17 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 	if (n_c > FAST_CLS)
 		goto scan;
 	for (uint32_t c = 0; c < n_c; c++) {
-		struct nl_pick_cls *k = &x->cls[c0 + c];
+		struct nl_pick_cls *k = k0 + c;
 
 		if (now_vt < k->now_vt) /* time went back for this class (I4) */
 			goto scan;
 		if (k->front_vt <= now_vt)
 			cls_settle(x, k, now_vt);
 		k->now_vt = now_vt;
-		w[c].svc = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
-		w[c].idle = k->idle_lo;
-		w[c].run = k->head;
-		hrun[c] = head_of(w[c].svc, k->n_idle > 0, k->idle_id, k->front_vt, k->front_id,
-				  now_vt, &hk[c], &hid[c]);
+		sv[c] = nl_mach_rate_service_vt(&k->rate, sub_instr, sub_bits);
+		ri[c] = k->head;
+		ii[c] = k->idle_lo;
+		hk[c] = head_at(k, sv[c], now_vt, ri[c], ii[c], &hid[c], &hrun[c]);
 	}
 	/* Merge the classes' heads by (key, id); the index is read, not changed. */
 	for (unsigned int o = 0;;) {
@@ -562,16 +597,21 @@ nl_pick_idx_pick(struct nl_pick_idx *x, uint32_t grp, double now_vt, double sub_
 			min_step(hk[c], hid[c], c, &best, &bid, &b);
 		if (best == key_bits(INFINITY)) /* fewer live candidates than L (I4) */
 			goto scan;
-		out[o] = hid[b];
+		out[o] = bid;
 		if (++o == n_split)
 			break;
-		const struct nl_pick_cls *k = &x->cls[c0 + b];
+		const struct nl_pick_cls *k = k0 + b;
 
-		if (hrun[b])
-			w[b].run = run_next(x, k, w[b].run + 1);
-		else
-			w[b].idle = idle_next(k, w[b].idle + 1);
-		hrun[b] = walk_head(k, &w[b], now_vt, &hk[b], &hid[b]);
+		if (hrun[b]) {
+			uint32_t r = ri[b];
+
+			while (!run_valid(k, ++r)) /* the sentinel stops it */
+				;
+			ri[b] = r;
+		} else {
+			ii[b] = idle_next(k, ii[b] + 1);
+		}
+		hk[b] = head_at(k, sv[b], now_vt, ri[b], ii[b], &hid[b], &hrun[b]);
 	}
 	return (int)n_split;
 scan:

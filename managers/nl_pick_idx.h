@@ -34,7 +34,8 @@
  *  I1  every live member (busy_until < NL_MACH_GONE_VT) of a class is either in its idle
  *      bitmap or has exactly one valid entry in its run (rpos[slot] is that entry), never
  *      both; members that left are in neither. Run entries at other positions are
- *      tombstones.
+ *      tombstones, marked in the entry itself (slot UINT32_MAX), so a walk reads no other
+ *      array. Storage index tail holds a sentinel (key +inf), so a walk needs no bound.
  *  I2  an idle member has busy_until <= the class's watermark cls.now_vt (the latest `now`
  *      a pick or reset used for it); the run holds the others; the run, tombstones
  *      included, is sorted on (busy_until, id).
@@ -67,7 +68,7 @@ extern "C" {
 struct nl_pick_ent {
 	double busy_until_vt;
 	uint32_t id;   /**< machine id (ties) */
-	uint32_t slot; /**< member slot; the entry is valid iff rpos[slot] is its position */
+	uint32_t slot; /**< member slot; UINT32_MAX marks a tombstone (I1), UINT32_MAX - 1 the sentinel */
 };
 
 /** One speed class of one group. */
@@ -84,7 +85,7 @@ struct nl_pick_cls {
 	uint32_t front_id;        /**< machine id of the run's first entry, UINT32_MAX if none */
 	double front_vt;          /**< its busy_until, +inf if none (I5) */
 	double now_vt;            /**< watermark (I2) */
-	struct nl_pick_ent *run_e; /**< its run storage [run_cap] in run[] */
+	struct nl_pick_ent *run_e; /**< its run storage [run_cap + 1] in run[] (+ the sentinel) */
 	uint64_t *idle_w;         /**< its idle bitmap in idle[] */
 	const uint32_t *mem_id;   /**< &mem[mem_off]: machine id of each member */
 };
