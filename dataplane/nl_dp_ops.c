@@ -190,6 +190,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	struct nl_dp_mgr *mg = lc->at;
 	const struct nl_dp_gen *g = lc->gen;
 	struct nl_dp_sub rec[NL_TASK_MAX_SPLIT];
+	uint64_t seq[NL_TASK_MAX_SPLIT];
 	double arrive = dp->o.emulate ? now_vt + dp->m.dispatch_delay_vt : now_vt;
 	/* native booking: one sub-task's work, divided once per task (the model's own time,
 	 * used otherwise, divides inside nl_model_sub_vt()) */
@@ -208,18 +209,11 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		dp->o.trace->dispatch(dp->o.trace->arg, t, mach, n, now_vt);
 	if (mg->view.n_mach == 0) /* a policy that dispatched without reading load */
 		nl_load_view_refresh_rcu(&mg->view, dp->load);
-	for (unsigned int j = 0; j < n; j++) {
+	/* book the machines (native capacity runs with instant machines book nothing) */
+	for (unsigned int j = 0; j < n && !dp->o.native_instant; j++) {
 		uint32_t m = mach[j];
 		double start = arrive, dur = 0;
 
-		rec[j].t = t;
-		rec[j].arrive_vt = arrive;
-		rec[j].seq = 0;
-		rec[j].mach = m;
-		rec[j].mgr = (uint16_t)mg->id;
-		rec[j].sub = (uint16_t)j;
-		if (dp->o.native_instant)
-			continue; /* machines finish at once: nothing to book */
 		if (m < mg->view.n_mach && m < g->n_mach) {
 			double bu = mg->view.load[m].busy_until_vt;
 
@@ -232,7 +226,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 				      nl_model_sub_vt(&dp->bg, &g->mach[m], m, t, start);
 			dur *= dp->dur_scale;
 		}
-		rec[j].seq = nl_load_view_book_st(&mg->view, m, arrive, dur);
+		seq[j] = nl_load_view_book_st(&mg->view, m, arrive, dur);
 	}
 	nl_stat_add_st(&mg->dispatched, 1);
 	if (!dp->o.emulate)
@@ -268,6 +262,10 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		lc->booked_tasks++;
 		return;
 	}
+	for (unsigned int j = 0; j < n; j++) /* the sub-task records, for the control lcore */
+		rec[j] = (struct nl_dp_sub){ .t = t, .arrive_vt = arrive, .seq = seq[j],
+					     .mach = mach[j], .mgr = (uint16_t)mg->id,
+					     .sub = (uint16_t)j };
 	nl_model_task_subs_set(t, n);
 	/* After this enqueue the task belongs to the control lcore (I2): do not touch it. */
 	if (rte_ring_mp_enqueue_bulk_elem(dp->sub_ring, rec, sizeof(rec[0]), n, NULL) != n)

@@ -99,10 +99,18 @@ struct nl_dp_lcore;
 #define NL_DP_LAT_BURST 256u /* latency samples held per burst (more in one burst: not sampled) */
 
 struct nl_dp_mgr {
+	/* What every hop reads or writes comes first, in one cache line: a native hop checks
+	 * the owner of the next manager and counts on both (eng_pass). */
 	uint32_t id;
 	unsigned int lcore;
 	struct nl_dp_lcore *owner;  /* lcore that polls it */
 	uint32_t lc_idx;            /* index in owner->mgr[] and bit in owner->pend[] */
+	/* statistics: written by the owner lcore, read by telemetry (relaxed) */
+	uint64_t tasks_in;
+	uint64_t tasks_out;
+	uint64_t fwd_out;
+	uint64_t dispatched;
+	uint64_t refused;
 	struct rte_ring *inbox;
 	struct nl_load_view view;
 	bool has_cur;
@@ -110,12 +118,6 @@ struct nl_dp_mgr {
 	double cur_done_vt;
 	struct nl_model_mgr srv;      /* emulated: the manager as a FIFO server (nl_model.h) */
 	double next_measure_vt;
-	/* statistics: written by the owner lcore, read by telemetry (relaxed) */
-	uint64_t tasks_in;
-	uint64_t tasks_out;
-	uint64_t fwd_out;
-	uint64_t dispatched;
-	uint64_t refused;
 	uint64_t svc_hist[NL_DP_HIST_BUCKETS]; /* decide() cost [ns], log2 buckets */
 } __rte_cache_aligned;
 
