@@ -51,7 +51,8 @@ struct tlsc {
 		uint32_t out[NL_TASK_MAX_SPLIT];
 	} *memo;                 /* [n_leaf] */
 	/* [G] pick index of each group scheduler of >= NL_PICK_IDX_MIN_CAND machines: index group
-	 * 0 = the whole group (its load), 1 + l = its machines matching leaf l (picks) */
+	 * l = its machines matching leaf l (picks); the mirror's busy counter = the whole group
+	 * (its load) */
 	struct nl_pick_mirror *pm;
 };
 
@@ -81,8 +82,10 @@ tlsc_fini(struct nl_sched *s)
 	free(g->gl_mach);
 	free(g->snap);
 	free(g->memo);
-	for (unsigned int k = 0; g->pm != NULL && k < g->n_grp; k++)
+	for (unsigned int k = 0; g->pm != NULL && k < g->n_grp; k++) {
 		nl_pick_idx_free(&g->pm[k].idx);
+		nl_busy_cnt_free(&g->pm[k].cnt);
+	}
 	free(g->pm);
 	free(g);
 	s->priv = NULL;
@@ -108,20 +111,22 @@ tlsc_build_idx(struct nl_sched *s, struct tlsc *g)
 		if (n < NL_PICK_IDX_MIN_CAND)
 			continue;
 		free(cand);
-		cand = malloc((n + gl[t->n_leaf] - gl[0] + 1) * sizeof(uint32_t));
+		cand = malloc((gl[t->n_leaf] - gl[0] + 1) * sizeof(uint32_t));
 		if (cand == NULL) {
 			rc = -ENOMEM;
 			break;
 		}
-		memcpy(cand, &g->grp_mach[a], n * sizeof(uint32_t));
-		off[0] = 0;
-		off[1] = p = n;
+		off[0] = p = 0;
 		for (unsigned int l = 0; l < t->n_leaf; l++) {
 			for (uint32_t j = gl[l]; j < gl[l + 1]; j++)
 				cand[p++] = g->gl_mach[j];
-			off[l + 2] = p;
+			off[l + 1] = p;
 		}
-		rc = nl_pick_idx_build(&g->pm[k].idx, t->n_leaf + 1, off, cand, s->rate, s->n_mach);
+		rc = nl_pick_idx_build(&g->pm[k].idx, t->n_leaf, off, cand, s->rate, s->n_mach);
+		if (rc == 0) {
+			rc = nl_busy_cnt_build(&g->pm[k].cnt, &g->grp_mach[a], n, s->n_mach);
+			g->pm[k].has_cnt = rc == 0;
+		}
 		g->pm[k].built = rc == 0;
 	}
 	free(cand);
@@ -324,12 +329,12 @@ tlsc_group_decide_idx(struct nl_sched *s, struct tlsc *g, uint32_t mgr, uint32_t
 	int n;
 
 	nl_pick_mirror_sync(pm, ld, eng->ops->load_gen(eng->ctx, mgr), now_vt);
-	nl_pick_idx_count(&pm->idx, 1 + leaf, now_vt, &m_busy, &m_live);
+	nl_pick_idx_count(&pm->idx, leaf, now_vt, &m_busy, &m_live);
 	if (m_live < t->n_split)
 		return false;
 	if (tlsc_match_short(g, mgr, leaf, s->tree->n_leaf, t, ld)) /* issue #15 hook */
 		return false;
-	nl_pick_idx_count(&pm->idx, 0, now_vt, &busy, &live);
+	nl_busy_cnt_count(&pm->cnt, now_vt, &busy, &live);
 	load = live == 0 ? INFINITY :
 			   ((double)busy + (double)t->n_split * eng->ops->queue_len(eng->ctx, mgr)) / live;
 	if (load > s->p.grp_threshold)
@@ -338,7 +343,7 @@ tlsc_group_decide_idx(struct nl_sched *s, struct tlsc *g, uint32_t mgr, uint32_t
 	uint32_t b = g->gl_off[mgr * s->tree->n_leaf + leaf + 1];
 
 	if (nl_match_handle(t) == 0 && nl_pick_idx_worth(b - a, t->n_split))
-		n = nl_pick_idx_pick(&pm->idx, 1 + leaf, now_vt, t->instr / t->n_split,
+		n = nl_pick_idx_pick(&pm->idx, leaf, now_vt, t->instr / t->n_split,
 				     t->data_bits / t->n_split, t->n_split, out);
 	else /* issue #15 hook: the scan, or Requirements / Rank when t has a match handle */
 		n = nl_match_pick_task(t, &g->gl_mach[a], b - a, s->rate, ld, now_vt,

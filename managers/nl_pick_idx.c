@@ -626,6 +626,8 @@ nl_pick_mirror_sync(struct nl_pick_mirror *pm, const struct nl_mach_load *load, 
 	if (pm->synced && pm->gen == gen)
 		return;
 	nl_pick_idx_reset(&pm->idx, load, now_vt);
+	if (pm->has_cnt)
+		nl_busy_cnt_reset(&pm->cnt, load, now_vt);
 	pm->gen = gen;
 	pm->synced = true;
 }
@@ -637,7 +639,10 @@ nl_pick_mirror_booked(struct nl_pick_mirror *pm, const struct nl_mach_load *load
 	if (!pm->synced)
 		return;
 	for (unsigned int j = 0; j < n; j++)
-		if (load[mach[j]].busy_until_vt != pm->idx.load[mach[j]].busy_until_vt)
+		if (load[mach[j]].busy_until_vt != pm->idx.load[mach[j]].busy_until_vt) {
 			nl_pick_idx_set(&pm->idx, mach[j], load[mach[j]].busy_until_vt);
+			if (pm->has_cnt)
+				nl_busy_cnt_set(&pm->cnt, mach[j], load[mach[j]].busy_until_vt);
+		}
 	pm->gen = gen_after;
 }

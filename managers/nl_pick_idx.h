@@ -58,6 +58,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nl_busy_cnt.h"
 #include "nl_machine.h"
 
 #ifdef __cplusplus
@@ -207,13 +208,16 @@ nl_pick_idx_worth(unsigned int n_cand, unsigned int n_split)
  */
 struct nl_pick_mirror {
 	struct nl_pick_idx idx;
+	struct nl_busy_cnt cnt; /**< optional busy counter kept in step too (has_cnt) */
+	bool has_cnt;
 	uint64_t gen;  /**< engine load_gen() the index mirrors */
 	bool built;    /**< idx built (policy init) */
 	bool synced;   /**< idx holds the table of generation `gen` */
 };
 
 /**
- * Before a pick: make the index mirror `load` when the engine's table changed.
+ * Before a pick: make the index (and the counter, has_cnt) mirror `load` when the engine's
+ * table changed.
  * @param pm      Mirror (built).
  * @param load    The table engine->load() returned for this manager, indexed by machine id.
  * @param gen     engine->load_gen() for this manager, read after load().
