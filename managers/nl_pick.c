@@ -23,6 +23,25 @@ pos_part(double x)
 #endif
 }
 
+/* tmp[rank of candidate i] = cand[i] for n candidates of keys kb (nl_pick_least_loaded()'s
+ * small groups). */
+static inline __attribute__((always_inline)) void
+rank(const uint64_t *kb, const uint32_t *cand, uint64_t *tmp, unsigned int n)
+{
+#pragma GCC unroll 8
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int r = 0;
+
+#pragma GCC unroll 8
+		for (unsigned int j = 0; j < i; j++)
+			r += kb[j] <= kb[i];
+#pragma GCC unroll 8
+		for (unsigned int j = i + 1; j < n; j++)
+			r += kb[j] < kb[i];
+		tmp[r] = cand[i];
+	}
+}
+
 int
 nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_mach_rate *rate,
 		     const struct nl_mach_load *load, double now_vt, double sub_instr,
@@ -60,14 +79,15 @@ nl_pick_least_loaded(const uint32_t *cand, unsigned int n_cand, const struct nl_
 			n_live += live;
 		}
 		if (n_live >= n_split) {
-			for (unsigned int i = 0; i < n_cand; i++) {
-				unsigned int r = 0;
-
-				for (unsigned int j = 0; j < i; j++)
-					r += kb[j] <= kb[i];
-				for (unsigned int j = i + 1; j < n_cand; j++)
-					r += kb[j] < kb[i];
-				tmp[r] = cand[i];
+			switch (n_cand) { /* a constant n: the loops unrolled (half the instructions) */
+			case 1: rank(kb, cand, tmp, 1); break;
+			case 2: rank(kb, cand, tmp, 2); break;
+			case 3: rank(kb, cand, tmp, 3); break;
+			case 4: rank(kb, cand, tmp, 4); break;
+			case 5: rank(kb, cand, tmp, 5); break;
+			case 6: rank(kb, cand, tmp, 6); break;
+			case 7: rank(kb, cand, tmp, 7); break;
+			default: rank(kb, cand, tmp, NL_PICK_RANK_MAX); break;
 			}
 			for (unsigned int o = 0; o < n_split; o++)
 				out[o] = (uint32_t)tmp[o];
