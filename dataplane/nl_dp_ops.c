@@ -209,7 +209,10 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		dp->o.trace->dispatch(dp->o.trace->arg, t, mach, n, now_vt);
 	if (mg->view.n_mach == 0) /* a policy that dispatched without reading load */
 		nl_load_view_refresh_rcu(&mg->view, dp->load);
-	/* book the machines (native capacity runs with instant machines book nothing) */
+	/* book the machines (native capacity runs with instant machines book nothing); end_vt:
+	 * when the last sub-task ends (a machine's new busy_until is start + dur) */
+	double end_vt = now_vt;
+
 	for (unsigned int j = 0; j < n && !dp->o.native_instant; j++) {
 		uint32_t m = mach[j];
 		double start = arrive, dur = 0;
@@ -227,6 +230,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 			dur *= dp->dur_scale;
 		}
 		seq[j] = nl_load_view_book_st(&mg->view, m, arrive, dur);
+		end_vt = start + dur > end_vt ? start + dur : end_vt; /* maxsd */
 	}
 	nl_stat_add_st(&mg->dispatched, 1);
 	if (!dp->o.emulate)
@@ -241,14 +245,6 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 	if (dp->o.native_book) {
 		/* Native booking: this lcore holds the task until its last sub-task ends
 		 * (nl_dp_native_done_st); the pool bounds them, so the queue cannot fill. */
-		double end_vt = now_vt;
-
-		for (unsigned int j = 0; j < n; j++)
-			if (mach[j] < mg->view.n_mach) {
-				double bu = mg->view.load[mach[j]].busy_until_vt;
-
-				end_vt = bu > end_vt ? bu : end_vt; /* maxsd */
-			}
 		uint32_t x = t->aux, w = (uint32_t)((uint64_t)end_vt & (NL_DP_WHEEL - 1));
 
 		if (x >= dp->n_meta) { /* cannot happen: aux is the task's pool index */

@@ -218,28 +218,6 @@ nl_load_view_refresh_rcu(struct nl_load_view *v, const struct nl_load_table *t)
 }
 
 uint64_t
-nl_load_view_book_st(struct nl_load_view *v, uint32_t mach, double arrive_vt, double dur_vt)
-{
-	struct nl_load_booking *b;
-	uint64_t seq;
-
-	if (mach >= v->n_mach)
-		return 0;
-	view_apply(v, mach, arrive_vt, dur_vt);
-	seq = v->next_seq++;
-	if (seq - v->log_head >= v->log_cap) { /* full: forget the oldest */
-		v->log_head++;
-		v->log_lost++;
-	}
-	b = &v->log[seq & (v->log_cap - 1)];
-	b->seq = seq;
-	b->mach = mach;
-	b->arrive_vt = arrive_vt;
-	b->dur_vt = dur_vt;
-	return seq;
-}
-
-uint64_t
 nl_load_version_rcu(const struct nl_load_table *t)
 {
 	/* Pairs with rcu_assign_pointer() in nl_load_publish_ctl(). */

@@ -210,8 +210,31 @@ bool nl_load_view_refresh_rcu(struct nl_load_view *v, const struct nl_load_table
  *         is out of range.
  * @par Context  Owner of the view; no allocation, O(1).
  */
-uint64_t nl_load_view_book_st(struct nl_load_view *v, uint32_t mach, double arrive_vt,
-			      double dur_vt);
+static inline uint64_t
+nl_load_view_book_st(struct nl_load_view *v, uint32_t mach, double arrive_vt, double dur_vt)
+{
+	/* inline: a leaf books L sub-tasks per task; a call spilled the caller's loop */
+	struct nl_mach_load *l;
+	struct nl_load_booking *b;
+	uint64_t seq;
+
+	if (mach >= v->n_mach)
+		return 0;
+	l = &v->load[mach];
+	l->busy_until_vt = (l->busy_until_vt > arrive_vt ? l->busy_until_vt : arrive_vt) + dur_vt;
+	l->n_sub++;
+	seq = v->next_seq++;
+	if (seq - v->log_head >= v->log_cap) { /* full: forget the oldest */
+		v->log_head++;
+		v->log_lost++;
+	}
+	b = &v->log[seq & (v->log_cap - 1)];
+	b->seq = seq;
+	b->mach = mach;
+	b->arrive_vt = arrive_vt;
+	b->dur_vt = dur_vt;
+	return seq;
+}
 
 /**
  * Read-side helper for tests and benchmarks: the current snapshot's version.
