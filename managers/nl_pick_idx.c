@@ -432,11 +432,32 @@ nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double b)
 	c = cls_of(x, slot);
 	pos = x->rpos[slot];
 	t = c->tail;
-	last = run_at(c, t - 1); /* read only when pos is valid, so t >= 1 */
+	last = run_at(c, t - 1); /* read only when the run is not empty, so t >= 1 */
+	if (pos == NO_POS) {
+		/* An idle member booked (a pick took it first, idle ones before busy ones): off
+		 * the idle set, appended to the run when its busy_until goes after the last. */
+		uint32_t k = slot - c->mem_off;
+
+		if (!idle_test(c, k) || !(b > c->now_vt) || !(b < NL_MACH_GONE_VT) ||
+		    t == c->run_cap ||
+		    (t > c->head && (b < last->busy_until_vt ||
+				     (b == last->busy_until_vt && mach < last->id))))
+			goto slow;
+		idle_put(c, k, false);
+		*run_at(c, t) = (struct nl_pick_ent){ b, mach, slot };
+		x->rpos[slot] = t;
+		run_end(c, t + 1);
+		if (c->n_run++ == 0) { /* the run was empty (head = tail = 0, front_fix) */
+			c->head = t;
+			c->front_vt = b;
+			c->front_id = mach;
+		}
+		return;
+	}
 	/* The steady state (see the header): the machine was its class's first busy entry and
 	 * its new busy_until goes after the last one. Append it, make the old entry a
 	 * tombstone, and move the head to the next valid entry (the new one at the latest). */
-	if (pos != c->head || pos == NO_POS || !(b > c->now_vt) || !(b < NL_MACH_GONE_VT) ||
+	if (pos != c->head || !(b > c->now_vt) || !(b < NL_MACH_GONE_VT) ||
 	    t == c->run_cap || b < last->busy_until_vt ||
 	    (b == last->busy_until_vt && mach < last->id))
 		goto slow;
