@@ -569,6 +569,9 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 	uint64_t n = 0, r = 0;
 
 	flush_peer(io, app);
+	/* its machines are gone for the policies first: a task re-routed below must not be
+	 * placed on them again (the lcore that takes it sees this snapshot) */
+	nl_xa_install_ctl(io, app, true);
 	for (unsigned int i = 0; i < dp->n_meta; i++) {
 		struct nl_dp_meta *mt = &dp->meta[i];
 
@@ -583,7 +586,6 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 		n++;
 	}
 	rtx_clear(&xa->peer[app]);
-	nl_xa_install_ctl(io, app, true); /* its machines are gone for the policies */
 	xa->peer[app].lost_tasks += n;
 	xa->lost_tasks += n;
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "

@@ -264,6 +264,20 @@ tlsc_measure(struct nl_sched *s, double now_vt, const struct nl_engine *eng)
 	g->snap_gen++;
 }
 
+/* Whether one of the n machines the global scheduler picked on its last measurement has left
+ * by now_vt (busy_until >= NL_MACH_GONE_VT in the table its engine gives it now). */
+static bool
+tlsc_picked_gone(const struct nl_sched *s, const struct nl_engine *eng, const uint32_t *out,
+		 int n, double now_vt)
+{
+	const struct nl_mach_load *ld = eng->ops->load(eng->ctx, nl_2lsc_global_mgr(s), now_vt);
+	bool gone = false;
+
+	for (int j = 0; j < n; j++)
+		gone |= ld[out[j]].busy_until_vt >= NL_MACH_GONE_VT;
+	return gone;
+}
+
 /* The global scheduler's pick for t among leaf's machines on its last measurement (the
  * backlog each machine had then, at the measurement's time), made once per measurement, leaf
  * and task shape (struct tlsc_memo): the same machines as picking every time. */
@@ -415,6 +429,13 @@ tlsc_decide(struct nl_sched *s, uint32_t mgr, struct nl_task *t, double now_vt,
 		if (s->p.measure_period_vt <= 0 || g->snap_vt < 0)
 			tlsc_measure(s, now_vt, eng);
 		n = tlsc_global_pick(s, g, leaf, t, out);
+		if (n > 0 && g->snap_vt != now_vt && tlsc_picked_gone(s, eng, out, n, now_vt)) {
+			/* A machine it picked has left since (the load table says so; e.g. its
+			 * appliance was declared gone): measure now rather than send sub-tasks to a
+			 * machine that is not there. */
+			tlsc_measure(s, now_vt, eng);
+			n = tlsc_global_pick(s, g, leaf, t, out);
+		}
 		if (n == -ENOSPC && g->snap_vt != now_vt) {
 			/* Its last measurement holds no live matching machine (machines joined
 			 * since): measure now rather than refuse on stale information. */
