@@ -80,6 +80,7 @@ struct nl_dp_meta {
 	uint32_t xa_token;     /* foreign: the origin's handle */
 	uint32_t xa_seq;       /* parked: our hand-over sequence; foreign: the origin's */
 	uint8_t xa_flags;      /* NL_XA_TF_* (placed by load once, client asked re-route, ...) */
+	uint32_t xa_rr_epoch;  /* xa->gone_epoch when this appliance last re-routed it */
 };
 
 /* A machine generation: the machine table the policies see, published under RCU (I3). */

@@ -279,6 +279,7 @@ fail_task(struct io *io, struct nl_task *t, enum nl_reject_reason why)
 /* ---------------------------------------------------------------- hand-over out ---- */
 
 static bool inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
+static bool reroute_again(struct io *io, struct nl_task *t);
 
 /* A task whose next appliance is gone, when its client asked for it (SUBMIT flag reroute):
  * once, back into a live part of the tree: the top manager when its appliance is live, else
@@ -287,13 +288,26 @@ static bool inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
 static bool
 reroute(struct io *io, struct nl_task *t)
 {
+	const struct nl_dp_meta *mt = &io->dp->meta[t->aux];
+
+	if ((mt->xa_flags & (NL_XA_TF_REROUTE | NL_XA_TF_REROUTED)) != NL_XA_TF_REROUTE)
+		return false;
+	return reroute_again(io, t);
+}
+
+/* reroute() without the once-only test: a task whose move to an appliance this one had
+ * declared gone before it re-routed the task (another appliance, not yet aware, sent it
+ * there) has not been lost a second time; it goes back into the tree as reroute() sends it. */
+static bool
+reroute_again(struct io *io, struct nl_task *t)
+{
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = dp->xa;
 	struct nl_dp_meta *mt = &dp->meta[t->aux];
 	const struct nl_sched *s = dp->gen_rcu->s;
 	uint32_t to = s->ops->top_mgr(s);
 
-	if ((mt->xa_flags & (NL_XA_TF_REROUTE | NL_XA_TF_REROUTED)) != NL_XA_TF_REROUTE)
+	if (!(mt->xa_flags & NL_XA_TF_REROUTE))
 		return false;
 	if (xa->mgr_app[to] != xa->self && !xa->peer[xa->mgr_app[to]].live) {
 		to = NL_NODE_NONE;
@@ -304,6 +318,7 @@ reroute(struct io *io, struct nl_task *t)
 			return false;
 	}
 	mt->xa_flags |= NL_XA_TF_REROUTED;
+	mt->xa_rr_epoch = xa->gone_epoch;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
 	if (!inbox_put_ctl(dp, t, to))
@@ -536,9 +551,15 @@ back_in(struct io *io, const struct nl_xa_back *b)
 			dp->meta[t->aux].xa_at = b->at_app;
 		xa->moved++;
 		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live) {
-			/* moved to an appliance declared gone before the note arrived: lost there */
+			/* moved to an appliance declared gone before the note arrived: lost there,
+			 * unless it was gone already when we re-routed the task (the mover did not
+			 * know yet): then it goes back into the tree again */
+			const struct nl_dp_meta *tm = &dp->meta[t->aux];
+			bool stale = (tm->xa_flags & NL_XA_TF_REROUTED) &&
+				     xa->peer[b->at_app].gone_epoch <= tm->xa_rr_epoch;
+
 			unpark(xa, t);
-			if (!reroute(io, t)) {
+			if (!(stale ? reroute_again(io, t) : reroute(io, t))) {
 				xa->peer[b->at_app].lost_tasks++;
 				xa->lost_tasks++;
 				fail_task(io, t, NL_REJECT_MACHINE_LOST);
@@ -569,6 +590,7 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 	uint64_t n = 0, r = 0;
 
 	flush_peer(io, app);
+	xa->peer[app].gone_epoch = ++xa->gone_epoch;
 	/* its machines are gone for the policies first: a task re-routed below must not be
 	 * placed on them again (the lcore that takes it sees this snapshot) */
 	nl_xa_install_ctl(io, app, true);

@@ -72,6 +72,7 @@ struct xa_peer {
 	/* counters (control writes, telemetry reads relaxed) */
 	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
 	uint64_t lost_tasks, gone, rejoined;
+	uint32_t gone_epoch; /* xa->gone_epoch when last declared gone (0 = never) */
 };
 
 struct nl_xa {
@@ -95,6 +96,7 @@ struct nl_xa {
 	uint64_t gossip_rounds, sum_tx, sum_rx;
 	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
 	uint64_t rtx_cyc;
+	uint32_t gone_epoch; /* declarations of a peer gone so far */
 	struct nl_gossip_view *view;
 	struct nl_gossip_cfg gcfg;
 	struct nl_rng rng;
