@@ -279,27 +279,15 @@ fail_task(struct io *io, struct nl_task *t, enum nl_reject_reason why)
 /* ---------------------------------------------------------------- hand-over out ---- */
 
 static bool inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
-static bool reroute_again(struct io *io, struct nl_task *t);
 
 /* A task whose next appliance is gone, when its client asked for it (SUBMIT flag reroute):
  * once, back into a live part of the tree: the top manager when its appliance is live, else
  * the first subtree root this appliance owns. It is routed from there as a new task would be
- * (machines of a gone appliance are gone in the load table). false: answer machine_lost. */
+ * (machines of a gone appliance are gone in the load table). again: a task re-routed already
+ * whose move (by a peer that did not know yet) to an appliance declared gone before that was
+ * no second loss. false: answer machine_lost. */
 static bool
-reroute(struct io *io, struct nl_task *t)
-{
-	const struct nl_dp_meta *mt = &io->dp->meta[t->aux];
-
-	if ((mt->xa_flags & (NL_XA_TF_REROUTE | NL_XA_TF_REROUTED)) != NL_XA_TF_REROUTE)
-		return false;
-	return reroute_again(io, t);
-}
-
-/* reroute() without the once-only test: a task whose move to an appliance this one had
- * declared gone before it re-routed the task (another appliance, not yet aware, sent it
- * there) has not been lost a second time; it goes back into the tree as reroute() sends it. */
-static bool
-reroute_again(struct io *io, struct nl_task *t)
+reroute(struct io *io, struct nl_task *t, bool again)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = dp->xa;
@@ -307,7 +295,7 @@ reroute_again(struct io *io, struct nl_task *t)
 	const struct nl_sched *s = dp->gen_rcu->s;
 	uint32_t to = s->ops->top_mgr(s);
 
-	if (!(mt->xa_flags & NL_XA_TF_REROUTE))
+	if (!(mt->xa_flags & NL_XA_TF_REROUTE) || (!again && (mt->xa_flags & NL_XA_TF_REROUTED)))
 		return false;
 	if (xa->mgr_app[to] != xa->self && !xa->peer[xa->mgr_app[to]].live) {
 		to = NL_NODE_NONE;
@@ -338,7 +326,7 @@ hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
 	uint64_t now = rte_rdtsc();
 
 	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
-		if (reroute(io, t))
+		if (reroute(io, t, false))
 			return;
 		xa->peer[app].lost_tasks++;
 		xa->lost_tasks++;
@@ -559,7 +547,7 @@ back_in(struct io *io, const struct nl_xa_back *b)
 				     xa->peer[b->at_app].gone_epoch <= tm->xa_rr_epoch;
 
 			unpark(xa, t);
-			if (!(stale ? reroute_again(io, t) : reroute(io, t))) {
+			if (!reroute(io, t, stale)) {
 				xa->peer[b->at_app].lost_tasks++;
 				xa->lost_tasks++;
 				fail_task(io, t, NL_REJECT_MACHINE_LOST);
@@ -600,7 +588,7 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 		if (mt->xa_state != XA_PARKED || mt->xa_at != app || mt->task == NULL)
 			continue;
 		unpark(xa, mt->task);
-		if (reroute(io, mt->task)) {
+		if (reroute(io, mt->task, false)) {
 			r++;
 			continue;
 		}
