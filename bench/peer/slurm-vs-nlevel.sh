@@ -43,6 +43,7 @@ while [ $# -gt 0 ]; do
 done
 case "$N" in ''|*[!0-9]*) echo "slurm-vs-nlevel: --tasks: '$N' is not a count" >&2; exit 2 ;; esac
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+. "$SRC/tests/common/nl_veth.sh"
 if [ -z "$BUILD" ]; then
 	for d in "${NL_BUILD:-}" "$SRC/build"; do
 		[ -x "$d/dataplane/nlevel" ] && { BUILD=$d; break; }
@@ -216,20 +217,8 @@ farm() {
 	LOADGEN=$(find "$BUILD" -type f -name nlevel-loadgen -perm -u+x 2>/dev/null | head -n1)
 	[ -x "$NLEVEL" ] && [ -n "$WORKER" ] && [ -n "$LOADGEN" ] || { log "no nlevel/worker/loadgen in $BUILD"; return 1; }
 	[ "$(id -u)" -eq 0 ] && command -v ip >/dev/null || { log "task farm needs root and iproute2"; return 1; }
-	ip netns add "$NS" 2>/dev/null || { log "cannot create a network namespace"; return 1; }
 	FARM_NS=$NS FARM_VA=$VA
-	ip link add "$VA" type veth peer name "$VB" 2>/dev/null || { log "cannot create a veth pair"; return 1; }
-	ip link set "$VB" netns "$NS"
-	ip link set "$VA" up
-	ip netns exec "$NS" ip addr add 10.98.0.2/24 dev "$VB"
-	ip netns exec "$NS" ip link set "$VB" up
-	ip netns exec "$NS" ip link set lo up
-	if command -v ethtool >/dev/null; then
-		ethtool -K "$VA" tx off rx off >/dev/null 2>&1
-		ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
-	fi
-	ip netns exec "$NS" ip neigh replace 10.98.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
-		dev "$VB" nud permanent
+	nl_veth_up "$NS" "$VA" "$VB" 10.98.0 || { log "$NL_VETH_ERR"; return 1; }
 	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "nlp$$" -l 0-1 \
 		--vdev="net_af_packet0,iface=$VA" --log-level=lib.*:error -- \
 		--config "$SRC/tests/dataplane/e2e.ini" --scheme nlsc --ip 10.98.0.1 \
@@ -264,8 +253,7 @@ farm() {
 farm_stop() {
 	for p in "${FARM_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	[ -n "$FARM_APP" ] && kill -INT "$FARM_APP" 2>/dev/null && wait "$FARM_APP" 2>/dev/null
-	[ -n "$FARM_VA" ] && ip link del "$FARM_VA" 2>/dev/null
-	[ -n "$FARM_NS" ] && ip netns del "$FARM_NS" 2>/dev/null
+	[ -n "$FARM_NS" ] && nl_veth_down "$FARM_NS" "$FARM_VA"
 	FARM_APP= FARM_VA= FARM_NS=
 }
 FARM_PIDS=(); FARM_APP=; FARM_VA=; FARM_NS=; n_rej=0
@@ -288,20 +276,8 @@ farm_submit() {
 	SUBMIT=$(find "$BUILD" -type f -name nlevel-submit -perm -u+x 2>/dev/null | head -n1)
 	[ -x "$NLEVEL" ] && [ -n "$WORKER" ] && [ -n "$SUBMIT" ] || { log "no nlevel/worker/submit in $BUILD"; return 1; }
 	[ "$(id -u)" -eq 0 ] && command -v ip >/dev/null || return 1
-	ip netns add "$NS" 2>/dev/null || return 1
 	FARM_NS=$NS FARM_VA=$VA
-	ip link add "$VA" type veth peer name "$VB" 2>/dev/null || return 1
-	ip link set "$VB" netns "$NS"
-	ip link set "$VA" up
-	ip netns exec "$NS" ip addr add 10.94.0.2/24 dev "$VB"
-	ip netns exec "$NS" ip link set "$VB" up
-	ip netns exec "$NS" ip link set lo up
-	if command -v ethtool >/dev/null; then
-		ethtool -K "$VA" tx off rx off >/dev/null 2>&1
-		ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
-	fi
-	ip netns exec "$NS" ip neigh replace 10.94.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
-		dev "$VB" nud permanent
+	nl_veth_up "$NS" "$VA" "$VB" 10.94.0 || return 1
 	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "nlq$$" -l 0-1 \
 		--vdev="net_af_packet0,iface=$VA" --log-level=lib.*:error -- \
 		--config "$SRC/tests/taskfarm/farm.ini" --scheme nlsc --ip 10.94.0.1 \

@@ -22,6 +22,7 @@ SRC=${NL_SRC_ROOT:?}
 CFG=$SRC/tests/dataplane/e2e.ini
 TEL=$SRC/tests/dataplane/nl_tel.py
 n=0 fails=0
+. "$SRC/tests/common/nl_veth.sh"
 skip() { echo "1..0 # SKIP $*"; exit 0; } # TAP skip: status 0
 ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
 
@@ -29,34 +30,17 @@ ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok
 command -v ip >/dev/null || skip "no iproute2"
 id=$$
 NS=nlt$id VA=nla$id VB=nlb$id PFX=nle$id
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-if ! ip link add "$VA" type veth peer name "$VB" 2>/dev/null; then
-	ip netns del "$NS"
-	skip "cannot create a veth pair"
-fi
 TMP=$(mktemp -d)
 PIDS=()
 APP=
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	[[ -n $APP ]] && kill -INT "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
+	nl_veth_down "$NS" "$VA"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-ip link set "$VB" netns "$NS"
-ip link set "$VA" up
-ip netns exec "$NS" ip addr add 10.99.0.2/24 dev "$VB"
-ip netns exec "$NS" ip link set "$VB" up
-ip netns exec "$NS" ip link set lo up
-if command -v ethtool >/dev/null; then
-	ethtool -K "$VA" tx off rx off >/dev/null 2>&1
-	ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
-fi
-# The appliance answers ARP, but a static entry keeps the first frames from waiting on it.
-ip netns exec "$NS" ip neigh replace 10.99.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
-	dev "$VB" nud permanent
+nl_veth_up "$NS" "$VA" "$VB" 10.99.0 || skip "$NL_VETH_ERR"
 INNS="ip netns exec $NS"
 
 tel() { python3 "$TEL" "$PFX" "$1" 2>/dev/null; }

@@ -27,6 +27,7 @@ CFG=$SRC/tests/dataplane/e2e.ini
 TEL=$SRC/tests/dataplane/nl_tel.py
 SAMPLER=$SRC/tests/dataplane/nl_sampler.py
 n=0 fails=0
+. "$SRC/tests/common/nl_veth.sh"
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # NL_SECURE_ONLY="2 4": run only those cases (development)
 want() { [[ -z ${NL_SECURE_ONLY:-} || " $NL_SECURE_ONLY " == *" $1 "* ]]; }
@@ -36,11 +37,6 @@ ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok
 command -v ip >/dev/null || skip "no iproute2"
 id=$$
 NS=nls$id VA=nsa$id VB=nsb$id PFX=nls$id
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-if ! ip link add "$VA" type veth peer name "$VB" 2>/dev/null; then
-	ip netns del "$NS"
-	skip "cannot create a veth pair"
-fi
 TMP=$(mktemp -d)
 chmod 755 "$TMP"
 PIDS=()
@@ -48,22 +44,11 @@ APP=
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	[[ -n $APP ]] && kill -INT "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
+	nl_veth_down "$NS" "$VA"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-ip link set "$VB" netns "$NS"
-ip link set "$VA" up
-ip netns exec "$NS" ip addr add 10.96.0.2/24 dev "$VB"
-ip netns exec "$NS" ip link set "$VB" up
-ip netns exec "$NS" ip link set lo up
-if command -v ethtool >/dev/null; then
-	ethtool -K "$VA" tx off rx off >/dev/null 2>&1
-	ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
-fi
-ip netns exec "$NS" ip neigh replace 10.96.0.1 lladdr "$(cat /sys/class/net/$VA/address)" \
-	dev "$VB" nud permanent
+nl_veth_up "$NS" "$VA" "$VB" 10.96.0 || skip "$NL_VETH_ERR"
 INNS="ip netns exec $NS"
 APPIP=10.96.0.1
 
