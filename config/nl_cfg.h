@@ -27,6 +27,15 @@ extern "C" {
 #define NL_CFG_ERR_LEN 512u
 #define NL_CFG_LIST_MAX 256u /**< most values in one list-valued key */
 
+/** In a parser returning int: evaluate a getter and return its negative errno (cfg->err
+ * already holds FILE:LINE and the reason) from the enclosing function. */
+#define NL_CFG_TRY(x)                  \
+	do {                           \
+		int rc_ = (x);         \
+		if (rc_ < 0)           \
+			return rc_;    \
+	} while (0)
+
 /** One `key = value` line. */
 struct nl_cfg_entry {
 	char *section;

@@ -6,13 +6,6 @@
 
 #include "nl_model_cfg.h"
 
-#define TRY(x)                         \
-	do {                           \
-		int rc_ = (x);         \
-		if (rc_ < 0)           \
-			return rc_;    \
-	} while (0)
-
 const char *
 nl_scheme_name(enum nl_scheme s)
 {
@@ -44,32 +37,32 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	uint64_t v;
 
 	memset(m, 0, sizeof(*m));
-	TRY(nl_cfg_require_section(c, "system"));
-	TRY(nl_cfg_require_section(c, "task"));
-	TRY(nl_cfg_require_section(c, "run"));
+	NL_CFG_TRY(nl_cfg_require_section(c, "system"));
+	NL_CFG_TRY(nl_cfg_require_section(c, "task"));
+	NL_CFG_TRY(nl_cfg_require_section(c, "run"));
 
 	/* [system] */
-	TRY(nl_cfg_get_u64(c, "system", "machines", &v, 1, NL_MODEL_MAX_MACH, true));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "system", "machines", &v, 1, NL_MODEL_MAX_MACH, true));
 	m->n_mach = (unsigned int)v;
-	TRY(nl_cfg_get_u64(c, "system", "resources", &v, 1, 64, true));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "system", "resources", &v, 1, 64, true));
 	m->n_res = (unsigned int)v;
 	u = NL_VECTORS_BALANCED;
-	TRY(nl_cfg_get_enum(c, "system", "vectors", vec_names, &u, false));
+	NL_CFG_TRY(nl_cfg_get_enum(c, "system", "vectors", vec_names, &u, false));
 	m->vectors = (enum nl_vectors_mode)u;
 	m->res_prob = 0.5;
-	TRY(nl_cfg_get_double(c, "system", "res_prob", &m->res_prob, 0, 1, false));
-	TRY(nl_cfg_get_double(c, "system", "star_prob", &m->star_prob, 0, 1, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "system", "res_prob", &m->res_prob, 0, 1, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "system", "star_prob", &m->star_prob, 0, 1, false));
 	if (m->star_prob > 0 && m->vectors != NL_VECTORS_RANDOM)
 		return nl_cfg_error(c, nl_cfg_find(c, "system", "star_prob"),
 				    "'*' entries need vectors = random");
-	TRY(nl_cfg_get_list(c, "system", "speeds_ips", m->speed_ips, NL_MODEL_MAX_SPEEDS,
+	NL_CFG_TRY(nl_cfg_get_list(c, "system", "speeds_ips", m->speed_ips, NL_MODEL_MAX_SPEEDS,
 			    &m->n_speed, 1, 1e18, true));
-	TRY(nl_cfg_get_double(c, "system", "link_bps", &m->link_bps, 1, 1e18, true));
-	TRY(nl_cfg_get_double(c, "system", "bg_load_max", &m->bg_load_max, 0, 0.95, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "system", "link_bps", &m->link_bps, 1, 1e18, true));
+	NL_CFG_TRY(nl_cfg_get_double(c, "system", "bg_load_max", &m->bg_load_max, 0, 0.95, false));
 	m->bg_period_vt = 1000;
-	TRY(nl_cfg_get_double(c, "system", "bg_period_vt", &m->bg_period_vt, 1e-9, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "system", "bg_period_vt", &m->bg_period_vt, 1e-9, 1e18, false));
 	u = 0;
-	TRY(nl_cfg_get_enum(c, "system", "match", match_names, &u, false));
+	NL_CFG_TRY(nl_cfg_get_enum(c, "system", "match", match_names, &u, false));
 	m->subset = u == 1;
 	if (m->vectors == NL_VECTORS_BALANCED && m->n_res < 32 &&
 	    (m->n_mach % (1u << m->n_res)) != 0) {
@@ -87,26 +80,26 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	}
 
 	/* [task] */
-	TRY(nl_cfg_get_u64(c, "task", "split", &v, 1, 64, true));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "task", "split", &v, 1, 64, true));
 	m->n_split = (unsigned int)v;
-	TRY(nl_cfg_get_double(c, "task", "instr", &m->instr, 1, 1e21, true));
-	TRY(nl_cfg_get_double(c, "task", "data_bits", &m->data_bits, 0, 1e21, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "task", "instr", &m->instr, 1, 1e21, true));
+	NL_CFG_TRY(nl_cfg_get_double(c, "task", "data_bits", &m->data_bits, 0, 1e21, false));
 	u = NL_WORK_FIXED;
-	TRY(nl_cfg_get_enum(c, "task", "work", work_names, &u, false));
+	NL_CFG_TRY(nl_cfg_get_enum(c, "task", "work", work_names, &u, false));
 	m->work_dist = (enum nl_work_dist)u;
 	m->need_prob = 0.5;
-	TRY(nl_cfg_get_double(c, "task", "need_prob", &m->need_prob, 0, 1, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "task", "need_prob", &m->need_prob, 0, 1, false));
 
 	/* [network] */
-	TRY(nl_cfg_get_double(c, "network", "transfer_delay_vt", &m->transfer_delay_vt, 0, 1e18, false));
-	TRY(nl_cfg_get_double(c, "network", "dispatch_delay_vt", &m->dispatch_delay_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "network", "transfer_delay_vt", &m->transfer_delay_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "network", "dispatch_delay_vt", &m->dispatch_delay_vt, 0, 1e18, false));
 
 	/* [split] */
 	if (nl_cfg_has_section(c, "split")) {
 		const char *v = NULL;
 		const struct nl_cfg_entry *e;
 
-		TRY(nl_cfg_get_str(c, "split", "cut", &v, true));
+		NL_CFG_TRY(nl_cfg_get_str(c, "split", "cut", &v, true));
 		e = nl_cfg_find(c, "split", "cut");
 		while (*v != '\0') {
 			size_t len = 0;
@@ -127,27 +120,27 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 			m->n_cut++;
 			v += len;
 		}
-		TRY(nl_cfg_get_double(c, "split", "cut_delay_vt", &m->cut_delay_vt, 0, 1e18, false));
-		TRY(nl_cfg_get_double(c, "split", "cut_datagram_vt", &m->cut_datagram_vt, 0, 1e18,
+		NL_CFG_TRY(nl_cfg_get_double(c, "split", "cut_delay_vt", &m->cut_delay_vt, 0, 1e18, false));
+		NL_CFG_TRY(nl_cfg_get_double(c, "split", "cut_datagram_vt", &m->cut_datagram_vt, 0, 1e18,
 				      false));
-		TRY(nl_cfg_get_double(c, "split", "summary_period_vt", &m->summary_period_vt, 0,
+		NL_CFG_TRY(nl_cfg_get_double(c, "split", "summary_period_vt", &m->summary_period_vt, 0,
 				      1e18, false));
 	}
 
 	/* [scheduler] */
 	m->sp.n_res = m->n_res;
 	m->sp.subset = m->subset;
-	TRY(nl_cfg_get_double(c, "scheduler", "mgr_service_vt", &m->sp.mgr_service_vt, 0, 1e18, false));
-	TRY(nl_cfg_get_double(c, "scheduler", "pick_service_vt", &m->sp.pick_service_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "mgr_service_vt", &m->sp.mgr_service_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "pick_service_vt", &m->sp.pick_service_vt, 0, 1e18, false));
 
 	/* [nlsc]: one curve per static_known value */
 	if (nl_cfg_has_section(c, "nlsc")) {
 		bool on = true;
 
-		TRY(nl_cfg_get_bool(c, "nlsc", "enabled", &on, false));
+		NL_CFG_TRY(nl_cfg_get_bool(c, "nlsc", "enabled", &on, false));
 		list[0] = 0;
 		n = 1;
-		TRY(nl_cfg_get_list(c, "nlsc", "static_known", list, NL_MODEL_MAX_VARIANTS, &n, 0,
+		NL_CFG_TRY(nl_cfg_get_list(c, "nlsc", "static_known", list, NL_MODEL_MAX_VARIANTS, &n, 0,
 				    m->n_res, false));
 		for (unsigned int i = 0; on && i < n; i++) {
 			if (list[i] != floor(list[i]))
@@ -162,17 +155,17 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	if (nl_cfg_has_section(c, "2lsc")) {
 		bool on = true;
 
-		TRY(nl_cfg_get_bool(c, "2lsc", "enabled", &on, false));
-		TRY(nl_cfg_get_list(c, "2lsc", "groups", list, NL_MODEL_MAX_VARIANTS / 2, &n, 1,
+		NL_CFG_TRY(nl_cfg_get_bool(c, "2lsc", "enabled", &on, false));
+		NL_CFG_TRY(nl_cfg_get_list(c, "2lsc", "groups", list, NL_MODEL_MAX_VARIANTS / 2, &n, 1,
 				    m->n_mach, true));
-		TRY(nl_cfg_get_double(c, "2lsc", "global_base_vt", &m->sp.global_base_vt, 0, 1e18, true));
-		TRY(nl_cfg_get_double(c, "2lsc", "global_per_group_vt", &m->sp.global_per_group_vt, 0,
+		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "global_base_vt", &m->sp.global_base_vt, 0, 1e18, true));
+		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "global_per_group_vt", &m->sp.global_per_group_vt, 0,
 				      1e18, false));
 		m->sp.measure_period_vt = 0;
-		TRY(nl_cfg_get_double(c, "2lsc", "measure_period_vt", &m->sp.measure_period_vt, 0,
+		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "measure_period_vt", &m->sp.measure_period_vt, 0,
 				      1e18, false));
 		m->sp.grp_threshold = 1.0;
-		TRY(nl_cfg_get_double(c, "2lsc", "group_threshold", &m->sp.grp_threshold, 0, 1e9, false));
+		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "group_threshold", &m->sp.grp_threshold, 0, 1e9, false));
 		for (unsigned int i = 0; on && i < n; i++) {
 			if (list[i] != floor(list[i]))
 				return nl_cfg_error(c, nl_cfg_find(c, "2lsc", "groups"),
@@ -192,22 +185,22 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	}
 
 	/* [run] */
-	TRY(nl_cfg_get_double(c, "run", "horizon_vt", &m->horizon_vt, 1e-9, 1e18, true));
-	TRY(nl_cfg_get_double(c, "run", "warmup_vt", &m->warmup_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "run", "horizon_vt", &m->horizon_vt, 1e-9, 1e18, true));
+	NL_CFG_TRY(nl_cfg_get_double(c, "run", "warmup_vt", &m->warmup_vt, 0, 1e18, false));
 	if (m->warmup_vt >= m->horizon_vt)
 		return nl_cfg_error(c, nl_cfg_find(c, "run", "warmup_vt"),
 				    "must be below horizon_vt (%g)", m->horizon_vt);
-	TRY(nl_cfg_get_list(c, "run", "loads_pct", m->load_pct, NL_MODEL_MAX_LOADS, &m->n_load,
+	NL_CFG_TRY(nl_cfg_get_list(c, "run", "loads_pct", m->load_pct, NL_MODEL_MAX_LOADS, &m->n_load,
 			    0.001, 1000, true));
 	v = 5;
-	TRY(nl_cfg_get_u64(c, "run", "seeds", &v, 1, 1000, false));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "run", "seeds", &v, 1, 1000, false));
 	m->n_seeds = (unsigned int)v;
 	m->seed = 1;
-	TRY(nl_cfg_get_u64(c, "run", "seed", &m->seed, 0, UINT64_MAX, false));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "run", "seed", &m->seed, 0, UINT64_MAX, false));
 	m->max_in_system = 20000;
-	TRY(nl_cfg_get_u64(c, "run", "max_in_system", &m->max_in_system, 10, 1u << 30, false));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "run", "max_in_system", &m->max_in_system, 10, 1u << 30, false));
 	v = 0;
-	TRY(nl_cfg_get_u64(c, "run", "threads", &v, 0, 256, false));
+	NL_CFG_TRY(nl_cfg_get_u64(c, "run", "threads", &v, 0, 256, false));
 	m->threads = (unsigned int)v;
 	return nl_model_match_cfg_parse(c, m); /* issue #15: machine records, task classes */
 }

@@ -12,13 +12,6 @@
 
 #include "nl_model_cfg.h"
 
-#define TRY(x)                         \
-	do {                           \
-		int rc_ = (x);         \
-		if (rc_ < 0)           \
-			return rc_;    \
-	} while (0)
-
 /* A ClassAd attribute name: [A-Za-z_][A-Za-z0-9_]*, below 32 bytes. */
 static bool
 attr_name_ok(const char *s)
@@ -110,10 +103,10 @@ parse_machine(struct nl_cfg *c, struct nl_model_cfg *m, const char *sec, const c
 						    sel->key, sel->line);
 			sel = e;
 			if (e->key[0] == 'm') {
-				TRY(parse_ranges(c, e, m->n_mach, mc));
+				NL_CFG_TRY(parse_ranges(c, e, m->n_mach, mc));
 				continue;
 			}
-			TRY(nl_cfg_get_double(c, sec, "speed_ips", &mc->speed_ips, 1, 1e18, true));
+			NL_CFG_TRY(nl_cfg_get_double(c, sec, "speed_ips", &mc->speed_ips, 1, 1e18, true));
 			bool found = false;
 
 			for (unsigned int k = 0; k < m->n_speed; k++)
@@ -180,9 +173,9 @@ parse_class(struct nl_cfg *c, struct nl_model_cfg *m, const char *sec, const cha
 	tc = &m->tclass[m->n_tclass++];
 	snprintf(tc->name, sizeof(tc->name), "%s", name);
 	tc->line = line;
-	TRY(nl_cfg_get_double(c, sec, "share", &tc->share, 1e-9, 1, true));
-	TRY(get_text(c, sec, "requirements", tc->req, &tc->line_req));
-	TRY(get_text(c, sec, "rank", tc->rank, &tc->line_rank));
+	NL_CFG_TRY(nl_cfg_get_double(c, sec, "share", &tc->share, 1e-9, 1, true));
+	NL_CFG_TRY(get_text(c, sec, "requirements", tc->req, &tc->line_req));
+	NL_CFG_TRY(get_text(c, sec, "rank", tc->rank, &tc->line_rank));
 	if (tc->req[0] == '\0' && tc->rank[0] == '\0') {
 		snprintf(c->err, sizeof(c->err), "%s:%u: [%s]: give requirements, rank or both",
 			 c->path, line, sec);
@@ -201,7 +194,7 @@ nl_model_match_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	double sum = 0;
 
 	snprintf(m->path, sizeof(m->path), "%s", c->path);
-	TRY(nl_cfg_get_double(c, "scheduler", "match_service_vt", &m->sp.match_service_vt, 0, 1e18,
+	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "match_service_vt", &m->sp.match_service_vt, 0, 1e18,
 			      false));
 	for (unsigned int s = 0; s < c->n_section; s++) {
 		const char *sec = c->section[s], *name;
@@ -218,7 +211,7 @@ nl_model_match_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 				 c->path, line, sec);
 			return -EINVAL;
 		}
-		TRY(mach ? parse_machine(c, m, sec, name) : parse_class(c, m, sec, name, line, &sum));
+		NL_CFG_TRY(mach ? parse_machine(c, m, sec, name) : parse_class(c, m, sec, name, line, &sum));
 	}
 	return 0;
 }
