@@ -66,6 +66,56 @@ pow2_at_least(unsigned int x)
 	return p;
 }
 
+/* Native and port modes with several manager lcores: one SP/SC ring per ordered pair of
+ * manager lcores, each holding a pool's worth of hand-overs (so a hop never fails on a full
+ * one), and each lcore's per-destination stages (nl_dp_xhop_put_st). */
+static int
+xring_create(struct nl_dp *dp)
+{
+	unsigned int n = dp->n_lc;
+	char name[RTE_RING_NAMESIZE];
+
+	if (dp->o.emulate || n < 2)
+		return 0;
+	dp->xring = calloc((size_t)n * n, sizeof(*dp->xring));
+	if (dp->xring == NULL)
+		return -ENOMEM;
+	for (unsigned int s = 0; s < n; s++) {
+		struct nl_dp_lcore *lc = &dp->lc[s];
+
+		lc->xout = calloc((size_t)n * NL_DP_XBURST, sizeof(*lc->xout));
+		lc->xout_n = calloc(n, sizeof(*lc->xout_n));
+		if (lc->xout == NULL || lc->xout_n == NULL)
+			return -ENOMEM;
+		for (unsigned int d = 0; d < n; d++) {
+			if (d == s)
+				continue;
+			snprintf(name, sizeof(name), "nl_x%u_%u", s, d);
+			dp->xring[s * n + d] = rte_ring_create_elem(name, sizeof(struct nl_dp_hand),
+					dp->o.pool_size + 1, SOCKET_ID_ANY,
+					RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+			if (dp->xring[s * n + d] == NULL)
+				return -rte_errno;
+		}
+	}
+	return 0;
+}
+
+static void
+xring_free(struct nl_dp *dp)
+{
+	for (unsigned int i = 0; dp->lc != NULL && i < dp->n_lc; i++) {
+		free(dp->lc[i].xout);
+		free(dp->lc[i].xout_n);
+		dp->lc[i].xout = NULL;
+		dp->lc[i].xout_n = NULL;
+	}
+	for (unsigned int i = 0; dp->xring != NULL && i < dp->n_lc * dp->n_lc; i++)
+		rte_ring_free(dp->xring[i]);
+	free(dp->xring);
+	dp->xring = NULL;
+}
+
 int
 nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_machine *mach,
 	     const struct nl_dp_opts *o)
@@ -145,6 +195,7 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 		dp->lc[i].eng.ops = &nl_dp_engine_ops;
 		dp->lc[i].eng.ctx = &dp->lc[i];
 		dp->lc[i].hk_mask = 63;
+		dp->lc[i].idx = i;
 	}
 	for (uint32_t i = 0; i < dp->n_mgr; i++) {
 		struct nl_dp_mgr *mg = &dp->mgr[i];
@@ -175,6 +226,9 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 			goto fail;
 	}
 	dp->lc[0].ingress = true;
+	rc = xring_create(dp);
+	if (rc != 0)
+		goto fail;
 	for (unsigned int i = 0; i < dp->n_lc; i++) {
 		/* emulated: tasks in transit; native booking: tasks until their last sub-task ends */
 		rc = nl_evq_init(&dp->lc[i].transit, o->emulate ? o->pool_size : 1);
@@ -252,6 +306,16 @@ nl_dp_drain_ctl(struct nl_dp *dp)
 		lc->wh_n = 0;
 		while (lc->hand_head != lc->hand_tail)
 			drain_task(dp, lc->hand[lc->hand_head++ & (NL_DP_HAND_CAP - 1)].t, &n);
+		for (unsigned int d = 0; dp->xring != NULL && lc->xout_n != NULL && d < dp->n_lc; d++) {
+			struct nl_dp_hand h;
+
+			for (uint32_t k = 0; k < lc->xout_n[d]; k++)
+				drain_task(dp, lc->xout[d * NL_DP_XBURST + k].t, &n);
+			lc->xout_n[d] = 0;
+			while (dp->xring[i * dp->n_lc + d] != NULL &&
+			       rte_ring_sc_dequeue_elem(dp->xring[i * dp->n_lc + d], &h, sizeof(h)) == 0)
+				drain_task(dp, h.t, &n);
+		}
 	}
 	for (size_t i = 0; i < dp->fin_q.n; i++)
 		drain_task(dp, dp->fin_q.h[i].ptr, &n);
@@ -273,6 +337,7 @@ nl_dp_free(struct nl_dp *dp)
 		rte_ring_free(dp->mgr[i].inbox);
 		nl_load_view_fini(&dp->mgr[i].view);
 	}
+	xring_free(dp);
 	rte_ring_free(dp->sub_ring);
 	rte_ring_free(dp->fin_ring);
 	rte_ring_free(dp->req_ring);
@@ -335,6 +400,7 @@ nl_dp_run_reset_ctl(struct nl_dp *dp, double lambda, uint64_t seed)
 		lc->clock_mvt = 0;
 		lc->transit.n = 0;
 		lc->hand_head = lc->hand_tail = 0;
+		lc->xhop_out = 0;
 		lc->wh_cur = lc->wh_n = lc->booked_tasks = 0; /* drained by nl_dp_drain_ctl() */
 		memset(lc->wh_head, 0xff, sizeof(lc->wh_head));
 		memset(lc->pend, 0, sizeof(lc->pend));

@@ -169,6 +169,7 @@ struct nl_dp_native_result {
 	uint64_t tasks;
 	uint64_t rejected;
 	uint64_t generated;         /**< tasks the generator drew (= tasks + rejected) */
+	uint64_t xhops;             /**< hand-overs between manager lcores (SP/SC hop rings) */
 };
 
 /**

@@ -195,7 +195,8 @@ nl_dp_lcore_round_st(struct nl_dp_lcore *lc, double now_vt)
 	} else {
 		if (lc->dp->o.native_book)
 			busy += nl_dp_native_done_st(lc, now_vt);
-		busy += hand_drain_st(lc, now_vt); /* new tasks of this lcore's entry managers */
+		busy += nl_dp_xhop_recv_st(lc); /* tasks other manager lcores handed over */
+		busy += hand_drain_st(lc, now_vt); /* and new tasks of this lcore's entry managers */
 	}
 	/* A task forwarded to a manager already polled this round would wait a whole round per
 	 * hop: sweep the pending bits again while sweeps find work. */
@@ -206,6 +207,7 @@ nl_dp_lcore_round_st(struct nl_dp_lcore *lc, double now_vt)
 		if (b == 0)
 			break;
 	}
+	nl_dp_xhop_flush_st(lc); /* the round's hand-overs to other lcores, a burst per lcore */
 	return busy;
 }
 

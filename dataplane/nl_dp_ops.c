@@ -5,10 +5,12 @@
  *   nl_dp_ingress_st()        entry manager (ops->entry), enqueue on its inbox
  *   [nl_dp_lcore.c]           the manager's lcore admits it (nl_model_mgr_admit) and, at the
  *                             end of service, calls ops->decide, which calls one of:
- *   eng_forward()             to another manager: on the same lcore through its hand-over
- *                             FIFO (nl_dp_hand_put_st, native and port modes), else its inbox
- *                             (emulated: via transit until the transfer ends,
- *                             nl_dp_transit_release_st)
+ *   eng_forward()             to another manager. Native and port modes: on the same lcore
+ *                             through its hand-over FIFO (nl_dp_hand_put_st), on another
+ *                             manager lcore staged for that lcore's SP/SC ring, enqueued a
+ *                             burst at a time (nl_dp_xhop_put_st), else its inbox. Emulated:
+ *                             its inbox, via transit until the transfer ends
+ *                             (nl_dp_transit_release_st)
  *   eng_dispatch()            book its sub-tasks in the manager's load view (nl_model_sub_vt)
  *                             and hand them to the control lcore on the sub-task ring
  *   eng_reject()              to the control lcore, which answers REJECT
@@ -62,6 +64,73 @@ nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr)
 	return true;
 }
 
+bool
+nl_dp_xhop_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr)
+{
+	struct nl_dp *dp = lc->dp;
+	uintptr_t off;
+	unsigned int d;
+
+	if (dp->xring == NULL || mgr >= dp->n_mgr)
+		return false;
+	/* the owner's index in dp->lc; a proxy lcore (scale-out) lies outside the array */
+	off = (uintptr_t)dp->mgr[mgr].owner - (uintptr_t)dp->lc;
+	if (off >= (uintptr_t)dp->n_lc * sizeof(*dp->lc) || off % sizeof(*dp->lc) != 0)
+		return false;
+	d = (unsigned int)(off / sizeof(*dp->lc));
+	if (d == lc->idx)
+		return false;
+	lc->xout[d * NL_DP_XBURST + lc->xout_n[d]++] = (struct nl_dp_hand){ .t = t, .mgr = mgr };
+	if (lc->xout_n[d] == NL_DP_XBURST)
+		nl_dp_xhop_flush_st(lc);
+	return true;
+}
+
+void
+nl_dp_xhop_flush_st(struct nl_dp_lcore *lc)
+{
+	struct nl_dp *dp = lc->dp;
+
+	if (dp->xring == NULL)
+		return;
+	for (unsigned int d = 0; d < dp->n_lc; d++) {
+		struct nl_dp_hand *h = &lc->xout[d * NL_DP_XBURST];
+		unsigned int n = lc->xout_n[d], k;
+
+		if (n == 0)
+			continue;
+		k = rte_ring_sp_enqueue_burst_elem(dp->xring[lc->idx * dp->n_lc + d], h, sizeof(*h),
+						   n, NULL);
+		for (unsigned int j = k; j < n; j++) /* ring full: failed, not lost (I4) */
+			nl_dp_task_fail_st(lc, h[j].t, NL_REJECT_OVERLOAD);
+		lc->xout_n[d] = 0;
+		lc->xhop_out += k;
+	}
+}
+
+unsigned int
+nl_dp_xhop_recv_st(struct nl_dp_lcore *lc)
+{
+	struct nl_dp *dp = lc->dp;
+	struct nl_dp_hand h[NL_DP_XBURST];
+	unsigned int n = 0;
+
+	if (dp->xring == NULL)
+		return 0;
+	for (unsigned int s = 0; s < dp->n_lc; s++) {
+		unsigned int room = NL_DP_HAND_CAP - (unsigned int)(lc->hand_tail - lc->hand_head), k;
+
+		if (s == lc->idx || room == 0)
+			continue;
+		k = rte_ring_sc_dequeue_burst_elem(dp->xring[s * dp->n_lc + lc->idx], h, sizeof(h[0]),
+						   room < NL_DP_XBURST ? room : NL_DP_XBURST, NULL);
+		for (unsigned int j = 0; j < k; j++)
+			lc->hand[lc->hand_tail++ & (NL_DP_HAND_CAP - 1)] = h[j];
+		n += k;
+	}
+	return n;
+}
+
 /* Forward without delay, or at the end of a transfer; a full inbox fails the task (I4). */
 static void
 inbox_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t to, double stamp_vt)
@@ -79,7 +148,8 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
 	t->hops++;
 	nl_stat_add_st(&lc->at->fwd_out, 1);
 	if (!dp->o.emulate) {
-		if (!nl_dp_hand_put_st(lc, t, to)) /* same lcore: no ring */
+		/* same lcore: no ring; another manager lcore: its SP/SC ring, a burst at a time */
+		if (!nl_dp_hand_put_st(lc, t, to) && !nl_dp_xhop_put_st(lc, t, to))
 			inbox_put_st(lc, t, to, now_vt);
 		return;
 	}

@@ -96,6 +96,7 @@ struct nl_dp_gen {
 struct nl_dp_lcore;
 
 #define NL_DP_HAND_CAP 1024u /* same-lcore hand-over FIFO of an lcore (power of two) */
+#define NL_DP_XBURST 32u /* tasks staged per destination lcore before one SP/SC enqueue */
 #define NL_DP_WHEEL 1024u    /* native booking: completion wheel slots of 1 u.t. (power of two) */
 #define NL_DP_LAT_BURST 256u /* latency samples held per burst (more in one burst: not sampled) */
 
@@ -148,6 +149,14 @@ struct nl_dp_lcore {
 		uint32_t pad;
 	} hand[NL_DP_HAND_CAP];
 	uint64_t hand_head, hand_tail;
+	/* native and port modes with several manager lcores: tasks for managers of other
+	 * lcores are staged per destination lcore and enqueued a burst at a time on the pair's
+	 * single-producer/single-consumer ring (dp->xring), which the destination drains into
+	 * its hand-over FIFO; every round ends with the stages flushed (nl_dp_xhop_*_st) */
+	unsigned int idx;             /* index in dp->lc */
+	struct nl_dp_hand *xout;      /* [n_lc * NL_DP_XBURST] staged tasks, by destination */
+	uint32_t *xout_n;             /* [n_lc] tasks staged for each destination */
+	uint64_t xhop_out;            /* tasks enqueued for other lcores (statistics) */
 	/* generator (the ingress lcore) */
 	struct nl_model_src src;
 	uint64_t generated;
@@ -192,6 +201,8 @@ struct nl_dp {
 	struct rte_ring *sub_ring;    /* managers -> control (sub-tasks) */
 	struct rte_ring *fin_ring;    /* managers -> control (refused tasks) */
 	struct nl_dp_lcore *lc;       /* [n_lc] */
+	struct rte_ring **xring;      /* [n_lc * n_lc] SP/SC hop rings, src * n_lc + dst; NULL on
+				       * the diagonal, and all NULL emulated or with one lcore */
 	unsigned int n_lc;
 	/* clock */
 	uint64_t tsc0;
@@ -303,6 +314,24 @@ int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt,
  * @par Context The lcore that owns lc.
  */
 bool nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
+
+/**
+ * Native and port modes with several manager lcores: stage t for manager `mgr` of another
+ * manager lcore; the stage goes onto the pair's SP/SC ring when it holds NL_DP_XBURST tasks or
+ * when the round ends (nl_dp_xhop_flush_st()). A task the ring cannot take is failed
+ * (REJECT overload), so none is lost; the rings hold a pool's worth, so that does not happen.
+ * @return true; false when there are no hop rings, mgr is this lcore's or no manager lcore's
+ * (a scale-out proxy): the caller uses the manager's inbox.
+ * @par Context The lcore that owns lc. @par Source issue "Dispatch at the physical limit" (2).
+ */
+bool nl_dp_xhop_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
+
+/* Enqueue every staged task on its destination's ring (one burst per destination). Owner. */
+void nl_dp_xhop_flush_st(struct nl_dp_lcore *lc);
+
+/* Move tasks other lcores enqueued for this one into its hand-over FIFO, as much as it has
+ * room for. @return how many. Owner lcore. */
+unsigned int nl_dp_xhop_recv_st(struct nl_dp_lcore *lc);
 
 /* Native booking: tasks whose last sub-task ended by now_vt are complete (counted in
  * dispatched_tasks) and go back to the pool. @return how many. Owner lcore. */

@@ -90,6 +90,7 @@ nl_dp_native_stats_ctl(const struct nl_dp *dp, double secs, struct nl_dp_native_
 	r->tasks = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, dispatched_tasks));
 	r->generated = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, generated));
 	r->rejected = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, rejected_ingress)) + dp->failed;
+	r->xhops = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, xhop_out));
 	r->rate_tps = (double)r->tasks / secs;
 	r->lat_mean_ns = n_lat ? sum / (double)n_lat : 0;
 	uint64_t want = (uint64_t)(0.99 * (double)n_lat), acc = 0;

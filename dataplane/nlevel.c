@@ -712,13 +712,14 @@ main(int argc, char **argv)
 				printf("SUMMARY mode=native scheme=%s n_res=%u groups=%u mgr_lcores=%u "
 				       "rate_offered_tps=%.0f rate_tps=%.0f lat_mean_ns=%.0f "
 				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu ring_hop_ns=%.1f "
-				       "machines=%s work_scale_s=%g\n",
+				       "machines=%s work_scale_s=%g xhops=%llu\n",
 				       nl_scheme_name(sch), m.n_res, sch == NL_SCHEME_2LSC ? g : 0,
 				       rte_lcore_count() - 1, o.rate_tps, r.rate_tps, r.lat_mean_ns,
 				       r.lat_p99_ns, (unsigned long long)r.tasks,
 				       (unsigned long long)r.rejected, hop,
 				       o.native_instant ? "instant" : "booked",
-				       o.native_instant ? 0.0 : (o.work_scale_set ? o.work_scale_s : 1e-8));
+				       o.native_instant ? 0.0 : (o.work_scale_set ? o.work_scale_s : 1e-8),
+				       (unsigned long long)r.xhops);
 		} else if (rc == 0) {
 			nl_dp_telemetry_init(dp);
 			rc = nl_dp_serve(dp);
