@@ -71,7 +71,7 @@ nl_dp_xhop_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr)
 	uintptr_t off;
 	unsigned int d;
 
-	if (dp->xring == NULL || mgr >= dp->n_mgr)
+	if (dp->xring == NULL || lc->xout == NULL || mgr >= dp->n_mgr) /* not a manager lcore */
 		return false;
 	/* the owner's index in dp->lc; a proxy lcore (scale-out) lies outside the array */
 	off = (uintptr_t)dp->mgr[mgr].owner - (uintptr_t)dp->lc;
@@ -91,7 +91,7 @@ nl_dp_xhop_flush_st(struct nl_dp_lcore *lc)
 {
 	struct nl_dp *dp = lc->dp;
 
-	if (dp->xring == NULL)
+	if (dp->xring == NULL || lc->xout == NULL)
 		return;
 	for (unsigned int d = 0; d < dp->n_lc; d++) {
 		struct nl_dp_hand *h = &lc->xout[d * NL_DP_XBURST];
@@ -104,7 +104,7 @@ nl_dp_xhop_flush_st(struct nl_dp_lcore *lc)
 		for (unsigned int j = k; j < n; j++) /* ring full: failed, not lost (I4) */
 			nl_dp_task_fail_st(lc, h[j].t, NL_REJECT_OVERLOAD);
 		lc->xout_n[d] = 0;
-		lc->xhop_out += k;
+		nl_stat_add_st(&lc->xhop_out, k);
 	}
 }
 
@@ -115,7 +115,7 @@ nl_dp_xhop_recv_st(struct nl_dp_lcore *lc)
 	struct nl_dp_hand h[NL_DP_XBURST];
 	unsigned int n = 0;
 
-	if (dp->xring == NULL)
+	if (dp->xring == NULL || lc->xout == NULL)
 		return 0;
 	for (unsigned int s = 0; s < dp->n_lc; s++) {
 		unsigned int room = NL_DP_HAND_CAP - (unsigned int)(lc->hand_tail - lc->hand_head), k;

@@ -129,6 +129,7 @@ nl_dp_counts_get(const struct nl_dp *dp, struct nl_dp_counts *c)
 	c->redispatched = nl_atomic_load_relaxed(&dp->redispatched);
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
 		c->forwards += nl_atomic_load_relaxed(&dp->mgr[i].fwd_out);
+	c->xhops = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, xhop_out));
 	c->stale_done = nl_atomic_load_relaxed(&dp->stale_done);
 	c->workers_joined = nl_atomic_load_relaxed(&dp->workers_joined);
 	c->workers_left = nl_atomic_load_relaxed(&dp->workers_left);

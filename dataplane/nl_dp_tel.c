@@ -120,6 +120,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "failed", c.failed);
 	rte_tel_data_add_dict_u64(d, "in_flight", c.in_flight);
 	rte_tel_data_add_dict_u64(d, "redispatched", c.redispatched);
+	rte_tel_data_add_dict_u64(d, "xhops", c.xhops);
 	rte_tel_data_add_dict_u64(d, "stale_done", c.stale_done);
 	rte_tel_data_add_dict_u64(d, "workers_joined", c.workers_joined);
 	rte_tel_data_add_dict_u64(d, "workers_left", c.workers_left);

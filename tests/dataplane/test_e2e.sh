@@ -46,10 +46,11 @@ INNS="ip netns exec $NS"
 tel() { python3 "$TEL" "$PFX" "$1" 2>/dev/null; }
 stat() { tel /nlevel/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/nlevel/stats']['$1'])" 2>/dev/null || echo -1; }
 
+LCORES=(-l 0-1) # EAL lcores of start_app: the main one and one manager lcore
 start_app() { # scheme, extra args
 	local scheme=$1
 	shift
-	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
+	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" "${LCORES[@]}" \
 		--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme "$scheme" \
 		--ip 10.99.0.1 --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 0.5 "$@" \
 		>"$TMP/app.log" 2>&1 &
@@ -102,9 +103,12 @@ sys.exit(0 if s["accepted"] == s["completed"] + s["failed"] + s["in_flight"] and
 summary() { grep '^SUMMARY' "$1" | tail -n 1; }
 val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-# 1-2: 10,000 tasks under each scheme
+# 1-2: 10,000 tasks under each scheme; NLSC on two manager lcores (the second sharing a core
+# with the first), so hops between lcores go through their SP/SC ring
 for scheme in nlsc 2lsc; do
 	r=1
+	LCORES=(-l 0-1)
+	[[ $scheme == nlsc ]] && LCORES=(--lcores 0@0,1@1,2@1)
 	if start_app "$scheme"; then
 		four_workers
 		if wait_joined 4; then
@@ -115,6 +119,10 @@ for scheme in nlsc 2lsc; do
 			echo "# $scheme: $(grep '^nlevel-loadgen' "$TMP/lg.log" | tr '\n' ' ')"
 			[[ $(val "$TMP/lg.log" completed) == 10000 ]] || r=1
 			accounting || r=1
+			if [[ $scheme == nlsc ]]; then # hops crossed between the two lcores
+				echo "# xhops=$(stat xhops)"
+				[[ $(stat xhops) -gt 1000 ]] || r=1
+			fi
 		fi
 		stop_app || { echo "# nlevel exit status $?"; r=1; }
 	fi
