@@ -2,7 +2,9 @@
 /*
  * A task's path through the live engine, in call order:
  *
- *   nl_dp_ingress_st()        entry manager (ops->entry), enqueue on its inbox
+ *   nl_dp_ingress_st()        entry manager (ops->entry); native runs: the ingress lcore's
+ *                             hand-over FIFO or another manager lcore's SP/SC ring, as below;
+ *                             emulated runs and port mode's I/O lcore: the manager's inbox
  *   [nl_dp_lcore.c]           the manager's lcore admits it (nl_model_mgr_admit) and, at the
  *                             end of service, calls ops->decide, which calls one of:
  *   eng_forward()             to another manager. Native and port modes: on the same lcore
@@ -419,7 +421,8 @@ nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uin
 	const struct nl_sched *s = lc->gen->s;
 
 	t->at_mgr = s->ops->entry(s, t, rnd);
-	if (nl_dp_hand_put_st(lc, t, t->at_mgr)) /* the entry manager is the ingress lcore's */
+	/* the entry manager is the ingress lcore's, or another manager lcore's (its SP/SC ring) */
+	if (nl_dp_hand_put_st(lc, t, t->at_mgr) || nl_dp_xhop_put_st(lc, t, t->at_mgr))
 		return 0;
 	return inbox_put(lc->dp, t, t->at_mgr, stamp_vt) ? 0 : -ENOBUFS;
 }
