@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by tests/dataplane/test_e2e.sh, tests/dataplane/test_secure.sh and
-# bench/peer/slurm-vs-nlevel.sh: the network of one appliance. A veth pair VA/VB: VB sits in a
-# new network namespace NS as NET.2/24 (where workers and clients use kernel sockets), VA stays
-# here for the appliance's net_af_packet port, which answers as NET.1. Needs root.
+# Sourced by tests/dataplane/test_e2e.sh, tests/dataplane/test_secure.sh,
+# tests/taskfarm/test_taskfarm.sh and bench/peer/slurm-vs-nlevel.sh: the network of one
+# appliance. A veth pair VA/VB: VB sits in a new network namespace NS as NET.2/24 (where
+# workers and clients use kernel sockets), VA stays here for the appliance's net_af_packet
+# port, which answers as NET.1. Needs root.
 #
 # nl_veth_up NS VA VB NET   make it (NET: the first three octets, e.g. 10.99.0). Status 1
 #                           with the reason in NL_VETH_ERR when the namespace or the pair

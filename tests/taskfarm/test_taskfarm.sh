@@ -22,6 +22,7 @@ SRC=${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 CFG=$SRC/tests/taskfarm/farm.ini
 TEL=$SRC/tests/dataplane/nl_tel.py
 . "$SRC/tests/common/nl_tap.sh"
+. "$SRC/tests/common/nl_veth.sh"
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 
 [[ $(id -u) == 0 ]] || skip "not root"
@@ -29,33 +30,17 @@ command -v ip >/dev/null || skip "no iproute2"
 id=$$
 NS=nltf$id VA=nltfa$id VB=nltfb$id PFX=nltf$id
 APP_IP=10.96.0.1 NS_IP=10.96.0.2
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-if ! ip link add "$VA" type veth peer name "$VB" 2>/dev/null; then
-	ip netns del "$NS"
-	skip "cannot create a veth pair"
-fi
 TMP=$(mktemp -d /tmp/nltf.XXXXXX)
 chmod 755 "$TMP"
 WPIDS=() APP=
 cleanup() {
 	for p in "${WPIDS[@]}"; do kill "$p" 2>/dev/null; done
 	if [[ -n $APP ]]; then kill -INT "$APP" 2>/dev/null; wait "$APP" 2>/dev/null; fi
-	ip link del "$VA" 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
+	nl_veth_down "$NS" "$VA"
 	rm -rf "$TMP" "/var/run/dpdk/$PFX"
 }
 trap cleanup EXIT
-ip link set "$VB" netns "$NS"
-ip link set "$VA" up
-ip netns exec "$NS" ip addr add "$NS_IP/24" dev "$VB"
-ip netns exec "$NS" ip link set "$VB" up
-ip netns exec "$NS" ip link set lo up
-if command -v ethtool >/dev/null; then
-	ethtool -K "$VA" tx off rx off >/dev/null 2>&1
-	ip netns exec "$NS" ethtool -K "$VB" tx off rx off >/dev/null 2>&1
-fi
-ip netns exec "$NS" ip neigh replace "$APP_IP" lladdr "$(cat "/sys/class/net/$VA/address")" \
-	dev "$VB" nud permanent
+nl_veth_up "$NS" "$VA" "$VB" 10.96.0 || skip "$NL_VETH_ERR"
 INNS=(ip netns exec "$NS")
 tel() { python3 "$TEL" "$PFX" "$1" 2>/dev/null; }
 tel_key() { # command, key
