@@ -108,7 +108,8 @@ struct nl_dp_counts {
 	uint64_t in_flight;         /**< tasks out of the pool */
 	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
 	uint64_t forwards;          /**< manager-to-manager transfers (hops), all managers */
-	uint64_t xhops;             /**< hand-overs between manager lcores on their SP/SC rings (forwards, and new tasks from the ingress lcore) */
+	uint64_t xhops;             /**< hand-overs between manager lcores on their SP/SC rings
+				     *   (forwards, and new tasks from the ingress lcore) */
 	uint64_t stale_done;        /**< DONEs matching nothing outstanding */
 	uint64_t workers_joined;
 	uint64_t workers_left;
