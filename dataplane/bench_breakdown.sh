@@ -21,15 +21,20 @@ CFG=${2:-config/paper-96.ini}
 SECS=${3:-2}
 LC=${4:-0-1}
 APP=$B/dataplane/nlevel
-command -v perf >/dev/null || { echo "bench_breakdown.sh: needs perf (apt-get install linux-perf)" >&2; exit 1; }
+if ! command -v perf >/dev/null; then
+	echo "bench_breakdown.sh: needs perf (apt-get install linux-perf)" >&2
+	exit 1
+fi
 [[ -x $APP ]] || { echo "bench_breakdown.sh: no $APP (build first)" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-echo "| scheme | tasks/s | route | pick | dispatch | hop | ingress | stats | other | total [ns/task] |"
+echo "| scheme | tasks/s | route | pick | dispatch | hop | ingress | stats | other |" \
+	"total [ns/task] |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for s in nlsc 2lsc; do
 	"$APP" --no-huge --no-pci --no-shconf -l "$LC" --log-level='lib.*:error' -- --config "$CFG" \
-		--scheme "$s" --native "$SECS" >"$TMP/out.txt" 2>"$TMP/err.txt" || { cat "$TMP/err.txt" >&2; exit 1; }
+		--scheme "$s" --native "$SECS" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+		{ cat "$TMP/err.txt" >&2; exit 1; }
 	rate=$(grep '^SUMMARY' "$TMP/out.txt" | tr ' ' '\n' | sed -n 's/^rate_tps=//p')
 	perf record -q -o "$TMP/perf.data" -- "$APP" --no-huge --no-pci --no-shconf -l "$LC" \
 		--log-level='lib.*:error' -- --config "$CFG" --scheme "$s" --native "$SECS" \
@@ -63,7 +68,7 @@ for line in sys.stdin:
         cost["other"] += pct
 ns = 1e9 / rate if rate > 0 else 0
 f = lambda p: "%.1f" % (cost[p] / tot * ns) if tot else "-"
-print("| %s | %.2f M | %s | %.1f |" % (scheme, rate / 1e6,
-      " | ".join(f(p) for p in ["route", "pick", "dispatch", "hop", "ingress", "stats", "other"]), ns))
+cols = ["route", "pick", "dispatch", "hop", "ingress", "stats", "other"]
+print("| %s | %.2f M | %s | %.1f |" % (scheme, rate / 1e6, " | ".join(f(p) for p in cols), ns))
 ' "$rate" "$s"
 done
