@@ -67,16 +67,21 @@ pow2_at_least(unsigned int x)
 }
 
 /* Native and port modes with several manager lcores: one SP/SC ring per ordered pair of
- * manager lcores, each holding a pool's worth of hand-overs (so a hop never fails on a full
- * one), and each lcore's per-destination stages (nl_dp_xhop_put_st). */
+ * manager lcores, and each lcore's per-destination stages (nl_dp_xhop_put_st). A ring holds
+ * the pool's tasks shared among the other lcores (at least 1,024): with two manager lcores a
+ * pool's worth, so a hop never fails on a full ring; with more, about a pool's worth of
+ * hand-overs per lcore in all (a full ring fails the task, REJECT overload, as a full inbox
+ * does). */
 static int
 xring_create(struct nl_dp *dp)
 {
-	unsigned int n = dp->n_lc;
+	unsigned int n = dp->n_lc, cap;
 	char name[RTE_RING_NAMESIZE];
 
 	if (dp->o.emulate || n < 2)
 		return 0;
+	cap = (dp->o.pool_size + 1) / (n - 1);
+	cap = cap < 1024 ? 1024 : cap;
 	dp->xring = calloc((size_t)n * n, sizeof(*dp->xring));
 	if (dp->xring == NULL)
 		return -ENOMEM;
@@ -92,7 +97,7 @@ xring_create(struct nl_dp *dp)
 				continue;
 			snprintf(name, sizeof(name), "nl_x%u_%u", s, d);
 			dp->xring[s * n + d] = rte_ring_create_elem(name, sizeof(struct nl_dp_hand),
-					dp->o.pool_size + 1, SOCKET_ID_ANY,
+					cap, SOCKET_ID_ANY,
 					RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 			if (dp->xring[s * n + d] == NULL)
 				return -rte_errno;

@@ -319,7 +319,8 @@ bool nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
  * Native and port modes with several manager lcores: stage t for manager `mgr` of another
  * manager lcore; the stage goes onto the pair's SP/SC ring when it holds NL_DP_XBURST tasks or
  * when the round ends (nl_dp_xhop_flush_st()). A task the ring cannot take is failed
- * (REJECT overload), so none is lost; the rings hold a pool's worth, so that does not happen.
+ * (REJECT overload), so none is lost; with two manager lcores a ring holds a pool's worth, so
+ * that cannot happen, with more it holds the pool's share of one lcore (nl_dp.c xring_create).
  * @return true; false when there are no hop rings, lc is not a manager lcore (port mode's
  * I/O lcore), or mgr is lc's own or no manager lcore's (a scale-out proxy): the caller uses
  * the manager's inbox.
