@@ -232,6 +232,7 @@ nl_pick_idx_free(struct nl_pick_idx *x)
 	free(x->idle);
 	free(x->slot_off);
 	free(x->slot);
+	free(x->one_slot);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -265,10 +266,12 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	x->idle = calloc(n_slot + n_grp + 1, sizeof(uint64_t)); /* <= one word per member */
 	x->slot_off = calloc(n_mach + 1, sizeof(uint32_t));
 	x->slot = malloc((n_slot + 1) * sizeof(uint32_t));
+	x->one_slot = malloc((n_mach + 1) * sizeof(uint32_t));
 	fill = calloc(n_mach + 1, sizeof(uint32_t));
 	if (x->grp_off == NULL || x->grp_cand == NULL || x->grp_cls == NULL || x->cls == NULL ||
 	    x->mem == NULL || x->load == NULL || x->slot_cls == NULL || x->rpos == NULL ||
-	    x->idle == NULL || x->slot_off == NULL || x->slot == NULL || fill == NULL) {
+	    x->idle == NULL || x->slot_off == NULL || x->slot == NULL || x->one_slot == NULL ||
+	    fill == NULL) {
 		free(fill);
 		nl_pick_idx_free(x);
 		return -ENOMEM;
@@ -317,6 +320,9 @@ nl_pick_idx_build(struct nl_pick_idx *x, unsigned int n_grp, const uint32_t *grp
 	for (uint32_t i = 0; i < n_slot; i++)
 		x->slot[x->slot_off[x->mem[i]] + fill[x->mem[i]]++] = i;
 	free(fill);
+	for (uint32_t m = 0; m < n_mach; m++)
+		x->one_slot[m] = x->slot_off[m + 1] == x->slot_off[m] + 1 ? x->slot[x->slot_off[m]] :
+									   NO_POS;
 	/* run storage: 4 n_mem + 4 entries per class, so compaction (O(n_mem)) comes at most
 	 * once per 3 n_mem insertions */
 	uint32_t n_run = 0;
@@ -418,17 +424,16 @@ set_slow(struct nl_pick_idx *x, uint32_t mach, double busy_until_vt)
 void
 nl_pick_idx_set(struct nl_pick_idx *x, uint32_t mach, double b)
 {
-	uint32_t j, slot, pos, t;
+	uint32_t slot, pos, t;
 	struct nl_pick_cls *c;
 	const struct nl_pick_ent *last;
 
 	if (mach >= x->n_mach)
 		return;
 	x->load[mach].busy_until_vt = b;
-	j = x->slot_off[mach];
-	if (x->slot_off[mach + 1] != j + 1)
+	slot = x->one_slot[mach];
+	if (slot == NO_POS) /* in several groups, or in none */
 		goto slow;
-	slot = x->slot[j];
 	c = cls_of(x, slot);
 	pos = x->rpos[slot];
 	t = c->tail;

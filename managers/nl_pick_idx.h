@@ -107,6 +107,8 @@ struct nl_pick_idx {
 	uint64_t *idle;         /**< idle bitmaps, per class from word_off */
 	uint32_t *slot_off;     /**< [n_mach + 1] member slots of each machine (CSR) */
 	uint32_t *slot;
+	uint32_t *one_slot;     /**< [n_mach] the machine's slot when it has exactly one, else
+				 *   UINT32_MAX (a booking's lookup in one load) */
 	const struct nl_mach_rate *rate; /**< [n_mach] (borrowed) */
 };
 
