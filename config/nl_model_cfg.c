@@ -56,7 +56,7 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		return nl_cfg_error(c, nl_cfg_find(c, "system", "star_prob"),
 				    "'*' entries need vectors = random");
 	NL_CFG_TRY(nl_cfg_get_list(c, "system", "speeds_ips", m->speed_ips, NL_MODEL_MAX_SPEEDS,
-			    &m->n_speed, 1, 1e18, true));
+				   &m->n_speed, 1, 1e18, true));
 	NL_CFG_TRY(nl_cfg_get_double(c, "system", "link_bps", &m->link_bps, 1, 1e18, true));
 	NL_CFG_TRY(nl_cfg_get_double(c, "system", "bg_load_max", &m->bg_load_max, 0, 0.95, false));
 	m->bg_period_vt = 1000;
@@ -91,8 +91,10 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 	NL_CFG_TRY(nl_cfg_get_double(c, "task", "need_prob", &m->need_prob, 0, 1, false));
 
 	/* [network] */
-	NL_CFG_TRY(nl_cfg_get_double(c, "network", "transfer_delay_vt", &m->transfer_delay_vt, 0, 1e18, false));
-	NL_CFG_TRY(nl_cfg_get_double(c, "network", "dispatch_delay_vt", &m->dispatch_delay_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "network", "transfer_delay_vt", &m->transfer_delay_vt, 0, 1e18,
+					     false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "network", "dispatch_delay_vt", &m->dispatch_delay_vt, 0, 1e18,
+					     false));
 
 	/* [split] */
 	if (nl_cfg_has_section(c, "split")) {
@@ -122,16 +124,18 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		}
 		NL_CFG_TRY(nl_cfg_get_double(c, "split", "cut_delay_vt", &m->cut_delay_vt, 0, 1e18, false));
 		NL_CFG_TRY(nl_cfg_get_double(c, "split", "cut_datagram_vt", &m->cut_datagram_vt, 0, 1e18,
-				      false));
+					     false));
 		NL_CFG_TRY(nl_cfg_get_double(c, "split", "summary_period_vt", &m->summary_period_vt, 0,
-				      1e18, false));
+					     1e18, false));
 	}
 
 	/* [scheduler] */
 	m->sp.n_res = m->n_res;
 	m->sp.subset = m->subset;
-	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "mgr_service_vt", &m->sp.mgr_service_vt, 0, 1e18, false));
-	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "pick_service_vt", &m->sp.pick_service_vt, 0, 1e18, false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "mgr_service_vt", &m->sp.mgr_service_vt, 0, 1e18,
+					     false));
+	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "pick_service_vt", &m->sp.pick_service_vt, 0, 1e18,
+					     false));
 
 	/* [nlsc]: one curve per static_known value */
 	if (nl_cfg_has_section(c, "nlsc")) {
@@ -141,7 +145,7 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		list[0] = 0;
 		n = 1;
 		NL_CFG_TRY(nl_cfg_get_list(c, "nlsc", "static_known", list, NL_MODEL_MAX_VARIANTS, &n, 0,
-				    m->n_res, false));
+					   m->n_res, false));
 		for (unsigned int i = 0; on && i < n; i++) {
 			if (list[i] != floor(list[i]))
 				return nl_cfg_error(c, nl_cfg_find(c, "nlsc", "static_known"),
@@ -157,13 +161,13 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 
 		NL_CFG_TRY(nl_cfg_get_bool(c, "2lsc", "enabled", &on, false));
 		NL_CFG_TRY(nl_cfg_get_list(c, "2lsc", "groups", list, NL_MODEL_MAX_VARIANTS / 2, &n, 1,
-				    m->n_mach, true));
+					   m->n_mach, true));
 		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "global_base_vt", &m->sp.global_base_vt, 0, 1e18, true));
 		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "global_per_group_vt", &m->sp.global_per_group_vt, 0,
-				      1e18, false));
+					     1e18, false));
 		m->sp.measure_period_vt = 0;
 		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "measure_period_vt", &m->sp.measure_period_vt, 0,
-				      1e18, false));
+					     1e18, false));
 		m->sp.grp_threshold = 1.0;
 		NL_CFG_TRY(nl_cfg_get_double(c, "2lsc", "group_threshold", &m->sp.grp_threshold, 0, 1e9, false));
 		for (unsigned int i = 0; on && i < n; i++) {
@@ -191,7 +195,7 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		return nl_cfg_error(c, nl_cfg_find(c, "run", "warmup_vt"),
 				    "must be below horizon_vt (%g)", m->horizon_vt);
 	NL_CFG_TRY(nl_cfg_get_list(c, "run", "loads_pct", m->load_pct, NL_MODEL_MAX_LOADS, &m->n_load,
-			    0.001, 1000, true));
+				   0.001, 1000, true));
 	v = 5;
 	NL_CFG_TRY(nl_cfg_get_u64(c, "run", "seeds", &v, 1, 1000, false));
 	m->n_seeds = (unsigned int)v;

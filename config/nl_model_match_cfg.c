@@ -195,7 +195,7 @@ nl_model_match_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 
 	snprintf(m->path, sizeof(m->path), "%s", c->path);
 	NL_CFG_TRY(nl_cfg_get_double(c, "scheduler", "match_service_vt", &m->sp.match_service_vt, 0, 1e18,
-			      false));
+				     false));
 	for (unsigned int s = 0; s < c->n_section; s++) {
 		const char *sec = c->section[s], *name;
 		unsigned int line = c->section_line[s];

@@ -67,7 +67,7 @@ pow2_at_least(unsigned int x)
 }
 
 /* Native and port modes with several manager lcores: one SP/SC ring per ordered pair of
- * manager lcores, and each lcore's per-destination stages (nl_dp_xhop_put_st). A ring holds
+ * manager lcores, and each lcore's per-destination stages (nl_dp_hand_put_st). A ring holds
  * the pool's tasks shared among the other lcores (at least 1,024): with two manager lcores a
  * pool's worth, so a hop never fails on a full ring; with more, about a pool's worth of
  * hand-overs per lcore in all (a full ring fails the task, REJECT overload, as a full inbox
@@ -216,6 +216,7 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 		mg->id = i;
 		mg->lcore = lc->lcore_id;
 		mg->owner = lc;
+		mg->owner_lc = lc == &dp->lc[li] ? li : UINT32_MAX;
 		mg->lc_idx = lc->n_mgr;
 		lc->mgr[lc->n_mgr++] = mg;
 		snprintf(name, sizeof(name), "nl_inbox_%u", i);

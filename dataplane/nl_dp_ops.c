@@ -7,10 +7,10 @@
  *                             emulated runs and port mode's I/O lcore: the manager's inbox
  *   [nl_dp_lcore.c]           the manager's lcore admits it (nl_model_mgr_admit) and, at the
  *                             end of service, calls ops->decide, which calls one of:
- *   eng_forward()             to another manager. Native and port modes: on the same lcore
- *                             through its hand-over FIFO (nl_dp_hand_put_st), on another
- *                             manager lcore staged for that lcore's SP/SC ring, enqueued a
- *                             burst at a time (nl_dp_xhop_put_st), else its inbox. Emulated:
+ *   eng_forward()             to another manager. Native and port modes (nl_dp_hand_put_st):
+ *                             on the same lcore through its hand-over FIFO, on another
+ *                             manager lcore staged for the pair's SP/SC ring, enqueued a
+ *                             burst at a time; else its inbox. Emulated:
  *                             its inbox, via transit until the transfer ends
  *                             (nl_dp_transit_release_st)
  *   eng_dispatch()            book its sub-tasks in the manager's load view (nl_model_sub_vt)
@@ -53,61 +53,58 @@ inbox_put(struct nl_dp *dp, struct nl_task *t, uint32_t to, double stamp_vt)
 	return true;
 }
 
+/* lc's staged tasks for destination lcore d onto the pair's ring, one burst. */
+static void
+xhop_flush_to(struct nl_dp_lcore *lc, unsigned int d)
+{
+	struct nl_dp *dp = lc->dp;
+	struct nl_dp_hand *h = &lc->xout[d * NL_DP_XBURST];
+	unsigned int n = lc->xout_n[d], k;
+
+	k = rte_ring_sp_enqueue_burst_elem(dp->xring[lc->idx * dp->n_lc + d], h, sizeof(*h), n,
+					   NULL);
+	for (unsigned int j = k; j < n; j++) /* ring full: failed, not lost (I4) */
+		nl_dp_task_fail_st(lc, h[j].t, NL_REJECT_OVERLOAD);
+	lc->xout_n[d] = 0;
+	nl_stat_add_st(&lc->xhop_out, k);
+}
+
 bool
 nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr)
 {
 	struct nl_dp *dp = lc->dp;
+	const struct nl_dp_mgr *mg;
+	uint32_t d;
 
-	if (dp->o.emulate || mgr >= dp->n_mgr || dp->mgr[mgr].owner != lc ||
-	    lc->hand_tail - lc->hand_head >= NL_DP_HAND_CAP)
+	if (dp->o.emulate || mgr >= dp->n_mgr)
 		return false;
-	lc->hand[lc->hand_tail++ & (NL_DP_HAND_CAP - 1)] =
-		(struct nl_dp_hand){ .t = t, .mgr = mgr };
-	return true;
-}
-
-bool
-nl_dp_xhop_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr)
-{
-	struct nl_dp *dp = lc->dp;
-	uintptr_t off;
-	unsigned int d;
-
-	if (dp->xring == NULL || lc->xout == NULL || mgr >= dp->n_mgr) /* not a manager lcore */
-		return false;
-	/* the owner's index in dp->lc; a proxy lcore (scale-out) lies outside the array */
-	off = (uintptr_t)dp->mgr[mgr].owner - (uintptr_t)dp->lc;
-	if (off >= (uintptr_t)dp->n_lc * sizeof(*dp->lc) || off % sizeof(*dp->lc) != 0)
-		return false;
-	d = (unsigned int)(off / sizeof(*dp->lc));
-	if (d == lc->idx)
+	mg = &dp->mgr[mgr];
+	if (mg->owner == lc) { /* same lcore: no ring */
+		if (lc->hand_tail - lc->hand_head >= NL_DP_HAND_CAP)
+			return false;
+		lc->hand[lc->hand_tail++ & (NL_DP_HAND_CAP - 1)] =
+			(struct nl_dp_hand){ .t = t, .mgr = mgr };
+		return true;
+	}
+	/* another manager lcore: staged for the pair's SP/SC ring (stages exist only on manager
+	 * lcores, and only with several of them) */
+	d = mg->owner_lc;
+	if (lc->xout == NULL || d >= dp->n_lc)
 		return false;
 	lc->xout[d * NL_DP_XBURST + lc->xout_n[d]++] = (struct nl_dp_hand){ .t = t, .mgr = mgr };
 	if (lc->xout_n[d] == NL_DP_XBURST)
-		nl_dp_xhop_flush_st(lc);
+		xhop_flush_to(lc, d);
 	return true;
 }
 
 void
 nl_dp_xhop_flush_st(struct nl_dp_lcore *lc)
 {
-	struct nl_dp *dp = lc->dp;
-
-	if (dp->xring == NULL || lc->xout == NULL)
+	if (lc->xout == NULL)
 		return;
-	for (unsigned int d = 0; d < dp->n_lc; d++) {
-		struct nl_dp_hand *h = &lc->xout[d * NL_DP_XBURST];
-		unsigned int n = lc->xout_n[d], k;
-
-		if (n == 0)
-			continue;
-		k = rte_ring_sp_enqueue_burst_elem(dp->xring[lc->idx * dp->n_lc + d], h, sizeof(*h),
-						   n, NULL);
-		for (unsigned int j = k; j < n; j++) /* ring full: failed, not lost (I4) */
-			nl_dp_task_fail_st(lc, h[j].t, NL_REJECT_OVERLOAD);
-		lc->xout_n[d] = 0;
-		nl_stat_add_st(&lc->xhop_out, k);
-	}
+	for (unsigned int d = 0; d < lc->dp->n_lc; d++)
+		if (lc->xout_n[d] > 0)
+			xhop_flush_to(lc, d);
 }
 
 unsigned int
@@ -117,7 +114,7 @@ nl_dp_xhop_recv_st(struct nl_dp_lcore *lc)
 	struct nl_dp_hand h[NL_DP_XBURST];
 	unsigned int n = 0;
 
-	if (dp->xring == NULL || lc->xout == NULL)
+	if (lc->xout == NULL) /* not a manager lcore, or the only one */
 		return 0;
 	for (unsigned int s = 0; s < dp->n_lc; s++) {
 		unsigned int room = NL_DP_HAND_CAP - (unsigned int)(lc->hand_tail - lc->hand_head), k;
@@ -151,7 +148,7 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
 	nl_stat_add_st(&lc->at->fwd_out, 1);
 	if (!dp->o.emulate) {
 		/* same lcore: no ring; another manager lcore: its SP/SC ring, a burst at a time */
-		if (!nl_dp_hand_put_st(lc, t, to) && !nl_dp_xhop_put_st(lc, t, to))
+		if (!nl_dp_hand_put_st(lc, t, to))
 			inbox_put_st(lc, t, to, now_vt);
 		return;
 	}
@@ -422,7 +419,7 @@ nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uin
 
 	t->at_mgr = s->ops->entry(s, t, rnd);
 	/* the entry manager is the ingress lcore's, or another manager lcore's (its SP/SC ring) */
-	if (nl_dp_hand_put_st(lc, t, t->at_mgr) || nl_dp_xhop_put_st(lc, t, t->at_mgr))
+	if (nl_dp_hand_put_st(lc, t, t->at_mgr))
 		return 0;
 	return inbox_put(lc->dp, t, t->at_mgr, stamp_vt) ? 0 : -ENOBUFS;
 }

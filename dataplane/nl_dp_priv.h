@@ -107,6 +107,8 @@ struct nl_dp_mgr {
 	unsigned int lcore;
 	struct nl_dp_lcore *owner;  /* lcore that polls it */
 	uint32_t lc_idx;            /* index in owner->mgr[] and bit in owner->pend[] */
+	uint32_t owner_lc;          /* the owner's index in dp->lc; UINT32_MAX for a scale-out
+				     * proxy (its owner is not a manager lcore) */
 	/* statistics: written by the owner lcore, read by telemetry (relaxed) */
 	uint64_t tasks_in;
 	uint64_t tasks_out;
@@ -307,28 +309,23 @@ int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const
 int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uint64_t rnd);
 
 /**
- * Native and port modes: hand t to manager `mgr` of the same lcore without a ring (no atomic,
- * no pending bit); it is decided when the lcore drains its hand-over FIFO, in FIFO order.
- * @return true; false when mgr is another lcore's, the FIFO is full or timing is emulated
- * (the caller uses the manager's inbox).
- * @par Context The lcore that owns lc.
+ * Native and port modes: hand t to manager `mgr` without its inbox (no atomic, no pending
+ * bit). A manager of the same lcore gets it through the lcore's hand-over FIFO, decided when
+ * the lcore drains it, in FIFO order. A manager of another manager lcore gets it through the
+ * pair's SP/SC ring: staged per destination, enqueued when NL_DP_XBURST are staged or when
+ * the round ends (nl_dp_xhop_flush_st()), taken into the destination's FIFO at the start of
+ * its round (nl_dp_xhop_recv_st()). A task the ring cannot take is failed (REJECT overload),
+ * so none is lost; with two manager lcores a ring holds a pool's worth, so that cannot happen,
+ * with more it holds the pool's share of one lcore (nl_dp.c xring_create).
+ * @return true; false when timing is emulated, the same lcore's FIFO is full, lc is not a
+ * manager lcore (port mode's I/O lcore) or mgr is a scale-out proxy's: the caller uses the
+ * manager's inbox.
+ * @par Context The lcore that owns lc. @par Source issue "Dispatch at the physical limit" (2).
  */
 bool nl_dp_hand_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
 
-/**
- * Native and port modes with several manager lcores: stage t for manager `mgr` of another
- * manager lcore; the stage goes onto the pair's SP/SC ring when it holds NL_DP_XBURST tasks or
- * when the round ends (nl_dp_xhop_flush_st()). A task the ring cannot take is failed
- * (REJECT overload), so none is lost; with two manager lcores a ring holds a pool's worth, so
- * that cannot happen, with more it holds the pool's share of one lcore (nl_dp.c xring_create).
- * @return true; false when there are no hop rings, lc is not a manager lcore (port mode's
- * I/O lcore), or mgr is lc's own or no manager lcore's (a scale-out proxy): the caller uses
- * the manager's inbox.
- * @par Context The lcore that owns lc. @par Source issue "Dispatch at the physical limit" (2).
- */
-bool nl_dp_xhop_put_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr);
-
-/* Enqueue every staged task on its destination's ring (one burst per destination). Owner. */
+/* Enqueue every staged task on its destination's ring (one burst per destination); no-op
+ * on an lcore without stages. Owner. */
 void nl_dp_xhop_flush_st(struct nl_dp_lcore *lc);
 
 /* Move tasks other lcores enqueued for this one into its hand-over FIFO, as much as it has

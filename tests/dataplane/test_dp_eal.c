@@ -50,8 +50,8 @@ main(int argc, char **argv)
 	char prefix[64], err[NL_CFG_ERR_LEN], path[4096];
 	const char *src = getenv("NL_SRC_ROOT");
 	/* lcore 2 (a second manager lcore) shares a core with lcore 1: CI machines have two */
-	char *eal[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "--lcores", "0@0,1@1,2@1", "-m", "256",
-			"--vdev=net_ring0", "--log-level=lib.eal:error", "--file-prefix", prefix };
+	char *eal[] = { argv[0], "--no-huge", "--no-pci", "--no-shconf", "--lcores", "0@0,1@1,2@1",
+			"-m", "256", "--vdev=net_ring0", "--log-level=lib.eal:error", "--file-prefix", prefix };
 	struct nl_cfg *cfg = NULL;
 	struct nl_model_cfg m;
 	struct nl_machine *mach;
