@@ -417,6 +417,13 @@ r=1 r6=1
 user=()
 id nobody >/dev/null 2>&1 && user=(--user nobody)
 if start_app --key "$KEY" "${user[@]}"; then
+	# telemetry answers before the port is up and root is dropped: give the drop 10 s
+	nob=$(id -u nobody 2>/dev/null)
+	for _ in $(seq 100); do
+		[[ ${#user[@]} -eq 0 || $(awk '/^Uid:/ {print $2}' "/proc/$APP/status") == "$nob" ]] &&
+			break
+		sleep 0.1
+	done
 	uid=$(awk '/^Uid:/ {print $2, $3, $4}' "/proc/$APP/status")
 	caps=$(awk '/^CapEff:/ {print $2}' "/proc/$APP/status")
 	echo "# nlevel runs with uid (real effective saved) $uid, CapEff $caps"
@@ -436,7 +443,6 @@ if start_app --key "$KEY" "${user[@]}"; then
 		$INNS "$LOADGEN" --appliance $APPIP --key "$KEY" --tasks 500 --rate 1000 --res 2 \
 			--split 2 --instr 1e8 --timeout 5 --expect-complete --seed 51 >"$TMP/lg3.log" 2>&1 || r6=1
 		echo "# as ${user[1]:-root}: $(lgline "$TMP/lg3.log")"
-		nob=$(id -u nobody 2>/dev/null)
 		[[ ${#user[@]} -gt 0 && $uid == "$nob $nob $nob" && $caps == 0000000000000000 ]] || r6=1
 		accounting || { r=1; r6=1; }
 	fi
