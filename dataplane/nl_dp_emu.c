@@ -137,7 +137,8 @@ run_threads(struct nl_dp *dp)
 
 /* Lock-step emulated run: this thread runs every lcore's round and the control round at the
  * time of the next event anywhere, so managers meet tasks in time-stamp order whatever the
- * host does (ties: lcores in index order, managers in pending-bit order). */
+ * host does (ties: lcores in index order, managers in pending-bit order, which is manager id
+ * order within an lcore: nl_model.h I4). */
 static bool
 run_lockstep(struct nl_dp *dp)
 {

@@ -8,7 +8,9 @@
  *
  * Invariants:
  *  I1  h[0] has the least (t_vt, seq); every parent <= its children.
- *  I2  seq strictly increases over pushes, so (t_vt, seq) is a total order.
+ *  I2  seq strictly increases over nl_evq_push_st() pushes, so (t_vt, seq) is a total
+ *      order; nl_evq_push_key_st() gives an event its own seq (a tie key), at or above
+ *      NL_EVQ_KEY_LATE when it is to follow every sequenced event of its time.
  */
 #ifndef NL_EVQ_H
 #define NL_EVQ_H
@@ -21,6 +23,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** First tie key of events that follow every nl_evq_push_st() event of equal time. */
+#define NL_EVQ_KEY_LATE (UINT64_C(1) << 63)
 
 /** One event. `kind`, `arg` and `ptr` are the model's. */
 struct nl_ev {
@@ -55,19 +60,24 @@ void nl_evq_fini(struct nl_evq *q);
 int nl_evq_grow(struct nl_evq *q);
 
 /**
- * Schedule an event.
+ * Schedule an event with its own tie key instead of the next insertion sequence: among
+ * events of equal time it runs after every event with a smaller key (I2). Keys from
+ * NL_EVQ_KEY_LATE up run after every event scheduled by nl_evq_push_st() at that time.
+ * @param key  Tie key; the caller keeps it unique among events of one time (a repeat
+ *             orders the two arbitrarily, but the same way on every run).
  * @return 0, or -ENOMEM (the event is not scheduled).
  * @par Context Single owner; O(log4 n).
  */
 static inline int
-nl_evq_push_st(struct nl_evq *q, double t_vt, uint32_t kind, uint32_t arg, void *ptr)
+nl_evq_push_key_st(struct nl_evq *q, double t_vt, uint64_t key, uint32_t kind, uint32_t arg,
+		   void *ptr)
 {
 	size_t i;
 
 	if (q->n == q->cap && nl_evq_grow(q) != 0)
 		return -ENOMEM;
 	i = q->n++;
-	struct nl_ev e = { .t_vt = t_vt, .seq = q->seq++, .kind = kind, .arg = arg, .ptr = ptr };
+	struct nl_ev e = { .t_vt = t_vt, .seq = key, .kind = kind, .arg = arg, .ptr = ptr };
 
 	q->n_pushed++;
 	while (i > 0) {
@@ -80,6 +90,17 @@ nl_evq_push_st(struct nl_evq *q, double t_vt, uint32_t kind, uint32_t arg, void 
 	}
 	q->h[i] = e;
 	return 0;
+}
+
+/**
+ * Schedule an event; events of equal time run in the order they were scheduled.
+ * @return 0, or -ENOMEM (the event is not scheduled).
+ * @par Context Single owner; O(log4 n).
+ */
+static inline int
+nl_evq_push_st(struct nl_evq *q, double t_vt, uint32_t kind, uint32_t arg, void *ptr)
+{
+	return nl_evq_push_key_st(q, t_vt, q->seq++, kind, arg, ptr);
 }
 
 static inline bool

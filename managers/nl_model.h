@@ -28,6 +28,15 @@
  *      nl_model_task_subs_set() and nl_model_task_sub_done() touch them. Engines may use the
  *      bits above for their own flags.
  *  I3  nl_model_mgr_admit() calls must be made in the order tasks reach the manager (FIFO).
+ *  I4  decisions (ends of service) at one instant are taken in manager id order, after the
+ *      instant's other events. Exact ties are common, not rare: a manager's service is a
+ *      constant (mgr_service_vt), so ends of service fall on a lattice of 0.5 u.t. steps
+ *      from a busy period's start, and two managers fed from one busy period share it;
+ *      their tasks then reach a third manager at one instant, and the order of the two
+ *      decisions is the order of its FIFO. The simulator keys its decision events so
+ *      (nl_evq_push_key_st()); the lock-step appliance polls a lcore's managers in id
+ *      order, so with one manager lcore it meets I4 exactly (with several, ties are taken
+ *      lcore by lcore).
  */
 #ifndef NL_MODEL_H
 #define NL_MODEL_H

@@ -279,7 +279,11 @@ static void
 on_arrive(struct dsim *d, uint32_t mgr, struct nl_task *t)
 {
 	d->mgr_qlen[mgr]++;
-	push(d, nl_model_mgr_admit(&d->mgr[mgr], d->s, mgr, t, d->now), EV_DECIDE, mgr, t);
+	/* Decisions that end at one instant are taken in manager id order, after the instant's
+	 * other events (nl_model.h I4) */
+	if (nl_evq_push_key_st(&d->q, nl_model_mgr_admit(&d->mgr[mgr], d->s, mgr, t, d->now),
+			       NL_EVQ_KEY_LATE + mgr, EV_DECIDE, mgr, t) != 0)
+		d->err = -ENOMEM;
 }
 
 static void
@@ -427,6 +431,8 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 	if (nl_sched_measure_mgr(d.s) != NL_NODE_NONE && sp->measure_period_vt > 0)
 		push(&d, 0, EV_MEASURE, 0, NULL);
 
+	double last_decide_vt = -INFINITY;
+
 	while (d.err == 0 && !d.over && nl_evq_pop_st(&d.q, &ev)) {
 		if (ev.t_vt > 2 * m->horizon_vt)
 			break;
@@ -440,6 +446,8 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 			on_arrive(&d, ev.arg, ev.ptr);
 			break;
 		case EV_DECIDE:
+			r->decide_ties += ev.t_vt == last_decide_vt;
+			last_decide_vt = ev.t_vt;
 			d.mgr_qlen[ev.arg]--;
 			d.cur_mgr = ev.arg;
 			d.s->ops->decide(d.s, ev.arg, ev.ptr, d.now, &d.eng);

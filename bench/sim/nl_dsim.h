@@ -57,6 +57,7 @@ struct nl_dsim_result {
 	uint64_t rejected;        /**< tasks rejected (all reasons) */
 	uint64_t unfinished;      /**< still in the system when the run stopped */
 	uint64_t events;          /**< events processed */
+	uint64_t decide_ties;     /**< decisions taken at the instant of the one before (nl_model.h I4) */
 	uint64_t matched;         /**< tasks of a [class] (Requirements/Rank; issue #15) */
 	uint64_t matched_rejected; /**< of them, rejected no_machine (nothing eligible) */
 	bool saturated;           /**< the run could not keep up (see nl_dsim_run) */
