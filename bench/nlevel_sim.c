@@ -189,8 +189,22 @@ aggregate(const struct nl_model_cfg *m, const struct job *jobs, unsigned int var
 	}
 }
 
+/* Whether variant v has a point to draw (not saturated) at a load <= max_pct. */
+static bool
+variant_drawn(const struct nl_model_cfg *m, const struct point *pts, unsigned int v,
+	      double max_pct)
+{
+	for (unsigned int l = 0; l < m->n_load; l++)
+		if (!pts[v * m->n_load + l].saturated && m->load_pct[l] <= max_pct)
+			return true;
+	return false;
+}
+
+/* DIR/plot.gp for Fig. 4-6 from curves.csv. A curve with no point to draw in a figure's range
+ * is left out of it (gnuplot refuses a series of undefined points), and a figure with no
+ * curve left is not drawn (its PNG removed, the reason on stderr). */
 static int
-write_plot(const char *dir, const struct nl_model_cfg *m)
+write_plot(const char *dir, const struct nl_model_cfg *m, const struct point *pts)
 {
 	char path[4096];
 	FILE *f;
@@ -208,8 +222,28 @@ write_plot(const char *dir, const struct nl_model_cfg *m)
 		   "csv = 'curves.csv'\n"
 		   "sel(s,g,k) = (strcol(1) eq s && $2 == g && $3 == k) ? $5 : 1/0\n");
 	for (int fig = 4; fig <= 6; fig++) {
-		bool first = true;
+		double max_pct = fig == 5 ? 25 : INFINITY;
+		bool first = true, any = false;
 
+		for (unsigned int v = 0; v < m->n_variant; v++) {
+			const struct nl_variant *var = &m->variant[v];
+
+			if (fig == 6 ? var->scheme != NL_SCHEME_NLSC :
+				       var->scheme == NL_SCHEME_NLSC && var->static_known > 0)
+				continue;
+			any |= variant_drawn(m, pts, v, max_pct);
+		}
+		if (!any) {
+			char png[4200];
+
+			fprintf(f, "# fig%d.png: no curve has an unsaturated point%s; not drawn\n", fig,
+				fig == 5 ? " at loads <= 25 %" : "");
+			fprintf(stderr, "nlevel-sim: fig%d.png not drawn: no curve has an unsaturated "
+					"point%s\n", fig, fig == 5 ? " at loads <= 25 %" : "");
+			snprintf(png, sizeof(png), "%s/fig%d.png", dir, fig);
+			unlink(png);
+			continue;
+		}
 		fprintf(f, "set output 'fig%d.png'\n", fig);
 		if (fig == 4)
 			fprintf(f, "set title 'N-level scheduling (Matsuzawa et al.), Fig. 4: mean "
@@ -234,6 +268,8 @@ write_plot(const char *dir, const struct nl_model_cfg *m)
 			/* Fig. 4/5: NLSC vs 2LSC; Fig. 6: NLSC with and without static scheduling */
 			if (fig == 6 ? var->scheme != NL_SCHEME_NLSC :
 				       var->scheme == NL_SCHEME_NLSC && var->static_known > 0)
+				continue;
+			if (!variant_drawn(m, pts, v, max_pct))
 				continue;
 			variant_label(var, lab, sizeof(lab));
 			fprintf(f, "%scsv using 4:(sel('%s',%u,%u)) with linespoints lw 2 title '%s'",
@@ -547,7 +583,7 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 			m.warmup_vt, n_th, p.n_job, (unsigned long long)events, wall);
 		fclose(f);
 	}
-	if (write_plot(o->out_dir, &m) == 0) {
+	if (write_plot(o->out_dir, &m, pts) == 0) {
 		char cmd[4200];
 
 		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plot.gp 2>plot.log", o->out_dir);
