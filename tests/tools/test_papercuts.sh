@@ -3,7 +3,7 @@
 # A newcomer's papercuts, held (TAP): nlevel-sim and nlevel-jobmix share one exit-status
 # convention (2 = bad input, said in --help), truncated/corrupt .swf.gz are reported as such,
 # --out creates its parents, plot.gp redraws from its own folder, no crossover where both
-# curves are saturated, engine and end-to-end job rates, cpus vs the trace's MaxProcs
+# curves are saturated, figures without a curve to draw, engine and end-to-end job rates, cpus vs the trace's MaxProcs
 # (warning; cpus = auto), --help of nlevel-classad-timing and nlevel-bench, and every SUMMARY
 # key printed is defined in docs/output.md.
 # Usage: test_papercuts.sh NLEVEL_SIM NLEVEL_JOBMIX|none CLASSAD_TIMING|none NLEVEL_BENCH|none
@@ -115,6 +115,16 @@ if command -v gnuplot >/dev/null; then
 	grep -v '^#' "$D/p/plot.gp" | grep -qi "seed 00"
 	[[ $? != 0 ]]
 	say "figure titles name the paper, not 'seed 00x'" $?
+fi
+
+# --- one high load only: the curves with nothing to draw are left out, not a gnuplot error
+if command -v gnuplot >/dev/null; then
+	"$SIM" -c "$R/config/paper-96.ini" -o "$D/h" --seeds 1 --horizon 2e4 --loads 100 \
+		>"$D/h.out" 2>"$D/h.err"
+	rc=$?
+	[[ $rc == 0 && -s $D/h/fig4.png && -s $D/h/fig6.png && ! -e $D/h/fig5.png ]] &&
+		grep -q "fig5.png not drawn" "$D/h.err" && ! grep -q "gnuplot failed" "$D/h.err"
+	say "--loads 100: fig4 and fig6 drawn without the saturated 2LSC curves, fig5 (<= 25 %) not drawn, said on stderr" $? "rc=$rc $(tail -n 3 "$D/h.err")"
 fi
 
 # --- the K computer recipe of docs/jobmix.md and config/k-computer.ini loads the machine
