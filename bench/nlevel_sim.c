@@ -189,6 +189,15 @@ aggregate(const struct nl_model_cfg *m, const struct job *jobs, unsigned int var
 	}
 }
 
+/* Whether figure fig shows variant var: Fig. 4/5 NLSC vs 2LSC, Fig. 6 NLSC with and without
+ * static scheduling. */
+static bool
+in_figure(int fig, const struct nl_variant *var)
+{
+	return fig == 6 ? var->scheme == NL_SCHEME_NLSC :
+			  !(var->scheme == NL_SCHEME_NLSC && var->static_known > 0);
+}
+
 /* Whether variant v has a point to draw (not saturated) at a load <= max_pct. */
 static bool
 variant_drawn(const struct nl_model_cfg *m, const struct point *pts, unsigned int v,
@@ -225,14 +234,8 @@ write_plot(const char *dir, const struct nl_model_cfg *m, const struct point *pt
 		double max_pct = fig == 5 ? 25 : INFINITY;
 		bool first = true, any = false;
 
-		for (unsigned int v = 0; v < m->n_variant; v++) {
-			const struct nl_variant *var = &m->variant[v];
-
-			if (fig == 6 ? var->scheme != NL_SCHEME_NLSC :
-				       var->scheme == NL_SCHEME_NLSC && var->static_known > 0)
-				continue;
-			any |= variant_drawn(m, pts, v, max_pct);
-		}
+		for (unsigned int v = 0; v < m->n_variant; v++)
+			any |= in_figure(fig, &m->variant[v]) && variant_drawn(m, pts, v, max_pct);
 		if (!any) {
 			char png[4200];
 
@@ -265,11 +268,7 @@ write_plot(const char *dir, const struct nl_model_cfg *m, const struct point *pt
 			const struct nl_variant *var = &m->variant[v];
 			char lab[64];
 
-			/* Fig. 4/5: NLSC vs 2LSC; Fig. 6: NLSC with and without static scheduling */
-			if (fig == 6 ? var->scheme != NL_SCHEME_NLSC :
-				       var->scheme == NL_SCHEME_NLSC && var->static_known > 0)
-				continue;
-			if (!variant_drawn(m, pts, v, max_pct))
+			if (!in_figure(fig, var) || !variant_drawn(m, pts, v, max_pct))
 				continue;
 			variant_label(var, lab, sizeof(lab));
 			fprintf(f, "%scsv using 4:(sel('%s',%u,%u)) with linespoints lw 2 title '%s'",
