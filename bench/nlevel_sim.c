@@ -103,6 +103,9 @@ worker(void *arg)
 	return NULL;
 }
 
+/* Offered tasks over all runs above which nlevel-sim warns before it starts. */
+#define NL_SIM_TASKS_WARN 1e9
+
 /* SUMMARY keys of a model with task classes: match_classes, matched_tasks, match_rejected
  * (over every run), match_eligible (eligible machines per class, in file order). */
 static void
@@ -516,6 +519,26 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (!o->quiet)
 		fprintf(stderr, "nlevel-sim: %u curves x %u loads x %u seeds = %u runs of %g u.t. on %u threads\n",
 			m.n_variant, m.n_load, m.n_seeds, p.n_job, m.horizon_vt, n_th);
+	/* A run lasts as many tasks as the load offers over the horizon: say so up front when
+	 * that is beyond what finishes in minutes (tiny sub-tasks against the machines' speeds
+	 * make the arrival rate huge), even with --quiet. */
+	double offered = 0, top_rate = 0, top_load = 0;
+
+	for (unsigned int l = 0; l < m.n_load; l++) {
+		double r = nl_model_arrival_rate(&m, m.load_pct[l]);
+
+		offered += r * m.horizon_vt * m.n_variant * m.n_seeds;
+		if (r > top_rate) {
+			top_rate = r;
+			top_load = m.load_pct[l];
+		}
+	}
+	if (offered > NL_SIM_TASKS_WARN)
+		fprintf(stderr, "nlevel-sim: warning: %s: up to %.3g tasks offered in all (%.3g per u.t. "
+				"at %g %% load over %g u.t.); the simulator handles ~10^6 per second, so "
+				"runs that do not saturate will take hours: check [task] instr, data_bits "
+				"against [system] speeds_ips, link_bps, and [run] horizon_vt\n",
+			o->config, offered, top_rate, top_load, m.horizon_vt);
 	p.t0 = nl_sim_wall_s();
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_create(&th[i], NULL, worker, &p);
@@ -625,9 +648,10 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	}
 	if (m.n_tclass > 0) /* issue #15: matching (docs/output.md) */
 		match_summary(&m, &p, summ, sizeof(summ), &off);
-	printf("SUMMARY %s%s wall_s=%.2f events=%llu events_per_s=%.0f events_per_s_thread=%.0f "
+	/* no crossover keys without both an NLSC (k = 0) and a 2LSC curve: no empty field */
+	printf("SUMMARY%s%s%s wall_s=%.2f events=%llu events_per_s=%.0f events_per_s_thread=%.0f "
 	       "threads=%u runs=%u\n",
-	       first, summ, wall, (unsigned long long)events, events / wall,
+	       first[0] ? " " : "", first, summ, wall, (unsigned long long)events, events / wall,
 	       cpu > 0 ? events / cpu : 0, n_th, p.n_job);
 	nl_match_model_unbind();
 	free(pts);
