@@ -737,6 +737,23 @@ prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
 	return INFINITY; /* wider than the machine: filtered before the run */
 }
 
+/*
+ * End of a reservation of estimate est from at in the profile. A job of estimate 0 (run time
+ * 0 and no request, or exact estimates) still holds its CPUs at the instant it starts: the
+ * pass that starts it cannot give them to another job. Its reservation is therefore the
+ * shortest segment [at, next double after at), so a wider job placed later cannot take that
+ * instant from it (I4); the engine starts jobs only at event times, so nothing starts inside
+ * that segment, and the job's end at the same instant is followed by another pass. The same
+ * holds where at + est rounds to at.
+ */
+static double
+resv_end(double at, double est)
+{
+	double t = at + est;
+
+	return t > at ? t : nextafter(at, INFINITY);
+}
+
 static int
 pass_conservative(struct eng *e)
 {
@@ -774,7 +791,7 @@ pass_conservative(struct eng *e)
 	/* current reservations of the waiting jobs */
 	for (size_t w = e->head[l]; w != NONE; w = e->gnext[w])
 		if (e->slot[w] >= 0)
-			prof_add(e, &np, fmax(e->slot[w], e->now), e->slot[w] + e->j[w].est_s,
+			prof_add(e, &np, fmax(e->slot[w], e->now), resv_end(e->slot[w], e->j[w].est_s),
 				 -(int64_t)e->j[w].cpus);
 	for (size_t w = e->head[l], nx; w != NONE; w = nx) {
 		struct nl_batch_job *jw = &e->j[w];
@@ -782,13 +799,13 @@ pass_conservative(struct eng *e)
 
 		nx = e->gnext[w];
 		if (e->slot[w] >= 0)
-			prof_add(e, &np, fmax(e->slot[w], e->now), e->slot[w] + jw->est_s,
+			prof_add(e, &np, fmax(e->slot[w], e->now), resv_end(e->slot[w], jw->est_s),
 				 (int64_t)jw->cpus);
 		at = prof_fit(e, np, jw->cpus, jw->est_s);
 		e->slot[w] = at;
 		if (jw->resv_s < 0)
 			jw->resv_s = at;
-		prof_add(e, &np, at, at + jw->est_s, -(int64_t)jw->cpus); /* no-op when est 0 */
+		prof_add(e, &np, at, resv_end(at, jw->est_s), -(int64_t)jw->cpus);
 		if (at <= e->now && jw->cpus <= e->free) {
 			if (start_job(e, w, w == e->head[l] ? NL_BATCH_HOW_HEAD :
 					  NL_BATCH_HOW_OVERTAKE) != 0)

@@ -269,10 +269,13 @@ parse_comment(struct nl_swf *t, const char *line, bool *cont)
 		blanks++;
 	}
 	q = p + blanks;
-	if (*q == '\0') { /* bare ';' */
+	while (*q != '\0' && isspace((unsigned char)*q))
+		q++;
+	if (*q == '\0') { /* bare ';' (or only white space: \v, \f, \r) */
 		*cont = false;
 		return hdr_push(t, NULL, p);
 	}
+	q = p + blanks;
 	if (*cont && (blanks >= 2 || tab)) {
 		size_t n = strlen(q);
 		char tmp[LINE_MAX_BYTES];
@@ -524,13 +527,48 @@ sink_printf(struct sink *k, const char *fmt, ...)
 	}
 }
 
+/* A fractional field (6, 7, 10): an integral value as an integer, else the shortest of
+ * %.15g / %.17g that reads back as the same double (round trip). */
 static void
 sink_num(struct sink *k, double v, int width)
 {
-	if (v == floor(v) && fabs(v) < 9.0e15)
+	char b[40];
+
+	if (v == floor(v) && fabs(v) < 9.0e15) {
 		sink_printf(k, " %*lld", width, (long long)v);
-	else
-		sink_printf(k, " %*.15g", width, v);
+		return;
+	}
+	snprintf(b, sizeof(b), "%.15g", v);
+	if (strtod(b, NULL) != v)
+		snprintf(b, sizeof(b), "%.17g", v);
+	sink_printf(k, " %*s", width, b);
+}
+
+/* An integer field: every digit (the reader takes integers up to 9e18). */
+static void
+sink_int(struct sink *k, int64_t v, int width)
+{
+	sink_printf(k, " %*lld", width, (long long)v);
+}
+
+/* Whether a free comment's text would read back as the continuation of a keyed entry just
+ * before it: `;` then two or more blanks or a tab, then text (parse_comment()). */
+static bool
+reads_as_continuation(const char *v)
+{
+	size_t blanks = 0;
+	bool tab = false;
+
+	while (v[blanks] == ' ' || v[blanks] == '\t') {
+		tab |= v[blanks] == '\t';
+		blanks++;
+	}
+	if (!(blanks >= 2 || tab))
+		return false;
+	for (v += blanks; *v != '\0'; v++)
+		if (!isspace((unsigned char)*v))
+			return true;
+	return false; /* only white space: a bare ';' */
 }
 
 static int
@@ -540,6 +578,9 @@ write_all(const struct nl_swf *t, struct sink *k)
 		const struct nl_swf_hdr *h = &t->hdr[i];
 
 		if (h->key == NULL) {
+			/* after a keyed entry, an empty line keeps an indented comment a comment */
+			if (i > 0 && t->hdr[i - 1].key != NULL && reads_as_continuation(h->value))
+				sink_printf(k, "\n");
 			sink_printf(k, ";%s\n", h->value);
 			continue;
 		}
@@ -559,23 +600,23 @@ write_all(const struct nl_swf *t, struct sink *k)
 		const struct nl_swf_job *j = &t->job[i];
 
 		sink_printf(k, "%5lld", (long long)j->id);
-		sink_num(k, (double)j->submit_s, 8);
-		sink_num(k, (double)j->wait_s, 6);
-		sink_num(k, (double)j->run_s, 6);
-		sink_num(k, (double)j->alloc_procs, 4);
+		sink_int(k, j->submit_s, 8);
+		sink_int(k, j->wait_s, 6);
+		sink_int(k, j->run_s, 6);
+		sink_int(k, j->alloc_procs, 4);
 		sink_num(k, j->avg_cpu_s, 6);
 		sink_num(k, j->used_mem_kb, 5);
-		sink_num(k, (double)j->req_procs, 4);
-		sink_num(k, (double)j->req_time_s, 6);
+		sink_int(k, j->req_procs, 4);
+		sink_int(k, j->req_time_s, 6);
 		sink_num(k, j->req_mem_kb, 5);
-		sink_num(k, (double)j->status, 2);
-		sink_num(k, (double)j->user, 3);
-		sink_num(k, (double)j->group, 3);
-		sink_num(k, (double)j->exe, 3);
-		sink_num(k, (double)j->queue, 2);
-		sink_num(k, (double)j->partition, 2);
-		sink_num(k, (double)j->prev_job, 2);
-		sink_num(k, (double)j->think_s, 2);
+		sink_int(k, j->status, 2);
+		sink_int(k, j->user, 3);
+		sink_int(k, j->group, 3);
+		sink_int(k, j->exe, 3);
+		sink_int(k, j->queue, 2);
+		sink_int(k, j->partition, 2);
+		sink_int(k, j->prev_job, 2);
+		sink_int(k, j->think_s, 2);
 		sink_printf(k, "\n");
 	}
 	return k->bad ? -EIO : 0;

@@ -192,6 +192,40 @@ test_easy_backfills_only_what_does_not_delay_the_head(void)
 	   "test_conservative_keeps_every_reservation");
 }
 
+/*
+ * A job of estimate 0 (run time 0, no request) holds its CPUs at the instant it starts. Found
+ * by the SWF fuzz target: under conservative backfilling its zero-length reservation blocked
+ * nothing, so a wide job placed after it took that instant and the zero job started 50 s
+ * after its reservation (I4).
+ */
+static void
+test_conservative_keeps_a_zero_estimate_reservation(void)
+{
+	struct nl_batch_sys sys;
+	struct nl_batch_scenario sc = { .policy = NL_BATCH_CONSERVATIVE, .qsel = NL_BATCH_QSEL_AUTO };
+	struct nl_batch_job j[4];
+	struct nl_batch_stats st;
+	struct chk c;
+	struct nl_batch_hooks hk = { chk_on_ev, &c };
+	int rc;
+
+	chk_one_queue(&sys, 8);
+	j[0] = chk_job(5, 50, 50, 8); /* A: the whole machine 5..55 */
+	j[1] = chk_job(5, 0, 0, 1);   /* B: zero, reserved at 55 */
+	j[2] = chk_job(5, 50, 50, 8); /* C: the whole machine, after B */
+	j[3] = chk_job(5, 0, 0, 1);   /* D: zero; fits beside B at the instant 55 */
+	chk_init(&c, &sys, &sc, j, 4);
+	rc = nl_batch_run(&sys, &sc, j, 4, &st, &hk);
+	chk_done(&c);
+	nl_tap_check(rc == 0 && c.errors == 0 && j[1].resv_s == 55 && j[1].start_s == 55 &&
+			     j[2].start_s == 55 && j[3].resv_s == 55 && j[3].start_s == 55,
+	   "test_conservative_keeps_a_zero_estimate_reservation");
+	if (c.errors != 0 || j[1].start_s != 55 || j[2].start_s != 55)
+		printf("# %s; B %g (reserved %g), C %g, D %g\n", c.first, j[1].start_s, j[1].resv_s,
+		       j[2].start_s, j[3].start_s);
+	chk_fini(&c);
+}
+
 /* ---- queue selection (§3.1) with config/hpc2500.ini ---- */
 
 static struct nl_batch_job
@@ -639,6 +673,7 @@ main(void)
 	printf("# NL_TEST_SEED=%llu\n", (unsigned long long)seed);
 	test_invariants_on_random_workloads(seed);
 	test_easy_backfills_only_what_does_not_delay_the_head();
+	test_conservative_keeps_a_zero_estimate_reservation();
 	test_queue_selection_boundaries();
 	test_config_errors_name_file_and_line();
 	test_request_match_takes_over_the_earliest_equal_job();

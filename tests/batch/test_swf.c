@@ -249,6 +249,63 @@ test_round_trip_plain_and_gzip(void)
 	nl_swf_free(h);
 }
 
+/* Write a trace to a temporary file and read it back. @return the copy, NULL on failure. */
+static struct nl_swf *
+write_read(const struct nl_swf *a)
+{
+	struct nl_swf *b = NULL;
+	char err[NL_SWF_ERR_LEN] = "", p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/tmp/nl_swf_XXXXXX");
+	fd = mkstemp(p);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	if (nl_swf_write(a, p) != 0 || nl_swf_load(&b, p, err, sizeof(err)) != 0)
+		printf("# write_read: %s\n", err);
+	unlink(p);
+	return b;
+}
+
+/* Inputs the SWF fuzz target (tests/batch/fuzz_swf.c) found whose round trip changed. */
+static void
+test_round_trip_of_what_the_fuzzer_found(void)
+{
+	struct nl_swf *a = NULL, *b;
+	char err[NL_SWF_ERR_LEN] = "";
+
+	/* an indented comment that a blank line keeps apart from the keyed entry before it */
+	nl_swf_load_string(&a, "fz", "; Information: first line\n\n;   not a continuation\n", err,
+			   sizeof(err));
+	b = a ? write_read(a) : NULL;
+	nl_tap_check(a && a->n_hdr == 2 && a->hdr[1].key == NULL && b && same_header(a, b),
+	   "test_indented_comment_after_a_key_stays_a_comment");
+	nl_swf_free(a);
+	nl_swf_free(b);
+	/* ';' two blanks and a vertical tab: only white space, a bare ';', not an empty
+	 * continuation line */
+	a = NULL;
+	nl_swf_load_string(&a, "fz", "; Installation: x\n;  \v\n", err, sizeof(err));
+	b = a ? write_read(a) : NULL;
+	nl_tap_check(a && a->n_hdr == 2 && strcmp(a->hdr[0].value, "x") == 0 && b &&
+			     same_header(a, b),
+	   "test_white_space_only_comment_is_bare_not_a_continuation");
+	nl_swf_free(a);
+	nl_swf_free(b);
+	/* integers beyond 2^53 and fractions that need 17 digits come back the same */
+	a = NULL;
+	nl_swf_load_string(&a, "fz",
+			   "1 1234567890123456789 0 8999999999999999999 1 0.12345678901234567 "
+			   "-1 1 -1 3.0000000000000004 1 1 1 1 1 -1 -1 -1\n",
+			   err, sizeof(err));
+	b = a ? write_read(a) : NULL;
+	nl_tap_check(a && b && same_jobs(a, b) && a->job[0].run_s == b->job[0].run_s,
+	   "test_round_trip_keeps_every_digit_of_big_integers_and_fractions");
+	nl_swf_free(a);
+	nl_swf_free(b);
+}
+
 static void
 expect_error(const char *text, const char *want, const char *name)
 {
@@ -474,6 +531,7 @@ main(void)
 	test_header_forms_are_parsed();
 	test_minus_one_cases_follow_filter_rules();
 	test_round_trip_plain_and_gzip();
+	test_round_trip_of_what_the_fuzzer_found();
 	test_truncated_and_corrupt_gzip_are_refused();
 	test_malformed_lines_name_their_line();
 	test_mutated_input_is_accepted_or_refused_cleanly(
