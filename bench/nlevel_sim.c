@@ -444,7 +444,11 @@ apply_overrides(struct nl_model_cfg *m, const struct nl_sim_opts *o)
 			rc = nl_cfg_get_list(c, "run", "loads_pct", m->load_pct, NL_MODEL_MAX_LOADS,
 					     &m->n_load, 0.001, 1000, true);
 		if (rc < 0) {
-			fprintf(stderr, "nlevel-sim: %s\n", c != NULL ? c->err : err);
+			/* the message without the made-up file:line and key of the text above */
+			const char *msg = c != NULL ? c->err : err, *k = strstr(msg, "loads_pct: ");
+
+			fprintf(stderr, "nlevel-sim: --loads %s: %s\n", o->loads,
+				k != NULL ? k + strlen("loads_pct: ") : msg);
 			nl_cfg_free(c);
 			return -EINVAL;
 		}

@@ -468,10 +468,17 @@ nl_cfg_get_list(struct nl_cfg *c, const char *sec, const char *key, double *out,
 	if (strlen(e->value) >= sizeof(buf))
 		return nl_cfg_error(c, e, "value too long");
 	strcpy(buf, e->value);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		char *c1 = strchr(tok, ':');
+	/* items between commas; an empty one ("5,,6", "5,") is a typo, not nothing */
+	for (tok = buf; tok != NULL; tok = save) {
+		char *c1, *comma = strchr(tok, ',');
 		double a, b, step;
 
+		save = comma != NULL ? comma + 1 : NULL;
+		if (comma != NULL)
+			*comma = '\0';
+		if (tok[strspn(tok, " \t")] == '\0')
+			return nl_cfg_error(c, e, "empty item in the list (two commas, or a comma at an end)");
+		c1 = strchr(tok, ':');
 		if (c1 == NULL) {
 			if (parse_real(tok, &a) != 0)
 				return nl_cfg_error(c, e, "'%s' is not a number", tok);
@@ -480,7 +487,7 @@ nl_cfg_get_list(struct nl_cfg *c, const char *sec, const char *key, double *out,
 		} else {
 			char *c2 = strchr(c1 + 1, ':');
 
-			if (c2 == NULL)
+			if (c2 == NULL || strchr(c2 + 1, ':') != NULL)
 				return nl_cfg_error(c, e, "range '%s' must be from:to:step", tok);
 			*c1 = '\0';
 			*c2 = '\0';

@@ -116,6 +116,12 @@ test_library(void)
 	expect(8, "instr 4e6", "t.ini:8: syntax error", "a line without '=' is a syntax error at its line");
 	expect(16, "loads_pct = 20:5:5", "t.ini:16: [run] loads_pct: range must be from:to:step",
 	       "a backwards range is refused");
+	expect(16, "loads_pct = 5,,10", "t.ini:16: [run] loads_pct: empty item in the list",
+	       "an empty list item (two commas) is refused, not skipped");
+	expect(16, "loads_pct = 5,10,", "t.ini:16: [run] loads_pct: empty item in the list",
+	       "a trailing comma in a list is refused");
+	expect(16, "loads_pct = 5:20:5:1", "t.ini:16: [run] loads_pct: range '5:20:5:1' must be from:to:step",
+	       "a range of four parts is named as such");
 	expect(2, "machines = 15", "balanced vectors need machines (15) divisible by 2^N (4)",
 	       "balanced vectors with M not divisible by 2^N is refused");
 	expect(10, "static_known = 3", "t.ini:10: [nlsc] static_known: 3 is out of range [0, 2]",

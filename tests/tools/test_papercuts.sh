@@ -148,6 +148,12 @@ sed -e 's/^static_known = .*/static_known = 1/' "$R/config/paper-96.ini" >"$D/no
 grep -q '^SUMMARY wall_s=' "$D/nok0.out"
 say "without a plain NLSC curve SUMMARY has no crossover keys and no empty field" $? "$(tail -n 1 "$D/nok0.out")"
 
+# --- a bad --loads is named as the option the user typed, not as a made-up file:line
+"$SIM" -q -c "$R/config/paper-96.ini" -o "$D/badl" --loads 5,,10 >/dev/null 2>"$D/badl.err"
+rc=$?
+[[ $rc == 2 ]] && grep -q "^nlevel-sim: --loads 5,,10: empty item in the list" "$D/badl.err"
+say "--loads 5,,10 is refused (status 2) naming --loads and the empty item" $? "rc=$rc $(cat "$D/badl.err")"
+
 # --- the K computer recipe of docs/jobmix.md and config/k-computer.ini loads the machine
 T=${NL_TRACE_KTH:-$R/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz}
 if [[ $JM != none && -r $T ]]; then
