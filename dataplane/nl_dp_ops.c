@@ -251,6 +251,36 @@ nl_dp_lat_flush_st(struct nl_dp_lcore *lc)
 	lc->lat_pend = 0;
 }
 
+/*
+ * Lock-step runs only (opts.lockstep, one thread): a booking is put into every other view at
+ * once, so a manager deciding later at the same instant sees it, as the simulator's one load
+ * table does (nl_model.h I4: decisions at one instant in manager id order, each after the
+ * ones before). Without it, managers sharing machines (star entries, subset matching, 2LSC's
+ * global and group schedulers) would see each other's bookings of that instant only after
+ * the control round. A view is first brought to the current snapshot (else its next refresh
+ * would drop the booking, which the snapshot does not hold yet); its pick index learns of the
+ * change through foreign_gen (eng_load_gen).
+ */
+static void
+lockstep_share(struct nl_dp *dp, const struct nl_dp_mgr *from, uint32_t m, double arrive,
+	       double dur)
+{
+	for (uint32_t i = 0; i < dp->n_mgr; i++) {
+		struct nl_dp_mgr *x = &dp->mgr[i];
+		struct nl_mach_load *l;
+
+		if (x == from || x->view.n_mach == 0) /* a view never read is built when read */
+			continue;
+		nl_load_view_refresh_rcu(&x->view, dp->load);
+		if (m >= x->view.n_mach)
+			continue;
+		l = &x->view.load[m];
+		l->busy_until_vt = (l->busy_until_vt > arrive ? l->busy_until_vt : arrive) + dur;
+		l->n_sub++;
+		x->foreign_gen++;
+	}
+}
+
 static void
 eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now_vt)
 {
@@ -300,6 +330,8 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		}
 		seq[j] = nl_load_view_book_st(&mg->view, m, arrive, dur);
 		end_vt = start + dur > end_vt ? start + dur : end_vt; /* maxsd */
+		if (dp->o.lockstep)
+			lockstep_share(dp, mg, m, arrive, dur);
 	}
 	nl_stat_add_st(&mg->dispatched, 1);
 	if (!dp->o.emulate)
@@ -390,8 +422,9 @@ static uint64_t
 eng_load_gen(void *ctx, uint32_t mgr)
 {
 	struct nl_dp_lcore *lc = ctx;
+	const struct nl_dp_mgr *mg = &lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0];
 
-	return lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0].view.version_seen;
+	return mg->view.version_seen + mg->foreign_gen; /* both only grow */
 }
 
 static unsigned int

@@ -117,6 +117,8 @@ struct nl_dp_mgr {
 	uint64_t refused;
 	struct rte_ring *inbox;
 	struct nl_load_view view;
+	uint64_t foreign_gen;         /* lock-step: other managers' bookings put into the view
+				       * (eng_load_gen adds it to version_seen) */
 	bool has_cur;
 	struct nl_dp_msg cur;
 	double cur_done_vt;
