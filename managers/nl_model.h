@@ -36,7 +36,8 @@
  *      decisions is the order of its FIFO. The simulator keys its decision events so
  *      (nl_evq_push_key_st()); the lock-step appliance polls a lcore's managers in id
  *      order, so with one manager lcore it meets I4 exactly (with several, ties are taken
- *      lcore by lcore).
+ *      lcore by lcore). One manager's decisions at one instant (a service time of 0 ends
+ *      several) are taken in the order it admitted the tasks: its FIFO.
  */
 #ifndef NL_MODEL_H
 #define NL_MODEL_H

@@ -62,6 +62,7 @@ struct dsim {
 	size_t n_resp, cap_resp;
 	double sum_hops, sum_sched_wait;
 	uint64_t generated, completed, rejected, in_system, arrivals_window;
+	uint64_t admitted;   /* admissions so far: the low bits of decision keys (on_arrive) */
 	uint64_t matched, matched_rejected;
 	double area, last_t;
 	bool over;
@@ -117,6 +118,9 @@ account_area(struct dsim *d, double t)
 		d->area += (double)d->in_system * (b - a);
 	d->last_t = t;
 }
+
+/* Decision keys: manager id from this bit up (ids < 2^22), admission count below. */
+#define DSIM_KEY_MGR_SHIFT 40
 
 static void
 push(struct dsim *d, double t, uint32_t kind, uint32_t arg, void *ptr)
@@ -280,9 +284,14 @@ on_arrive(struct dsim *d, uint32_t mgr, struct nl_task *t)
 {
 	d->mgr_qlen[mgr]++;
 	/* Decisions that end at one instant are taken in manager id order, after the instant's
-	 * other events (nl_model.h I4) */
+	 * other events (nl_model.h I4); one manager's in the order it admitted them (a manager
+	 * of service time 0 ends several at one instant): the key's high bits are the manager,
+	 * its low bits the admission count, so equal keys never occur. */
+	uint64_t key = NL_EVQ_KEY_LATE | ((uint64_t)mgr << DSIM_KEY_MGR_SHIFT) |
+		       (d->admitted++ & ((UINT64_C(1) << DSIM_KEY_MGR_SHIFT) - 1));
+
 	if (nl_evq_push_key_st(&d->q, nl_model_mgr_admit(&d->mgr[mgr], d->s, mgr, t, d->now),
-			       NL_EVQ_KEY_LATE + mgr, EV_DECIDE, mgr, t) != 0)
+			       key, EV_DECIDE, mgr, t) != 0)
 		d->err = -ENOMEM;
 }
 
