@@ -649,7 +649,13 @@ pass_easy(struct eng *e)
 
 		avail += e->j[i].cpus;
 		if (avail >= need) {
+			/* extra: every CPU free at the shadow time beyond the head's need, so the
+			 * jobs that end (by estimate) at that same time count too, whatever their
+			 * place in the running list (Mu'alem & Feitelson's "extra nodes") */
 			shadow = e->j[i].start_s + e->j[i].est_s;
+			while (++k < e->n_run &&
+			       e->j[e->run[k]].start_s + e->j[e->run[k]].est_s == shadow)
+				avail += e->j[e->run[k]].cpus;
 			extra = avail - need;
 			break;
 		}

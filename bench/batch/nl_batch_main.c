@@ -109,6 +109,30 @@ run_rsv(const struct nl_batch_cfg *c, const struct nl_batch_scenario *sc,
 	return 0;
 }
 
+/* DIR/jobs.csv: one row per job of a scenario run, for job-by-job comparisons with other
+ * simulators (docs/batch.md "Outputs"). A job that never started (runnable in no queue) has
+ * empty start, end and wait. how: head, overtake (backfill / FirstFit), reserved, or none. */
+static void
+write_jobs(FILE *f, const char *scenario, const struct nl_batch_sys *sys,
+	   const struct nl_batch_job *j, size_t n)
+{
+	static const char *const how[] = { "none", "head", "overtake", "reserved" };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct nl_batch_job *b = &j[i];
+		const char *q = b->queue >= 0 && (unsigned int)b->queue < sys->n_q ?
+					sys->q[b->queue].name : "";
+
+		if (b->start_s < 0)
+			fprintf(f, "%s,%lld,%.15g,,,%u,%s,,none\n", scenario, (long long)b->swf_id,
+				b->submit_s, b->cpus, q);
+		else
+			fprintf(f, "%s,%lld,%.15g,%.15g,%.15g,%u,%s,%.15g,%s\n", scenario,
+				(long long)b->swf_id, b->submit_s, b->start_s, b->end_s, b->cpus, q,
+				b->start_s - b->submit_s, how[b->how < 4 ? b->how : 0]);
+	}
+}
+
 static int
 write_plot(const char *dir, const struct nl_batch_cfg *c)
 {
@@ -201,7 +225,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	size_t n = 0, drops[NL_SWF_DROP__COUNT];
 	char path[4200], err[NL_SWF_ERR_LEN];
 	char summary[768] = "", policy_path[4200] = "";
-	FILE *csv = NULL, *meta = NULL, *rcsv = NULL;
+	FILE *csv = NULL, *meta = NULL, *rcsv = NULL, *jcsv = NULL;
 	struct nl_batch_rsv_req *req = NULL;
 	size_t n_req = 0, plen = 0;
 	char *policy = NULL;
@@ -319,10 +343,13 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	csv = fopen(path, "w");
 	snprintf(path, sizeof(path), "%s/batch.meta", o->out_dir);
 	meta = fopen(path, "w");
-	if (csv == NULL || meta == NULL) {
+	snprintf(path, sizeof(path), "%s/jobs.csv", o->out_dir);
+	jcsv = fopen(path, "w");
+	if (csv == NULL || meta == NULL || jcsv == NULL) {
 		fprintf(stderr, "nlevel-sim: cannot write in %s: %s\n", o->out_dir, strerror(errno));
 		goto out;
 	}
+	fprintf(jcsv, "scenario,job,submit_s,start_s,end_s,cpus,queue,wait_s,how\n");
 	fprintf(csv, "scenario,queue,jobs,wait_mean_s,wait_median_s,wait_max_s,bsld_mean,"
 		     "utilization\n");
 	fprintf(meta, "config=%s\nnlevel=%s\ntrace=%s\nrecords=%zu\njobs=%zu\ncpus=%u\n"
@@ -387,6 +414,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 				rc = 1;
 				goto out;
 			}
+			write_jobs(jcsv, name, &c.sys, jobs, n);
 			for (int q = 0; q <= (int)c.sys.n_q; q++) {
 				struct nl_batch_metrics m;
 				int qq = q < (int)c.sys.n_q ? q : -1;
@@ -477,6 +505,9 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	}
 	fclose(csv);
 	csv = NULL;
+	if (fclose(jcsv) != 0)
+		fprintf(stderr, "nlevel-sim: %s/jobs.csv: %s\n", o->out_dir, strerror(errno));
+	jcsv = NULL;
 	if (rcsv != NULL)
 		fclose(rcsv);
 	rcsv = NULL;
@@ -500,6 +531,8 @@ out:
 		fclose(meta);
 	if (rcsv != NULL)
 		fclose(rcsv);
+	if (jcsv != NULL)
+		fclose(jcsv);
 	free(req);
 	free(policy);
 	free(jobs);
