@@ -197,7 +197,7 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 	for (unsigned int i = 0; i < dp->n_lc; i++) {
 		dp->lc[i].dp = dp;
 		dp->lc[i].lcore_id = o->mgr_lcore[i];
-		dp->lc[i].eng.ops = &nl_dp_engine_ops;
+		dp->lc[i].eng.ops = o->lockstep ? &nl_dp_engine_ops_lockstep : &nl_dp_engine_ops;
 		dp->lc[i].eng.ctx = &dp->lc[i];
 		dp->lc[i].hk_mask = 63;
 		dp->lc[i].idx = i;

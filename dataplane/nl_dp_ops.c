@@ -259,25 +259,23 @@ nl_dp_lat_flush_st(struct nl_dp_lcore *lc)
  * global and group schedulers) would see each other's bookings of that instant only after
  * the control round. A view is first brought to the current snapshot (else its next refresh
  * would drop the booking, which the snapshot does not hold yet); its pick index learns of the
- * change through foreign_gen (eng_load_gen).
+ * change through view.foreign (eng_load_gen).
  */
 static void
-lockstep_share(struct nl_dp *dp, const struct nl_dp_mgr *from, uint32_t m, double arrive,
-	       double dur)
+lockstep_share(struct nl_dp *dp, const struct nl_dp_mgr *from, const uint32_t *mach,
+	       unsigned int n)
 {
 	for (uint32_t i = 0; i < dp->n_mgr; i++) {
 		struct nl_dp_mgr *x = &dp->mgr[i];
-		struct nl_mach_load *l;
 
 		if (x == from || x->view.n_mach == 0) /* a view never read is built when read */
 			continue;
 		nl_load_view_refresh_rcu(&x->view, dp->load);
-		if (m >= x->view.n_mach)
-			continue;
-		l = &x->view.load[m];
-		l->busy_until_vt = (l->busy_until_vt > arrive ? l->busy_until_vt : arrive) + dur;
-		l->n_sub++;
-		x->foreign_gen++;
+		/* every view holds the same table in lock-step: the booker's new entry is theirs */
+		for (unsigned int j = 0; j < n; j++)
+			if (mach[j] < x->view.n_mach && mach[j] < from->view.n_mach)
+				x->view.load[mach[j]] = from->view.load[mach[j]];
+		x->view.foreign++;
 	}
 }
 
@@ -330,8 +328,6 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		}
 		seq[j] = nl_load_view_book_st(&mg->view, m, arrive, dur);
 		end_vt = start + dur > end_vt ? start + dur : end_vt; /* maxsd */
-		if (dp->o.lockstep)
-			lockstep_share(dp, mg, m, arrive, dur);
 	}
 	nl_stat_add_st(&mg->dispatched, 1);
 	if (!dp->o.emulate)
@@ -422,9 +418,8 @@ static uint64_t
 eng_load_gen(void *ctx, uint32_t mgr)
 {
 	struct nl_dp_lcore *lc = ctx;
-	const struct nl_dp_mgr *mg = &lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0];
 
-	return mg->view.version_seen + mg->foreign_gen; /* both only grow */
+	return lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0].view.version_seen;
 }
 
 static unsigned int
@@ -443,6 +438,38 @@ const struct nl_engine_ops nl_dp_engine_ops = {
 	.queue_len = eng_queue_len,
 	.pass = eng_pass,
 	.load_gen = eng_load_gen,
+};
+
+/* Lock-step runs: the booking goes into every view at once (lockstep_share()). */
+static void
+eng_dispatch_lockstep(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
+		      double now_vt)
+{
+	struct nl_dp_lcore *lc = ctx;
+	const struct nl_dp_mgr *mg = lc->at;
+
+	eng_dispatch(ctx, t, mach, n, now_vt);
+	lockstep_share(lc->dp, mg, mach, n);
+}
+
+/* Lock-step runs: a view also changes by other managers' bookings (view.foreign). */
+static uint64_t
+eng_load_gen_lockstep(void *ctx, uint32_t mgr)
+{
+	struct nl_dp_lcore *lc = ctx;
+	const struct nl_dp_mgr *mg = &lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0];
+
+	return mg->view.version_seen + mg->view.foreign; /* both only grow */
+}
+
+const struct nl_engine_ops nl_dp_engine_ops_lockstep = {
+	.forward = eng_forward,
+	.dispatch = eng_dispatch_lockstep,
+	.reject = eng_reject,
+	.load = eng_load,
+	.queue_len = eng_queue_len,
+	.pass = eng_pass,
+	.load_gen = eng_load_gen_lockstep,
 };
 
 int

@@ -117,8 +117,6 @@ struct nl_dp_mgr {
 	uint64_t refused;
 	struct rte_ring *inbox;
 	struct nl_load_view view;
-	uint64_t foreign_gen;         /* lock-step: other managers' bookings put into the view
-				       * (eng_load_gen adds it to version_seen) */
 	bool has_cur;
 	struct nl_dp_msg cur;
 	double cur_done_vt;
@@ -407,6 +405,8 @@ void nl_dp_kick_ctl(struct nl_dp *dp);
 
 /** The engine ops the policies call on a manager lcore (nl_dp_ops.c; ctx = the lcore). */
 extern const struct nl_engine_ops nl_dp_engine_ops;
+/** The same with lock-step's shared bookings (opts.lockstep: lockstep_share(), nl_dp_ops.c). */
+extern const struct nl_engine_ops nl_dp_engine_ops_lockstep;
 
 /** Free a machine generation now (no reader may hold it). @par Context Control. */
 void nl_dp_gen_free_ctl(struct nl_dp_gen *g);
