@@ -119,8 +119,9 @@ account_area(struct dsim *d, double t)
 	d->last_t = t;
 }
 
-/* Decision keys: manager id from this bit up (ids < 2^22), admission count below. */
-#define DSIM_KEY_MGR_SHIFT 40
+/* Decision keys: manager id from this bit up (ids < 2^27), the admission count below it
+ * (modulo 2^36, ~7e10: a run admits far fewer). */
+#define DSIM_KEY_MGR_SHIFT 36
 
 static void
 push(struct dsim *d, double t, uint32_t kind, uint32_t arg, void *ptr)
