@@ -251,34 +251,6 @@ nl_dp_lat_flush_st(struct nl_dp_lcore *lc)
 	lc->lat_pend = 0;
 }
 
-/*
- * Lock-step runs only (opts.lockstep, one thread): a booking is put into every other view at
- * once, so a manager deciding later at the same instant sees it, as the simulator's one load
- * table does (nl_model.h I4: decisions at one instant in manager id order, each after the
- * ones before). Without it, managers sharing machines (star entries, subset matching, 2LSC's
- * global and group schedulers) would see each other's bookings of that instant only after
- * the control round. A view is first brought to the current snapshot (else its next refresh
- * would drop the booking, which the snapshot does not hold yet); its pick index learns of the
- * change through view.foreign (eng_load_gen).
- */
-static void
-lockstep_share(struct nl_dp *dp, const struct nl_dp_mgr *from, const uint32_t *mach,
-	       unsigned int n)
-{
-	for (uint32_t i = 0; i < dp->n_mgr; i++) {
-		struct nl_dp_mgr *x = &dp->mgr[i];
-
-		if (x == from || x->view.n_mach == 0) /* a view never read is built when read */
-			continue;
-		nl_load_view_refresh_rcu(&x->view, dp->load);
-		/* every view holds the same table in lock-step: the booker's new entry is theirs */
-		for (unsigned int j = 0; j < n; j++)
-			if (mach[j] < x->view.n_mach && mach[j] < from->view.n_mach)
-				x->view.load[mach[j]] = from->view.load[mach[j]];
-		x->view.foreign++;
-	}
-}
-
 static void
 eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now_vt)
 {
@@ -440,6 +412,34 @@ const struct nl_engine_ops nl_dp_engine_ops = {
 	.load_gen = eng_load_gen,
 };
 
+/*
+ * Lock-step runs only (opts.lockstep, one thread): a booking is put into every other view at
+ * once, so a manager deciding later at the same instant sees it, as the simulator's one load
+ * table does (nl_model.h I4: decisions at one instant in manager id order, each after the
+ * ones before). Without it, managers sharing machines (star entries, subset matching, 2LSC's
+ * global and group schedulers) would see each other's bookings of that instant only after
+ * the control round. A view is first brought to the current snapshot (else its next refresh
+ * would drop the booking, which the snapshot does not hold yet); its pick index learns of the
+ * change through its manager's foreign count (eng_load_gen_lockstep()).
+ */
+static void
+lockstep_share(struct nl_dp *dp, const struct nl_dp_mgr *from, const uint32_t *mach,
+	       unsigned int n)
+{
+	for (uint32_t i = 0; i < dp->n_mgr; i++) {
+		struct nl_dp_mgr *x = &dp->mgr[i];
+
+		if (x == from || x->view.n_mach == 0) /* a view never read is built when read */
+			continue;
+		nl_load_view_refresh_rcu(&x->view, dp->load);
+		/* every view holds the same table in lock-step: the booker's new entry is theirs */
+		for (unsigned int j = 0; j < n; j++)
+			if (mach[j] < x->view.n_mach && mach[j] < from->view.n_mach)
+				x->view.load[mach[j]] = from->view.load[mach[j]];
+		x->foreign++;
+	}
+}
+
 /* Lock-step runs: the booking goes into every view at once (lockstep_share()). */
 static void
 eng_dispatch_lockstep(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
@@ -452,14 +452,14 @@ eng_dispatch_lockstep(void *ctx, struct nl_task *t, const uint32_t *mach, unsign
 	lockstep_share(lc->dp, mg, mach, n);
 }
 
-/* Lock-step runs: a view also changes by other managers' bookings (view.foreign). */
+/* Lock-step runs: a view also changes by other managers' bookings (foreign). */
 static uint64_t
 eng_load_gen_lockstep(void *ctx, uint32_t mgr)
 {
 	struct nl_dp_lcore *lc = ctx;
 	const struct nl_dp_mgr *mg = &lc->dp->mgr[mgr < lc->dp->n_mgr ? mgr : 0];
 
-	return mg->view.version_seen + mg->view.foreign; /* both only grow */
+	return mg->view.version_seen + mg->foreign; /* both only grow */
 }
 
 const struct nl_engine_ops nl_dp_engine_ops_lockstep = {

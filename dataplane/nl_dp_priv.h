@@ -123,6 +123,8 @@ struct nl_dp_mgr {
 	struct nl_model_mgr srv;      /* emulated: the manager as a FIFO server (nl_model.h) */
 	double next_measure_vt;
 	uint64_t svc_hist[NL_DP_HIST_BUCKETS]; /* decide() cost [ns], log2 buckets */
+	uint64_t foreign;             /* lock-step runs only: other managers' bookings written
+				       * into the view (lockstep_share(), nl_dp_ops.c) */
 } __rte_cache_aligned;
 
 struct nl_dp_lcore {

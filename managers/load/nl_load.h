@@ -86,8 +86,6 @@ struct nl_load_view {
 	uint32_t mgr;                 /**< manager id (index into applied[]) */
 	unsigned int n_mach;
 	uint64_t version_seen;        /**< snapshot version the view was built from; 0 = none */
-	uint64_t foreign;             /**< other managers' bookings written into the view by a
-				       *   lock-step run (nl_dp_ops.c lockstep_share()); 0 otherwise */
 	uint64_t next_seq;            /**< seq of the next booking, starts at 1 (I4) */
 	struct nl_mach_load *load;    /**< [cap_mach] the view */
 	unsigned int cap_mach;
