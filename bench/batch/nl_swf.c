@@ -256,27 +256,45 @@ hdr_continue(struct nl_swf *t, const char *text)
 	return 0;
 }
 
+/* The text of a comment line after its ';': how many blanks (spaces, tabs) lead it, and
+ * whether it would continue a keyed entry just before it (two or more blanks or a tab, then
+ * something other than white space). Only white space after the ';' is a bare ';'. */
+struct indent {
+	size_t blanks;
+	bool bare;
+	bool continues;
+};
+
+static struct indent
+comment_indent(const char *p)
+{
+	struct indent in = { 0, true, false };
+	bool tab = false;
+	const char *r;
+
+	while (p[in.blanks] == ' ' || p[in.blanks] == '\t') {
+		tab |= p[in.blanks] == '\t';
+		in.blanks++;
+	}
+	for (r = p + in.blanks; *r != '\0' && in.bare; r++)
+		in.bare = isspace((unsigned char)*r);
+	in.continues = !in.bare && (in.blanks >= 2 || tab);
+	return in;
+}
+
 /* One header line (starting with ';'). *cont: the last entry is a key that may continue. */
 static int
 parse_comment(struct nl_swf *t, const char *line, bool *cont)
 {
 	const char *p = line + 1, *q;
-	size_t blanks = 0;
-	bool tab = false;
+	struct indent in = comment_indent(p);
 
-	while (p[blanks] == ' ' || p[blanks] == '\t') {
-		tab |= p[blanks] == '\t';
-		blanks++;
-	}
-	q = p + blanks;
-	while (*q != '\0' && isspace((unsigned char)*q))
-		q++;
-	if (*q == '\0') { /* bare ';' (or only white space: \v, \f, \r) */
+	q = p + in.blanks;
+	if (in.bare) { /* bare ';' (or only white space: \v, \f, \r) */
 		*cont = false;
 		return hdr_push(t, NULL, p);
 	}
-	q = p + blanks;
-	if (*cont && (blanks >= 2 || tab)) {
+	if (*cont && in.continues) {
 		size_t n = strlen(q);
 		char tmp[LINE_MAX_BYTES];
 
@@ -551,26 +569,6 @@ sink_int(struct sink *k, int64_t v, int width)
 	sink_printf(k, " %*lld", width, (long long)v);
 }
 
-/* Whether a free comment's text would read back as the continuation of a keyed entry just
- * before it: `;` then two or more blanks or a tab, then text (parse_comment()). */
-static bool
-reads_as_continuation(const char *v)
-{
-	size_t blanks = 0;
-	bool tab = false;
-
-	while (v[blanks] == ' ' || v[blanks] == '\t') {
-		tab |= v[blanks] == '\t';
-		blanks++;
-	}
-	if (!(blanks >= 2 || tab))
-		return false;
-	for (v += blanks; *v != '\0'; v++)
-		if (!isspace((unsigned char)*v))
-			return true;
-	return false; /* only white space: a bare ';' */
-}
-
 static int
 write_all(const struct nl_swf *t, struct sink *k)
 {
@@ -579,7 +577,7 @@ write_all(const struct nl_swf *t, struct sink *k)
 
 		if (h->key == NULL) {
 			/* after a keyed entry, an empty line keeps an indented comment a comment */
-			if (i > 0 && t->hdr[i - 1].key != NULL && reads_as_continuation(h->value))
+			if (i > 0 && t->hdr[i - 1].key != NULL && comment_indent(h->value).continues)
 				sink_printf(k, "\n");
 			sink_printf(k, ";%s\n", h->value);
 			continue;
