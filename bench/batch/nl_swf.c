@@ -521,28 +521,32 @@ struct sink {
 	bool bad;
 };
 
+/* Format and write; a line longer than the stack buffer (header lines reach 64 KiB) is
+ * formatted again into one of its size, never cut. */
 static void
 sink_printf(struct sink *k, const char *fmt, ...)
 {
-	char buf[1024];
-	va_list ap;
+	char small[1024], *buf = small;
+	va_list ap, again;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		k->bad = true;
-		return;
+	if (n >= 0 && (size_t)n >= sizeof(small)) {
+		buf = malloc((size_t)n + 1);
+		n = buf != NULL ? vsnprintf(buf, (size_t)n + 1, fmt, again) : -1;
 	}
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	if (k->gz != NULL) {
-		if (gzwrite(k->gz, buf, (unsigned int)n) != n)
-			k->bad = true;
-	} else if (fwrite(buf, 1, (size_t)n, k->f) != (size_t)n) {
+	va_end(again);
+	if (n < 0)
 		k->bad = true;
-	}
+	else if (k->gz != NULL)
+		k->bad |= gzwrite(k->gz, buf, (unsigned int)n) != n;
+	else
+		k->bad |= fwrite(buf, 1, (size_t)n, k->f) != (size_t)n;
+	if (buf != small)
+		free(buf);
 }
 
 /* A fractional field (6, 7, 10): an integral value as an integer, else the shortest of

@@ -293,6 +293,22 @@ test_round_trip_of_what_the_fuzzer_found(void)
 	   "test_white_space_only_comment_is_bare_not_a_continuation");
 	nl_swf_free(a);
 	nl_swf_free(b);
+	/* a header line longer than the writer's line buffer (1 KiB) is written whole */
+	{
+		char text[4200];
+
+		memcpy(text, "; Note: ", 8);
+		memset(text + 8, 'x', 3000);
+		snprintf(text + 3008, sizeof(text) - 3008, "\n;          and more\n");
+		a = NULL;
+		nl_swf_load_string(&a, "fz", text, err, sizeof(err));
+	}
+	b = a ? write_read(a) : NULL;
+	nl_tap_check(a && a->n_hdr == 1 && strlen(a->hdr[0].value) == 3009 && b &&
+			     same_header(a, b),
+	   "test_round_trip_keeps_a_header_line_of_3000_bytes");
+	nl_swf_free(a);
+	nl_swf_free(b);
 	/* integers beyond 2^53 and fractions that need 17 digits come back the same */
 	a = NULL;
 	nl_swf_load_string(&a, "fz",
