@@ -111,6 +111,14 @@ get_d(struct nl_cfg *cfg, const char *sec, const char *key, double *out, double 
 	return rc < 0 ? rc : 0;
 }
 
+/* Whether a spread experiment of n nodes, share nat of them behind NAT, keeps two nodes
+ * outside NAT (the count nl_gspread_run() takes: round(nat x n) NAT'd). */
+static bool
+spread_public_ok(uint32_t n, double nat)
+{
+	return n - (uint32_t)(nat * n + 0.5) >= 2;
+}
+
 static int
 get_nodes(struct nl_cfg *cfg, const char *sec, double *out, unsigned int *n, bool required)
 {
@@ -369,6 +377,21 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	     (rc = nl_cfg_get_list(cfg, "sensitivity", "scales", g->se_scales, MAXN, &g->n_ses,
 				   0.001, 1000, true)) < 0))
 		return rc;
+	/* the spread experiments need two nodes outside NAT (nl_gspread_run()) */
+	for (unsigned int i = 0; g->on[E_SPREAD] && i <= g->n_s; i++) {
+		uint32_t n = i < g->n_s ? (uint32_t)g->s_nodes[i] : g->s_curve_n;
+
+		if (!spread_public_ok(n, b->nat_share))
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, "gossip", "nat_pct"),
+					    "%g %% of %u nodes ([spread] %s) leaves fewer than 2 nodes "
+					    "outside NAT; a record cannot spread", b->nat_share * 100, n,
+					    i < g->n_s ? "nodes" : "curve_nodes");
+	}
+	for (unsigned int i = 0; g->on[E_NAT] && i < g->n_nat; i++)
+		if (!spread_public_ok(g->nat_n, g->nat_pct[i] / 100))
+			return nl_cfg_error(cfg, nl_cfg_find(cfg, "nat", "nat_pct"),
+					    "%g %% of %u nodes ([nat] nodes) leaves fewer than 2 nodes "
+					    "outside NAT; a record cannot spread", g->nat_pct[i], g->nat_n);
 	bool any = false;
 
 	for (unsigned int e = 0; e < E_N; e++)
@@ -810,6 +833,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 			return -errno;
 		fprintf(f, "scale,record_cost_ms,crossover_nodes\n");
 		double ug[MAXN], uc[MAXN];
+		unsigned int drawn = 0; /* points the log-log figure can show */
 
 		for (unsigned int i = 0; i < g->n_sen; i++)
 			ug[i] = agg_sched(p, E_SENS, i, 0, NL_GSCHED_GOSSIP).util;
@@ -824,6 +848,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 			}
 			double x = crossover(g->se_nodes, g->n_sen, uc, ug);
 
+			drawn += rec > 0 && x > 0;
 			fprintf(f, "%g,%.2f,%g\n", g->se_scales[j], rec * 1e3, x);
 			summ(o, "crossover_x%g=%g", g->se_scales[j], x);
 		}
@@ -831,8 +856,14 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		gp_head(o, "sensitivity.png",
 			"central per-record cost vs crossover node count (0 = none in range)",
 			"per-record cost [ms]", "crossover [nodes]");
-		fprintf(o->gp, "set logscale xy\nplot '%s/sensitivity.csv' using 2:($3 > 0 ? $3 : 1/0) "
-			       "with linespoints lw 2 title 'gossip >= central from'\n", o->dir);
+		if (drawn == 0) /* log axes: gnuplot refuses a plot with no point */
+			fprintf(o->gp, "set label 1 'no crossover with a per-record cost > 0 in the "
+				       "node range' at graph 0.5, 0.5 center\nplot [1:10] [1:10] 1/0 "
+				       "notitle\nunset label 1\n");
+		else
+			fprintf(o->gp, "set logscale xy\nplot '%s/sensitivity.csv' using ($2 > 0 ? "
+				       "$2 : 1/0):($3 > 0 ? $3 : 1/0) with linespoints lw 2 title "
+				       "'gossip >= central from'\n", o->dir);
 	}
 	return 0;
 }
