@@ -49,6 +49,8 @@ struct task {
 	struct nl_gspread_cfg pc;
 	struct nl_gspread_res pr;
 	int rc;
+	_Atomic uint32_t progress_ppm; /* share of its simulated time done (T_SCHED) */
+	atomic_int state;              /* 0 waiting, 1 running, 2 done */
 };
 
 struct pool {
@@ -495,10 +497,12 @@ worker(void *arg)
 			break;
 		struct task *t = &p->t[i];
 
+		atomic_store(&t->state, 1);
 		if (t->kind == T_SCHED)
 			t->rc = nl_gsched_run(&t->sc, &t->sr);
 		else
 			t->rc = nl_gspread_run(&t->pc, &t->pr);
+		atomic_store(&t->state, 2);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 
 		if (!p->quiet && (t->kind == T_SCHED || d == p->n || d % 50 == 0)) {
@@ -516,6 +520,49 @@ worker(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/* Until every run is done: a line every 10 s (unless quiet) with the runs in flight and how
+ * far their simulated time got, so one long run does not look like a hang. */
+static void
+wait_runs(struct pool *p)
+{
+	double last = nl_sim_wall_s();
+
+	while (atomic_load(&p->done) < p->n) {
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		if (p->quiet || nl_sim_wall_s() - last < 10)
+			continue;
+		last = nl_sim_wall_s();
+		char line[256];
+		int len = 0;
+		unsigned int shown = 0;
+
+		for (size_t i = 0; i < p->n && shown < 4; i++) {
+			const struct task *t = &p->t[i];
+
+			if (atomic_load(&t->state) != 1)
+				continue;
+			shown++;
+			if (t->kind == T_SCHED)
+				len += snprintf(line + len, sizeof(line) - (size_t)len,
+						" %s %s %u nodes at %.1f %%;", exp_name[t->exp],
+						t->sc.sys == NL_GSCHED_CENTRAL ? "central" : "gossip",
+						t->sc.n_nodes,
+						atomic_load_explicit(&t->progress_ppm,
+								     memory_order_relaxed) / 1e4);
+			else
+				len += snprintf(line + len, sizeof(line) - (size_t)len,
+						" %s spread of %u nodes;", exp_name[t->exp],
+						t->pc.n_nodes);
+			if (len >= (int)sizeof(line))
+				len = (int)sizeof(line) - 1;
+		}
+		pthread_mutex_lock(&p->lock);
+		fprintf(stderr, "[%zu/%zu %.1fs] running:%s\n", atomic_load(&p->done), p->n,
+			last - p->t0, shown ? line : " (starting)");
+		pthread_mutex_unlock(&p->lock);
+	}
 }
 
 /* Mean utilization (and other figures) over the replicas of (exp, i, j, sys). */
@@ -1010,8 +1057,11 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	p.t0 = nl_sim_wall_s();
+	for (size_t i = 0; i < p.n; i++)
+		p.t[i].sc.progress_ppm = &p.t[i].progress_ppm; /* p.t no longer moves */
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_create(&th[i], NULL, worker, &p);
+	wait_runs(&p);
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_join(th[i], NULL);
 	double wall = nl_sim_wall_s() - p.t0;

@@ -1257,7 +1257,7 @@ nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res)
 		sim_free(&s);
 		return rc;
 	}
-	uint64_t round = 0;
+	uint64_t round = 0, n_step = 0;
 	size_t oi = 0;
 
 	for (;;) {
@@ -1270,6 +1270,9 @@ nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res)
 
 		if (t > c->horizon_s || s.oom)
 			break;
+		if (c->progress_ppm != NULL && (++n_step & 8191) == 0)
+			atomic_store_explicit(c->progress_ppm, (uint32_t)(t / c->horizon_s * 1e6),
+					      memory_order_relaxed);
 		account(&s, t);
 		s.now = t;
 		if (tc <= th) {

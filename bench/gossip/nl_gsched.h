@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "nl_gossip.h"
@@ -102,6 +103,9 @@ struct nl_gsched_cfg {
 	struct nl_gsched_net net;
 	uint64_t net_seed;         /**< site layout and intra-site delays (same for every run) */
 	uint64_t seed;             /**< everything else */
+	/** Optional (NULL = none): the run stores the share of its simulated time done so far
+	 *  here, in millionths, every few thousand events (relaxed; for a progress line). */
+	_Atomic uint32_t *progress_ppm;
 };
 
 /** Outcome of one run. */
