@@ -465,6 +465,49 @@ nl_batch_rsv_load(const char *path, struct nl_batch_rsv_req **out, size_t *n, ch
 }
 
 int
+nl_batch_cfg_cpus_auto(struct nl_cfg *cfg, const struct nl_swf *t, const char *path,
+		       uint64_t *cpus)
+{
+	const struct nl_cfg_entry *ce = nl_cfg_find(cfg, "batch", "cpus");
+	const struct nl_cfg_entry *se = nl_cfg_find(cfg, "batch", "cpus_scale");
+	const char *mp_s = nl_swf_header_get(t, "MaxProcs"), *mn_s = nl_swf_header_get(t, "MaxNodes");
+	int64_t mp = nl_swf_header_int(t, "MaxProcs");
+	unsigned long long scale = 1;
+	char num[32];
+
+	*cpus = 0;
+	if (ce == NULL || strcmp(ce->value, "auto") != 0)
+		return 0;
+	if (se != NULL) { /* out of range or malformed: nl_batch_cfg_parse() says so */
+		char *end;
+		unsigned long long v = strtoull(se->value, &end, 10);
+
+		if (end != se->value && *end == '\0' && v >= 1 && v <= (1u << 16))
+			scale = v;
+	}
+	if (mp < 1 || mp > (1 << 24)) {
+		char hint[160] = "";
+
+		if (mn_s != NULL)
+			snprintf(hint, sizeof(hint), "; its MaxNodes line says '%.60s'", mn_s);
+		if (mp_s == NULL)
+			return nl_cfg_error(cfg, ce, "auto: %s has no MaxProcs header line; give the "
+					    "processor count (cpus = N)%s", path, hint);
+		return nl_cfg_error(cfg, ce, "auto: the MaxProcs header line of %s says '%.60s', "
+				    "not a processor count in 1..16777216; give the processor count "
+				    "(cpus = N)%s", path, mp_s, hint);
+	}
+	if ((uint64_t)mp * scale > (1u << 24))
+		return nl_cfg_error(cfg, ce, "auto: MaxProcs %lld of %s x cpus_scale %llu is more "
+				    "than 16777216 processors", (long long)mp, path, scale);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)mp * scale);
+	if (nl_cfg_set_value(cfg, "batch", "cpus", num) != 0)
+		return -ENOMEM;
+	*cpus = (uint64_t)mp * scale;
+	return 0;
+}
+
+int
 nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 {
 	static const char *const procs[] = { "requested", "allocated", "max", NULL };
@@ -506,7 +549,7 @@ nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *c)
 		return rc;
 	c->filter.max_procs = 0; /* wider than P: counted as unrunnable by the engine */
 	c->tau_s = 10;
-	if ((rc = nl_cfg_get_double(cfg, "batch", "bsld_tau_s", &c->tau_s, 0, 1e9, false)) < 0)
+	if ((rc = nl_cfg_get_double(cfg, "batch", "bsld_tau_s", &c->tau_s, 1e-3, 1e9, false)) < 0)
 		return rc;
 	c->submit_scale = 1;
 	if ((rc = nl_cfg_get_double(cfg, "batch", "submit_scale", &c->submit_scale, 1e-6, 1e6,

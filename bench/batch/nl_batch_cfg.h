@@ -71,6 +71,22 @@ struct nl_batch_cfg {
 int nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *out);
 
 /**
+ * `[batch] cpus = auto`: replace it by the trace's processor count, its `MaxProcs` header
+ * times `[batch] cpus_scale` (docs/batch.md), before nl_batch_cfg_parse(). Nothing is done
+ * when cpus is not `auto`.
+ *
+ * @param cfg   Configuration, not parsed yet.
+ * @param t     The trace.
+ * @param path  The trace's path, for messages.
+ * @param cpus  Output: the processor count set; 0 when cpus is not `auto`.
+ * @return 0; -EINVAL with "FILE:LINE: [batch] cpus: ..." in cfg->err when the header gives no
+ *         processor count in 1..2^24 (a MaxNodes line is named as a hint); -ENOMEM.
+ * @par Context  Control path.
+ */
+int nl_batch_cfg_cpus_auto(struct nl_cfg *cfg, const struct nl_swf *t, const char *path,
+			   uint64_t *cpus);
+
+/**
  * Turn an SWF trace into engine jobs: the filtering rules (nl_swf_rigid()), the thread
  * mapping (threads_per_proc, thread_jobs_pct), the SWF queue map, sorted by submit time
  * (stable), at most jobs_max.

@@ -239,8 +239,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (cpus_auto) {
 		/* cpus = auto: the trace's MaxProcs header, read before the rest is parsed */
 		const struct nl_cfg_entry *te = nl_cfg_find(cfg, "batch", "trace");
-		char num[32];
-		int64_t mp;
+		uint64_t mp;
 
 		if (o->trace == NULL && te == NULL) {
 			fprintf(stderr, "nlevel-sim: %s:%u: [batch] cpus = auto needs a trace: set "
@@ -255,22 +254,15 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 			fprintf(stderr, "nlevel-sim: %s\n", err);
 			return 2;
 		}
-		mp = nl_swf_header_int(t, "MaxProcs");
-		if (mp <= 0 || mp > (1 << 24)) {
-			fprintf(stderr, "nlevel-sim: %s:%u: [batch] cpus = auto: %s has no MaxProcs "
-					"header line; give the processor count (cpus = N)\n",
-				o->config, cpus_line, path);
+		if (nl_batch_cfg_cpus_auto(cfg, t, path, &mp) != 0) {
+			fprintf(stderr, "nlevel-sim: %s\n", cfg->err);
 			nl_swf_free(t);
 			return 2;
 		}
-		snprintf(num, sizeof(num), "%lld", (long long)mp);
-		if (nl_cfg_set_value(cfg, "batch", "cpus", num) != 0) {
-			nl_swf_free(t);
-			return 1;
-		}
 		if (!o->quiet)
-			fprintf(stderr, "nlevel-sim: cpus = auto: %lld processors (MaxProcs of %s)\n",
-				(long long)mp, path);
+			fprintf(stderr, "nlevel-sim: cpus = auto: %llu processors (MaxProcs of %s%s)\n",
+				(unsigned long long)mp, path,
+				(int64_t)mp != nl_swf_header_int(t, "MaxProcs") ? " x cpus_scale" : "");
 	}
 	if (nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
 		fprintf(stderr, "nlevel-sim: %s\n", cfg->err);
@@ -313,6 +305,22 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	}
 	if (nl_batch_jobs_from_swf(t, &c, &base, &n, drops) != 0)
 		goto out;
+	if (n == 0) { /* nothing to simulate: say why rather than print a run of no job */
+		if (t->n_job == 0)
+			fprintf(stderr, "nlevel-sim: %s: no job records (empty trace: only %zu header "
+					"lines)\n", path, t->n_hdr);
+		else {
+			fprintf(stderr, "nlevel-sim: %s: no usable job in %zu records (dropped:", path,
+				t->n_job);
+			for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
+				if (drops[k] > 0)
+					fprintf(stderr, " %s %zu", nl_swf_drop_name((enum nl_swf_drop)k),
+						drops[k]);
+			fprintf(stderr, ")\n");
+		}
+		rc = 2;
+		goto out;
+	}
 	load_s = nl_sim_wall_s() - t0;
 	if (!cpus_auto && c.cpus_scale <= 1) {
 		/* replaying a log on a machine of another size changes every wait */

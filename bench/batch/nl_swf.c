@@ -106,6 +106,9 @@ src_next(struct src *s, char *buf, size_t cap)
 	}
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
+	if (memchr(buf, '\r', n) != NULL) /* else a CR-only file reads as one comment line */
+		return src_error(s, "carriage return inside a line: a file with CR-only (old Mac) "
+				    "line ends? convert it with tr '\\r' '\\n'");
 	return 1;
 }
 

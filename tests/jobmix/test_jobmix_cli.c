@@ -208,6 +208,45 @@ test_bad_input(void)
 		  contains("h3.out", "SUMMARY"), "--help on every command exits 0");
 }
 
+/*
+ * A log of 8 processors per node (MaxNodes 16, MaxProcs 128, jobs of 8..64 processors),
+ * learned with --procs-per-node 8: the model's machine is 16 nodes (MaxProcs / 8, not
+ * MaxNodes / 8), the mix says MaxNodes 16, and compare of the log with its own mix under the
+ * same option divides the log only (the mix counts nodes). A remark after the zone name is
+ * not part of the zone.
+ */
+static void
+test_procs_per_node(void)
+{
+	FILE *f;
+	char path[512];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/ppn.swf", dir);
+	f = fopen(path, "w");
+	fprintf(f, "; Version: 2.2\n; UnixStartTime: 1000000000\n; TimeZoneString: Asia/Tokyo (JST)\n"
+		   "; MaxNodes: 16\n; MaxProcs: 128\n");
+	for (int i = 1; i <= 600; i++) {
+		int procs = 8 * (1 + (i * 7) % 8), req = (i % 5 + 1) * 900, run = (i * 37) % req;
+
+		fprintf(f, "%d %d 0 %d %d -1 -1 %d %d -1 1 1 1 -1 -1 -1 -1 -1\n", i, i * 600, run,
+			procs, procs, req);
+	}
+	fclose(f);
+	rc = run("learn ppn.swf --procs-per-node 8 --out ppn.model", "ppn-l.out");
+	nl_tap_ok(rc == 0 && contains("ppn.model", "max_nodes 16\n") &&
+		  contains("ppn.model", "zone Asia/Tokyo\n"),
+		  "learn --procs-per-node 8: machine of MaxProcs / 8 = 16 nodes; zone without the "
+		  "remark (status %d)", rc);
+	rc = run("generate ppn.model --jobs 20000 --seed 3 --out ppn-mix.swf", "ppn-g.out");
+	rc |= run("compare ppn.swf ppn-mix.swf --procs-per-node 8", "ppn-c.out");
+	nl_tap_ok(rc == 0 && contains("ppn-mix.swf", "; MaxNodes: 16\n") &&
+		  contains("ppn-c.out", "--procs-per-node not applied") &&
+		  summary("ppn-c.out", "ks_nodes") >= 0 && summary("ppn-c.out", "ks_nodes") < 0.05,
+		  "compare --procs-per-node 8 of a log with its mix: the mix is not divided again "
+		  "(ks_nodes %.3f)", summary("ppn-c.out", "ks_nodes"));
+}
+
 /* config/k-computer.ini through the batch engine (when nlevel-jobmix was built with it). */
 static void
 test_k_computer_waits(void)
@@ -288,6 +327,7 @@ main(int argc, char **argv)
 	}
 	test_small();
 	test_bad_input();
+	test_procs_per_node();
 	test_k_computer_waits();
 	test_kth();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -90,7 +90,33 @@ cmp -s <(cut -d, -f1-8 "$D/oauto/batch.csv") <(cut -d, -f1-8 "$D/deep/er/out/bat
 say "cpus = auto gives the run of cpus = 32" $?
 printf '; no header\n1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n' >"$D/nohdr.swf"
 t "cpus = auto without a MaxProcs header is refused with FILE:LINE" 2 \
-	"bauto.ini:3: [batch] cpus = auto:" bash -c "cd '$D' && '$SIM' -q -c bauto.ini --trace nohdr.swf -o '$D/o2'"
+	"bauto.ini:3: [batch] cpus: auto: nohdr.swf has no MaxProcs header line" \
+	bash -c "cd '$D' && '$SIM' -q -c bauto.ini --trace nohdr.swf -o '$D/o2'"
+printf '; MaxNodes: 430 (batch partition)\n1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n' >"$D/nodes.swf"
+t "cpus = auto on a log with MaxNodes only names that line" 2 \
+	"its MaxNodes line says '430 (batch partition)'" \
+	bash -c "cd '$D' && '$SIM' -q -c bauto.ini --trace nodes.swf -o '$D/o2'"
+printf '; MaxProcs: 0\n1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n' >"$D/zero.swf"
+t "cpus = auto on MaxProcs: 0 says what the header holds" 2 \
+	"the MaxProcs header line of zero.swf says '0', not a processor count" \
+	bash -c "cd '$D' && '$SIM' -q -c bauto.ini --trace zero.swf -o '$D/o2'"
+sed 's/^cpus = auto/cpus = auto\ncpus_scale = 4/' "$D/bauto.ini" >"$D/bscale.ini"
+t "cpus = auto is MaxProcs x cpus_scale" 0 "cpus = auto: 128 processors (MaxProcs of t.swf.gz x cpus_scale)" \
+	bash -c "cd '$D' && '$SIM' -c bscale.ini -o '$D/oscale'"
+printf '; MaxProcs: 32\n' >"$D/empty.swf"
+t "sim: a trace without a record is refused, exit 2" 2 "empty.swf: no job records (empty trace" \
+	bash -c "cd '$D' && '$SIM' -q -c b.ini --trace empty.swf -o '$D/o2'"
+printf '; MaxProcs: 32\r1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\r' >"$D/cr.swf"
+t "sim: a file with CR-only line ends is refused with FILE:LINE" 2 "cr.swf:1: carriage return inside a line" \
+	bash -c "cd '$D' && '$SIM' -q -c b.ini --trace cr.swf -o '$D/o2'"
+printf '; MaxProcs: 32\n1 0 -1 -1 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n' >"$D/norun.swf"
+t "sim: a trace of no usable record says why, exit 2" 2 "no usable job in 1 records (dropped: no_runtime 1)" \
+	bash -c "cd '$D' && '$SIM' -q -c b.ini --trace norun.swf -o '$D/o2'"
+sed 's/^cpus = 32/cpus = 32\nbsld_tau_s = 0/' "$D/b.ini" >"$D/btau.ini"
+t "bsld_tau_s = 0 is refused with FILE:LINE (bounded slowdown would divide by 0)" 2 "btau.ini:4: [batch] bsld_tau_s" \
+	bash -c "cd '$D' && '$SIM' -q -c btau.ini -o '$D/o2'"
+t "jobmix waits takes cpus = auto as nlevel-sim does" 0 "(scenario ff, firstfit, 32 nodes)" \
+	bash -c "cd '$D' && '$JM' waits t.swf.gz --config bauto.ini"
 
 if command -v gnuplot >/dev/null; then
 	o=$D/deep/er/out

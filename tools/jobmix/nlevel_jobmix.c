@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "nl_jobmix.h"
@@ -182,6 +183,40 @@ record_line(const char *path, size_t index)
 	return found;
 }
 
+/*
+ * The zone of a TimeZoneString header value: its first word (logs add remarks such as
+ * "Asia/Tokyo (JST)"), when the system knows it (a tzdata file, or a POSIX TZ string with an
+ * offset such as JST-9); else UTC, with a warning naming the value. No value: UTC.
+ */
+static void
+zone_of(const char *v, const char *path, char *zone, size_t len)
+{
+	char w[64], f[128];
+	size_t n = 0;
+
+	snprintf(zone, len, "UTC");
+	if (v == NULL)
+		return;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	while (v[n] != '\0' && v[n] != ' ' && v[n] != '\t' && n + 1 < sizeof(w) && n + 1 < len) {
+		w[n] = v[n];
+		n++;
+	}
+	w[n] = '\0';
+	if (n == 0)
+		return;
+	snprintf(f, sizeof(f), "%s/%s", getenv("TZDIR") ? getenv("TZDIR") : "/usr/share/zoneinfo",
+		 w);
+	if (w[0] != '.' && strstr(w, "/.") == NULL &&
+	    (access(f, R_OK) == 0 || strpbrk(w, "0123456789") != NULL)) {
+		snprintf(zone, len, "%s", w);
+		return;
+	}
+	fprintf(stderr, "%s: warning: %s: TimeZoneString '%s' is not a time zone this system knows "
+			"(tzdata); submit times of week are taken in UTC\n", prog, path, v);
+}
+
 static int
 trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 {
@@ -206,6 +241,12 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 	if (t->job == NULL) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
+	}
+	if (procs_per_node > 1 && nl_swf_header_int(t->swf, "JobmixNodeUnit") >= 1) {
+		/* a mix written by generate counts nodes already */
+		fprintf(stderr, "%s: %s: a generated job mix (Jobmix header): its processor counts "
+				"are nodes, --procs-per-node not applied to it\n", prog, path);
+		procs_per_node = 1;
 	}
 	for (size_t i = 0; i < t->swf->n_job; i++) {
 		struct nl_swf_rigid r;
@@ -255,8 +296,7 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 	if (t->start_unix_s < 0)
 		t->start_unix_s = 0;
 	z = nl_swf_header_get(t->swf, "TimeZoneString");
-	snprintf(t->zone, sizeof(t->zone), "%s", (z != NULL && z[0] != '\0' &&
-		 strlen(z) < sizeof(t->zone) && strchr(z, '\n') == NULL) ? z : "UTC");
+	zone_of(z, path, t->zone, sizeof(t->zone));
 	return 0;
 }
 
@@ -364,15 +404,15 @@ cmd_learn(int argc, char **argv)
 	snprintf(m.zone, sizeof(m.zone), "%s", t.zone);
 	{
 		const char *b = strrchr(t.path, '/');
-		int64_t mx = nl_swf_header_int(t.swf, "MaxNodes");
+		/* the machine in nodes: MaxProcs / P, else MaxNodes (nodes already) */
+		int64_t mx = nl_swf_header_int(t.swf, "MaxProcs");
 
-		if (mx < 1)
-			mx = nl_swf_header_int(t.swf, "MaxProcs");
-		if (mx >= 1) {
+		if (mx >= 1 && nl_swf_header_int(t.swf, "JobmixNodeUnit") < 1)
 			mx = (mx + (int64_t)ppn - 1) / (int64_t)ppn;
-			if (mx > m.max_nodes)
-				m.max_nodes = mx;
-		}
+		else if (mx < 1)
+			mx = nl_swf_header_int(t.swf, "MaxNodes");
+		if (mx > m.max_nodes)
+			m.max_nodes = mx;
 		snprintf(m.source, sizeof(m.source), "%s", b ? b + 1 : t.path);
 		for (char *p = m.source; *p; p++)
 			if (*p == ' ' || *p == '\t')
@@ -1133,6 +1173,7 @@ cmd_waits(int argc, char **argv)
 	struct nl_batch_job *jobs = NULL;
 	struct nl_batch_stats st;
 	size_t n = 0, drops[NL_SWF_DROP__COUNT] = { 0 };
+	uint64_t auto_cpus = 0;
 	char err[NL_SWF_ERR_LEN > NL_CFG_ERR_LEN ? NL_SWF_ERR_LEN : NL_CFG_ERR_LEN];
 	double *cell[MAX_CLS + 1][MAX_CLS + 1];
 	size_t cnt[MAX_CLS + 1][MAX_CLS + 1];
@@ -1177,7 +1218,13 @@ cmd_waits(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return EXIT_BAD;
 	}
-	if (nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
+	if (nl_swf_load(&t, argv[optind], err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		rc = EXIT_BAD;
+		goto out;
+	}
+	if (nl_batch_cfg_cpus_auto(cfg, t, argv[optind], &auto_cpus) != 0 ||
+	    nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
 		fprintf(stderr, "%s: %s\n", prog, cfg->err);
 		rc = EXIT_BAD;
 		goto out;
@@ -1192,16 +1239,23 @@ cmd_waits(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (nl_swf_load(&t, argv[optind], err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		rc = EXIT_BAD;
-		goto out;
-	}
 	if (nl_batch_jobs_from_swf(t, &c, &jobs, &n, drops) != 0 || n == 0) {
 		fprintf(stderr, "%s: %s: no job to run\n", prog, argv[optind]);
 		rc = EXIT_BAD;
 		goto out;
 	}
+	if (n < t->n_job) {
+		fprintf(stderr, "%s: %s: %zu of %zu records kept (dropped:", prog, argv[optind], n,
+			t->n_job);
+		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
+			if (drops[d] != 0)
+				fprintf(stderr, " %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
+					drops[d]);
+		fprintf(stderr, ")\n");
+	}
+	if (c.rsv.on)
+		fprintf(stderr, "%s: warning: %s: waits runs the jobs only; the [reservations] "
+				"stream is not drawn (nlevel-sim runs it)\n", prog, config);
 	rc = nl_batch_run(&c.sys, &c.sc[sc_i], jobs, n, &st, NULL);
 	if (rc != 0) {
 		fprintf(stderr, "%s: batch run failed: %s\n", prog, strerror(-rc));
