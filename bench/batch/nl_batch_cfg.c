@@ -671,7 +671,9 @@ nl_batch_jobs_from_swf(const struct nl_swf *t, const struct nl_batch_cfg *c,
 		j->submit_s = (double)s->submit_s * (c->submit_scale > 0 ? c->submit_scale : 1);
 		j->run_s = (double)r.run_s;
 		j->est_s = (double)r.est_s;
-		r.procs *= c->cpus_scale ? c->cpus_scale : 1;
+		if (c->cpus_scale > 1) /* saturating: a wider job is unrunnable all the same */
+			r.procs = r.procs > INT64_MAX / c->cpus_scale ? INT64_MAX :
+								      r.procs * c->cpus_scale;
 		j->cpus = r.procs > UINT32_MAX ? UINT32_MAX : (uint32_t)r.procs;
 		j->swf_id = s->id;
 		j->user = s->user >= 0 && s->user <= INT32_MAX ? (int32_t)s->user : -1;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <zlib.h>
 
@@ -461,12 +462,14 @@ int
 nl_swf_load(struct nl_swf **out, const char *path, char *err, size_t len)
 {
 	struct src s = { .name = path, .err = err, .err_len = len };
+	struct stat st = { 0 };
 	int rc;
 
 	*out = NULL;
-	s.gz = gzopen(path, "rb");
+	errno = 0;
+	s.gz = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? NULL : gzopen(path, "rb");
 	if (s.gz == NULL) {
-		rc = errno != 0 ? -errno : -ENOMEM;
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : errno != 0 ? -errno : -ENOMEM;
 		if (err != NULL && len > 0)
 			snprintf(err, len, "%s: cannot open: %s", path, strerror(-rc));
 		return rc;

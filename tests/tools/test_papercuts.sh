@@ -66,6 +66,16 @@ if [[ $JM != none ]]; then
 		"$JM" learn "$D/trunc.swf.gz" --out "$D/m"
 	t "jobmix: the same bad SWF line exits 2, as in nlevel-sim" 2 "short.swf:1:" \
 		"$JM" learn "$D/short.swf" --out "$D/m"
+	t "jobmix: --groups 0 blames the option, not the trace" 2 "--groups: '0' is not a group count in 1..16" \
+		"$JM" learn "$D/t.swf" --groups 0 --out "$D/m"
+	t "jobmix: a directory given as the trace says so" 2 "$D: cannot open: Is a directory" \
+		"$JM" learn "$D" --out "$D/m"
+	printf '1 0 -1 100 4 -1 -1 4 9000000000 -1 1 1 1 -1 1 1 -1 -1\n' >"$D/huge.swf"
+	t "jobmix: a request beyond the map's cells points at --max-walltime" 2 "cap the map with --max-walltime" \
+		"$JM" learn "$D/huge.swf" --out "$D/m"
+	"$JM" learn "$D/t.swf" --out "$D/t.model" >/dev/null 2>&1
+	t "jobmix: a --rate below the generator's floor is named as such" 2 "--rate: 0.0001 jobs/day is less than one job per 1,000 weeks" \
+		"$JM" generate "$D/t.model" --rate 0.0001 --jobs 5 --out "$D/r.swf"
 fi
 
 # --- batch run: --out creates parents, rates, cpus vs MaxProcs, plot from its folder

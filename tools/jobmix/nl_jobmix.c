@@ -243,8 +243,10 @@ nl_jobmix_learn(struct nl_jobmix_model *m, const struct nl_jobmix_units *u,
 		int64_t w = (max_wall + u->time_unit_s - 1) / u->time_unit_s;
 
 		if (w > (int64_t)NL_JOBMIX_MAX_WALL_CELLS) {
-			set_err(err, len, "walltime %" PRId64 " s is more than %u cells of %u s",
-				max_wall, NL_JOBMIX_MAX_WALL_CELLS, u->time_unit_s);
+			set_err(err, len, "a requested walltime of %" PRId64 " s is more than %u cells "
+				"of %u s; cap the map with --max-walltime S (longer requests are "
+				"clamped to it) or widen --time-unit", max_wall,
+				NL_JOBMIX_MAX_WALL_CELLS, u->time_unit_s);
 			return -EINVAL;
 		}
 		m->u.wall_cells = (uint32_t)w;

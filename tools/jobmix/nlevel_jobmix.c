@@ -353,8 +353,11 @@ cmd_learn(int argc, char **argv)
 				return bad_num("--max-walltime", optarg);
 			break;
 		case 'g':
-			if (!parse_u64(optarg, &v) || v > NL_JOBMIX_MAX_GROUPS)
-				return bad_num("--groups", optarg);
+			if (!parse_u64(optarg, &v) || v < 1 || v > NL_JOBMIX_MAX_GROUPS) {
+				fprintf(stderr, "%s: --groups: '%s' is not a group count in 1..%u\n",
+					prog, optarg, NL_JOBMIX_MAX_GROUPS);
+				return EXIT_BAD;
+			}
 			u.groups = (uint32_t)v;
 			break;
 		case 'p':
@@ -584,6 +587,12 @@ cmd_generate(int argc, char **argv)
 			g.rate_per_s = strtod(optarg, &e) / 86400.0;
 			if (errno != 0 || *e != '\0' || !(g.rate_per_s > 0) || !isfinite(g.rate_per_s))
 				return bad_num("--rate", optarg);
+			if (g.rate_per_s * NL_JOBMIX_WEEK_S < 1e-3) { /* nl_jobmix_generate()'s floor */
+				fprintf(stderr, "%s: --rate: %s jobs/day is less than one job per 1,000 "
+						"weeks (%.6f jobs/day)\n", prog, optarg,
+					1e-3 / NL_JOBMIX_WEEK_S * 86400.0);
+				return EXIT_BAD;
+			}
 			break;
 		}
 		case 'o':
