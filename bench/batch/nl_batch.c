@@ -721,11 +721,37 @@ prof_add(struct eng *e, size_t *np, double t0, double t1, int64_t delta)
 		e->pf[m] += delta;
 }
 
+/*
+ * End of a reservation of estimate est from at in the profile. A job of estimate 0 (run time
+ * 0 and no request, or exact estimates) still holds its CPUs at the instant it starts: the
+ * pass that starts it cannot give them to another job. Its reservation is therefore the
+ * shortest segment [at, next double after at), so a wider job placed later cannot take that
+ * instant from it (I4); the engine starts jobs only at event times, so nothing starts inside
+ * that segment, and the job's end at the same instant is followed by another pass. The same
+ * holds where at + est rounds to at.
+ */
+static double
+resv_end(double at, double est)
+{
+	double t = at + est;
+
+	if (!(t > at))
+		return nextafter(at, INFINITY);
+	/* at + est rounded below its exact value (at lies just after a zero-estimate slot,
+	 * nextafter() above, a step smaller than est's last digit): the next double up, so a
+	 * reservation is never shorter than its estimate and the profile never holds more
+	 * CPUs than the machine has (found by tests/batch/ref_batch.py). The rounding error
+	 * is exact (TwoSum); for whole seconds it is 0 and nothing changes. */
+	double b = t - at, err = (at - (t - b)) + (est - b);
+
+	return err > 0 ? nextafter(t, INFINITY) : t;
+}
+
 static double
 prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
 {
 	for (size_t i = 0; i < np; i++) {
-		double s = e->pt[i], end = s + dur;
+		double s = e->pt[i], end = resv_end(s, dur);
 		size_t k = i;
 		bool ok = true;
 
@@ -741,23 +767,6 @@ prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
 		i = k; /* the loop's i++ moves past the blocking segment */
 	}
 	return INFINITY; /* wider than the machine: filtered before the run */
-}
-
-/*
- * End of a reservation of estimate est from at in the profile. A job of estimate 0 (run time
- * 0 and no request, or exact estimates) still holds its CPUs at the instant it starts: the
- * pass that starts it cannot give them to another job. Its reservation is therefore the
- * shortest segment [at, next double after at), so a wider job placed later cannot take that
- * instant from it (I4); the engine starts jobs only at event times, so nothing starts inside
- * that segment, and the job's end at the same instant is followed by another pass. The same
- * holds where at + est rounds to at.
- */
-static double
-resv_end(double at, double est)
-{
-	double t = at + est;
-
-	return t > at ? t : nextafter(at, INFINITY);
 }
 
 static int

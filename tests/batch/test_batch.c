@@ -226,6 +226,44 @@ test_conservative_keeps_a_zero_estimate_reservation(void)
 	chk_fini(&c);
 }
 
+/*
+ * A slot right after a zero-estimate one (one double step later) keeps its whole estimate:
+ * at + est must not round back to the plain sum. Found by tests/batch/ref_batch.py: D (1 CPU,
+ * estimate 10) was reserved at 0 + step, its slot ended at 10 instead of 10 + step, the
+ * profile held C (4 CPUs from 10) beside it on 4 CPUs, and C, first in arrival order, lost
+ * the compression to 0 that D then took. The same workload shifted by 1000 s did not do it.
+ */
+static void
+test_conservative_slot_after_a_zero_estimate_keeps_its_length(void)
+{
+	struct nl_batch_sys sys;
+	struct nl_batch_scenario sc = { .policy = NL_BATCH_CONSERVATIVE, .qsel = NL_BATCH_QSEL_AUTO };
+	struct nl_batch_job j[4];
+	struct nl_batch_stats st;
+	bool ok = true;
+
+	for (int shift = 0; shift <= 1000; shift += 1000) {
+		struct chk c;
+		struct nl_batch_hooks hk = { chk_on_ev, &c };
+		int rc;
+
+		chk_one_queue(&sys, 4);
+		j[0] = chk_job(shift, 0, 0, 2);  /* A: zero estimate */
+		j[1] = chk_job(shift, 0, 10, 2); /* B: runs 0 s, estimate 10 */
+		j[2] = chk_job(shift, 1, 1, 4);  /* C: the whole machine for 1 s */
+		j[3] = chk_job(shift, 1, 10, 1); /* D */
+		chk_init(&c, &sys, &sc, j, 4);
+		rc = nl_batch_run(&sys, &sc, j, 4, &st, &hk);
+		chk_done(&c);
+		ok &= rc == 0 && c.errors == 0 && j[2].start_s == shift && j[3].start_s == shift + 1;
+		if (j[2].start_s != shift || j[3].start_s != shift + 1)
+			printf("# shift %d: C %g, D %g (want %d, %d)\n", shift, j[2].start_s,
+			       j[3].start_s, shift, shift + 1);
+		chk_fini(&c);
+	}
+	nl_tap_check(ok, "test_conservative_slot_after_a_zero_estimate_keeps_its_length");
+}
+
 /* ---- queue selection (§3.1) with config/hpc2500.ini ---- */
 
 static struct nl_batch_job
@@ -674,6 +712,7 @@ main(void)
 	test_invariants_on_random_workloads(seed);
 	test_easy_backfills_only_what_does_not_delay_the_head();
 	test_conservative_keeps_a_zero_estimate_reservation();
+	test_conservative_slot_after_a_zero_estimate_keeps_its_length();
 	test_queue_selection_boundaries();
 	test_config_errors_name_file_and_line();
 	test_request_match_takes_over_the_earliest_equal_job();
