@@ -475,7 +475,8 @@ nl_batch_cfg_cpus_auto(struct nl_cfg *cfg, const struct nl_swf *t, const char *p
 	unsigned long long scale = 1;
 	char num[32];
 
-	*cpus = 0;
+	if (cpus != NULL)
+		*cpus = 0;
 	if (ce == NULL || strcmp(ce->value, "auto") != 0)
 		return 0;
 	if (se != NULL) { /* out of range or malformed: nl_batch_cfg_parse() says so */
@@ -503,7 +504,8 @@ nl_batch_cfg_cpus_auto(struct nl_cfg *cfg, const struct nl_swf *t, const char *p
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)mp * scale);
 	if (nl_cfg_set_value(cfg, "batch", "cpus", num) != 0)
 		return -ENOMEM;
-	*cpus = (uint64_t)mp * scale;
+	if (cpus != NULL)
+		*cpus = (uint64_t)mp * scale;
 	return 0;
 }
 

@@ -78,7 +78,7 @@ int nl_batch_cfg_parse(struct nl_cfg *cfg, struct nl_batch_cfg *out);
  * @param cfg   Configuration, not parsed yet.
  * @param t     The trace.
  * @param path  The trace's path, for messages.
- * @param cpus  Output: the processor count set; 0 when cpus is not `auto`.
+ * @param cpus  Output (may be NULL): the processor count set; 0 when cpus is not `auto`.
  * @return 0; -EINVAL with "FILE:LINE: [batch] cpus: ..." in cfg->err when the header gives no
  *         processor count in 1..2^24 (a MaxNodes line is named as a hint); -ENOMEM.
  * @par Context  Control path.

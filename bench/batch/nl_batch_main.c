@@ -312,10 +312,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		else {
 			fprintf(stderr, "nlevel-sim: %s: no usable job in %zu records (dropped:", path,
 				t->n_job);
-			for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
-				if (drops[k] > 0)
-					fprintf(stderr, " %s %zu", nl_swf_drop_name((enum nl_swf_drop)k),
-						drops[k]);
+			nl_swf_drops_fprint(stderr, drops, " ");
 			fprintf(stderr, ")\n");
 		}
 		rc = 2;

@@ -678,6 +678,14 @@ nl_swf_drop_name(enum nl_swf_drop d)
 	return (unsigned int)d < NL_SWF_DROP__COUNT ? names[d] : "?";
 }
 
+void
+nl_swf_drops_fprint(FILE *f, const size_t *drops, const char *sep)
+{
+	for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
+		if (drops[d] != 0)
+			fprintf(f, "%s%s %zu", sep, nl_swf_drop_name((enum nl_swf_drop)d), drops[d]);
+}
+
 enum nl_swf_drop
 nl_swf_rigid(const struct nl_swf_job *j, const struct nl_swf_filter *f,
 	     struct nl_swf_rigid *out)

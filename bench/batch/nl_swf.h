@@ -210,6 +210,16 @@ enum nl_swf_drop {
 /** Short name of a drop reason ("no_runtime", ...). */
 const char *nl_swf_drop_name(enum nl_swf_drop d);
 
+/**
+ * Print the drop counts of a trace's filtering: for every reason with a count, `sep`, its
+ * name, a space and the count (" no_runtime 2808 cancelled 2786" with sep " ").
+ * @param f      Stream.
+ * @param drops  [NL_SWF_DROP__COUNT] records per reason (index 0, kept, is not printed).
+ * @param sep    Text before each reason.
+ * @par Context  Any.
+ */
+void nl_swf_drops_fprint(FILE *f, const size_t *drops, const char *sep);
+
 /** A record turned into a rigid job. */
 struct nl_swf_rigid {
 	int64_t procs;    /**< processors held for the whole run, >= 1 */

@@ -140,6 +140,7 @@ struct trace {
 	size_t n;
 	int64_t start_unix_s;
 	char zone[64];
+	uint64_t procs_per_node; /* the one applied: 1 for a generated mix (it counts nodes) */
 };
 
 /*
@@ -248,6 +249,7 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 				"are nodes, --procs-per-node not applied to it\n", prog, path);
 		procs_per_node = 1;
 	}
+	t->procs_per_node = procs_per_node;
 	for (size_t i = 0; i < t->swf->n_job; i++) {
 		struct nl_swf_rigid r;
 		enum nl_swf_drop d = nl_swf_rigid(&t->swf->job[i], NULL, &r);
@@ -276,20 +278,14 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 			fprintf(stderr, "%s: %s: no usable job in %zu records (record 1, job %" PRId64
 				": %s", prog, path, t->swf->n_job, t->swf->job[0].id,
 				nl_swf_drop_name(d0));
-		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
-			if (drops[d] != 0)
-				fprintf(stderr, "; %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
-					drops[d]);
+		nl_swf_drops_fprint(stderr, drops, "; ");
 		fprintf(stderr, ")\n");
 		return EXIT_BAD;
 	}
 	if (t->n < t->swf->n_job) {
 		fprintf(stderr, "%s: %s: %zu of %zu records kept (dropped:", prog, path, t->n,
 			t->swf->n_job);
-		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
-			if (drops[d] != 0)
-				fprintf(stderr, " %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
-					drops[d]);
+		nl_swf_drops_fprint(stderr, drops, " ");
 		fprintf(stderr, ")\n");
 	}
 	t->start_unix_s = nl_swf_header_int(t->swf, "UnixStartTime");
@@ -408,12 +404,9 @@ cmd_learn(int argc, char **argv)
 	{
 		const char *b = strrchr(t.path, '/');
 		/* the machine in nodes: MaxProcs / P, else MaxNodes (nodes already) */
-		int64_t mx = nl_swf_header_int(t.swf, "MaxProcs");
+		int64_t mx = nl_swf_header_int(t.swf, "MaxProcs"), p = (int64_t)t.procs_per_node;
 
-		if (mx >= 1 && nl_swf_header_int(t.swf, "JobmixNodeUnit") < 1)
-			mx = (mx + (int64_t)ppn - 1) / (int64_t)ppn;
-		else if (mx < 1)
-			mx = nl_swf_header_int(t.swf, "MaxNodes");
+		mx = mx >= 1 ? (mx + p - 1) / p : nl_swf_header_int(t.swf, "MaxNodes");
 		if (mx > m.max_nodes)
 			m.max_nodes = mx;
 		snprintf(m.source, sizeof(m.source), "%s", b ? b + 1 : t.path);
@@ -1182,7 +1175,6 @@ cmd_waits(int argc, char **argv)
 	struct nl_batch_job *jobs = NULL;
 	struct nl_batch_stats st;
 	size_t n = 0, drops[NL_SWF_DROP__COUNT] = { 0 };
-	uint64_t auto_cpus = 0;
 	char err[NL_SWF_ERR_LEN > NL_CFG_ERR_LEN ? NL_SWF_ERR_LEN : NL_CFG_ERR_LEN];
 	double *cell[MAX_CLS + 1][MAX_CLS + 1];
 	size_t cnt[MAX_CLS + 1][MAX_CLS + 1];
@@ -1232,7 +1224,7 @@ cmd_waits(int argc, char **argv)
 		rc = EXIT_BAD;
 		goto out;
 	}
-	if (nl_batch_cfg_cpus_auto(cfg, t, argv[optind], &auto_cpus) != 0 ||
+	if (nl_batch_cfg_cpus_auto(cfg, t, argv[optind], NULL) != 0 ||
 	    nl_batch_cfg_parse(cfg, &c) != 0 || nl_cfg_check_unused(cfg) != 0) {
 		fprintf(stderr, "%s: %s\n", prog, cfg->err);
 		rc = EXIT_BAD;
@@ -1256,10 +1248,7 @@ cmd_waits(int argc, char **argv)
 	if (n < t->n_job) {
 		fprintf(stderr, "%s: %s: %zu of %zu records kept (dropped:", prog, argv[optind], n,
 			t->n_job);
-		for (int d = 1; d < (int)NL_SWF_DROP__COUNT; d++)
-			if (drops[d] != 0)
-				fprintf(stderr, " %s %zu", nl_swf_drop_name((enum nl_swf_drop)d),
-					drops[d]);
+		nl_swf_drops_fprint(stderr, drops, " ");
 		fprintf(stderr, ")\n");
 	}
 	if (c.rsv.on)
