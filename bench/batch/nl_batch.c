@@ -72,6 +72,21 @@ struct eng {
 	bool *dirty;         /* [P] node record changed since the last sync to the manager */
 	struct nl_plus_job *pj; /* [P] job records for the manager */
 	struct pick { double nh; uint32_t k; } *pick; /* [P] scratch */
+	/* which nodes a job may take, without scanning all P (node_note()): the idle nodes no
+	 * window holds (nh = +inf) as a bitmap, every one eligible for any job; the idle nodes
+	 * a window holds (nh finite) as a list, scanned by nodes_fit()/nodes_take() */
+	uint64_t *free_inf;  /* [P/64] bit k: node k idle and nh[k] = +inf */
+	uint32_t n_free_inf; /* its bits set */
+	uint32_t *held_node; /* [P] the idle nodes with nh finite, in no order */
+	uint32_t *held_pos;  /* [P] node k's index in held_node, else NO_NODE */
+	uint32_t n_held_node;
+	/* the same nodes counted per next hold (few distinct values: the windows' starts), so
+	 * nodes_fit() counts the eligible ones in O(distinct holds) */
+	double *hv;          /* [P] distinct nh of idle windowed nodes, ascending */
+	uint32_t *hc;        /* [P] how many have that nh */
+	uint32_t n_hv;
+	double *held_nh;     /* [P] the nh node k is counted under in hv (while listed) */
+	int64_t *hold_s;     /* [P] scratch: next holds from the manager */
 	uint32_t *nodes;     /* [P] scratch for events */
 	uint64_t *rsv_id;    /* [n_req] manager id of an accepted request */
 };
@@ -286,16 +301,80 @@ node_ok(const struct eng *e, uint32_t k, double est_s)
 	return e->node_job[k] == NONE && e->now + est_s <= e->nh[k];
 }
 
+/* One more (d = +1) or one less (d = -1) idle windowed node of next hold v in hv/hc. */
+static void
+hv_count(struct eng *e, double v, int d)
+{
+	uint32_t lo = 0, hi = e->n_hv;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (e->hv[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (d > 0 && (lo == e->n_hv || e->hv[lo] != v)) {
+		memmove(&e->hv[lo + 1], &e->hv[lo], (e->n_hv - lo) * sizeof(*e->hv));
+		memmove(&e->hc[lo + 1], &e->hc[lo], (e->n_hv - lo) * sizeof(*e->hc));
+		e->hv[lo] = v;
+		e->hc[lo] = 0;
+		e->n_hv++;
+	}
+	e->hc[lo] += (uint32_t)d;
+	if (e->hc[lo] == 0) {
+		memmove(&e->hv[lo], &e->hv[lo + 1], (e->n_hv - lo - 1) * sizeof(*e->hv));
+		memmove(&e->hc[lo], &e->hc[lo + 1], (e->n_hv - lo - 1) * sizeof(*e->hc));
+		e->n_hv--;
+	}
+}
+
+/* Node k's idle state or nh[k] changed: keep free_inf, the held list and hv/hc (struct eng). */
+static void
+node_note(struct eng *e, uint32_t k)
+{
+	uint64_t bit = UINT64_C(1) << (k % 64), *w = &e->free_inf[k / 64];
+	bool idle = e->node_job[k] == NONE, inf = isinf(e->nh[k]), in = (*w & bit) != 0;
+	bool want = idle && inf, held = idle && !inf;
+
+	if (want != in) {
+		*w ^= bit;
+		e->n_free_inf += want ? 1 : (uint32_t)-1;
+	}
+	if (e->held_pos[k] != NO_NODE && (!held || e->held_nh[k] != e->nh[k]))
+		hv_count(e, e->held_nh[k], -1);
+	if (held && (e->held_pos[k] == NO_NODE || e->held_nh[k] != e->nh[k])) {
+		hv_count(e, e->nh[k], +1);
+		e->held_nh[k] = e->nh[k];
+	}
+	if (held && e->held_pos[k] == NO_NODE) {
+		e->held_pos[k] = e->n_held_node;
+		e->held_node[e->n_held_node++] = k;
+	} else if (!held && e->held_pos[k] != NO_NODE) {
+		uint32_t at = e->held_pos[k], last = e->held_node[--e->n_held_node];
+
+		e->held_node[at] = last;
+		e->held_pos[last] = at;
+		e->held_pos[k] = NO_NODE;
+	}
+}
+
+/* Whether job w may start now: at least its CPU count of nodes node_ok() (the idle nodes no
+ * window holds, then the idle ones a window holds, counted per next hold from the latest).
+ * O(distinct next holds), not O(P). */
 static bool
 nodes_fit(const struct eng *e, size_t w)
 {
 	const struct nl_batch_job *jw = &e->j[w];
-	uint32_t got = 0;
+	uint32_t got = e->n_free_inf;
+	double t = e->now + jw->est_s; /* node_ok(): t <= nh */
 
-	for (uint32_t k = 0; k < e->sys->cpus; k++)
-		if (node_ok(e, k, jw->est_s) && ++got == jw->cpus)
-			return true;
-	return false;
+	if (jw->cpus == 0 || got + e->n_held_node < jw->cpus)
+		return false;
+	for (uint32_t d = e->n_hv; d-- > 0 && got < jw->cpus && t <= e->hv[d];)
+		got += e->hc[d];
+	return got >= jw->cpus;
 }
 
 static int
@@ -308,18 +387,50 @@ cmp_pick(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
+static int
+cmp_pick_k(const void *a, const void *b)
+{
+	const struct pick *x = a, *y = b;
+
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Append to e->pick[m..) the lowest-id idle nodes no window holds, up to `want` of them. */
+static uint32_t
+pick_free_inf(struct eng *e, uint32_t m, uint32_t want)
+{
+	uint32_t n_w = (e->sys->cpus + 63) / 64;
+
+	for (uint32_t w = 0; w < n_w && want > 0; w++)
+		for (uint64_t b = e->free_inf[w]; b != 0 && want > 0; b &= b - 1, want--)
+			e->pick[m++] = (struct pick){ INFINITY, w * 64 + (uint32_t)__builtin_ctzll(b) };
+	return m;
+}
+
 /* Give job i its nodes (nodes_fit() holds): the nearest next holds first, so the nodes no
- * reservation wants stay for long jobs. e->nodes[0..cpus) lists them. */
+ * reservation wants stay for long jobs; among equal holds (none: +inf) the lowest ids.
+ * e->nodes[0..cpus) lists them in (next hold, id) order, or in id order when the job takes
+ * every eligible node. */
 static void
 nodes_take(struct eng *e, size_t i)
 {
 	uint32_t m = 0, c = e->j[i].cpus;
+	bool any_held = e->n_hv > 0 && e->now + e->j[i].est_s <= e->hv[e->n_hv - 1];
 
-	for (uint32_t k = 0; k < e->sys->cpus; k++)
+	for (uint32_t h = 0; any_held && h < e->n_held_node; h++) {
+		uint32_t k = e->held_node[h];
+
 		if (node_ok(e, k, e->j[i].est_s))
 			e->pick[m++] = (struct pick){ e->nh[k], k };
-	if (m > c)
+	}
+	if (m + e->n_free_inf > c) {
 		qsort(e->pick, m, sizeof(*e->pick), cmp_pick);
+		if (m < c)
+			pick_free_inf(e, m, c - m);
+	} else {
+		m = pick_free_inf(e, m, e->n_free_inf);
+		qsort(e->pick, m, sizeof(*e->pick), cmp_pick_k);
+	}
 	e->job_node[i] = NO_NODE;
 	for (uint32_t q = c; q-- > 0;) {
 		uint32_t k = e->pick[q].k;
@@ -329,6 +440,7 @@ nodes_take(struct eng *e, size_t i)
 		e->job_node[i] = k;
 		e->dirty[k] = true;
 		e->nodes[q] = k;
+		node_note(e, k);
 	}
 }
 
@@ -344,6 +456,7 @@ nodes_release(struct eng *e, size_t i)
 		e->node_next[k] = NO_NODE;
 		e->dirty[k] = true;
 		e->nodes[m++] = k;
+		node_note(e, k);
 	}
 	e->job_node[i] = NO_NODE;
 	return m;
@@ -930,14 +1043,21 @@ rsv_sync(struct eng *e)
 	return 0;
 }
 
-/* nh[k] from the manager (after a window ended). */
-static void
-rsv_refresh(struct eng *e, uint32_t k)
+/* nh[] of the n nodes of a window that ended, from the manager. */
+static int
+rsv_refresh(struct eng *e, const uint32_t *node, unsigned int n)
 {
 	double ep = e->rsv->epoch_s;
-	int64_t h = nl_plus_node_next_hold(e->rsv->plus, k, (int64_t)floor(ep + e->now));
+	int rc = nl_plus_nodes_next_hold(e->rsv->plus, node, n, (int64_t)floor(ep + e->now),
+					 e->hold_s);
 
-	e->nh[k] = h == INT64_MAX ? INFINITY : (double)h - ep;
+	if (rc != 0)
+		return rc;
+	for (unsigned int k = 0; k < n; k++) {
+		e->nh[node[k]] = e->hold_s[k] == INT64_MAX ? INFINITY : (double)e->hold_s[k] - ep;
+		node_note(e, node[k]);
+	}
+	return 0;
 }
 
 static int
@@ -983,8 +1103,10 @@ rsv_admit(struct eng *e, size_t r)
 	e->st->rsv_node_s += (double)rq->nodes * (rq->end_s - rq->start_s);
 	if (nl_plus_get(rv->plus, id, &in) != 0)
 		return -EIO;
-	for (unsigned int k = 0; k < in.n_nodes; k++)
+	for (unsigned int k = 0; k < in.n_nodes; k++) {
 		e->nh[in.nodes[k]] = fmin(e->nh[in.nodes[k]], rq->start_s);
+		node_note(e, in.nodes[k]);
+	}
 	emit_nodes(e, NL_BATCH_EV_ADMIT, r, 1, in.n_nodes, 0, in.nodes);
 	if ((rc = nl_evq_push_st(&e->evq, fmax(rq->start_s, e->now), EV_RSV_START, 0,
 				 (void *)(uintptr_t)r)) != 0 ||
@@ -1018,8 +1140,10 @@ rsv_event(struct eng *e, uint32_t kind, size_t r)
 		return 0;
 	}
 	/* EV_RSV_END: the nodes' next holds move on */
-	for (unsigned int k = 0; k < in.n_nodes; k++)
-		rsv_refresh(e, in.nodes[k]);
+	int rc = rsv_refresh(e, in.nodes, in.n_nodes);
+
+	if (rc != 0)
+		return rc;
 	emit(e, NL_BATCH_EV_WINDOW, r, 0, in.n_nodes, 0);
 	return 0;
 }
@@ -1059,15 +1183,26 @@ eng_alloc(struct eng *e, size_t n)
 		e->pick = malloc(p * sizeof(*e->pick));
 		e->nodes = malloc(p * sizeof(*e->nodes));
 		e->rsv_id = calloc(e->rsv->n_req + 1, sizeof(*e->rsv_id));
+		e->free_inf = calloc((p + 63) / 64, sizeof(*e->free_inf));
+		e->held_node = malloc(p * sizeof(*e->held_node));
+		e->held_pos = malloc(p * sizeof(*e->held_pos));
+		e->hold_s = malloc(p * sizeof(*e->hold_s));
+		e->hv = malloc(p * sizeof(*e->hv));
+		e->hc = malloc(p * sizeof(*e->hc));
+		e->held_nh = malloc(p * sizeof(*e->held_nh));
 		if (e->node_job == NULL || e->node_next == NULL || e->job_node == NULL ||
 		    e->nh == NULL || e->dirty == NULL || e->pj == NULL || e->pick == NULL ||
-		    e->nodes == NULL || e->rsv_id == NULL)
+		    e->nodes == NULL || e->rsv_id == NULL || e->free_inf == NULL ||
+		    e->held_node == NULL || e->held_pos == NULL || e->hold_s == NULL ||
+		    e->hv == NULL || e->hc == NULL || e->held_nh == NULL)
 			return -ENOMEM;
 		for (size_t k = 0; k < p; k++) {
 			e->node_job[k] = NONE;
 			e->node_next[k] = NO_NODE;
 			e->nh[k] = INFINITY;
 			e->dirty[k] = true;
+			e->held_pos[k] = NO_NODE;
+			node_note(e, (uint32_t)k);
 		}
 	}
 	if (e->next == NULL || e->prev == NULL || e->gnext == NULL || e->gprev == NULL ||
@@ -1114,6 +1249,13 @@ eng_free(struct eng *e)
 	free(e->pick);
 	free(e->nodes);
 	free(e->rsv_id);
+	free(e->free_inf);
+	free(e->held_node);
+	free(e->held_pos);
+	free(e->hold_s);
+	free(e->hv);
+	free(e->hc);
+	free(e->held_nh);
 	nl_evq_fini(&e->evq);
 }
 

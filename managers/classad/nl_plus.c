@@ -56,6 +56,7 @@ struct nl_plus {
 	uint8_t *held;                  /* scratch: node held in the window */
 	bool held_dirty;                /* held[] has a nonzero byte */
 	uint32_t *pick;                 /* scratch: accepted nodes */
+	uint32_t *at;                   /* scratch: node -> its index in a query, UINT32_MAX */
 	struct rsv *rsv;
 	unsigned int n_rsv, cap_rsv;
 	uint64_t next_id;
@@ -162,10 +163,12 @@ nl_plus_create(const char *policy, size_t len, unsigned int n_nodes, struct nl_p
 	pl->alloc_vals = calloc(n_nodes, sizeof(*pl->alloc_vals));
 	pl->held = calloc(n_nodes, 1);
 	pl->pick = calloc(n_nodes, sizeof(*pl->pick));
+	pl->at = malloc(n_nodes * sizeof(*pl->at));
 	rc = -ENOMEM;
 	if (pl->nodes == NULL || pl->all_vals == NULL || pl->alloc_vals == NULL ||
-	    pl->held == NULL || pl->pick == NULL)
+	    pl->held == NULL || pl->pick == NULL || pl->at == NULL)
 		goto fail;
+	memset(pl->at, 0xff, n_nodes * sizeof(*pl->at));
 	for (unsigned int i = 0; i < n_nodes; i++) {
 		struct nl_plus_node nd = { .alive = false };
 		struct pnode *pn = &pl->nodes[i];
@@ -201,6 +204,7 @@ nl_plus_free(struct nl_plus *pl)
 	free(pl->alloc_vals);
 	free(pl->held);
 	free(pl->pick);
+	free(pl->at);
 	nl_cad_ctx_free(pl->ctx);
 	nl_cad_prog_free(pl->prog);
 	free(pl);
@@ -621,4 +625,35 @@ nl_plus_node_next_hold(const struct nl_plus *pl, unsigned int idx, int64_t t_s)
 		}
 	}
 	return best;
+}
+
+int
+nl_plus_nodes_next_hold(struct nl_plus *pl, const uint32_t *idx, unsigned int n, int64_t t_s,
+			int64_t *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (idx[i] >= pl->n_nodes || pl->at[idx[i]] != UINT32_MAX)
+			break;
+		pl->at[idx[i]] = i;
+		out[i] = INT64_MAX;
+	}
+	if (i == n) {
+		for (unsigned int r = 0; r < pl->n_rsv; r++) {
+			const struct rsv *v = &pl->rsv[r];
+
+			if (v->state == 0 || v->end_s <= t_s)
+				continue;
+			for (unsigned int k = 0; k < v->n; k++) {
+				uint32_t a = pl->at[v->nodes[k]];
+
+				if (a != UINT32_MAX && v->start_s < out[a])
+					out[a] = v->start_s;
+			}
+		}
+	}
+	for (unsigned int j = 0; j < i; j++)
+		pl->at[idx[j]] = UINT32_MAX;
+	return i == n ? 0 : -EINVAL;
 }

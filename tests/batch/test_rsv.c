@@ -341,6 +341,141 @@ t_random_streams(uint64_t seed)
 	free(q);
 }
 
+/* ---- the node choice, against the manager's own view ---- */
+
+/* What a START should have taken: the idle nodes (our bookkeeping) whose next hold by the
+ * manager (nl_plus_node_next_hold()) is at or after the job's estimated end; the job takes
+ * the `cpus` of them first by (next hold, id), or all of them, in id order, when it needs
+ * every one (nl_batch.h: "nearest next hold first"). */
+struct choice {
+	struct rchk c;
+	struct nl_plus *plus;
+	double epoch_s;
+	const struct nl_batch_job *j;
+	struct { double h; uint32_t k; } *el;
+	unsigned long starts, checked, wrong;
+	char first[200];
+};
+
+static int
+cmp_el(const void *a, const void *b)
+{
+	const struct { double h; uint32_t k; } *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static void
+choice_on_ev(void *arg, const struct nl_batch_ev *e)
+{
+	struct choice *ch = arg;
+	bool at_window_end = false;
+
+	if (e->kind == NL_BATCH_EV_START && e->nodes != NULL) {
+		uint32_t m = 0, P = ch->c.P;
+		double est = ch->j[e->job].est_s;
+
+		for (unsigned int w = 0; w < ch->c.n_w; w++)
+			at_window_end |= ch->c.w[w].e == e->t_s; /* the manager moved on already */
+		for (uint32_t k = 0; k < P; k++) {
+			int64_t h = nl_plus_node_next_hold(ch->plus, k,
+							   (int64_t)floor(ch->epoch_s + e->t_s));
+			double hs = h == INT64_MAX ? INFINITY : (double)h - ch->epoch_s;
+
+			if (ch->c.on[k] == (size_t)-1 && e->t_s + est <= hs) {
+				ch->el[m].h = hs;
+				ch->el[m++].k = k;
+			}
+		}
+		qsort(ch->el, m, sizeof(*ch->el), cmp_el);
+		if (m == e->cpus)
+			for (uint32_t q = 0; q < m; q++)
+				ch->el[q].h = 0; /* every one: id order */
+		qsort(ch->el, m, sizeof(*ch->el), cmp_el);
+		ch->starts++;
+		if (!at_window_end) {
+			bool same = m >= e->cpus;
+
+			for (uint32_t q = 0; same && q < e->cpus; q++)
+				same = ch->el[q].k == e->nodes[q];
+			ch->checked++;
+			if (!same && ch->wrong++ == 0)
+				snprintf(ch->first, sizeof(ch->first), "job %zu at %g: %u of %u eligible, "
+					 "first node %u, expected %u", e->job, e->t_s, e->cpus, m,
+					 e->nodes[0], m ? ch->el[0].k : UINT32_MAX);
+		}
+	}
+	rchk_on_ev(&ch->c, e);
+}
+
+/* Every START takes the nodes the contract says, on machines of 1 to 5 bitmap words, with a
+ * policy that preempts and with Fig. 8. */
+static void
+t_node_choice(uint64_t seed)
+{
+	const uint32_t Ps[] = { 48, 200, 300 };
+	size_t f8len;
+	char *fig8 = read_policy("config/policies/fig8-running-jobs.cad", &f8len);
+
+	for (unsigned int pi = 0; pi < 3; pi++) {
+		const uint32_t P = Ps[pi];
+		const size_t n = 1500, m = 200;
+		struct nl_batch_sys sys = one_queue(P);
+		struct nl_batch_job *j0 = malloc(n * sizeof(*j0)), *j = malloc(n * sizeof(*j));
+		struct nl_batch_rsv_req *q0 = malloc(m * sizeof(*q0)), *q = malloc(m * sizeof(*q));
+		struct nl_rng r;
+
+		nl_rng_seed(&r, seed ^ (0xc401ce + P));
+		random_jobs(&r, j0, n, P);
+		random_reqs(&r, q0, m, j0[n - 1].submit_s, P);
+		for (int p = NL_BATCH_FCFS; p <= NL_BATCH_FIRSTFIT; p++) {
+			for (int pol = 0; pol < 2; pol++) {
+				struct nl_batch_scenario sc = scen((enum nl_batch_policy)p);
+				struct choice ch = { .epoch_s = 1.7e9, .j = j };
+				struct nl_batch_rsv rv = { .epoch_s = 1.7e9, .history_s = 86400,
+							   .req = q, .n_req = m };
+				struct nl_batch_hooks hk = { choice_on_ev, &ch };
+				struct nl_batch_stats st;
+				char name[512];
+				int rc;
+
+				memcpy(j, j0, n * sizeof(*j));
+				memcpy(q, q0, m * sizeof(*q));
+				rchk_init(&ch.c, &sys, &sc, j, n, q);
+				ch.el = malloc(P * sizeof(*ch.el));
+				rc = pol == 0 ? nl_plus_create(permissive, sizeof(permissive) - 1, P,
+							       &rv.plus, NULL) :
+						nl_plus_create(fig8, f8len, P, &rv.plus, NULL);
+				ch.plus = rv.plus;
+				if (rc == 0)
+					rc = nl_batch_run_rsv(&sys, &sc, j, n, &rv, &st, &hk);
+				chk_done(&ch.c.base);
+				snprintf(name, sizeof(name), "P = %u %s/%s: every start takes the "
+					 "eligible nodes of nearest next hold, then lowest id (%lu of "
+					 "%lu starts checked, %lu wrong%s%s; %llu accepted, %llu "
+					 "preempted; rc %d, %lu errors)", P, sc.name,
+					 pol ? "fig8" : "permissive", ch.checked, ch.starts, ch.wrong,
+					 ch.wrong ? ": " : "", ch.first,
+					 (unsigned long long)st.rsv_accepted,
+					 (unsigned long long)st.preempted, rc, ch.c.base.errors);
+				ok(rc == 0 && ch.c.base.errors == 0 && ch.wrong == 0 &&
+					   ch.checked > n / 2 && st.rsv_accepted > 0,
+				   name);
+				nl_plus_free(rv.plus);
+				free(ch.el);
+				rchk_fini(&ch.c);
+			}
+		}
+		free(j0);
+		free(j);
+		free(q0);
+		free(q);
+	}
+	free(fig8);
+}
+
 static struct nl_batch_rsv_req
 req(double at, double start, double end, uint32_t nodes)
 {
@@ -576,6 +711,7 @@ main(void)
 	printf("# seed %llu (NL_TEST_SEED)\n", (unsigned long long)seed);
 	t_no_request_same_schedule(seed);
 	t_random_streams(seed);
+	t_node_choice(seed);
 	t_preempt_and_restart();
 	t_keep_off_and_best_fit();
 	t_refusals();

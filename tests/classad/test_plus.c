@@ -429,6 +429,7 @@ test_random_invariant(void)
 	unsigned int n_ids = 0;
 	struct nl_plus *pl = NULL;
 	bool good = true;
+	unsigned long hold_checks = 0, hold_bad = 0;
 
 	printf("# seed %lu (NL_TEST_SEED)\n", seed);
 	srand((unsigned int)seed);
@@ -464,6 +465,25 @@ test_random_invariant(void)
 
 			nl_plus_modify(pl, ids[k], &q, NULL);
 		}
+		/* nl_plus_nodes_next_hold() on a random subset in random order equals
+		 * nl_plus_node_next_hold() node by node */
+		{
+			uint32_t sub[16], m = 0;
+			int64_t got[16], t = rand() % 1100;
+
+			for (uint32_t i = 0; i < 16; i++)
+				if (rand() % 2)
+					sub[m++] = i;
+			for (uint32_t i = m; i > 1; i--) {
+				uint32_t j = (uint32_t)rand() % i, x = sub[i - 1];
+
+				sub[i - 1] = sub[j];
+				sub[j] = x;
+			}
+			hold_bad += nl_plus_nodes_next_hold(pl, sub, m, t, got) != 0;
+			for (uint32_t i = 0; i < m; i++, hold_checks++)
+				hold_bad += got[i] != nl_plus_node_next_hold(pl, sub[i], t);
+		}
 		/* I1: at every instant, each node held at most once */
 		for (int64_t t = 0; t < 1100 && good; t += 7) {
 			unsigned int cnt[16] = { 0 };
@@ -481,6 +501,20 @@ test_random_invariant(void)
 	}
 	nl_tap_ok(good && nl_plus_n_active(pl) == n_ids, "random 3000 ops: no node held twice (I1), %u active",
 	   n_ids);
+	nl_tap_ok(hold_bad == 0 && hold_checks > 10000,
+	   "random 3000 ops: the next hold of several nodes at once equals each node's (%lu of %lu "
+	   "differ)", hold_bad, hold_checks);
+	{
+		uint32_t dup[3] = { 2, 5, 2 }, bad[1] = { 16 }, one[1] = { 5 };
+		int64_t out[3];
+
+		nl_tap_ok(nl_plus_nodes_next_hold(pl, dup, 3, 0, out) == -EINVAL &&
+			  nl_plus_nodes_next_hold(pl, bad, 1, 0, out) == -EINVAL &&
+			  nl_plus_nodes_next_hold(pl, one, 1, 0, out) == 0 &&
+			  out[0] == nl_plus_node_next_hold(pl, 5, 0),
+		   "next holds: a node listed twice or out of range refused, and the next call "
+		   "still answers");
+	}
 	nl_plus_free(pl);
 }
 
