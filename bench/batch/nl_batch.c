@@ -28,6 +28,12 @@ enum { EV_ARRIVE = 1, EV_END = 2, EV_RSV_REQ, EV_RSV_START, EV_RSV_END, EV_RSV_F
 enum { ST_PENDING = 0, ST_WAITING, ST_RUNNING, ST_DONE };
 enum { TRIG_PRIO = 0, TRIG_HEAD = 1, TRIG_NONWAIT = 2 };
 
+/* A time of the conservative profile: s seconds plus k infinitesimal steps (pass_conservative()) */
+struct inst {
+	double s;
+	uint64_t k;
+};
+
 struct eng {
 	const struct nl_batch_sys *sys;
 	const struct nl_batch_scenario *sc;
@@ -51,7 +57,7 @@ struct eng {
 	bool *overtaker, *cand, *resv_active, *nonwait;
 	size_t *flag_for;  /* running job: reserving job it is flagged for, or NONE */
 	uint32_t *held;    /* reserving job: CPUs held so far */
-	double *slot;      /* conservative: current reservation, -1 = none yet */
+	struct inst *slot; /* conservative: current reservation, seconds -1 = none yet */
 	uint32_t ot_cpus[NL_BATCH_MAX_QUEUES];
 	uint32_t active_resv[NL_BATCH_MAX_QUEUES];
 	bool any_end;
@@ -59,7 +65,7 @@ struct eng {
 	size_t n_arrived;
 	size_t *passed;    /* scratch: waiting jobs scanned in the current queue */
 	/* conservative profile scratch */
-	double *pt;
+	struct inst *pt;
 	int64_t *pf;
 	size_t pcap;
 	uint32_t *run_gen;  /* per job: starts so far (stale EV_END detection) */
@@ -801,17 +807,53 @@ pass_easy(struct eng *e)
  * earliest time it fits; its old slot is still free, so no reservation ever moves later
  * (I4). Jobs whose slot is now start. Profile: breakpoints pt[0..np) with free CPUs pf[k]
  * on [pt[k], pt[k+1]); the last segment runs to infinity.
+ *
+ * Profile times are instants (struct inst): a time in seconds plus a count of infinitesimal
+ * steps. A job of estimate 0 (run time 0 and no request, or exact estimates) still holds its
+ * CPUs at the instant it starts: the pass that starts it cannot give them to another job, so
+ * its reservation is the one step [at, at + 1 step), and a wider job placed later cannot take
+ * that instant from it (I4; found by the SWF fuzz target). Any other reservation keeps its
+ * steps: placed at (s, k) with estimate d > 0 it holds [(s, k), (s + d, k)). Steps never
+ * collapse, so a chain of zero-estimate jobs and the jobs placed after them keep their order
+ * at every second (found by tests/batch/ref_batch.py: with one double per time, a step after
+ * 3808 s and two steps after it both ended at the same double after 7408 s). The engine
+ * starts jobs only at event times, step 0, so nothing starts inside a step; a zero-run job's
+ * end at the same second is followed by another pass.
  */
+static inline bool
+inst_lt(struct inst a, struct inst b)
+{
+	return a.s < b.s || (a.s == b.s && a.k < b.k);
+}
+
+static inline bool
+inst_eq(struct inst a, struct inst b)
+{
+	return a.s == b.s && a.k == b.k;
+}
+
+/* End of a reservation of estimate est (seconds) from at: at + est, or one step after at
+ * where est is 0 (or too small to move at's seconds). */
+static inline struct inst
+resv_end(struct inst at, double est)
+{
+	double t = at.s + est;
+
+	if (!(t > at.s))
+		return (struct inst){ at.s, at.k + 1 };
+	return (struct inst){ t, at.k };
+}
+
 static size_t
-prof_split(struct eng *e, size_t *np, double t)
+prof_split(struct eng *e, size_t *np, struct inst t)
 {
 	size_t n = *np, k = 0;
 
-	if (t <= e->pt[0])
+	if (!inst_lt(e->pt[0], t))
 		return 0;
-	while (k < n && e->pt[k] < t)
+	while (k < n && inst_lt(e->pt[k], t))
 		k++;
-	if (k < n && e->pt[k] == t)
+	if (k < n && inst_eq(e->pt[k], t))
 		return k;
 	memmove(&e->pt[k + 1], &e->pt[k], (n - k) * sizeof(*e->pt));
 	memmove(&e->pf[k + 1], &e->pf[k], (n - k) * sizeof(*e->pf));
@@ -822,53 +864,27 @@ prof_split(struct eng *e, size_t *np, double t)
 }
 
 static void
-prof_add(struct eng *e, size_t *np, double t0, double t1, int64_t delta)
+prof_add(struct eng *e, size_t *np, struct inst t0, struct inst t1, int64_t delta)
 {
 	size_t k0, k1;
 
-	if (!(t1 > t0))
+	if (!inst_lt(t0, t1))
 		return;
 	k0 = prof_split(e, np, t0);
-	k1 = isfinite(t1) ? prof_split(e, np, t1) : *np;
+	k1 = isfinite(t1.s) ? prof_split(e, np, t1) : *np;
 	for (size_t m = k0; m < k1; m++)
 		e->pf[m] += delta;
 }
 
-/*
- * End of a reservation of estimate est from at in the profile. A job of estimate 0 (run time
- * 0 and no request, or exact estimates) still holds its CPUs at the instant it starts: the
- * pass that starts it cannot give them to another job. Its reservation is therefore the
- * shortest segment [at, next double after at), so a wider job placed later cannot take that
- * instant from it (I4); the engine starts jobs only at event times, so nothing starts inside
- * that segment, and the job's end at the same instant is followed by another pass. The same
- * holds where at + est rounds to at.
- */
-static double
-resv_end(double at, double est)
-{
-	double t = at + est;
-
-	if (!(t > at))
-		return nextafter(at, INFINITY);
-	/* at + est rounded below its exact value (at lies just after a zero-estimate slot,
-	 * nextafter() above, a step smaller than est's last digit): the next double up, so a
-	 * reservation is never shorter than its estimate and the profile never holds more
-	 * CPUs than the machine has (found by tests/batch/ref_batch.py). The rounding error
-	 * is exact (TwoSum); for whole seconds it is 0 and nothing changes. */
-	double b = t - at, err = (at - (t - b)) + (est - b);
-
-	return err > 0 ? nextafter(t, INFINITY) : t;
-}
-
-static double
+static struct inst
 prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
 {
 	for (size_t i = 0; i < np; i++) {
-		double s = e->pt[i], end = resv_end(s, dur);
+		struct inst s = e->pt[i], end = resv_end(s, dur);
 		size_t k = i;
 		bool ok = true;
 
-		while (k < np && (k == i || e->pt[k] < end)) {
+		while (k < np && (k == i || inst_lt(e->pt[k], end))) {
 			if (e->pf[k] < (int64_t)cpus) {
 				ok = false;
 				break;
@@ -879,7 +895,7 @@ prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
 			return s;
 		i = k; /* the loop's i++ moves past the blocking segment */
 	}
-	return INFINITY; /* wider than the machine: filtered before the run */
+	return (struct inst){ INFINITY, 0 }; /* wider than the machine: filtered before the run */
 }
 
 static int
@@ -887,9 +903,10 @@ pass_conservative(struct eng *e)
 {
 	unsigned int l = e->sys->n_q;
 	size_t np, need_cap = 2 + e->n_run + 4 * e->qlen[l];
+	const struct inst now = { e->now, 0 };
 
 	if (need_cap > e->pcap) {
-		double *pt = realloc(e->pt, need_cap * sizeof(*pt));
+		struct inst *pt = realloc(e->pt, need_cap * sizeof(*pt));
 		int64_t *pf;
 
 		if (pt == NULL)
@@ -901,40 +918,48 @@ pass_conservative(struct eng *e)
 		e->pf = pf;
 		e->pcap = need_cap;
 	}
-	e->pt[0] = e->now;
+	/* running jobs, in order of start + estimate: CPUs come free at each one's end (at now
+	 * for those past it); the one step of a zero-estimate job started at this second can
+	 * come in that order after an end at this second, step 0, so the profile is built as
+	 * changes and summed after */
+	e->pt[0] = now;
 	e->pf[0] = e->free;
 	np = 1;
 	for (size_t k = 0; k < e->n_run; k++) {
 		size_t i = e->run[k];
-		double t = e->j[i].start_s + e->j[i].est_s;
+		struct inst t = resv_end((struct inst){ e->j[i].start_s, 0 }, e->j[i].est_s);
 
-		if (t <= e->pt[np - 1]) {
+		if (!inst_lt(now, t)) {
+			e->pf[0] += e->j[i].cpus;
+		} else if (inst_eq(t, e->pt[np - 1])) {
 			e->pf[np - 1] += e->j[i].cpus;
 		} else {
 			e->pt[np] = t;
-			e->pf[np] = e->pf[np - 1] + e->j[i].cpus;
+			e->pf[np] = e->j[i].cpus;
 			np++;
 		}
 	}
+	for (size_t k = 1; k < np; k++)
+		e->pf[k] += e->pf[k - 1];
 	/* current reservations of the waiting jobs */
 	for (size_t w = e->head[l]; w != NONE; w = e->gnext[w])
-		if (e->slot[w] >= 0)
-			prof_add(e, &np, fmax(e->slot[w], e->now), resv_end(e->slot[w], e->j[w].est_s),
-				 -(int64_t)e->j[w].cpus);
+		if (e->slot[w].s >= 0)
+			prof_add(e, &np, inst_lt(e->slot[w], now) ? now : e->slot[w],
+				 resv_end(e->slot[w], e->j[w].est_s), -(int64_t)e->j[w].cpus);
 	for (size_t w = e->head[l], nx; w != NONE; w = nx) {
 		struct nl_batch_job *jw = &e->j[w];
-		double at;
+		struct inst at;
 
 		nx = e->gnext[w];
-		if (e->slot[w] >= 0)
-			prof_add(e, &np, fmax(e->slot[w], e->now), resv_end(e->slot[w], jw->est_s),
-				 (int64_t)jw->cpus);
+		if (e->slot[w].s >= 0)
+			prof_add(e, &np, inst_lt(e->slot[w], now) ? now : e->slot[w],
+				 resv_end(e->slot[w], jw->est_s), (int64_t)jw->cpus);
 		at = prof_fit(e, np, jw->cpus, jw->est_s);
 		e->slot[w] = at;
 		if (jw->resv_s < 0)
-			jw->resv_s = at;
+			jw->resv_s = at.s;
 		prof_add(e, &np, at, resv_end(at, jw->est_s), -(int64_t)jw->cpus);
-		if (at <= e->now && jw->cpus <= e->free) {
+		if (inst_eq(at, now) && jw->cpus <= e->free) {
 			if (start_job(e, w, w == e->head[l] ? NL_BATCH_HOW_HEAD :
 					  NL_BATCH_HOW_OVERTAKE) != 0)
 				return -ENOMEM;
@@ -1214,7 +1239,7 @@ eng_alloc(struct eng *e, size_t n)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		e->flag_for[i] = NONE;
-		e->slot[i] = -1;
+		e->slot[i] = (struct inst){ -1, 0 };
 	}
 	return nl_evq_init(&e->evq, 1024);
 }

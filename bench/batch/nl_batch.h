@@ -152,7 +152,8 @@ struct nl_batch_job {
 	bool reserved;     /**< a connection reservation was made for it */
 	double start_s;    /**< start [s]; -1 if never */
 	double end_s;      /**< end [s]; -1 if never */
-	double resv_s;     /**< EASY: first shadow time computed for it as head; -1 = none */
+	double resv_s;     /**< EASY: first shadow time computed for it as head; conservative:
+			    *   the second of its first reservation; -1 = none */
 	double prio;       /**< intrinsic priority reached (seed 000 formula (1)) */
 };
 

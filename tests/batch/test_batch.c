@@ -227,8 +227,9 @@ test_conservative_keeps_a_zero_estimate_reservation(void)
 }
 
 /*
- * A slot right after a zero-estimate one (one double step later) keeps its whole estimate:
- * at + est must not round back to the plain sum. Found by tests/batch/ref_batch.py: D (1 CPU,
+ * A slot right after a zero-estimate one (one step later) keeps its whole estimate: it ends
+ * one step after at + est. Found by tests/batch/ref_batch.py (when a time was one double and
+ * the step a rounding of it, at + est rounded back to the plain sum): D (1 CPU,
  * estimate 10) was reserved at 0 + step, its slot ended at 10 instead of 10 + step, the
  * profile held C (4 CPUs from 10) beside it on 4 CPUs, and C, first in arrival order, lost
  * the compression to 0 that D then took. The same workload shifted by 1000 s did not do it.
@@ -262,6 +263,49 @@ test_conservative_slot_after_a_zero_estimate_keeps_its_length(void)
 		chk_fini(&c);
 	}
 	nl_tap_check(ok, "test_conservative_slot_after_a_zero_estimate_keeps_its_length");
+}
+
+/*
+ * Steps after a second stay apart after an estimate is added. Found by tests/batch/ref_batch.py
+ * (random workload 51, reduced to these 8 jobs): with one double per time, F's old slot one
+ * step after 3808 s and its new one two steps after it (F placed after the zero-estimate jobs
+ * B and C) both ended at the same double after 7408 s, so compressing F opened no step before
+ * E's slot and the zero-estimate jobs G and H, which the reference starts at 7408 s before E,
+ * waited until 14762 s. Times are the workload's, across a power of two (4096 s).
+ */
+static void
+test_conservative_steps_survive_an_estimate(void)
+{
+	struct nl_batch_sys sys;
+	struct nl_batch_scenario sc = { .policy = NL_BATCH_CONSERVATIVE, .qsel = NL_BATCH_QSEL_AUTO };
+	struct nl_batch_job j[8];
+	struct nl_batch_stats st;
+	struct chk c;
+	struct nl_batch_hooks hk = { chk_on_ev, &c };
+	const double want[8] = { 10, 3808, 3808, 3808, 7408, 3808, 7408, 7408 };
+	bool ok;
+	int rc;
+
+	chk_one_queue(&sys, 4);
+	j[0] = chk_job(10, 3798, 3798, 4); /* A: the whole machine until 3808 */
+	j[1] = chk_job(10, 0, 0, 2);       /* B, C: zero estimates */
+	j[2] = chk_job(10, 0, 0, 4);
+	j[3] = chk_job(10, 3600, 3600, 1); /* D */
+	j[4] = chk_job(11, 3600, 3600, 4); /* E: the whole machine for an hour */
+	j[5] = chk_job(11, 3600, 3600, 2); /* F */
+	j[6] = chk_job(38, 0, 0, 4);       /* G, H: zero estimates, the whole machine */
+	j[7] = chk_job(40, 0, 0, 4);
+	chk_init(&c, &sys, &sc, j, 8);
+	rc = nl_batch_run(&sys, &sc, j, 8, &st, &hk);
+	chk_done(&c);
+	ok = rc == 0 && c.errors == 0;
+	for (int k = 0; k < 8; k++) {
+		if (j[k].start_s != want[k])
+			printf("# job %c started at %g, want %g\n", 'A' + k, j[k].start_s, want[k]);
+		ok &= j[k].start_s == want[k];
+	}
+	nl_tap_check(ok, "test_conservative_steps_survive_an_estimate");
+	chk_fini(&c);
 }
 
 /* ---- queue selection (§3.1) with config/hpc2500.ini ---- */
@@ -713,6 +757,7 @@ main(void)
 	test_easy_backfills_only_what_does_not_delay_the_head();
 	test_conservative_keeps_a_zero_estimate_reservation();
 	test_conservative_slot_after_a_zero_estimate_keeps_its_length();
+	test_conservative_steps_survive_an_estimate();
 	test_queue_selection_boundaries();
 	test_config_errors_name_file_and_line();
 	test_request_match_takes_over_the_earliest_equal_job();
