@@ -597,6 +597,41 @@ t_keep_off_and_best_fit(void)
 	ok(rc == 0 && j[0].start_s == 420 && st.preempted == 0, name);
 }
 
+/* P = 1, a window [100, 200) on the node accepted at 0. X (est 90) submitted at 10 ends by
+ * its estimate exactly when the window starts: it may run (a job that ends at the hold does
+ * not overlap it); Y (est 91) submitted at 11 must wait for the window's end. FCFS and
+ * FirstFit: both decide the fit by the nodes' next holds (nodes_fit(), node_ok()). */
+static void
+t_end_at_the_hold(void)
+{
+	static const enum nl_batch_policy pol[] = { NL_BATCH_FCFS, NL_BATCH_FIRSTFIT };
+	struct nl_batch_sys sys = one_queue(1);
+
+	for (size_t p = 0; p < 2; p++) {
+		struct nl_batch_scenario sc = scen(pol[p]);
+		struct nl_batch_job j[2];
+		struct nl_batch_rsv_req q[1];
+		struct nl_batch_stats st;
+		struct nl_batch_rsv rv = { .epoch_s = 0, .history_s = 0, .req = q, .n_req = 1 };
+		char name[256];
+		int rc;
+
+		j[0] = chk_job(10, 90, 90, 1);
+		j[1] = chk_job(11, 10, 91, 1);
+		q[0] = req(0, 100, 200, 1);
+		rc = nl_plus_create(permissive, sizeof(permissive) - 1, 1, &rv.plus, NULL);
+		if (rc == 0)
+			rc = nl_batch_run_rsv(&sys, &sc, j, 2, &rv, &st, NULL);
+		nl_plus_free(rv.plus);
+		snprintf(name, sizeof(name), "%s: X ending at the window's start runs at 10 (%g), "
+			 "Y (one second longer) after the window at 200 (%g)",
+			 nl_batch_policy_name(pol[p]), j[0].start_s, j[1].start_s);
+		ok(rc == 0 && q[0].outcome == NL_BATCH_RSV_ACCEPTED && j[0].start_s == 10 &&
+			   j[1].start_s == 200 && st.preempted == 0,
+		   name);
+	}
+}
+
 /* Arguments the engine refuses. */
 static void
 t_refusals(void)
@@ -714,6 +749,7 @@ main(void)
 	t_node_choice(seed);
 	t_preempt_and_restart();
 	t_keep_off_and_best_fit();
+	t_end_at_the_hold();
 	t_refusals();
 	t_config_and_generator();
 	return nl_tap_done();
