@@ -847,12 +847,18 @@ resv_end(struct inst at, double est)
 static size_t
 prof_split(struct eng *e, size_t *np, struct inst t)
 {
-	size_t n = *np, k = 0;
+	size_t n = *np, k = 1, hi = n;
 
 	if (!inst_lt(e->pt[0], t))
 		return 0;
-	while (k < n && inst_lt(e->pt[k], t))
-		k++;
+	while (k < hi) { /* first breakpoint not before t, in (0, n] */
+		size_t mid = k + (hi - k) / 2;
+
+		if (inst_lt(e->pt[mid], t))
+			k = mid + 1;
+		else
+			hi = mid;
+	}
 	if (k < n && inst_eq(e->pt[k], t))
 		return k;
 	memmove(&e->pt[k + 1], &e->pt[k], (n - k) * sizeof(*e->pt));
