@@ -64,6 +64,8 @@ struct eng {
 	size_t *arrived;   /* arrivals of the current event time */
 	size_t n_arrived;
 	size_t *passed;    /* scratch: waiting jobs scanned in the current queue */
+	size_t *ready;     /* reserving jobs that came to hold their need at this event time */
+	size_t n_ready;
 	/* conservative profile scratch */
 	struct inst *pt;
 	int64_t *pf;
@@ -545,8 +547,34 @@ end_job(struct eng *e, size_t i)
 	e->held[r] += take;
 	e->held_total += take;
 	emit(e, NL_BATCH_EV_HOLD, r, (long)i, take, 0);
-	if (e->held[r] == e->j[r].cpus)
-		return start_job(e, r, NL_BATCH_HOW_RESERVED);
+	if (take > 0 && e->held[r] == e->j[r].cpus)
+		e->ready[e->n_ready++] = r; /* starts in this time's pass: start_ready() */
+	return 0;
+}
+
+/* Start the reserving jobs that came to hold their whole need while this event time's events
+ * were applied, in arrival order, before the pass (docs/batch.md: all events of one time are
+ * applied first, then one pass runs; so what a same-time arrival sees does not depend on the
+ * order of that time's events). Such a start is not an overtaking (how = reserved). */
+static int
+start_ready(struct eng *e)
+{
+	size_t n = e->n_ready;
+
+	for (size_t a = 1; a < n; a++) /* few: insertion sort */
+		for (size_t b = a; b > 0 && e->ready[b - 1] > e->ready[b]; b--) {
+			size_t t = e->ready[b];
+
+			e->ready[b] = e->ready[b - 1];
+			e->ready[b - 1] = t;
+		}
+	e->n_ready = 0;
+	for (size_t k = 0; k < n; k++) {
+		int rc = start_job(e, e->ready[k], NL_BATCH_HOW_RESERVED);
+
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -566,7 +594,7 @@ maxspace_better(const struct eng *e, size_t a, size_t b)
 	return a < b;
 }
 
-static void
+static int
 try_reserve(struct eng *e, size_t r, int trig)
 {
 	const struct nl_batch_job *jr = &e->j[r];
@@ -576,10 +604,10 @@ try_reserve(struct eng *e, size_t r, int trig)
 	size_t match = NONE;
 
 	if (e->sc->resv_max[q] == 0 || e->resv_active[r] || e->state[r] != ST_WAITING)
-		return;
+		return 0;
 	if (e->active_resv[q] >= e->sc->resv_max[q]) {
 		e->st->resv_refused++;
-		return;
+		return 0;
 	}
 	for (size_t k = 0; k < e->n_run; k++) {
 		size_t i = e->run[k];
@@ -615,7 +643,7 @@ try_reserve(struct eng *e, size_t r, int trig)
 			 * had): hold the missing part from the free pool now (docs/batch.md) */
 			if (avail + e->free < need) {
 				e->st->resv_refused++;
-				return;
+				return 0;
 			}
 			from_free = need - avail;
 		}
@@ -648,8 +676,9 @@ try_reserve(struct eng *e, size_t r, int trig)
 	e->st->resv_by_trigger[trig]++;
 	emit(e, NL_BATCH_EV_RESV, r, match == NONE ? -1 : (long)match, planned,
 	     e->held[r]);
-	if (e->held[r] >= need) /* cannot happen: from_free < need */
-		start_job(e, r, NL_BATCH_HOW_RESERVED);
+	/* no running job to flag and the free pool covered R (it was kept back by
+	 * overtake_bound): it holds its need and starts at once, after this pass */
+	return e->held[r] >= need ? start_job(e, r, NL_BATCH_HOW_RESERVED) : 0;
 }
 
 /* ---- passes ---- */
@@ -974,7 +1003,7 @@ pass_conservative(struct eng *e)
 	return 0;
 }
 
-static void
+static int
 triggers(struct eng *e)
 {
 	const struct nl_batch_scenario *sc = e->sc;
@@ -986,7 +1015,8 @@ triggers(struct eng *e)
 				if (!e->cand[w])
 					continue;
 				e->cand[w] = false;
-				try_reserve(e, w, TRIG_PRIO);
+				if (try_reserve(e, w, TRIG_PRIO) != 0)
+					return -ENOMEM;
 			}
 		}
 	}
@@ -994,18 +1024,21 @@ triggers(struct eng *e)
 		for (unsigned int q = 0; q < e->sys->n_q; q++) {
 			size_t h = e->head[q];
 
-			if (e->sys->q[q].head_type && h != NONE && !e->resv_active[h])
-				try_reserve(e, h, TRIG_HEAD);
+			if (e->sys->q[q].head_type && h != NONE && !e->resv_active[h] &&
+			    try_reserve(e, h, TRIG_HEAD) != 0)
+				return -ENOMEM;
 		}
 	}
 	if (sc->trig_nonwait) {
 		for (size_t k = 0; k < e->n_arrived; k++) {
 			size_t i = e->arrived[k];
 
-			if (e->nonwait[i] && e->state[i] == ST_WAITING && !e->resv_active[i])
-				try_reserve(e, i, TRIG_NONWAIT);
+			if (e->nonwait[i] && e->state[i] == ST_WAITING && !e->resv_active[i] &&
+			    try_reserve(e, i, TRIG_NONWAIT) != 0)
+				return -ENOMEM;
 		}
 	}
+	return 0;
 }
 
 /* ---- advance reservations (seed 004) ---- */
@@ -1199,6 +1232,7 @@ eng_alloc(struct eng *e, size_t n)
 	e->slot = malloc(m * sizeof(*e->slot));
 	e->arrived = malloc(m * sizeof(*e->arrived));
 	e->passed = malloc(m * sizeof(*e->passed));
+	e->ready = malloc(m * sizeof(*e->ready));
 	e->run_gen = calloc(m, sizeof(*e->run_gen));
 	if (e->run_gen == NULL)
 		return -ENOMEM;
@@ -1240,8 +1274,7 @@ eng_alloc(struct eng *e, size_t n)
 	    e->run == NULL || e->state == NULL ||
 	    e->overtaker == NULL || e->cand == NULL || e->resv_active == NULL ||
 	    e->nonwait == NULL || e->flag_for == NULL || e->held == NULL || e->slot == NULL ||
-	    e->arrived == NULL ||
-	    e->passed == NULL)
+	    e->arrived == NULL || e->passed == NULL || e->ready == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		e->flag_for[i] = NONE;
@@ -1268,6 +1301,7 @@ eng_free(struct eng *e)
 	free(e->slot);
 	free(e->arrived);
 	free(e->passed);
+	free(e->ready);
 	free(e->pt);
 	free(e->pf);
 	free(e->run_gen);
@@ -1448,6 +1482,8 @@ nl_batch_run_rsv(const struct nl_batch_sys *sys, const struct nl_batch_scenario 
 				break;
 			nl_evq_pop_st(&e.evq, &ev);
 		}
+		if (rc == 0)
+			rc = start_ready(&e);
 		if (rc != 0)
 			break;
 		st->passes++;
@@ -1461,7 +1497,7 @@ nl_batch_run_rsv(const struct nl_batch_sys *sys, const struct nl_batch_scenario 
 		default:
 			rc = pass_firstfit(&e);
 			if (rc == 0 && resv)
-				triggers(&e);
+				rc = triggers(&e);
 			break;
 		}
 	}

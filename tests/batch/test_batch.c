@@ -746,6 +746,83 @@ test_head_trigger_only_in_head_type_queue(void)
 	nl_tap_check(j[2].start_s == 500 && j[3].start_s == 510, "test_head_reservation_runs_before_others");
 }
 
+/* docs/batch.md: all events of one second are applied, then one pass runs. A reserving job
+ * that comes to hold its need at a flagged job's end starts in that pass, so a job arriving
+ * in the same second finds it still waiting, whichever event the engine applies first (the
+ * two variants push A's end before and after X's arrival). Found by tests/batch/ref_kawanami.py:
+ * the engine used to start R while applying the end, so X's non-waiting trigger depended on
+ * the order. */
+static void
+test_reserved_start_waits_for_the_pass(void)
+{
+	struct nl_batch_sys sys;
+	struct nl_batch_scenario sc = resv_sc(false, false, true);
+	struct nl_batch_job j[3];
+	struct nl_batch_stats st;
+	struct rec r;
+	bool ok = true;
+
+	chk_one_queue(&sys, 4);
+	sys.n_q = 2;
+	sys.q[1] = sys.q[0];
+	snprintf(sys.q[1].name, sizeof(sys.q[1].name), "ql");
+	for (int v = 0; v < 2; v++) {
+		/* A (qa) ends at 660; R (ql, 4 CPUs) reserves on arrival: A flagged + 2 free held */
+		j[0] = v == 0 ? chk_job(60, 600, 600, 2) : chk_job(0, 660, 660, 2);
+		j[1] = chk_job(60, 3600, 3600, 4);
+		j[2] = chk_job(660, 1, 1, 3); /* X: arrives to ql while R waits: no trigger */
+		j[0].user_queue = 0;
+		j[1].user_queue = j[2].user_queue = 1;
+		int rc = run_rec(&sys, &sc, j, 3, &st, &r);
+
+		if (rc != 0 || !j[1].reserved || j[1].start_s != 660 ||
+		    j[1].how != NL_BATCH_HOW_RESERVED || j[2].reserved || j[2].start_s != 4260 ||
+		    st.resv_made != 1) {
+			printf("# variant %d: R start %g reserved %d, X start %g reserved %d, made %llu\n",
+			       v, j[1].start_s, j[1].reserved, j[2].start_s, j[2].reserved,
+			       (unsigned long long)st.resv_made);
+			ok = false;
+		}
+	}
+	nl_tap_check(ok, "test_reserved_start_waits_for_the_pass_whatever_the_event_order");
+}
+
+/* docs/batch.md: a reserved job is not a FirstFit overtaker for overtake_bound. J5 overtakes
+ * J3 and J4 (bound 1 CPU: it fits); J4's priority passes the threshold, it reserves J1's 4
+ * CPUs; at 100 J2's end frees 4 + 1: J4 starts by Choice although its 4 CPUs exceed the
+ * bound. Without the reservation the bound keeps J4 behind J3. */
+static void
+test_reserved_job_is_not_held_back_by_the_overtaking_bound(void)
+{
+	struct nl_batch_sys sys;
+	struct nl_batch_scenario sc = resv_sc(true, false, false);
+	struct nl_batch_job j[5];
+	struct nl_batch_stats st;
+	struct rec r;
+
+	chk_one_queue(&sys, 10);
+	sys.q[0].thread_max = 1;
+	sys.q[0].overtake_cpus_max = 1;
+	sys.q[0].prio_threshold = 1.2; /* J4: (4/10)^-1/2 = 1.58 per overtake; J3: 1 */
+	sc.overtake_bound = true;
+	j[0] = chk_job(0, 1000, 1000, 4); /* J1 */
+	j[1] = chk_job(0, 100, 100, 4);   /* J2 */
+	j[2] = chk_job(1, 100, 100, 10);  /* J3 */
+	j[3] = chk_job(1, 100, 100, 4);   /* J4 */
+	j[4] = chk_job(2, 1000, 1000, 1); /* J5 */
+	for (int i = 0; i < 5; i++)
+		j[i].user_queue = 0;
+	int rc = run_rec(&sys, &sc, j, 5, &st, &r);
+
+	nl_tap_check(rc == 0 && j[4].start_s == 2 && j[3].reserved && resv_time(&r, 3) == 2 &&
+		   j[3].start_s == 100 && j[3].how == NL_BATCH_HOW_RESERVED && j[2].start_s == 1002,
+	   "test_reserved_job_is_not_held_back_by_the_overtaking_bound");
+	sc.resv_max[0] = 0;
+	rc = run_rec(&sys, &sc, j, 5, &st, &r);
+	nl_tap_check(rc == 0 && !j[3].reserved && j[2].start_s == 1002 && j[3].start_s == 1102,
+	   "test_unreserved_job_is_held_back_by_the_overtaking_bound");
+}
+
 int
 main(void)
 {
@@ -766,5 +843,7 @@ main(void)
 	test_priority_trigger_after_enough_overtakes();
 	test_limit_refuses_second_candidate();
 	test_head_trigger_only_in_head_type_queue();
+	test_reserved_start_waits_for_the_pass();
+	test_reserved_job_is_not_held_back_by_the_overtaking_bound();
 	return nl_tap_done();
 }
