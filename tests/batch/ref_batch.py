@@ -255,8 +255,8 @@ INI_SCEN = {
 }
 
 
-def ini(P, Q, scen):
-    s = f"[batch]\ntrace = w.swf\ncpus = {P}\nqueues = q1, q2, q3\nscenarios = {', '.join(scen)}\n"
+def ini(P, Q, scen, trace="w.swf"):
+    s = f"[batch]\ntrace = {trace}\ncpus = {P}\nqueues = q1, q2, q3\nscenarios = {', '.join(scen)}\n"
     for q in Q:
         s += (f"[queue.{q['name']}]\ncpu_max = {q['cpu_max']}\nwalltime_max_s = {q['wall']}\n"
               f"swf_queue = {', '.join(map(str, q['swf']))}\novertake_cpus_max = {q['omax']}\n")
@@ -295,7 +295,7 @@ def run_sim(sim, d, P, lines, Q, scen):
     with open(os.path.join(d, "w.swf"), "w") as f:
         f.write(f"; MaxProcs: {P}\n" + "\n".join(lines) + "\n")
     with open(os.path.join(d, "b.ini"), "w") as f:
-        f.write(ini(P, Q, scen))
+        f.write(ini(P, Q, scen, os.path.abspath(os.path.join(d, "w.swf"))))
     rc = subprocess.run([sim, "-q", "-c", os.path.join(d, "b.ini"), "-o", os.path.join(d, "o")],
                         capture_output=True, text=True)
     if rc.returncode != 0:

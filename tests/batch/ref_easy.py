@@ -117,7 +117,7 @@ def main():
         with open(os.path.join(d, "w.swf"), "w") as f:
             f.write(f"; MaxProcs: {P}\n" + "\n".join(lines) + "\n")
         with open(os.path.join(d, "e.ini"), "w") as f:
-            f.write(f"[batch]\ntrace = w.swf\ncpus = {P}\nqueues = q\nscenarios = easy\n"
+            f.write(f"[batch]\ntrace = {os.path.abspath(os.path.join(d, 'w.swf'))}\ncpus = {P}\nqueues = q\nscenarios = easy\n"
                     f"[queue.q]\ncpu_max = {P}\n[scenario.easy]\npolicy = easy\n"
                     f"queue_select = q\n")
         rc = subprocess.run([sim, "-q", "-c", os.path.join(d, "e.ini"), "-o", os.path.join(d, "o")],
