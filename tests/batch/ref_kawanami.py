@@ -16,9 +16,9 @@ Queue selection `auto`: among the queues accepting the job (CPUs <= cpu_max, pro
 proc_max, threads <= thread_max, estimate <= walltime_max_s inclusive, 0 = none) the strictest by
 cpu_max, walltime (0 = loosest), thread_max, proc_max, configuration order; a job no queue
 accepts never starts (and is no event). Threads ("Threads"): threads = min(cpus,
-threads_per_proc), processes = ceil(cpus / threads). thread_jobs_pct stays 0: the docs do not
-say which hash picks the thread-parallel jobs (so the max-space "most threads" tie-break is not
-exercised: threads are a function of cpus).
+threads_per_proc), processes = ceil(cpus / threads), except the thread-parallel jobs (1 process
+x cpus threads): CPUs <= thread_jobs_cpus_max (0 = any) and splitmix64(job number) mod 10,000
+< 100 x thread_jobs_pct (so the max-space "most threads" tie-break is exercised).
 
 Connection reservation for waiting job R of queue q (steps 1-5):
 1. population = running unflagged jobs of q, or all running unflagged jobs when those of q total
@@ -333,7 +333,21 @@ def workload(seed, nmax=None):
     for q in Q:
         q.update(omax=r.randint(1, P), thr=thr(), head=r.random() < (0.7 if q['name'] == 'ql' else 0.3))
     rmax = {q['name']: r.choice([0, 1, 1, 2, 3]) for q in Q}
-    return dict(P=P, tpp=tpp, lines=lines, jobs=jobs, Q=Q, rmax=rmax)
+    # thread-parallel jobs ("Threads"): 1 process x cpus threads for the hashed share
+    pct, tcm = r.choice([0, 0, 15, 50, 100]), r.choice([0, max(1, P // 2)])
+    for j in jobs:
+        if pct and (tcm == 0 or j['cpus'] <= tcm) and splitmix64(j['id']) % 10000 < pct * 100:
+            j['threads'], j['procs'] = j['cpus'], 1
+    return dict(P=P, tpp=tpp, lines=lines, jobs=jobs, Q=Q, rmax=rmax, pct=pct, tcm=tcm)
+
+
+def splitmix64(x):
+    """Steele, Lea and Flood's splitmix64 finaliser (docs/batch.md, thread_jobs_pct)."""
+    m = (1 << 64) - 1
+    x = (x + 0x9e3779b97f4a7c15) & m
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & m
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & m
+    return x ^ (x >> 31)
 
 
 def scenarios(w):
@@ -352,6 +366,7 @@ def scenarios(w):
 
 def ini(w, scen):
     s = (f"[batch]\ntrace = {w.get('trace', 'w.swf')}\ncpus = {w['P']}\nthreads_per_proc = {w['tpp']}\n"
+         f"thread_jobs_pct = {w['pct']}\nthread_jobs_cpus_max = {w['tcm']}\n"
          f"queues = {', '.join(q['name'] for q in w['Q'])}\nscenarios = {', '.join(scen)}\n")
     for q in w['Q']:
         s += (f"[queue.{q['name']}]\ncpu_max = {q['cpu_max']}\nproc_max = {q['proc_max']}\n"
