@@ -553,21 +553,15 @@ end_job(struct eng *e, size_t i)
 }
 
 /* Start the reserving jobs that came to hold their whole need while this event time's events
- * were applied, in arrival order, before the pass (docs/batch.md: all events of one time are
- * applied first, then one pass runs; so what a same-time arrival sees does not depend on the
- * order of that time's events). Such a start is not an overtaking (how = reserved). */
+ * were applied, before the pass (docs/batch.md: all events of one time are applied first,
+ * then one pass runs; so what a same-time arrival sees does not depend on the order of that
+ * time's events). Such a start is not an overtaking (how = reserved); their order among
+ * themselves changes nothing (each takes only its held CPUs). */
 static int
 start_ready(struct eng *e)
 {
 	size_t n = e->n_ready;
 
-	for (size_t a = 1; a < n; a++) /* few: insertion sort */
-		for (size_t b = a; b > 0 && e->ready[b - 1] > e->ready[b]; b--) {
-			size_t t = e->ready[b];
-
-			e->ready[b] = e->ready[b - 1];
-			e->ready[b - 1] = t;
-		}
 	e->n_ready = 0;
 	for (size_t k = 0; k < n; k++) {
 		int rc = start_job(e, e->ready[k], NL_BATCH_HOW_RESERVED);

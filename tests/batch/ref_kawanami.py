@@ -28,8 +28,8 @@ Connection reservation for waiting job R of queue q (steps 1-5):
    cover R; Extension: when the whole population is short, all of it is flagged and the missing
    CPUs are taken from the free pool at once and held; still short: refused, nothing changes;
 4. a flagged job's end gives its CPUs to R's held pool up to R's need, the surplus to the free
-   pool. R, holding its need, starts in that second's pass before the FirstFit walk (such jobs in
-   arrival order; how = reserved; it overtakes nobody); a zero-run R's end is one more event of
+   pool. R, holding its need, starts in that second's pass before the FirstFit walk (how =
+   reserved; it overtakes nobody); a zero-run R's end is one more event of
    the second, so one more pass runs. A reservation whose population is empty and whose need the
    free pool covers holds it at once, and R starts then (after the pass). Choice: in a pass, at
    its place in its queue, R starts when held + free cover it (how = reserved); its other
@@ -46,7 +46,7 @@ Triggers ("Triggers", applied after the pass in the order priority, head, nonwai
   head_type queue;
 - nonwait: a job that arrived to a queue with nobody waiting and did not start in that pass.
 A reserved job is neither counted among the overtakers for overtake_bound nor held back by it
-(docs/batch.md, FirstFit; OPTS resv_ovt, resv_bound). Compared per job: start second, queue,
+(docs/batch.md, FirstFit). Compared per job: start second, queue,
 `how`; per scenario: batch.meta's resv_made, resv_refused, resv_priority, resv_head,
 resv_nonwait.
 
@@ -60,20 +60,6 @@ import random
 import subprocess
 import sys
 
-# readings the docs leave open; the defaults are the reference's (see the docstring)
-OPTS = dict(
-    inc_target='overtaken',   # formula (1) on the overtaken job ('overtaker': on the one starting)
-    inc_per='each',           # one increment per overtaking job ('pass': one per pass)
-    prio_ge=False,            # a candidate's priority exceeds the threshold (True: reaches it)
-    trig_order=('priority', 'head', 'nonwait'),
-    resv_inc=True,            # a reserved job's Choice start in a pass raises earlier jobs' priority
-    resv_ovt=False,           # ... counts among its queue's overtakers for overtake_bound
-    resv_bound=False,         # ... and is held back by overtake_bound (False, False: the
-                              # docs' exemption of reserved jobs)
-    resv_end_ovt=False,       # a reserved job starting because it holds its need overtakes
-)
-
-
 def select_auto(job, Q):
     acc = [q for q in Q if job['cpus'] <= q['cpu_max'] and job['procs'] <= q['proc_max']
            and job['threads'] <= q['thread_max'] and (q['wall'] == 0 or job['est'] <= q['wall'])]
@@ -84,8 +70,8 @@ def select_auto(job, Q):
 
 
 class Kawanami:
-    def __init__(self, jobs, P, Q, sc, opts):
-        self.jobs, self.P, self.sc, self.o = jobs, P, sc, opts
+    def __init__(self, jobs, P, Q, sc):
+        self.jobs, self.P, self.sc = jobs, P, sc
         self.Q = {q['name']: q for q in Q}
         self.qnames = [q['name'] for q in Q]
         self.qof = {i: select_auto(j, Q) for i, j in enumerate(jobs)}
@@ -136,10 +122,9 @@ class Kawanami:
             self.ready.append(R)  # it starts in this second's pass, before FirstFit
         return []
 
-    def inc(self, j, by):
-        q = self.Q[self.qof[j]]
-        k = j if self.o['inc_target'] == 'overtaken' else by
-        x = (self.jobs[k]['threads'] / q['thread_max']) * (self.jobs[k]['cpus'] / q['cpu_max'])
+    def inc(self, j):
+        q, k = self.Q[self.qof[j]], self.jobs[j]  # formula (1) on the overtaken job
+        x = (k['threads'] / q['thread_max']) * (k['cpus'] / q['cpu_max'])
         self.prio[j] = self.prio.get(j, 0.0) + x ** -0.5
         self.incd.add(j)
 
@@ -152,10 +137,9 @@ class Kawanami:
         blocked = {}  # queue -> earlier jobs of it still waiting in this pass
         started = []
         self.incd = set()
-        # reserved jobs holding their need start first, in arrival order, not overtaking
-        for R in sorted(self.ready):
-            q, k = self.qof[R], self.waiting[self.qof[R]].index(R)
-            r = self.resv.pop(R)
+        # reserved jobs holding their need start first, not overtaking
+        for R in self.ready:
+            q, r = self.qof[R], self.resv.pop(R)
             for f in r['flagged']:
                 del self.flag[f]
             self.active[q] -= 1
@@ -163,11 +147,6 @@ class Kawanami:
             self.start[R] = self.running[R] = t
             self.waiting[q].remove(R)
             started.append(R)
-            if self.o['resv_end_ovt'] and k > 0:
-                self.ovt.add(R)
-                self.ovt_cpus[q] += self.jobs[R]['cpus']
-                for j in self.waiting[q][:k]:
-                    self.inc(j, R)
         self.ready = []
         seq = [i for i in seq if i not in self.start]
         for i in seq:
@@ -175,9 +154,10 @@ class Kawanami:
             r = self.resv.get(i)
             held = r['held'] if r else 0
             ok = c <= self.free + held
-            isov = q in blocked and (r is None or self.o['resv_ovt'])
-            isinc = q in blocked and (r is None or self.o['resv_inc'])
-            if ok and q in blocked and self.bound and (r is None or self.o['resv_bound']):
+            # a reserved job is no overtaker for the bound, but its Choice start raises the
+            # priority of the jobs of its queue it passes
+            isov = q in blocked and r is None
+            if ok and isov and self.bound:
                 ok = self.ovt_cpus[q] + c <= self.Q[q]['omax']
             if not ok:
                 blocked.setdefault(q, []).append(i)
@@ -195,14 +175,8 @@ class Kawanami:
             if isov:
                 self.ovt.add(i)
                 self.ovt_cpus[q] += c
-            if isinc:
-                if self.o['inc_per'] == 'each':
-                    for j in blocked[q]:
-                        self.inc(j, i)
-                else:
-                    for j in blocked[q]:
-                        if j not in self.incd:
-                            self.inc(j, i)
+            for j in blocked.get(q, []):  # once per overtaking job
+                self.inc(j)
             started.append(i)
             self.start[i] = t
             self.running[i] = t
@@ -210,14 +184,13 @@ class Kawanami:
             if i in self.waiting[self.qof[i]]:
                 self.waiting[self.qof[i]].remove(i)
         st = set(started)
-        for trig in self.o['trig_order']:
+        for trig in ('priority', 'head', 'nonwait'):
             if trig not in self.trig:
                 continue
             if trig == 'priority':
                 cands = [i for q in self.qnames for i in self.waiting[q]
                          if i in self.incd and self.Q[q]['thr'] > 0
-                         and (self.prio[i] > self.Q[q]['thr']
-                              or (self.o['prio_ge'] and self.prio[i] == self.Q[q]['thr']))]
+                         and self.prio[i] > self.Q[q]['thr']]
             elif trig == 'head':
                 cands = [self.waiting[q][0] for q in self.qnames
                          if self.ended and self.Q[q]['head'] and self.waiting[q]]
@@ -280,7 +253,7 @@ class Kawanami:
 
 def simulate(jobs, P, pol):
     ends = []
-    arr = [i for i, j in enumerate(jobs) if j['cpus'] <= P]
+    arr = [i for i in range(len(jobs)) if pol.qof[i] is not None]  # the others are no event
     ai, n = 0, len(arr)
     while ai < n or ends:
         t = jobs[arr[ai]]['submit'] if ai < n else float('inf')
@@ -408,9 +381,9 @@ def run_sim(sim, d, w, scen):
     return ours, meta, None
 
 
-def compare(name, sc, w, ours, meta, opts=OPTS):
+def compare(name, sc, w, ours, meta):
     jobs, P = w['jobs'], w['P']
-    pol = simulate(jobs, P, Kawanami(jobs, P, w['Q'], sc, opts))
+    pol = simulate(jobs, P, Kawanami(jobs, P, w['Q'], sc))
     bad = []
     for i, j in enumerate(jobs):
         s, q, how = ours.get((name, j['id']), (None, None, None))
