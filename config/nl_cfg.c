@@ -26,6 +26,28 @@ struct reader {
 	int rc;
 };
 
+static int add_section(struct nl_cfg *c, const char *name, size_t len, unsigned int line);
+
+/* A `[name]` header at the start of line `s` (what inih takes for one: leading blanks skipped,
+ * the name up to the first ']'): register the section, so that one without keys exists too. */
+static void
+note_header(struct reader *r, const char *s)
+{
+	const char *end;
+
+	if (r->line == 1 && (unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb &&
+	    (unsigned char)s[2] == 0xbf)
+		s += 3; /* UTF-8 byte order mark, as inih skips it */
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v')
+		s++;
+	if (*s != '[' || (end = strchr(s + 1, ']')) == NULL)
+		return; /* not a header, or a broken one inih refuses */
+	if (r->rc == 0 && add_section(r->cfg, s + 1, (size_t)(end - s - 1), r->line) != 0) {
+		r->rc = -ENOMEM;
+		snprintf(r->cfg->err, sizeof(r->cfg->err), "%s: out of memory", r->cfg->path);
+	}
+}
+
 static char *
 read_line(char *str, int num, void *stream)
 {
@@ -51,10 +73,12 @@ read_line(char *str, int num, void *stream)
 	}
 	if (s == NULL)
 		return NULL;
-	if (r->at_bol)
+	if (r->at_bol) {
 		r->line++;
-	else
+		note_header(r, s);
+	} else {
 		r->too_long = true;
+	}
 	r->at_bol = strchr(s, '\n') != NULL || (r->f != NULL ? feof(r->f) : *r->text == '\0');
 	return s;
 }
@@ -68,6 +92,52 @@ xstrdup(const char *s)
 	if (d != NULL)
 		memcpy(d, s, n);
 	return d;
+}
+
+static int
+find_section(const struct nl_cfg *c, const char *sec)
+{
+	for (unsigned int i = 0; i < c->n_section; i++)
+		if (strcmp(c->section[i], sec) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Register section name[0..len) first met on `line` (nothing if it is known). @return 0, or
+ * -ENOMEM. */
+static int
+add_section(struct nl_cfg *c, const char *name, size_t len, unsigned int line)
+{
+	char *n = malloc(len + 1), **sec;
+	unsigned int *l;
+	bool *rd;
+
+	if (n == NULL)
+		return -ENOMEM;
+	memcpy(n, name, len);
+	n[len] = '\0';
+	if (find_section(c, n) >= 0) {
+		free(n);
+		return 0;
+	}
+	sec = realloc(c->section, (c->n_section + 1) * sizeof(*sec));
+	if (sec != NULL)
+		c->section = sec;
+	l = realloc(c->section_line, (c->n_section + 1) * sizeof(*l));
+	if (l != NULL)
+		c->section_line = l;
+	rd = realloc(c->section_read, (c->n_section + 1) * sizeof(*rd));
+	if (rd != NULL)
+		c->section_read = rd;
+	if (sec == NULL || l == NULL || rd == NULL) {
+		free(n);
+		return -ENOMEM;
+	}
+	c->section[c->n_section] = n;
+	c->section_line[c->n_section] = line;
+	c->section_read[c->n_section] = false;
+	c->n_section++;
+	return 0;
 }
 
 static int
@@ -113,23 +183,8 @@ on_entry(void *user, const char *section, const char *name, const char *value)
 	c->n_entry++;
 	if (e->section == NULL || e->key == NULL || e->value == NULL)
 		goto nomem;
-	if (!nl_cfg_has_section(c, section)) {
-		char **sec = realloc(c->section, (c->n_section + 1) * sizeof(*sec));
-		unsigned int *l;
-
-		if (sec == NULL)
-			goto nomem;
-		c->section = sec;
-		l = realloc(c->section_line, (c->n_section + 1) * sizeof(*l));
-		if (l == NULL)
-			goto nomem;
-		c->section_line = l;
-		c->section[c->n_section] = xstrdup(section);
-		c->section_line[c->n_section] = r->line;
-		if (c->section[c->n_section] == NULL)
-			goto nomem;
-		c->n_section++;
-	}
+	if (add_section(c, section, strlen(section), r->line) != 0)
+		goto nomem;
 	return 1;
 nomem:
 	r->rc = -ENOMEM;
@@ -208,6 +263,7 @@ nl_cfg_free(struct nl_cfg *c)
 	free(c->entry);
 	free(c->section);
 	free(c->section_line);
+	free(c->section_read);
 	free(c->path);
 	free(c);
 }
@@ -215,10 +271,12 @@ nl_cfg_free(struct nl_cfg *c)
 bool
 nl_cfg_has_section(const struct nl_cfg *c, const char *sec)
 {
-	for (unsigned int i = 0; i < c->n_section; i++)
-		if (strcmp(c->section[i], sec) == 0)
-			return true;
-	return false;
+	int i = find_section(c, sec);
+
+	if (i < 0)
+		return false;
+	c->section_read[i] = true; /* the flags, not the store, change */
+	return true;
 }
 
 int
@@ -233,6 +291,7 @@ nl_cfg_require_section(struct nl_cfg *c, const char *sec)
 const struct nl_cfg_entry *
 nl_cfg_find(struct nl_cfg *c, const char *sec, const char *key)
 {
+	(void)nl_cfg_has_section(c, sec); /* a section asked for is a known one */
 	for (unsigned int i = 0; i < c->n_entry; i++) {
 		if (strcmp(c->entry[i].section, sec) == 0 && strcmp(c->entry[i].key, key) == 0) {
 			c->entry[i].used = true;
@@ -516,14 +575,11 @@ nl_cfg_check_unused(struct nl_cfg *c)
 {
 	for (unsigned int i = 0; i < c->n_entry; i++) {
 		const struct nl_cfg_entry *e = &c->entry[i];
-		bool sec_used = false;
+		int s = find_section(c, e->section);
 
 		if (e->used)
 			continue;
-		for (unsigned int j = 0; j < c->n_entry; j++)
-			if (c->entry[j].used && strcmp(c->entry[j].section, e->section) == 0)
-				sec_used = true;
-		if (sec_used)
+		if (s >= 0 && c->section_read[s])
 			snprintf(c->err, sizeof(c->err), "%s:%u: unknown key '%s' in [%s]", c->path,
 				 e->line, e->key, e->section);
 		else
@@ -531,5 +587,12 @@ nl_cfg_check_unused(struct nl_cfg *c)
 				 e->line, e->section);
 		return -EINVAL;
 	}
+	/* sections without keys nobody asked for ("[bogus]" alone, a misspelt "[2lcs]") */
+	for (unsigned int s = 0; s < c->n_section; s++)
+		if (!c->section_read[s]) {
+			snprintf(c->err, sizeof(c->err), "%s:%u: unknown section [%s]", c->path,
+				 c->section_line[s], c->section[s]);
+			return -EINVAL;
+		}
 	return 0;
 }

@@ -50,8 +50,12 @@ struct nl_cfg {
 	char *path;                 /**< as given to nl_cfg_load() */
 	struct nl_cfg_entry *entry; /**< [n_entry] in file order */
 	unsigned int n_entry;
-	char **section;             /**< [n_section] distinct section names, file order */
-	unsigned int *section_line; /**< [n_section] line of the first key of each */
+	char **section;             /**< [n_section] distinct section names, file order (a
+				     *   section without keys counts: `[name]` alone is a section) */
+	unsigned int *section_line; /**< [n_section] line of the first `[name]` header of each */
+	bool *section_read;         /**< [n_section] asked for by some consumer (has_section(),
+				     *   require_section() or a getter); nl_cfg_check_unused() refuses
+				     *   the others */
 	unsigned int n_section;
 	char err[NL_CFG_ERR_LEN];   /**< last error, "FILE:LINE: message" */
 };

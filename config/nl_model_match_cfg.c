@@ -77,26 +77,26 @@ parse_ranges(struct nl_cfg *c, const struct nl_cfg_entry *e, unsigned int n_mach
 }
 
 static int
-parse_machine(struct nl_cfg *c, struct nl_model_cfg *m, const char *sec, const char *name)
+parse_machine(struct nl_cfg *c, struct nl_model_cfg *m, const char *sec, const char *name,
+	      unsigned int line)
 {
 	struct nl_model_mclass *mc;
 	const struct nl_cfg_entry *sel = NULL;
 
 	if (m->n_mclass == NL_MODEL_MAX_MCLASS) {
-		snprintf(c->err, sizeof(c->err), "%s: more than %u [machine NAME] sections", c->path,
-			 NL_MODEL_MAX_MCLASS);
+		snprintf(c->err, sizeof(c->err), "%s:%u: more than %u [machine NAME] sections",
+			 c->path, line, NL_MODEL_MAX_MCLASS);
 		return -EINVAL;
 	}
 	mc = &m->mclass[m->n_mclass++];
 	snprintf(mc->name, sizeof(mc->name), "%s", name);
+	mc->line = line; /* the header's line (a section may have no key) */
 	for (unsigned int i = 0; i < c->n_entry; i++) {
 		struct nl_cfg_entry *e = &c->entry[i];
 
 		if (strcmp(e->section, sec) != 0)
 			continue;
 		e->used = true;
-		if (mc->line == 0)
-			mc->line = e->line;
 		if (strcmp(e->key, "machines") == 0 || strcmp(e->key, "speed_ips") == 0) {
 			if (sel != NULL)
 				return nl_cfg_error(c, e, "one selector per section: '%s' already at line %u",
@@ -203,6 +203,7 @@ nl_model_match_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 
 		if (!mach && !cls)
 			continue;
+		(void)nl_cfg_has_section(c, sec); /* read here, by name (marks it known) */
 		name = sec + (mach ? 8 : 6);
 		while (*name == ' ')
 			name++;
@@ -211,7 +212,7 @@ nl_model_match_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 				 c->path, line, sec);
 			return -EINVAL;
 		}
-		NL_CFG_TRY(mach ? parse_machine(c, m, sec, name) : parse_class(c, m, sec, name, line, &sum));
+		NL_CFG_TRY(mach ? parse_machine(c, m, sec, name, line) : parse_class(c, m, sec, name, line, &sum));
 	}
 	return 0;
 }

@@ -103,7 +103,7 @@ test_library(void)
 	expect(5, "link_bps = 1e6x", "t.ini:5: [system] link_bps: '1e6x' is not a number",
 	       "trailing garbage after a number is refused");
 	expect(14, "[ru]", "missing section [run]", "a missing section is named");
-	expect(15, NULL, "t.ini:15: [run] horizon_vt: required key missing",
+	expect(15, NULL, "t.ini:14: [run] horizon_vt: required key missing",
 	       "a missing required key is named with its section's line");
 	expect(2, "machnes = 96", "t.ini:2: unknown key 'machnes' in [system] (a misspelling of "
 	       "'machines'?); [system] machines: required key missing",
@@ -126,6 +126,32 @@ test_library(void)
 	       "balanced vectors with M not divisible by 2^N is refused");
 	expect(10, "static_known = 3", "t.ini:10: [nlsc] static_known: 3 is out of range [0, 2]",
 	       "static_known above N is refused");
+	/* A `[name]` line alone is a section, with its own line. */
+	expect(16, "loads_pct = 5:20:5\n[bogus]", "t.ini:17: unknown section [bogus]",
+	       "an unknown section without keys is refused with file:line");
+	expect(12, "[run]", "t.ini:11: [2lsc] groups: required key missing",
+	       "a known section without keys is there: its required keys are asked for");
+}
+
+/* An [nlsc] section without keys is plain NLSC (every key has its default), not no NLSC. */
+static void
+test_empty_section(void)
+{
+	char err[NL_CFG_ERR_LEN] = "", text[4096];
+	struct nl_cfg *c = NULL;
+	struct nl_model_cfg m;
+	const char *cut = strstr(good, "static_known");
+	bool ok;
+
+	snprintf(text, sizeof(text), "%.*s%s", (int)(cut - good), good, strstr(cut, "[2lsc]"));
+	ok = nl_cfg_load_string(&c, "t.ini", text, err, sizeof(err)) == 0 &&
+	     nl_model_cfg_parse(c, &m) == 0 && nl_cfg_check_unused(c) == 0;
+	if (!nl_tap_ok(ok && m.n_variant == 2 && m.variant[0].scheme == NL_SCHEME_NLSC &&
+			       m.variant[0].static_known == 0,
+		       "an [nlsc] line without keys gives the plain NLSC curve"))
+		nl_tap_diag("rc ok=%d err='%s' n_variant=%u", ok, c != NULL ? c->err : err,
+			    ok ? m.n_variant : 0);
+	nl_cfg_free(c);
 }
 
 static int
@@ -196,6 +222,7 @@ int
 main(int argc, char **argv)
 {
 	test_library();
+	test_empty_section();
 	if (argc > 1)
 		test_cli(argv[1]);
 	return nl_tap_done();
