@@ -26,6 +26,49 @@ nl_model_arrival_rate(const struct nl_model_cfg *m, double load_pct)
 	return load_pct / 100.0 * m->n_mach / (m->n_split * es * bg);
 }
 
+/* Whether a [split] cut name is the name of a manager of one of the curves m runs, as the
+ * policies' mgr_name() write them (nl_nlsc.c: M(0,root), M(K,bits); nl_2lsc.c: groupG,
+ * global). */
+static bool
+cut_names_mgr(const struct nl_model_cfg *m, const char *name)
+{
+	for (unsigned int i = 0; i < m->n_variant; i++) {
+		const struct nl_variant *v = &m->variant[i];
+
+		if (v->scheme == NL_SCHEME_NLSC) {
+			const char *p = name + 2;
+			unsigned int k = 0, nb = 0;
+
+			if (strcmp(name, "M(0,root)") == 0)
+				return true;
+			if (strncmp(name, "M(", 2) != 0 || *p < '1' || *p > '9')
+				continue;
+			while (*p >= '0' && *p <= '9' && k <= 64)
+				k = k * 10 + (unsigned int)(*p++ - '0');
+			if (*p++ != ',')
+				continue;
+			while (p[nb] == '0' || p[nb] == '1')
+				nb++;
+			if (k >= 1 && k <= m->n_res && nb == k && strcmp(p + nb, ")") == 0)
+				return true;
+		} else {
+			const char *p = name + 5;
+			unsigned long g = 0;
+
+			if (strcmp(name, "global") == 0)
+				return true;
+			if (strncmp(name, "group", 5) != 0 || *p < '0' || *p > '9' ||
+			    (p[0] == '0' && p[1] != '\0'))
+				continue;
+			while (*p >= '0' && *p <= '9' && g < v->n_groups)
+				g = g * 10 + (unsigned long)(*p++ - '0');
+			if (*p == '\0' && g < v->n_groups)
+				return true;
+		}
+	}
+	return false;
+}
+
 int
 nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 {
@@ -187,6 +230,13 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 			 c->path);
 		return -EINVAL;
 	}
+	for (unsigned int k = 0; k < m->n_cut; k++)
+		if (!cut_names_mgr(m, m->cut[k]))
+			return nl_cfg_error(c, nl_cfg_find(c, "split", "cut"),
+					    "'%s' names no manager of the curves this file runs (NLSC: "
+					    "M(0,root) or M(K,bits) with K = 1..%u and K bits 0/1, e.g. "
+					    "M(1,0); 2LSC: global or groupG, G below its groups)",
+					    m->cut[k], m->n_res);
 
 	/* [run] */
 	NL_CFG_TRY(nl_cfg_get_double(c, "run", "horizon_vt", &m->horizon_vt, 1e-9, 1e18, true));

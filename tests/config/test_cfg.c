@@ -92,6 +92,17 @@ test_library(void)
 		  m.n_seeds == 5 && m.vectors == NL_VECTORS_BALANCED,
 		  "values, ranges (5:20:5), variants and defaults are as written");
 	nl_cfg_free(c);
+	c = NULL;
+	snprintf(err, sizeof(err), "%s", "");
+	{
+		char text[4096];
+
+		snprintf(text, sizeof(text), "%s[split]\ncut = M(0,root), M(2,01), group1, global\n", good);
+		nl_tap_ok(nl_cfg_load_string(&c, "t.ini", text, err, sizeof(err)) == 0 &&
+			  nl_model_cfg_parse(c, &m) == 0 && m.n_cut == 4,
+			  "[split] cut takes the names the managers have (M(0,root), M(K,bits), groupG, global)");
+		nl_cfg_free(c);
+	}
 	expect(99, "machinez = 3", "t.ini:17: unknown key 'machinez' in [run]",
 	       "an unknown key is refused with file:line and its name");
 	expect(16, "loads_pct = 5:20:5\n[sytem]\nx = 1", "t.ini:18: unknown section [sytem]",
@@ -131,6 +142,13 @@ test_library(void)
 	       "an unknown section without keys is refused with file:line");
 	expect(12, "[run]", "t.ini:11: [2lsc] groups: required key missing",
 	       "a known section without keys is there: its required keys are asked for");
+	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(1,0), M(1, 1)",
+	       "t.ini:18: [split] cut: 'M(1, 1)' names no manager",
+	       "a [split] cut naming no manager (a space in M(K,bits)) is refused, not ignored");
+	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(3,000)", "'M(3,000)' names no manager",
+	       "a cut below the tree's N levels is refused");
+	expect(16, "loads_pct = 5:20:5\n[split]\ncut = group2", "'group2' names no manager",
+	       "a cut at a group the 2LSC curves do not have is refused");
 }
 
 /* An [nlsc] section without keys is plain NLSC (every key has its default), not no NLSC. */
