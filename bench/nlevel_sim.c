@@ -632,14 +632,20 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 
 		if (m.variant[v].scheme != NL_SCHEME_2LSC)
 			continue;
+		unsigned int lo = 0; /* the lowest load (the list may be in any order) */
+
+		for (unsigned int l = 1; l < m.n_load; l++)
+			if (m.load_pct[l] < m.load_pct[lo])
+				lo = l;
 		for (unsigned int l = 0; l < m.n_load; l++) {
 			const struct point *a = &pts[(unsigned int)nl * m.n_load + l];
 			const struct point *b = &pts[v * m.n_load + l];
 
-			if (l == 0 && !a->saturated && !b->saturated)
+			if (l == lo && !a->saturated && !b->saturated)
 				ratio = a->mean / b->mean;
 			/* not a crossover where NLSC is saturated too (both curves ended) */
-			if (cross < 0 && !a->saturated && (b->saturated || a->mean <= b->mean))
+			if (!a->saturated && (b->saturated || a->mean <= b->mean) &&
+			    (cross < 0 || m.load_pct[l] < cross))
 				cross = m.load_pct[l];
 		}
 		if (first[0] == '\0')

@@ -554,7 +554,12 @@ nl_cfg_get_list(struct nl_cfg *c, const char *sec, const char *key, double *out,
 			    parse_real(c2 + 1, &step) != 0 || step <= 0 || b < a)
 				return nl_cfg_error(c, e, "range must be from:to:step with step > 0 and from <= to");
 		}
-		for (unsigned int j = 0; a + j * step <= b + 1e-9 * fabs(step); j++) {
+		if (c1 != NULL && a + step == a)
+			return nl_cfg_error(c, e, "range: the step %g is below the precision of %g",
+					    step, a);
+		/* a single value is the range a:a:1 walked once (a + 1 may equal a: 1e17) */
+		for (unsigned int j = 0; j == 0 || (c1 != NULL && a + j * step <= b + 1e-9 * fabs(step));
+		     j++) {
 			double v = a + j * step;
 
 			if (k >= max_n)

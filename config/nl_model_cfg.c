@@ -17,9 +17,19 @@ nl_model_arrival_rate(const struct nl_model_cfg *m, double load_pct)
 {
 	double es = 0, bg = 1;
 
-	for (unsigned int i = 0; i < m->n_speed; i++)
-		es += m->instr / m->n_split / m->speed_ips[i];
-	es /= m->n_speed;
+	if (m->n_mach % m->n_speed == 0) { /* equal blocks: the mean over the classes */
+		for (unsigned int i = 0; i < m->n_speed; i++)
+			es += m->instr / m->n_split / m->speed_ips[i];
+		es /= m->n_speed;
+	} else { /* unequal blocks (machine i has class i * n_speed / M): weigh each by its machines */
+		for (unsigned int i = 0; i < m->n_speed; i++) {
+			uint64_t lo = ((uint64_t)i * m->n_mach + m->n_speed - 1) / m->n_speed;
+			uint64_t hi = ((uint64_t)(i + 1) * m->n_mach + m->n_speed - 1) / m->n_speed;
+
+			es += (double)(hi - lo) * (m->instr / m->n_split / m->speed_ips[i]);
+		}
+		es /= m->n_mach;
+	}
 	es += m->data_bits / m->n_split / m->link_bps;
 	if (m->bg_load_max > 0)
 		bg = -log1p(-m->bg_load_max) / m->bg_load_max; /* E[1 / (1 - b)], b ~ U[0,max] */
@@ -188,7 +198,8 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		list[0] = 0;
 		n = 1;
 		NL_CFG_TRY(nl_cfg_get_list(c, "nlsc", "static_known", list, NL_MODEL_MAX_VARIANTS, &n, 0,
-					   m->n_res, false));
+					   m->n_res < NL_STATIC_KNOWN_MAX ? m->n_res : NL_STATIC_KNOWN_MAX,
+					   false));
 		for (unsigned int i = 0; on && i < n; i++) {
 			if (list[i] != floor(list[i]))
 				return nl_cfg_error(c, nl_cfg_find(c, "nlsc", "static_known"),

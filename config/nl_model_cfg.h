@@ -42,6 +42,9 @@ enum nl_work_dist {
 	NL_WORK_EXP = 1,   /**< I and D exponential with those means */
 };
 
+/** Most statically known resources NLSC takes: its entry table holds 2^k buckets (§4.4). */
+#define NL_STATIC_KNOWN_MAX 20u
+
 enum nl_scheme {
 	NL_SCHEME_NLSC = 0, /**< N-level scheduling, seed 002 §3.3 */
 	NL_SCHEME_2LSC = 1, /**< 2-level scheduling, seed 002 §3.1 */
@@ -58,7 +61,8 @@ struct nl_sched_params {
 	double measure_period_vt;    /**< 2LSC global load measurement period [u.t.] */
 	double grp_threshold;        /**< 2LSC group load above which it forwards [sub-tasks/machine] */
 	unsigned int n_groups;       /**< 2LSC G (set per variant) */
-	unsigned int static_known;   /**< resources 1..k known before run time (§4.4) */
+	unsigned int static_known;   /**< resources 1..k known before run time (§4.4), at most
+				      *   NL_STATIC_KNOWN_MAX */
 	double match_service_vt;     /**< extra service of a pick with Requirements/Rank [u.t.] */
 };
 

@@ -19,7 +19,7 @@
 #include "nl_pick_idx.h"
 #include "nl_policy.h"
 
-#define NLSC_STATIC_MAX_BITS 20u
+#define NLSC_STATIC_MAX_BITS NL_STATIC_KNOWN_MAX /* nl_model_cfg.h: the config refuses more */
 
 struct nlsc {
 	unsigned int k;      /* statically known resources */

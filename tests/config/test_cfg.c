@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Configuration errors name file, line and key; nlevel-sim exits 2 on them. argv[1] is the
  * nlevel-sim executable. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,44 @@ test_library(void)
 	       "a cut at a group the 2LSC curves do not have is refused");
 }
 
+/* The offered load is over machines, not speed classes: two machines listed as classes
+ * (10e6, 1e9) or as (10e6, 1e9, 1e9, 1e9) (machine i has class i * n_speed / M: the same two
+ * machines) get the same arrival rate. */
+static double
+rate_of(const char *speeds, unsigned int mach)
+{
+	char text[4096], err[NL_CFG_ERR_LEN];
+	struct nl_cfg *c = NULL;
+	struct nl_model_cfg m;
+	double r = -1;
+
+	snprintf(text, sizeof(text),
+		 "[system]\nmachines = %u\nresources = 1\nvectors = random\nspeeds_ips = %s\n"
+		 "link_bps = 1e6\n[task]\nsplit = 1\ninstr = 4e6\n[nlsc]\n[run]\nhorizon_vt = 10\n"
+		 "loads_pct = 50\n", mach, speeds);
+	if (nl_cfg_load_string(&c, "t.ini", text, err, sizeof(err)) == 0 &&
+	    nl_model_cfg_parse(c, &m) == 0)
+		r = nl_model_arrival_rate(&m, 50);
+	else
+		nl_tap_diag("%s", c != NULL ? c->err : err);
+	nl_cfg_free(c);
+	return r;
+}
+
+static void
+test_load_over_machines(void)
+{
+	double a = rate_of("10e6, 1e9", 2), b = rate_of("10e6, 1e9, 1e9, 1e9", 2);
+	double c3 = rate_of("1e6, 2e6, 4e6", 5); /* classes of 2, 2 and 1 machines (0 1 | 2 3 | 4) */
+	double want3 = 0.5 * 5 / (2 * 4.0 + 2 * 2.0 + 1 * 1.0) * 5;
+
+	nl_tap_ok(a > 0 && fabs(a - b) <= 1e-12 * a,
+		  "the same two machines give the same arrival rate however their classes are listed "
+		  "(%g vs %g tasks/u.t.)", a, b);
+	nl_tap_ok(fabs(c3 - want3) <= 1e-12 * want3,
+		  "unequal class blocks weigh each class by its machines (%g, want %g)", c3, want3);
+}
+
 /* An [nlsc] section without keys is plain NLSC (every key has its default), not no NLSC. */
 static void
 test_empty_section(void)
@@ -241,6 +280,7 @@ main(int argc, char **argv)
 {
 	test_library();
 	test_empty_section();
+	test_load_over_machines();
 	if (argc > 1)
 		test_cli(argv[1]);
 	return nl_tap_done();
