@@ -355,6 +355,40 @@ mkdir_parents(const char *dir)
 	return 0;
 }
 
+/* A numeric option checked as the configuration's keys are (nl_cfg getters: `1e2` is 100,
+ * `2x`, `1.5` for an integer, `inf` and values out of [lo, hi] are refused): into *u when u is
+ * given, else *d. @return 0 (also when v is NULL: the option was not given), or -EINVAL after a
+ * message "nlevel-sim: --opt: ...". */
+static int
+cli_number(const char *opt, const char *v, double lo, double hi, unsigned int *u, double *d)
+{
+	struct nl_cfg *c = NULL;
+	uint64_t x = 0;
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	rc = nl_cfg_new(&c, opt);
+	if (rc == 0)
+		rc = nl_cfg_add(c, "option", opt + 2, v, 0);
+	if (rc == 0)
+		rc = u != NULL ? nl_cfg_get_u64(c, "option", opt + 2, &x, (uint64_t)lo, (uint64_t)hi, true)
+			       : nl_cfg_get_double(c, "option", opt + 2, d, lo, hi, true);
+	if (rc < 0) {
+		const char *msg = c != NULL ? strstr(c->err, "] ") : NULL;
+
+		/* "--seeds: '2x' is not a non-negative integer", without the made-up line */
+		fprintf(stderr, "nlevel-sim: %s: %s\n", opt,
+			rc == -ENOMEM ? "out of memory" : msg != NULL ? msg + 2 + strlen(opt + 2) + 2 : v);
+		nl_cfg_free(c);
+		return -EINVAL;
+	}
+	if (u != NULL)
+		*u = (unsigned int)x;
+	nl_cfg_free(c);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -394,18 +428,10 @@ main(int argc, char **argv)
 			"--config and --out are required (see --help)");
 		return 2;
 	}
-	if (seeds_s != NULL && (sscanf(seeds_s, "%u", &o.seeds) != 1 || o.seeds == 0)) {
-		fprintf(stderr, "nlevel-sim: --seeds: '%s' is not a positive integer\n", seeds_s);
+	if (cli_number("--seeds", seeds_s, 1, 1000, &o.seeds, NULL) != 0 ||
+	    cli_number("--horizon", horizon_s, 1e-9, 1e18, NULL, &o.horizon_vt) != 0 ||
+	    cli_number("--threads", threads_s, 1, 256, &o.threads, NULL) != 0)
 		return 2;
-	}
-	if (horizon_s != NULL && (sscanf(horizon_s, "%lf", &o.horizon_vt) != 1 || !(o.horizon_vt > 0))) {
-		fprintf(stderr, "nlevel-sim: --horizon: '%s' is not a positive number\n", horizon_s);
-		return 2;
-	}
-	if (threads_s != NULL && (sscanf(threads_s, "%u", &o.threads) != 1 || o.threads == 0)) {
-		fprintf(stderr, "nlevel-sim: --threads: '%s' is not a positive integer\n", threads_s);
-		return 2;
-	}
 	rc = nl_cfg_load(&cfg, o.config, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "nlevel-sim: %s\n", err);
@@ -435,11 +461,13 @@ apply_overrides(struct nl_model_cfg *m, const struct nl_sim_opts *o)
 		m->threads = o->threads;
 	if (o->loads != NULL) {
 		struct nl_cfg *c = NULL;
-		char text[1200], err[NL_CFG_ERR_LEN];
+		char err[NL_CFG_ERR_LEN] = "out of memory";
 		int rc;
 
-		snprintf(text, sizeof(text), "[run]\nloads_pct = %s\n", o->loads);
-		rc = nl_cfg_load_string(&c, "--loads", text, err, sizeof(err));
+		/* the list as the key's value (no INI text: its 198-character line limit) */
+		rc = nl_cfg_new(&c, "--loads");
+		if (rc == 0)
+			rc = nl_cfg_add(c, "run", "loads_pct", o->loads, 0);
 		if (rc == 0)
 			rc = nl_cfg_get_list(c, "run", "loads_pct", m->load_pct, NL_MODEL_MAX_LOADS,
 					     &m->n_load, 0.001, 1000, true);

@@ -145,7 +145,7 @@ on_entry(void *user, const char *section, const char *name, const char *value)
 {
 	struct reader *r = user;
 	struct nl_cfg *c = r->cfg;
-	struct nl_cfg_entry *e;
+	int rc;
 
 	if (r->rc != 0)
 		return 0;
@@ -161,34 +161,60 @@ on_entry(void *user, const char *section, const char *name, const char *value)
 		r->rc = -EINVAL;
 		return 0;
 	}
-	for (unsigned int i = 0; i < c->n_entry; i++) {
-		if (strcmp(c->entry[i].section, section) == 0 && strcmp(c->entry[i].key, name) == 0) {
-			snprintf(c->err, sizeof(c->err),
-				 "%s:%u: [%s] %s: duplicate key (first set on line %u)", c->path,
-				 r->line, section, name, c->entry[i].line);
-			r->rc = -EINVAL;
-			return 0;
-		}
+	rc = nl_cfg_add(c, section, name, value, r->line);
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc != 0) {
+		r->rc = rc;
+		return 0;
 	}
-	e = realloc(c->entry, (c->n_entry + 1) * sizeof(*e));
-	if (e == NULL)
-		goto nomem;
-	c->entry = e;
-	e = &c->entry[c->n_entry];
-	e->section = xstrdup(section);
-	e->key = xstrdup(name);
-	e->value = xstrdup(value);
-	e->line = r->line;
-	e->used = false;
-	c->n_entry++;
-	if (e->section == NULL || e->key == NULL || e->value == NULL)
-		goto nomem;
-	if (add_section(c, section, strlen(section), r->line) != 0)
-		goto nomem;
 	return 1;
 nomem:
 	r->rc = -ENOMEM;
 	snprintf(c->err, sizeof(c->err), "%s: out of memory", c->path);
+	return 0;
+}
+
+int
+nl_cfg_add(struct nl_cfg *c, const char *section, const char *key, const char *value,
+	   unsigned int line)
+{
+	struct nl_cfg_entry *e;
+
+	for (unsigned int i = 0; i < c->n_entry; i++) {
+		if (strcmp(c->entry[i].section, section) == 0 && strcmp(c->entry[i].key, key) == 0) {
+			snprintf(c->err, sizeof(c->err),
+				 "%s:%u: [%s] %s: duplicate key (first set on line %u)", c->path,
+				 line, section, key, c->entry[i].line);
+			return -EINVAL;
+		}
+	}
+	e = realloc(c->entry, (c->n_entry + 1) * sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	c->entry = e;
+	e = &c->entry[c->n_entry];
+	e->section = xstrdup(section);
+	e->key = xstrdup(key);
+	e->value = xstrdup(value);
+	e->line = line;
+	e->used = false;
+	c->n_entry++;
+	if (e->section == NULL || e->key == NULL || e->value == NULL)
+		return -ENOMEM;
+	return add_section(c, section, strlen(section), line);
+}
+
+int
+nl_cfg_new(struct nl_cfg **out, const char *name)
+{
+	struct nl_cfg *c = calloc(1, sizeof(*c));
+
+	if (c == NULL || (c->path = xstrdup(name)) == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	*out = c;
 	return 0;
 }
 
@@ -411,6 +437,8 @@ parse_real(const char *s, double *out)
 		s++;
 	if (*s == '\0')
 		return -EINVAL;
+	if (strpbrk(s, "xX") != NULL)
+		return -EINVAL; /* strtod's hexadecimal forms (0x60) are no number of ours */
 	errno = 0;
 	v = strtod(s, &end);
 	while (*end == ' ' || *end == '\t')
@@ -418,6 +446,29 @@ parse_real(const char *s, double *out)
 	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/* A non-negative integer: digits exactly (the whole uint64_t range), or a number in another
+ * notation (1e6) whose value is an integer up to 2^53 (beyond, a double cannot tell). */
+static int
+parse_uint(const char *s, uint64_t *out)
+{
+	const char *d = s;
+	double v;
+
+	while (*d == ' ' || *d == '\t')
+		d++;
+	if (*d >= '0' && *d <= '9' && d[strspn(d, "0123456789")] == '\0') {
+		char *end;
+
+		errno = 0;
+		*out = strtoull(d, &end, 10);
+		return errno == ERANGE ? -EINVAL : 0;
+	}
+	if (parse_real(s, &v) != 0 || v != floor(v) || v < 0 || v > 9007199254740992.0)
+		return -EINVAL;
+	*out = (uint64_t)v;
 	return 0;
 }
 
@@ -443,16 +494,16 @@ nl_cfg_get_u64(struct nl_cfg *c, const char *sec, const char *key, uint64_t *out
 	       uint64_t max, bool required)
 {
 	const struct nl_cfg_entry *e = nl_cfg_find(c, sec, key);
-	double v;
+	uint64_t v;
 
 	if (e == NULL)
 		return missing(c, sec, key, required);
-	if (parse_real(e->value, &v) != 0 || v != floor(v) || v < 0 || v > 9007199254740992.0)
+	if (parse_uint(e->value, &v) != 0)
 		return nl_cfg_error(c, e, "'%s' is not a non-negative integer", e->value);
-	if ((uint64_t)v < min || (uint64_t)v > max)
+	if (v < min || v > max)
 		return nl_cfg_error(c, e, "%s is out of range [%llu, %llu]", e->value,
 				    (unsigned long long)min, (unsigned long long)max);
-	*out = (uint64_t)v;
+	*out = v;
 	return 1;
 }
 

@@ -86,7 +86,26 @@ void nl_cfg_free(struct nl_cfg *cfg);
 int nl_cfg_load_string(struct nl_cfg **out, const char *name, const char *text, char *err,
 		       size_t len);
 
-/** Whether `[sec]` has at least one key. @par Context Pure read. */
+/**
+ * An empty store named `name` (values from elsewhere than a file: command-line options).
+ * @return 0, or -ENOMEM. @par Context Control path; allocates.
+ */
+int nl_cfg_new(struct nl_cfg **out, const char *name);
+
+/**
+ * Add `key = value` to `[section]` as if read on line `line`, so that the typed getters below
+ * check a command-line value exactly as they check the file's (`--seeds 1e2` is 100, `2x` is
+ * refused).
+ * @return 0; -EINVAL for a duplicate key (message in cfg->err); -ENOMEM.
+ * @par Context Control path; allocates.
+ */
+int nl_cfg_add(struct nl_cfg *cfg, const char *section, const char *key, const char *value,
+	       unsigned int line);
+
+/**
+ * Whether `[sec]` is in the file (a `[sec]` line, with or without keys); marks it as known.
+ * @par Context Control path (sets a flag in the store).
+ */
 bool nl_cfg_has_section(const struct nl_cfg *cfg, const char *sec);
 
 /**

@@ -842,9 +842,14 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 				struct agg q = agg_sched(p, E_T2, i, j, NL_GSCHED_GOSSIP);
 				unsigned int n = (unsigned int)g->t2_nodes[i];
 
-				fprintf(f, "%u,%g,%.4f,%.4f,%.4f\n", n, g->t2_loads[j], c.util, q.util,
-					q.util / c.util);
-				summ(o, "t2_ratio_%g_%u=%.4f", g->t2_loads[j], n, q.util / c.util);
+				/* no ratio where the central manager ran nothing in the measured window
+				 * (a tiny load on a short run): an empty field, no SUMMARY key */
+				fprintf(f, "%u,%g,%.4f,%.4f,", n, g->t2_loads[j], c.util, q.util);
+				if (c.util > 0) {
+					fprintf(f, "%.4f", q.util / c.util);
+					summ(o, "t2_ratio_%g_%u=%.4f", g->t2_loads[j], n, q.util / c.util);
+				}
+				fprintf(f, "\n");
 			}
 		fclose(f);
 		gp_head(o, "table2.png", "Table 2: gossip / central utilization vs offered load",

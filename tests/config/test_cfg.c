@@ -265,7 +265,52 @@ test_cli(const char *sim)
 	nl_tap_ok(st == 2 && strstr(err, "bad2.ini:4: [system] speeds_ips: 'fast' is not a number"),
 		  "nlevel-sim: non-numeric list value -> exit status 2 with FILE:LINE and key");
 	unlink(path);
+	/* options are checked as the file's keys are */
 	snprintf(path, sizeof(path), "%s/bad.ini", dir);
+	f = fopen(path, "w");
+	fprintf(f, "%s", good);
+	fclose(f);
+	{
+		static const struct {
+			const char *opt, *want;
+		} bad[] = {
+			{ "--seeds 2x", "--seeds: '2x' is not a non-negative integer" },
+			{ "--seeds 1.5", "--seeds: '1.5' is not a non-negative integer" },
+			{ "--threads -1", "--threads: '-1' is not a non-negative integer" },
+			{ "--threads 1000", "--threads: 1000 is out of range [1, 256]" },
+			{ "--horizon inf", "--horizon: 'inf' is not a number" },
+			{ "--horizon 1e4,5", "--horizon: '1e4,5' is not a number" },
+		};
+		char cmd[1024];
+
+		for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(cmd, sizeof(cmd), "'%s' --config '%s' --out %s/o -q %s 2>&1 >/dev/null", sim,
+				 path, dir, bad[i].opt);
+			f = popen(cmd, "r");
+			size_t n = f != NULL ? fread(err, 1, sizeof(err) - 1, f) : 0;
+
+			err[n] = '\0';
+			st = f != NULL ? pclose(f) : -1;
+			if (!nl_tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 && strstr(err, bad[i].want),
+				       "nlevel-sim %s is refused (exit 2): %s", bad[i].opt, bad[i].want))
+				nl_tap_diag("status %d, stderr: %s", st, err);
+		}
+		/* 64 loads in 400 characters: more than an INI line holds, not more than a list */
+		char loads[600] = "";
+
+		for (unsigned int k = 0; k < 64; k++)
+			snprintf(loads + strlen(loads), sizeof(loads) - strlen(loads), "%s%.1f",
+				 k ? "," : "", 0.5 + k * 0.5);
+		snprintf(cmd, sizeof(cmd), "'%s' --config '%s' --out %s/o -q --seeds 1e0 --horizon 5 "
+			 "--loads %s >/dev/null 2>&1", sim, path, dir, loads);
+		st = system(cmd);
+		nl_tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			  "nlevel-sim --loads takes 64 values in %zu characters, --seeds 1e0 is 1",
+			  strlen(loads));
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s/o'", dir);
+		if (system(cmd) != 0)
+			nl_tap_diag("could not remove %s/o", dir);
+	}
 	unlink(path);
 	rmdir(dir);
 	snprintf(path, sizeof(path), "'%s' --help >/dev/null", sim);
