@@ -638,10 +638,7 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		fclose(f);
 	}
 	if (write_plot(o->out_dir, &m, pts) == 0) {
-		char cmd[4200];
-
-		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plot.gp 2>plot.log", o->out_dir);
-		if (system(cmd) != 0)
+		if (nl_sim_gnuplot(o->out_dir, "plot.gp", "plot.log") != 0)
 			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot.log); "
 					"curves.csv is complete\n", o->out_dir);
 	}

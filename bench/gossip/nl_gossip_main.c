@@ -60,6 +60,7 @@ struct pool {
 	pthread_mutex_t lock;
 	bool quiet;
 	double t0;
+	double t_end; /* wall clock when the last run ended (written by its worker) */
 };
 
 static const char *const exp_name[] = { "table1", "rounds", "spread", "nat", "table2",
@@ -505,6 +506,9 @@ worker(void *arg)
 		atomic_store(&t->state, 2);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 
+		if (d == p->n)
+			p->t_end = nl_sim_wall_s(); /* read after the workers are joined */
+
 		if (!p->quiet && (t->kind == T_SCHED || d == p->n || d % 50 == 0)) {
 			pthread_mutex_lock(&p->lock);
 			if (t->kind == T_SCHED)
@@ -690,7 +694,7 @@ gp_head(struct out *o, const char *png, const char *title, const char *xl, const
 {
 	fprintf(o->gp, "set output '%s/%s'\nset title \"%s\\n(%s)\" noenhanced\n"
 		       "set xlabel '%s'\nset ylabel '%s'\nunset logscale\nset key bottom left\n",
-		o->dir, png, title, paper, xl, yl);
+		".", png, title, paper, xl, yl);
 }
 
 /* crossover: the smallest node count of the list from which gossip >= central. */
@@ -738,7 +742,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		fprintf(o->gp, "set logscale x\nset yrange [0:1.02]\n"
 			       "plot '%s/table1.csv' using 1:2 with linespoints lw 2 title 'central "
 			       "(Condor-like)', '' using 1:3 with linespoints lw 2 title 'gossip'\n",
-			o->dir);
+			".");
 	}
 	if (g->on[E_ROUNDS]) {
 		f = csv_open(o, "rounds.csv", config, g->seed);
@@ -797,7 +801,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		fprintf(o->gp, "set logscale x\nset yrange [0:1.05]\n"
 			       "plot '%s/fig6.csv' using 1:2 with linespoints lw 2 title 'push stop-k (paper rule)', "
 			       "'' using 1:3 with linespoints lw 2 title 'push-pull stop-k', "
-			       "'' using 1:4 with linespoints lw 2 title 'push-pull anti-entropy'\n", o->dir);
+			       "'' using 1:4 with linespoints lw 2 title 'push-pull anti-entropy'\n", ".");
 		char t7[128];
 
 		snprintf(t7, sizeof(t7), "Fig. 7: share informed vs round, %u nodes", g->s_curve_n);
@@ -805,7 +809,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		fprintf(o->gp, "set yrange [0:1.05]\nset key bottom right\n"
 			       "plot '%s/fig7.csv' using 1:2 with linespoints lw 2 title 'push stop-k (paper rule)', "
 			       "'' using 1:3 with linespoints lw 2 title 'push-pull stop-k', "
-			       "'' using 1:4 with linespoints lw 2 title 'push-pull anti-entropy'\n", o->dir);
+			       "'' using 1:4 with linespoints lw 2 title 'push-pull anti-entropy'\n", ".");
 	}
 	if (g->on[E_NAT]) {
 		f = csv_open(o, "fig8.csv", config, g->seed);
@@ -829,7 +833,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 			       "plot '%s/fig8.csv' using 1:2 with linespoints lw 2 title 'share informed, stop-k', "
 			       "'' using 1:3 axes x1y2 with linespoints lw 2 title 'rounds, stop-k (right)', "
 			       "'' using 1:5 axes x1y2 with linespoints lw 2 title 'rounds to all, anti-entropy (right)'\n"
-			       "unset y2tics\nunset y2label\n", o->dir);
+			       "unset y2tics\nunset y2label\n", ".");
 	}
 	if (g->on[E_T2]) {
 		f = csv_open(o, "table2.csv", config, g->seed);
@@ -857,7 +861,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		fprintf(o->gp, "set datafile separator ','\nset key top left\nset yrange [*:*]\nplot ");
 		for (unsigned int i = 0; i < g->n_t2n; i++)
 			fprintf(o->gp, "%s'%s/table2.csv' using 2:($1 == %u ? $5 : 1/0) with linespoints "
-				       "lw 2 title '%u nodes'", i ? ", " : "", o->dir,
+				       "lw 2 title '%u nodes'", i ? ", " : "", ".",
 				(unsigned int)g->t2_nodes[i], (unsigned int)g->t2_nodes[i]);
 		fprintf(o->gp, "\n");
 	}
@@ -877,7 +881,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		gp_head(o, "fig9.png", "Fig. 9: utilization vs scheduling nodes (gossip)",
 			"scheduling nodes", "utilization");
 		fprintf(o->gp, "set logscale x 2\nset yrange [0:1.02]\nplot '%s/fig9.csv' using 1:4 "
-			       "with linespoints lw 2 title 'gossip'\n", o->dir);
+			       "with linespoints lw 2 title 'gossip'\n", ".");
 	}
 	if (g->on[E_SENS]) {
 		f = csv_open(o, "sensitivity.csv", config, g->seed);
@@ -915,7 +919,7 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		else
 			fprintf(o->gp, "set logscale xy\nplot '%s/sensitivity.csv' using ($2 > 0 ? "
 				       "$2 : 1/0):($3 > 0 ? $3 : 1/0) with linespoints lw 2 title "
-				       "'gossip >= central from'\n", o->dir);
+				       "'gossip >= central from'\n", ".");
 	}
 	return 0;
 }
@@ -1069,7 +1073,8 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	wait_runs(&p);
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_join(th[i], NULL);
-	double wall = nl_sim_wall_s() - p.t0;
+	/* the last run's end, not the poll that saw it (wait_runs() polls every 100 ms) */
+	double wall = (p.t_end > 0 ? p.t_end : nl_sim_wall_s()) - p.t0;
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
@@ -1099,7 +1104,8 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		free(g.job_ad);
 		return 1;
 	}
-	fprintf(out.gp, "# Made by nlevel-sim from the CSV files only: gnuplot %s\n"
+	fprintf(out.gp, "# Made by nlevel-sim from the CSV files only: cd to this folder, then "
+			"gnuplot plot_gossip.gp (%s)\n"
 			"set datafile separator ','\nset terminal pngcairo size 900,600 noenhanced\n"
 			"set grid\n", path);
 	rc = report(&g, &p, &out, o->config);
@@ -1111,10 +1117,8 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		free(g.job_ad);
 		return 1;
 	}
-	char cmd[8600];
-
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s' 2>'%s/plot_gossip.log'", path, o->out_dir);
-	if (system(cmd) != 0)
+	/* in the output folder: the script names its files relative to it */
+	if (nl_sim_gnuplot(o->out_dir, "plot_gossip.gp", "plot_gossip.log") != 0)
 		fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_gossip.log); the "
 				"CSV files are complete\n", o->out_dir);
 	printf("SUMMARY%s match_cost_ns=%.1f sim_days=%g runs=%zu exchanges=%llu "
