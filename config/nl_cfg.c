@@ -161,7 +161,20 @@ on_entry(void *user, const char *section, const char *name, const char *value)
 		r->rc = -EINVAL;
 		return 0;
 	}
-	rc = nl_cfg_add(c, section, name, value, r->line);
+	/* `#` after a value, preceded by a blank, starts a comment as `;` does (libinih, as
+	 * Debian builds it, strips only `;`) */
+	char val[INI_MAX_LINE];
+	size_t vl = 0;
+
+	for (const char *h = value; *h != '\0' && vl + 1 < sizeof(val); h++) {
+		if (*h == '#' && vl > 0 && (val[vl - 1] == ' ' || val[vl - 1] == '\t'))
+			break;
+		val[vl++] = *h;
+	}
+	while (vl > 0 && (val[vl - 1] == ' ' || val[vl - 1] == '\t'))
+		vl--;
+	val[vl] = '\0';
+	rc = nl_cfg_add(c, section, name, val, r->line);
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc != 0) {

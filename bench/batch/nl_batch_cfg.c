@@ -37,8 +37,8 @@ split_names(const char *s, char names[][NL_BATCH_NAME_LEN], unsigned int max)
 		memcpy(names[n], b, len);
 		names[n][len] = '\0';
 		n++;
-		if (*s == ',')
-			s++;
+		if (*s == ',' && *++s == '\0')
+			return -1; /* a trailing comma is an empty item, as in number lists */
 	}
 	return (int)n;
 }

@@ -361,6 +361,8 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		      "bsld_tau_s=%g\n",
 		o->config, NL_GIT_DESCRIBE, o->trace ? o->trace : c.trace, t->n_job, n, c.sys.cpus,
 		c.tau_s);
+	/* every record accounted for: records = jobs + beyond_jobs_max + the drops */
+	fprintf(meta, "beyond_jobs_max=%zu\n", drops[NL_SWF_KEEP] - n);
 	for (unsigned int k = 1; k < NL_SWF_DROP__COUNT; k++)
 		fprintf(meta, "dropped_%s=%zu\n", nl_swf_drop_name(k), drops[k]);
 	if (c.rsv.on) {
@@ -458,6 +460,12 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 					(unsigned long long)st.preempted, st.preempted_cpu_s,
 					st.rsv_node_s);
 			fprintf(meta, "\n");
+			if (pass == 0 && st.unrunnable > 0)
+				fprintf(stderr, "nlevel-sim: warning: scenario %s: %zu of %zu jobs never "
+						"run: no queue of it accepts them (wider than cpus = %u, or "
+						"beyond a queue's cpu_max, proc_max, thread_max or "
+						"walltime_max_s); batch.meta counts them as unrunnable\n",
+					name, st.unrunnable, n, c.sys.cpus);
 			if (!o->quiet) {
 				fprintf(stderr, "[%u/%u] %s (%s): %zu jobs, wait mean %.1f min median "
 						"%.1f min max %.1f h, bsld %.2f, util %.3f, %zu "

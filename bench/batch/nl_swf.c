@@ -381,10 +381,12 @@ parse_job(struct src *s, char *line, struct nl_swf_job *j)
 					 field_name[n], tok);
 		}
 		/* integer fields: all but 6, 7 and 10 (1-based) */
-		if (n != 5 && n != 6 && n != 9 &&
-		    (v[n] != floor(v[n]) || fabs(v[n]) > 9.0e18))
+		if (n != 5 && n != 6 && n != 9 && v[n] != floor(v[n]))
 			return src_error(s, "field %u (%s): '%.*s' is not an integer", n + 1,
 					 field_name[n], (int)(end - p), p);
+		if (n != 5 && n != 6 && n != 9 && fabs(v[n]) > 9.0e18)
+			return src_error(s, "field %u (%s): '%.*s' is out of range (|value| <= 9e18)",
+					 n + 1, field_name[n], (int)(end - p), p);
 		p = end;
 		n++;
 	}

@@ -205,6 +205,37 @@ else
 	n=$((n + 1)); echo "ok $n # SKIP no KTH trace or no nlevel-jobmix"
 fi
 
+# --- batch configuration and accounting edges (a prober's findings, 2026-11-27)
+sed 's/^cpus = 32$/cpus = 32   # the machine/' "$D/b.ini" >"$D/bhash.ini"
+t "a '#' comment after a value is a comment" 0 "SUMMARY scenario=ff" \
+	bash -c "cd '$D' && '$SIM' -q -c bhash.ini -o '$D/oh'"
+sed 's/^queues = q$/queues = q,/' "$D/b.ini" >"$D/bcomma.ini"
+t "a trailing comma in a name list is refused with FILE:LINE" 2 "bcomma.ini:4: [batch] queues:" \
+	bash -c "cd '$D' && '$SIM' -q -c bcomma.ini -o '$D/oc'"
+sed '/^cpu_max = 32$/d; /^thread_max = 1$/d' "$D/b.ini" >"$D/bempty.ini"
+t "a queue section without keys names its missing key at the header's line" 2 \
+	"bempty.ini:6: [queue.q] cpu_max: required key missing" \
+	bash -c "cd '$D' && '$SIM' -q -c bempty.ini -o '$D/oe'"
+sed 's/^cpu_max = 32$/cpu_max = 4/' "$D/b.ini" >"$D/bq4.ini"
+t "jobs a fixed queue's cpu_max refuses are warned about, not silently lost" 0 \
+	"jobs never run: no queue of it accepts them" \
+	bash -c "cd '$D' && '$SIM' -q -c bq4.ini -o '$D/oq'"
+printf 'jobs_max = 100\n' | sed -e '/^\[batch\]$/r /dev/stdin' "$D/b.ini" >"$D/bmax.ini"
+(cd "$D" && "$SIM" -q -c bmax.ini -o "$D/om" >/dev/null 2>&1)
+awk -F= '{ v[$1] = $2 } /^dropped_/ { d += $2 } END { exit !(v["jobs"] == 100 &&
+	v["records"] == v["jobs"] + v["beyond_jobs_max"] + d) }' "$D/om/batch.meta"
+say "batch.meta accounts for every record: jobs + beyond_jobs_max + dropped_* (jobs_max = 100)" $? \
+	"$(grep -E '^(records|jobs|beyond)' "$D/om/batch.meta" | tr '\n' ' ')"
+printf '; MaxProcs: 32\n1 0 -1 10 1 -1 -1 1 99999999999999999999 -1 1 1 1 -1 1 -1 -1 -1\n' >"$D/big.swf"
+t "an integer field beyond 9e18 is called out of range, not 'not an integer'" 2 \
+	"field 9 (requested time): '99999999999999999999' is out of range" \
+	bash -c "cd '$D' && '$SIM' -q -c b.ini --trace big.swf -o '$D/ob'"
+mkdir -p "$D/q"
+t "an --out folder named with a quote runs no command and keeps its plots" 0 "SUMMARY" \
+	bash -c "cd '$D' && '$SIM' -q -c b.ini -o \"$D/q/a';touch $D/PWNED;'b\""
+[[ ! -e $D/PWNED && -f "$D/q/a';touch $D/PWNED;'b/fig2_wait_median.png" ]]
+say "... no file made by the folder's name; fig2_wait_median.png written" $? "$(ls "$D/q"/* 2>&1 | head -5)"
+
 # --- every SUMMARY key printed is defined in docs/output.md
 missing=
 for k in $(tr ' ' '\n' <<<"$ALLKEYS" | sed 's/_g[0-9]*$/_gG/' | sort -u); do
