@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,9 +104,20 @@ nl_sim_main_dispatch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		return nl_sim_main_gossip(cfg, o);
 #endif
 #ifdef NL_HAVE_BATCH
-	if (nl_cfg_has_section(cfg, "batch"))
+	if (nl_cfg_has_section(cfg, "batch")) {
+		if (o->loads != NULL || o->seeds > 0 || o->horizon_vt > 0 || o->threads > 0) {
+			fprintf(stderr, "nlevel-sim: --loads, --seeds, --horizon and --threads do not "
+					"apply to the batch model (see --help)\n");
+			return 2;
+		}
 		return nl_sim_main_batch(cfg, o);
+	}
 #endif
+	if (o->trace != NULL || o->rsv_policy != NULL) {
+		fprintf(stderr, "nlevel-sim: --trace and --rsv-policy apply to the batch model only "
+				"(a [batch] section; see --help)\n");
+		return 2;
+	}
 	return nl_sim_main_curves(cfg, o);
 }
 

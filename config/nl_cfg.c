@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <ini.h>
 
@@ -268,8 +269,14 @@ int
 nl_cfg_load(struct nl_cfg **out, const char *path, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
+	struct stat st;
 	int rc;
 
+	if (f != NULL && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f); /* fopen() takes a folder; reading it fails as if it were empty */
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (f == NULL) {
 		rc = -errno;
 		if (err != NULL && len > 0)

@@ -204,6 +204,11 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 			if (list[i] != floor(list[i]))
 				return nl_cfg_error(c, nl_cfg_find(c, "nlsc", "static_known"),
 						    "%g is not an integer", list[i]);
+			for (unsigned int j = 0; j < i; j++)
+				if (list[j] == list[i])
+					return nl_cfg_error(c, nl_cfg_find(c, "nlsc", "static_known"),
+							    "%g is listed twice (one curve per value)",
+							    list[i]);
 			m->variant[m->n_variant].scheme = NL_SCHEME_NLSC;
 			m->variant[m->n_variant].static_known = (unsigned int)list[i];
 			m->n_variant++;
@@ -228,6 +233,11 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 			if (list[i] != floor(list[i]))
 				return nl_cfg_error(c, nl_cfg_find(c, "2lsc", "groups"),
 						    "%g is not an integer", list[i]);
+			for (unsigned int j = 0; j < i; j++)
+				if (list[j] == list[i])
+					return nl_cfg_error(c, nl_cfg_find(c, "2lsc", "groups"),
+							    "%g is listed twice (one curve per value)",
+							    list[i]);
 			if (m->n_variant >= NL_MODEL_MAX_VARIANTS)
 				return nl_cfg_error(c, nl_cfg_find(c, "2lsc", "groups"),
 						    "too many curves (max %u)", NL_MODEL_MAX_VARIANTS);

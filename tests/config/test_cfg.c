@@ -141,6 +141,8 @@ test_library(void)
 	/* A `[name]` line alone is a section, with its own line. */
 	expect(16, "loads_pct = 5:20:5\n[bogus]", "t.ini:17: unknown section [bogus]",
 	       "an unknown section without keys is refused with file:line");
+	expect(12, "groups = 2, 2", "t.ini:12: [2lsc] groups: 2 is listed twice",
+	       "a G listed twice (two identical curves, two crossover_pct_g2 keys) is refused");
 	expect(12, "[run]", "t.ini:11: [2lsc] groups: required key missing",
 	       "a known section without keys is there: its required keys are asked for");
 	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(1,0), M(1, 1)",
