@@ -235,6 +235,6 @@ main(void)
 	expect_err(31, "share = 0.7", "t.ini:31: [class arm] share: the [class] shares add up to 1.1",
 		   "shares above 1");
 	expect_err(27, "sharee = 0.4", "[class big] share", "a class without its share");
-	expect_err(20, "Cpus = 2", "t.ini:20: [machine all]: which machines?", "a machine class without a selector");
+	expect_err(20, "Cpus = 2", "t.ini:19: [machine all]: which machines?", "a machine class without a selector");
 	return nl_tap_done();
 }
