@@ -198,6 +198,15 @@ test_bad_model_lines(void)
 		{ "cell 1 2 3 3\n", "mem: no 'end' line" },
 		{ "cell 1 2 3 2\nend\n", "mem: cells hold 2 jobs" },
 		{ "cell 1 2 3 3\nend\ncell 1 2 4 1\n", "mem:10: text after 'end'" },
+		{ "max_nodes 2\ncell 3 2 3 3\nend\n",
+		  "mem:9: node cell 3 holds 3..3 nodes, above max_nodes 2" },
+		{ "cell 1 2 3 3\nmax_nodes 4\nend\n", "mem:9: max_nodes after the first cell" },
+		{ "cell 1 2 3 9223372036854775808\ncell 1 2 4 9223372036854775808\nend\n",
+		  "mem:8: cells hold more than 'jobs' 3 jobs" },
+		{ "start_unix_s 253402300800\ncell 1 2 3 3\nend\n", "mem:8: start_unix_s must be" },
+		{ "start_unix_s 67768036191676800\ncell 1 2 3 3\nend\n",
+		  "mem:8: start_unix_s must be" },
+		{ "start_unix_s -1\ncell 1 2 3 3\nend\n", "mem:8: start_unix_s must be" },
 	};
 	bool all = true;
 
@@ -229,13 +238,127 @@ test_bad_model_lines(void)
 	}
 }
 
+/* Cell counts that wrap uint64_t (2 x 2^63 = 0 = 'jobs') are refused on their line, wherever
+ * 'jobs' is; a model whose counts sum to 0 is refused by generate (no division by 0). */
+static void
+test_cell_counts_do_not_wrap(void)
+{
+	static const char *const text[] = {
+		"jobmix 1\nnode_unit 1\ntime_unit_s 600\nwall_cells 10\nrate_per_s 0.01\n"
+		"start_unix_s 0\ncell 1 2 3 9223372036854775808\ncell 1 2 4 9223372036854775808\n"
+		"jobs 0\nend\n",
+		"jobmix 1\njobs 0\nnode_unit 1\ntime_unit_s 600\nwall_cells 10\nrate_per_s 0.01\n"
+		"start_unix_s 0\ncell 1 2 3 9223372036854775808\ncell 1 2 4 9223372036854775808\n"
+		"end\n",
+		"jobmix 1\nnode_unit 1\ntime_unit_s 600\nwall_cells 10\nrate_per_s 0.01\n"
+		"start_unix_s 0\ncell 1 2 3 18446744073709551615\ncell 1 2 4 1\nend\n",
+	};
+	static const char *const want[] = {
+		"mem:8: cell counts add up to more than 18446744073709551615 jobs",
+		"mem:8: cells hold more than 'jobs' 0 jobs",
+		"mem:8: cell counts add up to more than",
+	};
+	bool all = true;
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		char err[NL_JOBMIX_ERR_LEN] = "";
+		struct nl_jobmix_model m;
+		int rc = nl_jobmix_model_load_string(&m, "mem", text[i], err, sizeof(err));
+
+		if (rc != -EINVAL || strstr(err, want[i]) == NULL) {
+			nl_tap_diag("case %zu: rc %d, err '%s', want '%s'", i, rc, err, want[i]);
+			all = false;
+		}
+		nl_jobmix_model_free(&m);
+	}
+	nl_tap_ok(all, "cell counts whose sum wraps uint64_t are refused with NAME:LINE");
+	{
+		struct nl_jobmix_model m;
+		struct nl_jobmix_cell cell = { .node_c = 1, .wall_c = 1, .ratio_c = 1, .count = 0 };
+		uint64_t cum = 0;
+		struct nl_jobmix_gen g = { .method = NL_JOBMIX_MAP, .seed = 1 };
+		struct nl_jobmix_job j;
+
+		memset(&m, 0, sizeof(m));
+		m.u.node_unit = 1;
+		m.u.time_unit_s = 600;
+		m.u.wall_cells = 1;
+		m.max_nodes = 1;
+		m.rate_per_s = 0.01;
+		m.slot[0] = 1;
+		m.cell = &cell;
+		m.cum = &cum;
+		m.n_cell = 1;
+		nl_tap_ok(nl_jobmix_generate(&m, &g, &j, 1) == -EINVAL,
+			  "generate refuses a map whose counts sum to 0");
+	}
+}
+
+/* Times of week are defined for every int64 (no localtime_r() failure turns them into a
+ * constant 0), and a start time far outside 1970..9999 in an in-memory model still gives a
+ * mix that ends, in the one non-empty slot. */
+static void
+test_time_of_week_total(void)
+{
+	const int64_t cyc = INT64_C(12622780800); /* 400 years */
+	static const int64_t t[] = { INT64_MAX, INT64_MIN, INT64_C(67768036191676800),
+				     INT64_C(1600000000000000000), -1, 0 };
+	bool in_range = true;
+
+	nl_jobmix_set_zone("UTC");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int64_t a = nl_jobmix_tow_s(t[i]), b = nl_jobmix_tow_at_s(t[i], t[i]),
+			c = nl_jobmix_tow_at_s(t[i], -t[i] / 2 - 1);
+
+		if (a < 0 || a >= NL_JOBMIX_WEEK_S || b < 0 || b >= NL_JOBMIX_WEEK_S || c < 0 ||
+		    c >= NL_JOBMIX_WEEK_S)
+			in_range = false;
+	}
+	nl_tap_ok(in_range && nl_jobmix_tow_s(1000000000 + 700000000 * cyc) ==
+				      nl_jobmix_tow_s(1000000000) &&
+			  nl_jobmix_tow_s(1000000000) == 6 * 86400 + 1 * 3600 + 46 * 60 + 40,
+		  "time of week is defined for every int64 and keeps the weekday across 400-year "
+		  "cycles (Sun 2001-09-09 01:46:40 UTC: %" PRId64 " s)",
+		  nl_jobmix_tow_s(1000000000));
+	{
+		struct nl_jobmix_model m;
+		struct nl_jobmix_cell cell = { .node_c = 1, .wall_c = 1, .ratio_c = 50, .count = 1 };
+		uint64_t cum = 1;
+		struct nl_jobmix_gen g = { .method = NL_JOBMIX_MAP, .seed = 3 };
+		struct nl_jobmix_job j[50];
+		static const int64_t start[] = { INT64_C(67768036191676800), INT64_MAX - 10 };
+		bool ok = true;
+
+		memset(&m, 0, sizeof(m));
+		m.u.node_unit = 1;
+		m.u.time_unit_s = 600;
+		m.u.wall_cells = 1;
+		m.max_nodes = 1;
+		m.rate_per_s = 1.0 / 3600;
+		m.slot[100] = 5; /* Thursday 04:00 only */
+		m.cell = &cell;
+		m.cum = &cum;
+		m.n_cell = 1;
+		for (size_t k = 0; k < 2; k++) {
+			m.start_unix_s = start[k];
+			if (nl_jobmix_generate(&m, &g, j, 50) != 0)
+				ok = false;
+			for (size_t i = 0; ok && i < 50; i++)
+				if (nl_jobmix_tow_at_s(m.start_unix_s, j[i].submit_s) / 3600 != 100)
+					ok = false;
+		}
+		nl_tap_ok(ok, "generate with a start time beyond localtime_r() ends and puts every "
+			  "job in the one non-empty slot");
+	}
+}
+
 static void
 test_sampling(const struct nl_jobmix_model *m, uint64_t seed)
 {
 	const size_t n = 50000;
 	struct nl_jobmix_job *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
 	struct nl_jobmix_gen g = { .method = NL_JOBMIX_MAP, .seed = seed };
-	size_t outside = 0, not_back = 0, decreasing = 0;
+	size_t outside = 0, not_back = 0, decreasing = 0, wider = 0;
 
 	nl_jobmix_generate(m, &g, a, n);
 	nl_jobmix_generate(m, &g, b, n);
@@ -250,17 +373,26 @@ test_sampling(const struct nl_jobmix_model *m, uint64_t seed)
 			nl_jobmix_wall_cell(a[i].wall_s, m->u.time_unit_s, 0),
 			nl_jobmix_ratio_cell(a[i].run_s, a[i].wall_s));
 
+		/* representative: the cell's upper bound n U, clamped to the machine */
+		int64_t rep = c == NULL ? 0 : (int64_t)c->node_c * m->u.node_unit;
+
+		if (rep > m->max_nodes)
+			rep = m->max_nodes;
 		if (c == NULL)
 			outside++;
-		else if (a[i].nodes != (int64_t)c->node_c * m->u.node_unit ||
-			 a[i].wall_s != (int64_t)c->wall_c * m->u.time_unit_s)
+		else if (a[i].nodes != rep || a[i].wall_s != (int64_t)c->wall_c * m->u.time_unit_s)
 			not_back++;
+		if (a[i].nodes > m->max_nodes)
+			wider++;
 		if (i > 0 && a[i].submit_s < a[i - 1].submit_s)
 			decreasing++;
 	}
 	nl_tap_ok(outside == 0 && not_back == 0,
 		  "every map-generated job rounds back to a cell the map holds (%zu outside, "
-		  "%zu off the cell's representative)", outside, not_back);
+		  "%zu off the cell's representative min(n U, max_nodes))", outside, not_back);
+	nl_tap_ok(wider == 0 && m->max_nodes % m->u.node_unit != 0,
+		  "no map job is wider than the machine, %" PRId64 " nodes, not a multiple of U = "
+		  "%u (%zu wider)", m->max_nodes, m->u.node_unit, wider);
 	nl_tap_ok(decreasing == 0 && a[0].submit_s >= 0, "submit times are non-decreasing");
 
 	g.method = NL_JOBMIX_NORMAL;
@@ -385,6 +517,56 @@ test_learn_rejects(void)
 	j.nodes = 1;
 	nl_tap_ok(nl_jobmix_learn(&m, &u, &j, 1, 0, err, sizeof(err)) == -EINVAL,
 		  "a walltime unit under 100 s is refused (%s)", err);
+	nl_jobmix_units_default(&u);
+	nl_tap_ok(nl_jobmix_learn(&m, &u, &j, 1, INT64_C(1600000000000000000), err,
+				  sizeof(err)) == -EINVAL &&
+			  strstr(err, "UnixStartTime 1600000000000000000 is outside") != NULL &&
+			  nl_jobmix_learn(&m, &u, &j, 1, -1, err, sizeof(err)) == -EINVAL,
+		  "a start time outside 1970..9999 (here in ns) is refused (%s)", err);
+	j.nodes = NL_JOBMIX_MAX_NODES + 1;
+	nl_tap_ok(nl_jobmix_learn(&m, &u, &j, 1, 0, err, sizeof(err)) == -EINVAL,
+		  "a job wider than 2^40 nodes is refused (the model could not be read back)");
+}
+
+/* Every model learn writes loads back: a source name with '#', blanks and a newline is
+ * written as one word; a zone that could not be read back is refused by the writer. */
+static void
+test_written_model_loads_back(void)
+{
+	struct nl_jobmix_units u;
+	struct nl_jobmix_model m, b;
+	struct nl_jobmix_job j[3] = { { 0, 4, 60, 10 }, { 100, 13, 3600, 3600 }, { 200, 1, 60, 0 } };
+	char *buf = NULL, err[NL_JOBMIX_ERR_LEN] = "";
+	size_t len = 0;
+	FILE *f;
+	int rc, wrc;
+
+	nl_jobmix_units_default(&u);
+	u.node_unit = 12;
+	nl_jobmix_set_zone("UTC");
+	rc = nl_jobmix_learn(&m, &u, j, 3, 1000000000, err, sizeof(err));
+	snprintf(m.source, sizeof(m.source), "#hash\nx y\r.swf");
+	m.max_nodes = 13;
+	f = open_memstream(&buf, &len);
+	wrc = nl_jobmix_model_write(&m, f);
+	fclose(f);
+	rc |= nl_jobmix_model_load_string(&b, "mem", buf, err, sizeof(err));
+	nl_tap_ok(rc == 0 && wrc == 0 && strcmp(b.source, "_hash_x_y_.swf") == 0 &&
+			  b.n_cell == m.n_cell && b.max_nodes == 13,
+		  "a model with '#', blanks and a newline in its source loads back (%s)",
+		  rc ? err : b.source);
+	if (rc == 0)
+		nl_jobmix_model_free(&b);
+	free(buf);
+	buf = NULL;
+	snprintf(m.zone, sizeof(m.zone), "#1");
+	f = open_memstream(&buf, &len);
+	wrc = nl_jobmix_model_write(&m, f);
+	fclose(f);
+	nl_tap_ok(wrc == -EINVAL && len == 0, "a zone that could not be read back ('#1') is "
+		  "refused by the writer, nothing written");
+	free(buf);
+	nl_jobmix_model_free(&m);
 }
 
 int
@@ -416,6 +598,9 @@ main(void)
 		nl_jobmix_model_free(&m);
 	}
 	test_bad_model_lines();
+	test_cell_counts_do_not_wrap();
+	test_time_of_week_total();
+	test_written_model_loads_back();
 	test_submit_profile_chi_square(seed);
 	test_ks();
 	test_learn_rejects();

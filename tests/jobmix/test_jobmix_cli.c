@@ -27,6 +27,19 @@ run(const char *args, const char *out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* As run(), killed after secs seconds (status 124): for a command that used to loop. */
+static int
+run_limited(const char *args, const char *out, int secs)
+{
+	char cmd[4096];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && timeout %d '%s' %s >'%s' 2>&1", dir, secs, exe, args,
+		 out);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static char *
 slurp(const char *name)
 {
@@ -247,6 +260,113 @@ test_procs_per_node(void)
 		  "(ks_nodes %.3f)", summary("ppn-c.out", "ks_nodes"));
 }
 
+/*
+ * A machine that is not a multiple of the node unit: small.swf has MaxProcs 64 and jobs of up
+ * to 64 processors; with U = 12 the top node cell holds 61..72 nodes. Its map jobs get 64
+ * nodes (the cell's bound clamped to the machine), never more than the mix's MaxProcs.
+ */
+static void
+test_map_jobs_fit_the_machine(void)
+{
+	struct nl_swf *s = NULL;
+	char err[NL_SWF_ERR_LEN] = "", path[512];
+	size_t wider = 0, top = 0;
+	int rc;
+
+	rc = run("learn small.swf --node-unit 12 --out u12.model", "u12-l.out");
+	rc |= run("generate u12.model --jobs 5000 --seed 2 --method map --out u12.swf", "u12-g.out");
+	snprintf(path, sizeof(path), "%s/u12.swf", dir);
+	if (rc == 0 && nl_swf_load(&s, path, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < s->n_job; i++) {
+			if (s->job[i].req_procs > 64 || s->job[i].alloc_procs > 64)
+				wider++;
+			if (s->job[i].req_procs == 64)
+				top++;
+		}
+	} else {
+		rc = rc ? rc : 1;
+	}
+	nl_tap_ok(rc == 0 && s != NULL && nl_swf_header_int(s, "MaxProcs") == 64 && wider == 0 &&
+			  top > 0,
+		  "--node-unit 12 on a 64-node log: no map job above MaxProcs 64 (%zu above, %zu "
+		  "in the clamped top cell; status %d)", wider, top, rc);
+	nl_swf_free(s);
+}
+
+/* Bad models and logs found by probing: each is refused with FILE:LINE and exit 2. */
+static void
+test_bad_counts_and_start_times(void)
+{
+	static const char model_head[] =
+		"jobmix 1\njobs 0\nnode_unit 1\ntime_unit_s 300\nwall_cells 1\nmax_nodes 16\n";
+	static const char swf_tail[] = "; TimeZoneString: UTC\n; MaxNodes: 16\n; MaxProcs: 16\n"
+				       "1 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n";
+	char text[1024];
+	int rc;
+
+	/* two counts of 2^63: their sum wraps to 0 = 'jobs' */
+	snprintf(text, sizeof(text), "%sstart_unix_s 1000000000\nrate_per_s 0.0001\nslot 0 0 1\n"
+		 "cell 4 1 17 9223372036854775808\ncell 4 1 18 9223372036854775808\nend\n",
+		 model_head);
+	spit("cellwrap.model", text);
+	rc = run("generate cellwrap.model --jobs 3 --out cw.swf", "cw.out");
+	nl_tap_ok(rc == 2 && contains("cw.out", "cellwrap.model:10: cells hold more than 'jobs' 0"),
+		  "cell counts that wrap to 'jobs': exit 2 with MODEL:LINE, no crash (status %d)",
+		  rc);
+	/* a start localtime_r() cannot convert, and an empty slot 0: used to loop forever */
+	snprintf(text, sizeof(text), "%sstart_unix_s 67768036191676800\nrate_per_s 0.0001\n"
+		 "slot 3 4 1\ncell 4 1 17 1\nend\n", "jobmix 1\njobs 1\nnode_unit 1\n"
+		 "time_unit_s 300\nwall_cells 1\nmax_nodes 16\n");
+	spit("slot0empty.model", text);
+	rc = run_limited("generate slot0empty.model --jobs 1 --out s0.swf", "s0.out", 60);
+	nl_tap_ok(rc == 2 && contains("s0.out", "slot0empty.model:7: start_unix_s must be 0.."),
+		  "model start time past year 9999: exit 2 with MODEL:LINE (status %d)", rc);
+	snprintf(text, sizeof(text), "; Version: 2.2\n; UnixStartTime: 1600000000000000000\n%s",
+		 swf_tail);
+	spit("start-ns.swf", text);
+	rc = run("learn start-ns.swf --out ns.model", "ns.out");
+	nl_tap_ok(rc == 2 && contains("ns.out", "start-ns.swf:2: UnixStartTime "
+				      "'1600000000000000000' is not a time in seconds") &&
+			  contains("ns.out", "nanoseconds?"),
+		  "learn of a log whose UnixStartTime is in ns: exit 2 with FILE:LINE (status %d)",
+		  rc);
+	snprintf(text, sizeof(text), "; Version: 2.2\n; UnixStartTime: 9223372036854775807\n%s",
+		 swf_tail);
+	spit("startmax.swf", text);
+	rc = run("compare startmax.swf small.swf", "smax.out");
+	rc = rc * 10 + run("learn startmax.swf --out smax.model", "smax-l.out");
+	nl_tap_ok(rc == 22 && contains("smax.out", "startmax.swf:2: UnixStartTime") &&
+			  contains("smax-l.out", "startmax.swf:2: UnixStartTime"),
+		  "compare and learn of a log with UnixStartTime INT64_MAX: exit 2 with FILE:LINE "
+		  "(status %d)", rc);
+}
+
+/* Every model learn writes loads back in generate: a log named '#hash.swf' whose
+ * TimeZoneString is '#1' (not a zone: UTC, with a warning), and a log name with a newline. */
+static void
+test_learned_model_loads_back(void)
+{
+	static const char swf[] = "; Version: 2.2\n; UnixStartTime: 1000000000\n"
+				  "; TimeZoneString: #1\n; MaxNodes: 16\n; MaxProcs: 16\n"
+				  "1 0 0 10 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n";
+	int rc, rc2;
+
+	spit("#hash.swf", swf);
+	rc = run("learn '#hash.swf' --out hash.model", "hash-l.out");
+	rc = rc * 10 + run("generate hash.model --jobs 5 --out hash-mix.swf", "hash-g.out");
+	nl_tap_ok(rc == 0 && contains("hash.model", "source _hash.swf\n") &&
+			  contains("hash.model", "zone UTC\n") &&
+			  contains("hash-l.out", "TimeZoneString '#1' is not a time zone"),
+		  "learn of '#hash.swf' with TimeZoneString '#1' writes a model generate loads "
+		  "(status %d)", rc);
+	spit("nl\nx.swf", swf);
+	rc2 = run("learn 'nl\nx.swf' --out nl.model", "nl-l.out");
+	rc2 = rc2 * 10 + run("generate nl.model --jobs 5 --out nl-mix.swf", "nl-g.out");
+	nl_tap_ok(rc2 == 0 && contains("nl.model", "source nl_x.swf\n"),
+		  "learn of a log whose name holds a newline writes a model generate loads "
+		  "(status %d)", rc2);
+}
+
 /* config/k-computer.ini through the batch engine (when nlevel-jobmix was built with it). */
 static void
 test_k_computer_waits(void)
@@ -328,6 +448,9 @@ main(int argc, char **argv)
 	test_small();
 	test_bad_input();
 	test_procs_per_node();
+	test_map_jobs_fit_the_machine();
+	test_bad_counts_and_start_times();
+	test_learned_model_loads_back();
 	test_k_computer_waits();
 	test_kth();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

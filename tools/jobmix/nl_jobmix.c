@@ -82,16 +82,53 @@ nl_jobmix_ratio_cell(int64_t run_s, int64_t wall_s)
 	return c < 1 ? 1 : (uint32_t)c;
 }
 
-int64_t
-nl_jobmix_tow_s(int64_t unix_s)
+/* 400 Gregorian years = 146,097 days = 20,871 weeks: calendar and weekday repeat [s]. */
+#define CYCLE_400Y_S INT64_C(12622780800)
+
+/* x modulo the 400-year cycle, in 0..CYCLE_400Y_S-1. */
+static int64_t
+fold_400y(int64_t x)
+{
+	int64_t r = x % CYCLE_400Y_S;
+
+	return r < 0 ? r + CYCLE_400Y_S : r;
+}
+
+/* Local time of week of t, or -1 when time_t cannot hold t or localtime_r() fails. */
+static int64_t
+tow_local(int64_t unix_s)
 {
 	time_t t = (time_t)unix_s;
 	struct tm tm;
 
-	if (localtime_r(&t, &tm) == NULL)
-		return 0;
+	if ((int64_t)t != unix_s || localtime_r(&t, &tm) == NULL)
+		return -1;
 	return (int64_t)((tm.tm_wday + 6) % 7) * 86400 + tm.tm_hour * 3600 + tm.tm_min * 60 +
 	       (tm.tm_sec > 59 ? 59 : tm.tm_sec);
+}
+
+int64_t
+nl_jobmix_tow_s(int64_t unix_s)
+{
+	int64_t tow = tow_local(unix_s), f;
+
+	if (tow >= 0)
+		return tow;
+	f = fold_400y(unix_s);
+	tow = tow_local(f);
+	if (tow >= 0)
+		return tow;
+	/* UTC: 1970-01-01 was a Thursday, day 3 of a Monday-based week */
+	return ((f / 86400 + 3) % 7) * 86400 + f % 86400;
+}
+
+int64_t
+nl_jobmix_tow_at_s(int64_t start_unix_s, int64_t off_s)
+{
+	if ((off_s > 0 && start_unix_s > INT64_MAX - off_s) ||
+	    (off_s < 0 && start_unix_s < INT64_MIN - off_s))
+		return nl_jobmix_tow_s(fold_400y(start_unix_s) + fold_400y(off_s));
+	return nl_jobmix_tow_s(start_unix_s + off_s);
 }
 
 int
@@ -222,8 +259,16 @@ nl_jobmix_learn(struct nl_jobmix_model *m, const struct nl_jobmix_units *u,
 		set_err(err, len, "no jobs to learn from");
 		return -EINVAL;
 	}
+	if (start_unix_s < 0 || start_unix_s > NL_JOBMIX_START_MAX_S) {
+		set_err(err, len, "UnixStartTime %" PRId64 " is outside 0..%" PRId64 " s (1970 to "
+			"9999)%s", start_unix_s, NL_JOBMIX_START_MAX_S,
+			start_unix_s > NL_JOBMIX_START_MAX_S ? "; milliseconds or nanoseconds?"
+							     : "");
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].nodes < 1 || jobs[i].wall_s < 1 || jobs[i].run_s < 0) {
+		if (jobs[i].nodes < 1 || jobs[i].nodes > NL_JOBMIX_MAX_NODES || jobs[i].wall_s < 1 ||
+		    jobs[i].run_s < 0) {
 			set_err(err, len, "job %zu: nodes %" PRId64 ", walltime %" PRId64
 				" s, run time %" PRId64 " s out of range", i + 1, jobs[i].nodes,
 				jobs[i].wall_s, jobs[i].run_s);
@@ -255,8 +300,12 @@ nl_jobmix_learn(struct nl_jobmix_model *m, const struct nl_jobmix_units *u,
 	m->max_nodes = max_nodes;
 	m->start_unix_s = start_unix_s;
 	snprintf(m->zone, sizeof(m->zone), "%s", "UTC");
-	/* Rate: n jobs over the submit span; (n - 1) gaps, one day at least. */
-	m->rate_per_s = (double)n / (double)((t1 - t0) > 86400 ? (t1 - t0) : 86400);
+	/* Rate: n jobs over the submit span, one day at least (in double: t1 - t0 may not fit). */
+	{
+		double span = (double)t1 - (double)t0;
+
+		m->rate_per_s = (double)n / (span > 86400 ? span : 86400);
+	}
 
 	key = malloc(n * sizeof(*key));
 	v = malloc(n * sizeof(*v));
@@ -274,7 +323,7 @@ nl_jobmix_learn(struct nl_jobmix_model *m, const struct nl_jobmix_units *u,
 		}
 		key[i] = cell_key(nl_jobmix_node_cell(j->nodes, m->u.node_unit), wc,
 				  nl_jobmix_ratio_cell(j->run_s, j->wall_s));
-		m->slot[nl_jobmix_tow_s(start_unix_s + j->submit_s) / 3600]++;
+		m->slot[nl_jobmix_tow_at_s(start_unix_s, j->submit_s) / 3600]++;
 	}
 	qsort(key, n, sizeof(*key), cmp_u64);
 	for (size_t i = 0; i < n; i++)
@@ -335,13 +384,33 @@ nl_jobmix_model_free(struct nl_jobmix_model *m)
 
 /* ---- model file ---- */
 
+/* A byte the model reader would split a word on or take as the start of a comment. */
+static bool
+bad_word_char(unsigned char ch)
+{
+	return ch <= ' ' || ch == 0x7f || ch == '#';
+}
+
 int
 nl_jobmix_model_write(const struct nl_jobmix_model *m, FILE *f)
 {
+	char src[sizeof(m->source)];
+	size_t k;
+
+	/* The zone means something: refuse one that cannot be read back, rather than change it. */
+	if (m->zone[0] == '\0')
+		return -EINVAL;
+	for (k = 0; k < sizeof(m->zone) && m->zone[k] != '\0'; k++)
+		if (bad_word_char((unsigned char)m->zone[k]))
+			return -EINVAL;
+	/* The source is a label: one word, no '#' (docs/jobmix.md "Model file"). */
+	for (k = 0; k + 1 < sizeof(src) && m->source[k] != '\0'; k++)
+		src[k] = bad_word_char((unsigned char)m->source[k]) ? '_' : m->source[k];
+	src[k] = '\0';
 	fprintf(f, "# nlevel-jobmix model (docs/jobmix.md); Uno et al. §4.1.1 normal groups, "
 		"§4.1.2 probability-distribution map, §3.6 submit profile\n");
 	fprintf(f, "jobmix 1\n");
-	fprintf(f, "source %s\n", m->source[0] ? m->source : "-");
+	fprintf(f, "source %s\n", src[0] ? src : "-");
 	fprintf(f, "jobs %" PRIu64 "\n", m->n_jobs);
 	fprintf(f, "clamped %" PRIu64 "\n", m->n_clamped);
 	fprintf(f, "node_unit %u\n", m->u.node_unit);
@@ -349,7 +418,7 @@ nl_jobmix_model_write(const struct nl_jobmix_model *m, FILE *f)
 	fprintf(f, "wall_cells %u\n", m->u.wall_cells);
 	fprintf(f, "max_nodes %" PRId64 "\n", m->max_nodes);
 	fprintf(f, "start_unix_s %" PRId64 "\n", m->start_unix_s);
-	fprintf(f, "zone %s\n", m->zone);
+	fprintf(f, "zone %.*s\n", (int)sizeof(m->zone), m->zone);
 	fprintf(f, "rate_per_s %.17g\n", m->rate_per_s);
 	fprintf(f, "# slot WEEKDAY(0=Mon) HOUR JOBS\n");
 	for (unsigned int s = 0; s < NL_JOBMIX_SLOTS; s++)
@@ -423,6 +492,7 @@ struct parse {
 	char *err;
 	size_t len;
 	size_t cap_cell;
+	uint64_t cell_sum; /* jobs in the cells read so far (checked not to wrap) */
 	unsigned int seen; /* bit per required key */
 	bool ended;
 };
@@ -511,14 +581,26 @@ parse_line(struct parse *ps, unsigned int lineno, char *line)
 			BAD("'cell' before 'wall_cells'");
 		if (!(ps->seen & K_NODE_UNIT))
 			BAD("'cell' before 'node_unit'");
-		if (a < 1 || a > UINT32_MAX || a * m->u.node_unit > (UINT64_C(1) << 40))
-			BAD("node cell %" PRIu64 " out of range (nodes = cell x node_unit <= 2^40)", a);
+		/* a, node_unit < 2^32: (a - 1) * node_unit fits */
+		if (a < 1 || a > UINT32_MAX ||
+		    (a - 1) * m->u.node_unit >= (uint64_t)NL_JOBMIX_MAX_NODES)
+			BAD("node cell %" PRIu64 " out of range (its smallest job, (cell - 1) x "
+			    "node_unit + 1 nodes, must be <= 2^40)", a);
+		if (m->max_nodes >= 1 && (a - 1) * m->u.node_unit >= (uint64_t)m->max_nodes)
+			BAD("node cell %" PRIu64 " holds %" PRIu64 "..%" PRIu64 " nodes, above "
+			    "max_nodes %" PRId64, a, (a - 1) * m->u.node_unit + 1,
+			    a * m->u.node_unit, m->max_nodes);
 		if (b < 1 || b > m->u.wall_cells)
 			BAD("walltime cell %" PRIu64 " out of range 1..%u", b, m->u.wall_cells);
 		if (c < 1 || c > NL_JOBMIX_RATIO_CELLS)
 			BAD("run-time cell %" PRIu64 " out of range 1..%u", c, NL_JOBMIX_RATIO_CELLS);
 		if (d < 1)
 			BAD("cell with 0 jobs");
+		if (d > UINT64_MAX - ps->cell_sum)
+			BAD("cell counts add up to more than %" PRIu64 " jobs", UINT64_MAX);
+		ps->cell_sum += d;
+		if ((ps->seen & K_JOBS) && ps->cell_sum > m->n_jobs)
+			BAD("cells hold more than 'jobs' %" PRIu64 " jobs", m->n_jobs);
 		if (m->n_cell > 0) {
 			const struct nl_jobmix_cell *p = &m->cell[m->n_cell - 1];
 
@@ -587,11 +669,16 @@ parse_line(struct parse *ps, unsigned int lineno, char *line)
 		if (!tok_i64(tok[1], &x))
 			BAD("'%s' is not an integer", tok[1]);
 		if (tok[0][0] == 's') {
+			if (x < 0 || x > NL_JOBMIX_START_MAX_S)
+				BAD("start_unix_s must be 0..%" PRId64 " (UnixStartTime in seconds, "
+				    "1970 to 9999)", NL_JOBMIX_START_MAX_S);
 			m->start_unix_s = x;
 			ps->seen |= K_START;
 		} else {
 			if (x < 1)
 				BAD("max_nodes must be >= 1");
+			if (m->n_cell > 0)
+				BAD("max_nodes after the first cell");
 			m->max_nodes = x;
 		}
 		return 0;
@@ -599,6 +686,9 @@ parse_line(struct parse *ps, unsigned int lineno, char *line)
 	if (!tok_u64(tok[1], &a))
 		BAD("'%s' is not an unsigned integer", tok[1]);
 	if (strcmp(tok[0], "jobs") == 0) {
+		if (ps->cell_sum > a)
+			BAD("the cells above hold %" PRIu64 " jobs, more than %" PRIu64,
+			    ps->cell_sum, a);
 		m->n_jobs = a;
 		ps->seen |= K_JOBS;
 	} else if (strcmp(tok[0], "clamped") == 0) {
@@ -648,6 +738,7 @@ finish_model(struct parse *ps)
 		set_err(ps->err, ps->len, "%s: no 'end' line (truncated file?)", ps->name);
 		return -EINVAL;
 	}
+	/* parse_line() checked that the sum does not wrap */
 	for (size_t i = 0; i < m->n_cell; i++)
 		total += m->cell[i].count;
 	if (m->n_cell > 0 && total != m->n_jobs) {
@@ -803,6 +894,7 @@ draw_map(const struct nl_jobmix_model *m, struct nl_rng *r, struct nl_jobmix_job
 	uint64_t total = m->cum[m->n_cell - 1], x = nl_rng_u64(r) % total;
 	size_t lo = 0, hi = m->n_cell - 1;
 	const struct nl_jobmix_cell *c;
+	uint64_t nodes;
 	int64_t a, b;
 
 	/* First cell whose cumulative count exceeds x. */
@@ -815,7 +907,10 @@ draw_map(const struct nl_jobmix_model *m, struct nl_rng *r, struct nl_jobmix_job
 			lo = mid + 1;
 	}
 	c = &m->cell[lo];
-	j->nodes = (int64_t)c->node_c * m->u.node_unit;
+	/* the cell's upper bound, clamped to the machine: a top cell (n-1)U < x <= max_nodes < nU
+	 * gets max_nodes (nl_jobmix_generate() checked that (n-1)U < max_nodes) */
+	nodes = (uint64_t)c->node_c * m->u.node_unit;
+	j->nodes = nodes > (uint64_t)m->max_nodes ? m->max_nodes : (int64_t)nodes;
 	j->wall_s = (int64_t)c->wall_c * m->u.time_unit_s;
 	/* Seconds s with ceil(100 s / wall) == ratio_c: (ratio_c-1)*wall/100 < s <= ratio_c*wall/100;
 	 * cell 1 also holds run time 0. */
@@ -836,15 +931,25 @@ nl_jobmix_generate(const struct nl_jobmix_model *m, const struct nl_jobmix_gen *
 	double rate = g->rate_per_s > 0 ? g->rate_per_s : m->rate_per_s;
 	double lam[NL_JOBMIX_SLOTS], sum = 0, t = 0;
 	int64_t hour_end = 0;
-	unsigned int slot = 0;
+	unsigned int slot = 0, idle_h = 0;
 
 	if (n == 0)
 		return 0;
 	/* at least one job per 1,000 weeks: the hour-by-hour walk stays short */
 	if (!(rate > 0) || rate * NL_JOBMIX_WEEK_S < 1e-3)
 		return -EINVAL;
-	if (g->method == NL_JOBMIX_MAP && (m->n_cell == 0 || m->cum == NULL))
+	if (m->max_nodes < 1)
 		return -EINVAL;
+	if (g->method == NL_JOBMIX_MAP) {
+		const struct nl_jobmix_cell *top;
+
+		if (m->n_cell == 0 || m->cum == NULL || m->cum[m->n_cell - 1] == 0)
+			return -EINVAL;
+		top = &m->cell[m->n_cell - 1]; /* largest node cell: the cells are sorted */
+		/* a cell wholly above the machine; uint32 x uint32 fits in uint64 */
+		if ((uint64_t)(top->node_c - 1) * m->u.node_unit >= (uint64_t)m->max_nodes)
+			return -EINVAL;
+	}
 	if (g->method == NL_JOBMIX_NORMAL)
 		for (unsigned int p = 0; p < NL_JOBMIX_P__COUNT; p++)
 			if (m->n_grp[p] == 0)
@@ -869,9 +974,20 @@ nl_jobmix_generate(const struct nl_jobmix_model *m, const struct nl_jobmix_gen *
 			if (t >= (double)hour_end) {
 				int64_t now = (int64_t)floor(t), tow;
 
-				tow = nl_jobmix_tow_s(m->start_unix_s + now);
+				tow = nl_jobmix_tow_at_s(m->start_unix_s, now);
 				slot = (unsigned int)(tow / 3600);
 				hour_end = now + (3600 - tow % 3600);
+				/* Termination: every step moves t to a later hour, and a week
+				 * of hours visits every slot, one of which is non-empty (sum >
+				 * 0). Guard against a clock that stops (t beyond double
+				 * precision) or a time of week that never reaches a non-empty
+				 * slot. */
+				if (!((double)hour_end > t))
+					return -ERANGE;
+				if (lam[slot] > 0)
+					idle_h = 0;
+				else if (++idle_h > 2 * NL_JOBMIX_SLOTS)
+					return -ERANGE;
 			}
 			if (lam[slot] > 0 && e <= lam[slot] * ((double)hour_end - t)) {
 				t += e / lam[slot];

@@ -20,9 +20,10 @@
  *   wall cell  w = ceil(walltime_s / T), >= 1, clamped to the cap W
  *   ratio cell r = ceil(100 * run_s / walltime_s), clamped to 1..100 (run 0 -> 1)
  * The ratio uses the job's own walltime (before clamping to the cap). A map-generated job of cell
- * (n, w, r) has nodes = n*U, walltime = w*T and an integer run time drawn uniformly among the
- * seconds whose ratio cell is r; with T >= 100 s such a second always exists, so every generated
- * job rounds back to its cell (tests/jobmix).
+ * (n, w, r) has nodes = min(n*U, max_nodes) (the cell's upper bound clamped to the machine),
+ * walltime = w*T and an integer run time drawn uniformly among the seconds whose ratio cell is r;
+ * with T >= 100 s such a second always exists, so every generated job rounds back to its cell
+ * (tests/jobmix).
  *
  * The model file is text (docs/jobmix.md "Model file"); nl_jobmix_model_load() names the line
  * of any error.
@@ -44,6 +45,10 @@ extern "C" {
 #define NL_JOBMIX_RATIO_CELLS 100u  /**< run-time cells (1 % of the walltime each) */
 #define NL_JOBMIX_MIN_TIME_UNIT_S 100u /**< smallest walltime unit (see @file) [s] */
 #define NL_JOBMIX_ERR_LEN 512u      /**< recommended size of error buffers [bytes] */
+/** Largest UnixStartTime of a log or model: 9999-12-31 23:59:59 UTC [s]; the smallest is 0. */
+#define NL_JOBMIX_START_MAX_S INT64_C(253402300799)
+/** Largest job learned [nodes]; a map cell must hold a node count <= this (2^40). */
+#define NL_JOBMIX_MAX_NODES (INT64_C(1) << 40)
 
 /** Parameters of the normal model (index into nl_jobmix_model::grp). */
 enum nl_jobmix_param {
@@ -152,11 +157,24 @@ uint32_t nl_jobmix_ratio_cell(int64_t run_s, int64_t wall_s);
 
 /**
  * Time of week of an absolute time in the current local zone (TZ; see nl_jobmix_set_zone()).
+ * Defined for every value: a time localtime_r() cannot convert (a year beyond int) is first
+ * moved by whole 400-year Gregorian cycles (20,871 weeks, so the weekday is kept) into
+ * 1970..2369, and taken in UTC if even that fails.
  * @param unix_s  Seconds since the Unix epoch.
  * @return seconds since Monday 00:00 local time, 0..NL_JOBMIX_WEEK_S-1.
  * @par Context  Any thread after the zone is set; uses localtime_r().
  */
 int64_t nl_jobmix_tow_s(int64_t unix_s);
+
+/**
+ * Time of week of start_unix_s + off_s, without overflow: when the sum does not fit in
+ * int64_t, both terms are reduced modulo the 400-year cycle first (see nl_jobmix_tow_s()).
+ * @param start_unix_s  Seconds since the Unix epoch (a log's UnixStartTime).
+ * @param off_s         Offset [s] (a submit time).
+ * @return seconds since Monday 00:00 local time, 0..NL_JOBMIX_WEEK_S-1.
+ * @par Context  As nl_jobmix_tow_s().
+ */
+int64_t nl_jobmix_tow_at_s(int64_t start_unix_s, int64_t off_s);
 
 /**
  * Make @p zone (an IANA name such as "Europe/Stockholm") the local zone of this process.
@@ -172,10 +190,11 @@ int nl_jobmix_set_zone(const char *zone);
  * @param u       Units; wall_cells 0 = ceil(largest walltime / T).
  * @param jobs    [n] jobs, any order; the local zone must be the log's (nl_jobmix_set_zone()).
  * @param n       Number of jobs, >= 1.
- * @param start_unix_s  UnixStartTime of the log.
+ * @param start_unix_s  UnixStartTime of the log [s], 0..NL_JOBMIX_START_MAX_S.
  * @param err     "message" on error; may be NULL.
  * @param len     Size of err [bytes].
- * @return 0; -EINVAL for n = 0, bad units or a job with nodes < 1 or wall_s < 1; -ENOMEM.
+ * @return 0; -EINVAL for n = 0, bad units, start_unix_s out of range or a job with nodes
+ *         outside 1..NL_JOBMIX_MAX_NODES, wall_s < 1 or run_s < 0; -ENOMEM.
  * @par Context  Control path; allocates; O(n log n).
  * @par Source   seed 001 §4.1.1, §4.1.2, §3.6.
  */
@@ -191,10 +210,13 @@ int nl_jobmix_learn(struct nl_jobmix_model *m, const struct nl_jobmix_units *u,
 void nl_jobmix_model_free(struct nl_jobmix_model *m);
 
 /**
- * Write a model in the text format of docs/jobmix.md ("Model file").
+ * Write a model in the text format of docs/jobmix.md ("Model file"), so that
+ * nl_jobmix_model_load() reads it back: in the source name every blank, control character and
+ * '#' is written as '_' (an empty name as "-").
  * @param m  Model.
  * @param f  Output stream.
- * @return 0 or -EIO.
+ * @return 0; -EINVAL (nothing written) when the zone is empty or holds a blank, a control
+ *         character or '#' (it could not be read back); -EIO.
  * @par Context  Control path.
  */
 int nl_jobmix_model_write(const struct nl_jobmix_model *m, FILE *f);
@@ -207,7 +229,9 @@ int nl_jobmix_model_write(const struct nl_jobmix_model *m, FILE *f);
  * @param err   "PATH:LINE: message" (or "PATH: message"); may be NULL.
  * @param len   Size of err [bytes] (NL_JOBMIX_ERR_LEN is enough).
  * @return 0; -ENOENT (or another -errno) when it cannot be opened; -EINVAL for a bad line, a
- *         missing key or an inconsistent model; -ENOMEM.
+ *         missing key or an inconsistent model (cell counts not summing to 'jobs', or adding
+ *         up past UINT64_MAX; a cell wholly above max_nodes; start_unix_s outside
+ *         0..NL_JOBMIX_START_MAX_S); -ENOMEM.
  * @par Context  Control path; allocates.
  */
 int nl_jobmix_model_load(struct nl_jobmix_model *m, const char *path, char *err, size_t len);
@@ -236,14 +260,19 @@ struct nl_jobmix_gen {
  * Draw jobs from a model. Submit times are a non-homogeneous Poisson process whose rate in
  * each (weekday, hour) slot of local time is rate * 168 * slot / sum(slot), starting at 0 =
  * the model's start_unix_s; they are non-decreasing integers. The same model, options and
- * seed give the same jobs.
+ * seed give the same jobs. A map job of node cell n gets min(n * U, max_nodes) nodes: the
+ * cell's upper bound, clamped to the machine (the top cell of a machine that is not a
+ * multiple of U), so no job is wider than max_nodes and every job stays in its cell.
  *
  * @param m     Model (the local zone must be the model's zone).
  * @param g     Options.
  * @param out   Output: [n] jobs.
  * @param n     Jobs to draw.
- * @return 0; -EINVAL when the method's part of the model is empty, the profile is all zero or
- *         the rate is below one job per 1,000 weeks.
+ * @return 0; -EINVAL when the method's part of the model is empty, the cell counts sum to 0,
+ *         max_nodes < 1 or a map cell lies wholly above it, the profile is all zero or the
+ *         rate is below one job per 1,000 weeks; -ERANGE (out partly filled) when the submit
+ *         clock stops advancing or finds no non-empty slot in two weeks (cannot happen with
+ *         a model the loader accepts).
  * @par Context  Any thread (pure but for localtime_r); O(n log cells + hours spanned).
  * @par Source   seed 001 §4.1, §3.6.
  */

@@ -185,6 +185,92 @@ record_line(const char *path, size_t index)
 }
 
 /*
+ * Line number of the header entry KEY ("; KEY: value") of an SWF file, plain or gzip, for
+ * error messages. @return the 1-based line, or 0 when it cannot be found.
+ */
+static unsigned long
+header_line(const char *path, const char *key)
+{
+	gzFile z = gzopen(path, "rb");
+	char buf[4096];
+	unsigned long line = 0, found = 0;
+	size_t kl = strlen(key);
+	bool at_start = true;
+
+	if (z == NULL)
+		return 0;
+	while (gzgets(z, buf, sizeof(buf)) != NULL) {
+		size_t l = strlen(buf);
+		bool ends = l > 0 && buf[l - 1] == '\n';
+
+		if (at_start) {
+			const char *p = buf;
+
+			line++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p == ';') {
+				p++;
+				while (*p == ' ' || *p == '\t')
+					p++;
+				if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
+					found = line;
+					break;
+				}
+			}
+		}
+		at_start = ends;
+	}
+	gzclose(z);
+	return found;
+}
+
+/*
+ * UnixStartTime of a trace: 0 when absent; else it must be an integer in
+ * 0..NL_JOBMIX_START_MAX_S (years 1970 to 9999; a value in ms or ns is refused, not taken as
+ * a date 50,000 or 50 billion years away). @return 0, or EXIT_BAD after a FILE:LINE message.
+ */
+static int
+start_of(const struct nl_swf *swf, const char *path, int64_t *out)
+{
+	const char *v = nl_swf_header_get(swf, "UnixStartTime");
+	unsigned long line;
+	char *e;
+	long long x;
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	x = strtoll(v, &e, 10);
+	while (*e == ' ' || *e == '\t' || *e == '\r')
+		e++;
+	if (e != v && *e == '\0' && errno == 0 && x >= 0 && x <= NL_JOBMIX_START_MAX_S) {
+		*out = x;
+		return 0;
+	}
+	line = header_line(path, "UnixStartTime");
+	if (line > 0)
+		fprintf(stderr, "%s: %s:%lu: ", prog, path, line);
+	else
+		fprintf(stderr, "%s: %s: ", prog, path);
+	fprintf(stderr, "UnixStartTime '%s' is not a time in seconds in 0..%" PRId64 " (1970 to "
+		"9999)%s\n", v, NL_JOBMIX_START_MAX_S,
+		e != v && (x > NL_JOBMIX_START_MAX_S || errno == ERANGE) ? "; milliseconds or "
+		"nanoseconds?" : "");
+	return EXIT_BAD;
+}
+
+/* A byte of a time zone: an IANA name (Asia/Tokyo, Etc/GMT-9) or a POSIX TZ string
+ * (JST-9, CET-1CEST,M3.5.0,M10.5.0/3, <+09>-9, :Asia/Tokyo). */
+static bool
+zone_char(char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+	       strchr("/_+-:,.<>", ch) != NULL;
+}
+
+/*
  * The zone of a TimeZoneString header value: its first word (logs add remarks such as
  * "Asia/Tokyo (JST)"), when the system knows it (a tzdata file, or a POSIX TZ string with an
  * offset such as JST-9); else UTC, with a warning naming the value. No value: UTC.
@@ -207,6 +293,9 @@ zone_of(const char *v, const char *path, char *zone, size_t len)
 	w[n] = '\0';
 	if (n == 0)
 		return;
+	for (size_t k = 0; k < n; k++)
+		if (!zone_char(w[k]))
+			goto unknown;
 	snprintf(f, sizeof(f), "%s/%s", getenv("TZDIR") ? getenv("TZDIR") : "/usr/share/zoneinfo",
 		 w);
 	if (w[0] != '.' && strstr(w, "/.") == NULL &&
@@ -214,6 +303,7 @@ zone_of(const char *v, const char *path, char *zone, size_t len)
 		snprintf(zone, len, "%s", w);
 		return;
 	}
+unknown:
 	fprintf(stderr, "%s: warning: %s: TimeZoneString '%s' is not a time zone this system knows "
 			"(tzdata); submit times of week are taken in UTC\n", prog, path, v);
 }
@@ -288,9 +378,9 @@ trace_load(struct trace *t, const char *path, uint64_t procs_per_node)
 		nl_swf_drops_fprint(stderr, drops, " ");
 		fprintf(stderr, ")\n");
 	}
-	t->start_unix_s = nl_swf_header_int(t->swf, "UnixStartTime");
-	if (t->start_unix_s < 0)
-		t->start_unix_s = 0;
+	rc = start_of(t->swf, path, &t->start_unix_s);
+	if (rc != 0)
+		return rc;
 	z = nl_swf_header_get(t->swf, "TimeZoneString");
 	zone_of(z, path, t->zone, sizeof(t->zone));
 	return 0;
@@ -409,10 +499,8 @@ cmd_learn(int argc, char **argv)
 		mx = mx >= 1 ? (mx + p - 1) / p : nl_swf_header_int(t.swf, "MaxNodes");
 		if (mx > m.max_nodes)
 			m.max_nodes = mx;
+		/* nl_jobmix_model_write() turns blanks, control characters and '#' into '_' */
 		snprintf(m.source, sizeof(m.source), "%s", b ? b + 1 : t.path);
-		for (char *p = m.source; *p; p++)
-			if (*p == ' ' || *p == '\t')
-				*p = '_';
 	}
 	f = strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
 	if (f == NULL) {
@@ -422,7 +510,12 @@ cmd_learn(int argc, char **argv)
 		rc = nl_jobmix_model_write(&m, f);
 		if (f != stdout && fclose(f) != 0)
 			rc = -EIO;
-		if (rc != 0) {
+		if (rc == -EINVAL) {
+			/* zone_of() only keeps zone characters; kept for other callers' zones */
+			fprintf(stderr, "%s: %s: zone '%s' cannot be written in a model\n", prog,
+				out, m.zone);
+			rc = EXIT_BAD;
+		} else if (rc != 0) {
 			fprintf(stderr, "%s: %s: write error\n", prog, out);
 			rc = 1;
 		}
@@ -620,7 +713,12 @@ cmd_generate(int argc, char **argv)
 	t_gen = now_s();
 	rc = nl_jobmix_generate(&m, &g, jobs, n);
 	t_gen = now_s() - t_gen;
-	if (rc != 0) {
+	if (rc == -ERANGE) {
+		fprintf(stderr, "%s: %s: submit times stopped advancing (no non-empty slot of the "
+			"profile reached)\n", prog, model);
+		rc = EXIT_BAD;
+		goto out;
+	} else if (rc != 0) {
 		fprintf(stderr, "%s: %s: the model has no %s part, an all-zero submit profile or no "
 			"rate\n", prog, model, g.method == NL_JOBMIX_MAP ? "map" : "normal");
 		rc = EXIT_BAD;
@@ -732,7 +830,7 @@ cols_fill(struct cols *c, const struct trace *t, const struct nl_jobmix_units *u
 		const struct nl_jobmix_job *j = &t->job[i];
 		uint32_t wc = nl_jobmix_wall_cell(j->wall_s, u->time_unit_s, u->wall_cells);
 		uint32_t rc = nl_jobmix_ratio_cell(j->run_s, j->wall_s);
-		int64_t tow = nl_jobmix_tow_s(t->start_unix_s + j->submit_s);
+		int64_t tow = nl_jobmix_tow_at_s(t->start_unix_s, j->submit_s);
 
 		c->raw[V_NODES][i] = (double)j->nodes;
 		c->raw[V_WALL][i] = (double)j->wall_s;
