@@ -640,7 +640,7 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		fclose(f);
 	}
 	if (write_plot(o->out_dir, &m, pts) == 0) {
-		if (nl_sim_gnuplot(o->out_dir, "plot.gp", "plot.log") != 0)
+		if (nl_gnuplot_run(o->out_dir, "plot.gp", "plot.log") != 0)
 			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot.log); "
 					"curves.csv is complete\n", o->out_dir);
 	}

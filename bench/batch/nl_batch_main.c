@@ -527,7 +527,7 @@ nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	fclose(meta);
 	meta = NULL;
 	if (write_plot(o->out_dir, &c) == 0) {
-		if (nl_sim_gnuplot(o->out_dir, "plot_batch.gp", "plot_batch.log") != 0)
+		if (nl_gnuplot_run(o->out_dir, "plot_batch.gp", "plot_batch.log") != 0)
 			fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_batch.log); "
 					"batch.csv is complete\n", o->out_dir);
 	}

@@ -1119,7 +1119,7 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		return 1;
 	}
 	/* in the output folder: the script names its files relative to it */
-	if (nl_sim_gnuplot(o->out_dir, "plot_gossip.gp", "plot_gossip.log") != 0)
+	if (nl_gnuplot_run(o->out_dir, "plot_gossip.gp", "plot_gossip.log") != 0)
 		fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_gossip.log); the "
 				"CSV files are complete\n", o->out_dir);
 	printf("SUMMARY%s match_cost_ns=%.1f sim_days=%g runs=%zu exchanges=%llu "

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "bench/sim/nl_gnuplot.h"
 #include "nl_jobmix.h"
 #include "nl_swf.h"
 #ifdef NL_HAVE_BATCH
@@ -1020,11 +1021,10 @@ write_plots(const char *dir, const struct trace *t, const struct cols *c, size_t
 		}
 	}
 	fclose(f);
-	snprintf(path, sizeof(path), "cd '%s' && gnuplot jobmix.gp 2>gnuplot.log", dir);
-	rc = system(path);
+	rc = nl_gnuplot_run(dir, "jobmix.gp", "gnuplot.log"); /* no shell: dir is only a name */
 	if (rc != 0)
-		fprintf(stderr, "%s: gnuplot failed (status %d; see %s/gnuplot.log); CSVs kept\n",
-			prog, rc, dir);
+		fprintf(stderr, "%s: gnuplot failed or missing (see %s/gnuplot.log); CSVs kept\n",
+			prog, dir);
 	else
 		printf("plots: %s/fig10-submit.png %s/fig11-cdf.png %s/fig12-scatter.png (from "
 		       "%s/jobs-*.csv, %s/submit.csv)\n", dir, dir, dir, dir, dir);
