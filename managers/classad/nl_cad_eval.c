@@ -26,6 +26,14 @@ static struct nl_cad_val
 eval_attr(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, uint32_t slot,
 	  struct nl_cad_val *base)
 {
+	if (__builtin_expect(f->ctx != ctx, 0)) {
+		/* I5: a record of the context that called eval() (its def indexes that context's
+		 * program and its memo is stamped with that context's generation): evaluate it
+		 * there, above that context's stack top (it is inside the eval() call) */
+		struct nl_cad_ctx *o = f->ctx;
+
+		return eval_attr(o, f, slot, o->ext_base != NULL ? o->ext_base : o->stack);
+	}
 	const struct nl_cad_prog *p = ctx->prog;
 
 	if (f == ctx->root && ctx->bound[slot])
@@ -197,6 +205,7 @@ struct nl_cad_evc {
 	char *text;
 	uint32_t len;
 	int slot;                /* < 0: the text does not parse (eval gives error) */
+	bool busy;               /* ctx is evaluating (a nested eval() of the text needs another) */
 	struct nl_cad_prog *prog;
 	struct nl_cad_ctx *ctx;
 };
@@ -205,7 +214,7 @@ static struct nl_cad_val
 materialize(struct nl_cad_ctx *dst, struct nl_cad_ctx *src, const struct nl_cad_val *v,
 	    int depth)
 {
-	if (depth > 32)
+	if (depth > NL_CAD_MAX_VALUE_DEPTH)
 		return ERRV;
 	switch (v->type) {
 	case NL_CAD_STRING:
@@ -220,6 +229,8 @@ materialize(struct nl_cad_ctx *dst, struct nl_cad_ctx *src, const struct nl_cad_
 		return nl_cad_list(items, (uint32_t)v->aux);
 	}
 	case NL_CAD_RECORD: {
+		if (v->kind == NL_CAD_REC_FRAME && v->u.fr->ctx == dst)
+			return *v; /* the caller's own record (I5): it lives in the caller's arena */
 		struct nl_cad_schema *sc = nl_cad_arena(dst, sizeof(*sc));
 		struct nl_cad_rec *r = nl_cad_arena(dst, sizeof(*r));
 		struct nl_cad_val *vals = nl_cad_arena(dst, NL_CAD_SCHEMA_MAX * sizeof(*vals));
@@ -300,7 +311,7 @@ eval_in(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_val 
 	if (s.type != NL_CAD_STRING || ctx->eval_nest >= EVAL_NEST_MAX)
 		return ERRV;
 	for (e = ctx->evc; e != NULL; e = e->next, cnt++)
-		if (e->len == (uint32_t)s.aux && memcmp(e->text, s.u.s, e->len) == 0)
+		if (!e->busy && e->len == (uint32_t)s.aux && memcmp(e->text, s.u.s, e->len) == 0)
 			break;
 	if (e == NULL) {
 		if (cnt >= EVC_MAX)
@@ -357,9 +368,14 @@ eval_in(struct nl_cad_ctx *ctx, struct nl_cad_frame *f, const struct nl_cad_val 
 	}
 	struct nl_cad_val r;
 
+	/* the text may select a record of ctx whose attribute calls eval() of the same text:
+	 * that call gets a context of its own (c2's stack and arena are in use) */
+	e->busy = true;
 	nl_cad_eval(c2, e->slot, &r);
 	ctx->steps += c2->steps;
-	return materialize(ctx, c2, &r, 0);
+	r = materialize(ctx, c2, &r, 0);
+	e->busy = false;
+	return r;
 }
 
 static struct nl_cad_val
@@ -785,6 +801,7 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			}
 			fr->def = d;
 			fr->parent = f;
+			fr->ctx = ctx;
 			memset(fr->memo, 0, d->n * sizeof(struct nl_cad_memo));
 			sp->type = NL_CAD_RECORD;
 			sp->kind = NL_CAD_REC_FRAME;
@@ -793,16 +810,40 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			NEXT;
 		}
 		CASE(LIST): {
-			struct nl_cad_val *items = nl_cad_arena(ctx, in->c * sizeof(*items));
+			uint32_t n = in->c;
+
+			sp -= in->c;
+			if (in->a == 1) {
+				/* chunks of a long list (the compiler's LIST_CHUNK) */
+				bool ok = true;
+
+				n = 0;
+				for (uint32_t k = 0; k < in->c; k++) {
+					ok = ok && sp[k].type == NL_CAD_LIST;
+					n += (uint32_t)sp[k].aux;
+				}
+				if (!ok) { /* a chunk's arena allocation failed */
+					*sp++ = ERRV;
+					NEXT;
+				}
+			}
+			struct nl_cad_val *items = nl_cad_arena(ctx, (size_t)n * sizeof(*items));
 
 			if (items == NULL) {
-				sp -= in->c;
 				*sp++ = ERRV;
 				NEXT;
 			}
-			sp -= in->c;
-			memcpy(items, sp, in->c * sizeof(*items));
-			*sp++ = nl_cad_list(items, in->c);
+			if (in->a == 1) {
+				struct nl_cad_val *o = items;
+
+				for (uint32_t k = 0; k < in->c; k++) {
+					memcpy(o, sp[k].u.l, (size_t)sp[k].aux * sizeof(*items));
+					o += sp[k].aux;
+				}
+			} else {
+				memcpy(items, sp, (size_t)n * sizeof(*items));
+			}
+			*sp++ = nl_cad_list(items, n);
 			NEXT;
 		}
 		default:
@@ -834,6 +875,7 @@ nl_cad_ctx_create(const struct nl_cad_prog *prog, struct nl_cad_ctx **out)
 		return -ENOMEM;
 	}
 	ctx->root->def = &prog->defs[0];
+	ctx->root->ctx = ctx;
 	ctx->attr_fn = attr_hook;
 	ctx->gen = ctx->gen_next = 1;
 	ctx->budget = NL_CAD_DEF_STEP_BUDGET;

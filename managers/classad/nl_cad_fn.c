@@ -1212,8 +1212,21 @@ fn_quantize(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
 
 		if (ib == 0)
 			return a[0];
-		if (a[0].type == NL_CAD_INT)
-			return nl_cad_int((a[0].u.i + ib - 1) / ib * ib);
+		if (a[0].type == NL_CAD_INT) {
+			/* the smallest multiple of ib >= a (ceil(a / ib) * ib, as for reals);
+			 * error when it does not fit 64 bits (quantize(INT64_MAX, 2)) */
+			int64_t ia = a[0].u.i, q, r;
+
+			if (ib == -1 || ib == 1)
+				return a[0];
+			q = ia / ib;
+			r = ia % ib;
+			if (r != 0 && (r > 0) == (ib > 0))
+				q++;
+			if (__builtin_mul_overflow(q, ib, &r))
+				return ERRV;
+			return nl_cad_int(r);
+		}
 		return nl_cad_real(ceil(x / (double)ib) * (double)ib);
 	}
 	if (b >= -1e-8 && b <= 1e-8)
@@ -1353,10 +1366,9 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	}
 	case NL_CAD_F_TIME: return nl_cad_int(nl_cad_now_s(ctx));
 	case NL_CAD_F_CURRENTTIME: {
-		struct nl_cad_val v = nl_cad_abstime(nl_cad_now_s(ctx));
+		int64_t now = nl_cad_now_s(ctx);
 
-		v.aux = local_offset(v.u.abs_s);
-		return v;
+		return nl_cad_mkabs(now, local_offset(now));
 	}
 	case NL_CAD_F_STRCAT:
 	case NL_CAD_F_JOIN:
@@ -1478,8 +1490,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 
 			if (nl_cad_parse_abstime(a[0].u.s, (uint32_t)a[0].aux, &i, &off) < 0)
 				return ERRV;
-			v = nl_cad_abstime(i);
-			v.aux = off;
+			v = nl_cad_mkabs(i, off);
 		} else if (a[0].type == NL_CAD_INT) {
 			v = nl_cad_abstime(a[0].u.i);
 		} else if (a[0].type == NL_CAD_REAL && nl_cad_d2i(a[0].u.r, &i)) {
@@ -1496,9 +1507,10 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 			    : a[1].type == NL_CAD_REAL ? !nl_cad_d2i(a[1].u.r, &o)
 			    : a[1].type == NL_CAD_INT ? (o = a[1].u.i, false) : true)
 				return ERRV;
-			if (o < -86400 || o > 86400 || a[0].type == NL_CAD_STRING)
+			if (o < -86400 || o > 86400 || a[0].type == NL_CAD_STRING ||
+			    v.type != NL_CAD_ABSTIME)
 				return ERRV;
-			v.aux = (int32_t)o;
+			v = nl_cad_mkabs(v.u.abs_s, (int32_t)o);
 		}
 		return v;
 	}

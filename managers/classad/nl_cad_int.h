@@ -42,7 +42,7 @@ enum nl_cad_op {
 	NL_CAD_OP_CALL,      /* a = enum nl_cad_fn, c = argc, b = 1 + regex index (0: none) */
 	NL_CAD_OP_EVLIST,    /* b = variable root slot, c = attribute root slot */
 	NL_CAD_OP_RECORD,    /* c = record definition index */
-	NL_CAD_OP_LIST,      /* c = element count */
+	NL_CAD_OP_LIST,      /* c = element count; a = 1: c lists on the stack, joined into one */
 	NL_CAD_OP_ROOTSEL,   /* ROOTREF c then SELECT b (fused) */
 	NL_CAD_OP_BINK,      /* CONST c then BIN a (fused): top = top a consts[c] */
 };
@@ -121,6 +121,8 @@ struct nl_cad_def {
 	struct nl_cad_clause **clauses; /* root only: [n] arrays, or NULL */
 	uint32_t *n_clauses;        /* root only: [n] */
 	uint32_t cap;
+	uint32_t *hidx;             /* [hcap] 1 + slot by name hash (0: empty), or NULL */
+	uint32_t hcap;              /* power of two > 2 n, once n > DEF_HASH_MIN */
 };
 
 struct nl_cad_prog {
@@ -148,9 +150,15 @@ struct nl_cad_memo {
 	struct nl_cad_val val;
 };
 
+/**
+ * A record instance. Its def belongs to the program of its owner context, whose arena holds
+ * it (I5): its attributes are evaluated only by that context (eval() binds a caller's frames
+ * into the context of its own program; they are evaluated back in the owner).
+ */
 struct nl_cad_frame {
 	const struct nl_cad_def *def;
-	struct nl_cad_frame *parent;
+	struct nl_cad_frame *parent;  /* same owner */
+	struct nl_cad_ctx *ctx;       /* owner: def is in ctx->prog, memo stamped with ctx->gen */
 	struct nl_cad_memo memo[];
 };
 
@@ -270,6 +278,22 @@ void nl_cad_put_string(char *buf, size_t n, size_t *len, const char *s, size_t s
 
 static const struct nl_cad_val NL_CAD_ERRV = { .type = NL_CAD_ERROR };
 static const struct nl_cad_val NL_CAD_UNDEFV = { .type = NL_CAD_UNDEFINED };
+
+/* absTime of s [s since the epoch] with zone offset off [s]; error when the local time it
+ * prints (s + off) leaves the years 0000..9999 (NL_CAD_ABSTIME_MIN_S..MAX_S), which the
+ * printer's "YYYY-MM-DDThh:mm:ss" cannot write so that it reads back. */
+static inline struct nl_cad_val
+nl_cad_mkabs(int64_t s, int32_t off)
+{
+	struct nl_cad_val v = nl_cad_abstime(0);
+
+	if (s < NL_CAD_ABSTIME_MIN_S - 1000000 || s > NL_CAD_ABSTIME_MAX_S + 1000000 ||
+	    s + off < NL_CAD_ABSTIME_MIN_S || s + off > NL_CAD_ABSTIME_MAX_S)
+		return NL_CAD_ERRV;
+	v.u.abs_s = s;
+	v.aux = off;
+	return v;
+}
 
 /* Boolean equivalence (HTCondor IsBooleanValueEquiv): 1 true, 0 false, -1 undefined, -2 error */
 static inline int

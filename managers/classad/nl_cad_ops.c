@@ -116,7 +116,7 @@ nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, const struc
 	case NL_CAD_ABSTIME: return a->u.abs_s == b->u.abs_s && a->aux == b->aux;
 	case NL_CAD_RELTIME: return a->u.rel_s == b->u.rel_s;
 	case NL_CAD_LIST:
-		if (a->aux != b->aux || depth > 32)
+		if (a->aux != b->aux || depth > NL_CAD_MAX_VALUE_DEPTH)
 			return false;
 		for (int32_t i = 0; i < a->aux; i++)
 			if (!nl_cad_identical(ctx, &a->u.l[i], &b->u.l[i], depth + 1))
@@ -128,7 +128,7 @@ nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, const struc
 			return true;
 		uint32_t n = rec_n(a);
 
-		if (n != rec_n(b) || depth > 32)
+		if (n != rec_n(b) || depth > NL_CAD_MAX_VALUE_DEPTH)
 			return false;
 		for (uint32_t i = 0; i < n; i++) {
 			const char *an, *bn;
@@ -156,7 +156,6 @@ time_arith(int op, const struct nl_cad_val *a, const struct nl_cad_val *b)
 	int64_t i;
 	double r;
 	bool isr;
-	struct nl_cad_val v;
 
 	switch (op) {
 	case NL_CAD_B_ADD:
@@ -169,9 +168,7 @@ time_arith(int op, const struct nl_cad_val *a, const struct nl_cad_val *b)
 				return ERRV;
 			i = (int64_t)((uint64_t)a->u.abs_s + (op == NL_CAD_B_ADD ? (uint64_t)d
 									    : 0 - (uint64_t)d));
-			v = nl_cad_abstime(i);
-			v.aux = a->aux;
-			return v;
+			return nl_cad_mkabs(i, a->aux); /* error beyond the years 0000..9999 */
 		}
 		if (op == NL_CAD_B_ADD && a->type == NL_CAD_RELTIME && b->type == NL_CAD_ABSTIME)
 			return time_arith(op, b, a);

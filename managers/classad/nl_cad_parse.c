@@ -30,6 +30,7 @@ struct tok {
 	double r;
 	const char *s; /* T_STR (decoded, in prog arena), T_ID (in source) */
 	uint32_t len;
+	bool nl_before; /* a line break between the previous token and this one */
 };
 
 enum ast_kind {
@@ -63,6 +64,8 @@ struct ps {
 	uint32_t n_kids, cap_kids;
 	struct pending *pend;
 	uint32_t n_pend, cap_pend;
+	uint32_t *pmap;      /* (def, slot) -> 1 + index in pend (0: empty), open addressing */
+	uint32_t cap_pmap;   /* power of two, > 2 n_pend */
 	struct nl_cad_prog *p;
 	struct nl_cad_err *err;
 	int rc;
@@ -74,6 +77,7 @@ struct ps {
 };
 
 #define NONE UINT32_MAX
+#define LIST_CHUNK 256u /* elements of a non-constant list built at once on the stack */
 
 static int
 grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
@@ -239,6 +243,7 @@ static void
 next(struct ps *ps)
 {
 	struct tok *t = &ps->tk;
+	uint32_t line0 = ps->line; /* where the previous token ended (tokens are one line) */
 
 	if (ps->rc != 0) {
 		t->t = T_EOF;
@@ -273,6 +278,7 @@ next(struct ps *ps)
 	t->off = ps->pos;
 	t->line = ps->line;
 	t->col = ps->col;
+	t->nl_before = ps->line != line0;
 	int c = peekc(ps, 0);
 
 	if (c < 0) {
@@ -536,33 +542,112 @@ expect(struct ps *ps, enum tok_type t, const char *what)
 	return true;
 }
 
+/* Bucket of (def, slot) in the pending map: its entry, or the empty bucket to fill. */
+static uint32_t *
+pmap_bucket(const struct ps *ps, uint32_t def, uint32_t slot)
+{
+	uint32_t mask = ps->cap_pmap - 1;
+	uint32_t h = (def * 0x9E3779B1u) ^ (slot * 0x85EBCA77u);
+
+	for (h &= mask;; h = (h + 1) & mask) {
+		uint32_t e = ps->pmap[h];
+
+		if (e == 0 || (ps->pend[e - 1].def == def && ps->pend[e - 1].slot == slot))
+			return &ps->pmap[h];
+	}
+}
+
+/* The pending definition of slot of def (unique per pair: a redefinition replaces it), found
+ * in O(1) so that compiling and unparsing n records is linear in n. */
+static struct pending *
+find_pending_mut(const struct ps *ps, uint32_t def, uint32_t slot)
+{
+	if (ps->cap_pmap == 0)
+		return NULL;
+	uint32_t e = *pmap_bucket(ps, def, slot);
+
+	return e != 0 ? &ps->pend[e - 1] : NULL;
+}
+
 static int
 add_pending(struct ps *ps, uint32_t def, uint32_t slot, uint32_t n, bool redef)
 {
-	for (uint32_t i = 0; redef && i < ps->n_pend; i++) {
-		if (ps->pend[i].def == def && ps->pend[i].slot == slot) {
-			ps->pend[i].node = n; /* a later definition replaces an earlier one */
-			return 0;
-		}
+	struct pending *pe = redef ? find_pending_mut(ps, def, slot) : NULL;
+
+	if (pe != NULL) {
+		pe->node = n; /* a later definition replaces an earlier one */
+		return 0;
 	}
 	if (grow((void **)&ps->pend, &ps->cap_pend, ps->n_pend + 1, sizeof(struct pending)))
 		return -ENOMEM;
-	ps->pend[ps->n_pend++] = (struct pending){ def, slot, n };
+	if (2 * (ps->n_pend + 1) >= ps->cap_pmap) {
+		uint32_t nc = ps->cap_pmap ? ps->cap_pmap * 2 : 64;
+		uint32_t *m = calloc(nc, sizeof(*m));
+
+		if (m == NULL)
+			return -ENOMEM;
+		free(ps->pmap);
+		ps->pmap = m;
+		ps->cap_pmap = nc;
+		for (uint32_t i = 0; i < ps->n_pend; i++)
+			*pmap_bucket(ps, ps->pend[i].def, ps->pend[i].slot) = i + 1;
+	}
+	ps->pend[ps->n_pend] = (struct pending){ def, slot, n };
+	*pmap_bucket(ps, def, slot) = ++ps->n_pend;
 	return 0;
 }
 
-/* Add (or find) an attribute name in a definition; returns its slot or -errno. */
+#define DEF_HASH_MIN 16 /* a definition with more names gets a hash index */
+
+/* The bucket of a name in df's hash index: its 1 + slot, or the empty bucket. */
+static uint32_t *
+def_bucket(const struct nl_cad_def *df, const char *name, uint32_t len, uint32_t h)
+{
+	uint32_t mask = df->hcap - 1;
+
+	for (uint32_t b = h & mask;; b = (b + 1) & mask) {
+		uint32_t e = df->hidx[b];
+
+		if (e == 0 || (df->names[e - 1].hash == h &&
+			       nl_cad_name_eq(df->names[e - 1].s, df->names[e - 1].len, name, len)))
+			return &df->hidx[b];
+	}
+}
+
+/* Add (or find) an attribute name in a definition; returns its slot or -errno (-E2BIG: more
+ * than 65535 names at the root, 4096 in a record). O(1) per name: a 65535-attribute root
+ * compiles in linear time. */
 static int
 def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool copy)
 {
 	struct nl_cad_def *df = &p->defs[d];
 	uint32_t h = nl_cad_hash(name, len);
 
-	for (uint32_t i = 0; i < df->n; i++)
-		if (df->names[i].hash == h && nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
-			return (int)i;
-	if (df->n >= (d == 0 ? 65535u : 4096u))
+	if (df->hidx != NULL) {
+		uint32_t e = *def_bucket(df, name, len, h);
+
+		if (e != 0)
+			return (int)(e - 1);
+	} else {
+		for (uint32_t i = 0; i < df->n; i++)
+			if (df->names[i].hash == h &&
+			    nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+				return (int)i;
+	}
+	if (df->n >= (d == 0 ? NL_CAD_MAX_ROOT_ATTRS : NL_CAD_MAX_REC_ATTRS))
 		return -E2BIG;
+	if (df->n + 1 > DEF_HASH_MIN && 2 * (df->n + 1) >= df->hcap) {
+		uint32_t nc = df->hcap ? df->hcap * 2 : 64;
+		uint32_t *m = calloc(nc, sizeof(*m));
+
+		if (m == NULL)
+			return -ENOMEM;
+		free(df->hidx);
+		df->hidx = m;
+		df->hcap = nc;
+		for (uint32_t i = 0; i < df->n; i++)
+			*def_bucket(df, df->names[i].s, df->names[i].len, df->names[i].hash) = i + 1;
+	}
 	if (df->n == df->cap) {
 		uint32_t nc = df->cap ? df->cap * 2 : 8;
 		void *a = realloc(df->names, nc * sizeof(*df->names));
@@ -602,6 +687,8 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 	df->names[df->n] = (struct nl_cad_name){ name, len, h };
 	df->code[df->n] = UINT32_MAX;
 	df->text[df->n] = NULL;
+	if (df->hidx != NULL)
+		*def_bucket(df, name, len, h) = df->n + 1;
 	if (d == 0) {
 		df->clauses[df->n] = NULL;
 		df->n_clauses[df->n] = 0;
@@ -648,16 +735,25 @@ parse_attrs(struct ps *ps, uint32_t d, enum tok_type until, uint32_t *max_depth)
 		int s = def_slot(ps->p, d, name.s, name.len, true);
 
 		if (s < 0 || add_pending(ps, d, (uint32_t)s, e, (uint32_t)s < old_n) < 0) {
-			fail_at(ps, s == -E2BIG ? -E2BIG : -ENOMEM, name.line, name.col,
-				"cannot add attribute");
+			if (s == -E2BIG)
+				fail_at(ps, -E2BIG, name.line, name.col,
+					d == 0 ? "more than %u attributes at the root"
+					       : "record with more than %u attributes",
+					d == 0 ? NL_CAD_MAX_ROOT_ATTRS : NL_CAD_MAX_REC_ATTRS);
+			else
+				fail_at(ps, -ENOMEM, name.line, name.col, "out of memory");
 			return;
 		}
 		if (ps->nodes[e].depth > *max_depth)
 			*max_depth = ps->nodes[e].depth;
 		if (accept(ps, T_SEMI))
 			continue;
-		/* HTCondor old-style files separate definitions by newlines only */
-		if (ps->tk.t != until && ps->tk.t != T_ID) {
+		/* HTCondor old-style files separate definitions by newlines only: ';' may be left
+		 * out where the next definition starts a new line (never within a line) */
+		bool starts_def = ps->tk.t == T_ID || ps->tk.t == T_SELF ||
+				  ps->tk.t == T_PARENT || ps->tk.t == T_ROOT;
+
+		if (ps->tk.t != until && !(starts_def && ps->tk.nl_before)) {
 			expect(ps, T_SEMI, until == T_RBRACK ? "';' or ']'" : "';'");
 			return;
 		}
@@ -1271,12 +1367,7 @@ static const char *const binop_text[] = {
 static const struct pending *
 find_pending(const struct ps *ps, uint32_t def, uint32_t slot)
 {
-	const struct pending *found = NULL;
-
-	for (uint32_t i = 0; i < ps->n_pend; i++)
-		if (ps->pend[i].def == def && ps->pend[i].slot == slot)
-			found = &ps->pend[i];
-	return found;
+	return find_pending_mut(ps, def, slot);
 }
 
 /* HTCondor's unparser (ClassAdUnParser): operators with spaces, calls "f(a,b)", lists
@@ -1524,7 +1615,9 @@ compile_ref(struct ps *ps, const struct ast *a, uint32_t def, bool absolute)
 	int s = def_slot(p, 0, a->name, a->name_len, true);
 
 	if (s < 0) {
-		fail_at(ps, s, a->line, a->col, "too many attributes");
+		fail_at(ps, s, a->line, a->col,
+			s == -E2BIG ? "more than %u attributes at the root (external names included)"
+				    : "out of memory", NL_CAD_MAX_ROOT_ATTRS);
 		return;
 	}
 	emit(ps, NL_CAD_OP_ROOTREF, 0, 0, (uint32_t)s, 1);
@@ -1536,8 +1629,10 @@ root_slot_of_string(struct ps *ps, const struct ast *a)
 	/* evaluateList's variable and attribute names are root slots */
 	int s = def_slot(ps->p, 0, a->val.u.s, (uint32_t)a->val.aux, true);
 
-	if (s < 0 || s > 65535)
-		fail_at(ps, -E2BIG, a->line, a->col, "too many attributes");
+	if (s < 0)
+		fail_at(ps, s, a->line, a->col,
+			s == -E2BIG ? "more than %u attributes at the root (external names included)"
+				    : "out of memory", NL_CAD_MAX_ROOT_ATTRS);
 	return s;
 }
 
@@ -1701,8 +1796,7 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 					v = nl_cad_reltime(rs);
 				if (a->def == NL_CAD_F_ABSTIME &&
 				    nl_cad_parse_abstime(s->u.s, (uint32_t)s->aux, &as, &off) == 0) {
-					v = nl_cad_abstime(as);
-					v.aux = off;
+					v = nl_cad_mkabs(as, off);
 				}
 				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
 				return;
@@ -1767,9 +1861,25 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 			emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
 			return;
 		}
-		for (uint32_t i = 0; i < a->n_kids; i++)
-			compile(ps, k[i], def);
-		emit(ps, NL_CAD_OP_LIST, 0, 0, a->n_kids, 1 - (int)a->n_kids);
+		if (a->n_kids <= LIST_CHUNK) {
+			for (uint32_t i = 0; i < a->n_kids; i++)
+				compile(ps, k[i], def);
+			emit(ps, NL_CAD_OP_LIST, 0, 0, a->n_kids, 1 - (int)a->n_kids);
+			break;
+		}
+		/* a long list is built LIST_CHUNK elements at a time, then the chunks are joined,
+		 * so it needs at most LIST_CHUNK + n / LIST_CHUNK stack values (a 1 MiB source has
+		 * fewer than 2^19 elements: < 2400 values, under the 4096 of a context's stack) */
+		uint32_t n_chunks = 0;
+
+		for (uint32_t i = 0; i < a->n_kids; i += LIST_CHUNK, n_chunks++) {
+			uint32_t m = a->n_kids - i < LIST_CHUNK ? a->n_kids - i : LIST_CHUNK;
+
+			for (uint32_t j = 0; j < m; j++)
+				compile(ps, k[i + j], def);
+			emit(ps, NL_CAD_OP_LIST, 0, 0, m, 1 - (int)m);
+		}
+		emit(ps, NL_CAD_OP_LIST, 1, 0, n_chunks, 1 - (int)n_chunks);
 		break;
 	}
 	case A_RECORD:
@@ -1827,32 +1937,32 @@ static void
 compile_pending(struct ps *ps)
 {
 	struct nl_cad_prog *p = ps->p;
+	/* scratch of collect_clauses(), shared by all root attributes (one per attribute made
+	 * compiling a 65535-attribute root quadratic) */
+	uint32_t *cl = malloc((2 * (size_t)ps->n_nodes + 1) * sizeof(*cl));
 
+	if (cl == NULL) {
+		fail_at(ps, -ENOMEM, 1, 1, "out of memory");
+		return;
+	}
 	for (uint32_t i = 0; i < ps->n_pend && ps->rc == 0; i++) {
 		struct pending *pe = &ps->pend[i];
 		uint32_t start = compile_block(ps, pe->node, pe->def);
 
 		if (ps->rc != 0)
-			return;
+			break;
 		p->defs[pe->def].code[pe->slot] = start;
 		p->defs[pe->def].text[pe->slot] = unparse_text(ps, pe->node);
 		if (pe->def != 0)
 			continue;
 		/* root attribute: its top-level && operands, for nl_cad_explain() */
-		uint32_t *cl = malloc(2 * (size_t)ps->n_nodes * sizeof(*cl));
-
-		if (cl == NULL) {
-			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
-			return;
-		}
 		uint32_t ncl = collect_clauses(ps, pe->node, cl, cl + ps->n_nodes);
 		struct nl_cad_clause *c = nl_cad_chunk_alloc(&p->arena, &p->arena_cur,
 							    ncl * sizeof(*c));
 
 		if (c == NULL) {
-			free(cl);
 			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
-			return;
+			break;
 		}
 		for (uint32_t j = 0; j < ncl; j++) {
 			const struct ast *a = &ps->nodes[cl[j]];
@@ -1863,10 +1973,10 @@ compile_pending(struct ps *ps)
 			c[j].text_off = ps->src_base + a->off;
 			c[j].text_len = a->end > a->off ? a->end - a->off : 0;
 		}
-		free(cl);
 		p->defs[0].clauses[pe->slot] = c;
 		p->defs[0].n_clauses[pe->slot] = ncl;
 	}
+	free(cl);
 }
 
 static int
@@ -1916,6 +2026,7 @@ ps_finish(struct ps *ps)
 	free(ps->nodes);
 	free(ps->kids);
 	free(ps->pend);
+	free(ps->pmap);
 	free(ps);
 	return rc;
 }
@@ -1997,7 +2108,10 @@ nl_cad_parse_expr(struct nl_cad_prog *p, const char *src, size_t len, struct nl_
 		/* anonymous root attribute: a name no source can spell */
 		snprintf(anon, sizeof(anon), " expr%u", p->defs[0].n);
 		slot = def_slot(p, 0, anon, (uint32_t)strlen(anon), true);
-		if (slot < 0 || add_pending(ps, 0, (uint32_t)slot, e, false) < 0)
+		if (slot == -E2BIG)
+			fail_at(ps, -E2BIG, 1, 1, "more than %u attributes at the root (the "
+				"expression needs one of its own)", NL_CAD_MAX_ROOT_ATTRS);
+		else if (slot < 0 || add_pending(ps, 0, (uint32_t)slot, e, false) < 0)
 			fail_at(ps, -ENOMEM, 1, 1, "out of memory");
 	}
 	compile_pending(ps);
@@ -2049,6 +2163,7 @@ nl_cad_prog_free(struct nl_cad_prog *p)
 		free(p->defs[i].text);
 		free(p->defs[i].clauses);
 		free(p->defs[i].n_clauses);
+		free(p->defs[i].hidx);
 	}
 	free(p->defs);
 	free(p->ins);

@@ -296,26 +296,12 @@ nl_cad_fmt_abstime(int64_t s, int32_t off, char *buf, size_t n)
 			(int)(ao / 60 % 60));
 }
 
-int
-nl_cad_fmt_reltime(double s, char *buf, size_t n)
+/* relTime text of fields (sign, days, hours, minutes, seconds text), leading zero fields
+ * omitted, HTCondor's relTimeToString() layout. */
+static int
+fmt_rel_fields(char *buf, size_t n, const char *sign, int64_t days, int64_t hrs, int64_t mins,
+	       const char *sb)
 {
-	/* HTCondor's relTimeToString(): [-][D+]HH:MM:SS, leading zero fields omitted, the
-	 * seconds with %g when fractional */
-	const char *sign = s < 0 ? "-" : "";
-	double a = fabs(s);
-
-	if (!isfinite(a) || a > 9.0e15)
-		return snprintf(buf, n, "%s%g", sign, a);
-	double frac = a - floor(a);
-	int64_t whole = (int64_t)a;
-	int64_t days = whole / 86400, hrs = whole % 86400 / 3600, mins = whole % 3600 / 60;
-	double secs = (double)(whole % 60) + frac;
-	char sb[48];
-
-	if (frac == 0)
-		snprintf(sb, sizeof(sb), "%02d", (int)secs);
-	else
-		snprintf(sb, sizeof(sb), "%02g", secs);
 	if (days != 0)
 		return snprintf(buf, n, "%s%lld+%02lld:%02lld:%s", sign, (long long)days,
 				(long long)hrs, (long long)mins, sb);
@@ -325,6 +311,48 @@ nl_cad_fmt_reltime(double s, char *buf, size_t n)
 	if (mins != 0)
 		return snprintf(buf, n, "%s%02lld:%s", sign, (long long)mins, sb);
 	return snprintf(buf, n, "%s%s", sign, sb);
+}
+
+int
+nl_cad_fmt_reltime(double s, char *buf, size_t n)
+{
+	/* HTCondor's relTimeToString(): [-][D+]HH:MM:SS, leading zero fields omitted, the
+	 * seconds with %g when fractional. Every relTime (|s| <= NL_CAD_RELTIME_MAX_S, finite)
+	 * prints so that relTime("...") reads it back: fractional seconds get more digits than
+	 * %g's 6 when needed (fixed notation, never an exponent, at most 20 decimals). */
+	const char *sign = s < 0 ? "-" : "";
+	double a = fabs(s);
+
+	if (!(a <= NL_CAD_RELTIME_MAX_S))
+		a = isnan(a) ? 0 : NL_CAD_RELTIME_MAX_S; /* not a relTime value: never made */
+	double frac = a - floor(a);
+	int64_t whole = (int64_t)a;
+	int64_t days = whole / 86400, hrs = whole % 86400 / 3600, mins = whole % 3600 / 60;
+	double secs = (double)(whole % 60) + frac;
+	char sb[48], txt[96];
+	double back;
+
+	if (frac == 0) {
+		snprintf(sb, sizeof(sb), "%02d", (int)secs);
+		return fmt_rel_fields(buf, n, sign, days, hrs, mins, sb);
+	}
+	for (int prec = 6; prec <= 17; prec++) {
+		snprintf(sb, sizeof(sb), "%.*g", prec, secs);
+		if (strchr(sb, 'e') != NULL)
+			break; /* below 1e-4 s: fixed notation */
+		fmt_rel_fields(txt, sizeof(txt), sign, days, hrs, mins, sb);
+		if (nl_cad_parse_reltime(txt, (uint32_t)strlen(txt), &back) == 0 && back == s)
+			return snprintf(buf, n, "%s", txt);
+	}
+	for (int dec = 1; dec <= 20; dec++) {
+		snprintf(sb, sizeof(sb), "%.*f", dec, secs);
+		fmt_rel_fields(txt, sizeof(txt), sign, days, hrs, mins, sb);
+		if (nl_cad_parse_reltime(txt, (uint32_t)strlen(txt), &back) == 0 && back == s)
+			return snprintf(buf, n, "%s", txt);
+	}
+	/* a fraction below 1e-20 s: dropped (the text then reads back as whole seconds) */
+	snprintf(sb, sizeof(sb), "%02d", (int)secs);
+	return fmt_rel_fields(buf, n, sign, days, hrs, mins, sb);
 }
 
 int
@@ -467,7 +495,7 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 {
 	char tmp[96];
 
-	if (depth > 32) {
+	if (depth > NL_CAD_MAX_VALUE_DEPTH) {
 		put(f, "error");
 		return;
 	}
@@ -525,8 +553,9 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 			 * (never their values: a record holding itself prints finitely); a
 			 * binding of the root prints as its value */
 			for (uint32_t i = 0; i < d->n; i++) {
-				bool bound = fr->parent == NULL && ctx != NULL &&
-					     fr == ctx->root && ctx->bound[i];
+				const struct nl_cad_ctx *o = fr->ctx;
+				bool bound = fr->parent == NULL && o != NULL && fr == o->root &&
+					     o->bound[i];
 
 				if (d->names[i].s[0] == ' ' || (d->code[i] == UINT32_MAX && !bound))
 					continue;
@@ -536,7 +565,7 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 				put_name(f, d->names[i].s, d->names[i].len);
 				put(f, " = ");
 				if (bound)
-					fmt_val(ctx, &ctx->bind[i], f, depth + 1);
+					fmt_val(ctx, &o->bind[i], f, depth + 1);
 				else if (d->text != NULL && d->text[i] != NULL)
 					put(f, "%s", d->text[i]);
 				else

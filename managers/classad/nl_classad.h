@@ -30,6 +30,10 @@
  *        NL_CAD_MAX_EVAL_DEPTH; deeper input is refused (parse error) or yields error.
  *  - I4: values an evaluation returns (strings, lists, records it built) live in the context's
  *        arena until the next nl_cad_eval()/nl_cad_explain() on that context.
+ *  - I5: a record instance (a record literal's frame) belongs to the context that built it: its
+ *        attributes are compiled in that context's program and evaluated by that context only,
+ *        whichever context selects them (eval(), evalInEachContext() and countMatches() run
+ *        their text in a context of their own and hand a caller's records back to it).
  */
 #ifndef NL_CLASSAD_H
 #define NL_CLASSAD_H
@@ -47,11 +51,28 @@ extern "C" {
 #define NL_CAD_MAX_SRC_BYTES (1u << 20)
 /** Deepest expression/record nesting accepted by the parser (AST depth). */
 #define NL_CAD_MAX_DEPTH 400
+/** Deepest value the printer, =?= and eval() follow (lists and records in lists and records):
+ *  every value a literal can spell (NL_CAD_MAX_DEPTH) and more; a deeper value, which only
+ *  several attributes can build, prints `error` below that depth and is not =?= to anything. */
+#define NL_CAD_MAX_VALUE_DEPTH 1000
 /** Deepest chain of attribute evaluations (a -> b -> c ...) before the result is error. */
 #define NL_CAD_MAX_EVAL_DEPTH 200
 /** Default budget of one evaluation: attribute blocks run plus evaluateList elements (each
  *  block is straight-line code, so work <= budget x longest block). Error when exceeded. */
 #define NL_CAD_DEF_STEP_BUDGET (1u << 20)
+/** Range of absTime values: the local time they print (seconds + zone offset) lies in years
+ *  0000 to 9999, which absTime("YYYY-...") reads back; other absTimes are error [s]. */
+#define NL_CAD_ABSTIME_MIN_S (-INT64_C(62167219200)) /**< 0000-01-01T00:00:00 */
+#define NL_CAD_ABSTIME_MAX_S INT64_C(253402300799)   /**< 9999-12-31T23:59:59 */
+/** Largest relTime magnitude, 2^53 - 1 s (about 285 million years; whole seconds are exact
+ *  doubles): relTime("[-][D+]HH:MM:SS") reads back every relTime printed; larger magnitudes
+ *  and non-finite durations are error [s]. */
+#define NL_CAD_RELTIME_MAX_S 9007199254740991.0
+/** Most attribute names of the root record: its definitions, external names and the
+ *  expressions nl_cad_parse_expr() adds; more is a parse error. */
+#define NL_CAD_MAX_ROOT_ATTRS 65535u
+/** Most attributes of a record literal other than the root; more is a parse error. */
+#define NL_CAD_MAX_REC_ATTRS 4096u
 /** Most attributes in a host record schema. */
 #define NL_CAD_SCHEMA_MAX 32
 
@@ -502,8 +523,8 @@ nl_cad_str(const char *s, uint32_t len)
 
 /**
  * Make an absTime value (zone offset 0).
- * @param epoch_s  Seconds since the epoch (UTC).
- * @return the value.
+ * @param epoch_s  Seconds since the epoch (UTC), NL_CAD_ABSTIME_MIN_S..NL_CAD_ABSTIME_MAX_S.
+ * @return the value; the error value when epoch_s is out of that range.
  * @par Context  Any thread; pure.
  */
 static inline struct nl_cad_val
@@ -512,15 +533,16 @@ nl_cad_abstime(int64_t epoch_s)
 	struct nl_cad_val v;
 
 	memset(&v, 0, sizeof(v));
-	v.type = NL_CAD_ABSTIME;
-	v.u.abs_s = epoch_s;
+	v.type = epoch_s >= NL_CAD_ABSTIME_MIN_S && epoch_s <= NL_CAD_ABSTIME_MAX_S
+			 ? NL_CAD_ABSTIME : NL_CAD_ERROR;
+	v.u.abs_s = v.type == NL_CAD_ABSTIME ? epoch_s : 0;
 	return v;
 }
 
 /**
  * Make a relTime value.
- * @param s  Duration [s].
- * @return the value.
+ * @param s  Duration [s], finite, |s| <= NL_CAD_RELTIME_MAX_S.
+ * @return the value; the error value when s is not finite or out of that range.
  * @par Context  Any thread; pure.
  */
 static inline struct nl_cad_val
@@ -529,8 +551,10 @@ nl_cad_reltime(double s)
 	struct nl_cad_val v;
 
 	memset(&v, 0, sizeof(v));
-	v.type = NL_CAD_RELTIME;
-	v.u.rel_s = s;
+	/* false for NaN too */
+	v.type = s >= -NL_CAD_RELTIME_MAX_S && s <= NL_CAD_RELTIME_MAX_S ? NL_CAD_RELTIME
+									 : NL_CAD_ERROR;
+	v.u.rel_s = v.type == NL_CAD_RELTIME ? s : 0;
 	return v;
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nl_classad.h"
 #include "nl_tap.h"
@@ -199,6 +200,23 @@ test_numbers(void)
 	ck("1.5 & 1", "error");
 }
 
+/* quantize() of integers: ceil(a / b) * b without overflow; error when it does not fit */
+static void
+test_quantize_ints(void)
+{
+	ck("quantize(9223372036854775807, 2)", "error");
+	ck("quantize(9223372036854775807, 1)", "9223372036854775807");
+	ck("quantize(9223372036854775806, 2)", "9223372036854775806");
+	ck("quantize(9223372036854775807, 9223372036854775807)", "9223372036854775807");
+	ck("quantize(-9223372036854775807 - 1, -1)", "-9223372036854775808");
+	ck("quantize(-9223372036854775807 - 1, 2)", "-9223372036854775808");
+	ck("quantize(-9223372036854775807 - 1, 3)", "-9223372036854775806");
+	ck("quantize(-4, 2)", "-4"); /* as quantize(-4.0, 2) */
+	ck("quantize(-5, 2)", "-4");
+	ck("quantize(5, -2)", "4"); /* ceil(5 / -2) * -2, as quantize(5.0, -2) */
+	ck("quantize(7, 7)", "7");
+}
+
 static void
 test_time(void)
 {
@@ -235,6 +253,119 @@ test_time(void)
 	ck("isAbsTime(absTime(1))", "true");
 	ck("isRelTime(relTime(1))", "true");
 	ck("isRelTime(absTime(2) - absTime(1))", "true");
+}
+
+/* Parse text as an expression and evaluate it (no names); type error when it does not parse. */
+static struct nl_cad_val
+eval_text(const char *text, struct nl_cad_prog **p, struct nl_cad_ctx **c)
+{
+	struct nl_cad_val v = { .type = NL_CAD_ERROR };
+	int slot = -1;
+
+	*p = NULL;
+	*c = NULL;
+	if (nl_cad_parse("", 0, p, NULL) == 0)
+		slot = nl_cad_parse_expr(*p, text, strlen(text), NULL);
+	if (slot >= 0 && nl_cad_ctx_create(*p, c) == 0)
+		nl_cad_eval(*c, slot, &v);
+	return v;
+}
+
+/* A printed relTime / absTime reads back as the same value and prints the same text. */
+static bool
+time_reads_back(const struct nl_cad_val *v, char *text, size_t n)
+{
+	struct nl_cad_prog *p;
+	struct nl_cad_ctx *c;
+	char again[256];
+
+	nl_cad_format(NULL, v, text, n);
+	struct nl_cad_val w = eval_text(text, &p, &c);
+	bool ok = w.type == v->type &&
+		  (v->type == NL_CAD_RELTIME ? memcmp(&w.u.rel_s, &v->u.rel_s, sizeof(double)) == 0
+		   : w.u.abs_s == v->u.abs_s && w.aux == v->aux);
+
+	nl_cad_format(c, &w, again, sizeof(again));
+	ok = ok && strcmp(again, text) == 0;
+	nl_cad_ctx_free(c);
+	nl_cad_prog_free(p);
+	return ok;
+}
+
+/*
+ * Every relTime and absTime value prints as text that reads back (relTime: finite, |s| <=
+ * NL_CAD_RELTIME_MAX_S; absTime: local time in the years 0000..9999); values beyond are error.
+ */
+static void
+test_time_text(void)
+{
+	static const double rel[] = {
+		0, 1, -1, 0.5, 90.5, 1.0 / 3, -2.0 / 3, 1e-7, 1e-20, 59.999999999, 86399.75,
+		-86400 * 3 - 0.1, 123456.789012345, 1e15 + 0.5, 9.0e15, NL_CAD_RELTIME_MAX_S,
+		-NL_CAD_RELTIME_MAX_S, 4503599627370495.5,
+	};
+	char text[256];
+	bool all = true;
+
+	for (unsigned int i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		struct nl_cad_val v = nl_cad_reltime(rel[i]);
+		bool ok = v.type == NL_CAD_RELTIME && time_reads_back(&v, text, sizeof(text));
+
+		nl_tap_ok(ok, "relTime %.17g prints %s and reads back", rel[i], text);
+	}
+	/* pseudo-random durations, whole and fractional */
+	uint64_t x = 88172645463325252u;
+
+	for (int i = 0; i < 3000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double d = (double)(x >> 11) / (double)(UINT64_C(1) << (x % 50));
+		struct nl_cad_val v = nl_cad_reltime((x & 1) ? -d : d);
+
+		if (v.type != NL_CAD_RELTIME || !time_reads_back(&v, text, sizeof(text))) {
+			nl_tap_ok(false, "relTime %.17g prints %s and reads back", d, text);
+			all = false;
+			break;
+		}
+	}
+	nl_tap_ok(all, "3000 random relTimes print text that reads back");
+	ck("relTime(1e16)", "error");
+	ck("relTime(real(\"INF\"))", "error");
+	ck("relTime(-real(\"INF\"))", "error");
+	ck("relTime(real(\"NaN\"))", "error");
+	ck("relTime(\"inf\")", "error");
+	ck("relTime(9223372036854775807) + relTime(9223372036854775807)", "error");
+	ck("relTime(9007199254740991) + relTime(1)", "error");
+	ck("relTime(9007199254740991) * 2", "error");
+	ck("relTime(9007199254740991)", "relTime(\"104249991374+07:36:31\")");
+	ck("relTime(1e-7)", "relTime(\"0.0000001\")");
+	ck("relTime(1e-300)", "relTime(\"00\")"); /* below 1e-20 s: whole seconds */
+	ck("relTime(1.0 / 3)", "relTime(\"0.3333333333333333\")");
+	ck("relTime(\"0.3333333333333333\") == relTime(1.0 / 3)", "true");
+	/* absTime: years 0000..9999 of the printed (local) time */
+	static const int64_t abs_s[] = {
+		0, NOW, NL_CAD_ABSTIME_MIN_S, NL_CAD_ABSTIME_MAX_S, -1, -86400 * 365,
+	};
+
+	for (unsigned int i = 0; i < sizeof(abs_s) / sizeof(abs_s[0]); i++) {
+		struct nl_cad_val v = nl_cad_abstime(abs_s[i]);
+		bool ok = v.type == NL_CAD_ABSTIME && time_reads_back(&v, text, sizeof(text));
+
+		nl_tap_ok(ok, "absTime %lld prints %s and reads back", (long long)abs_s[i], text);
+	}
+	ck("absTime(253402300799)", "absTime(\"9999-12-31T23:59:59-00:00\")");
+	ck("absTime(253402300800)", "error");
+	ck("absTime(-62167219200)", "absTime(\"0000-01-01T00:00:00-00:00\")");
+	ck("absTime(-62167219201)", "error");
+	ck("absTime(\"10000-01-01T00:00:00-00:00\")", "error");
+	ck("absTime(\"9999-12-31T23:59:59Z\") + relTime(1)", "error");
+	ck("absTime(\"0000-01-01T00:00:00Z\") - relTime(1)", "error");
+	ck("absTime(253402300799, 3600)", "error");
+	ck("absTime(\"9999-12-31T23:00:00-02:00\")", "absTime(\"9999-12-31T23:00:00-02:00\")");
+	ck("absTime(\"9999-12-31T23:00:00-02:00\") - absTime(0)", "relTime(\"2932897+01:00:00\")");
+	nl_tap_ok(nl_cad_reltime(1e300).type == NL_CAD_ERROR &&
+		  nl_cad_abstime(INT64_MAX).type == NL_CAD_ERROR, "constructors refuse out of range");
 }
 
 static void
@@ -298,6 +429,50 @@ test_circular(void)
 	snprintf(src + n, sizeof(src) - n, "a60 = 1");
 	ckr(src, "a0", "1152921504606846976"); /* 2^60, computed in 61 steps */
 	ckr(src, "a50", "1024");
+}
+
+/*
+ * eval(), evalInEachContext() and countMatches() run their text in a context of their own
+ * program; a record of the caller they select (r.a) is evaluated back in the caller's context
+ * (I5). Before the fix these read the caller's record definitions with the eval() program's
+ * instructions: undefined, error, endless printing, wild jumps and heap overflows under ASan.
+ */
+static void
+test_eval_scope(void)
+{
+	const char *rec = "r = [ a = 1; b = a + 1 ]; lim = [ max = 3 ]";
+
+	ckr(rec, "eval(\"r.a\")", "1");
+	ckr(rec, "eval(\"r.b\")", "2");
+	ckr(rec, "eval(\"r\")", "[ a = 1; b = a + 1 ]");
+	ckr(rec, "eval(\"r.a + r.b\")", "3");
+	ckr(rec, "eval(\"size({r.b, r.a})\")", "2");
+	ckr(rec, "eval(\"2 < lim.max\")", "true");
+	ckr(rec, "eval(\"r\").b", "2");
+	ckr(rec, "eval(\"{ r, lim }\")[1].max", "3");
+	ckr(rec, "eval(\"r =?= r\")", "true");
+	ckr(rec, "string(eval(\"r\"))", "\"[ a = 1; b = a + 1 ]\"");
+	/* the record's attributes keep their own scope (x of the root) */
+	ckr("x = 5; r = [ a = x + 1 ]", "eval(\"r.a\")", "6");
+	ckr("r = [ a = eval(\"s.b\") ]; s = [ b = 7 ]", "eval(\"r.a\")", "7");
+	/* a record of the caller whose attribute evals the same text (a second context) */
+	ckr("x = [ a = eval(\"x.a\"); x = [ a = 9 ] ]", "eval(\"x.a\")", "9");
+	ckr("r = [ a = eval(\"r.a\") ]", "eval(\"r.a\")", "undefined"); /* circular */
+	/* evalInEachContext / countMatches: names the records lack come from the caller */
+	ckr("r = [ a = 1 ]", "evalInEachContext(r.a, { [ q = 1 ] })", "{ 1 }");
+	ckr("r = [ a = 1 ]", "evalInEachContext(r, { [ q = 1 ] })", "{ [ a = 1 ] }");
+	const char *pol = "jobs = { [ id = 1 ], [ id = 2 ] }; limit = [ max = 1 ]";
+
+	ckr(pol, "countMatches(id <= limit.max, jobs)", "1");
+	ckr(pol, "evalInEachContext(limit.max, jobs)", "{ 1,1 }");
+	ckr(pol, "evalInEachContext(id + limit.max, jobs)", "{ 2,3 }");
+	ckr("r = [ b = { 1, 2 } ]",
+	    "countMatches(identicalMember(a, r.b), { [ a = 1 ], [ a = 2 ], [ a = 3 ] })", "2");
+	ckr("l = { 1, \"two\" }; r = [ a = 1 ]",
+	    "countMatches(identicalMember(l[1], r.a), { [ a = 1 ], [ a = 2 ] })", "0");
+	/* a policy in the form the PluS manager evaluates */
+	ckr("jobs = { [ id = 1 ], [ id = 2 ] }; limit = [ max = 1 ]; "
+	    "ok = countMatches(id <= limit.max, jobs) >= 1", "ok", "true");
 }
 
 static void
@@ -479,6 +654,19 @@ test_parse_errors(void)
 	ck_perr("x = evaluateList({1}, y, \"f\")", false, 1, 5, "string literals", -EINVAL);
 	ck_perr("x = 1 2", false, 1, 7, "expected ';'", -EINVAL);
 	ck_perr("1 2", true, 1, 3, "unexpected text", -EINVAL);
+	/* ';' may be left out at a line break only (HTCondor refuses "a = 1 b = 2") */
+	ck_perr("a = 1 b = 2", false, 1, 7, "expected ';'", -EINVAL);
+	ck_perr("[ a = 1 b = 2 ]", false, 1, 9, "expected ';' or ']'", -EINVAL);
+	ck_perr("a = 1\nb = 2 c = 3", false, 2, 7, "expected ';'", -EINVAL);
+	ckr("a = 1\nb = a + 1", "b", "2");
+	ckr("a = 1 // one\nb = a + 1", "b", "2");
+	ckr("[ a = 1\n  b = a + 1 ]", "b", "2");
+	/* ... before Self, Parent and Root naming attributes, and quoted names, too */
+	ckr("a = 1\nSelf = 2", "self", "2");
+	ckr("a = 1\nparent = 2", "parent", "2");
+	ckr("a = 1\nroot = 2", "root", "2");
+	ckr("a = 1\nToplevel = 2", "toplevel", "2");
+	ckr("a = 1\n'b c' = 2", "self", "[ a = 1; 'b c' = 2 ]");
 }
 
 static void
@@ -562,6 +750,163 @@ test_nesting(void)
 
 /* A matchmaker's ad (nl_cad_parse_match): TARGET.x reads the bound record, MY.x the ad's own;
  * the same text through nl_cad_parse() reads TARGET.x as the ad's own x (single ad). */
+/* Limits: long non-constant lists evaluate; attribute counts past the documented limits are
+ * parse errors that say so; compiling n records is linear (a node list of 20 000 records). */
+static void
+test_limits(void)
+{
+	size_t cap = 200000, n = 0;
+	char *src = malloc(cap);
+
+	if (src == NULL)
+		return;
+	n += (size_t)snprintf(src + n, cap - n, "y = 1; x = {");
+	for (int i = 0; i < 5000; i++)
+		n += (size_t)snprintf(src + n, cap - n, "%sy + %d", i ? "," : "", i);
+	snprintf(src + n, cap - n, "}");
+	ckr(src, "size(x)", "5000");
+	ckr(src, "x[4095] + x[4999]", "9096");
+	ckr(src, "sum(x)", "12502500");
+	/* exactly one chunk, and one more element */
+	n = (size_t)snprintf(src, cap, "y = 1; x = {");
+	for (int i = 0; i < 257; i++)
+		n += (size_t)snprintf(src + n, cap - n, "%sy", i ? "," : "");
+	snprintf(src + n, cap - n, "}");
+	ckr(src, "size(x)", "257");
+	ckr(src, "x =?= x", "true");
+	/* a record of 4096 attributes, then 4097 */
+	n = (size_t)snprintf(src, cap, "r = [");
+	for (int i = 0; i < 4096; i++)
+		n += (size_t)snprintf(src + n, cap - n, "a%d = %d;", i, i);
+	snprintf(src + n, cap - n, "]");
+	ckr(src, "r.a4095", "4095");
+	n = (size_t)snprintf(src, cap, "r = [");
+	for (int i = 0; i < 4097; i++)
+		n += (size_t)snprintf(src + n, cap - n, "a%d = %d;", i, i);
+	snprintf(src + n, cap - n, "]");
+	ck_perr(src, false, 1, (unsigned int)(strstr(src, "a4096 =") - src) + 1,
+		"record with more than 4096 attributes", -E2BIG);
+	free(src);
+
+	/* the root: 65535 names (definitions, external names, parsed expressions together) */
+	cap = 1200000;
+	src = malloc(cap);
+	if (src == NULL)
+		return;
+	n = 0;
+	for (int i = 0; i < 65534; i++)
+		n += (size_t)snprintf(src + n, cap - n, "a%d=%d\n", i, i % 10);
+	struct nl_cad_prog *p = NULL;
+	struct nl_cad_err e = { 0 };
+	int rc = nl_cad_parse(src, n, &p, &e);
+	int s1 = rc == 0 ? nl_cad_parse_expr(p, "a65533", 6, &e) : rc;
+	int s2 = rc == 0 ? nl_cad_parse_expr(p, "a1", 2, &e) : rc;
+
+	nl_tap_ok(rc == 0 && s1 == 65534 && s2 == -E2BIG &&
+		  strstr(e.msg, "more than 65535 attributes at the root") != NULL,
+		  "65534 root attributes + 1 expression; the next is refused (%d %d %d '%s')", rc,
+		  s1, s2, e.msg);
+	nl_cad_prog_free(p);
+	n += (size_t)snprintf(src + n, cap - n, "b=1\nc=2\n");
+	ck_perr(src, false, 65536, 1, "more than 65535 attributes at the root", -E2BIG);
+	n = 0;
+	for (int i = 0; i < 65535; i++)
+		n += (size_t)snprintf(src + n, cap - n, "a%d=x%d\n", i, i);
+	ck_perr(src, false, 1, 4, "more than 65535 attributes at the root (external", -E2BIG);
+	free(src);
+
+	/* 20 000 node records compile in linear time (it was quadratic: minutes) */
+	cap = 1000000;
+	src = malloc(cap);
+	if (src == NULL)
+		return;
+	n = (size_t)snprintf(src, cap, "nodes = {");
+	for (int i = 0; i < 20000; i++)
+		n += (size_t)snprintf(src + n, cap - n, "%s[n=\"n%d\";a=%d<1]", i ? "," : "", i, i);
+	snprintf(src + n, cap - n, "}");
+	clock_t t0 = clock();
+
+	ckr(src, "size(nodes.n)", "20000");
+	ckr(src, "nodes[19999].n", "\"n19999\"");
+	double cpu_s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+
+	nl_tap_ok(cpu_s < 20.0, "20000 records parse and evaluate in %.2f s CPU (< 20 s)", cpu_s);
+	free(src);
+}
+
+/* Values as deep as the parser accepts print in full (and read back) and are =?= to
+ * themselves; only values deeper than NL_CAD_MAX_VALUE_DEPTH (built by several attributes)
+ * are cut. It was 32: a list 33 deep printed `error` inside and was not =?= itself. */
+static void
+test_deep_values(void)
+{
+	size_t cap = 40000, n;
+	char *src = malloc(cap), *want = malloc(cap);
+
+	if (src == NULL || want == NULL) {
+		free(src);
+		free(want);
+		return;
+	}
+	for (int depth = 33; depth <= 399; depth += 366) {
+		n = (size_t)snprintf(src, cap, "x = ");
+		for (int i = 0; i < depth; i++)
+			n += (size_t)snprintf(src + n, cap - n, "{");
+		n += (size_t)snprintf(src + n, cap - n, "1");
+		for (int i = 0; i < depth; i++)
+			n += (size_t)snprintf(src + n, cap - n, "}");
+		snprintf(src + n, cap - n, "; y = x");
+		ckr(src, "x =?= x", "true");
+		ckr(src, "x =?= y", "true");
+		ckr(src, "x =?= {1}", "false");
+		/* the printed value is the list itself */
+		n = 0;
+		for (int i = 0; i < depth; i++)
+			n += (size_t)snprintf(want + n, cap - n, "{ ");
+		n += (size_t)snprintf(want + n, cap - n, "1");
+		for (int i = 0; i < depth; i++)
+			n += (size_t)snprintf(want + n, cap - n, " }");
+		struct nl_cad_prog *p = NULL;
+		struct nl_cad_ctx *c = NULL;
+		struct nl_cad_val v;
+		char *buf = malloc(cap);
+		int slot = nl_cad_parse(src, strlen(src), &p, NULL) == 0 ? nl_cad_slot(p, "x") : -1;
+		bool ok = buf != NULL && slot >= 0 && nl_cad_ctx_create(p, &c) == 0 &&
+			  nl_cad_eval(c, slot, &v) == 0 &&
+			  nl_cad_format(c, &v, buf, cap) == (int)strlen(want) && strcmp(buf, want) == 0;
+
+		nl_tap_ok(ok, "a list %d deep prints in full", depth);
+		nl_cad_ctx_free(c);
+		nl_cad_prog_free(p);
+		free(buf);
+	}
+	/* records, 200 deep */
+	n = (size_t)snprintf(src, cap, "x = ");
+	for (int i = 0; i < 200; i++)
+		n += (size_t)snprintf(src + n, cap - n, "[a = ");
+	n += (size_t)snprintf(src + n, cap - n, "1");
+	for (int i = 0; i < 200; i++)
+		n += (size_t)snprintf(src + n, cap - n, "]");
+	snprintf(src + n, cap - n, "; y = x");
+	ckr(src, "x =?= y", "true");
+	ckr(src, "eval(\"x\") =?= y", "true");
+	/* deeper than NL_CAD_MAX_VALUE_DEPTH: three attributes of 350 levels each */
+	n = 0;
+	for (int k = 0; k < 3; k++) {
+		n += (size_t)snprintf(src + n, cap - n, "x%d = ", k);
+		for (int i = 0; i < 350; i++)
+			n += (size_t)snprintf(src + n, cap - n, "{");
+		n += (size_t)snprintf(src + n, cap - n, k < 2 ? "x%d" : "1", k + 1);
+		for (int i = 0; i < 350; i++)
+			n += (size_t)snprintf(src + n, cap - n, "}");
+		n += (size_t)snprintf(src + n, cap - n, ";\n");
+	}
+	ckr(src, "x1 =?= x1", "true");  /* 700 deep */
+	ckr(src, "x0 =?= x0", "false"); /* 1050 deep */
+	free(src);
+	free(want);
+}
+
 static void
 test_match_target(void)
 {
@@ -738,14 +1083,19 @@ main(void)
 	test_strict();
 	test_strings();
 	test_numbers();
+	test_quantize_ints();
 	test_time();
+	test_time_text();
 	test_scoping();
 	test_circular();
+	test_eval_scope();
 	test_builtins();
 	test_precedence();
 	test_parse_errors();
 	test_nesting();
 	test_bindings();
+	test_limits();
+	test_deep_values();
 	test_match_target();
 	test_many_clauses();
 	return nl_tap_done();

@@ -25,6 +25,30 @@ t "fig8 running job" 1 "first refused n005" "$B" -p "$P/fig8-running-jobs.cad" \
 t "fig8 after the job" 0 "accepted 6 nodes" "$B" -p "$P/fig8-running-jobs.cad" \
 	-N "$P/nodes-example.cad" -o alice -s 2024-01-01T03:00:00Z -E +4h -n 6 \
 	--now 2024-01-01T01:00:00Z
+t "eval reads a record of the caller" 0 "2 (integer)" "$B" -r /dev/stdin -e 'eval("r.b")' \
+	<<<'r = [a = 1; b = a + 1]'
+t "countMatches reads a record of the policy" 0 "accepted 1 node: n001" "$B" -p /dev/stdin \
+	-N "$P/nodes-example.cad" -o a -s +1h -E +2h -n 1 --now 2024-01-01T01:00:00Z \
+	<<<$'jobs = { [id = 1], [id = 2] };\nlimit = [max = 1];\nPLUS_NODE_RESERVABLE = countMatches(id <= limit.max, jobs) >= 1;'
+for cnt in -1 1x 0 '' ' 1' 99999999999; do
+	t "count '$cnt' is bad input" 2 "bad --count" "$B" -p "$P/fig4-simple.cad" \
+		-N "$P/nodes-example.cad" -o alice -s +1h -E +2h -n "$cnt" --now 2024-01-01T01:00:00Z
+done
+# a node list longer than the 4096 values of a context's stack (it was error, then refused)
+NODES=$(mktemp)
+trap 'rm -f "$NODES"' EXIT
+{
+	printf '{'
+	for ((i = 0; i < 5000; i++)); do
+		printf '%s[ name = "n%d"; isAlive = true; loadavg = 0.%d; jobs = {} ]' \
+			"$([[ $i == 0 ]] || echo ,)" "$i" "$((i % 10))"
+	done
+	printf '}\n'
+} >"$NODES"
+t "5000 nodes" 0 "accepted 5000 nodes" "$B" -p /dev/stdin -N "$NODES" -o a -s +1h -E +2h \
+	-n 5000 --now 2024-01-01T01:00:00Z <<<'PLUS_NODE_RESERVABLE = PLUS_CANDIDATE_NODE.loadavg < 1;'
+t "5000 nodes, count too high" 1 "5001 nodes requested, 5000 exist" "$B" -p /dev/stdin -N "$NODES" -o a -s +1h \
+	-E +2h -n 5001 --now 2024-01-01T01:00:00Z <<<'PLUS_NODE_RESERVABLE = PLUS_CANDIDATE_NODE.loadavg < 1;'
 t "check policy" 0 "PLUS_CANDIDATE_NODE external" "$B" --check "$P/fig4-simple.cad"
 t "self is finite" 0 "[  ] (classad)" "$B" -e 'self'
 t "self of a record" 0 "[ a = 1; b = a + 1 ] (classad)" "$B" -r /dev/stdin -e 'self' <<<'[ a = 1; b = a + 1 ]'

@@ -93,18 +93,45 @@ parse_time(const char *s, int64_t now, int64_t *out)
 	int32_t off;
 
 	if (s[0] == '+') {
-		if (nl_cad_parse_reltime(s + 1, (uint32_t)strlen(s + 1), &rel) < 0)
+		if (s[1] == 0 || nl_cad_parse_reltime(s + 1, (uint32_t)strlen(s + 1), &rel) < 0 ||
+		    !(rel <= NL_CAD_RELTIME_MAX_S) ||
+		    __builtin_add_overflow(now, (int64_t)rel, out))
 			return -EINVAL;
-		*out = now + (int64_t)rel;
 		return 0;
 	}
+	errno = 0;
 	long long v = strtoll(s, &end, 10);
 
 	if (*end == 0 && end != s) {
+		if (errno == ERANGE)
+			return -ERANGE;
 		*out = v;
 		return 0;
 	}
 	return nl_cad_parse_abstime(s, (uint32_t)strlen(s), out, &off);
+}
+
+#define MAX_COUNT 1000000u /* --count: nodes requested */
+
+/* A node count: decimal digits only (no sign, no suffix, no blanks), 1..MAX_COUNT. */
+static int
+parse_count(const char *s, unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (s[0] == 0)
+		return -EINVAL;
+	for (const char *c = s; *c != 0; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(*c - '0');
+		if (v > MAX_COUNT)
+			return -ERANGE;
+	}
+	if (v == 0)
+		return -ERANGE;
+	*out = (unsigned int)v;
+	return 0;
 }
 
 static void
@@ -316,7 +343,13 @@ main(int argc, char **argv)
 		case 'o': owner = optarg; break;
 		case 's': start = optarg; break;
 		case 'E': end = optarg; break;
-		case 'n': count = (unsigned int)strtoul(optarg, NULL, 10); break;
+		case 'n':
+			if (parse_count(optarg, &count) < 0) {
+				fprintf(stderr, "nlevel-classad: bad --count '%s' (want a whole number "
+					"of nodes, 1 to %u)\n", optarg, MAX_COUNT);
+				return 2;
+			}
+			break;
 		case 't': now_s = optarg; break;
 		case 'c': check = optarg; break;
 		case 'h': usage(stdout); return 0;
