@@ -144,19 +144,41 @@ struct trace {
 	uint64_t procs_per_node; /* the one applied: 1 for a generated mix (it counts nodes) */
 };
 
+/* What find_line() looks for: the index-th record, or the header entry "; key:". */
+struct line_want {
+	size_t index;    /* record index (0-based), key == NULL */
+	const char *key; /* header key, or NULL */
+	size_t rec;      /* records seen so far */
+};
+
+/* Whether the line at p (its leading blanks skipped) is the one wanted. */
+static bool
+line_is(const char *p, struct line_want *w)
+{
+	if (w->key == NULL) {
+		if (*p == '\0' || *p == '\n' || *p == '\r' || *p == ';')
+			return false; /* blank or comment */
+		return w->rec++ == w->index;
+	}
+	if (*p++ != ';')
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return strncmp(p, w->key, strlen(w->key)) == 0 && p[strlen(w->key)] == ':';
+}
+
 /*
- * Line number of the index-th job record (0-based) of an SWF file, plain or gzip, for error
- * messages: nl_swf does not keep line numbers. Counts lines the way its reader classifies them
- * (blank after leading blanks/tabs: skipped; ';': comment; anything else: a record).
- * @return the 1-based line, or 0 when it cannot be found.
+ * Line number of a line of an SWF file, plain or gzip, for error messages (nl_swf does not
+ * keep line numbers): lines classified the way its reader does (blank after leading
+ * blanks/tabs: skipped; ';': comment; anything else: a record). @return the 1-based line, or
+ * 0 when it cannot be found.
  */
 static unsigned long
-record_line(const char *path, size_t index)
+find_line(const char *path, struct line_want *w)
 {
 	gzFile z = gzopen(path, "rb");
 	char buf[4096];
 	unsigned long line = 0, found = 0;
-	size_t rec = 0;
 	bool at_start = true;
 
 	if (z == NULL)
@@ -171,12 +193,9 @@ record_line(const char *path, size_t index)
 			line++;
 			while (*p == ' ' || *p == '\t')
 				p++;
-			if (*p != '\0' && *p != '\n' && *p != '\r' && *p != ';') {
-				if (rec == index) {
-					found = line;
-					break;
-				}
-				rec++;
+			if (line_is(p, w)) {
+				found = line;
+				break;
 			}
 		}
 		at_start = ends;
@@ -185,45 +204,22 @@ record_line(const char *path, size_t index)
 	return found;
 }
 
-/*
- * Line number of the header entry KEY ("; KEY: value") of an SWF file, plain or gzip, for
- * error messages. @return the 1-based line, or 0 when it cannot be found.
- */
+/* Line of the index-th job record (0-based). */
+static unsigned long
+record_line(const char *path, size_t index)
+{
+	struct line_want w = { .index = index };
+
+	return find_line(path, &w);
+}
+
+/* Line of the header entry KEY ("; KEY: value"). */
 static unsigned long
 header_line(const char *path, const char *key)
 {
-	gzFile z = gzopen(path, "rb");
-	char buf[4096];
-	unsigned long line = 0, found = 0;
-	size_t kl = strlen(key);
-	bool at_start = true;
+	struct line_want w = { .key = key };
 
-	if (z == NULL)
-		return 0;
-	while (gzgets(z, buf, sizeof(buf)) != NULL) {
-		size_t l = strlen(buf);
-		bool ends = l > 0 && buf[l - 1] == '\n';
-
-		if (at_start) {
-			const char *p = buf;
-
-			line++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == ';') {
-				p++;
-				while (*p == ' ' || *p == '\t')
-					p++;
-				if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
-					found = line;
-					break;
-				}
-			}
-		}
-		at_start = ends;
-	}
-	gzclose(z);
-	return found;
+	return find_line(path, &w);
 }
 
 /*
