@@ -32,6 +32,7 @@ struct job {
 	struct nl_dsim_result r;
 	double cpu_s;
 	int rc;
+	atomic_int state; /* 0 waiting, 1 running, 2 done (progress lines) */
 };
 
 struct pool {
@@ -66,6 +67,44 @@ variant_label(const struct nl_variant *v, char *buf, size_t len)
 		snprintf(buf, len, "NLSC");
 }
 
+/* Until every run is done: unless quiet, a line every 10 s with the runs in flight and how far
+ * each is (a long run otherwise prints nothing until it ends). */
+static void
+wait_runs(struct pool *p)
+{
+	double last = nl_sim_wall_s();
+
+	while (atomic_load(&p->done) < p->n_job) {
+		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+		if (p->quiet || nl_sim_wall_s() - last < 10)
+			continue;
+		last = nl_sim_wall_s();
+		char line[320] = "";
+		int len = 0;
+		unsigned int shown = 0;
+
+		for (unsigned int i = 0; i < p->n_job && shown < 4; i++) {
+			struct job *j = &p->job[i];
+			char lab[64];
+
+			if (atomic_load(&j->state) != 1)
+				continue;
+			shown++;
+			variant_label(&p->m->variant[j->var], lab, sizeof(lab));
+			len += snprintf(line + len, sizeof(line) - (size_t)len,
+					" %s load %g%% seed %u at %.1f%% of the horizon;", lab,
+					p->m->load_pct[j->load], j->seed,
+					__atomic_load_n(&j->r.progress_ppm, __ATOMIC_RELAXED) / 1e4);
+			if (len >= (int)sizeof(line))
+				break;
+		}
+		pthread_mutex_lock(&p->log_lock);
+		fprintf(stderr, "[%u/%u %.1fs] running:%s\n", atomic_load(&p->done), p->n_job,
+			nl_sim_wall_s() - p->t0, line);
+		pthread_mutex_unlock(&p->log_lock);
+	}
+}
+
 static void *
 worker(void *arg)
 {
@@ -79,10 +118,12 @@ worker(void *arg)
 		if (i >= p->n_job)
 			break;
 		j = &p->job[i];
+		atomic_store(&j->state, 1);
 		c0 = thread_cpu_s();
 		j->rc = nl_dsim_run(p->m, p->mach, &p->m->variant[j->var], p->m->load_pct[j->load],
 				    p->m->seed + 1000003ull * j->seed + 7919ull * j->load, &j->r);
 		j->cpu_s = thread_cpu_s() - c0;
+		atomic_store(&j->state, 2);
 		unsigned int d = atomic_fetch_add(&p->done, 1) + 1;
 
 		if (!p->quiet) {
@@ -576,6 +617,7 @@ nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	p.t0 = nl_sim_wall_s();
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_create(&th[i], NULL, worker, &p);
+	wait_runs(&p);
 	for (unsigned int i = 0; i < n_th; i++)
 		pthread_join(th[i], NULL);
 	double wall = nl_sim_wall_s() - p.t0, cpu = 0;

@@ -447,7 +447,9 @@ nl_dsim_run_ops(const struct nl_model_cfg *m, const struct nl_machine *mach,
 		if (ev.t_vt > 2 * m->horizon_vt)
 			break;
 		d.now = ev.t_vt;
-		r->events++;
+		if ((++r->events & 0xffff) == 0)
+			__atomic_store_n(&r->progress_ppm, (uint64_t)(d.now / m->horizon_vt * 1e6),
+					 __ATOMIC_RELAXED);
 		switch (ev.kind) {
 		case EV_GEN:
 			on_gen(&d);

@@ -61,6 +61,9 @@ struct nl_dsim_result {
 	uint64_t matched;         /**< tasks of a [class] (Requirements/Rank; issue #15) */
 	uint64_t matched_rejected; /**< of them, rejected no_machine (nothing eligible) */
 	bool saturated;           /**< the run could not keep up (see nl_dsim_run) */
+	uint64_t progress_ppm;    /**< simulated time reached ÷ horizon_vt, in millionths, stored
+				   *   every 65,536 events while the run goes (relaxed
+				   *   __atomic_store_n: another thread may read it for progress) */
 };
 
 /**
