@@ -36,11 +36,8 @@ nl_model_arrival_rate(const struct nl_model_cfg *m, double load_pct)
 	return load_pct / 100.0 * m->n_mach / (m->n_split * es * bg);
 }
 
-/* Whether a [split] cut name is the name of a manager of one of the curves m runs, as the
- * policies' mgr_name() write them (nl_nlsc.c: M(0,root), M(K,bits); nl_2lsc.c: groupG,
- * global). */
-static bool
-cut_names_mgr(const struct nl_model_cfg *m, const char *name)
+bool
+nl_model_mgr_name_ok(const struct nl_model_cfg *m, const char *name)
 {
 	for (unsigned int i = 0; i < m->n_variant; i++) {
 		const struct nl_variant *v = &m->variant[i];
@@ -156,24 +153,30 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 
 		NL_CFG_TRY(nl_cfg_get_str(c, "split", "cut", &v, true));
 		e = nl_cfg_find(c, "split", "cut");
-		while (*v != '\0') {
+		for (;;) { /* names between commas; a comma inside M(K,bits) is part of it */
 			size_t len = 0;
 
-			while (*v == ' ' || *v == ',')
+			while (*v == ' ')
 				v++;
 			while (v[len] != '\0' && (v[len] != ',' || (len > 0 && memchr(v, '(', len) &&
 								     !memchr(v, ')', len))))
 				len++;
 			while (len > 0 && v[len - 1] == ' ')
 				len--;
-			if (len == 0)
-				break;
+			if (len == 0) /* "a,,b", "a," or ",a": an empty item, as in number lists */
+				return nl_cfg_error(c, e, "empty item in the list (two commas, or a comma "
+						    "at an end)");
 			if (m->n_cut == 16 || len >= sizeof(m->cut[0]))
 				return nl_cfg_error(c, e, "at most 16 names of at most 31 characters");
 			memcpy(m->cut[m->n_cut], v, len);
 			m->cut[m->n_cut][len] = '\0';
 			m->n_cut++;
 			v += len;
+			while (*v == ' ')
+				v++;
+			if (*v == '\0')
+				break;
+			v++; /* the comma */
 		}
 		NL_CFG_TRY(nl_cfg_get_double(c, "split", "cut_delay_vt", &m->cut_delay_vt, 0, 1e18, false));
 		NL_CFG_TRY(nl_cfg_get_double(c, "split", "cut_datagram_vt", &m->cut_datagram_vt, 0, 1e18,
@@ -252,7 +255,7 @@ nl_model_cfg_parse(struct nl_cfg *c, struct nl_model_cfg *m)
 		return -EINVAL;
 	}
 	for (unsigned int k = 0; k < m->n_cut; k++)
-		if (!cut_names_mgr(m, m->cut[k]))
+		if (!nl_model_mgr_name_ok(m, m->cut[k]))
 			return nl_cfg_error(c, nl_cfg_find(c, "split", "cut"),
 					    "'%s' names no manager of the curves this file runs (NLSC: "
 					    "M(0,root) or M(K,bits) with K = 1..%u and K bits 0/1, e.g. "

@@ -197,6 +197,17 @@ int nl_model_match_cfg_parse(struct nl_cfg *cfg, struct nl_model_cfg *m);
  */
 double nl_model_arrival_rate(const struct nl_model_cfg *m, double load_pct);
 
+/**
+ * Whether `name` is the name of a manager of one of the curves m runs, as the policies'
+ * mgr_name() write them: NLSC M(0,root) or M(K,bits) (K = 1..N, K bits 0/1, no blanks), 2LSC
+ * groupG (G below that curve's groups, no leading zero) or global. Used for [split] cut and
+ * [appliance NAME] owns.
+ * @param m     Model (its variants parsed).
+ * @param name  Manager name.
+ * @par Context  Pure.
+ */
+bool nl_model_mgr_name_ok(const struct nl_model_cfg *m, const char *name);
+
 /** Name of a variant for CSV / logs ("nlsc", "2lsc"). @par Context Pure. */
 const char *nl_scheme_name(enum nl_scheme s);
 

@@ -148,6 +148,10 @@ test_library(void)
 	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(1,0), M(1, 1)",
 	       "t.ini:18: [split] cut: 'M(1, 1)' names no manager",
 	       "a [split] cut naming no manager (a space in M(K,bits)) is refused, not ignored");
+	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(1,1),, group1", "t.ini:18: [split] cut: empty item",
+	       "an empty item in [split] cut is refused");
+	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(1,1), group1,", "t.ini:18: [split] cut: empty item",
+	       "a trailing comma in [split] cut is refused");
 	expect(16, "loads_pct = 5:20:5\n[split]\ncut = M(3,000)", "'M(3,000)' names no manager",
 	       "a cut below the tree's N levels is refused");
 	expect(16, "loads_pct = 5:20:5\n[split]\ncut = group2", "'group2' names no manager",
