@@ -557,16 +557,35 @@ nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t er
 		errf(err, errlen, "%s: %s", path, "libsodium failed to initialise");
 		return -EIO;
 	}
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; such a file is
+	 * refused below. O_NOFOLLOW: a symbolic link as the last component is refused, not
+	 * followed, so the file whose owner and mode are checked is the file named.
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 
+		if (e == ELOOP && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+			errf(err, errlen, "key file %s: %s", path,
+			     "is a symbolic link; give the key file itself");
+		else
+			errf(err, errlen, "key file %s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+
+		close(fd);
 		errf(err, errlen, "key file %s: %s", path, strerror(e));
 		return -e;
 	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
-		errf(err, errlen, "key file %s: %s", path, "not a regular file");
+		errf(err, errlen, "key file %s: %s", path,
+		     S_ISDIR(sb.st_mode) ? "is a directory, not a regular file" :
+		     S_ISFIFO(sb.st_mode) ? "is a FIFO, not a regular file" :
+					    "not a regular file");
 		return -EINVAL;
 	}
 	if ((sb.st_mode & 077) != 0) {
@@ -579,8 +598,22 @@ nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t er
 		errf(err, errlen, "key file %s: %s", path, what);
 		return -EPERM;
 	}
-	while (have < sizeof(raw) && (n = read(fd, raw + have, sizeof(raw) - have)) > 0)
+	while (have < sizeof(raw)) {
+		n = read(fd, raw + have, sizeof(raw) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			sodium_memzero(raw, sizeof(raw));
+			errf(err, errlen, "key file %s: %s", path, strerror(e));
+			return -e;
+		}
+		if (n == 0)
+			break;
 		have += (size_t)n;
+	}
 	close(fd);
 	if (have < KEY_FILE_MIN || have > KEY_FILE_MAX) {
 		sodium_memzero(raw, sizeof(raw));

@@ -255,13 +255,19 @@ struct nl_auth_tx {
  * nothing to group or others (mode & 077 == 0), holding 32..4096 bytes of any content. The
  * MAC key is BLAKE2b-128 of a domain label and the file's bytes.
  *
+ * A symbolic link as path's last component is not followed: it is refused ("is a symbolic
+ * link; give the key file itself"), so the mode checked is the key file's own. The file is
+ * opened non-blocking, so a FIFO or a device is refused at once instead of waiting for a
+ * writer.
+ *
  * @param path    Key file.
  * @param key     Output key.
  * @param err     Output: a one-line error naming the file and the fix; may be NULL.
  * @param errlen  Size of err [bytes].
- * @return 0; -errno of open(); -EPERM when the permissions are too wide; -EINVAL for a file
- *         that is not regular or has the wrong size; -EIO when libsodium cannot start.
- * @par Context  Any thread; reads the file; no allocation.
+ * @return 0; -errno of open(), fstat() or read() (-ELOOP for a symbolic link); -EPERM when
+ *         the permissions are too wide; -EINVAL for a file that is not regular (directory,
+ *         FIFO, device, socket) or has the wrong size; -EIO when libsodium cannot start.
+ * @par Context  Any thread; reads the file, never blocks on it; no allocation.
  * @par Source  MUNGE key file rules (munged(8)); libsodium crypto_generichash (BLAKE2b, RFC 7693).
  */
 int nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t errlen);

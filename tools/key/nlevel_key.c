@@ -28,7 +28,8 @@ usage(FILE *f)
 		"usage: nlevel-key --key SITE_KEY --principal NAME --out FILE\n"
 		"Write principal NAME's key file (32 bytes, mode 0600), derived from the site key\n"
 		"with keyed BLAKE2b (docs/security.md). FILE must not exist.\n"
-		"  --key FILE         the site key (owner-only permissions)\n"
+		"  --key FILE         the site key (owner-only permissions; a regular file, not a\n"
+		"                     symbolic link)\n"
 		"  --principal NAME   1..%u characters of A-Z a-z 0-9 . _ -\n"
 		"  --out FILE         the key file to create\n"
 		"  --help             this text\n"
@@ -61,7 +62,13 @@ main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (site_file == NULL || name == NULL || out == NULL || optind != argc) {
+	if (optind != argc) {
+		fprintf(stderr, "nlevel-key: unexpected argument '%s' (options start with --)\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (site_file == NULL || name == NULL || out == NULL) {
 		fprintf(stderr, "nlevel-key: --key, --principal and --out are required\n");
 		usage(stderr);
 		return 2;

@@ -13,12 +13,16 @@
  *
  * Poisson arrivals at a rate (or at a system load of a model configuration, time-scaled like
  * nlevel-worker's --scale), or a replayed task file (lines "t_s need instr data split
- * [cmd [arg ...]]", need in hex). It measures each task's response from SUBMIT to COMPLETE
- * (client clock, echoed by the appliance), prints mean / p50 / p99 / rejects and one SUMMARY
- * line, and writes one CSV row per task. Exit status 0 when every task got a final answer
- * (COMPLETE or REJECT); with --expect-complete, only when every task COMPLETEd with status 0
- * or an expected status.
+ * [cmd [arg ...]]", need in hex; every field checked, errors as FILE:LINE). It measures each
+ * task's response from SUBMIT to COMPLETE (client clock, echoed by the appliance), prints
+ * mean / p50 / p99 / rejects and one SUMMARY line, and writes one CSV row per task. Exit
+ * status 0 when every task got a final answer (COMPLETE or REJECT); with --expect-complete,
+ * only when every task COMPLETEd with status 0 or an expected status.
+ *
+ * Every number is checked whole (no trailing text, sign, nan or inf) against a stated range
+ * before anything is sent or allocated: --tasks 1..NL_LG_MAX_TASKS, --timeout 0..NL_LG_MAX_S.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -41,6 +45,12 @@
 #include "nl_proto.h"
 
 enum { ST_SENT = 0, ST_ACCEPTED, ST_REJECTED, ST_COMPLETE };
+
+/* Limits of the command line and of --replay files; --help states them. */
+#define NL_LG_MAX_TASKS 10000000u /* --tasks and replay lines (~130 bytes of memory each) */
+#define NL_LG_MAX_S 1e6           /* --timeout and replay t_s [s] (about 11.6 days) */
+#define NL_LG_MAX_AMOUNT 1e18     /* --instr [instr], --data [bit], --rate, ...: sanity bound */
+#define NL_LG_LINE_MAX 1024       /* a replay line, newline included [bytes] */
 
 struct task {
 	uint64_t submit_ns;
@@ -90,26 +100,142 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Wall seconds to ns, saturating (a time past ~584 years is never reached). */
+static uint64_t
+s_to_ns(double s)
+{
+	if (!(s > 0))
+		return 0;
+	if (s >= 1.8e10)
+		return UINT64_MAX;
+	return (uint64_t)(s * 1e9);
+}
+
+/* The whole of s is a finite number 0..max: no sign, space, nan, inf or trailing text. */
+static bool
+num_ok(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
+		return false;
+	v = strtod(s, &end);
+	if (*end != '\0' || !isfinite(v) || v < 0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The whole of s is an integer lo..hi, written as a number (12, 1e6; not 1.5). */
+static bool
+int_ok(const char *s, double lo, double hi, double *out)
+{
+	double v;
+
+	if (!num_ok(s, hi, &v) || v < lo || v != floor(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The whole of s is a decimal integer lo..hi, with an optional '-' sign. */
+static bool
+long_ok(const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!isdigit((unsigned char)s[s[0] == '-']))
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The whole of s is 1..16 hexadecimal digits, after an optional 0x. */
+static bool
+hex_ok(const char *s, uint64_t *out)
+{
+	size_t l;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	l = strlen(s);
+	if (l == 0 || strspn(s, "0123456789abcdefABCDEF") != l)
+		return false;
+	errno = 0;
+	*out = strtoull(s, NULL, 16);
+	return errno == 0;
+}
+
+/*
+ * One line of f into buf (without its newline, NUL-terminated): its length; -1 at the end of
+ * the file; -2 if it does not fit in cap - 1 bytes; -3 if it holds a NUL byte.
+ */
+static long
+read_line(FILE *f, char *buf, size_t cap)
+{
+	size_t len = 0;
+	bool nul = false;
+	int ch;
+
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (len + 1 >= cap)
+			return -2;
+		nul |= ch == '\0';
+		buf[len++] = (char)ch;
+	}
+	if (ch == EOF && len == 0)
+		return -1;
+	buf[len] = '\0';
+	return nul ? -3 : (long)len;
+}
+
+/*
+ * Read a --replay file: lines "t_s need instr data split [cmd [arg ...]]". Every field is
+ * checked; the first bad one is reported as FILE:LINE and nothing is sent.
+ */
 static int
 load_replay(const char *path, struct task **out, unsigned int *n)
 {
 	FILE *f = fopen(path, "r");
-	char line[1024];
+	char line[NL_LG_LINE_MAX];
 	unsigned int cap = 1024, k = 0, ln = 0;
-	struct task *t = calloc(cap, sizeof(*t));
+	struct task *t;
 
-	if (f == NULL || t == NULL) {
-		fprintf(stderr, "nlevel-loadgen: cannot read %s\n", path);
-		if (f != NULL)
-			fclose(f);
-		free(t);
+	if (f == NULL) {
+		fprintf(stderr, "nlevel-loadgen: --replay %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
+	t = calloc(cap, sizeof(*t));
+	if (t == NULL) {
+		fprintf(stderr, "nlevel-loadgen: --replay %s: out of memory\n", path);
+		fclose(f);
+		return -1;
+	}
+	for (;;) {
 		char *save = NULL, *tok[40];
 		unsigned int nt = 0;
+		const char *bad = NULL, *want = NULL;
+		long long iv = 0;
+		long len = read_line(f, line, sizeof(line));
+		double v;
 
+		if (len == -1)
+			break;
 		ln++;
+		if (len < 0) {
+			if (len == -2)
+				fprintf(stderr, "%s:%u: line longer than %u bytes\n", path, ln,
+					NL_LG_LINE_MAX - 1);
+			else
+				fprintf(stderr, "%s:%u: line holds a NUL byte\n", path, ln);
+			goto fail;
+		}
 		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
 			continue;
 		for (char *p = strtok_r(line, " \t\r\n", &save); p != NULL && nt < 40;
@@ -118,17 +244,18 @@ load_replay(const char *path, struct task **out, unsigned int *n)
 		if (nt < 5) {
 			fprintf(stderr, "%s:%u: want 't_s need instr data split [cmd [arg...]]'\n",
 				path, ln);
-			fclose(f);
-			free(t);
-			return -1;
+			goto fail;
+		}
+		if (k == NL_LG_MAX_TASKS) {
+			fprintf(stderr, "%s:%u: more than %u tasks\n", path, ln, NL_LG_MAX_TASKS);
+			goto fail;
 		}
 		if (k == cap) {
-			struct task *r = realloc(t, 2 * cap * sizeof(*t));
+			struct task *r = realloc(t, 2 * (size_t)cap * sizeof(*t));
 
 			if (r == NULL) {
-				fclose(f);
-				free(t);
-				return -1;
+				fprintf(stderr, "nlevel-loadgen: --replay %s: out of memory\n", path);
+				goto fail;
 			}
 			t = r;
 			memset(&t[cap], 0, cap * sizeof(*t));
@@ -136,39 +263,61 @@ load_replay(const char *path, struct task **out, unsigned int *n)
 		}
 		struct task *x = &t[k];
 
-		x->at_s = strtod(tok[0], NULL);
-		x->need = strtoull(tok[1], NULL, 16);
-		x->instr = (uint64_t)strtod(tok[2], NULL);
-		x->data = (uint64_t)strtod(tok[3], NULL);
-		x->split = (uint16_t)strtoul(tok[4], NULL, 10);
+		if (!num_ok(tok[0], NL_LG_MAX_S, &x->at_s)) {
+			bad = tok[0];
+			want = "t_s: want wall seconds from the start, 0..1e6";
+		} else if (!hex_ok(tok[1], &x->need)) {
+			bad = tok[1];
+			want = "need: want a resource bit vector in hex, 1..16 digits";
+		} else if (!num_ok(tok[2], NL_LG_MAX_AMOUNT, &v)) {
+			bad = tok[2];
+			want = "instr: want instructions, a number 0..1e18";
+		} else if ((x->instr = (uint64_t)v, !num_ok(tok[3], NL_LG_MAX_AMOUNT, &v))) {
+			bad = tok[3];
+			want = "data: want bits, a number 0..1e18";
+		} else if ((x->data = (uint64_t)v, !int_ok(tok[4], 1, NL_PROTO_MAX_SPLIT, &v))) {
+			_Static_assert(NL_PROTO_MAX_SPLIT == 64, "the message below says 1..64");
+			bad = tok[4];
+			want = "split: want sub-tasks L, an integer 1..64";
+		} else if ((x->split = (uint16_t)v, nt > 5 && !long_ok(tok[5], 0, 65535, &iv))) {
+			bad = tok[5];
+			want = "cmd: want a command id, an integer 0..65535";
+		}
+		if (bad != NULL) {
+			fprintf(stderr, "%s:%u: %s, got '%s'\n", path, ln, want, bad);
+			goto fail;
+		}
 		if (nt > 5)
-			x->cmd = (uint16_t)strtoul(tok[5], NULL, 10);
+			x->cmd = (uint16_t)iv;
 		for (unsigned int i = 6; i < nt; i++) {
 			size_t l = strlen(tok[i]) + 1;
 
 			if (x->args_len + l > NL_PROTO_MAX_ARGS) {
 				fprintf(stderr, "%s:%u: arguments longer than %u bytes\n", path, ln,
 					NL_PROTO_MAX_ARGS);
-				fclose(f);
-				free(t);
-				return -1;
+				goto fail;
 			}
 			memcpy(x->args + x->args_len, tok[i], l);
 			x->args_len = (uint8_t)(x->args_len + l);
 		}
-		if (x->split == 0 || x->split > NL_PROTO_MAX_SPLIT || x->at_s < 0) {
-			fprintf(stderr, "%s:%u: split must be 1..%u, time >= 0\n", path, ln,
-				NL_PROTO_MAX_SPLIT);
-			fclose(f);
-			free(t);
-			return -1;
-		}
 		k++;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "nlevel-loadgen: --replay %s: read error\n", path);
+		goto fail;
+	}
+	if (k == 0) {
+		fprintf(stderr, "nlevel-loadgen: --replay %s: no task lines\n", path);
+		goto fail;
 	}
 	fclose(f);
 	*out = t;
 	*n = k;
 	return 0;
+fail:
+	fclose(f);
+	free(t);
+	return -1;
 }
 
 static void
@@ -183,13 +332,16 @@ usage(FILE *f)
 		"  --appliance IP[:PORT]  the appliance's address (required; default port %u)\n"
 		"  --config FILE          the appliance's configuration (INI): resources N, sub-tasks\n"
 		"                         per task L, instructions and data per task, and --load\n"
-		"  --tasks N              tasks to submit (default 1000; --replay: the file's lines)\n"
+		"  --tasks N              tasks to submit, 1..%u (default 1000; --replay: the file's\n"
+		"                         lines, at most as many)\n"
 		"  --rate TPS             Poisson arrivals, tasks per wall second\n"
 		"  --load PCT             Poisson arrivals at PCT %% system load of --config's model\n"
-		"  --scale S              wall seconds per model second for --load (default 1e-5, as\n"
-		"                         nlevel-worker --scale)\n"
+		"  --scale S              wall seconds per model second for --load, > 0 (default\n"
+		"                         1e-5, as nlevel-worker --scale)\n"
 		"  --replay FILE          tasks from FILE, lines 't_s need instr data split [cmd\n"
-		"                         [arg ...]]' (t_s: wall seconds from start; need in hex)\n"
+		"                         [arg ...]]' (t_s: wall seconds from start, 0..1e6; need:\n"
+		"                         1..16 hex digits; instr, data: 0..1e18; split 1..%u; cmd\n"
+		"                         0..65535); a bad line is refused as FILE:LINE, exit 2\n"
 		"  --res N                resources N, 1..64: each task needs a uniform random subset\n"
 		"                         (default: --config's N; required without --config)\n"
 		"  --split L              sub-tasks per task, 1..%u (default: --config's L;\n"
@@ -198,10 +350,11 @@ usage(FILE *f)
 		"  --data D               data per task in bits (default: --config's, else 0)\n"
 		"  --cmd ID               task-farm command id run by the workers (default 0 = none)\n"
 		"  --arg A                an argument of --cmd (repeatable, %u bytes in all)\n"
-		"  --seed S               random seed (default: a fixed one)\n"
+		"  --seed S               random seed, an integer (default: a fixed one)\n"
 		"  --csv FILE             one row per task: task_id,need,cmd,submit_s,outcome,reason,\n"
-		"                         status,resp_us (default: none)\n"
+		"                         status,resp_us (default: none); created before the run\n"
 		"  --timeout S            give up S wall seconds after the last answer (default 10)\n"
+		"                         0..1e6 s, counted once every task is sent\n"
 		"  --key FILE             site key of the appliance's --key (owner-only\n"
 		"                         permissions): frames are authenticated (protocol version\n"
 		"                         2); without it, version 1 (appliance without --key)\n"
@@ -219,8 +372,11 @@ usage(FILE *f)
 		"failed_REASON per reason (no_machine, bad_task, overload, machine_lost, other);\n"
 		"responses in microseconds of wall time from SUBMIT to COMPLETE.\n"
 		"Exit status: 0 when every task got a final answer, 1 when some did not (or\n"
-		"--expect-complete failed), 2 on a bad command line or configuration.\n",
-		NL_PROTO_PORT, NL_PROTO_MAX_SPLIT, NL_PROTO_MAX_ARGS);
+		"--expect-complete failed, or the --csv file could not be written), 2 on a bad\n"
+		"command line, configuration or --replay file, or a --csv FILE that cannot be\n"
+		"created.\n",
+		NL_PROTO_PORT, NL_LG_MAX_TASKS, NL_PROTO_MAX_SPLIT, NL_PROTO_MAX_SPLIT,
+		NL_PROTO_MAX_ARGS);
 }
 
 /* Printable names of enum nl_reject_reason (managers/nl_task.h, docs/protocol.md). */
@@ -239,17 +395,13 @@ static const char *
 opt_name(int c)
 {
 	switch (c) {
-	case 'n': return "--tasks";
 	case 'r': return "--rate";
 	case 'L': return "--load";
-	case 's': return "--scale";
 	case 'N': return "--res";
 	case 'l': return "--split";
 	case 'I': return "--instr";
 	case 'D': return "--data";
 	case 'c': return "--cmd";
-	case 'S': return "--seed";
-	case 't': return "--timeout";
 	default: return "option";
 	}
 }
@@ -285,6 +437,8 @@ main(int argc, char **argv)
 	struct sockaddr_in app;
 	bool have_app = false, expect = false, reroute = false;
 	const char *config = NULL, *replay = NULL, *csv = NULL;
+	FILE *csv_f = NULL;
+	bool csv_failed = false;
 	double rate = 0, load = 0, scale = 1e-5, instr = 8e6, data = 0, timeout_s = 10;
 	unsigned int n_tasks = 1000, n_res = 0, split = 0, cmd = 0;
 	bool have_res = false, have_split = false, have_instr = false, have_data = false;
@@ -302,14 +456,15 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		double v = 0;
 
-		if (strchr("nrLsNlIDcSt", c) != NULL) {
-			v = strtod(optarg, &end);
-			if (*end != '\0' || end == optarg || !(v >= 0) || v > 1e18) {
-				fprintf(stderr, "nlevel-loadgen: %s: want a number >= 0, got '%s'\n",
-					opt_name(c), optarg);
+		if (strchr("rLNlIDc", c) != NULL) {
+			if (!num_ok(optarg, NL_LG_MAX_AMOUNT, &v)) {
+				bool big = num_ok(optarg, HUGE_VAL, &v);
+
+				fprintf(stderr, "nlevel-loadgen: %s: want a number >= 0, got '%s'%s\n",
+					opt_name(c), optarg, big ? " (at most 1e18)" : "");
 				return 2;
 			}
-			if (strchr("nNlc", c) != NULL && v != floor(v)) {
+			if (strchr("Nlc", c) != NULL && v != floor(v)) {
 				fprintf(stderr, "nlevel-loadgen: %s: want an integer, got '%s'\n",
 					opt_name(c), optarg);
 				return 2;
@@ -323,11 +478,25 @@ main(int argc, char **argv)
 			}
 			have_app = true;
 			break;
-		case 'n': n_tasks = (unsigned int)v; break;
+		case 'n':
+			if (!int_ok(optarg, 1, NL_LG_MAX_TASKS, &v)) {
+				fprintf(stderr, "nlevel-loadgen: --tasks: want an integer 1..%u, got "
+						"'%s'\n", NL_LG_MAX_TASKS, optarg);
+				return 2;
+			}
+			n_tasks = (unsigned int)v;
+			break;
 		case 'r': rate = v; break;
 		case 'L': load = v; break;
 		case 'C': config = optarg; break;
-		case 's': scale = v; break;
+		case 's':
+			if (!num_ok(optarg, NL_LG_MAX_AMOUNT, &v) || v == 0) {
+				fprintf(stderr, "nlevel-loadgen: --scale: want wall seconds per model "
+						"second, a number > 0, got '%s'\n", optarg);
+				return 2;
+			}
+			scale = v;
+			break;
 		case 'R': replay = optarg; break;
 		case 'N':
 			if (v < 1 || v > 64) {
@@ -369,18 +538,53 @@ main(int argc, char **argv)
 			args_len += (unsigned int)l;
 			break;
 		}
-		case 'S': rng_s = (uint64_t)v * 2654435761u + 1; break;
-		case 'o': csv = optarg; break;
-		case 't': timeout_s = v; break;
-		case 'E': expect = true; break;
-		case 'X':
-			if (n_xs == 16 || sscanf(optarg, "%d=%d", &xs_cmd[n_xs], &xs_st[n_xs]) != 2) {
-				fprintf(stderr, "nlevel-loadgen: --expect-status: want CMD=STATUS (at most "
-						"16), got '%s'\n", optarg);
+		case 'S': {
+			unsigned long long seed;
+
+			errno = 0;
+			seed = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end != '\0' || errno != 0) {
+				fprintf(stderr, "nlevel-loadgen: --seed: want an integer 0..%llu, got "
+						"'%s'\n", (unsigned long long)UINT64_MAX, optarg);
 				return 2;
 			}
+			rng_s = (uint64_t)seed * 2654435761u + 1;
+			if (rng_s == 0) /* xorshift's one fixed point */
+				rng_s = 1;
+			break;
+		}
+		case 'o': csv = optarg; break;
+		case 't':
+			if (!num_ok(optarg, NL_LG_MAX_S, &v)) {
+				fprintf(stderr, "nlevel-loadgen: --timeout: want seconds 0..%.0f, got '%s'\n",
+					NL_LG_MAX_S, optarg);
+				return 2;
+			}
+			timeout_s = v;
+			break;
+		case 'E': expect = true; break;
+		case 'X': {
+			char *eq = strchr(optarg, '=');
+			long long xc, xst;
+			bool ok;
+
+			if (eq != NULL)
+				*eq = '\0';
+			ok = eq != NULL && n_xs < 16 && long_ok(optarg, 0, 65535, &xc) &&
+			     long_ok(eq + 1, INT32_MIN, INT32_MAX, &xst);
+			if (eq != NULL)
+				*eq = '=';
+			if (!ok) {
+				fprintf(stderr, "nlevel-loadgen: --expect-status: want CMD=STATUS, CMD "
+						"0..65535 and STATUS an integer (at most 16), got '%s'\n",
+					optarg);
+				return 2;
+			}
+			xs_cmd[n_xs] = (int)xc;
+			xs_st[n_xs] = (int)xst;
 			n_xs++;
 			break;
+		}
 		case 'j':
 			if (!nl_principal_name_ok(optarg)) {
 				fprintf(stderr, "nlevel-loadgen: --principal: bad name '%s'\n", optarg);
@@ -398,10 +602,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-loadgen: --reroute is a protocol version 2 flag: give --key\n");
 		return 2;
 	}
-	if (!have_app || optind != argc) {
-		fprintf(stderr, "nlevel-loadgen: %s (--help lists the options)\n",
-			optind != argc ? "unexpected argument (options start with --)" :
-					 "--appliance IP[:PORT] is required");
+	if (optind != argc) {
+		fprintf(stderr, "nlevel-loadgen: unexpected argument '%s' (options start with --; "
+				"--help lists them)\n", argv[optind]);
+		return 2;
+	}
+	if (!have_app) {
+		fprintf(stderr, "nlevel-loadgen: --appliance IP[:PORT] is required (--help lists the "
+				"options)\n");
 		return 2;
 	}
 	if (key_file != NULL) {
@@ -470,9 +678,11 @@ main(int argc, char **argv)
 					"match the appliance's model, or it answers REJECT\n");
 			return 2;
 		}
-		tk = calloc(n_tasks, sizeof(*tk));
-		if (tk == NULL)
+		tk = calloc(n_tasks, sizeof(*tk)); /* n_tasks <= NL_LG_MAX_TASKS */
+		if (tk == NULL) {
+			fprintf(stderr, "nlevel-loadgen: no memory for %u tasks\n", n_tasks);
 			return 1;
+		}
 		double t = 0;
 
 		for (unsigned int i = 0; i < n_tasks; i++) {
@@ -487,9 +697,21 @@ main(int argc, char **argv)
 			memcpy(tk[i].args, args, args_len);
 		}
 	}
+	if (csv != NULL) {
+		/* opened before the run: a path that cannot be written is a bad command line */
+		csv_f = fopen(csv, "w");
+		if (csv_f == NULL) {
+			fprintf(stderr, "nlevel-loadgen: --csv %s: %s\n", csv, strerror(errno));
+			free(tk);
+			return 2;
+		}
+	}
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		perror("nlevel-loadgen: socket");
+		if (csv_f != NULL)
+			fclose(csv_f);
+		free(tk);
 		return 1;
 	}
 	int buf = 8 << 20;
@@ -497,6 +719,7 @@ main(int argc, char **argv)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	uint64_t t0 = now_ns(), last_progress = t0;
+	const uint64_t timeout_ns = s_to_ns(timeout_s); /* timeout_s <= NL_LG_MAX_S */
 	unsigned int sent = 0, done = 0;
 	uint64_t n_acc = 0, n_rej = 0, n_comp = 0, n_fail = 0, n_bad = 0;
 	uint64_t rej_by[N_REASONS] = { 0 }, fail_by[N_REASONS] = { 0 };
@@ -504,7 +727,7 @@ main(int argc, char **argv)
 	while (done < n_tasks) {
 		uint64_t now = now_ns();
 
-		while (sent < n_tasks && now - t0 >= (uint64_t)(tk[sent].at_s * 1e9)) {
+		while (sent < n_tasks && now - t0 >= s_to_ns(tk[sent].at_s)) {
 			struct nl_msg m = { .type = NL_MSG_SUBMIT };
 			uint8_t out[NL_PROTO_MAX_LEN];
 			int len;
@@ -527,7 +750,7 @@ main(int argc, char **argv)
 			sent++;
 			last_progress = now;
 		}
-		if (sent == n_tasks && now - last_progress > (uint64_t)(timeout_s * 1e9))
+		if (sent == n_tasks && now - last_progress > timeout_ns)
 			break;
 		int ms = 20;
 
@@ -594,6 +817,14 @@ main(int argc, char **argv)
 	uint64_t *r = malloc((n_comp + 1) * sizeof(*r)), nr = 0, nonzero = 0, unexpected = 0;
 	double sum = 0;
 
+	if (r == NULL) {
+		fprintf(stderr, "nlevel-loadgen: out of memory\n");
+		if (csv_f != NULL)
+			fclose(csv_f);
+		free(tk);
+		return 1;
+	}
+
 	for (unsigned int i = 0; i < n_tasks; i++) {
 		if (tk[i].state != ST_COMPLETE)
 			continue;
@@ -616,19 +847,23 @@ main(int argc, char **argv)
 	uint64_t lost = n_tasks - done;
 	double wall = (double)(now_ns() - t0) / 1e9;
 
-	if (csv != NULL) {
-		FILE *f = fopen(csv, "w");
+	if (csv_f != NULL) {
+		FILE *f = csv_f;
+		int bad;
 
-		if (f != NULL) {
-			fprintf(f, "task_id,need,cmd,submit_s,outcome,reason,status,resp_us\n");
-			for (unsigned int i = 0; i < n_tasks; i++)
-				fprintf(f, "%u,%llx,%u,%.6f,%s,%u,%d,%.1f\n", i,
-					(unsigned long long)tk[i].need, tk[i].cmd,
-					(double)(tk[i].submit_ns - t0) / 1e9,
-					tk[i].state == ST_COMPLETE ? "complete" :
-					tk[i].state == ST_REJECTED ? "reject" : "lost",
-					tk[i].reason, tk[i].status, (double)tk[i].resp_ns / 1e3);
-			fclose(f);
+		fprintf(f, "task_id,need,cmd,submit_s,outcome,reason,status,resp_us\n");
+		for (unsigned int i = 0; i < n_tasks; i++)
+			fprintf(f, "%u,%llx,%u,%.6f,%s,%u,%d,%.1f\n", i,
+				(unsigned long long)tk[i].need, tk[i].cmd,
+				(double)(tk[i].submit_ns - t0) / 1e9,
+				tk[i].state == ST_COMPLETE ? "complete" :
+				tk[i].state == ST_REJECTED ? "reject" : "lost",
+				tk[i].reason, tk[i].status, (double)tk[i].resp_ns / 1e3);
+		bad = ferror(f);
+		if (fclose(f) != 0 || bad) {
+			fprintf(stderr, "nlevel-loadgen: --csv %s: write failed: %s\n", csv,
+				strerror(errno));
+			csv_failed = true;
 		}
 	}
 	printf("nlevel-loadgen: %u tasks in %.2f s: %llu accepted, %llu rejected, %llu complete "
@@ -663,7 +898,7 @@ main(int argc, char **argv)
 	printf("\n");
 	free(r);
 	free(tk);
-	if (lost > 0)
+	if (lost > 0 || csv_failed)
 		return 1;
 	if (expect && (n_rej > 0 || n_fail > 0 || unexpected > 0))
 		return 1;
