@@ -43,6 +43,8 @@
 #include "nl_proto.h"
 
 #define MAX_HANDLES 256u
+#define NL_SUBMIT_MAX_WORDS 40u        /* words of a task: the command and 39 arguments */
+#define NL_SUBMIT_MAX_TASKS 50000001u  /* tasks of one submit (--array values) */
 
 /* REJECT reasons on the wire (docs/protocol.md) */
 enum { NL_REJECT_NO_MACHINE = 1, NL_REJECT_BAD_TASK = 2, NL_REJECT_OVERLOAD = 3,
@@ -315,18 +317,23 @@ read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req
 	unsigned int ln = 0;
 	uint16_t split = split0;
 	uint64_t need = need0;
+	ssize_t got;
 	int rc = 0;
 
 	if (f == NULL)
 		return ferr(file, 0, "cannot open task file %s: %s", file, strerror(errno));
 	snprintf(req, sizeof(req), "%s", req0);
 	snprintf(rank, sizeof(rank), "%s", rank0);
-	while (rc == 0 && getline(&line, &cap, f) >= 0) {
-		char *s = line, *w[40];
+	while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+		char *s = line, *w[NL_SUBMIT_MAX_WORDS];
 		const char *why = NULL;
 		int n;
 
 		ln++;
+		if (strlen(line) != (size_t)got) {
+			rc = ferr(file, ln, "a NUL byte in the line (a task file is text)");
+			break;
+		}
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
@@ -365,7 +372,7 @@ read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req
 			}
 			continue;
 		}
-		n = split_words(s, w, 40, &why);
+		n = split_words(s, w, (int)NL_SUBMIT_MAX_WORDS, &why);
 		if (n < 0) {
 			rc = ferr(file, ln, "%s", why);
 			break;
@@ -402,35 +409,61 @@ read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req
 	return rc;
 }
 
+/*
+ * A decimal integer 0..UINT32_MAX made of digits only (no sign, no space, no 0x): *end is the
+ * first character after it. -1 when there is no digit or the value is over UINT32_MAX.
+ */
+static int
+parse_u32_digits(const char *s, unsigned long *v, const char **end)
+{
+	unsigned long x = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned long)(*p - '0');
+		if (x > UINT32_MAX)
+			return -1;
+	}
+	*v = x;
+	*end = p;
+	return p == s ? -1 : 0;
+}
+
 static int
 make_array(const char *spec, char **words, int n_words, uint16_t split, uint64_t need,
 	   const char *req, const char *rank)
 {
 	unsigned long a, b, step = 1;
-	char *end;
+	const char *end;
 	int hk;
 
-	a = strtoul(spec, &end, 10);
-	if (*end != '-')
-		return ferr("--array", 0, "--array: want A-B[:STEP], e.g. 1-10000, got '%s'", spec);
-	b = strtoul(end + 1, &end, 10);
-	if (*end == ':')
-		step = strtoul(end + 1, &end, 10);
-	if (*end != '\0' || b < a || step == 0 || b > UINT32_MAX - 1 || (b - a) / step > 50000000)
-		return ferr("--array", 0, "--array: want A-B[:STEP] with A <= B < 2^32, got '%s'",
-			    spec);
+	if (parse_u32_digits(spec, &a, &end) != 0 || *end != '-' ||
+	    parse_u32_digits(end + 1, &b, &end) != 0 ||
+	    (*end == ':' && parse_u32_digits(end + 1, &step, &end) != 0) || *end != '\0')
+		return ferr("--array", 0, "--array: want A-B[:STEP] of unsigned decimal integers, "
+			    "e.g. 1-10000 or 0-99:2, got '%s'", spec);
+	if (b < a || step == 0 || b > UINT32_MAX - 1)
+		return ferr("--array", 0, "--array: want A <= B <= %lu and STEP >= 1, got '%s'",
+			    (unsigned long)UINT32_MAX - 1, spec);
+	if ((b - a) / step >= NL_SUBMIT_MAX_TASKS)
+		return ferr("--array", 0, "--array: '%s' is %lu values; at most %u tasks a submit",
+			    spec, (b - a) / step + 1, NL_SUBMIT_MAX_TASKS);
+	if (n_words > (int)NL_SUBMIT_MAX_WORDS)
+		return ferr("--array", 0, "too many arguments (%d; at most %u after the command)",
+			    n_words - 1, NL_SUBMIT_MAX_WORDS - 1);
 	if (!nl_farm_name_ok(words[0], strlen(words[0])))
 		return ferr("--array", 0, "command name '%s': want 1..%u of A-Z a-z 0-9 _ . + -",
 			    words[0], NL_FARM_NAME_MAX);
 	hk = hkey_of(words[0], req, rank, 0);
 	for (unsigned long v = a; v <= b; v += step) {
-		char *w[40], num[24], buf[40][NL_PROTO_MAX_ARGS + 1];
+		char *w[NL_SUBMIT_MAX_WORDS], num[24];
+		char buf[NL_SUBMIT_MAX_WORDS][NL_PROTO_MAX_ARGS + 1];
 		struct task *t = new_task();
 
 		if (t == NULL)
 			return ferr("--array", 0, "out of memory");
 		snprintf(num, sizeof(num), "%lu", v);
-		for (int i = 1; i < n_words && i < 40; i++) {
+		for (int i = 1; i < n_words; i++) {
 			const char *src = words[i];
 			char *o = buf[i];
 			size_t room = sizeof(buf[i]) - 1;
@@ -574,61 +607,126 @@ log_attempt(const struct task *t, const char *result)
 		(unsigned long long)S.submit_id, t->index);
 }
 
-/* --resume: indexes whose last logged result is ok are skipped; the submit id is reused. */
+/*
+ * One record of a job log: a line, joined with the next ones while a quoted field is open (the
+ * args field holds the task's arguments as they are, newlines included; RFC 4180). The
+ * trailing newline is removed. @return the record's length, or -1 at the end of the file.
+ */
+static ssize_t
+read_record(FILE *f, char **rec, size_t *cap, unsigned int *ln)
+{
+	char *more = NULL;
+	size_t mcap = 0;
+	ssize_t n = getline(rec, cap, f), m;
+	bool open_q = false;
+
+	if (n < 0)
+		return -1;
+	(*ln)++;
+	for (;;) {
+		for (ssize_t i = 0; i < n; i++)
+			if ((*rec)[i] == '"')
+				open_q = !open_q;
+		if (!open_q || (m = getline(&more, &mcap, f)) < 0)
+			break;
+		(*ln)++;
+		if ((size_t)(n + m + 1) > *cap) {
+			char *nr = realloc(*rec, (size_t)(n + m + 1));
+
+			if (nr == NULL)
+				break;
+			*rec = nr;
+			*cap = (size_t)(n + m + 1);
+		}
+		for (ssize_t i = 0; i < m; i++)
+			if (more[i] == '"')
+				open_q = !open_q;
+		memcpy(*rec + n, more, (size_t)m + 1);
+		n += m;
+		if (!open_q)
+			break;
+	}
+	free(more);
+	if (n > 0 && (*rec)[n - 1] == '\n')
+		(*rec)[--n] = '\0';
+	if (n > 0 && (*rec)[n - 1] == '\r')
+		(*rec)[--n] = '\0';
+	return n;
+}
+
+/* The task of index idx, or NULL (S.t is in ascending index order: file order, array order). */
+static struct task *
+task_of_index(uint32_t idx)
+{
+	uint32_t lo = 0, hi = S.n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (S.t[mid].index == idx)
+			return &S.t[mid];
+		if (S.t[mid].index < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * --resume: the tasks (already read) whose last logged result is ok are marked T_SKIPPED; the
+ * submit id is reused. Records are read as CSV (a quoted field may hold newlines); the first
+ * three fields must be unsigned decimal integers (index < 2^32, task_id < 2^64, attempt),
+ * else FILE:LINE "not a job log line". Indexes of no task of this submit are ignored.
+ */
 static int
-read_joblog(const char *path, uint8_t **ok_set, uint32_t *max_idx)
+read_joblog(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
-	unsigned int ln = 0;
-	uint32_t mx = 0;
-	uint8_t *set = NULL;
+	unsigned int ln = 0, first;
+	ssize_t len;
+	int rc = 0;
 
-	*ok_set = NULL;
-	*max_idx = 0;
 	if (f == NULL)
 		return errno == ENOENT ? 0 : ferr(path, 0, "cannot read job log: %s", strerror(errno));
-	while (getline(&line, &cap, f) >= 0) {
-		unsigned int idx, att;
-		unsigned long long tid;
+	for (first = 1; (len = read_record(f, &line, &cap, &ln)) >= 0; first = ln + 1) {
+		unsigned long idx, att;
+		unsigned long long tid = 0;
+		const char *p;
 		char *res;
+		struct task *t;
 
-		ln++;
-		if (ln == 1 && strncmp(line, "index,", 6) == 0)
+		if (first == 1 && strncmp(line, "index,", 6) == 0)
 			continue;
-		if (sscanf(line, "%u,%llu,%u,", &idx, &tid, &att) != 3) {
-			free(line);
-			free(set);
-			fclose(f);
-			return ferr(path, ln, "not a job log line of nlevel-submit");
+		if (strlen(line) != (size_t)len || parse_u32_digits(line, &idx, &p) != 0 ||
+		    *p != ',' || p[1] < '0' || p[1] > '9') {
+			rc = ferr(path, first, "not a job log line of nlevel-submit");
+			break;
+		}
+		errno = 0;
+		tid = strtoull(p + 1, &res, 10);
+		if (errno != 0 || *res != ',' || parse_u32_digits(res + 1, &att, &p) != 0 ||
+		    *p != ',' || (tid & 0xffffffffull) != idx) {
+			rc = ferr(path, first, "not a job log line of nlevel-submit");
+			break;
 		}
 		if (S.submit_id == 0)
 			S.submit_id = tid >> 32;
-		if (idx >= mx) {
-			uint8_t *ns = realloc(set, (size_t)idx + 1);
-
-			if (ns == NULL)
-				break;
-			memset(ns + mx, 0, (size_t)idx + 1 - mx);
-			set = ns;
-			mx = idx + 1;
-		}
-		/* result is the second-to-last field */
-		line[strcspn(line, "\r\n")] = '\0';
+		/* result is the second-to-last field (neither it nor stdout holds a comma) */
 		res = strrchr(line, ',');
 		if (res != NULL) {
 			*res = '\0';
 			res = strrchr(line, ',');
 		}
-		if (res != NULL)
-			set[idx] = strcmp(res + 1, "ok") == 0;
+		t = task_of_index((uint32_t)idx);
+		if (res != NULL && t != NULL)
+			t->state = strcmp(res + 1, "ok") == 0 ? T_SKIPPED : T_PENDING;
 	}
 	free(line);
 	fclose(f);
-	*ok_set = set;
-	*max_idx = mx;
-	return 0;
+	return rc;
 }
 
 /* ---- the run ---- */
@@ -916,7 +1014,8 @@ status_cmd(const char *idtxt, double timeout_s)
 			return 0;
 		}
 	}
-	return ferr(NULL, 0, "no answer from the appliance to --status"), 1;
+	return ferr(NULL, 0, "no answer from the appliance at %s:%u to --status (is it running, "
+		    "and with the same --key?)", inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port)), 2;
 }
 
 static void
@@ -951,11 +1050,14 @@ usage(FILE *f)
 		"  --submit-id N          submit id 1..2^32-1 (default: random)\n"
 		"  --timeout S            give up after S seconds without any answer (default 30)\n"
 		"  --key FILE             site key (the appliance's --key)\n"
+
 		"  --quiet                no progress\n"
 		"  --status ID            print the appliance's counters of submit ID and exit\n"
 		"  --help                 this text\n"
-		"Exit status: 0 every task succeeded; 1 some failed (their count is printed);\n"
-		"2 bad command line or task file (FILE:LINE), unknown command, no appliance.\n",
+		"Exit status: 0 every task succeeded; 1 some failed (their count is printed), or\n"
+		"--status: the appliance does not know the submit id; 2 bad command line or task\n"
+		"file (FILE:LINE), unknown command, no answer from the appliance to REGISTER or\n"
+		"--status.\n",
 		NL_PROTO_MAX_ARGS, NL_PROTO_PORT, NL_PROTO_MAX_SPLIT);
 }
 
@@ -1078,6 +1180,11 @@ main(int argc, char **argv)
 		ferr(NULL, 0, "--appliance IP[:PORT] is required (--help)");
 		return 2;
 	}
+	if (status_id != NULL && (optind != argc || array != NULL)) {
+		ferr(NULL, 0, "--status ID takes no TASKFILE, --array or other argument (got '%s')",
+		     optind != argc ? argv[optind] : array);
+		return 2;
+	}
 	if (status_id == NULL && array == NULL && optind != argc - 1) {
 		ferr(NULL, 0, optind == argc ? "a TASKFILE or --array A-B COMMAND is required (--help)" :
 					       "one TASKFILE only (options start with --)");
@@ -1111,15 +1218,12 @@ main(int argc, char **argv)
 		return status_cmd(status_id, timeout_s < 5 ? timeout_s : 5);
 
 	/* the tasks, checked whole before anything is sent */
-	uint8_t *ok_set = NULL;
-	uint32_t ok_max = 0;
-
-	if (resume && read_joblog(joblog, &ok_set, &ok_max) != 0)
-		return 2;
 	S.file = array != NULL ? "--array" : argv[optind];
 	if (array != NULL ? make_array(array, argv + optind, argc - optind, (uint16_t)split, need,
 				       req, rank) :
 			    read_taskfile(argv[optind], (uint16_t)split, need, req, rank))
+		return 2;
+	if (resume && read_joblog(joblog) != 0)
 		return 2;
 	while (S.submit_id == 0) {
 		uint32_t r = 0;
@@ -1129,11 +1233,7 @@ main(int argc, char **argv)
 		S.submit_id = r;
 	}
 	for (uint32_t i = 0; i < S.n; i++)
-		if (S.t[i].index < ok_max && ok_set[S.t[i].index]) {
-			S.t[i].state = T_SKIPPED;
-			S.n_skipped++;
-		}
-	free(ok_set);
+		S.n_skipped += S.t[i].state == T_SKIPPED;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	if (register_all(timeout_s < 10 ? timeout_s : 10) != 0)

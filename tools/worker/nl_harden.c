@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,28 +19,37 @@
 
 #include "nl_harden.h"
 
+/*
+ * s[0..n): digits only (an integer >= 1), then, when sizes, one of k K M G (powers of 1024).
+ * No sign, space, decimal point or exponent; at most 1e18.
+ */
 static int
-parse_size(const char *s, size_t n, uint64_t *out)
+parse_count(const char *s, size_t n, bool sizes, uint64_t *out)
 {
-	char buf[32], *end;
-	double v, mul = 1;
+	uint64_t v = 0, mul = 1;
+	size_t i;
 
-	if (n == 0 || n >= sizeof(buf))
+	for (i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > UINT64_C(1000000000000000000))
+			return -EINVAL;
+	}
+	if (i == 0)
 		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	v = strtod(buf, &end);
-	if (end == buf)
+	if (sizes && i + 1 == n) {
+		if (s[i] == 'k' || s[i] == 'K')
+			mul = UINT64_C(1) << 10;
+		else if (s[i] == 'M')
+			mul = UINT64_C(1) << 20;
+		else if (s[i] == 'G')
+			mul = UINT64_C(1) << 30;
+		else
+			return -EINVAL;
+		i++;
+	}
+	if (i != n || v == 0 || v > UINT64_C(1000000000000000000) / mul)
 		return -EINVAL;
-	if (*end == 'k' || *end == 'K')
-		mul = 1024.0, end++;
-	else if (*end == 'M')
-		mul = 1024.0 * 1024, end++;
-	else if (*end == 'G')
-		mul = 1024.0 * 1024 * 1024, end++;
-	if (*end != '\0' || !(v >= 1) || v * mul > 1e18)
-		return -EINVAL;
-	*out = (uint64_t)(v * mul);
+	*out = v * mul;
 	return 0;
 }
 
@@ -47,10 +57,15 @@ int
 nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim)
 {
 	struct nl_harden_limits l = *lim;
+	unsigned int seen = 0;
 
-	while (*s != '\0') {
+	if (*s == '\0')
+		return -EINVAL;
+	for (;;) {
 		const char *eq = strchr(s, '='), *end = strchr(s, ',');
 		uint64_t *f;
+		unsigned int bit;
+		bool sizes = false;
 		size_t klen;
 
 		if (end == NULL)
@@ -59,18 +74,23 @@ nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim)
 			return -EINVAL;
 		klen = (size_t)(eq - s);
 		if (klen == 3 && strncmp(s, "cpu", 3) == 0)
-			f = &l.cpu_s;
+			f = &l.cpu_s, bit = 1;
 		else if (klen == 3 && strncmp(s, "mem", 3) == 0)
-			f = &l.mem_bytes;
+			f = &l.mem_bytes, bit = 2, sizes = true;
 		else if (klen == 6 && strncmp(s, "nofile", 6) == 0)
-			f = &l.nofile;
+			f = &l.nofile, bit = 4;
 		else if (klen == 5 && strncmp(s, "fsize", 5) == 0)
-			f = &l.fsize_bytes;
+			f = &l.fsize_bytes, bit = 8, sizes = true;
 		else
 			return -EINVAL;
-		if (parse_size(eq + 1, (size_t)(end - eq - 1), f) != 0)
+		if ((seen & bit) != 0) /* cpu=1,cpu=2: which one was meant? */
 			return -EINVAL;
-		s = *end == ',' ? end + 1 : end;
+		seen |= bit;
+		if (parse_count(eq + 1, (size_t)(end - eq - 1), sizes, f) != 0)
+			return -EINVAL;
+		if (*end == '\0')
+			break;
+		s = end + 1; /* after a ',' comes another NAME=VALUE (no trailing comma) */
 	}
 	*lim = l;
 	return 0;

@@ -27,9 +27,13 @@ struct nl_harden_limits {
 };
 
 /**
- * Parse "cpu=S,mem=BYTES,nofile=N,fsize=BYTES" (any subset, any order; BYTES may end in k, M
- * or G, powers of 1024) into lim (fields not named are left as they are).
- * @return 0; -EINVAL (unknown name, bad number). @par Context Pure.
+ * Parse "cpu=S,mem=BYTES,nofile=N,fsize=BYTES" (a non-empty subset, any order, each name at
+ * most once, no empty item or trailing comma) into lim (fields not named are left as they
+ * are). S (CPU seconds) and N (descriptors) are integers >= 1 with no suffix; BYTES is an
+ * integer >= 1 that may end in k, M or G (powers of 1024): no sign, decimal point or exponent;
+ * every value at most 1e18.
+ * @return 0; -EINVAL (unknown or repeated name, bad number); lim is unchanged on an error.
+ * @par Context Pure.
  */
 int nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim);
 

@@ -3,6 +3,7 @@
  * nlevel-worker's task-farm configuration and named-command spawning (nl_worker_farm.h).
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -42,6 +43,30 @@ trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = '\0';
 	return s;
+}
+
+/*
+ * Cut a comment off a line: '#' starts one at the start of the line or after a space or tab,
+ * outside a "..." string (in which \" and \\ are escapes); elsewhere it is text ("a#b").
+ */
+static void
+strip_comment(char *s)
+{
+	bool in_q = false;
+
+	for (char *p = s; *p != '\0'; p++) {
+		if (in_q) {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			else if (*p == '"')
+				in_q = false;
+		} else if (*p == '"') {
+			in_q = true;
+		} else if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			return;
+		}
+	}
 }
 
 /* Append "ATTR = EXPR; " to a machine record, replacing an earlier ATTR of the same name. */
@@ -102,14 +127,84 @@ attr_ok(const char *s)
 }
 
 int
+nl_wfarm_program_ok(const char *prog, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (prog[0] != '/') {
+		snprintf(why, whylen, "the program must be an absolute path (no shell, no PATH "
+			 "search), got '%s'", prog);
+		return -EINVAL;
+	}
+	if (stat(prog, &st) != 0) {
+		int e = errno;
+
+		snprintf(why, whylen, "%s: %s", prog, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s is not a regular file (a %s)", prog,
+			 S_ISDIR(st.st_mode) ? "directory" : "special file");
+		return -EINVAL;
+	}
+	if (access(prog, X_OK) != 0) {
+		int e = errno;
+
+		snprintf(why, whylen, "%s is not executable: %s", prog, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/*
+ * Open (create when missing, mode 0750) the output folder and keep it open: every output file
+ * is opened relative to it. An existing folder must belong to the worker's user or root and
+ * must not be writable by group or others unless it has the sticky bit (as /tmp), or another
+ * user could plant links or files under the names the worker writes.
+ */
+static int
+open_out_dir(struct nl_wfarm *wf, const char *path, unsigned int line, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(wf->out_dir, 0750) != 0 && errno != EEXIST)
+		return fail(err, errlen, path, line, "output_dir %s: %s", wf->out_dir, strerror(errno));
+	fd = open(wf->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, path, line, "output_dir %s: %s", wf->out_dir, strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return fail(err, errlen, path, line, "output_dir %s: %s", wf->out_dir, strerror(errno));
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		close(fd);
+		return fail(err, errlen, path, line, "output_dir %s belongs to uid %u, neither this "
+			    "worker's user (uid %u) nor root: refused", wf->out_dir,
+			    (unsigned int)st.st_uid, (unsigned int)geteuid());
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+		close(fd);
+		return fail(err, errlen, path, line, "output_dir %s is writable by %s (mode %04o) "
+			    "without the sticky bit: refused (chmod go-w, or +t)", wf->out_dir,
+			    (st.st_mode & S_IWOTH) != 0 ? "everyone" : "its group",
+			    (unsigned int)(st.st_mode & 07777));
+	}
+	wf->out_dirfd = fd;
+	wf->have_dir = true;
+	return 0;
+}
+
+int
 nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int n_mach,
 	      const struct nl_msg_mach *desc, char *err, size_t errlen)
 {
 	FILE *f;
+	ssize_t got;
 	struct utsname un;
 	char arch[80] = "UNKNOWN", *line = NULL, *save;
 	size_t cap = 0;
-	unsigned int ln = 0;
+	unsigned int ln = 0, dir_line = 0; /* the output_dir line (0: the default) */
 	uint64_t mem = mem_total_mib();
 
 	memset(wf, 0, sizeof(*wf));
@@ -131,13 +226,16 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 	f = fopen(path, "r");
 	if (f == NULL)
 		return fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
-	while (getline(&line, &cap, f) >= 0) {
+	while ((got = getline(&line, &cap, f)) >= 0) {
 		char *s, *eq, *key, *val;
 
 		ln++;
-		s = strchr(line, '#');
-		if (s != NULL)
-			*s = '\0';
+		if (strlen(line) != (size_t)got) {
+			fclose(f);
+			free(line);
+			return fail(err, errlen, path, ln, "a NUL byte in the line (the file is text)");
+		}
+		strip_comment(line);
 		s = trim(line);
 		if (*s == '\0')
 			continue;
@@ -156,7 +254,7 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 		if (strncmp(key, "command", 7) == 0 && isspace((unsigned char)key[7])) {
 			char *name = trim(key + 8);
 			struct nl_wfarm_cmd *c;
-			char *tok;
+			char *tok, why[300];
 
 			if (!nl_farm_name_ok(name, strlen(name)))
 				rc = fail(err, errlen, path, ln, "command name '%s': want 1..%u of "
@@ -178,9 +276,10 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 				save = NULL;
 				tok = strtok_r(val, " \t", &save);
 				c->path = strdup(tok);
-				if (c->path != NULL && access(c->path, X_OK) != 0)
-					rc = fail(err, errlen, path, ln, "command '%s': %s is not "
-						  "executable: %s", name, c->path, strerror(errno));
+				if (c->path == NULL)
+					rc = fail(err, errlen, path, ln, "out of memory");
+				else if (nl_wfarm_program_ok(c->path, why, sizeof(why)) != 0)
+					rc = fail(err, errlen, path, ln, "command '%s': %s", name, why);
 				while (rc == 0 && (tok = strtok_r(NULL, " \t", &save)) != NULL) {
 					if (c->n_tok == NL_WFARM_MAX_TOK) {
 						rc = fail(err, errlen, path, ln, "more than %u template "
@@ -224,6 +323,13 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 			if (rc == 0 && !attr_ok(attr))
 				rc = fail(err, errlen, path, ln, "attribute name '%s': want a ClassAd "
 					  "name (letters, digits, _)", attr);
+			if (rc == 0 && strlen(attr) > NL_WFARM_ATTR_MAX)
+				rc = fail(err, errlen, path, ln, "attribute name '%.20s...' is %zu bytes; "
+					  "at most %u", attr, strlen(attr), NL_WFARM_ATTR_MAX);
+			if (rc == 0 && strlen(val) > NL_FARM_AD_MAX)
+				rc = fail(err, errlen, path, ln, "machine %s: the value is %zu bytes; at "
+					  "most %u (a machine's whole record)", attr, strlen(val),
+					  NL_FARM_AD_MAX);
 			snprintf(src, sizeof(src), "%s = %s", attr, val);
 			if (rc == 0 && nl_cad_parse(src, strlen(src), &p, &ce) != 0)
 				rc = fail(err, errlen, path, ln, "ClassAd expression: %s (col %u)",
@@ -235,10 +341,13 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 					rc = fail(err, errlen, path, ln, "machine %u's record is over "
 						  "%u bytes", i, NL_FARM_AD_MAX);
 		} else if (strcmp(key, "output_dir") == 0) {
-			if (strlen(val) == 0 || strlen(val) >= sizeof(wf->out_dir) - 64)
+			if (strlen(val) == 0)
 				rc = fail(err, errlen, path, ln, "output_dir: want a folder name");
+			else if (strlen(val) >= sizeof(wf->out_dir) - 64)
+				rc = fail(err, errlen, path, ln, "output_dir: the name is %zu bytes; at "
+					  "most %zu", strlen(val), sizeof(wf->out_dir) - 65);
 			else
-				snprintf(wf->out_dir, sizeof(wf->out_dir), "%s", val);
+				snprintf(wf->out_dir, sizeof(wf->out_dir), "%s", val), dir_line = ln;
 		} else if (strcmp(key, "output_cap") == 0) {
 			char *end;
 			double v = strtod(val, &end);
@@ -264,14 +373,15 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 	}
 	fclose(f);
 	free(line);
-	if (mkdir(wf->out_dir, 0755) != 0 && errno != EEXIST)
-		return fail(err, errlen, path, 0, "output_dir %s: %s", wf->out_dir, strerror(errno));
-	return 0;
+	return open_out_dir(wf, path, dir_line, err, errlen);
 }
 
 void
 nl_wfarm_free(struct nl_wfarm *wf)
 {
+	if (wf->have_dir)
+		close(wf->out_dirfd);
+	wf->have_dir = false;
 	for (unsigned int i = 0; i < wf->n_cmd; i++) {
 		free(wf->cmd[i].path);
 		for (unsigned int k = 0; k < wf->cmd[i].n_tok; k++)
@@ -317,6 +427,26 @@ nl_wfarm_find(const struct nl_wfarm *wf, uint16_t cmd_id)
 
 #define MAX_ARGV 80u
 
+/*
+ * Open output file name (no '/') in the output folder for a command: any earlier file of
+ * that name is removed first (a retry of the task rewrites its own file), then a new one is
+ * created exclusively (O_EXCL | O_NOFOLLOW: never through a link another user planted, nor
+ * into a file that appeared in between), mode 0640. @return the descriptor or -errno.
+ */
+static int
+out_open(const struct nl_wfarm *wf, const char *name)
+{
+	int fd;
+
+	if (!wf->have_dir)
+		return -EBADF;
+	if (unlinkat(wf->out_dirfd, name, 0) != 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(wf->out_dirfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0640);
+	return fd >= 0 ? fd : -errno;
+}
+
 int
 nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	       const struct nl_msg_dispatch *d, const struct nl_harden_limits *lim, pid_t *pid)
@@ -325,7 +455,7 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	char *targ[NL_PROTO_MAX_ARGS + 1];
 	char *argv[MAX_ARGV + 1];
 	unsigned int n_targ = 0, argc = 0;
-	char out[600], errp[600];
+	char out[64], errp[64];
 	char scratch[4096], *sp = scratch; /* template words with {k} replaced */
 	pid_t p;
 
@@ -373,25 +503,27 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 		for (unsigned int j = 0; j < n_targ && argc < MAX_ARGV; j++)
 			argv[argc++] = targ[j];
 	argv[argc] = NULL;
-	snprintf(out, sizeof(out), "%s/%u_%u.%u.out", wf->out_dir, (unsigned int)(d->task_id >> 32),
+	snprintf(out, sizeof(out), "%u_%u.%u.out", (unsigned int)(d->task_id >> 32),
 		 (unsigned int)(d->task_id & 0xffffffffu), d->sub);
-	snprintf(errp, sizeof(errp), "%s/%u_%u.%u.err", wf->out_dir,
-		 (unsigned int)(d->task_id >> 32), (unsigned int)(d->task_id & 0xffffffffu), d->sub);
+	snprintf(errp, sizeof(errp), "%u_%u.%u.err", (unsigned int)(d->task_id >> 32),
+		 (unsigned int)(d->task_id & 0xffffffffu), d->sub);
 	/* The hardened start (issue #16, nl_harden.h): cleared environment, no inherited
-	 * descriptors, its own process group, signals at their defaults, the --rlimit limits.
-	 * The size cap is the worker's own RLIMIT_FSIZE (nl_wfarm_limits()), inherited unless
-	 * --rlimit fsize= is given; a write past it ends the command with SIGXFSZ. */
-	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), efd, rc;
+	 * descriptors, its own process group, signals at their defaults, the --rlimit limits;
+	 * RLIMIT_FSIZE = nl_wfarm_fsize(): a write past it ends the command with SIGXFSZ. */
+	int ofd = out_open(wf, out), efd, rc;
+	struct nl_harden_limits l = { 0 };
 
 	if (ofd < 0)
-		return -errno;
-	efd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		return ofd;
+	efd = out_open(wf, errp);
 	if (efd < 0) {
-		rc = -errno;
 		close(ofd);
-		return rc;
+		return efd;
 	}
-	rc = nl_harden_spawn(c->path, argv, lim, ofd, efd, &p);
+	if (lim != NULL)
+		l = *lim;
+	l.fsize_bytes = nl_wfarm_fsize(wf, lim);
+	rc = nl_harden_spawn(c->path, argv, &l, ofd, efd, &p);
 	close(ofd);
 	close(efd);
 	if (rc != 0)
@@ -400,11 +532,17 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	return 0;
 }
 
-int
-nl_wfarm_limits(const struct nl_wfarm *wf)
+uint64_t
+nl_wfarm_fsize(const struct nl_wfarm *wf, const struct nl_harden_limits *lim)
 {
-	struct rlimit rl = { .rlim_cur = wf->out_cap, .rlim_max = wf->out_cap };
+	uint64_t v = wf->out_cap;
+	struct rlimit rl;
 
-	signal(SIGXFSZ, SIG_IGN); /* a write past the cap fails (EFBIG), not a signal */
-	return setrlimit(RLIMIT_FSIZE, &rl) == 0 ? 0 : -errno;
+	if (lim != NULL && lim->fsize_bytes > 0 && lim->fsize_bytes < v)
+		v = lim->fsize_bytes;
+	/* an unprivileged worker's command cannot go above the worker's own hard limit */
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+	    (uint64_t)rl.rlim_max < v)
+		v = (uint64_t)rl.rlim_max;
+	return v > 0 ? v : 1;
 }

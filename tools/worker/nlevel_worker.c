@@ -231,7 +231,8 @@ usage(FILE *f)
 		"  --scale S              wall seconds per model second (default 1e-5): an emulated\n"
 		"                         sub-task takes (I/W + D/T) * S wall seconds\n"
 		"  --cmd ID=PATH          task-farm: command ID (1..65535) runs the absolute PATH\n"
-		"                         with the DISPATCH's arguments (no shell); repeatable\n"
+		"                         with the DISPATCH's arguments (no shell); repeatable,\n"
+		"                         each ID once; PATH an executable regular file\n"
 		"  --id N                 worker id in HELLO/LOAD (default: the process id)\n"
 		"  --load-ms MS           LOAD report period in milliseconds (default 100, min 1)\n"
 		"  --exit-after S         say BYE and exit after S wall seconds (default 0 = never)\n"
@@ -243,7 +244,9 @@ usage(FILE *f)
 		"                         worker principal NAME of the appliance's --principals\n"
 		"  --rlimit LIST          limits of every command, e.g. cpu=10,mem=512M,nofile=64,\n"
 		"                         fsize=100M (CPU seconds, address space, open files,\n"
-		"                         bytes a file may grow to); a command over its limit is\n"
+		"                         bytes a file may grow to; integers, sizes may end in k,\n"
+		"                         M, G; each name once; a named command's fsize is at most\n"
+		"                         output_cap); a command over its limit is\n"
 		"                         killed and DONE says 128 + the signal. Commands always\n"
 		"                         run with PATH=/usr/bin:/bin only, stdin /dev/null, no\n"
 		"                         other inherited descriptors, in their own process group\n"
@@ -351,6 +354,17 @@ main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			if (find_cmd(cmds, n_cmd, (uint16_t)id) != NULL) {
+				fprintf(stderr, "nlevel-worker: --cmd %ld given twice ('%s')\n", id,
+					optarg);
+				return 2;
+			}
+			char why[300];
+
+			if (nl_wfarm_program_ok(eq + 1, why, sizeof(why)) != 0) {
+				fprintf(stderr, "nlevel-worker: --cmd %ld: %s\n", id, why);
+				return 2;
+			}
 			cmds[n_cmd].id = (uint16_t)id;
 			cmds[n_cmd++].path = eq + 1;
 			break;
@@ -375,8 +389,9 @@ main(int argc, char **argv)
 		case 'J':
 			if (nl_harden_parse_limits(optarg, &cmd_limits) != 0) {
 				fprintf(stderr, "nlevel-worker: --rlimit: want cpu=S,mem=BYTES,nofile=N,"
-						"fsize=BYTES (any of them; BYTES may end in k, M, G), got "
-						"'%s'\n", optarg);
+						"fsize=BYTES (any of them, each once; S and N integers >= 1; "
+						"BYTES an integer >= 1, may end in k, M, G), got '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -443,9 +458,6 @@ main(int argc, char **argv)
 			nl_wfarm_free(&wfarm);
 			return 2;
 		}
-		if (nl_wfarm_limits(&wfarm) != 0)
-			fprintf(stderr, "nlevel-worker: --commands: cannot set the output cap: %s\n",
-				strerror(errno));
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
