@@ -283,7 +283,9 @@ nl_dp_drain_ctl(struct nl_dp *dp)
 	struct nl_dp_sub rec;
 	void *p;
 
-	for (uint32_t i = 0; i < dp->n_mgr; i++) {
+	/* Also on a half-built engine (nl_dp_create()'s failure path): n_mgr is set before
+	 * dp->mgr exists, so every array is checked before it is walked. */
+	for (uint32_t i = 0; dp->mgr != NULL && i < dp->n_mgr; i++) {
 		struct nl_dp_mgr *mg = &dp->mgr[i];
 
 		if (mg->inbox == NULL)
@@ -323,7 +325,7 @@ nl_dp_drain_ctl(struct nl_dp *dp)
 				drain_task(dp, h.t, &n);
 		}
 	}
-	for (size_t i = 0; i < dp->fin_q.n; i++)
+	for (size_t i = 0; dp->fin_q.h != NULL && i < dp->fin_q.n; i++)
 		drain_task(dp, dp->fin_q.h[i].ptr, &n);
 	dp->fin_q.n = 0;
 	while (dp->fin_ring != NULL && rte_ring_sc_dequeue(dp->fin_ring, &p) == 0)

@@ -165,24 +165,30 @@ int nl_dp_run_point(struct nl_dp *dp, double load_pct, uint64_t seed, struct nl_
 
 /** Native-mode capacity measurement. */
 struct nl_dp_native_result {
-	double rate_tps;            /**< tasks dispatched per second */
+	double rate_tps;            /**< tasks per wall second of the run (wall_s) */
+	double wall_s;              /**< wall time of the run: launch to stop [s] */
 	double lat_mean_ns;         /**< ingress -> sub-task assignment */
 	double lat_p99_ns;
-	uint64_t tasks;
-	uint64_t rejected;
-	uint64_t generated;         /**< tasks the generator drew (= tasks + rejected) */
+	uint64_t tasks;             /**< dispatched (instant machines) or completed (booked) */
+	uint64_t accepted;          /**< tasks the ingress took (= tasks + failed + unfinished) */
+	uint64_t rejected;          /**< refused at ingress: pool or inbox full */
+	uint64_t failed;            /**< accepted, then failed during the run (REJECT no_machine,
+				     *   a full hand-over ring: overload) */
+	uint64_t unfinished;        /**< accepted, still in flight when the run stopped */
+	uint64_t generated;         /**< tasks the generator drew (= accepted + rejected) */
 	uint64_t xhops;             /**< hand-overs between manager lcores on their SP/SC rings */
 };
 
 /**
  * Native mode: inject tasks for `secs` seconds at `rate_tps` (0 = as fast as possible) with
- * in-process instant machines, measuring the dispatch rate and latency.
+ * in-process machines (instant or booked), measuring the dispatch rate and latency. Every
+ * generated task is counted once: tasks, failed, unfinished or rejected.
  *
  * @param dp        Engine (emulate = false).
  * @param rate_tps  Offered rate [tasks/s]; 0 = saturate.
- * @param secs      Duration [s].
- * @param r         Output.
- * @return 0; -errno.
+ * @param secs      Duration of the arrivals [s], > 0 (nl_dp_stop() ends it sooner).
+ * @param r         Output; r->rate_tps is over the measured wall time r->wall_s.
+ * @return 0; -EINVAL (emulated engine, secs not > 0); -errno of the lcore launch.
  * @par Context  Main lcore.
  */
 int nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs,
@@ -227,6 +233,13 @@ bool nl_dp_stopping(void);
 
 /** Counters snapshot. @param dp Engine. @param c Output. @par Context Any thread. */
 void nl_dp_counts_get(const struct nl_dp *dp, struct nl_dp_counts *c);
+
+/**
+ * Manager lcores that run at least one manager of this appliance (SUMMARY mgr_lcores): a
+ * --map that puts every manager on one lcore counts 1 however many worker lcores the EAL has.
+ * @param dp Engine. @return that count. @par Context Any thread (set at creation).
+ */
+unsigned int nl_dp_mgr_lcores(const struct nl_dp *dp);
 
 /**
  * I1 at quiescence: accepted == completed + failed + tasks out of the pool.

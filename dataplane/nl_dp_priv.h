@@ -422,8 +422,13 @@ uint64_t nl_dp_sum_lc(const struct nl_dp *dp, size_t off);
  */
 void nl_dp_point_stats_ctl(struct nl_dp *dp, struct nl_dp_point *pt);
 
-/** Fill a native run's result (rate, latency mean and p99). @par Context Control, stopped. */
-void nl_dp_native_stats_ctl(const struct nl_dp *dp, double secs, struct nl_dp_native_result *r);
+/**
+ * Fill a native run's result (rate over wall_s [s], latency mean and p99, the task counts:
+ * `unfinished` of dp->failed are the tasks the stop's drain returned, the rest failed during
+ * the run). @par Context Control, stopped.
+ */
+void nl_dp_native_stats_ctl(const struct nl_dp *dp, double wall_s, uint64_t unfinished,
+			    struct nl_dp_native_result *r);
 
 struct io;
 

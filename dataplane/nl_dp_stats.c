@@ -74,8 +74,19 @@ nl_dp_point_stats_ctl(struct nl_dp *dp, struct nl_dp_point *pt)
 	}
 }
 
+unsigned int
+nl_dp_mgr_lcores(const struct nl_dp *dp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < dp->n_lc; i++)
+		n += dp->lc[i].n_mgr > 0;
+	return n;
+}
+
 void
-nl_dp_native_stats_ctl(const struct nl_dp *dp, double secs, struct nl_dp_native_result *r)
+nl_dp_native_stats_ctl(const struct nl_dp *dp, double wall_s, uint64_t unfinished,
+		       struct nl_dp_native_result *r)
 {
 	uint64_t n_lat = 0, hist[64 * 8];
 	double sum = 0;
@@ -89,9 +100,15 @@ nl_dp_native_stats_ctl(const struct nl_dp *dp, double secs, struct nl_dp_native_
 	}
 	r->tasks = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, dispatched_tasks));
 	r->generated = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, generated));
-	r->rejected = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, rejected_ingress)) + dp->failed;
+	r->accepted = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, accepted));
+	/* docs/output.md: rejected = refused at ingress only; what failed after acceptance and
+	 * what a stop left in flight are counted apart (dp->failed holds both after the drain) */
+	r->rejected = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, rejected_ingress));
+	r->unfinished = unfinished;
+	r->failed = dp->failed - unfinished;
 	r->xhops = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, xhop_out));
-	r->rate_tps = (double)r->tasks / secs;
+	r->wall_s = wall_s;
+	r->rate_tps = wall_s > 0 ? (double)r->tasks / wall_s : 0;
 	r->lat_mean_ns = n_lat ? sum / (double)n_lat : 0;
 	uint64_t want = (uint64_t)(0.99 * (double)n_lat), acc = 0;
 

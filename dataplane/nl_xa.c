@@ -725,7 +725,7 @@ nl_xa_drain_ctl(struct nl_dp *dp)
 	struct nl_xa *xa = dp->xa;
 	uint64_t n = 0;
 
-	if (xa == NULL)
+	if (xa == NULL || dp->meta == NULL)
 		return;
 	for (unsigned int i = 0; i < dp->n_meta; i++) {
 		struct nl_dp_meta *mt = &dp->meta[i];

@@ -56,8 +56,12 @@
 #include "nl_cfg.h"
 #include "nl_xa_proto.h"
 
+struct nl_model_cfg;
+
 #define NL_XA_NAME_LEN 32u
 #define NL_XA_MAX_OWNS 64u /**< subtree roots one appliance lists */
+#define NL_XA_MAX_ROOTS 256u /**< subtree roots of one tree: every appliance's owns names
+				* together, plus the top manager when nobody lists it */
 
 /** One `[appliance NAME]` section. */
 struct nl_xa_app_cfg {
@@ -90,14 +94,19 @@ struct nl_xa_cfg {
  * Read the `[appliance NAME]` sections and `[scaleout]` from a configuration.
  *
  * @param c     Loaded configuration (keys read are marked used).
+ * @param m     The same configuration's model, parsed (nl_model_cfg_parse()): `owns` names
+ *              must name managers of its curves (nl_model_mgr_name_ok()).
  * @param self  This appliance's NAME (--appliance), or NULL.
  * @param out   Output; out->n_app = 0 when the file has no appliance section.
- * @return 0; -EINVAL with "FILE:LINE: ..." in c->err (bad address, port, owns name, a name
- *         listed twice, more than NL_XA_MAX_APPS appliances, --appliance naming no section,
- *         --appliance without sections).
+ * @return 0; -EINVAL with "FILE:LINE: ..." in c->err (bad address, port or MAC address; an
+ *         owns name that is no manager name of m's curves, an empty owns item, a name
+ *         listed twice, more than NL_XA_MAX_ROOTS - 1 owns names in all; more than
+ *         NL_XA_MAX_APPS appliances, --appliance naming no section, --appliance without
+ *         sections).
  * @par Context Control path. @par Source docs/scale-out.md "Configuration".
  */
-int nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out);
+int nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self,
+		    struct nl_xa_cfg *out);
 
 struct nl_dp;
 struct nl_dp_lcore;

@@ -3,6 +3,7 @@
  * Scale-out (nl_xa.h): the configuration ([appliance NAME], [scaleout]) and the
  * placement of managers and machines.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,31 +29,40 @@
 #include "nl_dp_port.h"
 #include "nl_gossip.h"
 #include "nl_model.h"
+#include "nl_model_cfg.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
 #include "nl_xa_priv.h"
 
 /* ---------------------------------------------------------------- configuration ---- */
 
-static int
-name_is_manager(const char *s)
+/* "aa:bb:cc:dd:ee:ff": exactly six octets of one or two hex digits, nothing after. */
+static bool
+parse_mac(const char *v, uint8_t mac[6])
 {
-	unsigned int lv;
-	char bits[80];
+	for (int k = 0; k < 6; k++) {
+		unsigned int x = 0, d = 0;
 
-	if (strcmp(s, "global") == 0 || strcmp(s, "M(0,root)") == 0)
-		return 1;
-	if (sscanf(s, "group%u", &lv) == 1)
-		return 1;
-	if (sscanf(s, "M(%u,%70[01*])", &lv, bits) == 2 && strlen(bits) == lv &&
-	    s[strlen(s) - 1] == ')')
-		return 1;
-	return 0;
+		for (; d < 2 && isxdigit((unsigned char)v[d]); d++)
+			x = x * 16 + (unsigned int)(isdigit((unsigned char)v[d]) ? v[d] - '0' :
+						    tolower((unsigned char)v[d]) - 'a' + 10);
+		if (d == 0)
+			return false;
+		v += d;
+		if (*v != (k < 5 ? ':' : '\0'))
+			return false;
+		v++;
+		mac[k] = (uint8_t)x;
+	}
+	return true;
 }
 
 int
-nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out)
+nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self,
+		struct nl_xa_cfg *out)
 {
+	unsigned int n_roots = 0; /* owns names of every appliance so far */
+
 	memset(out, 0, sizeof(*out));
 	out->self = -1;
 	snprintf(out->path, sizeof(out->path), "%s", c->path);
@@ -98,14 +108,9 @@ nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out)
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
-			unsigned int b[6];
-
-			if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x", &b[0], &b[1], &b[2], &b[3], &b[4],
-				   &b[5]) != 6)
+			if (!parse_mac(v, a->mac))
 				return nl_cfg_error(c, nl_cfg_find(c, sec, "mac"),
 						    "'%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", v);
-			for (int k = 0; k < 6; k++)
-				a->mac[k] = (uint8_t)b[k];
 			a->has_mac = true;
 		}
 		rc = nl_cfg_get_str(c, sec, "owns", &v, false);
@@ -113,44 +118,50 @@ nl_xa_cfg_parse(struct nl_cfg *c, const char *self, struct nl_xa_cfg *out)
 			return rc;
 		e = nl_cfg_find(c, sec, "owns");
 		a->owns_line = e != NULL ? e->line : c->section_line[i];
-		while (rc == 1 && *v != '\0') {
+		/* Items end at a comma outside parentheses (M(1,0) is one name); blanks around an
+		 * item are trimmed; an empty item is refused, as in every list (docs/config.md). */
+		while (rc == 1) {
+			const char *end = v;
 			size_t len;
-			const char *end;
+			int depth = 0;
 
-			while (*v == ' ' || *v == ',')
-				v++;
-			if (*v == '\0')
-				break;
-			/* a name ends at the comma after its closing parenthesis, if it has one */
-			end = v;
-			while (*end != '\0' && *end != ',' && *end != '(')
+			while (*end != '\0' && (*end != ',' || depth > 0)) {
+				depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
 				end++;
-			if (*end == '(') {
-				while (*end != '\0' && *end != ')')
-					end++;
-				if (*end == ')')
-					end++;
 			}
+			while (*v == ' ' || *v == '\t')
+				v++;
 			len = (size_t)(end - v);
-			while (len > 0 && v[len - 1] == ' ')
+			while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t'))
 				len--;
+			if (len == 0)
+				return nl_cfg_error(c, e, "empty item in the list (two commas, or a comma "
+						    "at an end)");
 			if (a->n_owns == NL_XA_MAX_OWNS || len >= NL_XA_NAME_LEN)
 				return nl_cfg_error(c, e, "too many or too long names (at most %u of %u)",
 						    NL_XA_MAX_OWNS, NL_XA_NAME_LEN - 1);
 			memcpy(a->owns[a->n_owns], v, len);
 			a->owns[a->n_owns][len] = '\0';
-			if (!name_is_manager(a->owns[a->n_owns]))
+			if (!nl_model_mgr_name_ok(m, a->owns[a->n_owns]))
 				return nl_cfg_error(c, e,
-						    "'%s' names no manager (NLSC: M(0,root), M(K,bits); "
-						    "2LSC: global, groupG)",
-						    a->owns[a->n_owns]);
+						    "'%s' names no manager of the curves this file runs "
+						    "(NLSC: M(0,root) or M(K,bits) with K = 1..%u and K "
+						    "bits 0/1, e.g. M(1,0); 2LSC: global or groupG, G below "
+						    "its groups)",
+						    a->owns[a->n_owns], m->n_res);
 			for (unsigned int k = 0; k <= out->n_app; k++)
 				for (unsigned int j = 0; j < out->app[k].n_owns; j++)
 					if (strcmp(out->app[k].owns[j], a->owns[a->n_owns]) == 0)
 						return nl_cfg_error(c, e, "'%s' is owned twice (also by [appliance %s])",
 								    a->owns[a->n_owns], out->app[k].name);
+			/* every listed manager may become a summary root, and the top one more */
+			if (++n_roots > NL_XA_MAX_ROOTS - 1)
+				return nl_cfg_error(c, e, "more than %u owns names over all appliances "
+						    "(subtree roots of one tree)", NL_XA_MAX_ROOTS - 1);
 			a->n_owns++;
-			v = end;
+			if (*end == '\0')
+				break;
+			v = end + 1;
 		}
 		if (self != NULL && strcmp(self, a->name) == 0)
 			out->self = (int)out->n_app;

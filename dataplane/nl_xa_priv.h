@@ -23,7 +23,7 @@
 #define XA_PARKED 1  /* ours, handed to another appliance (meta->xa_at) */
 #define XA_FOREIGN 2 /* another appliance's (meta->xa_origin), carried here */
 
-#define XA_MAX_ROOTS 256u
+#define XA_MAX_ROOTS NL_XA_MAX_ROOTS
 
 /* meta->xa_flags: NL_XA_TF_* (travel in HANDOVER records) */
 

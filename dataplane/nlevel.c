@@ -46,6 +46,24 @@
 #define DEF_HORIZON_VT 1e5    /* emulated: 1 s of wall time per point */
 #define DEF_MAX_LOAD 60.0
 
+/* Ranges of the numeric options (usage(), docs/dataplane.md "Options"); a value outside, not
+ * finite or not an integer where one is wanted is a bad command line (exit 2). */
+#define NL_MIN_WORKER_TIMEOUT_S 0.01 /* --worker-timeout [s] */
+#define NL_MAX_WORKER_TIMEOUT_S 86400.0
+#define NL_MIN_HORIZON_VT 1e-9       /* --horizon [u.t.], as nlevel-sim --horizon */
+#define NL_MAX_HORIZON_VT 1e18
+#define NL_MIN_NS_PER_VT 1e-3        /* --ns-per-vt [ns] */
+#define NL_MAX_NS_PER_VT 1e9
+#define NL_MIN_NATIVE_S 1e-3         /* --native [s] */
+#define NL_MAX_NATIVE_S 1e6
+#define NL_MAX_RATE_TPS 1e9          /* --rate [tasks/s], 0 = saturate */
+#define NL_MAX_WORK_SCALE_S 1e3      /* --work-scale [wall s per model s] */
+#define NL_MAX_IDLE_US 1000000       /* --idle-sleep-us [us] */
+#define NL_MIN_INBOX 64              /* --inbox [slots], a power of two */
+#define NL_MAX_INBOX 65536
+#define NL_MIN_POOL 1024             /* --pool [tasks] */
+#define NL_MAX_POOL 262143
+
 struct opts {
 	const char *config;
 	const char *curve_dir;
@@ -77,6 +95,7 @@ struct opts {
 	const char *appliance;     /* --appliance: our part of a split tree (nl_xa.h) */
 	struct nl_xa_cfg *xa;      /* the configuration's [appliance] sections */
 	bool ip_set, port_set;
+	const char *num[128];      /* numeric options as given, by getopt code (parse_numbers()) */
 };
 
 static void
@@ -86,13 +105,15 @@ usage(FILE *f)
 		"usage: nlevel <EAL args> -- --config FILE [options]\n"
 		"  --config FILE        model (e.g. config/paper-96.ini)\n"
 		"  --scheme nlsc|2lsc   policy (default: port/native nlsc; emulated: every variant)\n"
-		"  --groups G           2LSC groups (default: the config's first)\n"
-		"  --static-known K     NLSC resources known statically (default 0)\n"
+		"  --groups G           with --scheme 2lsc: groups, integer 1..M machines (default:\n"
+		"                       the config's first)\n"
+		"  --static-known K     NLSC resources known statically, integer 0..min(N, 20)\n"
+		"                       (default 0). Not with --emulate (it runs the config's curves)\n"
 		"  --map M-M@L,...      managers M..M run on lcore L (default: round-robin over the\n"
 		"                       worker lcores)\n"
-		"  --port ID            DPDK port serving clients and workers (default 0)\n"
+		"  --port ID            DPDK port serving clients and workers, 0..65535 (default 0)\n"
 		"  --ip A.B.C.D         our IPv4 address (default 10.99.0.1)\n"
-		"  --udp-port P         our UDP port (default 7477)\n"
+		"  --udp-port P         our UDP port, 1..65535 (default 7477)\n"
 		"  --appliance NAME     a tree split over appliances: run the part the\n"
 		"                       configuration's [appliance NAME] owns; --ip and\n"
 		"                       --udp-port default to its address (docs/scale-out.md)\n"
@@ -106,29 +127,33 @@ usage(FILE *f)
 		"                       their own (derived: nlevel-key), rights (a worker's\n"
 		"                       slots), caps and fair-share weights (docs/security.md)\n"
 		"  --user NAME          port mode: drop root for NAME once the port is up\n"
-		"  --worker-timeout S   remove a worker silent this long (default 2 s)\n"
-		"  --work-scale S       wall seconds per model second: port mode, the workers'\n"
+		"  --worker-timeout S   remove a worker silent this long, 0.01..86400 (default 2 s)\n"
+		"  --work-scale S       wall seconds per model second, 0..1000: port mode, the workers'\n"
 		"                       (default 1e-5); native, the booked machines' (default\n"
 		"                       1e-8: a paper-96 sub-task lasts about 1 us)\n"
-		"  --idle-sleep-us US   port mode: idle lcores nap US microseconds (default 0 =\n"
+		"  --idle-sleep-us US   port mode: idle lcores nap US microseconds, 0..1e6 (default 0 =\n"
 		"                       spin; use on machines shared with the workers)\n"
 		"  --emulate            emulated timing: nlevel-sim's model in scaled real time\n"
 		"  --curve DIR          emulated: run the load points, write DIR/live.csv\n"
-		"  --loads LIST         load points [%%] (default: the config's, up to 60)\n"
-		"  --horizon VT         arrivals per point [u.t.] (default 1e5; warm-up scaled)\n"
-		"  --ns-per-vt NS       wall ns per u.t. (default 10000)\n"
-		"  --native SECS        native capacity run: in-process machines, each sub-task\n"
-		"                       booked for its modelled time x --work-scale; the task\n"
-		"                       completes when its last sub-task ends\n"
+		"  --loads LIST         load points [%%], 0.001..1000 (default: the config's, up to 60)\n"
+		"  --horizon VT         arrivals per point [u.t.], 1e-9..1e18 (default 1e5; warm-up\n"
+		"                       scaled)\n"
+		"  --ns-per-vt NS       wall ns per u.t., 0.001..1e9 (default 10000)\n"
+		"  --native SECS        native capacity run, 0.001..1e6 s: in-process machines, each\n"
+		"                       sub-task booked for its modelled time x --work-scale; the\n"
+		"                       task completes when its last sub-task ends\n"
 		"  --native-instant     native: machines finish at once (no booking; the pick\n"
 		"                       reads a load table that never changes)\n"
-		"  --rate TPS           native: offered rate [tasks/s] (default 0 = saturate)\n"
-		"  --inbox N            inbox ring size (default 4096)\n"
-		"  --pool N             tasks in the mempool (default 32767)\n"
+		"  --rate TPS           native: offered rate [tasks/s], 0..1e9 (default 0 = saturate)\n"
+		"  --inbox N            inbox ring size, a power of two 64..65536 (default 4096)\n"
+		"  --pool N             tasks in the mempool, 1024..262143 (default 32767; DPDK memory\n"
+		"                       bounds it too: --no-huge gives 64 MB unless -m MB)\n"
 		"  --help\n"
 		"DPDK's EAL options come before '--', nlevel's after it; without huge pages add\n"
 		"--no-huge (with --no-pci --no-shconf for vdevs). Quickstart: tools/nl-farm-demo.sh.\n"
 		"SUMMARY keys: docs/output.md.\n"
+		"Numbers are checked as configuration values are: finite, in range, integers where\n"
+		"one is wanted (1e3 is 1000; nan, inf, 2x are refused).\n"
 		"Exit status: 0 done; 1 the run failed; 2 bad input: command line, configuration\n"
 		"(FILE:LINE), or an EAL that cannot start.\n");
 }
@@ -163,23 +188,108 @@ static const struct option nl_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * One numeric option, checked as a configuration value is (nl_cfg_get_u64() /
+ * nl_cfg_get_double(): finite, in [lo, hi], an integer where u != NULL; "1e3" is 1000, "2x",
+ * "nan", "inf" and values out of range are refused). v NULL (not given): nothing to do.
+ * -EINVAL with "nlevel: --opt: ..." on stderr.
+ */
+static int
+cli_number(const char *opt, const char *v, double lo, double hi, uint64_t *u, double *d)
+{
+	struct nl_cfg *c = NULL;
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	rc = nl_cfg_new(&c, opt);
+	if (rc == 0)
+		rc = nl_cfg_add(c, "option", opt + 2, v, 0);
+	if (rc == 0)
+		rc = u != NULL ? nl_cfg_get_u64(c, "option", opt + 2, u, (uint64_t)lo, (uint64_t)hi,
+						true)
+			       : nl_cfg_get_double(c, "option", opt + 2, d, lo, hi, true);
+	if (rc < 0) {
+		const char *msg = c != NULL ? strstr(c->err, "] ") : NULL;
+
+		/* "--pool: '2x' is not a non-negative integer", without the made-up line */
+		fprintf(stderr, "nlevel: %s: %s\n", opt,
+			rc == -ENOMEM ? "out of memory" : msg != NULL ? msg + 2 + strlen(opt + 2) + 2 : v);
+		nl_cfg_free(c);
+		return -EINVAL;
+	}
+	nl_cfg_free(c);
+	return 0;
+}
+
+/* The numeric options with their documented ranges (usage()); those checked against the
+ * model (--groups, --static-known) come later, in check_model_opts(). */
+static int
+parse_numbers(struct opts *o)
+{
+	uint64_t u;
+	const char **n = o->num;
+
+	if (cli_number("--groups", n['g'], 1, NL_MODEL_MAX_MACH, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['g'] != NULL)
+		o->groups = (int)u;
+	if (cli_number("--static-known", n['k'], 0, NL_STATIC_KNOWN_MAX, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['k'] != NULL)
+		o->static_known = (int)u;
+	if (cli_number("--port", n['p'], 0, 65535, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['p'] != NULL)
+		o->port_id = (uint16_t)u;
+	if (cli_number("--udp-port", n['u'], 1, 65535, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['u'] != NULL) {
+		o->udp_port = (uint16_t)u;
+		o->port_set = true;
+	}
+	if (cli_number("--worker-timeout", n['w'], NL_MIN_WORKER_TIMEOUT_S,
+		       NL_MAX_WORKER_TIMEOUT_S, NULL, &o->worker_timeout_s) != 0 ||
+	    cli_number("--horizon", n['H'], NL_MIN_HORIZON_VT, NL_MAX_HORIZON_VT, NULL,
+		       &o->horizon_vt) != 0 ||
+	    cli_number("--ns-per-vt", n['n'], NL_MIN_NS_PER_VT, NL_MAX_NS_PER_VT, NULL,
+		       &o->ns_per_vt) != 0 ||
+	    cli_number("--native", n['N'], NL_MIN_NATIVE_S, NL_MAX_NATIVE_S, NULL,
+		       &o->native_s) != 0 ||
+	    cli_number("--rate", n['r'], 0, NL_MAX_RATE_TPS, NULL, &o->rate_tps) != 0 ||
+	    cli_number("--work-scale", n['W'], 0, NL_MAX_WORK_SCALE_S, NULL, &o->work_scale_s) != 0)
+		return -EINVAL;
+	o->work_scale_set = n['W'] != NULL;
+	if (cli_number("--idle-sleep-us", n['Z'], 0, NL_MAX_IDLE_US, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['Z'] != NULL)
+		o->idle_us = (unsigned int)u;
+	if (cli_number("--inbox", n['I'], NL_MIN_INBOX, NL_MAX_INBOX, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['I'] != NULL) {
+		if ((u & (u - 1)) != 0) {
+			fprintf(stderr, "nlevel: --inbox: %s is not a power of two\n", n['I']);
+			return -EINVAL;
+		}
+		o->inbox = (unsigned int)u;
+	}
+	if (cli_number("--pool", n['P'], NL_MIN_POOL, NL_MAX_POOL, &u, NULL) != 0)
+		return -EINVAL;
+	if (n['P'] != NULL)
+		o->pool = (unsigned int)u;
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
 	int c;
-	char *end;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", nl_opts, NULL)) != -1) {
-		double v = 0;
-
-		if (optarg != NULL && strchr("gkpuwHnNrIPWZ", c) != NULL) {
-			errno = 0;
-			v = strtod(optarg, &end);
-			if (errno != 0 || end == optarg || *end != '\0' || v < 0) {
-				fprintf(stderr, "nlevel: '%s' is not a non-negative number\n", optarg);
-				return -EINVAL;
-			}
+		if (optarg != NULL && c > 0 && c < 128 && strchr("gkpuwHnNrIPWZ", c) != NULL) {
+			o->num[c] = optarg; /* checked by parse_numbers() */
+			continue;
 		}
 		switch (c) {
 		case 'c': o->config = optarg; break;
@@ -193,10 +303,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			break;
-		case 'g': o->groups = (int)v; break;
-		case 'k': o->static_known = (int)v; break;
 		case 'm': o->map = optarg; break;
-		case 'p': o->port_id = (uint16_t)v; break;
 		case 'i':
 			if (inet_pton(AF_INET, optarg, &o->ip) != 1) {
 				fprintf(stderr, "nlevel: --ip: '%s' is not an IPv4 address\n", optarg);
@@ -204,27 +311,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->ip_set = true;
 			break;
-		case 'u':
-			if (v < 1 || v > 65535) {
-				fprintf(stderr, "nlevel: --udp-port: out of range\n");
-				return -EINVAL;
-			}
-			o->udp_port = (uint16_t)v;
-			o->port_set = true;
-			break;
-		case 'w': o->worker_timeout_s = v; break;
 		case 'e': o->emulate = true; break;
 		case 'C': o->curve_dir = optarg; break;
 		case 'l': o->loads = optarg; break;
-		case 'H': o->horizon_vt = v; break;
-		case 'n': o->ns_per_vt = v; break;
-		case 'N': o->native_s = v; break;
-		case 'r': o->rate_tps = v; break;
-		case 'I': o->inbox = (unsigned int)v; break;
-		case 'P': o->pool = (unsigned int)v; break;
-		case 'W': o->work_scale_s = v; o->work_scale_set = true; break;
 		case 'J': o->native_instant = true; break;
-		case 'Z': o->idle_us = (unsigned int)v; break;
 		case 'K': o->key_file = optarg; break;
 		case 'X': o->principals_file = optarg; break;
 		case 'U': o->run_as = optarg; break;
@@ -237,6 +327,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "nlevel: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
+	if (parse_numbers(o) != 0)
+		return -EINVAL;
 	if (o->config == NULL) {
 		fprintf(stderr, "nlevel: --config FILE is required\n");
 		return -EINVAL;
@@ -253,6 +345,35 @@ parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "nlevel: --native and --emulate exclude each other\n");
 		return -EINVAL;
 	}
+	if (o->emulate && (o->num['g'] != NULL || o->num['k'] != NULL)) {
+		fprintf(stderr, "nlevel: --groups/--static-known: not with --emulate, which runs "
+				"the configuration's curves ([2lsc] groups, [nlsc] static_known; "
+				"--scheme picks the scheme)\n");
+		return -EINVAL;
+	}
+	if (!o->emulate && o->num['g'] != NULL && o->scheme != NL_SCHEME_2LSC) {
+		fprintf(stderr, "nlevel: --groups: 2LSC only (add --scheme 2lsc)\n");
+		return -EINVAL;
+	}
+	if (o->num['k'] != NULL && o->scheme == NL_SCHEME_2LSC) {
+		fprintf(stderr, "nlevel: --static-known: NLSC only (not with --scheme 2lsc)\n");
+		return -EINVAL;
+	}
+	if (!o->emulate && (o->loads != NULL || o->num['H'] != NULL || o->num['n'] != NULL)) {
+		fprintf(stderr, "nlevel: --loads/--horizon/--ns-per-vt: emulated runs only (with "
+				"--emulate --curve DIR)\n");
+		return -EINVAL;
+	}
+	if (o->native_s <= 0 && (o->num['r'] != NULL || o->native_instant)) {
+		fprintf(stderr, "nlevel: --rate/--native-instant: native runs only (with --native "
+				"SECS)\n");
+		return -EINVAL;
+	}
+	if (o->appliance != NULL && (o->native_s > 0 || o->emulate)) {
+		fprintf(stderr, "nlevel: --appliance: a split tree runs in port mode only (not with "
+				"--native or --emulate)\n");
+		return -EINVAL;
+	}
 	if (o->key_file != NULL && (o->native_s > 0 || o->emulate)) {
 		fprintf(stderr, "nlevel: --key authenticates frames: port mode only (not with "
 				"--native or --emulate, which take no frames)\n");
@@ -267,8 +388,26 @@ parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "nlevel: --user: port mode only\n");
 		return -EINVAL;
 	}
-	if (o->inbox < 64 || (o->inbox & (o->inbox - 1)) != 0 || o->pool < 1024) {
-		fprintf(stderr, "nlevel: --inbox must be a power of two >= 64, --pool >= 1024\n");
+	return 0;
+}
+
+/* Options that depend on the model: --groups (2LSC G, 1..M) and --static-known (NLSC k,
+ * 0..min(N, NL_STATIC_KNOWN_MAX)), as the configuration's [2lsc] groups and [nlsc]
+ * static_known. -EINVAL with a message. */
+static int
+check_model_opts(const struct opts *o, const struct nl_model_cfg *m)
+{
+	unsigned int kmax = m->n_res < NL_STATIC_KNOWN_MAX ? m->n_res : NL_STATIC_KNOWN_MAX;
+
+	if (o->num['g'] != NULL && (unsigned int)o->groups > m->n_mach) {
+		fprintf(stderr, "nlevel: --groups: %s is out of range [1, %u] (the machines M of "
+				"%s)\n", o->num['g'], m->n_mach, o->config);
+		return -EINVAL;
+	}
+	if (o->num['k'] != NULL && (unsigned int)o->static_known > kmax) {
+		fprintf(stderr, "nlevel: --static-known: %s is out of range [0, %u] (the resources "
+				"N = %u of %s, at most %u)\n", o->num['k'], kmax, m->n_res, o->config,
+			NL_STATIC_KNOWN_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -397,7 +536,11 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 		return -EINVAL;
 	}
 	rc = nl_dp_create(dp, m, mach, d);
-	if (rc != 0)
+	if (rc == -ENOMEM || rc == -ENOENT || rc == -ENOSPC)
+		fprintf(stderr, "nlevel: cannot create the engine: out of memory for --pool %u "
+				"tasks and --inbox %u slots per manager (DPDK memory: give the EAL "
+				"more with -m MB, or lower --pool)\n", o->pool, o->inbox);
+	else if (rc != 0)
 		fprintf(stderr, "nlevel: cannot create the engine: %s\n", strerror(-rc));
 	free(d);
 	return rc;
@@ -430,12 +573,15 @@ run_curve(const struct nl_model_cfg *m, const struct nl_machine *mach, const str
 
 		if (o->scheme >= 0 && (int)var->scheme != o->scheme)
 			continue;
-		if (make_dp(&dp, m, mach, o, var->scheme, var->n_groups, var->static_known, true) != 0) {
+		int crc = make_dp(&dp, m, mach, o, var->scheme, var->n_groups, var->static_known, true);
+
+		if (crc != 0) {
 			fclose(f);
-			return 1;
+			return crc == -EINVAL ? 2 : 1; /* -EINVAL: the input, not the run */
 		}
 		for (unsigned int l = 0; l < m->n_load; l++) {
 			struct nl_dp_point pt;
+			bool row_sat;
 			int rc;
 
 			fprintf(f, "%s,%u,%u,%g,", nl_scheme_name(var->scheme), var->n_groups,
@@ -453,7 +599,11 @@ run_curve(const struct nl_model_cfg *m, const struct nl_machine *mach, const str
 			}
 			t_all += pt.wall_s;
 			sat = pt.saturated;
-			if (pt.saturated)
+			/* as nlevel-sim's curves.csv: a point without a measured task is saturated
+			 * (docs/output.md `saturated`), its response columns empty; the next point
+			 * still runs (a longer load point may measure some) */
+			row_sat = pt.saturated || pt.measured == 0;
+			if (row_sat)
 				fprintf(f, ",,,,,");
 			else
 				fprintf(f, "%.4f,%.4f,%.4f,%.4f,%.4f,", pt.resp_mean_vt, pt.resp_p50_vt,
@@ -461,7 +611,7 @@ run_curve(const struct nl_model_cfg *m, const struct nl_machine *mach, const str
 			fprintf(f, "%.4f,%.4f,%.4f,%llu,%llu,%d\n", pt.hops_mean,
 				pt.sched_wait_mean_vt, pt.global_util,
 				(unsigned long long)pt.completed, (unsigned long long)pt.rejected,
-				pt.saturated ? 1 : 0);
+				row_sat ? 1 : 0);
 			fflush(f);
 			fprintf(stderr, "nlevel: %s G=%u k=%u load %g%%: %s%.1f u.t. (%llu tasks, "
 					"hops %.2f, %.2f s)\n",
@@ -602,11 +752,29 @@ main(int argc, char **argv)
 
 	o.xa = &xa_cfg;
 	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 ||
-	    nl_xa_cfg_parse(cfg, o.appliance, o.xa) != 0 || nl_cfg_check_unused(cfg) != 0) {
+	    nl_xa_cfg_parse(cfg, &m, o.appliance, o.xa) != 0 || nl_cfg_check_unused(cfg) != 0) {
 		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
 		nl_cfg_free(cfg);
 		rte_eal_cleanup();
 		return 2;
+	}
+	if (check_model_opts(&o, &m) != 0) {
+		nl_cfg_free(cfg);
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (o.map != NULL) { /* checked here: a bad map is a bad command line (exit 2) */
+		struct nl_dp_opts *d = calloc(1, sizeof(*d));
+
+		rc = d == NULL ? -ENOMEM : parse_map(o.map, d);
+		free(d);
+		if (rc != 0) {
+			fprintf(stderr, "nlevel: --map '%s': bad map (ranges M-M or M of managers "
+					"0..4095 @ enabled worker lcores, comma-separated)\n", o.map);
+			nl_cfg_free(cfg);
+			rte_eal_cleanup();
+			return 2;
+		}
 	}
 	if (o.appliance != NULL) { /* our address is the configuration's */
 		const struct nl_xa_app_cfg *me = &o.xa->app[o.xa->self];
@@ -623,15 +791,21 @@ main(int argc, char **argv)
 	}
 	if (o.loads != NULL) {
 		struct nl_cfg *c = NULL;
-		char text[1200];
 
-		snprintf(text, sizeof(text), "[run]\nloads_pct = %s\n", o.loads);
-		rc = nl_cfg_load_string(&c, "--loads", text, err, sizeof(err));
+		/* the list as the key's value (no INI text: its 198-character line limit) */
+		rc = nl_cfg_new(&c, "--loads");
+		if (rc == 0)
+			rc = nl_cfg_add(c, "run", "loads_pct", o.loads, 0);
 		if (rc == 0)
 			rc = nl_cfg_get_list(c, "run", "loads_pct", m.load_pct, NL_MODEL_MAX_LOADS,
 					     &m.n_load, 0.001, 1000, true);
 		if (rc < 0) {
-			fprintf(stderr, "nlevel: %s\n", c != NULL ? c->err : err);
+			/* the message without the made-up file:line and key */
+			const char *msg = c != NULL ? c->err : "out of memory";
+			const char *k = strstr(msg, "loads_pct: ");
+
+			fprintf(stderr, "nlevel: --loads %s: %s\n", o.loads,
+				k != NULL ? k + strlen("loads_pct: ") : msg);
 			nl_cfg_free(c);
 			nl_cfg_free(cfg);
 			rte_eal_cleanup();
@@ -700,9 +874,12 @@ main(int argc, char **argv)
 					g = m.variant[v].n_groups;
 		if (sch == NL_SCHEME_2LSC && g == 0)
 			g = 4;
-		rc = make_dp(&dp, &m, mach, &o, sch, g, (unsigned int)o.static_known > 64 ? 0 :
-			     (unsigned int)(o.static_known < 0 ? 0 : o.static_known), o.emulate);
-		if (rc == 0 && o.native_s > 0) {
+		/* o.static_known is checked (check_model_opts()); NLSC only */
+		rc = make_dp(&dp, &m, mach, &o, sch, g, (unsigned int)o.static_known, o.emulate);
+		if (rc != 0) {
+			/* -EINVAL: the input (command line or configuration), told above */
+			rc = rc == -EINVAL ? 2 : 1;
+		} else if (o.native_s > 0) {
 			struct nl_dp_native_result r;
 
 			double hop = ring_hop_ns();
@@ -710,24 +887,41 @@ main(int argc, char **argv)
 			rc = nl_dp_run_native(dp, o.rate_tps, o.native_s, &r);
 			if (rc == 0)
 				printf("SUMMARY mode=native scheme=%s n_res=%u groups=%u mgr_lcores=%u "
-				       "rate_offered_tps=%.0f rate_tps=%.0f lat_mean_ns=%.0f "
-				       "lat_p99_ns=%.0f tasks=%llu rejected=%llu ring_hop_ns=%.1f "
-				       "machines=%s work_scale_s=%g xhops=%llu\n",
+				       "rate_offered_tps=%.0f rate_tps=%.0f wall_s=%.3f lat_mean_ns=%.0f "
+				       "lat_p99_ns=%.0f tasks=%llu accepted=%llu rejected=%llu "
+				       "failed=%llu unfinished=%llu ring_hop_ns=%.1f machines=%s "
+				       "work_scale_s=%g xhops=%llu\n",
 				       nl_scheme_name(sch), m.n_res, sch == NL_SCHEME_2LSC ? g : 0,
-				       rte_lcore_count() - 1, o.rate_tps, r.rate_tps, r.lat_mean_ns,
-				       r.lat_p99_ns, (unsigned long long)r.tasks,
-				       (unsigned long long)r.rejected, hop,
-				       o.native_instant ? "instant" : "booked",
+				       nl_dp_mgr_lcores(dp), o.rate_tps, r.rate_tps, r.wall_s,
+				       r.lat_mean_ns, r.lat_p99_ns, (unsigned long long)r.tasks,
+				       (unsigned long long)r.accepted, (unsigned long long)r.rejected,
+				       (unsigned long long)r.failed, (unsigned long long)r.unfinished,
+				       hop, o.native_instant ? "instant" : "booked",
 				       o.native_instant ? 0.0 : (o.work_scale_set ? o.work_scale_s : 1e-8),
 				       (unsigned long long)r.xhops);
-		} else if (rc == 0) {
+			else
+				fprintf(stderr, "nlevel: %s\n", strerror(-rc));
+			rc = rc != 0;
+		} else {
+			struct nl_dp_counts c;
+			uint64_t t0 = rte_rdtsc();
+
 			nl_dp_telemetry_init(dp);
 			rc = nl_dp_serve(dp);
+			if (rc != 0)
+				fprintf(stderr, "nlevel: %s\n", strerror(-rc));
+			nl_dp_counts_get(dp, &c);
+			printf("SUMMARY mode=port wall_s=%.1f accepted=%llu rejected=%llu completed=%llu "
+			       "failed=%llu in_flight=%llu workers_joined=%llu workers_left=%llu\n",
+			       (double)(rte_rdtsc() - t0) / (double)rte_get_tsc_hz(),
+			       (unsigned long long)c.accepted, (unsigned long long)c.rejected_ingress,
+			       (unsigned long long)c.completed, (unsigned long long)c.failed,
+			       (unsigned long long)c.in_flight, (unsigned long long)c.workers_joined,
+			       (unsigned long long)c.workers_left);
+			fflush(stdout);
+			rc = rc != 0;
 		}
-		if (rc != 0)
-			fprintf(stderr, "nlevel: %s\n", strerror(-rc));
 		nl_dp_free(dp);
-		rc = rc != 0;
 	}
 	urcu_qsbr_unregister_thread();
 	if (o.principals != NULL)

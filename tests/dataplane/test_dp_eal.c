@@ -3,8 +3,13 @@
  * The live engine under EAL (--no-huge --no-pci --no-shconf, a net_ring vdev): emulated runs
  * of both schemes complete with the accounting invariant (nl_dp.h I1); machine generations
  * published under RCU while running are freed after grace periods (ASan checks the frees);
- * native overload answers REJECTs and keeps the invariant. TAP.
+ * native overload answers REJECTs and keeps the invariant; every failure path of
+ * nl_dp_create() leaves nothing behind and does not crash; [appliance] sections are checked
+ * strictly (owns names against the model, empty items, MAC addresses, the number of roots).
+ * TAP.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +26,7 @@
 #include "nl_dp.h"
 #include "nl_machine.h"
 #include "nl_tap.h"
+#include "nl_xa.h"
 
 
 static struct nl_dp_opts
@@ -42,6 +48,198 @@ opts(enum nl_scheme s, bool emulate)
 	o.mgr_lcore[0] = rte_get_next_lcore(-1, 1, 0);
 	o.n_mgr_lcore = 1;
 	return o;
+}
+
+/* Every generated task counted once (docs/output.md, native SUMMARY): refused at ingress, or
+ * accepted and then dispatched/completed, failed or unfinished at the stop; the rate is over
+ * the measured wall time of the run. */
+static bool
+native_accounted(const struct nl_dp_native_result *r)
+{
+	return r->accepted + r->rejected == r->generated &&
+	       r->accepted == r->tasks + r->failed + r->unfinished && r->wall_s > 0 &&
+	       fabs(r->rate_tps - (double)r->tasks / r->wall_s) <= 1e-6 * r->rate_tps + 1e-9;
+}
+
+/* e2e.ini (N = 2, G = 2) with `extra` appended, through nl_model_cfg_parse() and
+ * nl_xa_cfg_parse(); 0 or the error, with c->err in msg. */
+static int
+xa_parse(const char *base, const char *extra, char *msg, size_t len)
+{
+	static struct nl_xa_cfg xa;
+	struct nl_model_cfg m;
+	struct nl_cfg *c = NULL;
+	char err[NL_CFG_ERR_LEN];
+	size_t n = strlen(base) + strlen(extra) + 2;
+	char *text = malloc(n);
+	int rc;
+
+	if (text == NULL)
+		return -ENOMEM;
+	snprintf(text, n, "%s\n%s", base, extra);
+	rc = nl_cfg_load_string(&c, "xa.ini", text, err, sizeof(err));
+	if (rc == 0)
+		rc = nl_model_cfg_parse(c, &m);
+	if (rc == 0)
+		rc = nl_xa_cfg_parse(c, &m, NULL, &xa);
+	snprintf(msg, len, "%s", c != NULL ? c->err : err);
+	nl_cfg_free(c);
+	free(text);
+	return rc;
+}
+
+/* A copy of s with the first `from` replaced by `to` (malloc'd), NULL without one. */
+static char *
+replace_once(const char *s, const char *from, const char *to)
+{
+	const char *p = strstr(s, from);
+	size_t n = strlen(s) - strlen(from) + strlen(to) + 1;
+	char *out = p != NULL ? malloc(n) : NULL;
+
+	if (out != NULL)
+		snprintf(out, n, "%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+	return out;
+}
+
+static void
+test_xa_cfg_strict(const char *path)
+{
+	static const struct {
+		const char *owns, *mac, *want; /* want NULL: accepted */
+	} cases[] = {
+		{ "M(0,root), global, group0", NULL, NULL },
+		{ "M(1,0), group1", "02:00:00:00:00:01", NULL },
+		{ "M(1,0)", "2:0:0:0:0:1", NULL },
+		{ "group1x", NULL, "'group1x' names no manager" },
+		{ "group-1", NULL, "'group-1' names no manager" },
+		{ "group 1", NULL, "'group 1' names no manager" },
+		{ "group+1", NULL, "'group+1' names no manager" },
+		{ "M( 1,0)", NULL, "'M( 1,0)' names no manager" },
+		{ "M(01,0)", NULL, "'M(01,0)' names no manager" },
+		{ "group99", NULL, "'group99' names no manager" },
+		{ "group2", NULL, "'group2' names no manager" },
+		{ "M(5,00000)", NULL, "'M(5,00000)' names no manager" },
+		{ "M(1,0),,M(1,1)", NULL, "empty item in the list" },
+		{ "M(1,0),M(1,1),", NULL, "empty item in the list" },
+		{ ",M(1,0)", NULL, "empty item in the list" },
+		{ "M(1,0)", "02:00:00:00:00:0g", "is not a MAC address" },
+		{ "M(1,0)", "02:00:00:00:00:01:ff", "is not a MAC address" },
+		{ "M(1,0)", "2:0:0:0:0:1x", "is not a MAC address" },
+		{ "M(1,0)", "02:00:00:00:00", "is not a MAC address" },
+		{ "M(1,0)", "002:00:00:00:00:01", "is not a MAC address" },
+	};
+	char *base = NULL, msg[NL_CFG_ERR_LEN], sec[512];
+	long n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (base = calloc(1, (size_t)n + 1)) != NULL &&
+	    fread(base, 1, (size_t)n, f) != (size_t)n) {
+		free(base);
+		base = NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	if (base == NULL) {
+		nl_tap_ok(0, "test_xa_cfg_strict: cannot read %s", path);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		snprintf(sec, sizeof(sec), "[appliance a]\nip = 10.0.0.1\nowns = %s\n%s%s\n",
+			 cases[i].owns, cases[i].mac ? "mac = " : "", cases[i].mac ? cases[i].mac : "");
+		rc = xa_parse(base, sec, msg, sizeof(msg));
+		if (cases[i].want == NULL)
+			nl_tap_ok(rc == 0, "test_xa_cfg_accepts owns='%s' mac='%s' (%s)", cases[i].owns,
+				  cases[i].mac ? cases[i].mac : "", rc == 0 ? "ok" : msg);
+		else
+			nl_tap_ok(rc == -EINVAL && strstr(msg, cases[i].want) != NULL &&
+					  strstr(msg, "xa.ini:") == msg,
+				  "test_xa_cfg_refuses owns='%s' mac='%s' with FILE:LINE (%s)",
+				  cases[i].owns, cases[i].mac ? cases[i].mac : "", msg);
+	}
+	/* NL_XA_MAX_ROOTS: 255 owns names over all appliances fit (the top may be one more root),
+	 * 256 are refused at the name that is one too many; N = 8 has 510 NLSC names */
+	{
+		char *b8 = replace_once(base, "resources = 2", "resources = 8");
+		char *big = b8 != NULL ? replace_once(b8, "machines = 16", "machines = 256") : NULL;
+		char *r = big;
+
+		free(b8);
+		for (unsigned int want = 255; r != NULL && want <= 256; want++) {
+			size_t cap = 64 * 1024, len = 0;
+			char *many = malloc(cap);
+			unsigned int k = 1, bits = 0, done = 0;
+			int rc;
+
+			for (unsigned int a = 0; many != NULL && done < want; a++) {
+				len += (size_t)snprintf(many + len, cap - len,
+							"[appliance a%u]\nip = 10.0.%u.1\nowns = ", a, a);
+				for (unsigned int j = 0; j < 12 && done < want; j++, done++) {
+					len += (size_t)snprintf(many + len, cap - len, "%sM(%u,", j ? ", " : "", k);
+					for (unsigned int b = k; b-- > 0;)
+						many[len++] = (char)('0' + ((bits >> b) & 1));
+					len += (size_t)snprintf(many + len, cap - len, ")");
+					if (++bits == 1u << k) {
+						bits = 0;
+						k++;
+					}
+				}
+				len += (size_t)snprintf(many + len, cap - len, "\n");
+			}
+			rc = many != NULL ? xa_parse(big, many, msg, sizeof(msg)) : -ENOMEM;
+			if (want == 255)
+				nl_tap_ok(rc == 0, "test_xa_cfg_255_roots_accepted (%s)", rc == 0 ? "ok" : msg);
+			else
+				nl_tap_ok(rc == -EINVAL && strstr(msg, "more than 255 owns names") != NULL,
+					  "test_xa_cfg_256_roots_refused_with_file_line (%s)", msg);
+			free(many);
+		}
+		if (r == NULL)
+			nl_tap_ok(0, "test_xa_cfg_roots: cannot make an N = 8 model");
+		free(big);
+	}
+	free(base);
+}
+
+/* nl_dp_create() failing at each stage it can fail at from bad input returns the error and
+ * frees what it built (ASan: no leak, no read of a NULL manager array). */
+static void
+test_create_failure_paths(const struct nl_model_cfg *m, const struct nl_machine *mach)
+{
+	static struct nl_xa_cfg xa;
+	struct nl_dp_opts o = opts(NL_SCHEME_NLSC, true);
+	struct nl_dp *dp = NULL;
+	int rc;
+
+	memset(&xa, 0, sizeof(xa));
+	snprintf(xa.path, sizeof(xa.path), "split.ini");
+	xa.n_app = 1;
+	xa.self = 0;
+	snprintf(xa.app[0].name, sizeof(xa.app[0].name), "a");
+	/* the scale-out hook refuses a split tree outside port mode: n_mgr set, dp->mgr not */
+	o.xa = &xa;
+	rc = nl_dp_create(&dp, m, mach, &o);
+	nl_tap_ok(rc == -EINVAL && dp == NULL, "test_create_fails_at_scaleout_hook_emulated (rc %d)", rc);
+	o = opts(NL_SCHEME_NLSC, false);
+	o.xa = &xa;
+	dp = NULL;
+	rc = nl_dp_create(&dp, m, mach, &o);
+	nl_tap_ok(rc == -EINVAL && dp == NULL, "test_create_fails_at_scaleout_hook_native (rc %d)", rc);
+	/* a pool the EAL's memory cannot hold: the mempool fails after managers exist */
+	o = opts(NL_SCHEME_2LSC, false);
+	o.pool_size = 1u << 23;
+	dp = NULL;
+	rc = nl_dp_create(&dp, m, mach, &o);
+	nl_tap_ok(rc < 0 && dp == NULL, "test_create_fails_at_mempool (rc %d)", rc);
+	/* a map naming a manager lcore index that does not exist */
+	o = opts(NL_SCHEME_NLSC, false);
+	o.mgr_map_n = 1;
+	o.mgr_map[0] = 5;
+	dp = NULL;
+	rc = nl_dp_create(&dp, m, mach, &o);
+	nl_tap_ok(rc == -EINVAL && dp == NULL, "test_create_fails_at_manager_map (rc %d)", rc);
 }
 
 int
@@ -129,7 +327,7 @@ main(int argc, char **argv)
 		 * round hands every task on to its leaf on the same lcore (no inbox, no overload);
 		 * REJECT overload at a full inbox is the e2e test's (port mode). */
 		nl_tap_check(rc == 0 && r.tasks > 1000 && nl_dp_accounting_ok(dp) &&
-				     r.tasks + r.rejected == r.generated && r.xhops == 0,
+				     native_accounted(&r) && r.xhops == 0,
 			     "test_native_saturating_every_generated_task_dispatched_or_rejected");
 		nl_dp_free(dp);
 		/* Two manager lcores (managers alternate between them): hops between the lcores go
@@ -144,7 +342,7 @@ main(int argc, char **argv)
 		       "%llu rejected\n", r.rate_tps, (unsigned long long)r.xhops,
 		       (unsigned long long)r.rejected);
 		nl_tap_check(rc == 0 && r.tasks > 1000 && r.xhops > 1000 && nl_dp_accounting_ok(dp) &&
-				     r.tasks + r.rejected == r.generated,
+				     native_accounted(&r),
 			     "test_native_two_lcores_hops_through_spsc_rings_every_task_accounted");
 		nl_dp_free(dp);
 		o.n_mgr_lcore = 1;
@@ -175,18 +373,41 @@ main(int argc, char **argv)
 			if (!slow) {
 				rate_fast = r.rate_tps;
 				nl_tap_check(rc == 0 && r.tasks > 1000 && nl_dp_accounting_ok(dp) &&
-						     r.tasks + r.rejected == r.generated,
+						     native_accounted(&r),
 					     "test_native_booking_fast_machines_complete_every_task");
 			} else {
 				nl_tap_check(rc == 0 && r.tasks > 0 && r.rate_tps <= 1.05 * cap &&
 						     r.rate_tps < rate_fast / 10 && r.rejected > 0 &&
 						     nl_dp_accounting_ok(dp) &&
-						     r.tasks + r.rejected == r.generated,
+						     native_accounted(&r),
 					     "test_native_booking_slow_machines_bound_the_rate_and_the_rest_is_refused");
 			}
 			nl_dp_free(dp);
 		}
 	}
+	test_create_failure_paths(&m, mach);
+	{
+		/* SUMMARY mgr_lcores: lcores with managers, not the EAL's worker lcores */
+		struct nl_dp_opts o = opts(NL_SCHEME_NLSC, false);
+		struct nl_dp *dp = NULL;
+
+		o.mgr_lcore[1] = rte_get_next_lcore(o.mgr_lcore[0], 1, 0);
+		o.n_mgr_lcore = 2;
+		o.mgr_map_n = 1; /* manager 0 on lcore index 0, the rest round-robin: both */
+		rc = o.mgr_lcore[1] < RTE_MAX_LCORE ? nl_dp_create(&dp, &m, mach, &o) : -ENODEV;
+		unsigned int both = rc == 0 ? nl_dp_mgr_lcores(dp) : 0;
+
+		nl_dp_free(dp);
+		dp = NULL;
+		o.mgr_map_n = 4096; /* every manager on lcore index 0 (mgr_map zeroed) */
+		rc = rc == 0 ? nl_dp_create(&dp, &m, mach, &o) : rc;
+		nl_tap_ok(rc == 0 && both == 2 && nl_dp_mgr_lcores(dp) == 1,
+			  "test_mgr_lcores_counts_lcores_that_run_managers (%u, %u)", both,
+			  rc == 0 ? nl_dp_mgr_lcores(dp) : 0);
+		nl_dp_free(dp);
+	}
+	snprintf(path, sizeof(path), "%s/tests/dataplane/e2e.ini", src ? src : ".");
+	test_xa_cfg_strict(path);
 	free(mach);
 	nl_cfg_free(cfg);
 	urcu_qsbr_unregister_thread();
