@@ -398,37 +398,16 @@ mkdir_parents(const char *dir)
 	return 0;
 }
 
-/* A numeric option checked as the configuration's keys are (nl_cfg getters: `1e2` is 100,
- * `2x`, `1.5` for an integer, `inf` and values out of [lo, hi] are refused): into *u when u is
- * given, else *d. @return 0 (also when v is NULL: the option was not given), or -EINVAL after a
- * message "nlevel-sim: --opt: ...". */
+/* A numeric option (nl_cfg_option_number()) into an unsigned int or a double. */
 static int
 cli_number(const char *opt, const char *v, double lo, double hi, unsigned int *u, double *d)
 {
-	struct nl_cfg *c = NULL;
 	uint64_t x = 0;
-	int rc;
 
-	if (v == NULL)
-		return 0;
-	rc = nl_cfg_new(&c, opt);
-	if (rc == 0)
-		rc = nl_cfg_add(c, "option", opt + 2, v, 0);
-	if (rc == 0)
-		rc = u != NULL ? nl_cfg_get_u64(c, "option", opt + 2, &x, (uint64_t)lo, (uint64_t)hi, true)
-			       : nl_cfg_get_double(c, "option", opt + 2, d, lo, hi, true);
-	if (rc < 0) {
-		const char *msg = c != NULL ? strstr(c->err, "] ") : NULL;
-
-		/* "--seeds: '2x' is not a non-negative integer", without the made-up line */
-		fprintf(stderr, "nlevel-sim: %s: %s\n", opt,
-			rc == -ENOMEM ? "out of memory" : msg != NULL ? msg + 2 + strlen(opt + 2) + 2 : v);
-		nl_cfg_free(c);
+	if (nl_cfg_option_number("nlevel-sim", opt, v, lo, hi, u != NULL ? &x : NULL, d) != 0)
 		return -EINVAL;
-	}
-	if (u != NULL)
+	if (u != NULL && v != NULL)
 		*u = (unsigned int)x;
-	nl_cfg_free(c);
 	return 0;
 }
 

@@ -672,3 +672,32 @@ nl_cfg_check_unused(struct nl_cfg *c)
 		}
 	return 0;
 }
+
+int
+nl_cfg_option_number(const char *prog, const char *opt, const char *v, double lo, double hi,
+		     uint64_t *u, double *d)
+{
+	struct nl_cfg *c = NULL;
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	rc = nl_cfg_new(&c, opt);
+	if (rc == 0)
+		rc = nl_cfg_add(c, "option", opt + 2, v, 0);
+	if (rc == 0)
+		rc = u != NULL ? nl_cfg_get_u64(c, "option", opt + 2, u, (uint64_t)lo, (uint64_t)hi,
+						true)
+			       : nl_cfg_get_double(c, "option", opt + 2, d, lo, hi, true);
+	if (rc < 0) {
+		const char *msg = c != NULL ? strstr(c->err, "] ") : NULL;
+
+		/* "--seeds: '2x' is not a non-negative integer", without the made-up line */
+		fprintf(stderr, "%s: %s: %s\n", prog, opt,
+			rc == -ENOMEM ? "out of memory" : msg != NULL ? msg + 2 + strlen(opt + 2) + 2 : v);
+		nl_cfg_free(c);
+		return -EINVAL;
+	}
+	nl_cfg_free(c);
+	return 0;
+}

@@ -103,6 +103,23 @@ int nl_cfg_add(struct nl_cfg *cfg, const char *section, const char *key, const c
 	       unsigned int line);
 
 /**
+ * A numeric command-line option checked as a configuration key is (the typed getters below:
+ * `1e2` is 100; `2x`, `1.5` for an integer, `nan`, `inf` and values outside [lo, hi] are
+ * refused), with the error on stderr as "PROG: --opt: what is wrong".
+ * @param prog  Program name for the message.
+ * @param opt   Option as written, "--name".
+ * @param v     Its argument, or NULL when the option was not given (nothing is done).
+ * @param lo    Smallest value allowed.
+ * @param hi    Largest value allowed.
+ * @param u     Output for an integer option, or NULL.
+ * @param d     Output for a real option (when u is NULL).
+ * @return 0; -EINVAL after the message.
+ * @par Context Control path; allocates.
+ */
+int nl_cfg_option_number(const char *prog, const char *opt, const char *v, double lo, double hi,
+			 uint64_t *u, double *d);
+
+/**
  * Whether `[sec]` is in the file (a `[sec]` line, with or without keys); marks it as known.
  * @par Context Control path (sets a flag in the store).
  */

@@ -188,38 +188,11 @@ static const struct option nl_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/*
- * One numeric option, checked as a configuration value is (nl_cfg_get_u64() /
- * nl_cfg_get_double(): finite, in [lo, hi], an integer where u != NULL; "1e3" is 1000, "2x",
- * "nan", "inf" and values out of range are refused). v NULL (not given): nothing to do.
- * -EINVAL with "nlevel: --opt: ..." on stderr.
- */
+/* A numeric option checked as a configuration key is (nl_cfg_option_number()). */
 static int
 cli_number(const char *opt, const char *v, double lo, double hi, uint64_t *u, double *d)
 {
-	struct nl_cfg *c = NULL;
-	int rc;
-
-	if (v == NULL)
-		return 0;
-	rc = nl_cfg_new(&c, opt);
-	if (rc == 0)
-		rc = nl_cfg_add(c, "option", opt + 2, v, 0);
-	if (rc == 0)
-		rc = u != NULL ? nl_cfg_get_u64(c, "option", opt + 2, u, (uint64_t)lo, (uint64_t)hi,
-						true)
-			       : nl_cfg_get_double(c, "option", opt + 2, d, lo, hi, true);
-	if (rc < 0) {
-		const char *msg = c != NULL ? strstr(c->err, "] ") : NULL;
-
-		/* "--pool: '2x' is not a non-negative integer", without the made-up line */
-		fprintf(stderr, "nlevel: %s: %s\n", opt,
-			rc == -ENOMEM ? "out of memory" : msg != NULL ? msg + 2 + strlen(opt + 2) + 2 : v);
-		nl_cfg_free(c);
-		return -EINVAL;
-	}
-	nl_cfg_free(c);
-	return 0;
+	return nl_cfg_option_number("nlevel", opt, v, lo, hi, u, d);
 }
 
 /* The numeric options with their documented ranges (usage()); those checked against the
