@@ -62,8 +62,15 @@ static inline int
 nl_sim_main_dispatch(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 {
 #ifdef NL_HAVE_GOSSIP
-	if (nl_cfg_has_section(cfg, "gossip"))
+	if (nl_cfg_has_section(cfg, "gossip")) {
+		if (o->trace != NULL || o->rsv_policy != NULL || o->loads != NULL ||
+		    o->horizon_vt > 0 || o->seeds > 0) {
+			fprintf(stderr, "nlevel-sim: --trace, --rsv-policy, --loads, --horizon and "
+					"--seeds do not apply to the gossip model (see --help)\n");
+			return 2;
+		}
 		return nl_sim_main_gossip(cfg, o);
+	}
 #endif
 #ifdef NL_HAVE_BATCH
 	if (nl_cfg_has_section(cfg, "batch")) {

@@ -27,13 +27,25 @@
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
+/* Finish a burst of the tasks the manager lcores handed back on fin_ring, at now_vt.
+ * @return how many. */
+static unsigned int
+finish_burst(struct nl_dp *dp, double now_vt)
+{
+	void *fin[CTL_BURST];
+	unsigned int n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, CTL_BURST, NULL);
+
+	for (unsigned int i = 0; i < n; i++)
+		nl_dp_task_finish_ctl(dp, fin[i], now_vt);
+	return n;
+}
+
 unsigned int
 nl_dp_ctl_poll_emul(struct nl_dp *dp, double now_vt)
 {
 	struct nl_dp_sub rec[CTL_BURST];
 	const struct nl_dp_gen *g = dp->gen_rcu; /* I3: the writer reads its own root */
 	unsigned int n, work = 0;
-	void *fin[CTL_BURST];
 	struct nl_ev ev;
 
 	n = rte_ring_sc_dequeue_burst_elem(dp->sub_ring, rec, sizeof(rec[0]), CTL_BURST, NULL);
@@ -74,10 +86,7 @@ nl_dp_ctl_poll_emul(struct nl_dp *dp, double now_vt)
 			nl_dp_task_finish_ctl(dp, ev.ptr, ev.t_vt);
 		work++;
 	}
-	n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, CTL_BURST, NULL);
-	for (unsigned int i = 0; i < n; i++)
-		nl_dp_task_finish_ctl(dp, fin[i], now_vt);
-	work += n;
+	work += finish_burst(dp, now_vt);
 	dp->ctl_dirty |= work > 0;
 	if (dp->ctl_dirty && now_vt - dp->last_publish_vt >= dp->o.publish_vt) {
 		nl_load_publish_ctl(dp->load);
@@ -240,11 +249,8 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 		return rc;
 	for (;;) {
 		double now = nl_dp_now_vt(dp);
-		void *fin[CTL_BURST];
-		unsigned int n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, CTL_BURST, NULL);
 
-		for (unsigned int i = 0; i < n; i++)
-			nl_dp_task_finish_ctl(dp, fin[i], now);
+		finish_burst(dp, now);
 		/* A snapshot only when the table changed (machines joined, left, or bookings
 		 * were applied): each new one costs every reader a view refresh. */
 		if (dp->ctl_dirty && now - dp->last_publish_vt >= dp->o.publish_vt) {
@@ -265,15 +271,8 @@ nl_dp_run_native(struct nl_dp *dp, double rate_tps, double secs, struct nl_dp_na
 	rte_eal_mp_wait_lcore();
 	t1 = rte_rdtsc(); /* the run's wall time: a stop (SIGINT) shortens it */
 	/* tasks failed during the run still on the finish ring: counted failed, not unfinished */
-	for (;;) {
-		void *fin[CTL_BURST];
-		unsigned int n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, CTL_BURST, NULL);
-
-		if (n == 0)
-			break;
-		for (unsigned int i = 0; i < n; i++)
-			nl_dp_task_finish_ctl(dp, fin[i], nl_dp_now_vt(dp));
-	}
+	while (finish_burst(dp, nl_dp_now_vt(dp)) > 0)
+		;
 	failed_before = dp->failed;
 	nl_dp_drain_ctl(dp); /* what is still in flight: counted failed (I1), reported unfinished */
 	nl_dp_native_stats_ctl(dp, (double)(t1 - t0) / (double)rte_get_tsc_hz(),

@@ -936,13 +936,6 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		free(g.job_ad);
 		return 2;
 	}
-	if (o->trace != NULL || o->rsv_policy != NULL || o->loads != NULL || o->horizon_vt > 0 ||
-	    o->seeds > 0) {
-		fprintf(stderr, "nlevel-sim: --trace, --rsv-policy, --loads, --horizon and --seeds do "
-				"not apply to the gossip model (see --help)\n");
-		free(g.job_ad);
-		return 2;
-	}
 	if (o->threads > 0)
 		g.threads = o->threads;
 	struct nl_gsched_cfg *b = &g.base;
