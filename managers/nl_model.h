@@ -2,7 +2,7 @@
 /**
  * @file
  * The dispatch model of seed 002 around the policies, written once for both engines: the
- * discrete-event simulator (bench/sim/nl_dsim.c) and the live appliance (dataplane/). Pure C:
+ * discrete-event simulator (sim/dispatch/nl_dsim.c) and the live appliance (dataplane/). Pure C:
  * no clock, no DPDK; every time is given by the caller in u.t.
  *
  * Theory of operation. A task's life in either engine is the same sequence of model calls:

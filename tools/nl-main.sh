@@ -14,7 +14,7 @@ B=${NL_BUILD:-build}
 ninja -C "$B" >/dev/null
 out=${NL_OUT:-results/paper-96}
 mkdir -p "$out"
-"$B/bench/nlevel-sim" --config config/paper-96.ini --out "$out"
+"$B/sim/nlevel-sim" --config config/paper-96.ini --out "$out"
 echo "nl-main: curves in $out/curves.csv, plots $out/fig4.png $out/fig5.png $out/fig6.png" >&2
 if [ "${NL_NO_LIVE:-0}" = 1 ] || [ ! -x "$B/dataplane/nlevel" ]; then
 	exit 0

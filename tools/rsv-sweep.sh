@@ -15,10 +15,10 @@ usage: tools/rsv-sweep.sh [--config FILE] [--out DIR] [--rates "R ..."] [--polic
   --rates     requests per hour (default "0.1 0.25 0.5 1")
   --policies  files in config/policies/ or paths (default: fig4-simple fig5-ratio fig7-usage
               fig8-running-jobs)
-  --sim       nlevel-sim (default build/bench/nlevel-sim)
+  --sim       nlevel-sim (default build/sim/nlevel-sim)
 EOT
 }
-cfg=config/kth-rsv.ini out=out/rsv-sweep rates="0.1 0.25 0.5 1" sim=build/bench/nlevel-sim
+cfg=config/kth-rsv.ini out=out/rsv-sweep rates="0.1 0.25 0.5 1" sim=build/sim/nlevel-sim
 pols="fig4-simple fig5-ratio fig7-usage fig8-running-jobs"
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BM_sim_events: events per second of the seed 002 discrete-event simulator (nl_dsim_run(),
- * bench/sim/nl_dsim.h) on the paper's model (config/paper-96.ini: M = 96, N = 4, L = 4) at
+ * sim/dispatch/nl_dsim.h) on the paper's model (config/paper-96.ini: M = 96, N = 4, L = 4) at
  * 50 % load with a short horizon (1e5 u.t., about 10,000 tasks): one whole run per iteration,
  * items = events the run processed. scheme: 0 = NLSC, 1 = 2LSC with G = 4.
  */

@@ -322,8 +322,8 @@ if [ -n "$BUILD" ] && [ -x "$BUILD/dataplane/nlevel" ]; then
 		log "nlevel --native failed: $(tail -n 2 "$TMP/nlevel.err")"
 	fi
 fi
-if [ -n "$BUILD" ] && [ -x "$BUILD/bench/nlevel-sim" ]; then
-	out=$("$BUILD/bench/nlevel-sim" --config "$SRC/config/paper-96.ini" --quiet --seeds 1 \
+if [ -n "$BUILD" ] && [ -x "$BUILD/sim/nlevel-sim" ]; then
+	out=$("$BUILD/sim/nlevel-sim" --config "$SRC/config/paper-96.ini" --quiet --seeds 1 \
 		--loads 50 --horizon 1e5 --threads 1 --out "$TMP/sim" 2>/dev/null | grep '^SUMMARY')
 	sim_rate=$(sed -n 's/.* events_per_s_thread=\([0-9.]*\).*/\1/p' <<<"$out")
 fi

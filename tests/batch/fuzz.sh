@@ -20,9 +20,9 @@ pcre_libs=$(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
 # the reader, the engine and what the engine links: its event queue and the PluS manager of
 # advance reservations (nl_batch_run_rsv(), not called here) with the ClassAd language
 # shellcheck disable=SC2086
-nl_fuzz_build "$out/fuzz_swf" -I"$src" -I"$src/bench/batch" -I"$src/managers" \
+nl_fuzz_build "$out/fuzz_swf" -I"$src" -I"$src/sim/batch" -I"$src/managers" \
 	-I"$src/managers/classad" -I"$src/tests/batch" -I"$src/tests/common" $pcre_cflags \
-	"$src"/tests/batch/fuzz_swf.c "$src"/bench/batch/nl_swf.c "$src"/bench/batch/nl_batch.c \
+	"$src"/tests/batch/fuzz_swf.c "$src"/sim/batch/nl_swf.c "$src"/sim/batch/nl_batch.c \
 	"$src"/managers/nl_evq.c "$src"/managers/classad/nl_cad_*.c "$src"/managers/classad/nl_plus.c \
 	$pcre_libs -lz -lm
 corpus=$(mktemp -d)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: an SWF trace as a user hands it to nlevel-sim (bench/batch/nl_swf.h),
- * then the batch engine on the jobs it yields (bench/batch/nl_batch.h).
+ * libFuzzer target: an SWF trace as a user hands it to nlevel-sim (sim/batch/nl_swf.h),
+ * then the batch engine on the jobs it yields (sim/batch/nl_batch.h).
  *
  * For every input:
  *  - nl_swf_load_string() either parses it or refuses it with an error that names the input

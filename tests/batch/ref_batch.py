@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Differential test of nlevel-sim's FCFS, FirstFit and conservative backfilling against
 independent references written from docs/batch.md ("Engine", "Filtering", "Queue selection",
-"Configuration keys"), not from bench/batch/.
+"Configuration keys"), not from sim/batch/.
 
 Common to all: all ends and arrivals of one second are applied, then one scheduling pass runs
 (a job of run time 0 ends at its start second: its end is one more event of that second, so

@@ -3,7 +3,7 @@
 """Differential test of nlevel-sim's FirstFit with Kawanami et al.'s automatic queue selection
 and connection reservation against an independent reference written from docs/batch.md
 ("Engine", "Filtering", "Kawanami et al.: automatic queue selection and connection
-reservation", "Configuration keys", invariants I3/I5), not from bench/batch/.
+reservation", "Configuration keys", invariants I3/I5), not from sim/batch/.
 
 Engine ("Engine"): all ends and arrivals of one second are applied, then one scheduling pass
 runs (a job of run time 0 ends at its start second: one more event, one more pass). FirstFit:

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "bench/sim/nl_gnuplot.h"
+#include "sim/nl_gnuplot.h"
 #include "nl_jobmix.h"
 #include "nl_swf.h"
 #ifdef NL_HAVE_BATCH

@@ -9,9 +9,9 @@
 # beside them, measured in the same run: a bare SP/SC rte_ring hop (ring_hop_ns, printed by
 # every nlevel run) and DPDK's own ring_perf_autotest (dpdk-test, when installed).
 # Writes OUT/capacity.csv, OUT/capacity.md (a markdown table) and OUT/capacity.png (gnuplot).
-# Usage: dataplane/bench_live.sh BUILD_DIR [SECONDS [REPS [OUT]]]   (from the repository root)
+# Usage: bench/dataplane/bench_live.sh BUILD_DIR [SECONDS [REPS [OUT]]]   (from the repository root)
 set -eu
-B=${1:?usage: dataplane/bench_live.sh BUILD_DIR [SECONDS [REPS [OUT]]]}
+B=${1:?usage: bench/dataplane/bench_live.sh BUILD_DIR [SECONDS [REPS [OUT]]]}
 S=${2:-1}
 R=${3:-1}
 OUT=${4:-bench-live}

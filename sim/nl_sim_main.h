@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "nl_cfg.h"
-#include "sim/nl_gnuplot.h"
+#include "nl_gnuplot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,10 +48,10 @@ nl_sim_wall_s(void)
 /** Seed 002 dispatch curves ([system]/[task]/[nlsc]/[2lsc] sections). @return exit status. */
 int nl_sim_main_curves(struct nl_cfg *cfg, const struct nl_sim_opts *o);
 
-/** Batch model (a [batch] section; bench/batch/). @return exit status. */
+/** Batch model (a [batch] section; sim/batch/). @return exit status. */
 int nl_sim_main_batch(struct nl_cfg *cfg, const struct nl_sim_opts *o);
 
-/** Gossip model (a [gossip] section; bench/gossip/, docs/gossip.md). @return exit status. */
+/** Gossip model (a [gossip] section; sim/gossip/, docs/gossip.md). @return exit status. */
 int nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o);
 
 /**

@@ -19,7 +19,7 @@
  * the sub-task's time, so a policy reading the load table sees everything already assigned
  * (the live leaf does the same with its local accounting).
  *
- * Invariants (checked by tests/bench/test_dsim.c):
+ * Invariants (checked by tests/sim/test_dsim.c):
  *  I1  generated = completed + rejected + unfinished; unfinished = 0 unless saturated.
  *  I2  each task's completion is counted exactly once.
  *  I3  runs are deterministic in (model, variant, load, seed).

@@ -7,7 +7,7 @@
 # a site key, REPS of each. Prints one line per run and a SUMMARY with the medians:
 #   SUMMARY plain_tps=... auth_tps=... ratio=...   (tasks COMPLETEd per second of offering:
 #   completed / SECONDS; above capacity frames are lost in af_packet and the client)
-# Usage: dataplane/bench_port_auth.sh BUILD_DIR [RATE [SECONDS [REPS]]]   (repository root)
+# Usage: bench/dataplane/bench_port_auth.sh BUILD_DIR [RATE [SECONDS [REPS]]]   (repository root)
 # NL_BENCH_PRINCIPALS=1 (issue #16): the keyed runs use --principals too: the loadgen as
 # submitter "lg", each worker as worker principal "wN" with a key derived by nlevel-key, so the
 # whole per-principal path (key lookup, rights, fair queue, per-principal sealing) is timed.

@@ -11,8 +11,8 @@
 #   hop       hand-overs: the lcore's FIFO, the SP/SC rings between lcores, inboxes, the loop
 #   ingress   the task generator (the model's source), the task pool, the entry hand-over
 #   stats     latency samples, the clock
-# Usage: dataplane/bench_breakdown.sh BUILD [CONFIG] [SECS] [EAL lcores]
-#   e.g. dataplane/bench_breakdown.sh build config/paper-96.ini 2 0-1
+# Usage: bench/dataplane/bench_breakdown.sh BUILD [CONFIG] [SECS] [EAL lcores]
+#   e.g. bench/dataplane/bench_breakdown.sh build config/paper-96.ini 2 0-1
 # Needs perf (Debian package linux-perf) and root or perf_event_paranoid <= 1. Prints one
 # markdown table: ns per task by part, for NLSC and 2LSC.
 set -euo pipefail
