@@ -39,6 +39,7 @@
 #include "nl_machine.h"
 #include "nl_match_model.h"
 #include "nl_model_cfg.h"
+#include "nl_port.h"
 #include "nl_principal.h"
 #include "nl_xa.h"
 #include "nlevel_opts.h"
@@ -97,19 +98,14 @@ make_dp(struct nl_dp **dp, const struct nl_model_cfg *m, const struct nl_machine
 	d->pool_size = o->pool;
 	d->burst = 32;
 	d->publish_vt = emulate ? 1.0 : 100.0; /* u.t. emulated; us otherwise */
-	d->worker_timeout_s = o->worker_timeout_s;
 	d->work_scale_s = o->work_scale_s;
 	if (d->native_book && !o->work_scale_set)
 		d->work_scale_s = 1e-8; /* machines ~1 us per sub-task: they keep up with the dispatch */
 	d->idle_sleep_us = o->idle_us;
-	d->port_id = o->port_id;
-	d->udp_port = o->udp_port;
-	d->ip = o->ip;
-	d->auth = o->key_file != NULL;
-	d->auth_key = o->key;
-	d->principals = o->principals;
-	d->run_as = o->run_as;
-	d->xa = o->xa;
+	if (o->xa != NULL && o->xa->n_app > 0) { /* wiring: scale-out extends the engine */
+		d->ext = &nl_xa_dp_ext;
+		d->ext_arg = o->xa;
+	}
 	if (o->map != NULL) {
 		if (nl_app_parse_map(o->map, d) != 0) {
 			fprintf(stderr, "nlevel: --map '%s': bad map (ranges of managers @ enabled "
@@ -495,11 +491,27 @@ main(int argc, char **argv)
 				fprintf(stderr, "nlevel: %s\n", strerror(-rc));
 			rc = rc != 0;
 		} else {
+			struct nl_port_opts po = {
+				.port_id = o.port_id,
+				.udp_port = o.udp_port,
+				.ip = o.ip,
+				.worker_timeout_s = o.worker_timeout_s,
+				.auth = o.key_file != NULL,
+				.auth_key = o.key,
+				.principals = o.principals,
+				.run_as = o.run_as,
+			};
+			struct nl_port_counts pc = { 0 };
 			struct nl_dp_counts c;
 			uint64_t t0 = rte_rdtsc();
 
 			nl_dp_telemetry_init(dp);
-			rc = nl_dp_serve(dp);
+			if (o.xa->n_app > 0) { /* wiring: scale-out extends port mode */
+				po.ext = &nl_xa_port_ext;
+				nl_xa_telemetry_init(dp);
+			}
+			rc = nl_port_serve(dp, &po, &pc);
+			sodium_memzero(&po.auth_key, sizeof(po.auth_key));
 			if (rc != 0)
 				fprintf(stderr, "nlevel: %s\n", strerror(-rc));
 			nl_dp_counts_get(dp, &c);
@@ -508,8 +520,8 @@ main(int argc, char **argv)
 			       (double)(rte_rdtsc() - t0) / (double)rte_get_tsc_hz(),
 			       (unsigned long long)c.accepted, (unsigned long long)c.rejected_ingress,
 			       (unsigned long long)c.completed, (unsigned long long)c.failed,
-			       (unsigned long long)c.in_flight, (unsigned long long)c.workers_joined,
-			       (unsigned long long)c.workers_left);
+			       (unsigned long long)c.in_flight, (unsigned long long)pc.workers_joined,
+			       (unsigned long long)pc.workers_left);
 			fflush(stdout);
 			rc = rc != 0;
 		}

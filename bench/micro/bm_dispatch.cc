@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * BM_dispatch_path: tasks through the appliance itself. An nlevel engine (dataplane/nl_dp.h)
+ * BM_dispatch_path: tasks through the appliance itself. An nlevel engine (dataplane/engine/nl_dp.h)
  * in native mode with instant machines, all managers on one lcore, is driven from the
  * benchmark thread with nl_dp_drive_round(): each round is what nl_dp_lcore_main() runs per
  * loop: the ingress draws tasks from the model (managers/nl_model.h) and enqueues them at

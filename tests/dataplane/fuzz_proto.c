@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target for the frame and message parsers (dataplane/nl_proto.c): any input is
+ * libFuzzer target for the frame and message parsers (dataplane/wire/nl_proto.c): any input is
  * parsed as an Ethernet frame, as a bare version-1 message and as a version-2 (authenticated)
  * message. Whatever the parsers accept must re-encode to the same bytes, so a field the parser
  * does not check cannot slip through. Version 2: the body re-encodes to the input's bytes but

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Authentication of the wire protocol (version 2, dataplane/nl_proto.h, docs/protocol.md
+ * Authentication of the wire protocol (version 2, dataplane/wire/nl_proto.h, docs/protocol.md
  * "Authentication"): the site key file's permission rules; sealed frames of every type round
  * trip; forged (wrong key), altered (any byte), truncated-MAC, unauthenticated (version 1) and
  * replayed frames of every type a sender without the key could inject are refused with

@@ -219,11 +219,13 @@ test_create_failure_paths(const struct nl_model_cfg *m, const struct nl_machine 
 	xa.self = 0;
 	snprintf(xa.app[0].name, sizeof(xa.app[0].name), "a");
 	/* the scale-out hook refuses a split tree outside port mode: n_mgr set, dp->mgr not */
-	o.xa = &xa;
+	o.ext = &nl_xa_dp_ext;
+	o.ext_arg = &xa;
 	rc = nl_dp_create(&dp, m, mach, &o);
 	nl_tap_ok(rc == -EINVAL && dp == NULL, "test_create_fails_at_scaleout_hook_emulated (rc %d)", rc);
 	o = opts(NL_SCHEME_NLSC, false);
-	o.xa = &xa;
+	o.ext = &nl_xa_dp_ext;
+	o.ext_arg = &xa;
 	dp = NULL;
 	rc = nl_dp_create(&dp, m, mach, &o);
 	nl_tap_ok(rc == -EINVAL && dp == NULL, "test_create_fails_at_scaleout_hook_native (rc %d)", rc);

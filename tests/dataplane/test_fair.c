@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Deficit round robin (dataplane/nl_fair.h), the appliance's fair admission between
+ * Deficit round robin (dataplane/port/nl_fair.h), the appliance's fair admission between
  * submitters: against queues driven at random, it is work conserving (serves whenever a flow
  * has a backlog, never a flow without one), keeps DRR's fairness bound between any two flows
  * over every interval in which both stay backlogged (|S_i/w_i - S_j/w_j| <= 2), gives

@@ -10,14 +10,14 @@ cc=$(command -v clang || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the protocol's sources: the frame codec, task-farm and inter-appliance messages
-srcs=("$src/dataplane/nl_proto.c" "$src/dataplane/nl_replay.c" "$src/dataplane/nl_proto_farm.c" "$src/dataplane/nl_xa_proto.c")
+srcs=("$src/dataplane/wire/nl_proto.c" "$src/dataplane/wire/nl_replay.c" "$src/dataplane/wire/nl_proto_farm.c" "$src/dataplane/wire/nl_xa_proto.c")
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
 	>"$tmp/probe.c"
 if ! "$cc" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; then
 	echo "1..0 # SKIP clang cannot link -fsanitize=fuzzer (libclang-rt-dev missing?)"
 	exit 0 # TAP skip: status 0 (meson counts 77 under TAP as an error)
 fi
-if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -I"$src/dataplane" \
+if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -I"$src/dataplane/wire" \
 	"$src/tests/dataplane/fuzz_proto.c" "${srcs[@]}" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
 	-o "$tmp/fuzz" \
 	>"$tmp/cc.log" 2>&1; then
@@ -28,7 +28,7 @@ if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -I"$src/dataplane" \
 fi
 mkdir -p "$tmp/corpus"
 # seeds: genuine version-1 and sealed (version-2) frames of every type
-if "$cc" -O1 -DNL_FUZZ_SEEDS -I"$src/dataplane" "$src/tests/dataplane/fuzz_proto.c" \
+if "$cc" -O1 -DNL_FUZZ_SEEDS -I"$src/dataplane/wire" "$src/tests/dataplane/fuzz_proto.c" \
 	"${srcs[@]}" $(pkg-config --cflags --libs libsodium 2>/dev/null || echo -lsodium) \
 	-o "$tmp/seeds" >>"$tmp/cc.log" 2>&1 && "$tmp/seeds" "$tmp/corpus"; then
 	echo "# $(ls "$tmp/corpus" | wc -l) seed frames (versions 1 and 2)"

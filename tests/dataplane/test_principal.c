@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Principals (dataplane/nl_principal.h, docs/security.md): the principals file (sections,
+ * Principals (dataplane/wire/nl_principal.h, docs/security.md): the principals file (sections,
  * keys, slots, FILE:LINE errors), the derived keys (what nlevel-key writes is what the
  * appliance derives; one principal's key does not verify another's frames), the principal id
  * in the sender id and its lookup. TAP.

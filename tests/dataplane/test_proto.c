@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Wire protocol parser (dataplane/nl_proto.h): round trips, and every kind of bad input is
+ * Wire protocol parser (dataplane/wire/nl_proto.h): round trips, and every kind of bad input is
  * refused with its reason: truncated, oversized, wrong version, wrong type, out-of-bound
  * fields, random bytes; frame parser on Ethernet/IPv4/UDP. TAP; NL_TEST_SEED for the random
  * part.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inter-appliance messages (dataplane/nl_xa_proto.h): round trips of HANDOVER, HANDBACK and
+ * Inter-appliance messages (dataplane/wire/nl_xa_proto.h): round trips of HANDOVER, HANDBACK and
  * SUMMARY in both versions; every way a message can be malformed is refused with its reason;
  * a forged, altered or replayed sealed message is refused; random mutations are refused or
  * canonical. And the simulated split (managers/nl_model.h): parts and cut-edge delays.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The appliance's table of accepted FSUBMITs (dataplane/nl_farm_dd.h), against a reference:
+ * The appliance's table of accepted FSUBMITs (dataplane/port/nl_farm_dd.h), against a reference:
  * random puts, finds and deletes of keys that collide (a small table kept half full, keys
  * differing only in address or port), so backward-shift deletion moves entries across the
  * table's end; every present key is found with its own values, every absent one is not. TAP.

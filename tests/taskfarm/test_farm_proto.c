@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Task-farm messages (types 24..31, dataplane/nl_proto_farm.h): every type round trips in
+ * Task-farm messages (types 24..31, dataplane/wire/nl_proto_farm.h): every type round trips in
  * both protocol versions; out-of-bound fields are refused as bad_field; a mutated frame is
  * refused or re-encodes to the same bytes (one definition of "valid"); old-style frames are
  * unaffected.

@@ -186,7 +186,7 @@ nl_dp_native_done_st(struct nl_dp_lcore *lc, double now_vt)
 				continue;
 			}
 			*link = lc->wh_next[x];
-			done[k++] = dp->meta[x].task;
+			done[k++] = dp->pool_task[x];
 			lc->wh_n--;
 			n++;
 			if (k == 64) {
@@ -316,7 +316,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 		 * (nl_dp_native_done_st); the pool bounds them, so the queue cannot fill. */
 		uint32_t x = t->aux, w = (uint32_t)((uint64_t)end_vt & (NL_DP_WHEEL - 1));
 
-		if (x >= dp->n_meta) { /* cannot happen: aux is the task's pool index */
+		if (x >= dp->n_pool) { /* cannot happen: aux is the task's pool index */
 			nl_dp_task_fail_st(lc, t, NL_REJECT_OVERLOAD);
 			return;
 		}

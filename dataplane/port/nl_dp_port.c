@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Port mode (nl_dp_serve): the main lcore is the I/O and control lcore. It receives frames
+ * Port mode (nl_port_serve): the main lcore is the I/O and control lcore. It receives frames
  * (SUBMIT from clients; HELLO, LOAD, DONE, BYE from nlevel-workers; ARP requests for our
  * address), hands new tasks to the entry manager's inbox, sends the sub-tasks the managers
  * assigned as DISPATCH frames to the workers that hold the chosen machines, and answers
@@ -30,10 +30,10 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_farm.h" /* issue #15: task farms */
-#include "nl_dp_port.h"
 #include "nl_dp_sec.h"
 #include "nl_match.h"
-#include "nl_xa.h"
+#include "nl_port_priv.h"
+#include "nl_xa_proto.h" /* nl_xa_is_xa(): the type range the extension takes */
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -51,7 +51,7 @@ xorshift(uint64_t *s)
 }
 
 static void
-reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
+reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 	     uint16_t reason, uint16_t n_done, int32_t status, uint32_t resp_us)
 {
 	struct nl_msg m = { .type = type };
@@ -62,7 +62,7 @@ reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8
 	m.u.reply.n_done = n_done;
 	m.u.reply.status = status;
 	m.u.reply.resp_us = resp_us;
-	if (io->dp->sec != NULL) /* #16: sealed under the submitter's key */
+	if (io->sec != NULL) /* #16: sealed under the submitter's key */
 		nl_dp_sec_seal_as(io, mt->principal);
 	nl_dp_farm_reply(io, mt, task_id, type, status, &m); /* issue #15 hook: counters, resends */
 	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
@@ -70,17 +70,17 @@ reply_client(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8
 
 /* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool. */
 static void
-finish(struct io *io, struct nl_task *t)
+finish(struct nl_port *io, struct nl_task *t)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	struct nl_dp_meta *mt = &io->meta[t->aux];
 	uint32_t us = (uint32_t)((double)(rte_rdtsc() - mt->ingress_tsc) /
 				 (double)rte_get_tsc_hz() * 1e6);
 
-	if (dp->xa != NULL && nl_xa_finish_ctl(io, t)) /* scale-out hook: another's task */
-		return;
+	if (nl_port_ext(io) != NULL && io->o.ext->finish_ctl(io, t))
+		return; /* hook up (scale-out): another appliance's task, handed back */
 	mt->active = 0;
-	if (dp->sec != NULL) /* #16: per-principal accounting, fair queue */
+	if (io->sec != NULL) /* #16: per-principal accounting, fair queue */
 		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0);
 	if (t->flags & NL_TF_FAILED) {
 		uint16_t why = (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff);
@@ -93,22 +93,25 @@ finish(struct io *io, struct nl_task *t)
 }
 
 void
-nl_dp_port_finish(struct io *io, struct nl_task *t)
+nl_dp_port_finish(struct nl_port *io, struct nl_task *t)
 {
-	finish(io, t); /* scale-out hook: nl_xa.c ends tasks handed back */
+	finish(io, t); /* the scale-out layer ends tasks it cannot carry on through this */
 }
 
 /* Where a sub-task of t goes when its machine is lost: the policy's own choice
  * (ops->replace, the cost model of its first pick) on the control's exact load table, where
  * machines that left are NL_MACH_GONE_VT. NO_SLOT when no live machine can serve t. */
 static uint32_t
-replace_sub(struct io *io, const struct nl_task *t)
+replace_sub(struct nl_port *io, const struct nl_task *t)
 {
 	struct nl_dp *dp = io->dp;
 	const struct nl_sched *s = dp->gen_rcu->s;
 	uint32_t m;
-	/* scale-out hook: machines of other appliances (summaries) cannot take it here */
-	const struct nl_mach_load *wl = nl_xa_local_load_ctl(dp->xa, dp->load->w_load, dp->n_mach);
+	const struct nl_mach_load *wl = dp->load->w_load;
+
+	/* hook up (scale-out): machines of other appliances (summaries) cannot take it here */
+	if (nl_port_ext(io) != NULL)
+		wl = io->o.ext->local_load_ctl(dp->ext, wl, dp->n_mach);
 
 	/* issue #15 hook: a matched task is re-placed among its eligible machines only */
 	if ((nl_match_handle(t) != 0 ?
@@ -121,9 +124,9 @@ replace_sub(struct io *io, const struct nl_task *t)
 
 /* Sub-task `sub` of t ended or was given up: mark it, and end the task with its last one. */
 static void
-sub_settle(struct io *io, struct nl_task *t, unsigned int sub)
+sub_settle(struct nl_port *io, struct nl_task *t, unsigned int sub)
 {
-	io->dp->meta[t->aux].done_mask |= UINT64_C(1) << sub;
+	io->meta[t->aux].done_mask |= UINT64_C(1) << sub;
 	if (nl_model_task_sub_done(t))
 		finish(io, t);
 }
@@ -131,18 +134,18 @@ sub_settle(struct io *io, struct nl_task *t, unsigned int sub)
 /* Sub-task `sub` of t cannot be placed anywhere: t fails with machine_lost once its other
  * sub-tasks are accounted. */
 static void
-sub_lost(struct io *io, struct nl_task *t, unsigned int sub)
+sub_lost(struct nl_port *io, struct nl_task *t, unsigned int sub)
 {
 	t->flags |= NL_TF_FAILED | ((uint32_t)NL_REJECT_MACHINE_LOST << NL_TF_REASON_SHIFT);
 	sub_settle(io, t, sub);
 }
 
 static void
-send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
+send_dispatch(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t m)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_meta *mt = &dp->meta[t->aux];
-	const struct nl_dp_worker *w = &dp->workers[io->slot_worker[m]];
+	struct nl_dp_meta *mt = &io->meta[t->aux];
+	const struct nl_dp_worker *w = &io->workers[io->slot_worker[m]];
 	struct nl_msg msg = { .type = NL_MSG_DISPATCH };
 	struct nl_msg_dispatch *d = &msg.u.dispatch;
 	struct nl_mach_load *wl = nl_load_entry_ctl(dp->load, m);
@@ -165,7 +168,7 @@ send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
 	d->cmd_id = mt->cmd_id;
 	d->args_len = mt->args_len;
 	memcpy(d->args, mt->args, mt->args_len);
-	if (dp->sec != NULL) /* #16: sealed under the worker principal's key */
+	if (io->sec != NULL) /* #16: sealed under the worker principal's key */
 		nl_dp_sec_seal_as(io, w->principal);
 	nl_dp_farm_dispatch(io, t, m, d); /* issue #15 hook: the worker's id of a named command */
 	nl_dp_io_send(io, &msg, w->mac, w->ip, w->port);
@@ -173,7 +176,7 @@ send_dispatch(struct io *io, struct nl_task *t, unsigned int sub, uint32_t m)
 
 /* Sub-tasks the managers assigned: send each to its machine's worker. */
 static unsigned int
-drain_subs(struct io *io)
+drain_subs(struct nl_port *io)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_sub rec[64];
@@ -181,12 +184,13 @@ drain_subs(struct io *io)
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct nl_task *t = rec[i].t;
-		struct nl_dp_meta *mt = &dp->meta[t->aux];
+		struct nl_dp_meta *mt = &io->meta[t->aux];
 		uint32_t m = rec[i].mach;
 
 		nl_load_mark_applied_ctl(dp->load, rec[i].mgr, rec[i].seq);
-		if (dp->xa != NULL && rec[i].sub == 0) { /* scale-out hook: placed by summaries */
-			unsigned int k = nl_xa_place_ctl(io, &rec[i], n - i);
+		if (nl_port_ext(io) != NULL && rec[i].sub == 0) {
+			/* hook up (scale-out): a task placed on another appliance by summaries */
+			unsigned int k = io->o.ext->place_ctl(io, &rec[i], n - i);
 
 			if (k > 0) {
 				i += k - 1;
@@ -204,7 +208,7 @@ drain_subs(struct io *io)
 				sub_lost(io, t, rec[i].sub);
 				continue;
 			}
-			nl_stat_add_st(&dp->redispatched, 1);
+			nl_stat_add_st(&io->c.redispatched, 1);
 		}
 		send_dispatch(io, t, rec[i].sub, m);
 	}
@@ -212,7 +216,7 @@ drain_subs(struct io *io)
 }
 
 static struct nl_task *
-done_lookup(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
+done_lookup(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	const struct nl_dp_meta *mt;
@@ -220,9 +224,9 @@ done_lookup(struct io *io, const struct nl_msg_done *d, const struct nl_frame_ad
 	struct nl_task *t;
 	uint32_t m;
 
-	if (d->token >= dp->n_meta)
+	if (d->token >= dp->n_pool)
 		return NULL;
-	mt = &dp->meta[d->token];
+	mt = &io->meta[d->token];
 	t = mt->task;
 	if (!mt->active || t == NULL || t->id != d->task_id || d->sub >= t->n_split ||
 	    (mt->done_mask >> d->sub) & 1)
@@ -230,14 +234,14 @@ done_lookup(struct io *io, const struct nl_msg_done *d, const struct nl_frame_ad
 	m = mt->sub_mach[d->sub];
 	if (m >= dp->n_mach || io->slot_worker[m] == NO_SLOT || io->slot_local[m] != d->mach)
 		return NULL;
-	w = &dp->workers[io->slot_worker[m]];
+	w = &io->workers[io->slot_worker[m]];
 	if (w->ip != a->src_ip || w->port != a->src_port)
 		return NULL;
 	return t;
 }
 
 static void
-on_done(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
+on_done(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_task *t = done_lookup(io, d, a);
@@ -245,11 +249,11 @@ on_done(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *
 	struct nl_mach_load *wl;
 
 	if (t == NULL) { /* late DONE of a re-dispatched sub-task, or a forged one */
-		nl_stat_add_st(&dp->stale_done, 1);
+		nl_stat_add_st(&io->c.stale_done, 1);
 		return;
 	}
-	mt = &dp->meta[t->aux];
-	dp->workers[io->slot_worker[mt->sub_mach[d->sub]]].last_seen_tsc = rte_rdtsc();
+	mt = &io->meta[t->aux];
+	io->workers[io->slot_worker[mt->sub_mach[d->sub]]].last_seen_tsc = rte_rdtsc();
 	wl = nl_load_entry_ctl(dp->load, mt->sub_mach[d->sub]);
 	if (wl != NULL && wl->n_sub > 0)
 		wl->n_sub--;
@@ -262,7 +266,7 @@ on_done(struct io *io, const struct nl_msg_done *d, const struct nl_frame_addr *
 /* Publish the control's alive[] and speeds as a new generation (RCU) and fix the load table:
  * a machine that left looks infinitely busy, one that joined starts idle. */
 static int
-publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, unsigned int n)
+publish_machines(struct nl_port *io, const uint32_t *set_m, const double *set_speed, unsigned int n)
 {
 	struct nl_dp *dp = io->dp;
 	const struct nl_dp_gen *g = dp->gen_rcu;
@@ -283,8 +287,8 @@ publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, 
 	for (uint32_t m = 0; m < dp->n_mach; m++) {
 		struct nl_mach_load *w = nl_load_entry_ctl(dp->load, m);
 
-		if (nl_xa_keeps_load(dp->xa, m))
-			continue; /* scale-out hook: another appliance's machine, kept by summaries */
+		if (nl_port_ext(io) != NULL && io->o.ext->keeps_load(dp->ext, m))
+			continue; /* hook up: another appliance's machine, kept by its summaries */
 		if (!io->alive[m]) {
 			w->busy_until_vt = NL_MACH_GONE_VT;
 			w->n_sub = 0;
@@ -296,12 +300,12 @@ publish_machines(struct io *io, const uint32_t *set_m, const double *set_speed, 
 }
 
 static void
-redispatch_from(struct io *io, const uint8_t *gone)
+redispatch_from(struct nl_port *io, const uint8_t *gone)
 {
 	struct nl_dp *dp = io->dp;
 
-	for (unsigned int i = 0; i < dp->n_meta; i++) {
-		struct nl_dp_meta *mt = &dp->meta[i];
+	for (unsigned int i = 0; i < dp->n_pool; i++) {
+		struct nl_dp_meta *mt = &io->meta[i];
 		struct nl_task *t = mt->task;
 
 		if (!mt->active || t == NULL)
@@ -316,17 +320,17 @@ redispatch_from(struct io *io, const uint8_t *gone)
 				sub_lost(io, t, s);
 				continue;
 			}
-			nl_stat_add_st(&dp->redispatched, 1);
+			nl_stat_add_st(&io->c.redispatched, 1);
 			send_dispatch(io, t, s, alt);
 		}
 	}
 }
 
 static void
-remove_worker(struct io *io, uint32_t wi, const char *why)
+remove_worker(struct nl_port *io, uint32_t wi, const char *why)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_worker *w = &dp->workers[wi];
+	struct nl_dp_worker *w = &io->workers[wi];
 	uint8_t *gone = calloc(dp->n_mach, 1);
 
 	if (!w->live || gone == NULL) {
@@ -347,27 +351,27 @@ remove_worker(struct io *io, uint32_t wi, const char *why)
 	publish_machines(io, NULL, NULL, 0);
 	redispatch_from(io, gone);
 	free(gone);
-	nl_stat_add_st(&dp->workers_left, 1);
+	nl_stat_add_st(&io->c.workers_left, 1);
 	DP_LOG(INFO, "worker %u left (%s)\n", w->worker_id, why);
 }
 
 static int32_t
-find_worker(const struct nl_dp *dp, const struct nl_frame_addr *a)
+find_worker(const struct nl_port *io, const struct nl_frame_addr *a)
 {
-	for (unsigned int i = 0; i < dp->n_workers; i++)
-		if (dp->workers[i].live && dp->workers[i].ip == a->src_ip &&
-		    dp->workers[i].port == a->src_port)
+	for (unsigned int i = 0; i < io->n_workers; i++)
+		if (io->workers[i].live && io->workers[i].ip == a->src_ip &&
+		    io->workers[i].port == a->src_port)
 			return (int32_t)i;
 	return -1;
 }
 
 static void
-on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
+on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	const struct nl_dp_gen *g = dp->gen_rcu;
 	struct nl_msg r = { .type = NL_MSG_HELLO };
-	int32_t wi = find_worker(dp, a);
+	int32_t wi = find_worker(io, a);
 	struct nl_dp_worker *w;
 	uint32_t setm[NL_PROTO_MAX_MACH];
 	double sets[NL_PROTO_MAX_MACH];
@@ -376,13 +380,13 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 	if (h->flags & NL_HELLO_F_REPLY)
 		return;
 	if (wi < 0) {
-		for (wi = 0; (unsigned int)wi < dp->n_workers && dp->workers[wi].live; wi++)
+		for (wi = 0; (unsigned int)wi < io->n_workers && io->workers[wi].live; wi++)
 			;
 		if ((unsigned int)wi == MAX_WORKERS)
 			return;
-		if ((unsigned int)wi == dp->n_workers)
-			dp->n_workers++;
-		w = &dp->workers[wi];
+		if ((unsigned int)wi == io->n_workers)
+			io->n_workers++;
+		w = &io->workers[wi];
 		memset(w, 0, sizeof(*w));
 		w->live = true;
 		w->worker_id = h->worker_id;
@@ -398,10 +402,10 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 			for (uint32_t m = 0; m < g->n_mach; m++) {
 				if (io->slot_worker[m] != NO_SLOT || g->mach[m].res.set != x->res_set ||
 				    g->mach[m].res.any != x->res_any ||
-				    (dp->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
+				    (io->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
 					continue;
-				if (!nl_xa_owns_mach(dp->xa, m)) /* scale-out hook: another's slot */
-					continue;
+				if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m))
+					continue; /* hook up (scale-out): another appliance's slot */
 				w->slot[i] = m;
 				io->slot_worker[m] = (uint32_t)wi;
 				io->slot_local[m] = i;
@@ -412,32 +416,32 @@ on_hello(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr
 			}
 		}
 		publish_machines(io, setm, sets, ns);
-		nl_stat_add_st(&dp->workers_joined, 1);
+		nl_stat_add_st(&io->c.workers_joined, 1);
 		DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
 	}
-	w = &dp->workers[wi];
+	w = &io->workers[wi];
 	w->last_seen_tsc = rte_rdtsc();
 	r.u.hello.worker_id = w->worker_id;
 	r.u.hello.n_mach = (uint16_t)w->n_mach;
 	r.u.hello.flags = NL_HELLO_F_REPLY;
 	for (unsigned int i = 0; i < w->n_mach; i++)
 		r.u.hello.mach[i].slot = w->slot[i];
-	if (dp->sec != NULL) /* #16 */
+	if (io->sec != NULL) /* #16 */
 		nl_dp_sec_seal_as(io, w->principal);
 	nl_dp_io_send(io, &r, w->mac, w->ip, w->port);
 }
 
 static void
-on_load(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
+on_load(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
-	int32_t wi = find_worker(dp, a);
+	int32_t wi = find_worker(io, a);
 	double now = nl_dp_now_vt(dp);
 	struct nl_dp_worker *w;
 
 	if (wi < 0)
 		return;
-	w = &dp->workers[wi];
+	w = &io->workers[wi];
 	w->last_seen_tsc = rte_rdtsc();
 	for (unsigned int i = 0; i < h->n_mach && i < w->n_mach; i++) {
 		uint32_t m = w->slot[i];
@@ -452,14 +456,14 @@ on_load(struct io *io, const struct nl_msg_hello *h, const struct nl_frame_addr 
 }
 
 static void
-on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_meta tmp = { 0 }, *mt;
 	struct nl_task *t;
 	void *obj;
 
-	if (dp->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
+	if (io->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
 		nl_dp_sec_submit(io, s, a);
 		return;
 	}
@@ -479,7 +483,7 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 		return;
 	}
 	t = obj;
-	mt = &dp->meta[t->aux];
+	mt = &io->meta[t->aux];
 	t->id = s->task_id;
 	t->need = s->need;
 	t->instr = (double)s->instr;
@@ -503,7 +507,8 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 	mt->done_mask = 0;
 	mt->active = 0;
 	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
-	mt->xa_flags = (s->flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0; /* scale-out */
+	if (nl_port_ext(io) != NULL) /* hook up (scale-out): the SUBMIT's re-route flag */
+		io->o.ext->task_new_ctl(io, t, s->flags);
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
 	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
@@ -517,9 +522,8 @@ on_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_ad
 }
 
 static void
-handle_frame(struct io *io, const uint8_t *f, size_t len)
+handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 {
-	struct nl_dp *dp = io->dp;
 	struct nl_frame_addr a;
 	const uint8_t *pl;
 	size_t plen;
@@ -529,24 +533,27 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 
 	if (nl_dp_io_arp(io, f, len))
 		return;
-	e = nl_frame_parse(f, len, dp->o.udp_port, &a, &pl, &plen);
-	if (e == NL_PROTO_OK && plen >= 4 && nl_xa_is_xa(pl)) { /* scale-out hook: types 16..23 */
-		nl_stat_add_st(&dp->rx_xa, 1);
-		nl_xa_rx_ctl(io, &a, pl, plen);
+	e = nl_frame_parse(f, len, io->o.udp_port, &a, &pl, &plen);
+	if (e == NL_PROTO_OK && plen >= 4 && nl_xa_is_xa(pl)) { /* types 16..23: scale-out */
+		nl_stat_add_st(&io->c.rx_appliance, 1);
+		if (nl_port_ext(io) != NULL) /* hook up */
+			io->o.ext->rx_ctl(io, &a, pl, plen);
+		else /* not split: not ours to take */
+			nl_stat_add_st(&io->c.drops[NL_PROTO_E_TYPE], 1);
 		return;
 	}
 	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
 	 * handlers below. Without --key: version 1 only. */
-	if (e == NL_PROTO_OK && dp->sec != NULL) /* #16: the sender's principal's key */
+	if (e == NL_PROTO_OK && io->sec != NULL) /* #16: the sender's principal's key */
 		e = nl_dp_sec_open(io, pl, plen, &m);
 	else if (e == NL_PROTO_OK)
-		e = nl_proto_open(dp->o.auth ? &dp->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
+		e = nl_proto_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
 				  &m);
 	if (e != NL_PROTO_OK) {
-		nl_stat_add_st(&dp->drops[e], 1); /* counted per reason and dropped */
+		nl_stat_add_st(&io->c.drops[e], 1); /* counted per reason and dropped */
 		return;
 	}
-	if (dp->sec != NULL && !nl_dp_sec_allowed(io, &m, &a))
+	if (io->sec != NULL && !nl_dp_sec_allowed(io, &m, &a))
 		return; /* #16: not this principal's to send (counted denied) */
 	if (nl_farm_type(m.type)) { /* issue #15 hook: task-farm messages (nl_dp_farm.c) */
 		struct nl_msg_submit fs;
@@ -556,7 +563,7 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 		nl_dp_farm_submit_end(io);
 		return;
 	}
-	nl_stat_add_st(&dp->rx_msgs[m.type], 1);
+	nl_stat_add_st(&io->c.rx_msgs[m.type], 1);
 	switch (m.type) {
 	case NL_MSG_SUBMIT:
 		on_submit(io, &m.u.submit, &a);
@@ -571,68 +578,123 @@ handle_frame(struct io *io, const uint8_t *f, size_t len)
 		on_load(io, &m.u.hello, &a);
 		break;
 	case NL_MSG_BYE:
-		wi = find_worker(dp, &a);
+		wi = find_worker(io, &a);
 		if (wi >= 0)
 			remove_worker(io, (uint32_t)wi, "bye");
 		break;
 	default: /* ACCEPT, REJECT, COMPLETE, DISPATCH are ours to send, not to receive */
-		nl_stat_add_st(&dp->drops[NL_PROTO_E_TYPE], 1);
+		nl_stat_add_st(&io->c.drops[NL_PROTO_E_TYPE], 1);
 		break;
 	}
 }
 
-void
-nl_dp_port_admit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+/* The fair queue's admission of a SUBMIT it held (nl_dp_sec_create()'s callback). */
+static void
+sec_admit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
 {
 	on_submit(io, s, a);
 }
 
-int
-nl_dp_serve(struct nl_dp *dp)
+/* Free what port_create() built (NULL parts accepted). */
+static void
+port_free(struct nl_port *io)
 {
-	struct io io = { .dp = dp, .rnd = 0x9e3779b97f4a7c15ull,
-			 .principal = NL_PRINCIPAL_NONE };
+	if (io == NULL)
+		return;
+	nl_dp_farm_fini(io); /* issue #15 hook */
+	free(io->slot_worker);
+	free(io->slot_local);
+	free(io->alive);
+	free(io->lc);
+	free(io->meta);
+	free(io->workers);
+	rte_ring_free(io->req_ring);
+	if (io->o.auth)
+		nl_replay_free(&io->rp);
+	sodium_memzero(&io->seal, sizeof(io->seal));
+	nl_dp_sec_summary(io, stdout); /* #16 */
+	nl_dp_sec_free(io);
+	sodium_memzero(&io->o.auth_key, sizeof(io->o.auth_key));
+	free(io);
+}
+
+/* The port's state for dp: machines without workers, per-task records, farm, replay window. */
+static int
+port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o)
+{
+	struct nl_port *io = calloc(1, sizeof(*io));
+	int rc;
+
+	*out = io;
+	if (io == NULL)
+		return -ENOMEM;
+	io->dp = dp;
+	io->o = *o;
+	io->rnd = 0x9e3779b97f4a7c15ull;
+	io->principal = NL_PRINCIPAL_NONE;
+	io->workers = calloc(MAX_WORKERS, sizeof(*io->workers));
+	io->meta = calloc(dp->n_pool, sizeof(*io->meta));
+	io->slot_worker = malloc(dp->n_mach * sizeof(uint32_t));
+	io->slot_local = calloc(dp->n_mach, sizeof(uint32_t));
+	io->alive = calloc(dp->n_mach, 1);
+	io->lc = calloc(1, sizeof(*io->lc));
+	io->req_ring = rte_ring_create_elem("nl_req", sizeof(struct nl_dp_req), 64, SOCKET_ID_ANY,
+					    RING_F_SC_DEQ);
+	if (io->workers == NULL || io->meta == NULL || io->slot_worker == NULL ||
+	    io->slot_local == NULL || io->alive == NULL || io->lc == NULL || io->req_ring == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < dp->n_pool; i++)
+		io->meta[i].task = dp->pool_task[i];
+	memset(io->slot_worker, 0xff, dp->n_mach * sizeof(uint32_t));
+	io->lc->dp = dp;
+	rc = nl_dp_farm_init(io); /* issue #15 hook */
+	if (rc != 0)
+		return rc;
+	if (io->o.auth) {
+		nl_auth_tx_init(&io->seal, &io->o.auth_key);
+		io->now_ns = nl_auth_now_ns();
+		rc = nl_replay_init(&io->rp, REPLAY_SENDERS);
+	}
+	return rc;
+}
+
+void
+nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c)
+{
+	const uint64_t *s = (const uint64_t *)&io->c;
+	uint64_t *d = (uint64_t *)c;
+
+	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		d[i] = nl_atomic_load_relaxed(&s[i]);
+}
+
+int
+nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_counts *out)
+{
+	struct nl_port *io = NULL;
 	uint64_t loops = 0, idle = 0, hz = rte_get_tsc_hz();
-	uint64_t timeout_cyc = (uint64_t)(dp->o.worker_timeout_s * (double)hz);
+	uint64_t timeout_cyc = (uint64_t)(o->worker_timeout_s * (double)hz);
+	bool launched = false;
 	int rc;
 
 	if (!dp->o.port_mode)
 		return -EINVAL;
-	dp->workers = calloc(MAX_WORKERS, sizeof(*dp->workers));
-	io.slot_worker = malloc(dp->n_mach * sizeof(uint32_t));
-	io.slot_local = calloc(dp->n_mach, sizeof(uint32_t));
-	io.alive = calloc(dp->n_mach, 1);
-	io.lc = calloc(1, sizeof(*io.lc));
-	dp->req_ring = rte_ring_create_elem("nl_req", sizeof(struct nl_dp_req), 64, SOCKET_ID_ANY,
-					    RING_F_SC_DEQ);
-	if (dp->workers == NULL || io.slot_worker == NULL || io.slot_local == NULL ||
-	    io.alive == NULL || io.lc == NULL || dp->req_ring == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memset(io.slot_worker, 0xff, dp->n_mach * sizeof(uint32_t));
-	io.lc->dp = dp;
-	rc = nl_dp_farm_init(&io); /* issue #15 hook */
-	if (rc != 0)
-		goto out;
-	if (dp->o.auth) {
-		nl_auth_tx_init(&io.seal, &dp->o.auth_key);
-		io.now_ns = nl_auth_now_ns();
-		rc = nl_replay_init(&io.rp, REPLAY_SENDERS);
-		if (rc != 0)
-			goto out;
-	}
-	rc = nl_dp_io_port_init(&io);
+	rc = port_create(&io, dp, o);
 	if (rc == 0)
-		rc = nl_dp_sec_create(dp); /* #16: principals, fair queues */
+		rc = nl_dp_io_port_init(io);
 	if (rc == 0)
-		rc = nl_dp_sec_drop_privileges(dp); /* #16: --user, after the port is up */
+		rc = nl_dp_sec_create(io, sec_admit); /* #16: principals, fair queues */
+	if (rc == 0)
+		rc = nl_dp_sec_drop_privileges(io); /* #16: --user, after the port is up */
 	if (rc != 0)
 		goto out;
 	/* Every slot starts empty: machines exist once a worker claims them. */
-	rc = publish_machines(&io, NULL, NULL, 0);
+	rc = publish_machines(io, NULL, NULL, 0);
 	if (rc != 0)
 		goto out;
+	/* the port's telemetry handlers find it as dp->driver (behind the engine's gate) */
+	nl_dp_tel_driver_set(dp, io);
+	nl_port_telemetry_init(io);
 	dp->horizon_vt = 1e300;
 	dp->tsc0 = rte_rdtsc();
 	nl_atomic_store_relaxed(&dp->run_quit, 0);
@@ -647,9 +709,10 @@ nl_dp_serve(struct nl_dp *dp)
 			goto out;
 		}
 	}
-	DP_LOG(INFO, "serving on port %u, udp %u, %u managers on %u lcores, %s\n", dp->o.port_id,
-	       dp->o.udp_port, dp->n_mgr, dp->n_lc,
-	       dp->o.auth ? "authenticated (protocol version 2, --key)" :
+	launched = true;
+	DP_LOG(INFO, "serving on port %u, udp %u, %u managers on %u lcores, %s\n", io->o.port_id,
+	       io->o.udp_port, dp->n_mgr, dp->n_lc,
+	       io->o.auth ? "authenticated (protocol version 2, --key)" :
 			    "UNAUTHENTICATED (protocol version 1: no --key)");
 	while (!nl_dp_stopping()) {
 		struct rte_mbuf *rx[RX_BURST];
@@ -659,39 +722,40 @@ nl_dp_serve(struct nl_dp *dp)
 		double now = nl_dp_now_vt(dp);
 
 		/* Valid until our next quiescent state; we are also the writer (I3). */
-		io.lc->gen = rcu_dereference(dp->gen_rcu);
-		if (dp->o.auth)
-			io.now_ns = nl_auth_now_ns();
-		n = rte_eth_rx_burst(dp->o.port_id, 0, rx, RX_BURST);
-		nl_stat_add_st(&dp->rx_frames, n);
+		io->lc->gen = rcu_dereference(dp->gen_rcu);
+		if (io->o.auth)
+			io->now_ns = nl_auth_now_ns();
+		n = rte_eth_rx_burst(io->o.port_id, 0, rx, RX_BURST);
+		nl_stat_add_st(&io->c.rx_frames, n);
 		for (unsigned int i = 0; i < n; i++) {
 			if (rx[i]->nb_segs == 1)
-				handle_frame(&io, rte_pktmbuf_mtod(rx[i], const uint8_t *),
+				handle_frame(io, rte_pktmbuf_mtod(rx[i], const uint8_t *),
 					     rx[i]->data_len);
 			else
-				nl_stat_add_st(&dp->drops[NL_PROTO_E_OVERSIZE], 1);
+				nl_stat_add_st(&io->c.drops[NL_PROTO_E_OVERSIZE], 1);
 		}
 		if (n > 0)
 			rte_pktmbuf_free_bulk(rx, n);
 		work += n;
-		work += drain_subs(&io);
-		work += nl_xa_poll_ctl(&io); /* scale-out hook: proxies, gossip */
+		work += drain_subs(io);
+		if (nl_port_ext(io) != NULL) /* hook up (scale-out): proxies, gossip */
+			work += io->o.ext->poll_ctl(io);
 		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);
 		for (unsigned int i = 0; i < n; i++)
-			finish(&io, fin[i]);
+			finish(io, fin[i]);
 		work += n;
-		if (dp->sec != NULL) /* #16: fair admission as tasks end */
-			work += nl_dp_sec_poll(&io);
-		nl_dp_snap_serve_ctl(dp); /* #16: consistent counters for telemetry */
-		while (rte_ring_sc_dequeue_elem(dp->req_ring, &req, sizeof(req)) == 0) {
-			if (req.mach < dp->n_mach && (io.slot_worker[req.mach] != NO_SLOT || !req.alive)) {
+		if (io->sec != NULL) /* #16: fair admission as tasks end */
+			work += nl_dp_sec_poll(io);
+		nl_dp_snap_serve_ctl(io); /* #16: consistent counters for telemetry */
+		while (rte_ring_sc_dequeue_elem(io->req_ring, &req, sizeof(req)) == 0) {
+			if (req.mach < dp->n_mach && (io->slot_worker[req.mach] != NO_SLOT || !req.alive)) {
 				uint8_t *gone = calloc(dp->n_mach, 1);
 
-				io.alive[req.mach] = (uint8_t)req.alive;
-				publish_machines(&io, &req.mach, &req.speed_ips, 1);
+				io->alive[req.mach] = (uint8_t)req.alive;
+				publish_machines(io, &req.mach, &req.speed_ips, 1);
 				if (gone != NULL && !req.alive) {
 					gone[req.mach] = 1;
-					redispatch_from(&io, gone);
+					redispatch_from(io, gone);
 				}
 				free(gone);
 			}
@@ -706,13 +770,13 @@ nl_dp_serve(struct nl_dp *dp)
 		if ((loops & 1023) == 0 && timeout_cyc > 0) {
 			uint64_t c = rte_rdtsc();
 
-			for (unsigned int i = 0; i < dp->n_workers; i++)
-				if (dp->workers[i].live && c - dp->workers[i].last_seen_tsc > timeout_cyc)
-					remove_worker(&io, i, "timeout");
+			for (unsigned int i = 0; i < io->n_workers; i++)
+				if (io->workers[i].live && c - io->workers[i].last_seen_tsc > timeout_cyc)
+					remove_worker(io, i, "timeout");
 		}
-		if (io.n_tx > 0)
-			nl_dp_io_tx_flush(&io);
-		io.lc->gen = NULL;
+		if (io->n_tx > 0)
+			nl_dp_io_tx_flush(io);
+		io->lc->gen = NULL;
 		if ((++loops & 255) == 0)
 			urcu_qsbr_quiescent_state();
 		if (work == 0) {
@@ -727,26 +791,23 @@ nl_dp_serve(struct nl_dp *dp)
 			urcu_qsbr_thread_online();
 		}
 	}
-	nl_atomic_store_relaxed(&dp->run_quit, 1);
-	rte_eal_mp_wait_lcore();
-	nl_xa_drain_ctl(dp); /* scale-out hook: tasks parked elsewhere end failed */
-	DP_LOG(INFO, "stopping\n");
 	rc = 0;
 out:
-	nl_dp_tel_close(dp); /* no handler reads the farm or fair-share state freed below */
-	if (io.n_tx > 0)
-		nl_dp_io_tx_flush(&io);
-	if (rte_eth_dev_is_valid_port(dp->o.port_id))
-		rte_eth_dev_stop(dp->o.port_id);
-	nl_dp_farm_fini(&io); /* issue #15 hook */
-	free(io.slot_worker);
-	free(io.slot_local);
-	free(io.alive);
-	free(io.lc);
-	if (dp->o.auth)
-		nl_replay_free(&io.rp);
-	sodium_memzero(&io.seal, sizeof(io.seal));
-	nl_dp_sec_summary(dp, stdout); /* #16 */
-	nl_dp_sec_free(dp);
+	if (launched) {
+		nl_atomic_store_relaxed(&dp->run_quit, 1);
+		rte_eal_mp_wait_lcore();
+		if (nl_port_ext(io) != NULL) /* hook up (scale-out): tasks parked elsewhere fail */
+			io->o.ext->stop_ctl(dp, dp->ext);
+		DP_LOG(INFO, "stopping\n");
+	}
+	nl_dp_tel_close(dp); /* no handler reads the port, farm or fair-share state freed below */
+	nl_dp_tel_driver_set(dp, NULL);
+	if (io != NULL && io->n_tx > 0)
+		nl_dp_io_tx_flush(io);
+	if (rte_eth_dev_is_valid_port(o->port_id))
+		rte_eth_dev_stop(o->port_id);
+	if (out != NULL && io != NULL)
+		nl_port_counts_get(io, out);
+	port_free(io);
 	return rc;
 }

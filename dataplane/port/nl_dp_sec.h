@@ -20,14 +20,22 @@
 
 #include "nl_dp.h"
 #include "nl_principal.h"
+#include "nl_proto.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct io;
+struct nl_port;
+struct nl_port_counts;
+struct nl_msg_submit;
+struct nl_frame_addr;
 struct nl_dp_meta;
 struct rte_tel_data;
+
+/** The port's admission of a SUBMIT the fair queue held (its normal SUBMIT path). */
+typedef void (*nl_dp_sec_admit_fn)(struct nl_port *io, const struct nl_msg_submit *s,
+				   const struct nl_frame_addr *a);
 
 /** Per-principal counters (control lcore writes, telemetry reads relaxed). */
 struct nl_sec_counts {
@@ -45,13 +53,16 @@ struct nl_sec_counts {
 };
 
 /**
- * Create the security state from dp->o.principals (no-op when NULL).
+ * Create the security state from io->o.principals (no-op when NULL).
+ * @param io     The port.
+ * @param admit  How a held SUBMIT is admitted when its turn comes (the port's SUBMIT path;
+ *               a callback, since the port's loop is above this file).
  * @return 0; -ENOMEM. @par Context Control thread, before serving; allocates.
  */
-int nl_dp_sec_create(struct nl_dp *dp);
+int nl_dp_sec_create(struct nl_port *io, nl_dp_sec_admit_fn admit);
 
 /** Free it (NULL-safe). @par Context Control thread, lcores stopped. */
-void nl_dp_sec_free(struct nl_dp *dp);
+void nl_dp_sec_free(struct nl_port *io);
 
 /**
  * Verify (the MAC under the key of the principal the sender id names, or the site key), check
@@ -59,17 +70,17 @@ void nl_dp_sec_free(struct nl_dp *dp);
  * @return NL_PROTO_OK or the drop reason. @par Context I/O lcore.
  * @par Source  docs/security.md "Identities".
  */
-enum nl_proto_err nl_dp_sec_open(struct io *io, const void *buf, size_t len, struct nl_msg *out);
+enum nl_proto_err nl_dp_sec_open(struct nl_port *io, const void *buf, size_t len, struct nl_msg *out);
 
 /**
  * Whether io->principal may send m from address a (kind, worker id, the worker record at that
  * address, the owner of a DONE's sub-task). A refused frame is counted `denied` and dropped.
  * @par Context I/O lcore.
  */
-bool nl_dp_sec_allowed(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a);
+bool nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a);
 
 /** Whether the HELLO being handled may claim machine slot m. @par Context I/O lcore. */
-bool nl_dp_sec_slot_ok(const struct io *io, uint32_t m);
+bool nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m);
 
 /**
  * A SUBMIT of io->principal: REJECT quota over its caps, REJECT overload when its fair queue
@@ -77,31 +88,31 @@ bool nl_dp_sec_slot_ok(const struct io *io, uint32_t m);
  * @par Context I/O lcore. @par Source deficit round robin: M. Shreedhar and G. Varghese,
  * "Efficient fair queuing using deficit round robin", SIGCOMM 1995.
  */
-void nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a);
+void nl_dp_sec_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a);
 
 /**
  * Admit queued SUBMITs by deficit round robin while the appliance holds fewer than its
  * admission limit. @return tasks admitted or refused. @par Context I/O lcore.
  */
-unsigned int nl_dp_sec_poll(struct io *io);
+unsigned int nl_dp_sec_poll(struct nl_port *io);
 
 /** A task of principal mt->principal ended (failed or completed). @par Context I/O lcore. */
-void nl_dp_sec_finish(struct io *io, const struct nl_dp_meta *mt, bool failed);
+void nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed);
 
 /** Seal the next frames under principal pr's key (the site key for NL_PRINCIPAL_NONE). */
-void nl_dp_sec_seal_as(struct io *io, uint32_t pr);
+void nl_dp_sec_seal_as(struct nl_port *io, uint32_t pr);
 
 /** Telemetry /nlevel/principals and the `denied` key of /nlevel/stats. @return 0; -errno. */
-int nl_dp_sec_tel_init(struct nl_dp *dp);
+int nl_dp_sec_tel_init(void);
 
 /** Add the security keys (denied, principals) to a /nlevel/stats dict. @par Context Telemetry. */
-void nl_dp_sec_tel_stats(const struct nl_dp *dp, struct rte_tel_data *d);
+void nl_dp_sec_tel_stats(const struct nl_port *io, struct rte_tel_data *d);
 
 /**
  * Print one `SUMMARY principal=NAME ...` line per principal (docs/output.md).
  * @par Context Control thread, after serving.
  */
-void nl_dp_sec_summary(const struct nl_dp *dp, FILE *f);
+void nl_dp_sec_summary(const struct nl_port *io, FILE *f);
 
 /**
  * Drop root after start-up (dp->o.run_as): no new privileges, supplementary groups cleared,
@@ -110,23 +121,25 @@ void nl_dp_sec_summary(const struct nl_dp *dp, FILE *f);
  * @return 0 (or nothing to do); -errno, with a log line. @par Context Control, before the
  * manager lcores start (applies to every thread of the process: glibc setuid).
  */
-int nl_dp_sec_drop_privileges(struct nl_dp *dp);
+int nl_dp_sec_drop_privileges(const struct nl_port *io);
 
 /**
- * Serve a snapshot request: copy every counter (nl_dp_counts_get()) at one instant of the
+ * Serve a snapshot request: copy every counter (nl_dp_counts_get(), nl_port_counts_get()
+ * and the per-principal ones) at one instant of the
  * control lcore, which in port mode is the only writer of accepted / completed / failed and
  * the only user of the task pool, so the copy satisfies I1 exactly.
  * @par Context Control lcore (port mode), once per loop (one relaxed load when idle).
  */
-void nl_dp_snap_serve_ctl(struct nl_dp *dp);
+void nl_dp_snap_serve_ctl(struct nl_port *io);
 
 /**
  * A consistent counters snapshot from the control lcore (port mode): requests one and waits
- * for it (up to timeout_ms).
+ * for it (up to timeout_ms): the engine's into c, the port's into pc.
  * @return 0; -ETIMEDOUT (the caller falls back to nl_dp_counts_get()); -EINVAL when the
- * engine is not serving a port. @par Context Any thread but the control lcore.
+ * engine is not serving a port (io NULL). @par Context Any thread but the control lcore.
  */
-int nl_dp_snap_get(struct nl_dp *dp, struct nl_dp_counts *c, unsigned int timeout_ms);
+int nl_dp_snap_get(struct nl_port *io, struct nl_dp_counts *c, struct nl_port_counts *pc,
+		   unsigned int timeout_ms);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,8 @@
 #include <stdint.h>
 
 #include "nl_cfg.h"
+#include "nl_dp.h"
+#include "nl_port.h"
 #include "nl_xa_proto.h"
 
 struct nl_model_cfg;
@@ -108,107 +110,23 @@ struct nl_xa_cfg {
 int nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self,
 		    struct nl_xa_cfg *out);
 
+/**
+ * The hooks scale-out registers on the layers below it: on the engine (placement of managers
+ * on appliances and their proxies at creation, tasks parked elsewhere at teardown, foreign
+ * tasks out of the accounting) and on port mode (inter-appliance datagrams, the gossip and
+ * hand-over rounds, task ends, placement by summaries). The program (nlevel.c) hands them
+ * over: nl_dp_opts.ext = &nl_xa_dp_ext with ext_arg = the parsed struct nl_xa_cfg (an engine
+ * outside port mode refuses a split tree: -EINVAL), and nl_port_opts.ext = &nl_xa_port_ext.
+ * A configuration without `[appliance]` sections attaches nothing (dp->ext stays NULL).
+ * @par Context Control path (nl_xa.h X2). @par Source docs/scale-out.md.
+ */
+extern const struct nl_dp_ext_ops nl_xa_dp_ext;
+extern const struct nl_port_ext_ops nl_xa_port_ext;
+
 struct nl_dp;
-struct nl_dp_lcore;
-struct nl_xa;
-struct io;
-struct nl_task;
-struct nl_frame_addr;
 
-/**
- * Resolve the placement on dp's managers (names by the policy's mgr_name(), parents from the
- * tree or the 2LSC global) and build the proxy lcore. Called by nl_dp_create() before it maps
- * managers to lcores.
- * @return 0; -EINVAL (an owns name that is no manager of this scheme, a manager owned twice;
- *         message on stderr with FILE:LINE); -ENOMEM.
- * @par Context Control path, before any lcore runs.
- */
-int nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg);
-
-/** Free what nl_xa_attach_ctl() built. NULL accepted. @par Context Control, lcores stopped. */
-void nl_xa_free(struct nl_xa *xa);
-
-/**
- * The lcore that polls manager `mgr`: `lc` when this appliance owns it, else the proxy
- * lcore (drained by the control lcore, never launched).
- * @par Context Control path (nl_dp_create()).
- */
-struct nl_dp_lcore *nl_xa_mgr_lcore(struct nl_xa *xa, uint32_t mgr, struct nl_dp_lcore *lc);
-
-/** Whether this appliance owns machine slot m (its workers may claim it). @par Context Any. */
-bool nl_xa_owns_mach(const struct nl_xa *xa, uint32_t m);
-
-/**
- * Control-lcore round: drain the proxies' inboxes into HANDOVER batches, gossip when due,
- * expire silent appliances (failing what was parked at them), flush batches.
- * @return work done. @par Context Control lcore (X2).
- */
-unsigned int nl_xa_poll_ctl(struct io *io);
-
-/**
- * A received datagram of the scale-out range (types 16..23): open (MAC, replay window with
- * --key), check its sender against the configured appliances, act. Malformed or forged ones
- * are counted (drop_<reason>, xa_bad_peer) and dropped.
- * @par Context Control lcore.
- */
-void nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, size_t plen);
-
-/**
- * The end of task t on this appliance: a foreign task is handed back to its origin (HANDBACK)
- * and its object returned to the pool. @return true when t was foreign (consumed), false for
- * a task of our own (the caller answers its client).
- * @par Context Control lcore.
- */
-bool nl_xa_finish_ctl(struct io *io, struct nl_task *t);
-
-struct nl_dp_sub;
-
-/**
- * Placement by load above the split (docs/scale-out.md "Summaries"). rec[0] is the first
- * sub-task record of a task the control lcore drains (drain_subs), rec[0..n_rec) what the
- * burst holds from it on. When every sub-task of the task (all in this burst) went to
- * machines of one other live appliance, whose load entries its summaries installed, and the
- * task was never placed this way, the records are taken (bookings marked applied) and the
- * task is handed over to the manager that dispatches to the first machine there (2LSC: its
- * group; NLSC: its leaf), which decides on its exact load. NL_XA_TF_PLACED travels with the
- * task: it is placed this way at most once; afterwards, or when its machines are spread over
- * appliances, a sub-task on another appliance's machine is re-placed on one of ours as a
- * lost one is (nl_xa_local_load_ctl()).
- * @param rec    Records in the order eng_dispatch() enqueued them.
- * @param n_rec  Records in rec, >= 1.
- * @return records taken (the task's sub-task count), or 0: send them as usual.
- * @par Context Control lcore (X2). @par Source docs/scale-out.md "Summaries".
- */
-unsigned int nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec);
-
-struct nl_mach_load;
-
-/**
- * The load table w [n_mach] with every machine of another appliance gone (a copy, for the
- * control's re-placement of a lost sub-task: only our machines can take it). w itself when
- * xa is NULL.
- * @return [n_mach], valid until the next call. @par Context Control lcore (X2); O(n_mach).
- */
-const struct nl_mach_load *nl_xa_local_load_ctl(struct nl_xa *xa, const struct nl_mach_load *w,
-						unsigned int n_mach);
-
-/**
- * Whether machine m's load entry is kept by the summaries of its (remote) appliance, so the
- * control must not reset it when it republishes its own machines. false when xa is NULL.
- * @par Context Control lcore.
- */
-bool nl_xa_keeps_load(const struct nl_xa *xa, uint32_t m);
-
-/** Foreign tasks held now (not counted in this appliance's accounting). Relaxed read. */
-uint64_t nl_xa_foreign_live(const struct nl_xa *xa);
-
-/**
- * Shutdown: tasks parked at other appliances are counted failed and returned to the pool.
- * @par Context Control, lcores stopped.
- */
-void nl_xa_drain_ctl(struct nl_dp *dp);
-
-/** Register /nlevel/appliances (telemetry). @par Context Main lcore at start. */
+/** Register /nlevel/appliances and /nlevel/summaries behind the telemetry gate (nothing
+ *  when dp is not split). @par Context Main lcore at start. */
 void nl_xa_telemetry_init(struct nl_dp *dp);
 
 #endif /* NL_XA_H */

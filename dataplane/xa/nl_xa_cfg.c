@@ -26,7 +26,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_inline.h"
-#include "nl_dp_port.h"
+#include "nl_port_priv.h"
 #include "nl_gossip.h"
 #include "nl_model.h"
 #include "nl_model_cfg.h"
@@ -255,8 +255,9 @@ add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int 
 }
 
 int
-nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
+nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 {
+	const struct nl_xa_cfg *cfg = arg;
 	const struct nl_sched *s = dp->gen_rcu->s;
 	struct nl_xa *xa;
 	int32_t *listed;
@@ -274,7 +275,6 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 	listed = malloc(dp->n_mgr * sizeof(*listed));
 	if (xa == NULL || listed == NULL)
 		goto fail;
-	dp->xa = xa;
 	xa->dp = dp;
 	xa->cfg = *cfg;
 	xa->self = (unsigned int)cfg->self;
@@ -287,8 +287,9 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 	xa->mach_mgr = calloc(dp->n_mach, sizeof(*xa->mach_mgr));
 	xa->mach_inst = calloc(dp->n_mach, 1);
 	xa->local_load = calloc(dp->n_mach, sizeof(*xa->local_load));
+	xa->task = calloc(dp->o.pool_size, sizeof(*xa->task)); /* by pool index (nl_task.aux) */
 	if (xa->mgr_app == NULL || xa->mach_app == NULL || xa->mach_mgr == NULL ||
-	    xa->mach_inst == NULL || xa->local_load == NULL)
+	    xa->mach_inst == NULL || xa->local_load == NULL || xa->task == NULL)
 		goto fail;
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
 		listed[i] = -1;
@@ -356,17 +357,19 @@ nl_xa_attach_ctl(struct nl_dp *dp, const struct nl_xa_cfg *cfg)
 	xa->check_cyc = rte_get_tsc_hz() / 100;
 	xa->rtx_cyc = (uint64_t)(cfg->retransmit_s * (double)rte_get_tsc_hz());
 	free(listed);
+	*ext = xa;
 	return 0;
 fail:
 	free(listed);
 	nl_xa_free(xa);
-	dp->xa = NULL;
 	return rc;
 }
 
 void
-nl_xa_free(struct nl_xa *xa)
+nl_xa_free(void *ext)
 {
+	struct nl_xa *xa = ext;
+
 	if (xa == NULL)
 		return;
 	for (unsigned int i = 0; i < xa->n_root; i++)
@@ -382,25 +385,32 @@ nl_xa_free(struct nl_xa *xa)
 	free(xa->mach_mgr);
 	free(xa->mach_inst);
 	free(xa->local_load);
+	free(xa->task);
 	free(xa);
 }
 
 struct nl_dp_lcore *
-nl_xa_mgr_lcore(struct nl_xa *xa, uint32_t mgr, struct nl_dp_lcore *lc)
+nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore *lc)
 {
+	const struct nl_xa *xa = ext;
+
 	if (xa == NULL || xa->mgr_app[mgr] == xa->self)
 		return lc;
 	return xa->proxy;
 }
 
 bool
-nl_xa_owns_mach(const struct nl_xa *xa, uint32_t m)
+nl_xa_owns_mach(const void *ext, uint32_t m)
 {
+	const struct nl_xa *xa = ext;
+
 	return xa == NULL || xa->mach_app[m] == xa->self;
 }
 
 uint64_t
-nl_xa_foreign_live(const struct nl_xa *xa)
+nl_xa_foreign_live(const void *ext)
 {
+	const struct nl_xa *xa = ext;
+
 	return xa == NULL ? 0 : nl_atomic_load_relaxed(&xa->foreign_live);
 }

@@ -13,31 +13,29 @@
 #include <rte_mbuf.h>
 
 #include "nl_atomic.h"
-#include "nl_dp_port.h"
-#include "nl_xa_proto.h"
+#include "nl_port_priv.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
 void
-nl_dp_io_tx_flush(struct io *io)
+nl_dp_io_tx_flush(struct nl_port *io)
 {
-	struct nl_dp *dp = io->dp;
 	unsigned int sent = 0;
 
 	for (int tries = 0; tries < 64 && sent < io->n_tx; tries++)
-		sent += rte_eth_tx_burst(dp->o.port_id, 0, io->tx + sent, (uint16_t)(io->n_tx - sent));
+		sent += rte_eth_tx_burst(io->o.port_id, 0, io->tx + sent, (uint16_t)(io->n_tx - sent));
 	if (sent < io->n_tx) {
 		rte_pktmbuf_free_bulk(io->tx + sent, io->n_tx - sent);
-		nl_stat_add_st(&dp->tx_fail, io->n_tx - sent);
+		nl_stat_add_st(&io->c.tx_fail, io->n_tx - sent);
 	}
-	nl_stat_add_st(&dp->tx_frames, sent);
+	nl_stat_add_st(&io->c.tx_frames, sent);
 	io->n_tx = 0;
 }
 
 /* A frame to send: an mbuf with room for the headers and the largest message; the message
  * goes at the returned pointer + NL_FRAME_HDR_LEN. NULL (counted tx_fail) when none is left. */
 static uint8_t *
-tx_begin(struct io *io, struct rte_mbuf **mb)
+tx_begin(struct nl_port *io, struct rte_mbuf **mb)
 {
 	uint8_t *p;
 
@@ -46,7 +44,7 @@ tx_begin(struct io *io, struct rte_mbuf **mb)
 			  (uint8_t *)rte_pktmbuf_append(*mb, NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN);
 	if (p == NULL) {
 		rte_pktmbuf_free(*mb); /* NULL accepted */
-		nl_stat_add_st(&io->dp->tx_fail, 1);
+		nl_stat_add_st(&io->c.tx_fail, 1);
 	}
 	return p;
 }
@@ -54,22 +52,21 @@ tx_begin(struct io *io, struct rte_mbuf **mb)
 /* The message of n bytes (< 0: sealing failed, counted and dropped) is at p +
  * NL_FRAME_HDR_LEN: add Ethernet/IPv4/UDP headers to (mac, ip, port), trim, queue. */
 static void
-tx_end(struct io *io, struct rte_mbuf *mb, uint8_t *p, int n, const uint8_t *mac, uint32_t ip,
+tx_end(struct nl_port *io, struct rte_mbuf *mb, uint8_t *p, int n, const uint8_t *mac, uint32_t ip,
        uint16_t port)
 {
-	struct nl_dp *dp = io->dp;
 	struct nl_frame_addr a;
 
 	if (n < 0) {
 		rte_pktmbuf_free(mb);
-		nl_stat_add_st(&dp->tx_fail, 1);
+		nl_stat_add_st(&io->c.tx_fail, 1);
 		return;
 	}
-	memcpy(a.src_mac, dp->mac, 6);
+	memcpy(a.src_mac, io->mac, 6);
 	memcpy(a.dst_mac, mac, 6);
-	a.src_ip = dp->o.ip;
+	a.src_ip = io->o.ip;
 	a.dst_ip = ip;
-	a.src_port = dp->o.udp_port;
+	a.src_port = io->o.udp_port;
 	a.dst_port = port;
 	n = nl_frame_build(p, &a, (size_t)n);
 	rte_pktmbuf_trim(mb, (uint16_t)(NL_FRAME_HDR_LEN + NL_PROTO_MAX_LEN - (unsigned int)n));
@@ -79,36 +76,38 @@ tx_end(struct io *io, struct rte_mbuf *mb, uint8_t *p, int n, const uint8_t *mac
 }
 
 void
-nl_dp_io_send(struct io *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
+nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
 {
 	struct rte_mbuf *mb;
 	uint8_t *p = tx_begin(io, &mb);
 
 	if (p != NULL)
 		tx_end(io, mb, p,
-		       nl_proto_seal(m, io->dp->o.auth ? &io->seal : NULL, io->now_ns,
+		       nl_proto_seal(m, io->o.auth ? &io->seal : NULL, io->now_ns,
 				     p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN),
 		       mac, ip, port);
 }
 
 void
-nl_dp_io_send_bytes(struct io *io, const void *msg, size_t len, const uint8_t *mac, uint32_t ip,
-		    uint16_t port)
+nl_dp_io_send_raw(struct nl_port *io, const void *pl, size_t n, const uint8_t *mac, uint32_t ip,
+		  uint16_t port)
 {
 	struct rte_mbuf *mb;
 	uint8_t *p = tx_begin(io, &mb);
 
-	if (p != NULL)
-		tx_end(io, mb, p,
-		       nl_xa_seal(msg, len, io->dp->o.auth ? &io->seal : NULL, io->now_ns,
-				  p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN),
-		       mac, ip, port);
+	if (p != NULL) {
+		if (n > NL_PROTO_MAX_LEN) {
+			tx_end(io, mb, p, -1, mac, ip, port); /* counted tx_fail */
+			return;
+		}
+		memcpy(p + NL_FRAME_HDR_LEN, pl, n);
+		tx_end(io, mb, p, (int)n, mac, ip, port);
+	}
 }
 
 bool
-nl_dp_io_arp(struct io *io, const uint8_t *f, size_t len)
+nl_dp_io_arp(struct nl_port *io, const uint8_t *f, size_t len)
 {
-	struct nl_dp *dp = io->dp;
 	struct rte_mbuf *mb;
 	uint8_t *p;
 
@@ -116,7 +115,7 @@ nl_dp_io_arp(struct io *io, const uint8_t *f, size_t len)
 		return false;
 	/* Ethernet/IPv4 request (op 1) for our address */
 	if (f[14] != 0 || f[15] != 1 || f[16] != 0x08 || f[17] != 0 || f[18] != 6 || f[19] != 4 ||
-	    f[20] != 0 || f[21] != 1 || memcmp(f + 38, &dp->o.ip, 4) != 0)
+	    f[20] != 0 || f[21] != 1 || memcmp(f + 38, &io->o.ip, 4) != 0)
 		return true;
 	mb = rte_pktmbuf_alloc(io->mbufs);
 	if (mb == NULL)
@@ -128,14 +127,14 @@ nl_dp_io_arp(struct io *io, const uint8_t *f, size_t len)
 	}
 	memset(p, 0, 60);
 	memcpy(p, f + 6, 6);
-	memcpy(p + 6, dp->mac, 6);
+	memcpy(p + 6, io->mac, 6);
 	p[12] = 0x08;
 	p[13] = 0x06;
 	memcpy(p + 14, f + 14, 6); /* htype, ptype, hlen, plen */
 	p[20] = 0;
 	p[21] = 2;
-	memcpy(p + 22, dp->mac, 6);
-	memcpy(p + 28, &dp->o.ip, 4);
+	memcpy(p + 22, io->mac, 6);
+	memcpy(p + 28, &io->o.ip, 4);
 	memcpy(p + 32, f + 22, 6);
 	memcpy(p + 38, f + 28, 4);
 	io->tx[io->n_tx++] = mb;
@@ -145,12 +144,11 @@ nl_dp_io_arp(struct io *io, const uint8_t *f, size_t len)
 }
 
 int
-nl_dp_io_port_init(struct io *io)
+nl_dp_io_port_init(struct nl_port *io)
 {
-	struct nl_dp *dp = io->dp;
 	struct rte_eth_conf conf;
 	struct rte_ether_addr mac;
-	uint16_t port = dp->o.port_id;
+	uint16_t port = io->o.port_id;
 	int rc;
 
 	if (!rte_eth_dev_is_valid_port(port)) {
@@ -174,6 +172,6 @@ nl_dp_io_port_init(struct io *io)
 		return rc < 0 ? rc : -EIO;
 	rte_eth_promiscuous_enable(port); /* best effort: not every PMD has it */
 	rte_eth_macaddr_get(port, &mac);
-	memcpy(dp->mac, mac.addr_bytes, 6);
+	memcpy(io->mac, mac.addr_bytes, 6);
 	return 0;
 }

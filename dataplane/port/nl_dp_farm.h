@@ -15,20 +15,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nl_dp_port.h"
+#include "nl_port_priv.h"
 
 /** REJECT reason 7: the FSUBMIT's handle is unknown here (register again). */
 #define NL_REJECT_NO_HANDLE 7u
 
 /* Start / stop the task-farm state of port mode. @return 0 or -ENOMEM. @par Context I/O lcore. */
-int nl_dp_farm_init(struct io *io);
-void nl_dp_farm_fini(struct io *io);
+int nl_dp_farm_init(struct nl_port *io);
+void nl_dp_farm_fini(struct nl_port *io);
 
 /* A task-farm frame (types 24..30). Returns true when it was an FSUBMIT that the caller must
  * now admit as the plain SUBMIT written to *s (then call nl_dp_farm_submit_end()). */
-bool nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a,
+bool nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a,
 		      struct nl_msg_submit *s);
-void nl_dp_farm_submit_end(struct io *io);
+void nl_dp_farm_submit_end(struct nl_port *io);
 
 /* The farm state of the submission being admitted: its Requirements/Rank handle and attempt
  * (0, 0 for a plain SUBMIT). The fair queue (nl_dp_sec.c) keeps it with a queued submission
@@ -44,7 +44,7 @@ struct nl_dp_farm_ctx {
  * @param io  Port I/O state. @param c  Output (0, 0 when the farm is off or for a SUBMIT).
  * @par Context  The I/O lcore, inside on_submit(). @par Source  issue #15 (docs/taskfarm.md).
  */
-void nl_dp_farm_ctx_get(const struct io *io, struct nl_dp_farm_ctx *c);
+void nl_dp_farm_ctx_get(const struct nl_port *io, struct nl_dp_farm_ctx *c);
 
 /**
  * Make c the farm state of the submission admitted next (put it back around a queued
@@ -52,24 +52,24 @@ void nl_dp_farm_ctx_get(const struct io *io, struct nl_dp_farm_ctx *c);
  * @param io  Port I/O state. @param c  State from nl_dp_farm_ctx_get(). No-op without a farm.
  * @par Context  The I/O lcore (nl_dp_sec.c admit_one()). @par Source  issue #15.
  */
-void nl_dp_farm_ctx_set(struct io *io, const struct nl_dp_farm_ctx *c);
+void nl_dp_farm_ctx_set(struct nl_port *io, const struct nl_dp_farm_ctx *c);
 
 /* on_submit(), before ingress: record the task's handle (0 for a plain SUBMIT). */
-void nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt);
+void nl_dp_farm_task(struct nl_port *io, struct nl_task *t, struct nl_dp_meta *mt);
 
 /* reply_client(): count the reply against the task's submit id (farm tasks only), and keep
  * the state of an accepted FSUBMIT (in flight, then its final reply m) for resends. */
-void nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
+void nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 		      int32_t status, const struct nl_msg *m);
 
 /* send_dispatch(): the worker-local command id of a farm task's command on machine m. */
-void nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,
+void nl_dp_farm_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t m,
 			 struct nl_msg_dispatch *d);
 
 /* publish_machines(): machines joined, left or changed: rebuild the match table. */
-void nl_dp_farm_machines(struct io *io);
+void nl_dp_farm_machines(struct nl_port *io);
 
 /* remove_worker(): forget what worker wi offered (before its slots are released). */
-void nl_dp_farm_worker_gone(struct io *io, uint32_t wi);
+void nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi);
 
 #endif /* NL_DP_FARM_H */

@@ -48,10 +48,10 @@ tab_free_cb(struct rcu_head *h)
 /* Rebuild the match table: per handle and machine, eligible = alive, its worker offers the
  * handle's command, and Requirements is true; Rank as evaluated. */
 static void
-rebuild(struct io *io)
+rebuild(struct nl_port *io)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
+	struct nl_dp_farm *f = io->farm;
 	struct nl_match_tab *tab, *old;
 	struct tab_free *tf;
 
@@ -92,11 +92,11 @@ rebuild(struct io *io)
 }
 
 static int32_t
-worker_of(const struct nl_dp *dp, const struct nl_frame_addr *a)
+worker_of(const struct nl_port *io, const struct nl_frame_addr *a)
 {
-	for (unsigned int i = 0; i < dp->n_workers; i++)
-		if (dp->workers[i].live && dp->workers[i].ip == a->src_ip &&
-		    dp->workers[i].port == a->src_port)
+	for (unsigned int i = 0; i < io->n_workers; i++)
+		if (io->workers[i].live && io->workers[i].ip == a->src_ip &&
+		    io->workers[i].port == a->src_port)
 			return (int32_t)i;
 	return -1;
 }
@@ -114,10 +114,10 @@ name_id(struct nl_dp_farm *f, const char *name, bool add)
 }
 
 static void
-on_cmds(struct io *io, const struct nl_msg_cmds *c, const struct nl_frame_addr *a)
+on_cmds(struct nl_port *io, const struct nl_msg_cmds *c, const struct nl_frame_addr *a)
 {
-	struct nl_dp_farm *f = io->dp->farm;
-	int32_t wi = worker_of(io->dp, a);
+	struct nl_dp_farm *f = io->farm;
+	int32_t wi = worker_of(io, a);
 	uint16_t cmd[FARM_NAMES] = { 0 };
 
 	if (wi < 0)
@@ -135,25 +135,25 @@ on_cmds(struct io *io, const struct nl_msg_cmds *c, const struct nl_frame_addr *
 }
 
 static void
-on_machad(struct io *io, const struct nl_msg_machad *ma, const struct nl_frame_addr *a)
+on_machad(struct nl_port *io, const struct nl_msg_machad *ma, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
-	int32_t wi = worker_of(dp, a);
+	struct nl_dp_farm *f = io->farm;
+	int32_t wi = worker_of(io, a);
 	struct nl_match_mad *ad = NULL;
 	char err[200];
 	uint32_t m;
 
-	if (wi < 0 || ma->mach >= dp->workers[wi].n_mach)
+	if (wi < 0 || ma->mach >= io->workers[wi].n_mach)
 		return;
-	m = dp->workers[wi].slot[ma->mach];
+	m = io->workers[wi].slot[ma->mach];
 	if (m == NO_SLOT || m >= dp->n_mach)
 		return;
 	if (f->ad[m].text != NULL && strcmp(f->ad[m].text, ma->ad) == 0)
 		return; /* unchanged (workers repeat their records) */
 	if (nl_match_mad_parse(ma->ad, ma->len, &ad, err, sizeof(err)) != 0) {
 		DP_LOG(WARNING, "worker %u machine %u: bad ClassAd record ignored: %s\n",
-		       dp->workers[wi].worker_id, ma->mach, err);
+		       io->workers[wi].worker_id, ma->mach, err);
 		return;
 	}
 	nl_match_mad_free(f->ad[m].ad);
@@ -164,15 +164,15 @@ on_machad(struct io *io, const struct nl_msg_machad *ma, const struct nl_frame_a
 }
 
 static void
-send_to(struct io *io, const struct nl_frame_addr *a, const struct nl_msg *m)
+send_to(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg *m)
 {
 	nl_dp_io_send(io, m, a->src_mac, a->src_ip, a->src_port);
 }
 
 static void
-on_register(struct io *io, const struct nl_msg_register *r, const struct nl_frame_addr *a)
+on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl_frame_addr *a)
 {
-	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_dp_farm *f = io->farm;
 	struct nl_msg out = { .type = NL_MSG_REGISTERED };
 	struct nl_msg_registered *rd = &out.u.farm.regd;
 	int id = name_id(f, r->name, false);
@@ -275,9 +275,9 @@ dd_forget_aux(struct nl_dp_farm *f, uint32_t aux)
 /* An FSUBMIT already accepted from this submitter with this attempt: answer from its state
  * (ACCEPT while it runs; its TASKINFO and final reply once ended). true when answered. */
 static bool
-dd_resend(struct io *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_addr *a)
+dd_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_addr *a)
 {
-	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_dp_farm *f = io->farm;
 	struct nl_farm_dd *e = nl_farm_dd_find(&f->dd, fs->task_id, a->src_ip, a->src_port);
 	struct nl_msg m = { 0 };
 
@@ -351,10 +351,10 @@ dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
 }
 
 static void
-on_status_q(struct io *io, const struct nl_msg_status_q *q, const struct nl_frame_addr *a)
+on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl_frame_addr *a)
 {
 	struct nl_msg out = { .type = NL_MSG_STATUS };
-	struct farm_sub *s = sub_find(io->dp->farm, q->submit_id, false);
+	struct farm_sub *s = sub_find(io->farm, q->submit_id, false);
 
 	out.u.farm.status.req_id = q->req_id;
 	out.u.farm.status.submit_id = q->submit_id;
@@ -366,11 +366,11 @@ on_status_q(struct io *io, const struct nl_msg_status_q *q, const struct nl_fram
 }
 
 bool
-nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a,
+nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a,
 		 struct nl_msg_submit *s)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
+	struct nl_dp_farm *f = io->farm;
 	const struct nl_msg_fsubmit *fs;
 	struct farm_sub *sc;
 
@@ -392,7 +392,7 @@ nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_ad
 	case NL_MSG_FSUBMIT:
 		break;
 	default: /* REGISTERED, STATUS: ours to send */
-		nl_stat_add_st(&dp->drops[NL_PROTO_E_TYPE], 1);
+		nl_stat_add_st(&io->c.drops[NL_PROTO_E_TYPE], 1);
 		return false;
 	}
 	fs = &m->u.farm.fsubmit;
@@ -430,18 +430,18 @@ nl_dp_farm_frame(struct io *io, const struct nl_msg *m, const struct nl_frame_ad
 }
 
 void
-nl_dp_farm_ctx_get(const struct io *io, struct nl_dp_farm_ctx *c)
+nl_dp_farm_ctx_get(const struct nl_port *io, struct nl_dp_farm_ctx *c)
 {
-	const struct nl_dp_farm *f = io->dp->farm;
+	const struct nl_dp_farm *f = io->farm;
 
 	c->h = f != NULL ? f->cur_h : 0;
 	c->attempt = f != NULL ? f->cur_attempt : 0;
 }
 
 void
-nl_dp_farm_ctx_set(struct io *io, const struct nl_dp_farm_ctx *c)
+nl_dp_farm_ctx_set(struct nl_port *io, const struct nl_dp_farm_ctx *c)
 {
-	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_dp_farm *f = io->farm;
 
 	if (f == NULL)
 		return;
@@ -450,19 +450,19 @@ nl_dp_farm_ctx_set(struct io *io, const struct nl_dp_farm_ctx *c)
 }
 
 void
-nl_dp_farm_submit_end(struct io *io)
+nl_dp_farm_submit_end(struct nl_port *io)
 {
-	if (io->dp->farm != NULL)
-		io->dp->farm->cur_h = 0;
+	if (io->farm != NULL)
+		io->farm->cur_h = 0;
 }
 
 void
-nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt)
+nl_dp_farm_task(struct nl_port *io, struct nl_task *t, struct nl_dp_meta *mt)
 {
-	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_dp_farm *f = io->farm;
 
 	(void)mt;
-	if (f != NULL && t->aux < io->dp->n_meta) {
+	if (f != NULL && t->aux < io->dp->n_pool) {
 		f->h_by_aux[t->aux] = f->cur_h;
 		dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
 		f->cur_aux = t->aux;
@@ -471,11 +471,11 @@ nl_dp_farm_task(struct io *io, struct nl_task *t, struct nl_dp_meta *mt)
 
 /* TASKINFO before a farm task's COMPLETE: where sub-task 0 ran, and when. */
 static void
-taskinfo(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id)
+taskinfo(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
-	size_t aux = (size_t)(mt - dp->meta);
+	struct nl_dp_farm *f = io->farm;
+	size_t aux = (size_t)(mt - io->meta);
 	struct nl_msg m = { .type = NL_MSG_TASKINFO };
 	struct nl_msg_taskinfo *ti = &m.u.farm.taskinfo;
 	double us_per_cyc = 1e6 / (double)rte_get_tsc_hz();
@@ -486,7 +486,7 @@ taskinfo(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id)
 	ti->n_split = mt->task != NULL && mt->task->n_split > 0 ? mt->task->n_split : 1;
 	ti->slot = slot;
 	if (slot < dp->n_mach && io->slot_worker[slot] != NO_SLOT) {
-		ti->worker_id = dp->workers[io->slot_worker[slot]].worker_id;
+		ti->worker_id = io->workers[io->slot_worker[slot]].worker_id;
 		ti->mach = (uint16_t)io->slot_local[slot];
 	}
 	if (d >= mt->ingress_tsc && d <= now) {
@@ -499,11 +499,11 @@ taskinfo(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id)
 }
 
 void
-nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
+nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 		 int32_t status, const struct nl_msg *m)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
+	struct nl_dp_farm *f = io->farm;
 	struct farm_sub *s;
 	bool at_ingress;
 
@@ -513,15 +513,15 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 	at_ingress = f->cur_h != 0;
 	size_t aux = 0;
 
-	if (!at_ingress) { /* mt is dp->meta[aux] of a task, or a copy on on_submit()'s stack */
-		uintptr_t off = (uintptr_t)mt - (uintptr_t)dp->meta;
+	if (!at_ingress) { /* mt is io->meta[aux] of a task, or a copy on on_submit()'s stack */
+		uintptr_t off = (uintptr_t)mt - (uintptr_t)io->meta;
 
 		aux = off / sizeof(*mt);
-		if ((uintptr_t)mt < (uintptr_t)dp->meta || aux >= dp->n_meta ||
+		if ((uintptr_t)mt < (uintptr_t)io->meta || aux >= dp->n_pool ||
 		    off % sizeof(*mt) != 0 || f->h_by_aux[aux] == 0)
 			return;
 	}
-	if (at_ingress && type == NL_MSG_ACCEPT && f->cur_aux < dp->n_meta) {
+	if (at_ingress && type == NL_MSG_ACCEPT && f->cur_aux < dp->n_pool) {
 		struct nl_farm_dd *e = nl_farm_dd_put(&f->dd, task_id, mt->client_ip, mt->client_port);
 
 		e->attempt = f->cur_attempt;
@@ -564,13 +564,13 @@ nl_dp_farm_reply(struct io *io, const struct nl_dp_meta *mt, uint64_t task_id, u
 }
 
 void
-nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,
+nl_dp_farm_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t m,
 		    struct nl_msg_dispatch *d)
 {
-	struct nl_dp_farm *f = io->dp->farm;
+	struct nl_dp_farm *f = io->farm;
 	uint32_t h, wi;
 
-	if (f == NULL || t->aux >= io->dp->n_meta || (h = f->h_by_aux[t->aux]) == 0 ||
+	if (f == NULL || t->aux >= io->dp->n_pool || (h = f->h_by_aux[t->aux]) == 0 ||
 	    h >= f->n_h)
 		return;
 	wi = io->slot_worker[m];
@@ -585,23 +585,23 @@ nl_dp_farm_dispatch(struct io *io, const struct nl_task *t, uint32_t m,
 }
 
 void
-nl_dp_farm_machines(struct io *io)
+nl_dp_farm_machines(struct nl_port *io)
 {
-	if (io->dp->farm != NULL && io->dp->farm->n_h > 1)
+	if (io->farm != NULL && io->farm->n_h > 1)
 		rebuild(io);
 }
 
 void
-nl_dp_farm_worker_gone(struct io *io, uint32_t wi)
+nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
+	struct nl_dp_farm *f = io->farm;
 
 	if (f == NULL || wi >= MAX_WORKERS)
 		return;
 	memset(f->wk[wi].cmd, 0, sizeof(f->wk[wi].cmd));
-	for (unsigned int i = 0; i < dp->workers[wi].n_mach; i++) {
-		uint32_t m = dp->workers[wi].slot[i];
+	for (unsigned int i = 0; i < io->workers[wi].n_mach; i++) {
+		uint32_t m = io->workers[wi].slot[i];
 
 		if (m == NO_SLOT || m >= dp->n_mach)
 			continue;
@@ -644,7 +644,7 @@ dd_init(struct nl_dp_farm *f, uint32_t n_meta)
 }
 
 int
-nl_dp_farm_init(struct io *io)
+nl_dp_farm_init(struct nl_port *io)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_farm *f = calloc(1, sizeof(*f));
@@ -653,9 +653,9 @@ nl_dp_farm_init(struct io *io)
 	if (f == NULL)
 		return -ENOMEM;
 	f->ad = calloc(dp->n_mach, sizeof(*f->ad));
-	f->h_by_aux = calloc(dp->n_meta, sizeof(uint32_t));
-	f->disp_tsc = calloc(dp->n_meta, sizeof(uint64_t));
-	f->disp_slot = calloc(dp->n_meta, sizeof(uint32_t));
+	f->h_by_aux = calloc(dp->n_pool, sizeof(uint32_t));
+	f->disp_tsc = calloc(dp->n_pool, sizeof(uint64_t));
+	f->disp_slot = calloc(dp->n_pool, sizeof(uint32_t));
 	if (f->ad == NULL || f->h_by_aux == NULL || f->disp_tsc == NULL || f->disp_slot == NULL) {
 		free(f->ad);
 		free(f->h_by_aux);
@@ -664,7 +664,7 @@ nl_dp_farm_init(struct io *io)
 		free(f);
 		return -ENOMEM;
 	}
-	rc = dd_init(f, dp->n_meta);
+	rc = dd_init(f, dp->n_pool);
 	if (rc != 0) {
 		free(f->ad);
 		free(f->h_by_aux);
@@ -674,8 +674,8 @@ nl_dp_farm_init(struct io *io)
 		return rc;
 	}
 	f->n_h = 1;
-	dp->farm = f;
-	nl_match_src.n_aux = dp->n_meta;
+	io->farm = f;
+	nl_match_src.n_aux = dp->n_pool;
 	nl_match_src.h_by_aux = f->h_by_aux;
 	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
 	if (nl_dp_farm_tel_attach() != 0) /* telemetry is an extra: serve without it */
@@ -684,10 +684,10 @@ nl_dp_farm_init(struct io *io)
 }
 
 void
-nl_dp_farm_fini(struct io *io)
+nl_dp_farm_fini(struct nl_port *io)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = dp->farm;
+	struct nl_dp_farm *f = io->farm;
 
 	if (f == NULL)
 		return;
@@ -710,6 +710,6 @@ nl_dp_farm_fini(struct io *io)
 	free(f->disp_tsc);
 	free(f->disp_slot);
 	dd_fini(f);
-	dp->farm = NULL;
+	io->farm = NULL;
 	free(f);
 }

@@ -43,7 +43,6 @@
 #include "nl_model.h"
 #include "nl_model_cfg.h"
 #include "nl_policy.h"
-#include "nl_proto.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,31 +51,59 @@ extern "C" {
 #define NL_DP_MAX_LCORES 64u
 #define NL_DP_HIST_BUCKETS 24u /**< log2 buckets of service / latency [ns] */
 
-struct nl_principals;
+struct nl_dp;
+struct nl_dp_lcore;
+
+/**
+ * What a layer above the engine adds to it (scale-out: dataplane/xa/), as a policy fills
+ * struct nl_engine_ops: the engine calls the layers below it directly and the layers above
+ * only through this table, which the upper layer defines and the program hands over in
+ * nl_dp_opts.ext (STYLE.md "Layers": calls run down, hooks run up). Every entry may be NULL.
+ * Control path only: no entry runs on a manager lcore.
+ */
+struct nl_dp_ext_ops {
+	/**
+	 * nl_dp_create(), after the first machine generation is published and before managers
+	 * are mapped to lcores: build the extension's state for dp.
+	 * @param dp   Engine being created (policy, managers' count and names known).
+	 * @param arg  nl_dp_opts.ext_arg.
+	 * @param ext  Output: the state (dp->ext), or NULL when there is nothing to add.
+	 * @return 0, or -errno: creation fails with it.
+	 */
+	int (*attach_ctl)(struct nl_dp *dp, const void *arg, void **ext);
+	/**
+	 * nl_dp_create(): the lcore that polls manager `mgr`: lc (a manager lcore), or one of
+	 * the extension's own that is never launched (a scale-out proxy, drained elsewhere).
+	 */
+	struct nl_dp_lcore *(*mgr_lcore)(void *ext, uint32_t mgr, struct nl_dp_lcore *lc);
+	/** nl_dp_free(), before the engine drains: account and return the tasks it holds. */
+	void (*drain_ctl)(struct nl_dp *dp, void *ext);
+	/** nl_dp_counts_get(): task objects of the pool it carries for another appliance (not
+	 *  this engine's tasks, nl_dp.h I1). Any thread; relaxed. */
+	uint64_t (*foreign_live)(const void *ext);
+	/** nl_dp_free(), last: free the state. */
+	void (*free)(void *ext);
+};
 
 /** Run-time options of the engine (from the command line). */
-struct nl_xa_cfg;
-
 struct nl_dp_opts {
 	enum nl_scheme scheme;
 	unsigned int n_groups;      /**< 2LSC G */
 	unsigned int static_known;  /**< NLSC k */
 	bool emulate;               /**< emulated timing (else native) */
-	bool port_mode;             /**< machines are nlevel-workers behind a port */
+	bool port_mode;             /**< tasks and machines are outside: no generator, the layer
+				     *   driving the engine (port/) admits tasks with
+				     *   nl_dp_ingress_st() and takes the sub-tasks and ends */
 	double ns_per_vt;           /**< emulated: wall ns per u.t. */
 	unsigned int inbox_size;    /**< per-manager ring size (power of two) */
 	unsigned int pool_size;     /**< tasks in the mempool */
 	unsigned int burst;         /**< tasks per manager per poll */
 	double publish_vt;          /**< load snapshot period [u.t.] */
-	double worker_timeout_s;    /**< port mode: a worker silent this long is removed */
 	double work_scale_s;        /**< port mode: workers' wall s per model s (load estimate) */
 	unsigned int mgr_lcore[NL_DP_MAX_LCORES]; /**< lcores that run managers */
 	unsigned int n_mgr_lcore;
 	int mgr_map_n;              /**< entries in mgr_map (0 = round-robin) */
 	unsigned int mgr_map[4096]; /**< manager id -> index into mgr_lcore */
-	uint16_t port_id;
-	uint16_t udp_port;          /**< host order */
-	uint32_t ip;                /**< our IPv4 address, network order */
 	bool native_instant;        /**< native mode: machines finish sub-tasks at once */
 	bool native_book;           /**< native mode: each sub-task is booked on its machine for
 				     *   its modelled time x work_scale_s (the busy-until the pick
@@ -89,14 +116,9 @@ struct nl_dp_opts {
 				     *   control in virtual-time order (deterministic; tests) */
 	const struct nl_model_trace *trace; /**< emulated: called at every dispatch and reject
 					     *   (lock-step runs: from the driving thread); NULL */
-	bool auth;                  /**< port mode: protocol version 2 (authenticated) only */
-	struct nl_auth_key auth_key; /**< port mode, auth: the site key (nl_auth_key_load()) */
-	/* issue #16: identities, fair share, privilege drop (nl_dp_sec.c, docs/security.md) */
-	const struct nl_principals *principals; /**< port mode, auth: per-principal keys,
-						 *   rights and limits; NULL = site key only */
-	const char *run_as;         /**< port mode: drop to this user after start-up; NULL */
-	const struct nl_xa_cfg *xa; /**< port mode: a split tree and which appliance we are
-				     *   (nl_xa.h), or NULL (the whole tree here) */
+	const struct nl_dp_ext_ops *ext; /**< a layer above that extends the engine (scale-out:
+					  *   nl_xa.h), or NULL */
+	const void *ext_arg;        /**< its argument (ext->attach_ctl()) */
 };
 
 /** Counters of one run (control lcore's view; see I1). */
@@ -106,17 +128,10 @@ struct nl_dp_counts {
 	uint64_t completed;
 	uint64_t failed;            /**< accepted, then refused or lost */
 	uint64_t in_flight;         /**< tasks out of the pool */
-	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
 	uint64_t forwards;          /**< manager-to-manager transfers (hops), all managers */
 	uint64_t xhops;             /**< hand-overs between manager lcores on their SP/SC rings
 				     *   (forwards, and new tasks from the ingress lcore) */
-	uint64_t stale_done;        /**< DONEs matching nothing outstanding */
-	uint64_t workers_joined;
-	uint64_t workers_left;
-	uint64_t drops[NL_PROTO_E_MAX]; /**< malformed frames per reason */
 };
-
-struct nl_dp;
 
 /**
  * Create the engine: task mempool, inboxes, rings, machine generation, load table.
@@ -218,13 +233,6 @@ int nl_dp_drive_begin(struct nl_dp *dp);
  */
 uint64_t nl_dp_drive_round(struct nl_dp *dp, unsigned int idx);
 
-/**
- * Port mode: serve SUBMITs and workers on the port until nl_dp_stop() or a signal.
- * @param dp Engine (port_mode = true). @return 0; -errno.
- * @par Context Main lcore: it is the I/O and control lcore.
- */
-int nl_dp_serve(struct nl_dp *dp);
-
 /** Ask every loop to stop. @par Context Any thread, signal handler included. */
 void nl_dp_stop(void);
 
@@ -261,8 +269,9 @@ bool nl_dp_accounting_ok(const struct nl_dp *dp);
 int nl_dp_machine_set_ctl(struct nl_dp *dp, uint32_t mach, bool alive, double speed_ips);
 
 /**
- * Register the telemetry commands /nlevel/stats, /nlevel/managers, /nlevel/machines (and the
- * modules' own) and open the telemetry gate for dp (nl_dp_tel_register()).
+ * Open the telemetry gate for dp and register the engine's commands /nlevel/managers and
+ * /nlevel/machines (nl_dp_tel_register()); the layers above register theirs behind the same
+ * gate (port: /nlevel/stats and the rest; scale-out: /nlevel/appliances, /nlevel/summaries).
  * @param dp Engine, until nl_dp_free() closes the gate. @return 0; -errno.
  * @par Context Main lcore, init.
  */
@@ -292,6 +301,15 @@ int nl_dp_tel_register(const char *name, int (*fn)(const char *, const char *, s
  * @param dp Engine being freed. @par Context Control path (nl_dp_free()).
  */
 void nl_dp_tel_close(const struct nl_dp *dp);
+
+/**
+ * Set the state of the layer driving dp (port mode: struct nl_port; NULL when it stops), which
+ * that layer's telemetry handlers read as dp->driver: set under the gate's write lock, so a
+ * handler sees the old value or the new one for its whole run.
+ * @param dp      Engine. @param driver  The driver's state, or NULL.
+ * @par Context  Control path (the driving layer, at its start and end).
+ */
+void nl_dp_tel_driver_set(struct nl_dp *dp, void *driver);
 
 /**
  * The engine the telemetry gate is open for, NULL when closed.

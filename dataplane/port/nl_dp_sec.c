@@ -32,10 +32,10 @@
 #include <rte_telemetry.h>
 
 #include "nl_atomic.h"
-#include "nl_dp_port.h"
-#include "nl_dp_sec.h"
 #include "nl_dp_farm.h"
+#include "nl_dp_sec.h"
 #include "nl_fair.h"
+#include "nl_port_priv.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -62,25 +62,27 @@ struct nl_dp_sec {
 	uint64_t limit;                   /* admission limit */
 	uint64_t denied;                  /* all principals */
 	uint64_t unknown;                 /* frames of the site key refused (site_key = refuse) */
-	struct nl_sec_counts snap[NL_PRINCIPAL_MAX + 1]; /* with dp->snap (seqlock) */
+	struct nl_sec_counts snap[NL_PRINCIPAL_MAX + 1]; /* with io->snap (seqlock) */
+	nl_dp_sec_admit_fn admit;         /* the port's admission of a held SUBMIT */
 };
 
-static struct nl_dp *sec_tel_dp;
-
-static int snap_wait(struct nl_dp *dp, unsigned int timeout_ms);
-static void snap_read(const struct nl_dp *dp, struct nl_dp_counts *c, struct nl_sec_counts *prc);
+static int snap_wait(struct nl_port *io, unsigned int timeout_ms);
+static void snap_read(const struct nl_port *io, struct nl_dp_counts *c, struct nl_port_counts *pc,
+		      struct nl_sec_counts *prc);
 
 int
-nl_dp_sec_create(struct nl_dp *dp)
+nl_dp_sec_create(struct nl_port *io, nl_dp_sec_admit_fn admit)
 {
+	struct nl_dp *dp = io->dp;
 	struct nl_dp_sec *sec;
 
-	if (dp->o.principals == NULL)
+	if (io->o.principals == NULL)
 		return 0;
 	sec = calloc(1, sizeof(*sec));
 	if (sec == NULL)
 		return -ENOMEM;
-	sec->ps = *dp->o.principals;
+	sec->ps = *io->o.principals;
+	sec->admit = admit;
 	sec->site = sec->ps.n;
 	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : dp->o.pool_size;
 	{
@@ -99,20 +101,20 @@ nl_dp_sec_create(struct nl_dp *dp)
 		p->cap = i < sec->site ? sec->ps.p[i].queue : sec->ps.queue;
 		p->q = calloc(p->cap, sizeof(*p->q));
 		if (p->q == NULL) {
-			dp->sec = sec;
-			nl_dp_sec_free(dp);
+			io->sec = sec;
+			nl_dp_sec_free(io);
 			return -ENOMEM;
 		}
 		p->tokens = i < sec->site ? sec->ps.p[i].burst : 0;
 	}
-	dp->sec = sec;
+	io->sec = sec;
 	return 0;
 }
 
 void
-nl_dp_sec_free(struct nl_dp *dp)
+nl_dp_sec_free(struct nl_port *io)
 {
-	struct nl_dp_sec *sec = dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 
 	if (sec == NULL)
 		return;
@@ -121,14 +123,14 @@ nl_dp_sec_free(struct nl_dp *dp)
 	nl_fair_free(&sec->drr);
 	sodium_memzero(&sec->ps, sizeof(sec->ps));
 	free(sec);
-	dp->sec = NULL;
+	io->sec = NULL;
 }
 
 enum nl_proto_err
-nl_dp_sec_open(struct io *io, const void *buf, size_t len, struct nl_msg *out)
+nl_dp_sec_open(struct nl_port *io, const void *buf, size_t len, struct nl_msg *out)
 {
-	struct nl_dp_sec *sec = io->dp->sec;
-	const struct nl_auth_key *key = &io->dp->o.auth_key;
+	struct nl_dp_sec *sec = io->sec;
+	const struct nl_auth_key *key = &io->o.auth_key;
 	uint64_t sender = 0, seq;
 	const uint8_t *p = buf;
 	enum nl_proto_err e;
@@ -167,9 +169,9 @@ pr_index(const struct nl_dp_sec *sec, uint32_t pr)
 }
 
 static bool
-deny(struct io *io)
+deny(struct nl_port *io)
 {
-	struct nl_dp_sec *sec = io->dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 
 	nl_stat_add_st(&sec->pr[pr_index(sec, io->principal)].c.denied, 1);
 	nl_stat_add_st(&sec->denied, 1);
@@ -177,10 +179,10 @@ deny(struct io *io)
 }
 
 bool
-nl_dp_sec_allowed(struct io *io, const struct nl_msg *m, const struct nl_frame_addr *a)
+nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_sec *sec = dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 	uint32_t cur = io->principal;
 	const struct nl_principal *p;
 	uint32_t wid;
@@ -197,23 +199,23 @@ nl_dp_sec_allowed(struct io *io, const struct nl_msg *m, const struct nl_frame_a
 		const struct nl_dp_meta *mt;
 		uint32_t mach, wi;
 
-		if (d->token >= dp->n_meta)
+		if (d->token >= dp->n_pool)
 			return true; /* matches nothing: counted stale_done */
-		mt = &dp->meta[d->token];
+		mt = &io->meta[d->token];
 		if (!mt->active || mt->task == NULL || d->sub >= NL_TASK_MAX_SPLIT)
 			return true;
 		mach = mt->sub_mach[d->sub];
 		if (mach >= dp->n_mach || (wi = io->slot_worker[mach]) == NO_SLOT)
 			return true;
 		/* a sub-task out on another principal's machine: not ours to answer */
-		return dp->workers[wi].principal == cur ? true : deny(io);
+		return io->workers[wi].principal == cur ? true : deny(io);
 	}
 	wid = m->type == NL_MSG_BYE ? m->u.bye.worker_id : m->u.hello.worker_id;
 	if (p->has_worker_id && wid != p->worker_id)
 		return deny(io);
 	/* HELLO / LOAD / BYE from the address of a worker another principal registered */
-	for (unsigned int i = 0; i < dp->n_workers; i++) {
-		const struct nl_dp_worker *w = &dp->workers[i];
+	for (unsigned int i = 0; i < io->n_workers; i++) {
+		const struct nl_dp_worker *w = &io->workers[i];
 
 		if (w->live && w->ip == a->src_ip && w->port == a->src_port)
 			return w->principal == cur ? true : deny(io);
@@ -222,28 +224,28 @@ nl_dp_sec_allowed(struct io *io, const struct nl_msg *m, const struct nl_frame_a
 }
 
 bool
-nl_dp_sec_slot_ok(const struct io *io, uint32_t m)
+nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m)
 {
-	const struct nl_dp_sec *sec = io->dp->sec;
+	const struct nl_dp_sec *sec = io->sec;
 
 	return io->principal >= sec->site || nl_principal_slot_ok(&sec->ps.p[io->principal], m);
 }
 
 void
-nl_dp_sec_seal_as(struct io *io, uint32_t pr)
+nl_dp_sec_seal_as(struct nl_port *io, uint32_t pr)
 {
-	const struct nl_dp_sec *sec = io->dp->sec;
+	const struct nl_dp_sec *sec = io->sec;
 
-	io->seal.key = pr < sec->site ? sec->ps.p[pr].key : io->dp->o.auth_key;
+	io->seal.key = pr < sec->site ? sec->ps.p[pr].key : io->o.auth_key;
 }
 
 static void
-reject(struct io *io, uint32_t pr, const struct nl_msg_submit *s, const struct nl_frame_addr *a,
+reject(struct nl_port *io, uint32_t pr, const struct nl_msg_submit *s, const struct nl_frame_addr *a,
        uint16_t reason)
 {
 	struct nl_msg m = { .type = NL_MSG_REJECT };
 
-	nl_stat_add_st(&io->dp->io_rejected, 1);
+	nl_stat_add_st(&io->dp->io_rejected, 1); /* the engine's count of outside refusals */
 	m.u.reply.task_id = s->task_id;
 	m.u.reply.client_ts_ns = s->client_ts_ns;
 	m.u.reply.reason = reason;
@@ -252,9 +254,9 @@ reject(struct io *io, uint32_t pr, const struct nl_msg_submit *s, const struct n
 }
 
 void
-nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+nl_dp_sec_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
 {
-	struct nl_dp_sec *sec = io->dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 	unsigned int i = pr_index(sec, io->principal);
 	struct sec_pr *p = &sec->pr[i];
 	struct sec_ent *e;
@@ -300,10 +302,10 @@ nl_dp_sec_submit(struct io *io, const struct nl_msg_submit *s, const struct nl_f
 
 /* Admit the head of principal i's queue through the port's normal SUBMIT path. */
 static void
-admit_one(struct io *io, unsigned int i)
+admit_one(struct nl_port *io, unsigned int i)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_dp_sec *sec = dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 	struct sec_pr *p = &sec->pr[i];
 	struct sec_ent *e = &p->q[p->head];
 	uint64_t acc = dp->io_accepted, rej = dp->io_rejected;
@@ -316,7 +318,7 @@ admit_one(struct io *io, unsigned int i)
 	io->sec_admitting = true;
 	nl_dp_farm_ctx_get(io, &farm_saved); /* the frame being received may be another's */
 	nl_dp_farm_ctx_set(io, &e->farm);
-	nl_dp_port_admit(io, &e->s, &e->a);
+	sec->admit(io, &e->s, &e->a); /* hook up: the port's SUBMIT path */
 	nl_dp_farm_ctx_set(io, &farm_saved);
 	io->sec_admitting = false;
 	io->principal = saved;
@@ -338,9 +340,9 @@ has_backlog(void *ctx, unsigned int i)
 }
 
 unsigned int
-nl_dp_sec_poll(struct io *io)
+nl_dp_sec_poll(struct nl_port *io)
 {
-	struct nl_dp_sec *sec = io->dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 	unsigned int n = 0;
 	int i;
 
@@ -353,9 +355,9 @@ nl_dp_sec_poll(struct io *io)
 }
 
 void
-nl_dp_sec_finish(struct io *io, const struct nl_dp_meta *mt, bool failed)
+nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed)
 {
-	struct nl_dp_sec *sec = io->dp->sec;
+	struct nl_dp_sec *sec = io->sec;
 	struct sec_pr *p = &sec->pr[pr_index(sec, mt->principal)];
 
 	nl_stat_add_st(failed ? &p->c.failed : &p->c.completed, 1);
@@ -396,10 +398,12 @@ pr_name(const struct nl_dp_sec *sec, unsigned int i)
 static int
 tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = sec_tel_dp;
-	struct nl_dp_sec *sec = dp != NULL ? dp->sec : NULL;
+	struct nl_dp *dp = nl_dp_tel_dp();
+	struct nl_port *io = dp != NULL ? dp->driver : NULL;
+	struct nl_dp_sec *sec = io != NULL ? io->sec : NULL;
 	struct rte_tel_data *arr[N_KEYS + 1];
 	struct nl_sec_counts *prc;
+	struct nl_port_counts pc;
 	struct nl_dp_counts c;
 	bool snap;
 
@@ -420,9 +424,9 @@ tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_array(arr[k], k < N_KEYS ? RTE_TEL_U64_VAL : RTE_TEL_STRING_VAL);
 	}
 	prc = calloc(sec->site + 1, sizeof(*prc));
-	snap = prc != NULL && snap_wait(dp, 100) == 0;
+	snap = prc != NULL && snap_wait(io, 100) == 0;
 	if (snap)
-		snap_read(dp, &c, prc);
+		snap_read(io, &c, &pc, prc);
 	for (unsigned int i = 0; i <= sec->site && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
 		const struct nl_sec_counts *pc = snap ? &prc[i] : &sec->pr[i].c;
 
@@ -441,27 +445,26 @@ tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 int
-nl_dp_sec_tel_init(struct nl_dp *dp)
+nl_dp_sec_tel_init(void)
 {
-	sec_tel_dp = dp;
 	return nl_dp_tel_register("/nlevel/principals", tel_principals,
 					  "Per-principal counters (issue #16): submitted, accepted, "
 					  "completed, failed, in_flight, queued, rejected_*, denied.");
 }
 
 void
-nl_dp_sec_tel_stats(const struct nl_dp *dp, struct rte_tel_data *d)
+nl_dp_sec_tel_stats(const struct nl_port *io, struct rte_tel_data *d)
 {
-	const struct nl_dp_sec *sec = dp->sec;
+	const struct nl_dp_sec *sec = io->sec;
 
 	rte_tel_data_add_dict_u64(d, "denied", sec != NULL ? nl_atomic_load_relaxed(&sec->denied) : 0);
 	rte_tel_data_add_dict_u64(d, "principals", sec != NULL ? sec->ps.n : 0);
 }
 
 void
-nl_dp_sec_summary(const struct nl_dp *dp, FILE *f)
+nl_dp_sec_summary(const struct nl_port *io, FILE *f)
 {
-	const struct nl_dp_sec *sec = dp->sec;
+	const struct nl_dp_sec *sec = io->sec;
 
 	if (sec == NULL)
 		return;
@@ -482,9 +485,9 @@ nl_dp_sec_summary(const struct nl_dp *dp, FILE *f)
 /* ---- privilege drop ---- */
 
 int
-nl_dp_sec_drop_privileges(struct nl_dp *dp)
+nl_dp_sec_drop_privileges(const struct nl_port *io)
 {
-	const char *user = dp->o.run_as;
+	const char *user = io->o.run_as;
 	struct passwd *pw;
 
 	if (user == NULL)
@@ -534,37 +537,40 @@ load_words(void *dst, const void *src, size_t bytes)
 }
 
 void
-nl_dp_snap_serve_ctl(struct nl_dp *dp)
+nl_dp_snap_serve_ctl(struct nl_port *io)
 {
-	uint64_t req = nl_atomic_load_acquire(&dp->snap_req);
-	struct nl_dp_sec *sec = dp->sec;
+	uint64_t req = nl_atomic_load_acquire(&io->snap_req);
+	struct nl_dp_sec *sec = io->sec;
+	struct nl_port_counts pc;
 	struct nl_dp_counts c;
 
-	if (req == dp->snap_done)
+	if (req == io->snap_done)
 		return;
-	nl_dp_counts_get(dp, &c);
+	nl_dp_counts_get(io->dp, &c);
+	nl_port_counts_get(io, &pc);
 	/* seqlock: odd while writing; readers retry on a change */
-	nl_atomic_store_relaxed(&dp->snap_seq, dp->snap_seq + 1);
+	nl_atomic_store_relaxed(&io->snap_seq, io->snap_seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	store_words(&dp->snap, &c, sizeof(c));
+	store_words(&io->snap, &c, sizeof(c));
+	store_words(&io->psnap, &pc, sizeof(pc));
 	if (sec != NULL)
 		for (unsigned int i = 0; i <= sec->site; i++)
 			store_words(&sec->snap[i], &sec->pr[i].c, sizeof(sec->snap[i]));
-	nl_atomic_store_release(&dp->snap_seq, dp->snap_seq + 1);
-	nl_atomic_store_release(&dp->snap_done, req);
+	nl_atomic_store_release(&io->snap_seq, io->snap_seq + 1);
+	nl_atomic_store_release(&io->snap_done, req);
 }
 
 /* Request a snapshot and wait for it. 0; -ETIMEDOUT; -EINVAL (not serving a port). */
 static int
-snap_wait(struct nl_dp *dp, unsigned int timeout_ms)
+snap_wait(struct nl_port *io, unsigned int timeout_ms)
 {
 	uint64_t req, t_end, hz = rte_get_tsc_hz();
 
-	if (!dp->o.port_mode || dp->workers == NULL)
+	if (io == NULL)
 		return -EINVAL;
-	req = __atomic_add_fetch(&dp->snap_req, 1, __ATOMIC_ACQ_REL);
+	req = __atomic_add_fetch(&io->snap_req, 1, __ATOMIC_ACQ_REL);
 	t_end = rte_rdtsc() + (uint64_t)timeout_ms * (hz / 1000);
-	while ((int64_t)(nl_atomic_load_acquire(&dp->snap_done) - req) < 0) {
+	while ((int64_t)(nl_atomic_load_acquire(&io->snap_done) - req) < 0) {
 		if (rte_rdtsc() > t_end)
 			return -ETIMEDOUT;
 		rte_delay_us_sleep(50);
@@ -572,36 +578,40 @@ snap_wait(struct nl_dp *dp, unsigned int timeout_ms)
 	return 0;
 }
 
-/* Copy the last snapshot (and the per-principal one, prc[site + 1], when not NULL). */
+/* Copy the last snapshot: the engine's and the port's counters, and the per-principal ones
+ * (prc[site + 1]) when prc is not NULL. */
 static void
-snap_read(const struct nl_dp *dp, struct nl_dp_counts *c, struct nl_sec_counts *prc)
+snap_read(const struct nl_port *io, struct nl_dp_counts *c, struct nl_port_counts *pc,
+	  struct nl_sec_counts *prc)
 {
-	const struct nl_dp_sec *sec = dp->sec;
+	const struct nl_dp_sec *sec = io->sec;
 
 	for (;;) {
-		uint64_t s0 = nl_atomic_load_acquire(&dp->snap_seq), s1;
+		uint64_t s0 = nl_atomic_load_acquire(&io->snap_seq), s1;
 
 		if (s0 & 1) {
 			rte_pause();
 			continue;
 		}
-		load_words(c, &dp->snap, sizeof(*c));
+		load_words(c, &io->snap, sizeof(*c));
+		load_words(pc, &io->psnap, sizeof(*pc));
 		if (prc != NULL && sec != NULL)
 			for (unsigned int i = 0; i <= sec->site; i++)
 				load_words(&prc[i], &sec->snap[i], sizeof(prc[i]));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		s1 = nl_atomic_load_relaxed(&dp->snap_seq);
+		s1 = nl_atomic_load_relaxed(&io->snap_seq);
 		if (s0 == s1)
 			return;
 	}
 }
 
 int
-nl_dp_snap_get(struct nl_dp *dp, struct nl_dp_counts *c, unsigned int timeout_ms)
+nl_dp_snap_get(struct nl_port *io, struct nl_dp_counts *c, struct nl_port_counts *pc,
+	       unsigned int timeout_ms)
 {
-	int rc = snap_wait(dp, timeout_ms);
+	int rc = snap_wait(io, timeout_ms);
 
 	if (rc == 0)
-		snap_read(dp, c, NULL);
+		snap_read(io, c, pc, NULL);
 	return rc;
 }

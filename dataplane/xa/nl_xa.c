@@ -25,206 +25,11 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_inline.h"
-#include "nl_dp_port.h"
+#include "nl_port_priv.h"
 #include "nl_gossip.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
 #include "nl_xa_priv.h"
-
-/* ---------------------------------------------------------------- sending ---- */
-
-/* One datagram on the wire (or, test hook, not: every test_drop_every-th is dropped). */
-static void
-send_bytes(struct io *io, unsigned int app, const uint8_t *buf, size_t n)
-{
-	struct nl_xa *xa = io->dp->xa;
-	struct xa_peer *p = &xa->peer[app];
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-	nl_stat_add_st(&p->tx_dgrams, 1);
-	if (xa->cfg.test_drop_every > 0 && ++xa->dgram_n % xa->cfg.test_drop_every == 0) {
-		nl_stat_add_st(&xa->test_dropped, 1);
-		return;
-	}
-	/* until we heard from it (or were told its MAC), Ethernet broadcast on our segment */
-	nl_dp_io_send_bytes(io, buf, n, p->mac_known ? p->mac : bcast, xa->cfg.app[app].ip,
-			    xa->cfg.app[app].port);
-}
-
-void
-nl_xa_send_ctl(struct io *io, unsigned int app, const struct nl_xa_msg *m)
-{
-	struct nl_xa *xa = io->dp->xa;
-	struct xa_peer *p = &xa->peer[app];
-	uint8_t buf[NL_PROTO_MAX_LEN];
-	int n = nl_xa_encode(m, buf, sizeof(buf));
-
-	if (n < 0) {
-		nl_stat_add_st(&io->dp->tx_fail, 1);
-		return;
-	}
-	if (m->dgram_seq != 0 && p->rtx != NULL) { /* kept until acknowledged (retransmission) */
-		struct xa_unacked *u = &p->rtx[m->dgram_seq % XA_RTX_CAP];
-
-		if (u->seq != 0) /* XA_RTX_CAP unacknowledged: the oldest is no longer retransmitted */
-			nl_stat_add_st(&p->rtx_overflow, 1);
-		u->seq = m->dgram_seq;
-		u->len = (uint16_t)n;
-		u->tries = 1;
-		u->sent_tsc = rte_rdtsc();
-		memcpy(u->buf, buf, (size_t)n);
-	}
-	send_bytes(io, app, buf, (size_t)n);
-}
-
-/* The next datagram number to appliance app (never 0). */
-static uint32_t
-next_dgram(struct xa_peer *p)
-{
-	if (++p->tx_seq == 0)
-		p->tx_seq = 1;
-	return p->tx_seq;
-}
-
-/* Send again what app has not acknowledged within retransmit_s. */
-static void
-retransmit(struct io *io, unsigned int app, uint64_t now)
-{
-	struct nl_xa *xa = io->dp->xa;
-	struct xa_peer *p = &xa->peer[app];
-
-	if (p->rtx == NULL || !p->live)
-		return;
-	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
-		struct xa_unacked *u = &p->rtx[i];
-
-		/* backing off: retransmit_s, then twice and four times as long (a dead peer is
-		 * declared gone within gone_after_s; the ring holds longer than that) */
-		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 3 ? u->tries - 1 : 2))
-			continue;
-		u->sent_tsc = now;
-		u->tries++;
-		nl_stat_add_st(&p->retx, 1);
-		send_bytes(io, app, u->buf, u->len);
-	}
-}
-
-/* Appliance app acknowledged datagram seq: forget it. */
-static void
-acked(struct xa_peer *p, uint32_t seq)
-{
-	struct xa_unacked *u;
-
-	if (p->rtx == NULL)
-		return;
-	u = &p->rtx[seq % XA_RTX_CAP];
-	if (u->seq == seq) {
-		u->seq = 0;
-		nl_stat_add_st(&p->acked, 1);
-	}
-}
-
-/* Forget every unacknowledged datagram to app (it is gone or restarted: what they carried
- * was answered by nl_xa_declare_lost_ctl()). */
-static void
-rtx_clear(struct xa_peer *p)
-{
-	if (p->rtx != NULL)
-		for (unsigned int i = 0; i < XA_RTX_CAP; i++)
-			p->rtx[i].seq = 0;
-}
-
-/* Receiver: whether datagram seq of app (its current incarnation) arrived before; marks it. */
-static bool
-dedup_seen(struct xa_peer *p, uint32_t seq)
-{
-	uint32_t bit = seq % XA_DEDUP_WIN;
-
-	if (p->rx_hi == 0 || (int32_t)(seq - p->rx_hi) > 0) { /* newer: clear the bits skipped */
-		uint32_t gap = p->rx_hi == 0 ? XA_DEDUP_WIN : seq - p->rx_hi;
-
-		if (gap >= XA_DEDUP_WIN)
-			memset(p->rx_win, 0, sizeof(p->rx_win));
-		else /* the skipped numbers and seq itself: their bits held older numbers */
-			for (uint32_t s = p->rx_hi + 1; s != seq + 1; s++)
-				p->rx_win[(s % XA_DEDUP_WIN) / 64] &= ~(UINT64_C(1) << (s % 64));
-		p->rx_hi = seq;
-	} else if (p->rx_hi - seq >= XA_DEDUP_WIN) {
-		return true; /* older than the window: the sender gave it up long ago */
-	}
-	if (p->rx_win[bit / 64] & (UINT64_C(1) << (bit % 64)))
-		return true;
-	p->rx_win[bit / 64] |= UINT64_C(1) << (bit % 64);
-	return false;
-}
-
-static void
-queue_ack(struct io *io, unsigned int app, uint32_t seq)
-{
-	struct xa_peer *p = &io->dp->xa->peer[app];
-
-	if (p->out_ack.n == NL_XA_MAX_ACKS) {
-		nl_xa_send_ctl(io, app, &p->out_ack);
-		p->out_ack.n = 0;
-	}
-	nl_xa_prep_ctl(io->dp->xa, &p->out_ack);
-	p->out_ack.u.ack[p->out_ack.n++] = seq;
-}
-
-static void
-flush_peer(struct io *io, unsigned int app)
-{
-	struct xa_peer *p = &io->dp->xa->peer[app];
-
-	if (p->out_task.n > 0) {
-		p->out_task.dgram_seq = next_dgram(p);
-		nl_xa_send_ctl(io, app, &p->out_task);
-		p->out_task.n = 0;
-		p->out_task_len = 0;
-	}
-	if (p->out_back.n > 0) {
-		p->out_back.dgram_seq = next_dgram(p);
-		nl_xa_send_ctl(io, app, &p->out_back);
-		p->out_back.n = 0;
-	}
-	if (p->out_ack.n > 0) {
-		nl_xa_send_ctl(io, app, &p->out_ack);
-		p->out_ack.n = 0;
-	}
-}
-
-void
-nl_xa_prep_ctl(struct nl_xa *xa, struct nl_xa_msg *m)
-{
-	m->from_app = (uint16_t)xa->self;
-	m->incarnation = xa->inc;
-}
-
-static void
-queue_task(struct io *io, unsigned int app, const struct nl_xa_task *r)
-{
-	struct xa_peer *p = &io->dp->xa->peer[app];
-	size_t len = nl_xa_task_wire_len(r);
-
-	if (p->out_task.n == NL_XA_MAX_TASKS || p->out_task_len + len > NL_XA_ROOM)
-		flush_peer(io, app);
-	nl_xa_prep_ctl(io->dp->xa, &p->out_task);
-	p->out_task.u.task[p->out_task.n++] = *r;
-	p->out_task_len += len;
-	p->tx_tasks++;
-}
-
-static void
-queue_back(struct io *io, unsigned int app, const struct nl_xa_back *r)
-{
-	struct xa_peer *p = &io->dp->xa->peer[app];
-
-	if (p->out_back.n == NL_XA_MAX_BACKS)
-		flush_peer(io, app);
-	nl_xa_prep_ctl(io->dp->xa, &p->out_back);
-	p->out_back.u.back[p->out_back.n++] = *r;
-	p->tx_backs++;
-}
 
 /* ---------------------------------------------------------------- task ends ---- */
 
@@ -236,22 +41,21 @@ set_failed(struct nl_task *t, enum nl_reject_reason why)
 }
 
 bool
-nl_xa_finish_ctl(struct io *io, struct nl_task *t)
+nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
-	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	struct nl_xa *xa = nl_xa_of(dp);
+	struct nl_dp_meta *mt = &io->meta[t->aux];
+	struct xa_task *xt = &xa->task[t->aux];
 	struct nl_xa_back b;
 
-	if (xa == NULL)
-		return false;
-	mt->xa_flags = 0; /* the task ends here: its object starts clean */
-	if (mt->xa_state != XA_FOREIGN)
+	xt->flags = 0; /* the task ends here: its object starts clean */
+	if (xt->state != XA_FOREIGN)
 		return false;
 	memset(&b, 0, sizeof(b));
 	b.task_id = t->id;
-	b.origin_token = mt->xa_token;
-	b.origin_seq = mt->xa_seq;
+	b.origin_token = xt->token;
+	b.origin_seq = xt->seq;
 	b.reason = (t->flags & NL_TF_FAILED) ?
 			   (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff) : 0;
 	if ((t->flags & NL_TF_FAILED) && b.reason == 0)
@@ -259,9 +63,9 @@ nl_xa_finish_ctl(struct io *io, struct nl_task *t)
 	b.n_done = mt->n_done;
 	b.status = mt->status;
 	b.hops = t->hops;
-	queue_back(io, mt->xa_origin, &b);
+	nl_xa_queue_back_ctl(io, xt->origin, &b);
 	mt->active = 0;
-	mt->xa_state = XA_OWN;
+	xt->state = XA_OWN;
 	rte_mempool_put(dp->pool, t);
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live - 1);
 	return true;
@@ -270,7 +74,7 @@ nl_xa_finish_ctl(struct io *io, struct nl_task *t)
 /* A task we cannot carry on here: ours is answered REJECT `why`; a foreign one is handed back
  * failed (nl_xa_finish_ctl() from the port's finish). */
 static void
-fail_task(struct io *io, struct nl_task *t, enum nl_reject_reason why)
+fail_task(struct nl_port *io, struct nl_task *t, enum nl_reject_reason why)
 {
 	set_failed(t, why);
 	nl_dp_port_finish(io, t);
@@ -287,15 +91,15 @@ static bool inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
  * whose move (by a peer that did not know yet) to an appliance declared gone before that was
  * no second loss. false: answer machine_lost. */
 static bool
-reroute(struct io *io, struct nl_task *t, bool again)
+reroute(struct nl_port *io, struct nl_task *t, bool again)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
-	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	struct nl_xa *xa = nl_xa_of(dp);
+	struct xa_task *xt = &xa->task[t->aux];
 	const struct nl_sched *s = dp->gen_rcu->s;
 	uint32_t to = s->ops->top_mgr(s);
 
-	if (!(mt->xa_flags & NL_XA_TF_REROUTE) || (!again && (mt->xa_flags & NL_XA_TF_REROUTED)))
+	if (!(xt->flags & NL_XA_TF_REROUTE) || (!again && (xt->flags & NL_XA_TF_REROUTED)))
 		return false;
 	if (xa->mgr_app[to] != xa->self && !xa->peer[xa->mgr_app[to]].live) {
 		to = NL_NODE_NONE;
@@ -305,8 +109,8 @@ reroute(struct io *io, struct nl_task *t, bool again)
 		if (to == NL_NODE_NONE)
 			return false;
 	}
-	mt->xa_flags |= NL_XA_TF_REROUTED;
-	mt->xa_rr_epoch = xa->gone_epoch;
+	xt->flags |= NL_XA_TF_REROUTED;
+	xt->rr_epoch = xa->gone_epoch;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
 	if (!inbox_put_ctl(dp, t, to))
@@ -316,11 +120,12 @@ reroute(struct io *io, struct nl_task *t, bool again)
 }
 
 static void
-hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
+hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
-	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	struct nl_xa *xa = nl_xa_of(dp);
+	const struct nl_dp_meta *mt = &io->meta[t->aux];
+	struct xa_task *xt = &xa->task[t->aux];
 	unsigned int app = xa->mgr_app[to_mgr];
 	struct nl_xa_task r;
 	uint64_t now = rte_rdtsc();
@@ -344,43 +149,43 @@ hand_out(struct io *io, struct nl_task *t, uint32_t to_mgr)
 	r.hops = t->hops;
 	r.cmd_id = mt->cmd_id;
 	r.args_len = mt->args_len;
-	r.flags = mt->xa_flags & NL_XA_TF_ALL;
+	r.flags = xt->flags & NL_XA_TF_ALL;
 	memcpy(r.args, mt->args, mt->args_len);
-	if (mt->xa_state == XA_FOREIGN) { /* passing through: it stays the origin's */
-		r.origin_app = mt->xa_origin;
-		r.origin_token = mt->xa_token;
-		r.origin_seq = mt->xa_seq;
-		queue_task(io, app, &r);
-		if (app != mt->xa_origin) { /* tell the origin whom to wait for (X1) */
+	if (xt->state == XA_FOREIGN) { /* passing through: it stays the origin's */
+		r.origin_app = xt->origin;
+		r.origin_token = xt->token;
+		r.origin_seq = xt->seq;
+		nl_xa_queue_task_ctl(io, app, &r);
+		if (app != xt->origin) { /* tell the origin whom to wait for (X1) */
 			struct nl_xa_back mv = { .task_id = t->id,
-						 .origin_token = mt->xa_token,
-						 .origin_seq = mt->xa_seq,
+						 .origin_token = xt->token,
+						 .origin_seq = xt->seq,
 						 .reason = NL_XA_REASON_MOVED,
 						 .hops = t->hops,
 						 .at_app = (uint16_t)app };
 
-			queue_back(io, mt->xa_origin, &mv);
+			nl_xa_queue_back_ctl(io, xt->origin, &mv);
 		}
-		mt->xa_state = XA_OWN;
+		xt->state = XA_OWN;
 		rte_mempool_put(dp->pool, t);
 		nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live - 1);
 		return;
 	}
-	mt->xa_state = XA_PARKED; /* ours: parked, in flight elsewhere (X1) */
-	mt->xa_at = (uint16_t)app;
-	mt->xa_seq = ++xa->seq;
+	xt->state = XA_PARKED; /* ours: parked, in flight elsewhere (X1) */
+	xt->at = (uint16_t)app;
+	xt->seq = ++xa->seq;
 	r.origin_app = (uint16_t)xa->self;
 	r.origin_token = t->aux;
-	r.origin_seq = mt->xa_seq;
+	r.origin_seq = xt->seq;
 	nl_atomic_store_relaxed(&xa->parked, xa->parked + 1);
-	queue_task(io, app, &r);
+	nl_xa_queue_task_ctl(io, app, &r);
 }
 
 /* Drain the proxies' inboxes (the pending bits other lcores set, as a manager lcore does). */
 static unsigned int
-drain_proxies(struct io *io)
+drain_proxies(struct nl_port *io)
 {
-	struct nl_xa *xa = io->dp->xa;
+	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct nl_dp_lcore *px = xa->proxy;
 	unsigned int work = 0, n_words = (px->n_mgr + 63) / 64;
 
@@ -412,7 +217,7 @@ drain_proxies(struct io *io)
 /* ---------------------------------------------------------------- hand-over in ---- */
 
 static void
-reject_back(struct io *io, const struct nl_xa_task *r, enum nl_reject_reason why)
+reject_back(struct nl_port *io, const struct nl_xa_task *r, enum nl_reject_reason why)
 {
 	struct nl_xa_back b = { .task_id = r->task_id,
 				.origin_token = r->origin_token,
@@ -420,7 +225,7 @@ reject_back(struct io *io, const struct nl_xa_task *r, enum nl_reject_reason why
 				.reason = (uint16_t)why,
 				.hops = r->hops };
 
-	queue_back(io, r->origin_app, &b);
+	nl_xa_queue_back_ctl(io, r->origin_app, &b);
 }
 
 static bool
@@ -439,29 +244,32 @@ static struct nl_task *
 parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id)
 {
 	struct nl_dp *dp = xa->dp;
-	struct nl_dp_meta *mt;
+	const struct xa_task *xt;
+	struct nl_task *t;
 
-	if (token >= dp->n_meta)
+	if (token >= dp->n_pool)
 		return NULL;
-	mt = &dp->meta[token];
-	if (mt->task == NULL || mt->xa_state != XA_PARKED || mt->xa_seq != seq || mt->task->id != id)
+	xt = &xa->task[token];
+	t = dp->pool_task[token];
+	if (t == NULL || xt->state != XA_PARKED || xt->seq != seq || t->id != id)
 		return NULL;
-	return mt->task;
+	return t;
 }
 
 static void
 unpark(struct nl_xa *xa, struct nl_task *t)
 {
-	xa->dp->meta[t->aux].xa_state = XA_OWN;
+	xa->task[t->aux].state = XA_OWN;
 	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
 }
 
 static void
-hand_in(struct io *io, const struct nl_xa_task *r)
+hand_in(struct nl_port *io, const struct nl_xa_task *r)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = nl_xa_of(dp);
 	struct nl_dp_meta *mt;
+	struct xa_task *xt;
 	struct nl_task *t;
 	void *obj;
 
@@ -479,7 +287,7 @@ hand_in(struct io *io, const struct nl_xa_task *r)
 		}
 		unpark(xa, t);
 		t->hops = r->hops;
-		dp->meta[t->aux].xa_flags = r->flags;
+		xa->task[t->aux].flags = r->flags;
 		if (!inbox_put_ctl(dp, t, r->to_mgr))
 			fail_task(io, t, NL_REJECT_OVERLOAD);
 		return;
@@ -490,7 +298,8 @@ hand_in(struct io *io, const struct nl_xa_task *r)
 		return;
 	}
 	t = obj;
-	mt = &dp->meta[t->aux];
+	mt = &io->meta[t->aux];
+	xt = &xa->task[t->aux];
 	t->id = r->task_id;
 	t->need = r->need;
 	t->instr = (double)r->instr;
@@ -509,21 +318,21 @@ hand_in(struct io *io, const struct nl_xa_task *r)
 	mt->args_len = r->args_len;
 	memcpy(mt->args, r->args, r->args_len);
 	memset(mt->sub_mach, 0xff, sizeof(mt->sub_mach));
-	mt->xa_state = XA_FOREIGN;
-	mt->xa_flags = r->flags;
-	mt->xa_origin = r->origin_app;
-	mt->xa_token = r->origin_token;
-	mt->xa_seq = r->origin_seq;
+	xt->state = XA_FOREIGN;
+	xt->flags = r->flags;
+	xt->origin = r->origin_app;
+	xt->token = r->origin_token;
+	xt->seq = r->origin_seq;
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live + 1);
 	if (!inbox_put_ctl(dp, t, r->to_mgr))
 		fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 
 static void
-back_in(struct io *io, const struct nl_xa_back *b)
+back_in(struct nl_port *io, const struct nl_xa_back *b)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = nl_xa_of(dp);
 	struct nl_task *t = parked_lookup(xa, b->origin_token, b->origin_seq, b->task_id);
 	struct nl_dp_meta *mt;
 
@@ -536,15 +345,15 @@ back_in(struct io *io, const struct nl_xa_back *b)
 	}
 	if (b->reason == NL_XA_REASON_MOVED) { /* still away: now at another appliance */
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
-			dp->meta[t->aux].xa_at = b->at_app;
+			xa->task[t->aux].at = b->at_app;
 		xa->moved++;
 		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live) {
 			/* moved to an appliance declared gone before the note arrived: lost there,
 			 * unless it was gone already when we re-routed the task (the mover did not
 			 * know yet): then it goes back into the tree again */
-			const struct nl_dp_meta *tm = &dp->meta[t->aux];
-			bool stale = (tm->xa_flags & NL_XA_TF_REROUTED) &&
-				     xa->peer[b->at_app].gone_epoch <= tm->xa_rr_epoch;
+			const struct xa_task *xt = &xa->task[t->aux];
+			bool stale = (xt->flags & NL_XA_TF_REROUTED) &&
+				     xa->peer[b->at_app].gone_epoch <= xt->rr_epoch;
 
 			unpark(xa, t);
 			if (!reroute(io, t, stale)) {
@@ -556,7 +365,7 @@ back_in(struct io *io, const struct nl_xa_back *b)
 		return;
 	}
 	unpark(xa, t);
-	mt = &dp->meta[t->aux];
+	mt = &io->meta[t->aux];
 	mt->n_done = (uint8_t)b->n_done;
 	mt->status = b->status;
 	t->hops = b->hops;
@@ -571,31 +380,32 @@ back_in(struct io *io, const struct nl_xa_back *b)
 /* Appliance `app` is gone (silent past its records' lifetime, or restarted): what was parked
  * at it is answered REJECT machine_lost, now (X1: each exactly once). */
 void
-nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
+nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = nl_xa_of(dp);
 	uint64_t n = 0, r = 0;
 
-	flush_peer(io, app);
+	nl_xa_flush_peer_ctl(io, app);
 	xa->peer[app].gone_epoch = ++xa->gone_epoch;
 	/* its machines are gone for the policies first: a task re-routed below must not be
 	 * placed on them again (the lcore that takes it sees this snapshot) */
 	nl_xa_install_ctl(io, app, true);
-	for (unsigned int i = 0; i < dp->n_meta; i++) {
-		struct nl_dp_meta *mt = &dp->meta[i];
+	for (unsigned int i = 0; i < dp->n_pool; i++) {
+		const struct xa_task *xt = &xa->task[i];
+		struct nl_task *t = dp->pool_task[i];
 
-		if (mt->xa_state != XA_PARKED || mt->xa_at != app || mt->task == NULL)
+		if (xt->state != XA_PARKED || xt->at != app || t == NULL)
 			continue;
-		unpark(xa, mt->task);
-		if (reroute(io, mt->task, false)) {
+		unpark(xa, t);
+		if (reroute(io, t, false)) {
 			r++;
 			continue;
 		}
-		fail_task(io, mt->task, NL_REJECT_MACHINE_LOST);
+		fail_task(io, t, NL_REJECT_MACHINE_LOST);
 		n++;
 	}
-	rtx_clear(&xa->peer[app]);
+	nl_xa_rtx_clear_ctl(&xa->peer[app]);
 	xa->peer[app].lost_tasks += n;
 	xa->lost_tasks += n;
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
@@ -604,9 +414,9 @@ nl_xa_declare_lost_ctl(struct io *io, unsigned int app, const char *why)
 }
 
 static void
-peer_heard(struct io *io, unsigned int app, uint64_t inc, const struct nl_frame_addr *a)
+peer_heard(struct nl_port *io, unsigned int app, uint64_t inc, const struct nl_frame_addr *a)
 {
-	struct nl_xa *xa = io->dp->xa;
+	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_peer *p = &xa->peer[app];
 
 	memcpy(p->mac, a->src_mac, 6);
@@ -634,9 +444,9 @@ peer_heard(struct io *io, unsigned int app, uint64_t inc, const struct nl_frame_
 /* ---------------------------------------------------------------- rounds ---- */
 
 unsigned int
-nl_xa_poll_ctl(struct io *io)
+nl_xa_poll_ctl(struct nl_port *io)
 {
-	struct nl_xa *xa = io->dp->xa;
+	struct nl_xa *xa = nl_xa_of(io->dp);
 	unsigned int work;
 	uint64_t now = rte_rdtsc();
 
@@ -649,39 +459,49 @@ nl_xa_poll_ctl(struct io *io)
 		xa->next_check_tsc = now + xa->check_cyc;
 		for (unsigned int a = 0; a < xa->cfg.n_app; a++)
 			if (a != xa->self)
-				retransmit(io, a, now);
+				nl_xa_retransmit_ctl(io, a, now);
 		if (s >= xa->next_gossip_s) {
 			xa->next_gossip_s = s + xa->cfg.gossip_period_s;
-			nl_xa_gossip_round_ctl(io, s);
+			uint64_t silent = nl_xa_gossip_round_ctl(io, s);
+
+			for (unsigned int a = 0; a < xa->cfg.n_app; a++) {
+				if (!(silent & (UINT64_C(1) << a)))
+					continue;
+				xa->peer[a].live = false;
+				xa->peer[a].gone++;
+				nl_xa_declare_lost_ctl(io, a, "gone (no gossip record within "
+							      "gone_after_s)");
+			}
+			nl_xa_gossip_push_ctl(io);
 			work++;
 		}
 	}
 	for (unsigned int a = 0; a < xa->cfg.n_app; a++)
 		if (xa->peer[a].out_task.n > 0 || xa->peer[a].out_back.n > 0 ||
 		    xa->peer[a].out_ack.n > 0)
-			flush_peer(io, a);
+			nl_xa_flush_peer_ctl(io, a);
 	return work;
 }
 
 void
-nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, size_t plen)
+nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *pl, size_t plen)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = nl_xa_of(dp);
 	static struct nl_xa_msg m; /* control lcore only (X2); too large for its stack */
 	enum nl_proto_err e;
 
 	if (xa == NULL) {
-		nl_stat_add_st(&dp->drops[NL_PROTO_E_TYPE], 1); /* not split: not ours to take */
+		nl_stat_add_st(&io->c.drops[NL_PROTO_E_TYPE], 1); /* not split: not ours to take */
 		return;
 	}
-	if (a->dst_ip != dp->o.ip) { /* flooded by a switch to everyone (broadcast): not ours */
+	if (a->dst_ip != io->o.ip) { /* flooded by a switch to everyone (broadcast): not ours */
 		nl_stat_add_st(&xa->not_ours, 1);
 		return;
 	}
-	e = nl_xa_open(dp->o.auth ? &dp->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns, &m);
+	e = nl_xa_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns, &m);
 	if (e != NL_PROTO_OK) {
-		nl_stat_add_st(&dp->drops[e], 1);
+		nl_stat_add_st(&io->c.drops[e], 1);
 		return;
 	}
 	/* the sender must be a configured appliance, speaking from its configured address */
@@ -692,8 +512,8 @@ nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, si
 	}
 	peer_heard(io, m.from_app, m.incarnation, a);
 	if (m.dgram_seq != 0) { /* numbered: acknowledge (again, if a duplicate), act once */
-		queue_ack(io, m.from_app, m.dgram_seq);
-		if (dedup_seen(&xa->peer[m.from_app], m.dgram_seq)) {
+		nl_xa_queue_ack_ctl(io, m.from_app, m.dgram_seq);
+		if (nl_xa_dedup_seen_ctl(&xa->peer[m.from_app], m.dgram_seq)) {
 			nl_stat_add_st(&xa->peer[m.from_app].dup_rx, 1);
 			return;
 		}
@@ -711,7 +531,7 @@ nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, si
 		break;
 	case NL_XA_MSG_ACK:
 		for (unsigned int i = 0; i < m.n; i++)
-			acked(&xa->peer[m.from_app], m.u.ack[i]);
+			nl_xa_acked_ctl(&xa->peer[m.from_app], m.u.ack[i]);
 		break;
 	default:
 		nl_xa_summary_in_ctl(io, &m);
@@ -720,19 +540,19 @@ nl_xa_rx_ctl(struct io *io, const struct nl_frame_addr *a, const uint8_t *pl, si
 }
 
 void
-nl_xa_drain_ctl(struct nl_dp *dp)
+nl_xa_drain_ctl(struct nl_dp *dp, void *ext)
 {
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = ext;
 	uint64_t n = 0;
 
-	if (xa == NULL || dp->meta == NULL)
+	if (xa == NULL || dp->pool_task == NULL)
 		return;
-	for (unsigned int i = 0; i < dp->n_meta; i++) {
-		struct nl_dp_meta *mt = &dp->meta[i];
+	for (unsigned int i = 0; i < dp->n_pool; i++) {
+		struct xa_task *xt = &xa->task[i];
 
-		if (mt->xa_state == XA_PARKED && mt->task != NULL) {
-			mt->xa_state = XA_OWN;
-			rte_mempool_put(dp->pool, mt->task);
+		if (xt->state == XA_PARKED && dp->pool_task[i] != NULL) {
+			xt->state = XA_OWN;
+			rte_mempool_put(dp->pool, dp->pool_task[i]);
 			n++;
 		}
 	}
@@ -745,12 +565,13 @@ nl_xa_drain_ctl(struct nl_dp *dp)
 /* ---------------------------------------------------------------- placement by load ---- */
 
 unsigned int
-nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec)
+nl_xa_place_ctl(struct nl_port *io, const struct nl_dp_sub *rec, unsigned int n_rec)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = nl_xa_of(dp);
 	struct nl_task *t = rec[0].t;
-	struct nl_dp_meta *mt = &dp->meta[t->aux];
+	const struct nl_dp_meta *mt = &io->meta[t->aux];
+	struct xa_task *xt = &xa->task[t->aux];
 	unsigned int n = nl_model_task_subs_left(t), app;
 	uint32_t m = rec[0].mach;
 
@@ -758,7 +579,7 @@ nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec)
 	 * all the task's sub-tasks: the task goes, once, to the manager that dispatches to the
 	 * first of them there */
 	if (rec[0].sub != 0 || mt->active || n == 0 || n > n_rec || m >= dp->n_mach ||
-	    io->alive[m] || !xa->mach_inst[m] || (mt->xa_flags & NL_XA_TF_PLACED) ||
+	    io->alive[m] || !xa->mach_inst[m] || (xt->flags & NL_XA_TF_PLACED) ||
 	    (t->flags & NL_TF_FAILED))
 		return 0;
 	app = xa->mach_app[m];
@@ -770,7 +591,7 @@ nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec)
 			return 0; /* not all there: its other sub-tasks are placed here */
 	for (unsigned int j = 1; j < n; j++)
 		nl_load_mark_applied_ctl(dp->load, rec[j].mgr, rec[j].seq);
-	mt->xa_flags |= NL_XA_TF_PLACED;
+	xt->flags |= NL_XA_TF_PLACED;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
 	nl_atomic_store_relaxed(&xa->placed_out, xa->placed_out + 1);
@@ -779,8 +600,10 @@ nl_xa_place_ctl(struct io *io, const struct nl_dp_sub *rec, unsigned int n_rec)
 }
 
 const struct nl_mach_load *
-nl_xa_local_load_ctl(struct nl_xa *xa, const struct nl_mach_load *w, unsigned int n_mach)
+nl_xa_local_load_ctl(void *ext, const struct nl_mach_load *w, unsigned int n_mach)
 {
+	struct nl_xa *xa = ext;
+
 	if (xa == NULL)
 		return w;
 	for (unsigned int m = 0; m < n_mach; m++) {
@@ -792,7 +615,41 @@ nl_xa_local_load_ctl(struct nl_xa *xa, const struct nl_mach_load *w, unsigned in
 }
 
 bool
-nl_xa_keeps_load(const struct nl_xa *xa, uint32_t m)
+nl_xa_keeps_load(const void *ext, uint32_t m)
 {
+	const struct nl_xa *xa = ext;
+
 	return xa != NULL && xa->mach_inst[m];
 }
+
+/* A SUBMIT's task: whether its client asked to be re-routed when an appliance is lost. */
+static void
+task_new(struct nl_port *io, struct nl_task *t, uint8_t submit_flags)
+{
+	nl_xa_of(io->dp)->task[t->aux].flags =
+		(submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0;
+}
+
+/* ---------------------------------------------------------------- hooks ---- */
+
+/* What scale-out adds to the engine (nl_dp.h: placement, proxies, teardown, accounting). */
+const struct nl_dp_ext_ops nl_xa_dp_ext = {
+	.attach_ctl = nl_xa_attach_ctl,
+	.mgr_lcore = nl_xa_mgr_lcore,
+	.drain_ctl = nl_xa_drain_ctl,
+	.foreign_live = nl_xa_foreign_live,
+	.free = nl_xa_free,
+};
+
+/* What scale-out adds to port mode (nl_port.h: datagrams, rounds, task ends, placement). */
+const struct nl_port_ext_ops nl_xa_port_ext = {
+	.rx_ctl = nl_xa_rx_ctl,
+	.poll_ctl = nl_xa_poll_ctl,
+	.task_new_ctl = task_new,
+	.finish_ctl = nl_xa_finish_ctl,
+	.place_ctl = nl_xa_place_ctl,
+	.local_load_ctl = nl_xa_local_load_ctl,
+	.keeps_load = nl_xa_keeps_load,
+	.owns_mach = nl_xa_owns_mach,
+	.stop_ctl = nl_xa_drain_ctl,
+};

@@ -21,7 +21,7 @@ struct nl_dp;
 /**
  * Build and publish the model's match table when it has task classes (else nothing).
  *
- * @param dp  Appliance being created (dp->m, dp->mach0, dp->n_meta set).
+ * @param dp  Appliance being created (dp->m, dp->mach0, dp->n_pool set).
  * @return 0; as nl_match_model_build() (the message is logged).
  * @par Context  Control path, before the lcores start. @par Source nl_match_model.h.
  */

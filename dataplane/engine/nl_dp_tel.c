@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rte_telemetry commands of the appliance (read with usertools/dpdk-telemetry.py):
- *   /nlevel/stats               accounting (I1), drops per reason, messages per type
+ * The appliance's telemetry gate (nl_dp_tel_register()) and the engine's rte_telemetry
+ * commands (read with usertools/dpdk-telemetry.py):
  *   /nlevel/managers[,ID]       per-manager arrays (tasks in/out, hops out, inbox depth, ...);
  *                               with an id, that manager and its decide() cost histogram
  *   /nlevel/machines            per-machine arrays (alive, speed, sub-tasks, backlog)
- *   /nlevel/machine/set,ID,ALIVE[,SPEED_IPS]   machine leave / join / speed change (port mode)
+ * The layers above register theirs behind the same gate (port/nl_port_tel.c: /nlevel/stats,
+ * /nlevel/machine/set, /nlevel/principals; xa/: /nlevel/appliances, /nlevel/summaries).
  * Callbacks run on the telemetry thread: they read statistics with relaxed loads and the
- * machine generation and load snapshot as a short-lived QSBR reader; a change is a request
- * the control lcore applies (I3 of nl_dp.h).
+ * machine generation and load snapshot as a short-lived QSBR reader (I3 of nl_dp.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,8 +24,6 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_priv.h"
-#include "nl_dp_sec.h"
-#include "nl_xa.h"
 
 static struct nl_dp *tel_dp; /* set once at init, before the commands are registered */
 
@@ -87,6 +85,14 @@ nl_dp_tel_dp(void)
 }
 
 void
+nl_dp_tel_driver_set(struct nl_dp *dp, void *driver)
+{
+	pthread_rwlock_wrlock(&tel_gate); /* no handler runs while it changes */
+	dp->driver = driver;
+	pthread_rwlock_unlock(&tel_gate);
+}
+
+void
 nl_dp_tel_close(const struct nl_dp *dp)
 {
 	pthread_rwlock_wrlock(&tel_gate);
@@ -95,50 +101,6 @@ nl_dp_tel_close(const struct nl_dp *dp)
 		tel_dp = NULL;
 	}
 	pthread_rwlock_unlock(&tel_gate);
-}
-
-static int
-tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct nl_dp *dp = tel_dp;
-	struct nl_dp_counts c;
-	char name[64];
-	bool snap;
-
-	(void)cmd;
-	(void)params;
-	/* #16: port mode: one instant of the control lcore, so I1 holds in what we show */
-	snap = nl_dp_snap_get(dp, &c, 100) == 0;
-	if (!snap)
-		nl_dp_counts_get(dp, &c);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "snapshot", snap);
-	nl_dp_sec_tel_stats(dp, d);
-	rte_tel_data_add_dict_u64(d, "accepted", c.accepted);
-	rte_tel_data_add_dict_u64(d, "rejected_ingress", c.rejected_ingress);
-	rte_tel_data_add_dict_u64(d, "completed", c.completed);
-	rte_tel_data_add_dict_u64(d, "failed", c.failed);
-	rte_tel_data_add_dict_u64(d, "in_flight", c.in_flight);
-	rte_tel_data_add_dict_u64(d, "redispatched", c.redispatched);
-	rte_tel_data_add_dict_u64(d, "xhops", c.xhops);
-	rte_tel_data_add_dict_u64(d, "stale_done", c.stale_done);
-	rte_tel_data_add_dict_u64(d, "workers_joined", c.workers_joined);
-	rte_tel_data_add_dict_u64(d, "workers_left", c.workers_left);
-	rte_tel_data_add_dict_u64(d, "rx_frames", nl_atomic_load_relaxed(&dp->rx_frames));
-	rte_tel_data_add_dict_u64(d, "rx_appliance", nl_atomic_load_relaxed(&dp->rx_xa)); /* scale-out */
-	rte_tel_data_add_dict_u64(d, "tx_frames", nl_atomic_load_relaxed(&dp->tx_frames));
-	rte_tel_data_add_dict_u64(d, "tx_fail", nl_atomic_load_relaxed(&dp->tx_fail));
-	rte_tel_data_add_dict_u64(d, "load_publishes",
-				  nl_atomic_load_relaxed(&dp->load->n_publish));
-	for (unsigned int i = 1; i < NL_PROTO_E_MAX; i++) {
-		snprintf(name, sizeof(name), "drop_%s", nl_proto_err_name((enum nl_proto_err)i));
-		rte_tel_data_add_dict_u64(d, name, c.drops[i]);
-	}
-	for (unsigned int i = 1; i < NL_MSG_TYPE_MAX; i++) {
-		snprintf(name, sizeof(name), "rx_%s", nl_msg_type_name(i));
-		rte_tel_data_add_dict_u64(d, name, nl_atomic_load_relaxed(&dp->rx_msgs[i]));
-	}
-	return 0;
 }
 
 static struct rte_tel_data *
@@ -274,31 +236,6 @@ tel_machines(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static int
-tel_machine_set(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct nl_dp *dp = tel_dp;
-	struct nl_dp_req req = { 0 };
-	unsigned int id, alive;
-	double speed = 0;
-	int n;
-
-	(void)cmd;
-	if (params == NULL || dp->req_ring == NULL)
-		return -EINVAL;
-	n = sscanf(params, "%u,%u,%lf", &id, &alive, &speed);
-	if (n < 2 || alive > 1 || id >= dp->n_mach || speed < 0)
-		return -EINVAL;
-	req.mach = id;
-	req.alive = alive;
-	req.speed_ips = speed;
-	if (rte_ring_mp_enqueue_elem(dp->req_ring, &req, sizeof(req)) != 0)
-		return -EBUSY;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "queued", 1);
-	return 0;
-}
-
 int
 nl_dp_telemetry_init(struct nl_dp *dp)
 {
@@ -308,20 +245,11 @@ nl_dp_telemetry_init(struct nl_dp *dp)
 	tel_dp = dp;
 	tel_open = true;
 	pthread_rwlock_unlock(&tel_gate);
-	nl_xa_telemetry_init(dp); /* scale-out hook: /nlevel/appliances, /nlevel/summaries */
-	rc = nl_dp_tel_register("/nlevel/stats", tel_stats,
-					"Accounting, drops per reason, messages per type.");
-	if (rc == 0)
-		rc = nl_dp_tel_register("/nlevel/managers", tel_managers,
-						"Per-manager counters. Parameters: int manager id "
-						"(optional, adds its service-time histogram)");
+	rc = nl_dp_tel_register("/nlevel/managers", tel_managers,
+				"Per-manager counters. Parameters: int manager id "
+				"(optional, adds its service-time histogram)");
 	if (rc == 0)
 		rc = nl_dp_tel_register("/nlevel/machines", tel_machines,
-						"Per-machine alive, speed, sub-tasks, backlog.");
-	if (rc == 0)
-		rc = nl_dp_tel_register("/nlevel/machine/set", tel_machine_set,
-						"Machine leave/join/speed. Parameters: id,alive[,speed_ips]");
-	if (rc == 0)
-		rc = nl_dp_sec_tel_init(dp); /* #16: /nlevel/principals */
+					"Per-machine alive, speed, sub-tasks, backlog.");
 	return rc;
 }

@@ -30,7 +30,8 @@ static int
 tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct nl_dp *dp = nl_dp_tel_dp();
-	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
+	struct nl_port *io = dp != NULL ? dp->driver : NULL;
+	struct nl_dp_farm *f = io != NULL ? io->farm : NULL;
 
 	(void)cmd;
 	if (f == NULL)
@@ -79,7 +80,8 @@ static int
 tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct nl_dp *dp = nl_dp_tel_dp();
-	struct nl_dp_farm *f = dp != NULL ? dp->farm : NULL;
+	struct nl_port *io = dp != NULL ? dp->driver : NULL;
+	struct nl_dp_farm *f = io != NULL ? io->farm : NULL;
 	struct rte_tel_data *names, *ads, *elig;
 
 	(void)cmd;

@@ -2,7 +2,7 @@
 /**
  * @file
  * The appliance's table of accepted FSUBMITs (issue #15: a resent FSUBMIT is answered from
- * the first one's state, dataplane/nl_dp_farm.c): open addressing with linear probing keyed
+ * the first one's state, dataplane/port/nl_dp_farm.c): open addressing with linear probing keyed
  * by (task id, submitter IPv4 address, UDP port), and backward-shift deletion, so there are no
  * tombstones and a lookup ends at the first free slot. Pure C (tests/taskfarm/test_farm_dd.c).
  *

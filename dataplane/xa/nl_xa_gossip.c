@@ -25,7 +25,7 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_inline.h"
-#include "nl_dp_port.h"
+#include "nl_port_priv.h"
 #include "nl_gossip.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
@@ -34,7 +34,7 @@
 /* ---------------------------------------------------------------- summaries ---- */
 
 static void
-make_summary(struct io *io, struct xa_root *r, double now_s, struct nl_gossip_rec *g)
+make_summary(struct nl_port *io, struct xa_root *r, double now_s, struct nl_gossip_rec *g)
 {
 	struct nl_dp *dp = io->dp;
 	const struct nl_dp_gen *gen = dp->gen_rcu;
@@ -65,8 +65,8 @@ make_summary(struct io *io, struct xa_root *r, double now_s, struct nl_gossip_re
 	g->arch = (uint16_t)r->mgr;
 	g->state = NL_GOSSIP_UP;
 	g->created_s = now_s;
-	g->lifetime_s = io->dp->xa->cfg.gone_after_s;
-	g->aux[0] = io->dp->xa->inc;
+	g->lifetime_s = nl_xa_of(io->dp)->cfg.gone_after_s;
+	g->aux[0] = nl_xa_of(io->dp)->inc;
 	g->aux[1] = mask;
 	g->aux[2] = live > 0 ? (uint64_t)(backlog / live) : 0; /* mean backlog [us] */
 	r->created_s = r->rx_s = now_s;
@@ -83,10 +83,10 @@ make_summary(struct io *io, struct xa_root *r, double now_s, struct nl_gossip_re
  * over them, the rest gone; everything gone when `gone`. Exactly what a policy reading load
  * needs (free capacity per resource, queue depth), as old as the summary. */
 static void
-install_root(struct io *io, struct xa_root *r, double now_s, bool gone)
+install_root(struct nl_port *io, struct xa_root *r, double now_s, bool gone)
 {
 	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = dp->xa;
+	struct nl_xa *xa = nl_xa_of(dp);
 	const struct nl_dp_gen *gen = dp->gen_rcu;
 	double now_vt = nl_dp_now_vt(dp);
 	double age_vt = (now_s - r->created_s) * 1e9 / dp->o.ns_per_vt;
@@ -140,9 +140,9 @@ install_root(struct io *io, struct xa_root *r, double now_s, bool gone)
 }
 
 void
-nl_xa_install_ctl(struct io *io, unsigned int app, bool gone)
+nl_xa_install_ctl(struct nl_port *io, unsigned int app, bool gone)
 {
-	struct nl_xa *xa = io->dp->xa;
+	struct nl_xa *xa = nl_xa_of(io->dp);
 	double now_s = nl_xa_real_s();
 
 	for (unsigned int i = 0; i < xa->n_root; i++)
@@ -161,12 +161,12 @@ root_of_src(struct nl_xa *xa, uint32_t src)
 	return NULL;
 }
 
-void
-nl_xa_gossip_round_ctl(struct io *io, double now_s)
+uint64_t
+nl_xa_gossip_round_ctl(struct nl_port *io, double now_s)
 {
-	struct nl_xa *xa = io->dp->xa;
+	struct nl_xa *xa = nl_xa_of(io->dp);
 	bool present[NL_XA_MAX_APPS] = { false };
-	struct nl_xa_msg m;
+	uint64_t silent = 0;
 	size_t n;
 
 	for (unsigned int i = 0; i < xa->n_root; i++) {
@@ -192,10 +192,19 @@ nl_xa_gossip_round_ctl(struct io *io, double now_s)
 		if (a == xa->self || present[a] || !p->live ||
 		    now_s - xa->start_s < xa->cfg.gone_after_s)
 			continue;
-		p->live = false;
-		p->gone++;
-		nl_xa_declare_lost_ctl(io, a, "gone (no gossip record within gone_after_s)");
+		silent |= UINT64_C(1) << a; /* the caller declares it lost (nl_xa.c) */
 	}
+	xa->grec_n = n;
+	return silent;
+}
+
+void
+nl_xa_gossip_push_ctl(struct nl_port *io)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	size_t n = xa->grec_n;
+	struct nl_xa_msg m;
+
 	/* push every valid record to `fanout` appliances drawn at random (gone ones included,
 	 * so one that comes back hears from us) */
 	memset(&m, 0, sizeof(m));
@@ -234,9 +243,9 @@ nl_xa_gossip_round_ctl(struct io *io, double now_s)
 }
 
 void
-nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m)
+nl_xa_summary_in_ctl(struct nl_port *io, const struct nl_xa_msg *m)
 {
-	struct nl_xa *xa = io->dp->xa;
+	struct nl_xa *xa = nl_xa_of(io->dp);
 	double now_s = nl_xa_real_s();
 	size_t n_ack = 0, n_new = 0;
 
@@ -294,12 +303,11 @@ nl_xa_summary_in_ctl(struct io *io, const struct nl_xa_msg *m)
 }
 
 
-static struct nl_dp *xa_tel_dp;
-
 static int
 tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_xa *xa = xa_tel_dp != NULL ? xa_tel_dp->xa : NULL;
+	struct nl_dp *dp = nl_dp_tel_dp();
+	struct nl_xa *xa = dp != NULL ? nl_xa_of(dp) : NULL;
 	double now_s = nl_xa_real_s();
 	enum { K_NAME, K_IP, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST, K_GONE,
 	       K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_N };
@@ -376,7 +384,8 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_xa *xa = xa_tel_dp != NULL ? xa_tel_dp->xa : NULL;
+	struct nl_dp *dp = nl_dp_tel_dp();
+	struct nl_xa *xa = dp != NULL ? nl_xa_of(dp) : NULL;
 	double now_s = nl_xa_real_s();
 	struct rte_tel_data *a[10];
 	static const char *const key[10] = { "root", "appliance", "live", "idle", "n_sub",
@@ -402,8 +411,8 @@ tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 		char name[64];
 		double age = r->created_s > 0 ? (now_s - r->created_s) * 1e3 : -1;
 
-		xa_tel_dp->gen_rcu->s->ops->mgr_name(xa_tel_dp->gen_rcu->s, r->mgr, name,
-						     sizeof(name));
+		dp->gen_rcu->s->ops->mgr_name(dp->gen_rcu->s, r->mgr, name,
+					       sizeof(name));
 		rte_tel_data_add_array_string(a[0], name);
 		rte_tel_data_add_array_string(a[1], xa->cfg.app[r->app].name);
 		rte_tel_data_add_array_u64(a[2], r->live);
@@ -423,8 +432,7 @@ tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 void
 nl_xa_telemetry_init(struct nl_dp *dp)
 {
-	xa_tel_dp = dp;
-	if (dp->xa == NULL)
+	if (nl_xa_of(dp) == NULL)
 		return;
 	nl_dp_tel_register("/nlevel/appliances", tel_appliances,
 				   "Scale-out: this appliance and each peer (live, tasks and "

@@ -24,7 +24,6 @@
 
 #include "nl_dp_inline.h"
 #include "nl_dp_match.h"
-#include "nl_xa.h"
 
 RTE_LOG_REGISTER(nl_dp_logtype, user.nlevel.dataplane, INFO);
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
@@ -51,9 +50,9 @@ task_obj_init(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
 
 	(void)mp;
 	memset(t, 0, sizeof(*t));
-	t->aux = idx; /* meta index, kept for the task's whole life in the pool */
-	if (idx < dp->n_meta)
-		dp->meta[idx].task = t;
+	t->aux = idx; /* pool index, kept for the task's whole life in the pool */
+	if (idx < dp->n_pool)
+		dp->pool_task[idx] = t;
 }
 
 static unsigned int
@@ -168,17 +167,20 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 		}
 		nl_model_split_parts(&dp->m, dp->gen_rcu->s, dp->split_part);
 	}
-	rc = nl_xa_attach_ctl(dp, o->xa); /* scale-out hook: placement, before the mapping */
-	if (rc != 0)
-		goto fail;
+	if (o->ext != NULL && o->ext->attach_ctl != NULL) {
+		/* hook up (scale-out: placement of managers on appliances, before the mapping) */
+		rc = o->ext->attach_ctl(dp, o->ext_arg, &dp->ext);
+		if (rc != 0)
+			goto fail;
+	}
 	rc = nl_load_create(&dp->load, m->n_mach, dp->n_mgr);
 	if (rc != 0)
 		goto fail;
 	dp->mgr = rte_zmalloc("nl_mgr", dp->n_mgr * sizeof(*dp->mgr), RTE_CACHE_LINE_SIZE);
 	dp->lc = rte_zmalloc("nl_lc", o->n_mgr_lcore * sizeof(*dp->lc), RTE_CACHE_LINE_SIZE);
-	dp->n_meta = o->pool_size;
-	dp->meta = calloc(dp->n_meta, sizeof(*dp->meta));
-	if (dp->mgr == NULL || dp->lc == NULL || dp->meta == NULL) {
+	dp->n_pool = o->pool_size;
+	dp->pool_task = calloc(dp->n_pool, sizeof(*dp->pool_task));
+	if (dp->mgr == NULL || dp->lc == NULL || dp->pool_task == NULL) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -212,7 +214,9 @@ nl_dp_create(struct nl_dp **out, const struct nl_model_cfg *m, const struct nl_m
 			rc = -EINVAL;
 			goto fail;
 		}
-		lc = nl_xa_mgr_lcore(dp->xa, i, &dp->lc[li]); /* scale-out hook: proxy */
+		lc = &dp->lc[li];
+		if (dp->ext != NULL && o->ext->mgr_lcore != NULL) /* hook up: a scale-out proxy */
+			lc = o->ext->mgr_lcore(dp->ext, i, lc);
 		mg->id = i;
 		mg->lcore = lc->lcore_id;
 		mg->owner = lc;
@@ -307,8 +311,8 @@ nl_dp_drain_ctl(struct nl_dp *dp)
 		lc->transit.n = 0;
 		for (unsigned int w = 0; lc->wh_next != NULL && w < NL_DP_WHEEL; w++) {
 			for (uint32_t x = lc->wh_head[w]; x != UINT32_MAX; x = lc->wh_next[x])
-				if (x < dp->n_meta)
-					drain_task(dp, dp->meta[x].task, &n);
+				if (x < dp->n_pool)
+					drain_task(dp, dp->pool_task[x], &n);
 			lc->wh_head[w] = UINT32_MAX;
 		}
 		lc->wh_n = 0;
@@ -339,7 +343,8 @@ nl_dp_free(struct nl_dp *dp)
 	if (dp == NULL)
 		return;
 	nl_dp_tel_close(dp); /* no telemetry handler reads dp from here on */
-	nl_xa_drain_ctl(dp); /* scale-out hook: tasks parked at other appliances */
+	if (dp->ext != NULL && dp->o.ext->drain_ctl != NULL)
+		dp->o.ext->drain_ctl(dp, dp->ext); /* hook up: tasks parked at other appliances */
 	nl_dp_drain_ctl(dp);
 	for (uint32_t i = 0; dp->mgr != NULL && i < dp->n_mgr; i++) {
 		rte_ring_free(dp->mgr[i].inbox);
@@ -348,7 +353,6 @@ nl_dp_free(struct nl_dp *dp)
 	xring_free(dp);
 	rte_ring_free(dp->sub_ring);
 	rte_ring_free(dp->fin_ring);
-	rte_ring_free(dp->req_ring);
 	rte_mempool_free(dp->pool);
 	urcu_qsbr_thread_offline();
 	if (dp->gen_rcu != NULL) {
@@ -365,11 +369,11 @@ nl_dp_free(struct nl_dp *dp)
 	nl_evq_fini(&dp->fin_q);
 	rte_free(dp->mgr);
 	rte_free(dp->lc);
-	free(dp->meta);
+	free(dp->pool_task);
 	free(dp->resp);
 	free(dp->mach0);
-	free(dp->workers);
-	nl_xa_free(dp->xa);
+	if (dp->ext != NULL && dp->o.ext->free != NULL)
+		dp->o.ext->free(dp->ext); /* hook up */
 	free(dp->split_part);
 	nl_dp_match_detach_ctl(dp); /* issue #15 hook */
 	free(dp);

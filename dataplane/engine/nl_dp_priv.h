@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Core structures of the live engine (nl_dp.h), shared by its files. Not a public header.
+ * Core structures of the live engine (nl_dp.h), shared by its files and read by the layers
+ * above it (port/, xa/), as DPDK's internal headers are by its drivers. Not a public header.
  *
  *   nl_dp.h          public API
  *   nl_dp_priv.h     core structures and the internal calls between the files (this file)
@@ -11,8 +12,12 @@
  *   nl_dp_emu.c      control lcore and emulation: machines, messages in transit, runs
  *   nl_dp_gen.c      machine generations under RCU
  *   nl_dp_stats.c    run statistics and counters
- *   nl_dp_port.c     port mode: frames, workers
- *   nl_dp_tel.c      telemetry
+ *   nl_dp_match.c    the model's task classes (emulated and native runs)
+ *   nl_dp_tel.c      the telemetry gate and the engine's commands
+ *
+ * The engine knows no port, farm or peer appliance: what a layer above adds per task it keeps
+ * in tables of its own indexed by the task's pool index (nl_task.aux), and what it adds to
+ * the engine's life comes through struct nl_dp_ext_ops (nl_dp.h).
  *
  * The model (task stream, manager FIFO, sub-task service, completion) is managers/nl_model.h,
  * the simulator's too.
@@ -53,34 +58,6 @@ struct nl_dp_sub {
 	uint32_t mach;
 	uint16_t mgr;
 	uint16_t sub;
-};
-
-/* Per-task data the 64-byte task has no room for (index = task->aux). */
-struct nl_dp_meta {
-	struct nl_task *task;  /* the task this meta belongs to (set at pool creation) */
-	uint8_t active;        /* port mode: sub-tasks out on workers */
-	uint8_t pad[3];
-	uint32_t principal;    /* port mode, #16: the submitter (nl_dp_sec.c) */
-	uint64_t client_ts_ns;
-	uint64_t ingress_tsc;
-	uint32_t client_ip;    /* network order */
-	uint16_t client_port;  /* host order */
-	uint16_t cmd_id;
-	uint8_t client_mac[6];
-	uint8_t args_len;
-	uint8_t n_done;
-	int32_t status;        /* first non-zero exit status */
-	uint64_t done_mask;    /* sub-tasks done (port mode) */
-	uint32_t sub_mach[NL_TASK_MAX_SPLIT]; /* machine of each sub-task (port mode) */
-	uint8_t args[NL_PROTO_MAX_ARGS];
-	/* scale-out (nl_xa.h, control lcore only): where the task is and whose it is */
-	uint8_t xa_state;      /* 0 ours here, 1 parked at appliance xa_at, 2 foreign (of xa_origin) */
-	uint16_t xa_at;
-	uint16_t xa_origin;
-	uint32_t xa_token;     /* foreign: the origin's handle */
-	uint32_t xa_seq;       /* parked: our hand-over sequence; foreign: the origin's */
-	uint8_t xa_flags;      /* NL_XA_TF_* (placed by load once, client asked re-route, ...) */
-	uint32_t xa_rr_epoch;  /* xa->gone_epoch when this appliance last re-routed it */
 };
 
 /* A machine generation: the machine table the policies see, published under RCU (I3). */
@@ -185,9 +162,6 @@ struct nl_dp_lcore {
 	uint64_t dispatched_tasks;
 } __rte_cache_aligned;
 
-struct nl_dp_worker;
-struct nl_xa;
-
 struct nl_dp {
 	struct nl_model_cfg m;
 	struct nl_dp_opts o;
@@ -200,8 +174,9 @@ struct nl_dp {
 	struct nl_dp_mgr *mgr;
 	unsigned int n_mgr;
 	struct rte_mempool *pool;
-	struct nl_dp_meta *meta;      /* [pool_size] */
-	unsigned int n_meta;
+	struct nl_task **pool_task;   /* [n_pool] the task object of each pool index (its aux,
+				       * kept for the object's whole life in the pool) */
+	unsigned int n_pool;
 	struct rte_ring *sub_ring;    /* managers -> control (sub-tasks) */
 	struct rte_ring *fin_ring;    /* managers -> control (refused tasks) */
 	struct nl_dp_lcore *lc;       /* [n_lc] */
@@ -225,48 +200,25 @@ struct nl_dp {
 	double *resp;
 	size_t n_resp, cap_resp;
 	double sum_hops, sum_wait;
-	uint64_t completed, failed, rejected_policy, redispatched;
-	uint64_t drops[NL_PROTO_E_MAX];
-	uint64_t rx_msgs[NL_MSG_TYPE_MAX];
+	uint64_t completed, failed, rejected_policy;
 	double last_publish_vt;
 	bool ctl_dirty;               /* load table changed since the last publish */
-	/* port mode */
-	struct nl_dp_worker *workers;
-	unsigned int n_workers;
-	uint8_t mac[6];
-	uint64_t tx_frames, rx_frames, tx_fail;
-	uint64_t io_accepted;         /* port mode: SUBMITs accepted by the I/O lcore */
-	uint64_t io_rejected;         /* port mode: SUBMITs answered REJECT at ingress */
-	struct rte_ring *req_ring;    /* control requests from telemetry (machine set) */
+	/* port mode (the layer driving the engine, port/) */
+	uint64_t io_accepted;         /* tasks an outside ingress accepted (nl_dp_ingress_st()) */
+	uint64_t io_rejected;         /* and answered REJECT before acceptance */
 	double work_scale_us;         /* port mode: wall us per model second (booking estimate) */
 	double dur_scale;             /* vt per model second in managers' bookings */
-	uint64_t stale_done;          /* DONEs for nothing outstanding (late, duplicate, forged) */
-	uint64_t workers_joined;
-	uint64_t workers_left;
-	/* issue #16 (nl_dp_sec.c): principals and fair admission; consistent counter snapshots
-	 * taken by the control lcore on request (telemetry) */
-	struct nl_dp_sec *sec;        /* NULL: no --principals */
-	uint64_t snap_req;            /* requests (telemetry, atomic increment) */
-	uint64_t snap_done;           /* last request served (release) */
-	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
-	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
-	struct nl_dp_farm *farm;      /* port mode: task farms (issue #15, nl_dp_farm.c) */
+	void *driver;                 /* the layer driving the engine in port mode (its state;
+				       * opaque here), for its telemetry handlers: set and cleared
+				       * by that layer while the telemetry gate is open */
 	struct nl_match_tab *match_tab; /* emulated/native: the model's [class] table (nl_dp_match.c) */
-	uint32_t *match_h;            /* [n_meta] class handle of each generated task, or NULL */
-	struct nl_xa *xa;             /* scale-out state (nl_xa.h), NULL when not split */
-	uint64_t rx_xa;               /* inter-appliance datagrams received (types 16..23) */
+	uint32_t *match_h;            /* [n_pool] class handle of each generated task, or NULL */
+	void *ext;                    /* the extension's state (o.ext, nl_dp_ext_ops), or NULL */
 	uint8_t *split_part;          /* emulated [split]: appliance of each manager, or NULL */
 };
 
-/* A control request (telemetry -> control lcore). */
-struct nl_dp_req {
-	uint32_t mach;
-	uint32_t alive;
-	double speed_ips;
-};
-
 /*
- * Engine internals shared by nl_dp.c, nl_dp_port.c and nl_dp_tel.c (not public API).
+ * Engine internals shared by its files and the layers above (not public API).
  * Suffixes as everywhere: _st = the calling lcore owns the object, _ctl = control thread.
  */
 
@@ -429,14 +381,5 @@ void nl_dp_point_stats_ctl(struct nl_dp *dp, struct nl_dp_point *pt);
  */
 void nl_dp_native_stats_ctl(const struct nl_dp *dp, double wall_s, uint64_t unfinished,
 			    struct nl_dp_native_result *r);
-
-struct io;
-
-/**
- * Port mode: the end of task t on the control lcore: COMPLETE or REJECT to its client (or,
- * for a task of another appliance, its HANDBACK: nl_xa_finish_ctl()), accounting, pool.
- * @par Context Control lcore.
- */
-void nl_dp_port_finish(struct io *io, struct nl_task *t);
 
 #endif /* NL_DP_PRIV_H */

@@ -9,7 +9,6 @@
 #include <rte_mempool.h>
 
 #include "nl_dp_inline.h"
-#include "nl_xa.h"
 
 void
 nl_dp_task_finish_ctl(struct nl_dp *dp, struct nl_task *t, double fin_vt)
@@ -138,20 +137,15 @@ nl_dp_counts_get(const struct nl_dp *dp, struct nl_dp_counts *c)
 		       nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, dispatched_tasks));
 	c->failed = nl_atomic_load_relaxed(&dp->failed);
 	c->in_flight = rte_mempool_in_use_count(dp->pool);
-	if (dp->xa != NULL) { /* scale-out hook: tasks of other appliances held here */
-		uint64_t f = nl_xa_foreign_live(dp->xa);
+	if (dp->ext != NULL && dp->o.ext->foreign_live != NULL) {
+		/* hook up: task objects held for other appliances are not our tasks (I1) */
+		uint64_t f = dp->o.ext->foreign_live(dp->ext);
 
 		c->in_flight = c->in_flight > f ? c->in_flight - f : 0;
 	}
-	c->redispatched = nl_atomic_load_relaxed(&dp->redispatched);
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
 		c->forwards += nl_atomic_load_relaxed(&dp->mgr[i].fwd_out);
 	c->xhops = nl_dp_sum_lc(dp, offsetof(struct nl_dp_lcore, xhop_out));
-	c->stale_done = nl_atomic_load_relaxed(&dp->stale_done);
-	c->workers_joined = nl_atomic_load_relaxed(&dp->workers_joined);
-	c->workers_left = nl_atomic_load_relaxed(&dp->workers_left);
-	for (unsigned int i = 0; i < NL_PROTO_E_MAX; i++)
-		c->drops[i] = nl_atomic_load_relaxed(&dp->drops[i]);
 }
 
 bool

@@ -24,11 +24,11 @@ nl_dp_match_attach_ctl(struct nl_dp *dp)
 		rte_log(RTE_LOG_ERR, nl_dp_logtype, "nlevel: %s\n", err);
 		return rc;
 	}
-	dp->match_h = calloc(dp->n_meta, sizeof(uint32_t));
+	dp->match_h = calloc(dp->n_pool, sizeof(uint32_t));
 	if (dp->match_h == NULL)
 		return -ENOMEM;
 	nl_match_src.h_by_aux = dp->match_h;
-	nl_match_src.n_aux = dp->n_meta;
+	nl_match_src.n_aux = dp->n_pool;
 	__atomic_store_n(&nl_match_src.tab, dp->match_tab, __ATOMIC_RELEASE);
 	return 0;
 }

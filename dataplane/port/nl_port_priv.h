@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port mode's private state (nl_port.h), shared by the port's files and read by the layer
+ * above (xa/). Not a public header.
+ *
+ *   nl_port.h          public API: nl_port_serve(), options, counters, the extension hooks
+ *   nl_port_priv.h     the port's state and per-task records (this file)
+ *   nl_dp_io.c         the DPDK port: start-up, transmit (sealed), ARP
+ *   nl_dp_farm.c       task farms: named commands, FSUBMIT, Requirements/Rank, resends
+ *   nl_dp_farm_tel.c   the farm's telemetry
+ *   nl_dp_sec.c        principals, rights, caps and fair admission, privilege drop,
+ *                      consistent counter snapshots
+ *   nl_fair.c          deficit round robin (pure)
+ *   nl_port_tel.c      /nlevel/stats and /nlevel/machine/set
+ *   nl_dp_port.c       the I/O and control loop: frames, workers, sub-tasks out, task ends
+ * Calls run down this list's reverse order (nl_dp_port.c is the top); the fair queue admits
+ * through a callback the loop registers (nl_dp_sec_create()).
+ */
+#ifndef NL_PORT_PRIV_H
+#define NL_PORT_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "nl_dp_priv.h"
+#include "nl_port.h"
+
+#define RX_BURST 32u
+#define TX_BUF 64u
+#define MAX_WORKERS 256u
+#define NO_SLOT UINT32_MAX
+
+struct nl_dp_worker {
+	bool live;
+	uint32_t worker_id;
+	uint32_t ip;          /* network order */
+	uint16_t port;        /* host order */
+	uint8_t mac[6];
+	uint64_t last_seen_tsc;
+	unsigned int n_mach;
+	uint32_t slot[NL_PROTO_MAX_MACH]; /* worker-local index -> machine slot */
+	uint32_t principal;   /* #16: the worker principal that said HELLO (nl_dp_sec.c) */
+};
+
+/* Per-task data of port mode the 64-byte task has no room for (index = task->aux). */
+struct nl_dp_meta {
+	struct nl_task *task;  /* the task this meta belongs to (dp->pool_task[aux]) */
+	uint8_t active;        /* sub-tasks out on workers */
+	uint8_t pad[3];
+	uint32_t principal;    /* #16: the submitter (nl_dp_sec.c) */
+	uint64_t client_ts_ns;
+	uint64_t ingress_tsc;
+	uint32_t client_ip;    /* network order */
+	uint16_t client_port;  /* host order */
+	uint16_t cmd_id;
+	uint8_t client_mac[6];
+	uint8_t args_len;
+	uint8_t n_done;
+	int32_t status;        /* first non-zero exit status */
+	uint64_t done_mask;    /* sub-tasks done */
+	uint32_t sub_mach[NL_TASK_MAX_SPLIT]; /* machine of each sub-task */
+	uint8_t args[NL_PROTO_MAX_ARGS];
+};
+
+/* A control request (telemetry -> control lcore). */
+struct nl_dp_req {
+	uint32_t mach;
+	uint32_t alive;
+	double speed_ips;
+};
+
+struct nl_dp_sec;
+struct nl_dp_farm;
+
+/* The port: the I/O and control lcore's state (nl_port_serve(); the telemetry handlers find
+ * it as dp->driver while the gate is open). */
+struct nl_port {
+	struct nl_dp *dp;
+	struct nl_port_opts o;   /* copied */
+	struct rte_mempool *mbufs;
+	struct rte_mbuf *tx[TX_BUF];
+	unsigned int n_tx;
+	uint32_t *slot_worker;   /* [n_mach] worker index holding the slot, or NO_SLOT */
+	uint32_t *slot_local;    /* [n_mach] worker-local index */
+	uint8_t *alive;          /* [n_mach] control's copy */
+	struct nl_dp_lcore *lc;  /* ingress context for nl_dp_ingress_st() */
+	uint64_t rnd;
+	/* --key (protocol version 2): frames are verified here, once, before any manager sees
+	 * them; replies are sealed here. */
+	struct nl_auth_tx seal;  /* our sender id and sequence */
+	struct nl_replay rp;     /* per-sender replay windows */
+	uint64_t now_ns;         /* CLOCK_REALTIME, read once per loop */
+	/* #16 (nl_dp_sec.c): principal of the frame being handled; set while the fair queue
+	 * admits a task it held */
+	uint32_t principal;
+	bool sec_admitting;
+	struct nl_dp_meta *meta; /* [dp->n_pool] */
+	struct nl_dp_worker *workers; /* [MAX_WORKERS] */
+	unsigned int n_workers;
+	uint8_t mac[6];
+	struct rte_ring *req_ring;    /* control requests from telemetry (machine set) */
+	struct nl_port_counts c;      /* the I/O lcore writes, telemetry reads relaxed */
+	struct nl_dp_sec *sec;        /* NULL: no --principals */
+	struct nl_dp_farm *farm;      /* task farms (issue #15, nl_dp_farm.c) */
+	/* consistent counter snapshots taken by the control lcore on request (telemetry) */
+	uint64_t snap_req;            /* requests (telemetry, atomic increment) */
+	uint64_t snap_done;           /* last request served (release) */
+	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
+	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
+	struct nl_port_counts psnap;  /* and the port's */
+};
+
+/* The extension's hooks when there is one (dp->ext), else NULL. */
+static inline const struct nl_port_ext_ops *
+nl_port_ext(const struct nl_port *io)
+{
+	return io->dp->ext != NULL ? io->o.ext : NULL;
+}
+
+/* Start the port (one RX and one TX queue) and its mbuf pool; our MAC into io->mac.
+ * @return 0 or -errno. @par Context The I/O lcore, before serving. */
+int nl_dp_io_port_init(struct nl_port *io);
+
+/* Send the queued frames (retried, then counted tx_fail). @par Context The I/O lcore. */
+void nl_dp_io_tx_flush(struct nl_port *io);
+
+/* Queue message m to (mac, ip, port), sealed with the site key when one is set (--key).
+ * @par Context The I/O lcore. */
+void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip,
+		   uint16_t port);
+
+/* Queue a payload encoded and sealed by its caller (the inter-appliance codec: nl_xa_seal())
+ * to (mac, ip, port). @par Context The I/O lcore. */
+void nl_dp_io_send_raw(struct nl_port *io, const void *pl, size_t n, const uint8_t *mac,
+		       uint32_t ip, uint16_t port);
+
+/* The end of task t on the control lcore: the extension's (a task of another appliance), or
+ * COMPLETE / REJECT to its client, accounting, the pool (nl_dp_port.c).
+ * @par Context The I/O lcore. */
+void nl_dp_port_finish(struct nl_port *io, struct nl_task *t);
+
+/* Telemetry of the port: /nlevel/stats, /nlevel/machine/set (nl_port_tel.c), the security
+ * layer's /nlevel/principals. @return 0 or -errno. @par Context The I/O lcore, start-up. */
+int nl_port_telemetry_init(struct nl_port *io);
+
+/* The port's counters now (relaxed reads). @par Context Any thread. */
+void nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c);
+
+/* An ARP frame: answer a request for our address. @return true when f was ARP (consumed).
+ * @par Context The I/O lcore. */
+bool nl_dp_io_arp(struct nl_port *io, const uint8_t *f, size_t len);
+
+#endif /* NL_PORT_PRIV_H */

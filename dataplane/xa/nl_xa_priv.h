@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scale-out internals shared by its files, from the top down:
+ *   nl_xa.c         hand-over, hand-back, membership, the control round, reception; the hook
+ *                   tables it registers on the engine and the port (nl_xa_dp_ext,
+ *                   nl_xa_port_ext)
+ *   nl_xa_gossip.c  group-load summaries by gossip, their install in the load table, telemetry
+ *   nl_xa_link.c    numbered datagrams: batches, sending, acknowledgement, retransmission,
+ *                   de-duplication
+ *   nl_xa_cfg.c     configuration, placement of managers and machines on appliances
+ * Not a public header. Control lcore only (nl_xa.h X2), telemetry reads counters relaxed.
+ */
+#ifndef NL_XA_PRIV_H
+#define NL_XA_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "nl_port_priv.h"
+#include "nl_gossip.h"
+#include "nl_rng.h"
+#include "nl_xa.h"
+
+#define XA_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+/* struct xa_task.state */
+#define XA_OWN 0     /* ours, here */
+#define XA_PARKED 1  /* ours, handed to another appliance (meta->xa_at) */
+#define XA_FOREIGN 2 /* another appliance's (meta->xa_origin), carried here */
+
+#define XA_MAX_ROOTS NL_XA_MAX_ROOTS
+
+/* struct xa_task.flags: NL_XA_TF_* (travel in HANDOVER records) */
+
+#define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
+#define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
+
+/* A numbered datagram sent and not yet acknowledged (retransmitted every retransmit_s). */
+struct xa_unacked {
+	uint32_t seq;        /* 0 = free */
+	uint16_t len;
+	uint16_t tries;
+	uint64_t sent_tsc;
+	uint8_t buf[NL_PROTO_MAX_LEN]; /* encoded, unsealed (sealed anew at each send) */
+};
+
+struct xa_root {
+	uint32_t mgr;        /* subtree root manager */
+	uint16_t app;        /* owner */
+	uint16_t k;          /* index among the owner's roots (gossip src = app * 64 + k) */
+	uint32_t *mach;      /* machines of the subtree */
+	unsigned int n_mach;
+	/* the last summary of this root (own: made; remote: received); telemetry reads it */
+	double created_s;
+	double rx_s;         /* when it was received (own: made) [CLOCK_REALTIME s] */
+	uint32_t live, idle, n_sub;
+	uint64_t free_mask;
+	uint32_t backlog_us;
+	uint64_t n_rx;
+	uint64_t n_installed; /* times installed in the load table (remote roots) */
+};
+
+struct xa_peer {
+	bool live;           /* not declared gone */
+	bool mac_known;
+	uint8_t mac[6];
+	uint64_t inc;        /* incarnation last seen (0 = never heard) */
+	double last_rx_s;
+	struct nl_xa_msg out_task, out_back, out_ack; /* batches being filled */
+	size_t out_task_len;
+	/* retransmission (sender) and de-duplication (receiver) */
+	uint32_t tx_seq;     /* last datagram number sent to it */
+	struct xa_unacked *rtx; /* [XA_RTX_CAP] */
+	uint32_t rx_hi;      /* highest datagram number received from it (its incarnation) */
+	uint64_t rx_win[XA_DEDUP_WIN / 64]; /* bit (seq % XA_DEDUP_WIN): received */
+	uint64_t retx, dup_rx, acked, rtx_overflow;
+	/* counters (control writes, telemetry reads relaxed) */
+	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
+	uint64_t lost_tasks, gone, rejoined;
+	uint32_t gone_epoch; /* xa->gone_epoch when last declared gone (0 = never) */
+};
+
+/* Scale-out's record of a task object of the pool (index nl_task.aux; control lcore only). */
+struct xa_task {
+	uint8_t state;       /* XA_OWN, XA_PARKED (at appliance `at`), XA_FOREIGN (of `origin`) */
+	uint8_t flags;       /* NL_XA_TF_* (placed by load once, client asked re-route, ...) */
+	uint16_t at;         /* parked: the appliance holding it */
+	uint16_t origin;     /* foreign: the appliance that accepted it */
+	uint32_t token;      /* foreign: the origin's handle */
+	uint32_t seq;        /* parked: our hand-over sequence; foreign: the origin's */
+	uint32_t rr_epoch;   /* xa->gone_epoch when this appliance last re-routed it */
+};
+
+struct nl_xa {
+	struct nl_dp *dp;
+	struct xa_task *task; /* [dp->n_pool] */
+	struct nl_xa_cfg cfg;
+	unsigned int self;
+	uint64_t inc;
+	uint8_t *mgr_app;    /* [n_mgr] */
+	uint8_t *mach_app;   /* [n_mach] */
+	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
+	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
+	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */
+	struct nl_dp_lcore *proxy;
+	struct xa_peer peer[NL_XA_MAX_APPS];
+	struct xa_root root[XA_MAX_ROOTS];
+	unsigned int n_root;
+	uint32_t seq;
+	uint64_t foreign_live;
+	uint64_t parked;
+	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
+	uint64_t gossip_rounds, sum_tx, sum_rx;
+	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
+	uint64_t rtx_cyc;
+	uint32_t gone_epoch; /* declarations of a peer gone so far */
+	struct nl_gossip_view *view;
+	struct nl_gossip_cfg gcfg;
+	struct nl_rng rng;
+	double start_s, next_gossip_s;
+	uint64_t next_check_tsc, check_cyc;
+	struct nl_gossip_rec *grec;  /* scratch: the records of the current gossip round */
+	size_t grec_n;               /* how many (nl_xa_gossip_round_ctl()) */
+	struct nl_gossip_ack *gack;
+	size_t gcap;
+};
+
+/* The scale-out state of dp (the engine extension's, dp->ext), or NULL when not split. */
+static inline struct nl_xa *
+nl_xa_of(const struct nl_dp *dp)
+{
+	return dp->ext;
+}
+
+/* CLOCK_REALTIME [s] (the clock of gossip records). */
+static inline double
+nl_xa_real_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/**
+ * Encode m and queue it as one datagram to appliance `app` (its configured IP and port; its
+ * MAC once heard, else Ethernet broadcast on our segment), sealed with --key when set.
+ * @param io   The control lcore's I/O state.
+ * @param app  Appliance index (order of the [appliance] sections), < cfg.n_app.
+ * @param m    Message with 1..20 task, 1..41 hand-back or 1..20 summary records.
+ * @return nothing; an encoding or transmit failure is counted in tx_fail, the datagram lost.
+ * @par Context  Control lcore only (nl_xa_link.c). @par Source docs/protocol.md "Between appliances".
+ */
+void nl_xa_send_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_msg *m);
+
+/**
+ * Fill the sender fields of a message of ours: from_app (our index) and our incarnation.
+ * @par Context  Control lcore only (nl_xa_link.c). @par Source docs/protocol.md "Between appliances".
+ */
+void nl_xa_prep_ctl(struct nl_xa *xa, struct nl_xa_msg *m);
+
+/**
+ * Appliance `app` is gone (expired) or restarted (new incarnation): flush what we queued for
+ * it and answer every task parked there REJECT machine_lost (counted in lost_tasks).
+ * @param app  Appliance index, < cfg.n_app.
+ * @param why  For the log line ("gone", "restarted").
+ * @par Context  Control lcore only (nl_xa.c); O(task pool). @par Source docs/scale-out.md "Faults".
+ */
+void nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why);
+
+/**
+ * One gossip round (every gossip_period_ms), first half: our own subtree summaries into the
+ * gossip view, expiry, membership (an appliance is live while one of its records is). The
+ * caller declares the silent ones lost (nl_xa_declare_lost_ctl()), then pushes
+ * (nl_xa_gossip_push_ctl()).
+ * @param now_s  Wall clock [s] (nl_xa_real_s()).
+ * @return bit a set: appliance a is live for us, has no valid record left and our start is
+ *         gone_after_s ago.
+ * @par Context  Control lcore only (nl_xa_gossip.c).
+ * @par Source   managers/gossip/nl_gossip.h (Umeda, Nakada, Matsuoka); docs/scale-out.md.
+ */
+uint64_t nl_xa_gossip_round_ctl(struct nl_port *io, double now_s);
+
+/**
+ * The round's second half: push the view's valid records (collected by the first half) to
+ * `fanout` appliances drawn at random, gone ones included (one that comes back hears from us).
+ * @par Context  Control lcore only (nl_xa_gossip.c).
+ */
+void nl_xa_gossip_push_ctl(struct nl_port *io);
+
+/**
+ * A SUMMARY received: its records merged into the gossip view (telemetry /nlevel/summaries
+ * shows them with their age).
+ * @param m  Decoded and authenticated SUMMARY (1..20 records).
+ * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/protocol.md, type 18.
+ */
+void nl_xa_summary_in_ctl(struct nl_port *io, const struct nl_xa_msg *m);
+
+/**
+ * Install the last summary of every remote root of appliance `app` (all remote roots when
+ * app >= NL_XA_MAX_APPS) in the control's load table, or mark their machines gone when
+ * `gone`, then publish (nl_load_publish_ctl()).
+ * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/scale-out.md "Summaries".
+ */
+void nl_xa_install_ctl(struct nl_port *io, unsigned int app, bool gone);
+
+/* ---- the hooks and the rest of scale-out (nl_xa.c, nl_xa_cfg.c) ---- */
+
+struct nl_dp_lcore;
+struct nl_dp_sub;
+struct nl_mach_load;
+struct nl_dp;
+struct nl_dp_lcore;
+struct nl_xa;
+struct nl_port;
+struct nl_task;
+struct nl_frame_addr;
+
+/**
+ * nl_dp_ext_ops.attach_ctl (arg: the struct nl_xa_cfg; *ext: the new struct nl_xa, or
+ * NULL when the configuration is not split). Resolve the placement on dp's managers (names by the policy's mgr_name(), parents from the
+ * tree or the 2LSC global) and build the proxy lcore. Called by nl_dp_create() before it maps
+ * managers to lcores.
+ * @return 0; -EINVAL (an owns name that is no manager of this scheme, a manager owned twice;
+ *         message on stderr with FILE:LINE); -ENOMEM.
+ * @par Context Control path, before any lcore runs.
+ */
+int nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext);
+
+/** Free what nl_xa_attach_ctl() built. NULL accepted. @par Context Control, lcores stopped. */
+void nl_xa_free(void *ext);
+
+/**
+ * The lcore that polls manager `mgr`: `lc` when this appliance owns it, else the proxy
+ * lcore (drained by the control lcore, never launched).
+ * @par Context Control path (nl_dp_create()).
+ */
+struct nl_dp_lcore *nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore *lc);
+
+/** Whether this appliance owns machine slot m (its workers may claim it). @par Context Any. */
+bool nl_xa_owns_mach(const void *ext, uint32_t m);
+
+/**
+ * Control-lcore round: drain the proxies' inboxes into HANDOVER batches, gossip when due,
+ * expire silent appliances (failing what was parked at them), flush batches.
+ * @return work done. @par Context Control lcore (X2).
+ */
+unsigned int nl_xa_poll_ctl(struct nl_port *io);
+
+/**
+ * A received datagram of the scale-out range (types 16..23): open (MAC, replay window with
+ * --key), check its sender against the configured appliances, act. Malformed or forged ones
+ * are counted (drop_<reason>, xa_bad_peer) and dropped.
+ * @par Context Control lcore.
+ */
+void nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *pl, size_t plen);
+
+/**
+ * The end of task t on this appliance: a foreign task is handed back to its origin (HANDBACK)
+ * and its object returned to the pool. @return true when t was foreign (consumed), false for
+ * a task of our own (the caller answers its client).
+ * @par Context Control lcore.
+ */
+bool nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t);
+
+struct nl_dp_sub;
+
+/**
+ * Placement by load above the split (docs/scale-out.md "Summaries"). rec[0] is the first
+ * sub-task record of a task the control lcore drains (drain_subs), rec[0..n_rec) what the
+ * burst holds from it on. When every sub-task of the task (all in this burst) went to
+ * machines of one other live appliance, whose load entries its summaries installed, and the
+ * task was never placed this way, the records are taken (bookings marked applied) and the
+ * task is handed over to the manager that dispatches to the first machine there (2LSC: its
+ * group; NLSC: its leaf), which decides on its exact load. NL_XA_TF_PLACED travels with the
+ * task: it is placed this way at most once; afterwards, or when its machines are spread over
+ * appliances, a sub-task on another appliance's machine is re-placed on one of ours as a
+ * lost one is (nl_xa_local_load_ctl()).
+ * @param rec    Records in the order eng_dispatch() enqueued them.
+ * @param n_rec  Records in rec, >= 1.
+ * @return records taken (the task's sub-task count), or 0: send them as usual.
+ * @par Context Control lcore (X2). @par Source docs/scale-out.md "Summaries".
+ */
+unsigned int nl_xa_place_ctl(struct nl_port *io, const struct nl_dp_sub *rec, unsigned int n_rec);
+
+struct nl_mach_load;
+
+/**
+ * The load table w [n_mach] with every machine of another appliance gone (a copy, for the
+ * control's re-placement of a lost sub-task: only our machines can take it). w itself when
+ * xa is NULL.
+ * @return [n_mach], valid until the next call. @par Context Control lcore (X2); O(n_mach).
+ */
+const struct nl_mach_load *nl_xa_local_load_ctl(void *ext, const struct nl_mach_load *w,
+						unsigned int n_mach);
+
+/**
+ * Whether machine m's load entry is kept by the summaries of its (remote) appliance, so the
+ * control must not reset it when it republishes its own machines. false when xa is NULL.
+ * @par Context Control lcore.
+ */
+bool nl_xa_keeps_load(const void *ext, uint32_t m);
+
+/** Foreign tasks held now (not counted in this appliance's accounting). Relaxed read. */
+uint64_t nl_xa_foreign_live(const void *ext);
+
+/**
+ * Shutdown: tasks parked at other appliances are counted failed and returned to the pool.
+ * @par Context Control, lcores stopped.
+ */
+void nl_xa_drain_ctl(struct nl_dp *dp, void *ext);
+
+
+/* ---- the datagram link (nl_xa_link.c) ---- */
+
+/** Send again what appliance app has not acknowledged within retransmit_s (backing off).
+ *  @param now  TSC. @par Context Control lcore. */
+void nl_xa_retransmit_ctl(struct nl_port *io, unsigned int app, uint64_t now);
+
+/** Appliance app acknowledged datagram seq: forget it. @par Context Control lcore. */
+void nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq);
+
+/** Forget every unacknowledged datagram to a peer (gone or restarted: what they carried was
+ *  answered by nl_xa_declare_lost_ctl()). @par Context Control lcore. */
+void nl_xa_rtx_clear_ctl(struct xa_peer *p);
+
+/** Receiver: whether datagram seq of the peer (its current incarnation) arrived before;
+ *  marks it. @return true for a duplicate (X4). @par Context Control lcore. */
+bool nl_xa_dedup_seen_ctl(struct xa_peer *p, uint32_t seq);
+
+/** Queue an acknowledgement of datagram seq to app. @par Context Control lcore. */
+void nl_xa_queue_ack_ctl(struct nl_port *io, unsigned int app, uint32_t seq);
+
+/** Send app's batches (tasks and hand-backs numbered, acknowledgements not). */
+void nl_xa_flush_peer_ctl(struct nl_port *io, unsigned int app);
+
+/** Add a task record to app's HANDOVER batch (sent when full, or at the round's end). */
+void nl_xa_queue_task_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_task *r);
+
+/** Add a hand-back record to app's HANDBACK batch (sent when full, or at the round's end). */
+void nl_xa_queue_back_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_back *r);
+
+#endif /* NL_XA_PRIV_H */
