@@ -35,7 +35,7 @@ struct eng_ctx {
 };
 
 void
-eng_forward(void *ctx, struct nl_task *t, uint32_t to_mgr, double now_vt)
+bm2_forward(void *ctx, struct nl_task *t, uint32_t to_mgr, double now_vt)
 {
 	auto *e = static_cast<eng_ctx *>(ctx);
 
@@ -46,7 +46,7 @@ eng_forward(void *ctx, struct nl_task *t, uint32_t to_mgr, double now_vt)
 }
 
 void
-eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now_vt)
+bm2_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n, double now_vt)
 {
 	auto *e = static_cast<eng_ctx *>(ctx);
 
@@ -62,7 +62,7 @@ eng_dispatch(void *ctx, struct nl_task *t, const uint32_t *mach, unsigned int n,
 }
 
 void
-eng_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now_vt)
+bm2_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now_vt)
 {
 	(void)t;
 	(void)why;
@@ -71,7 +71,7 @@ eng_reject(void *ctx, struct nl_task *t, enum nl_reject_reason why, double now_v
 }
 
 const struct nl_mach_load *
-eng_load(void *ctx, uint32_t mgr, double now_vt)
+bm2_load(void *ctx, uint32_t mgr, double now_vt)
 {
 	(void)mgr;
 	(void)now_vt;
@@ -79,7 +79,7 @@ eng_load(void *ctx, uint32_t mgr, double now_vt)
 }
 
 unsigned int
-eng_queue_len(void *ctx, uint32_t mgr)
+bm2_queue_len(void *ctx, uint32_t mgr)
 {
 	(void)ctx;
 	(void)mgr;
@@ -87,11 +87,11 @@ eng_queue_len(void *ctx, uint32_t mgr)
 }
 
 const struct nl_engine_ops eng_ops = {
-	eng_forward,
-	eng_dispatch,
-	eng_reject,
-	eng_load,
-	eng_queue_len,
+	bm2_forward,
+	bm2_dispatch,
+	bm2_reject,
+	bm2_load,
+	bm2_queue_len,
 	nullptr, /* pass: every hop through the global scheduler's queue */
 	nullptr, /* load_gen: the scan on every pick */
 };

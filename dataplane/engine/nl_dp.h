@@ -303,13 +303,27 @@ int nl_dp_tel_register(const char *name, int (*fn)(const char *, const char *, s
 void nl_dp_tel_close(const struct nl_dp *dp);
 
 /**
- * Set the state of the layer driving dp (port mode: struct nl_port; NULL when it stops), which
- * that layer's telemetry handlers read as dp->driver: set under the gate's write lock, so a
- * handler sees the old value or the new one for its whole run.
+ * Open the telemetry gate for dp (nl_dp_telemetry_init() does, with the engine's commands).
+ * @param dp  Engine, until nl_dp_tel_close(). @par Context Control path, init.
+ */
+void nl_dp_tel_open(struct nl_dp *dp);
+
+/**
+ * Hand the gate the state of the layer driving dp (port mode: its struct nl_port; NULL when
+ * it stops), which that layer's handlers get back with nl_dp_tel_driver(): set under the
+ * gate's write lock, so a handler sees the old value or the new one for its whole run. Does
+ * nothing when the gate is not open for dp.
  * @param dp      Engine. @param driver  The driver's state, or NULL.
  * @par Context  Control path (the driving layer, at its start and end).
  */
-void nl_dp_tel_driver_set(struct nl_dp *dp, void *driver);
+void nl_dp_tel_driver_set(const struct nl_dp *dp, void *driver);
+
+/**
+ * The driving layer's state set with nl_dp_tel_driver_set(), NULL when none or closed.
+ * @return State; valid while the caller holds the gate (inside a handler).
+ * @par Context DPDK's telemetry thread, in a handler.
+ */
+void *nl_dp_tel_driver(void);
 
 /**
  * The engine the telemetry gate is open for, NULL when closed.

@@ -13,7 +13,8 @@
  *   nl_dp_gen.c      machine generations under RCU
  *   nl_dp_stats.c    run statistics and counters
  *   nl_dp_match.c    the model's task classes (emulated and native runs)
- *   nl_dp_tel.c      the telemetry gate and the engine's commands
+ *   nl_dp_tel_gate.c the telemetry gate (every layer's commands run behind it)
+ *   nl_dp_tel.c      the engine's telemetry commands
  *
  * The engine knows no port, farm or peer appliance: what a layer above adds per task it keeps
  * in tables of its own indexed by the task's pool index (nl_task.aux), and what it adds to
@@ -208,9 +209,6 @@ struct nl_dp {
 	uint64_t io_rejected;         /* and answered REJECT before acceptance */
 	double work_scale_us;         /* port mode: wall us per model second (booking estimate) */
 	double dur_scale;             /* vt per model second in managers' bookings */
-	void *driver;                 /* the layer driving the engine in port mode (its state;
-				       * opaque here), for its telemetry handlers: set and cleared
-				       * by that layer while the telemetry gate is open */
 	struct nl_match_tab *match_tab; /* emulated/native: the model's [class] table (nl_dp_match.c) */
 	uint32_t *match_h;            /* [n_pool] class handle of each generated task, or NULL */
 	void *ext;                    /* the extension's state (o.ext, nl_dp_ext_ops), or NULL */

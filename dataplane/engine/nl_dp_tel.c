@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The appliance's telemetry gate (nl_dp_tel_register()) and the engine's rte_telemetry
- * commands (read with usertools/dpdk-telemetry.py):
+ * The engine's rte_telemetry commands, behind the appliance's gate (nl_dp_tel_gate.c; read
+ * with usertools/dpdk-telemetry.py):
  *   /nlevel/managers[,ID]       per-manager arrays (tasks in/out, hops out, inbox depth, ...);
  *                               with an id, that manager and its decide() cost histogram
  *   /nlevel/machines            per-machine arrays (alive, speed, sub-tasks, backlog)
@@ -11,7 +11,6 @@
  * machine generation and load snapshot as a short-lived QSBR reader (I3 of nl_dp.h).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,84 +23,6 @@
 
 #include "nl_atomic.h"
 #include "nl_dp_priv.h"
-
-static struct nl_dp *tel_dp; /* set once at init, before the commands are registered */
-
-/* The gate (nl_dp.h, nl_dp_tel_register()): handlers run under the read lock while open. */
-typedef int (*tel_fn)(const char *, const char *, struct rte_tel_data *);
-#define TEL_MAX 32u
-static pthread_rwlock_t tel_gate = PTHREAD_RWLOCK_INITIALIZER;
-static bool tel_open;
-static struct {
-	char name[64];
-	tel_fn fn;
-} tel_cmds[TEL_MAX];
-static unsigned int n_tel_cmds;
-
-static int
-tel_gated(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	int rc = -EINVAL;
-
-	pthread_rwlock_rdlock(&tel_gate);
-	for (unsigned int i = 0; tel_open && i < n_tel_cmds; i++) {
-		if (strcmp(tel_cmds[i].name, cmd) == 0) {
-			rc = tel_cmds[i].fn(cmd, params, d);
-			break;
-		}
-	}
-	pthread_rwlock_unlock(&tel_gate);
-	return rc;
-}
-
-int
-nl_dp_tel_register(const char *name, tel_fn fn, const char *help)
-{
-	unsigned int i;
-	int rc = 0;
-
-	pthread_rwlock_wrlock(&tel_gate);
-	for (i = 0; i < n_tel_cmds && strcmp(tel_cmds[i].name, name) != 0; i++)
-		;
-	if (i < n_tel_cmds) { /* registered with DPDK before (an earlier engine) */
-		tel_cmds[i].fn = fn;
-	} else if (n_tel_cmds == TEL_MAX || strlen(name) >= sizeof(tel_cmds[0].name)) {
-		rc = -ENOSPC;
-	} else {
-		rc = rte_telemetry_register_cmd(name, tel_gated, help);
-		if (rc == 0) {
-			snprintf(tel_cmds[n_tel_cmds].name, sizeof(tel_cmds[0].name), "%s", name);
-			tel_cmds[n_tel_cmds++].fn = fn;
-		}
-	}
-	pthread_rwlock_unlock(&tel_gate);
-	return rc;
-}
-
-struct nl_dp *
-nl_dp_tel_dp(void)
-{
-	return tel_open ? tel_dp : NULL;
-}
-
-void
-nl_dp_tel_driver_set(struct nl_dp *dp, void *driver)
-{
-	pthread_rwlock_wrlock(&tel_gate); /* no handler runs while it changes */
-	dp->driver = driver;
-	pthread_rwlock_unlock(&tel_gate);
-}
-
-void
-nl_dp_tel_close(const struct nl_dp *dp)
-{
-	pthread_rwlock_wrlock(&tel_gate);
-	if (dp == tel_dp) {
-		tel_open = false;
-		tel_dp = NULL;
-	}
-	pthread_rwlock_unlock(&tel_gate);
-}
 
 static struct rte_tel_data *
 u64_array(void)
@@ -116,7 +37,7 @@ u64_array(void)
 static int
 tel_managers(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = tel_dp;
+	struct nl_dp *dp = nl_dp_tel_dp();
 	static const char *const key[] = { "tasks_in", "tasks_out", "hops_out", "dispatched",
 					   "refused", "inbox_depth", "lcore" };
 	struct rte_tel_data *arr[7];
@@ -195,7 +116,7 @@ tel_managers(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_machines(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = tel_dp;
+	struct nl_dp *dp = nl_dp_tel_dp();
 	struct rte_tel_data *alive = u64_array(), *speed = u64_array(), *nsub = u64_array(),
 			    *backlog = u64_array();
 	double now = nl_dp_now_vt(dp);
@@ -241,10 +162,7 @@ nl_dp_telemetry_init(struct nl_dp *dp)
 {
 	int rc;
 
-	pthread_rwlock_wrlock(&tel_gate);
-	tel_dp = dp;
-	tel_open = true;
-	pthread_rwlock_unlock(&tel_gate);
+	nl_dp_tel_open(dp);
 	rc = nl_dp_tel_register("/nlevel/managers", tel_managers,
 				"Per-manager counters. Parameters: int manager id "
 				"(optional, adds its service-time histogram)");

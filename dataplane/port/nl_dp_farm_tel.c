@@ -29,8 +29,7 @@ counts_dict(struct rte_tel_data *d, const struct farm_sub *s)
 static int
 tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = nl_dp_tel_dp();
-	struct nl_port *io = dp != NULL ? dp->driver : NULL;
+	struct nl_port *io = nl_dp_tel_driver();
 	struct nl_dp_farm *f = io != NULL ? io->farm : NULL;
 
 	(void)cmd;
@@ -79,8 +78,7 @@ tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = nl_dp_tel_dp();
-	struct nl_port *io = dp != NULL ? dp->driver : NULL;
+	struct nl_port *io = nl_dp_tel_driver();
 	struct nl_dp_farm *f = io != NULL ? io->farm : NULL;
 	struct rte_tel_data *names, *ads, *elig;
 
@@ -104,7 +102,7 @@ tel_farm(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* records: read racily by design (a record is replaced only by the control lcore and
 	 * its text outlives this call unless a worker changes it at the same moment) */
 	rte_tel_data_start_array(ads, RTE_TEL_STRING_VAL);
-	for (uint32_t m = 0; m < dp->n_mach; m++) {
+	for (uint32_t m = 0; m < io->dp->n_mach; m++) {
 		const char *t = __atomic_load_n(&f->ad[m].text, __ATOMIC_ACQUIRE);
 		char buf[RTE_TEL_MAX_STRING_LEN];
 

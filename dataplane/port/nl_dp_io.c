@@ -175,3 +175,13 @@ nl_dp_io_port_init(struct nl_port *io)
 	memcpy(io->mac, mac.addr_bytes, 6);
 	return 0;
 }
+
+void
+nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c)
+{
+	const uint64_t *s = (const uint64_t *)&io->c;
+	uint64_t *d = (uint64_t *)c;
+
+	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		d[i] = nl_atomic_load_relaxed(&s[i]);
+}

@@ -658,16 +658,6 @@ port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o
 	return rc;
 }
 
-void
-nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c)
-{
-	const uint64_t *s = (const uint64_t *)&io->c;
-	uint64_t *d = (uint64_t *)c;
-
-	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
-		d[i] = nl_atomic_load_relaxed(&s[i]);
-}
-
 int
 nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_counts *out)
 {
@@ -692,7 +682,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 	rc = publish_machines(io, NULL, NULL, 0);
 	if (rc != 0)
 		goto out;
-	/* the port's telemetry handlers find it as dp->driver (behind the engine's gate) */
+	/* the port's telemetry handlers find it through the engine's gate */
 	nl_dp_tel_driver_set(dp, io);
 	nl_port_telemetry_init(io);
 	dp->horizon_vt = 1e300;
@@ -801,7 +791,6 @@ out:
 		DP_LOG(INFO, "stopping\n");
 	}
 	nl_dp_tel_close(dp); /* no handler reads the port, farm or fair-share state freed below */
-	nl_dp_tel_driver_set(dp, NULL);
 	if (io != NULL && io->n_tx > 0)
 		nl_dp_io_tx_flush(io);
 	if (rte_eth_dev_is_valid_port(o->port_id))

@@ -398,8 +398,7 @@ pr_name(const struct nl_dp_sec *sec, unsigned int i)
 static int
 tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct nl_dp *dp = nl_dp_tel_dp();
-	struct nl_port *io = dp != NULL ? dp->driver : NULL;
+	struct nl_port *io = nl_dp_tel_driver();
 	struct nl_dp_sec *sec = io != NULL ? io->sec : NULL;
 	struct rte_tel_data *arr[N_KEYS + 1];
 	struct nl_sec_counts *prc;

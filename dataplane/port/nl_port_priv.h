@@ -75,7 +75,7 @@ struct nl_dp_sec;
 struct nl_dp_farm;
 
 /* The port: the I/O and control lcore's state (nl_port_serve(); the telemetry handlers find
- * it as dp->driver while the gate is open). */
+ * it with nl_dp_tel_driver() while the gate is open). */
 struct nl_port {
 	struct nl_dp *dp;
 	struct nl_port_opts o;   /* copied */
@@ -145,7 +145,7 @@ void nl_dp_port_finish(struct nl_port *io, struct nl_task *t);
  * layer's /nlevel/principals. @return 0 or -errno. @par Context The I/O lcore, start-up. */
 int nl_port_telemetry_init(struct nl_port *io);
 
-/* The port's counters now (relaxed reads). @par Context Any thread. */
+/* The port's counters now (relaxed reads; nl_dp_io.c). @par Context Any thread. */
 void nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c);
 
 /* An ARP frame: answer a request for our address. @return true when f was ARP (consumed).

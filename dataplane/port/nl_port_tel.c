@@ -4,7 +4,7 @@
  *   /nlevel/stats               accounting (I1), drops per reason, messages per type
  *   /nlevel/machine/set,ID,ALIVE[,SPEED_IPS]   machine leave / join / speed change
  * and the security layer's /nlevel/principals (nl_dp_sec.c). Handlers run on the telemetry
- * thread and find the port as dp->driver (set while serving); they read counters relaxed or as
+ * thread and find the port with nl_dp_tel_driver() (set while serving); they read counters relaxed or as
  * one snapshot of the control lcore; a change is a request the control lcore applies (I3 of
  * nl_dp.h).
  */
@@ -23,9 +23,7 @@
 static struct nl_port *
 tel_port(void)
 {
-	struct nl_dp *dp = nl_dp_tel_dp();
-
-	return dp != NULL ? dp->driver : NULL;
+	return nl_dp_tel_driver();
 }
 
 static int
@@ -109,7 +107,7 @@ nl_port_telemetry_init(struct nl_port *io)
 {
 	int rc;
 
-	(void)io; /* found again as dp->driver by each handler */
+	(void)io; /* found again with nl_dp_tel_driver() by each handler */
 	rc = nl_dp_tel_register("/nlevel/stats", tel_stats,
 				"Accounting, drops per reason, messages per type.");
 	if (rc == 0)

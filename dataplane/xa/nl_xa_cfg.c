@@ -32,7 +32,7 @@
 #include "nl_model_cfg.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
-#include "nl_xa_priv.h"
+#include "nl_xa_core.h"
 
 /* ---------------------------------------------------------------- configuration ---- */
 

@@ -29,7 +29,7 @@
 #include "nl_gossip.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
-#include "nl_xa_priv.h"
+#include "nl_xa_core.h"
 
 /* ---------------------------------------------------------------- summaries ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Scale-out's datagram link (nl_xa_priv.h): inter-appliance messages encoded, sealed and sent
+ * Scale-out's datagram link (nl_xa_core.h): inter-appliance messages encoded, sealed and sent
  * through the port; numbered datagrams (HANDOVER, HANDBACK) kept until acknowledged and sent
  * again, with back-off; the receiver's de-duplication window; the per-peer batches being
  * filled. Below the hand-over logic (nl_xa.c) and the summaries (nl_xa_gossip.c), which both
@@ -11,7 +11,7 @@
 #include <rte_cycles.h>
 
 #include "nl_atomic.h"
-#include "nl_xa_priv.h"
+#include "nl_xa_core.h"
 
 /* ---------------------------------------------------------------- sending ---- */
 

@@ -10,8 +10,8 @@
  *   nl_xa_cfg.c     configuration, placement of managers and machines on appliances
  * Not a public header. Control lcore only (nl_xa.h X2), telemetry reads counters relaxed.
  */
-#ifndef NL_XA_PRIV_H
-#define NL_XA_PRIV_H
+#ifndef NL_XA_CORE_H
+#define NL_XA_CORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -341,4 +341,4 @@ void nl_xa_queue_task_ctl(struct nl_port *io, unsigned int app, const struct nl_
 /** Add a hand-back record to app's HANDBACK batch (sent when full, or at the round's end). */
 void nl_xa_queue_back_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_back *r);
 
-#endif /* NL_XA_PRIV_H */
+#endif /* NL_XA_CORE_H */
