@@ -68,9 +68,10 @@ reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, 
 	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
-/* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool. */
-static void
-finish(struct nl_port *io, struct nl_task *t)
+/* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool (also
+ * how the scale-out layer ends a task it cannot carry on). */
+void
+nl_dp_port_finish(struct nl_port *io, struct nl_task *t)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_meta *mt = &io->meta[t->aux];
@@ -90,12 +91,6 @@ finish(struct nl_port *io, struct nl_task *t)
 		reply_client(io, mt, t->id, NL_MSG_COMPLETE, 0, mt->n_done, mt->status, us);
 	}
 	nl_dp_task_finish_ctl(dp, t, nl_dp_now_vt(dp));
-}
-
-void
-nl_dp_port_finish(struct nl_port *io, struct nl_task *t)
-{
-	finish(io, t); /* the scale-out layer ends tasks it cannot carry on through this */
 }
 
 /* Where a sub-task of t goes when its machine is lost: the policy's own choice
@@ -128,7 +123,7 @@ sub_settle(struct nl_port *io, struct nl_task *t, unsigned int sub)
 {
 	io->meta[t->aux].done_mask |= UINT64_C(1) << sub;
 	if (nl_model_task_sub_done(t))
-		finish(io, t);
+		nl_dp_port_finish(io, t);
 }
 
 /* Sub-task `sub` of t cannot be placed anywhere: t fails with machine_lost once its other
@@ -732,7 +727,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 			work += io->o.ext->poll_ctl(io);
 		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);
 		for (unsigned int i = 0; i < n; i++)
-			finish(io, fin[i]);
+			nl_dp_port_finish(io, fin[i]);
 		work += n;
 		if (io->sec != NULL) /* #16: fair admission as tasks end */
 			work += nl_dp_sec_poll(io);
