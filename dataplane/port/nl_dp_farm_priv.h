@@ -82,7 +82,7 @@ struct nl_dp_farm {
 /**
  * Answer /nlevel/submits and /nlevel/farm behind the telemetry gate (nl_dp_tel_register()):
  * the handlers read the farm of the engine the gate is open for (nl_dp_tel_dp(), relaxed
- * loads of the counters); nl_dp_serve() closes the gate before the farm state is freed.
+ * loads of the counters); nl_port_serve() closes the gate before the farm state is freed.
  * @return 0; -ENOSPC, -EINVAL or -ENOENT from nl_dp_tel_register().
  * @par Context  The I/O lcore, at nl_dp_farm_init(); not on a dispatch path.
  * @par Source   DPDK telemetry library (rte_telemetry_register_cmd()); issue #15.
