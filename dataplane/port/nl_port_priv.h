@@ -119,37 +119,65 @@ nl_port_ext(const struct nl_port *io)
 	return io->dp->ext != NULL ? io->o.ext : NULL;
 }
 
-/* Start the port (one RX and one TX queue) and its mbuf pool; our MAC into io->mac.
- * @return 0 or -errno. @par Context The I/O lcore, before serving. */
+/**
+ * Start the port (one RX and one TX queue) and its mbuf pool; our MAC into io->mac.
+ * @param io  The port (io->o.port_id). @return 0; -ENODEV (no such port); -errno of DPDK.
+ * @par Context The I/O lcore, before serving. @par Source DPDK ethdev.
+ */
 int nl_dp_io_port_init(struct nl_port *io);
 
-/* Send the queued frames (retried, then counted tx_fail). @par Context The I/O lcore. */
+/**
+ * Send the queued frames: retried 64 times, then freed and counted tx_fail.
+ * @param io  The port. @par Context The I/O lcore.
+ */
 void nl_dp_io_tx_flush(struct nl_port *io);
 
-/* Queue message m to (mac, ip, port), sealed with the site key when one is set (--key).
- * @par Context The I/O lcore. */
+/**
+ * Queue message m to (mac, ip, port), sealed with io->seal when --key is set (the caller
+ * chooses the key: nl_dp_sec_seal_as()); sent at the next flush or when TX_BUF are queued.
+ * @param io  The port. @param m  Message. @param mac  Destination MAC [6].
+ * @param ip  IPv4, network order. @param port  UDP, host order.
+ * @par Context The I/O lcore. @par Source docs/protocol.md.
+ */
 void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip,
 		   uint16_t port);
 
-/* Queue a payload encoded and sealed by its caller (the inter-appliance codec: nl_xa_seal())
- * to (mac, ip, port). @par Context The I/O lcore. */
+/**
+ * Queue a payload the caller encoded and sealed (the inter-appliance codec: nl_xa_seal()).
+ * @param pl  Payload [n bytes], n <= NL_PROTO_MAX_LEN (else counted tx_fail, not sent).
+ * @param mac, ip, port  As nl_dp_io_send(). @par Context The I/O lcore.
+ */
 void nl_dp_io_send_raw(struct nl_port *io, const void *pl, size_t n, const uint8_t *mac,
 		       uint32_t ip, uint16_t port);
 
-/* The end of task t on the control lcore: the extension's (a task of another appliance), or
- * COMPLETE / REJECT to its client, accounting, the pool (nl_dp_port.c).
- * @par Context The I/O lcore. */
+/**
+ * The end of task t on the control lcore: the extension's (a task of another appliance, handed
+ * back), or COMPLETE / REJECT to its client, accounting (nl_dp_task_finish_ctl()), the pool.
+ * Also how the scale-out layer ends a task it cannot carry on.
+ * @param io  The port. @param t  A task of the pool, all its sub-tasks settled.
+ * @par Context The I/O lcore (nl_dp_port.c).
+ */
 void nl_dp_port_finish(struct nl_port *io, struct nl_task *t);
 
-/* Telemetry of the port: /nlevel/stats, /nlevel/machine/set (nl_port_tel.c), the security
- * layer's /nlevel/principals. @return 0 or -errno. @par Context The I/O lcore, start-up. */
+/**
+ * Register the port's telemetry: /nlevel/stats, /nlevel/machine/set (nl_port_tel.c) and the
+ * security layer's /nlevel/principals; the handlers find the port with nl_dp_tel_driver().
+ * @param io  The port. @return 0; -errno of nl_dp_tel_register().
+ * @par Context The I/O lcore, start-up. @par Source DPDK telemetry library.
+ */
 int nl_port_telemetry_init(struct nl_port *io);
 
-/* The port's counters now (relaxed reads; nl_dp_io.c). @par Context Any thread. */
+/**
+ * The port's counters now, each read relaxed (nl_dp_io.c); a consistent set: nl_dp_snap_get().
+ * @param io  The port. @param c  Output. @par Context Any thread.
+ */
 void nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c);
 
-/* An ARP frame: answer a request for our address. @return true when f was ARP (consumed).
- * @par Context The I/O lcore. */
+/**
+ * An ARP frame: answer a request for our address.
+ * @param f  Frame [len bytes]. @return true when f was ARP (consumed), false otherwise.
+ * @par Context The I/O lcore. @par Source RFC 826.
+ */
 bool nl_dp_io_arp(struct nl_port *io, const uint8_t *f, size_t len);
 
 #endif /* NL_PORT_PRIV_H */
