@@ -140,17 +140,18 @@ subscript(struct nl_cad_ctx *ctx, const struct nl_cad_val *b, const struct nl_ca
 	if (b->type == NL_CAD_UNDEFINED || i->type == NL_CAD_UNDEFINED)
 		return UNDEFV;
 	if (b->type == NL_CAD_LIST && i->type == NL_CAD_INT) {
-		if (i->u.i < 0 || i->u.i >= b->aux)
+		/* HTCondor reads the index as an int (Value::IsIntegerValue(int &)) */
+		int32_t k = (int32_t)(uint32_t)(uint64_t)i->u.i;
+
+		if (k < 0 || k >= b->aux)
 			return ERRV;
-		return b->u.l[i->u.i];
+		return b->u.l[k];
 	}
 	if (b->type == NL_CAD_RECORD && i->type == NL_CAD_STRING) {
-		/* HTCondor: r["name"] of a name the record lacks is error (r.name: undefined) */
-		bool found;
-		struct nl_cad_val v = lookup_found(ctx, b, i->u.s, (uint32_t)i->aux,
-						   nl_cad_hash(i->u.s, (uint32_t)i->aux), base, &found);
-
-		return found ? v : ERRV;
+		/* HTCondor (Operation::_doOperation, SUBSCRIPT_OP): r["name"] of a name the record
+		 * lacks is undefined */
+		return lookup(ctx, b, i->u.s, (uint32_t)i->aux,
+			      nl_cad_hash(i->u.s, (uint32_t)i->aux), base);
 	}
 	return ERRV;
 }
@@ -220,13 +221,20 @@ materialize(struct nl_cad_ctx *dst, struct nl_cad_ctx *src, const struct nl_cad_
 	case NL_CAD_STRING:
 		return nl_cad_mkstr(dst, v->u.s, (size_t)v->aux);
 	case NL_CAD_LIST: {
-		struct nl_cad_val *items = nl_cad_arena(dst, (size_t)v->aux * sizeof(*items));
+		struct nl_cad_val *items = nl_cad_arena(dst, ((size_t)v->aux + 1) * sizeof(*items));
 
 		if (items == NULL)
 			return ERRV;
+		/* a list literal's text (NL_CAD_LIST_EXPR) comes along */
+		items[0] = v->kind == NL_CAD_LIST_EXPR ? materialize(dst, src, &v->u.l[-1], depth)
+						       : UNDEFV;
+		items++;
 		for (int32_t i = 0; i < v->aux; i++)
 			items[i] = materialize(dst, src, &v->u.l[i], depth + 1);
-		return nl_cad_list(items, (uint32_t)v->aux);
+		struct nl_cad_val l = nl_cad_list(items, (uint32_t)v->aux);
+
+		l.kind = items[-1].type == NL_CAD_STRING ? NL_CAD_LIST_EXPR : 0;
+		return l;
 	}
 	case NL_CAD_RECORD: {
 		if (v->kind == NL_CAD_REC_FRAME && v->u.fr->ctx == dst)
@@ -827,12 +835,16 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 					NEXT;
 				}
 			}
-			struct nl_cad_val *items = nl_cad_arena(ctx, (size_t)n * sizeof(*items));
+			/* one value in front of the elements: the literal's text (b = 1 + its
+			 * constant), NL_CAD_LIST_EXPR */
+			struct nl_cad_val *items = nl_cad_arena(ctx, ((size_t)n + 1) * sizeof(*items));
 
 			if (items == NULL) {
 				*sp++ = ERRV;
 				NEXT;
 			}
+			items[0] = in->b != 0 ? p->consts[in->b - 1] : UNDEFV;
+			items++;
 			if (in->a == 1) {
 				struct nl_cad_val *o = items;
 
@@ -843,7 +855,9 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			} else {
 				memcpy(items, sp, (size_t)n * sizeof(*items));
 			}
-			*sp++ = nl_cad_list(items, n);
+			*sp = nl_cad_list(items, n);
+			sp->kind = in->b != 0 ? NL_CAD_LIST_EXPR : 0;
+			sp++;
 			NEXT;
 		}
 		default:

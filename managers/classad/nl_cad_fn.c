@@ -102,6 +102,19 @@ const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_CURRENTTIME] = { "currentTime", 0, 0 },
 	[NL_CAD_F_EVALINEACH] = { "evalInEachContext", 2, 2 },
 	[NL_CAD_F_COUNTMATCHES] = { "countMatches", 2, 2 },
+	[NL_CAD_F_RANDOM] = { "random", 0, 1 },
+	[NL_CAD_F_USERHOME] = { "userHome", 1, 2 },
+	[NL_CAD_F_TZOFFSET] = { "timeZoneOffset", 0, 0 },
+	[NL_CAD_F_DAYTIME] = { "dayTime", 0, 0 },
+	[NL_CAD_F_GETYEAR] = { "getYear", 1, 1 },
+	[NL_CAD_F_GETMONTH] = { "getMonth", 1, 1 },
+	[NL_CAD_F_GETDAYOFYEAR] = { "getDayOfYear", 1, 1 },
+	[NL_CAD_F_GETDAYOFMONTH] = { "getDayOfMonth", 1, 1 },
+	[NL_CAD_F_GETDAYOFWEEK] = { "getDayOfWeek", 1, 1 },
+	[NL_CAD_F_GETDAYS] = { "getDays", 1, 1 },
+	[NL_CAD_F_GETHOURS] = { "getHours", 1, 1 },
+	[NL_CAD_F_GETMINUTES] = { "getMinutes", 1, 1 },
+	[NL_CAD_F_GETSECONDS] = { "getSeconds", 1, 1 },
 };
 
 int
@@ -117,53 +130,50 @@ nl_cad_fn_lookup(const char *name, uint32_t len)
 
 /* ------------------------------------------------------------------ conversions */
 
-/* A string's leading number, as HTCondor's conversions read it: strtod() (leading white space
- * skipped, trailing text ignored, nothing read at all is a failure), then a size suffix right
- * after the number scales it (B 1, K 1024, M 1024^2, G 1024^3, T 1024^4). */
+/* isspace() in the C locale (-1, no character, is not) */
 static bool
-str_prefix(const struct nl_cad_val *v, bool integer, double *r, int64_t *i)
+is_space_c(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* (long long) of a double as HTCondor's conversions do it on x86-64 (cvttsd2si): truncation,
+ * and INT64_MIN for NaN and for values beyond 64 bits (int(1e30) is -9223372036854775808). */
+static int64_t
+d2ll(double d)
+{
+	int64_t i;
+
+	return nl_cad_d2i(d, &i) ? i : INT64_MIN;
+}
+
+/* A string's leading number, as HTCondor's conversions read it (value.cpp): strtod(), leading
+ * white space skipped and trailing text ignored; nothing read at all (and a value of 0) is a
+ * failure. No size suffix since HTCondor 23.9 (HTCONDOR-2455): int("1K") is 1. */
+static bool
+str_prefix(const struct nl_cad_val *v, double *r)
 {
 	char tmp[128], *end;
 	size_t n = (size_t)v->aux < sizeof(tmp) - 1 ? (size_t)v->aux : sizeof(tmp) - 1;
-	double scale = 1;
 
 	memcpy(tmp, v->u.s, n);
 	tmp[n] = 0;
-	double x = strtod(tmp, &end);
-
-	if (end == tmp && x == 0)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': scale = 1024.0; break;
-	case 'm': case 'M': scale = 1024.0 * 1024; break;
-	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
-	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-	default: break;
-	}
-	if (integer) {
-		int64_t t;
-
-		if (!nl_cad_d2i(x, &t) || !nl_cad_d2i((double)t * scale, i))
-			return false;
-		return true;
-	}
-	*r = x * scale;
-	return true;
+	*r = strtod(tmp, &end);
+	return !(end == tmp && *r == 0);
 }
 
-/* real(x) as HTCondor's convertValueToRealValue: false when not convertible. */
+/* real(x) as HTCondor's convertValueToRealValue: false when not convertible. A relTime is
+ * read as whole seconds (Value::IsRelativeTimeValue(time_t &)). */
 static bool
 to_real(const struct nl_cad_val *v, double *out)
 {
-	int64_t unused;
-
 	switch (v->type) {
 	case NL_CAD_INT: *out = (double)v->u.i; return true;
 	case NL_CAD_REAL: *out = v->u.r; return true;
 	case NL_CAD_BOOL: *out = v->u.b; return true;
 	case NL_CAD_ABSTIME: *out = (double)v->u.abs_s; return true;
-	case NL_CAD_RELTIME: *out = v->u.rel_s; return true;
-	case NL_CAD_STRING: return str_prefix(v, false, out, &unused);
+	case NL_CAD_RELTIME: *out = (double)d2ll(v->u.rel_s); return true;
+	case NL_CAD_STRING: return str_prefix(v, out);
 	default: return false;
 	}
 }
@@ -172,15 +182,19 @@ to_real(const struct nl_cad_val *v, double *out)
 static bool
 to_int(const struct nl_cad_val *v, int64_t *out)
 {
-	double unused;
+	double r;
 
 	switch (v->type) {
 	case NL_CAD_INT: *out = v->u.i; return true;
 	case NL_CAD_BOOL: *out = v->u.b; return true;
 	case NL_CAD_ABSTIME: *out = v->u.abs_s; return true;
-	case NL_CAD_REAL: return nl_cad_d2i(v->u.r, out);
-	case NL_CAD_RELTIME: return nl_cad_d2i(v->u.rel_s, out);
-	case NL_CAD_STRING: return str_prefix(v, true, &unused, out);
+	case NL_CAD_REAL: *out = d2ll(v->u.r); return true;
+	case NL_CAD_RELTIME: *out = d2ll(v->u.rel_s); return true;
+	case NL_CAD_STRING:
+		if (!str_prefix(v, &r))
+			return false;
+		*out = d2ll(r);
+		return true;
 	default: return false;
 	}
 }
@@ -198,20 +212,38 @@ static struct nl_cad_val
 fn_round(int fn, const struct nl_cad_val *a)
 {
 	double r;
-	int64_t i;
 
 	if (a->type == NL_CAD_INT)
 		return *a;
 	if (!to_real(a, &r))
 		return ERRV;
-	/* round(): to nearest, halves to even (rint under the default rounding mode) */
+	/* round(): to nearest, halves to even (rint under the default rounding mode); HTCondor
+	 * (doRound) returns (long long) of the result: NaN and beyond 64 bits are INT64_MIN */
 	r = fn == NL_CAD_F_FLOOR ? floor(r) : fn == NL_CAD_F_ROUND ? rint(r) : ceil(r);
-	return nl_cad_d2i(r, &i) ? nl_cad_int(i) : ERRV;
+	return nl_cad_int(d2ll(r));
 }
 
-/* sum, avg, min, max of a list (HTCondor 23: undefined members are skipped, others must be
- * numbers; sum({}) and avg({}) are 0, min({}) and max({}) undefined). Extension: min/max of a
- * list of absTimes or of relTimes. */
+/* HTCondor's Operation::coerceToNumber on two numbers, in place (Operate() takes its operands
+ * by reference, so sum/avg/min/max see the promoted values): booleans become integers, and an
+ * integer beside a real becomes a real. */
+static void
+coerce_pair(struct nl_cad_val *x, struct nl_cad_val *y)
+{
+	if (x->type == NL_CAD_BOOL)
+		*x = nl_cad_int(x->u.b);
+	if (y->type == NL_CAD_BOOL)
+		*y = nl_cad_int(y->u.b);
+	if (x->type == NL_CAD_INT && y->type == NL_CAD_REAL)
+		*x = nl_cad_real((double)x->u.i);
+	else if (x->type == NL_CAD_REAL && y->type == NL_CAD_INT)
+		*y = nl_cad_real((double)y->u.i);
+}
+
+/* sum, avg, min, max of a list (HTCondor's sumAvg and minMax): undefined members are skipped,
+ * the others must be numbers (booleans count as 0 and 1); sum({}) and avg({}) are 0, min({})
+ * and max({}) undefined. min and max keep the winning member as the comparison left it:
+ * max({3, 2.5}) is 3.0, a real, because comparing 2.5 with 3 made 3 a real. Extension: min/max
+ * of a list of absTimes or of relTimes (Fig. 8). */
 static struct nl_cad_val
 fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
 {
@@ -219,37 +251,41 @@ fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
 		return UNDEFV;
 	if (l->type != NL_CAD_LIST)
 		return ERRV;
-	struct nl_cad_val acc = fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG ? nl_cad_int(0) : UNDEFV;
+	bool sum = fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG;
+	struct nl_cad_val acc = sum ? nl_cad_int(0) : UNDEFV;
 	bool first = true;
 	int32_t len = 0;
 
 	for (int32_t i = 0; i < l->aux; i++) {
-		const struct nl_cad_val *e = &l->u.l[i];
+		struct nl_cad_val e = l->u.l[i];
 
-		if (e->type == NL_CAD_UNDEFINED)
+		if (e.type == NL_CAD_UNDEFINED)
 			continue;
-		bool timeok = (fn == NL_CAD_F_MIN || fn == NL_CAD_F_MAX) &&
-			      (e->type == NL_CAD_ABSTIME || e->type == NL_CAD_RELTIME);
+		bool num = e.type == NL_CAD_INT || e.type == NL_CAD_REAL || e.type == NL_CAD_BOOL;
+		bool timeok = !sum && (e.type == NL_CAD_ABSTIME || e.type == NL_CAD_RELTIME);
 
-		if (e->type != NL_CAD_INT && e->type != NL_CAD_REAL && !timeok)
+		if (!num && !timeok)
 			return ERRV;
 		len++;
 		if (first) {
-			acc = *e;
+			acc = e;
 			first = false;
 			continue;
 		}
-		if (fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG) {
-			acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, e);
-		} else {
-			struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_MIN ? NL_CAD_B_LT
-									 : NL_CAD_B_GT, e, &acc);
-
-			if (c.type == NL_CAD_ERROR)
-				return ERRV;
-			if (nl_cad_is_true(&c))
-				acc = *e;
+		if (sum) {
+			acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, &e);
+			continue;
 		}
+		if (num && (acc.type == NL_CAD_INT || acc.type == NL_CAD_REAL ||
+			    acc.type == NL_CAD_BOOL))
+			coerce_pair(&e, &acc);
+		struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_MIN ? NL_CAD_B_LT : NL_CAD_B_GT,
+						   &e, &acc);
+
+		if (c.type == NL_CAD_ERROR && timeok)
+			return ERRV;
+		if (nl_cad_is_true(&c))
+			acc = e;
 	}
 	if (fn == NL_CAD_F_AVG && len > 0) {
 		struct nl_cad_val d = nl_cad_real(len);
@@ -375,13 +411,15 @@ fn_strcat(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n
 	return sb_val(&b);
 }
 
-/* split(s [, separators]): the non-empty pieces of s between any separator characters
- * (default: white space). */
+/* split(s [, separators]), HTCondor's splitArb_func (compat_classad.cpp): the pieces of s
+ * between separator characters (default: comma, blank and tab); leading and trailing
+ * separators are ignored, runs of white space (alone or around one other separator) are one
+ * separator, and a repeated non-blank separator gives an empty piece ("a,,b" has 3). */
 static struct nl_cad_val
 fn_split(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 {
-	const char *seps = " \t\r\n";
-	uint32_t nseps = 4;
+	const char *seps = ", \t";
+	uint32_t nseps = 3;
 
 	if (a[0].type != NL_CAD_STRING || (n == 2 && a[1].type != NL_CAD_STRING))
 		return ERRV;
@@ -390,23 +428,28 @@ fn_split(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 		nseps = (uint32_t)a[1].aux;
 	}
 	const char *s = a[0].u.s;
-	uint32_t len = (uint32_t)a[0].aux, cnt = 0;
-	struct nl_cad_val *out = nl_cad_arena(ctx, ((size_t)len / 2 + 1) * sizeof(*out));
+	uint32_t len = (uint32_t)a[0].aux, cnt = 0, last = 0;
+	struct nl_cad_val *out = nl_cad_arena(ctx, ((size_t)len + 1) * sizeof(*out));
+	int ch = -1;
 
 	if (out == NULL)
 		return ERRV;
-	for (uint32_t i = 0; i < len;) {
-		uint32_t j = i;
-
-		while (j < len && memchr(seps, s[j], nseps) == NULL)
-			j++;
-		if (j > i) {
-			out[cnt] = nl_cad_mkstr(ctx, s + i, j - i);
-			if (out[cnt++].type != NL_CAD_STRING)
-				return ERRV;
-		}
-		i = j + 1;
+	for (uint32_t ix = 0; nseps > 0 && ix < len; ix++) {
+		if (memchr(seps, s[ix], nseps) == NULL)
+			continue;
+		if (ix > last)
+			out[cnt++] = nl_cad_mkstr(ctx, s + last, ix - last);
+		else if (!is_space_c(ch) && ch == (unsigned char)s[ix])
+			out[cnt++] = nl_cad_str("", 0);
+		if (!is_space_c((unsigned char)s[ix]))
+			ch = (unsigned char)s[ix];
+		last = ix + 1;
 	}
+	if (len > last)
+		out[cnt++] = nl_cad_mkstr(ctx, s + last, len - last);
+	for (uint32_t k = 0; k < cnt; k++)
+		if (out[k].type != NL_CAD_STRING)
+			return ERRV;
 	return nl_cad_list(out, cnt);
 }
 
@@ -1308,6 +1351,165 @@ fn_bool(const struct nl_cad_val *a)
 	}
 }
 
+/* ------------------------------------------------------------------ issue #38 additions */
+
+/* random([x]) (HTCondor's FunctionCall::random): an integer in [0, x) for an integer x (read
+ * as an int) > 0, a real in [0, x) for a real x > 0, random(1.0) without an argument; error
+ * otherwise. xorshift64* per thread, seeded from the clock: not for cryptography. */
+static _Thread_local uint64_t rnd_state;
+
+static uint64_t
+rnd_next(void)
+{
+	if (rnd_state == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rnd_state = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
+			    (uint64_t)(uintptr_t)&ts;
+		if (rnd_state == 0)
+			rnd_state = 0x9E3779B97F4A7C15u;
+	}
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 2685821657736338717u;
+}
+
+static struct nl_cad_val
+fn_random(const struct nl_cad_val *a, uint32_t n)
+{
+	if (n == 0)
+		return nl_cad_real((double)(rnd_next() >> 11) * 0x1p-53);
+	if (a[0].type == NL_CAD_INT || a[0].type == NL_CAD_BOOL) {
+		int32_t max = (int32_t)(uint32_t)(uint64_t)(a[0].type == NL_CAD_BOOL ? a[0].u.b
+											: a[0].u.i);
+
+		if (max <= 0)
+			return ERRV;
+		return nl_cad_int((int64_t)((rnd_next() >> 33) % (uint64_t)max));
+	}
+	if (a[0].type == NL_CAD_REAL) {
+		if (!(a[0].u.r > 0))
+			return ERRV;
+		return nl_cad_real(a[0].u.r * ((double)(rnd_next() >> 11) * 0x1p-53));
+	}
+	return ERRV;
+}
+
+/* getYear() ... getSeconds() (HTCondor's FunctionCall::getField): fields of an absTime in the
+ * local zone of the evaluating host (TZ), or days/hours/minutes/seconds of a relTime (whole
+ * seconds); a field that does not apply, or another argument, is error. */
+static struct nl_cad_val
+fn_getfield(int fn, const struct nl_cad_val *a)
+{
+	if (a->type == NL_CAD_ABSTIME) {
+		time_t clock = (time_t)a->u.abs_s;
+		struct tm tm;
+
+		if (localtime_r(&clock, &tm) == NULL)
+			return ERRV;
+		switch (fn) {
+		case NL_CAD_F_GETYEAR: return nl_cad_int((int64_t)tm.tm_year + 1900);
+		case NL_CAD_F_GETMONTH: return nl_cad_int(tm.tm_mon + 1);
+		case NL_CAD_F_GETDAYOFYEAR: return nl_cad_int(tm.tm_yday);
+		case NL_CAD_F_GETDAYOFMONTH: return nl_cad_int(tm.tm_mday);
+		case NL_CAD_F_GETDAYOFWEEK: return nl_cad_int(tm.tm_wday);
+		case NL_CAD_F_GETHOURS: return nl_cad_int(tm.tm_hour);
+		case NL_CAD_F_GETMINUTES: return nl_cad_int(tm.tm_min);
+		case NL_CAD_F_GETSECONDS: return nl_cad_int(tm.tm_sec);
+		default: return ERRV; /* getDays */
+		}
+	}
+	if (a->type == NL_CAD_RELTIME) {
+		int64_t r = d2ll(a->u.rel_s);
+
+		switch (fn) {
+		case NL_CAD_F_GETDAYS: return nl_cad_int(r / 86400);
+		case NL_CAD_F_GETHOURS: return nl_cad_int(r % 86400 / 3600);
+		case NL_CAD_F_GETMINUTES: return nl_cad_int(r % 3600 / 60);
+		case NL_CAD_F_GETSECONDS: return nl_cad_int(r % 60);
+		default: return ERRV;
+		}
+	}
+	return ERRV;
+}
+
+/* userHome(name [, default]) as HTCondor evaluates it with its default configuration
+ * (CLASSAD_ENABLE_USER_HOME false: no user lookup): the default when it is a non-empty
+ * string; else undefined, or error when name is neither a string nor undefined. */
+static struct nl_cad_val
+fn_userhome(const struct nl_cad_val *a, uint32_t n)
+{
+	if (n == 2 && a[1].type == NL_CAD_STRING && a[1].aux > 0)
+		return a[1];
+	if (a[0].type == NL_CAD_STRING || a[0].type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	return ERRV;
+}
+
+/* relTime(x) at evaluation (HTCondor's FunctionCall::convTime; a string literal was read by
+ * the parser): an integer (all 64 bits; HTCondor reads an int) or a real is seconds, an absTime its seconds, a
+ * string relTime(0) (the library's fall-through), undefined undefined, the rest error. */
+static struct nl_cad_val
+fn_reltime(const struct nl_cad_val *a, uint32_t n)
+{
+	if (n != 1)
+		return ERRV;
+	switch (a[0].type) {
+	case NL_CAD_UNDEFINED: return UNDEFV;
+	case NL_CAD_RELTIME: return a[0];
+	case NL_CAD_INT: return nl_cad_reltime((double)a[0].u.i);
+	case NL_CAD_REAL: return nl_cad_reltime(a[0].u.r);
+	case NL_CAD_ABSTIME: return nl_cad_reltime((double)a[0].u.abs_s);
+	case NL_CAD_STRING: return nl_cad_reltime(0);
+	default: return ERRV;
+	}
+}
+
+/* absTime([t [, z]]) at evaluation (HTCondor's convTime): no argument is currentTime(); an
+ * integer (all 64 bits; HTCondor reads an int, wrong after 2038), a real (truncated) or a
+ * relTime (whole seconds) is seconds since
+ * the epoch, at offset z (an integer, a real or a relTime [s]; default UTC here, the local
+ * zone in HTCondor); an absTime is returned as it is, a string too (the library's
+ * fall-through; a string literal was read by the parser). */
+static struct nl_cad_val
+fn_abstime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
+{
+	int64_t secs, off = 0;
+
+	if (n == 0) {
+		int64_t now = nl_cad_now_s(ctx);
+
+		return nl_cad_mkabs(now, local_offset(now));
+	}
+	if (n == 2) {
+		if (a[1].type == NL_CAD_INT)
+			off = (int32_t)(uint32_t)(uint64_t)a[1].u.i;
+		else if (a[1].type == NL_CAD_REAL)
+			off = (int32_t)d2ll(a[1].u.r);
+		else if (a[1].type == NL_CAD_RELTIME)
+			off = (int32_t)d2ll(a[1].u.rel_s);
+		else
+			return ERRV;
+	}
+	switch (a[0].type) {
+	case NL_CAD_UNDEFINED: return UNDEFV;
+	case NL_CAD_STRING:
+	case NL_CAD_ABSTIME: return a[0];
+	case NL_CAD_INT: secs = a[0].u.i; break;
+	case NL_CAD_REAL:
+		if (!nl_cad_d2i(a[0].u.r, &secs))
+			return ERRV;
+		break;
+	case NL_CAD_RELTIME: secs = d2ll(a[0].u.rel_s); break;
+	default: return ERRV;
+	}
+	if (off < -86400 || off > 86400)
+		return ERRV;
+	return nl_cad_mkabs(secs, (int32_t)off);
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 struct nl_cad_val
@@ -1454,6 +1656,37 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 			return UNDEFV;
 		return to_real(&a[0], &r) ? nl_cad_real(r) : ERRV;
 	case NL_CAD_F_STRING: return to_str(ctx, &a[0], base);
+	case NL_CAD_F_RANDOM: return fn_random(a, n);
+	case NL_CAD_F_USERHOME: return fn_userhome(a, n);
+	case NL_CAD_F_TZOFFSET: {
+		int64_t now = nl_cad_now_s(ctx);
+
+		return nl_cad_reltime((double)local_offset(now));
+	}
+	case NL_CAD_F_DAYTIME: {
+		time_t now = (time_t)nl_cad_now_s(ctx);
+		struct tm tm;
+
+		if (localtime_r(&now, &tm) == NULL)
+			return ERRV;
+		return nl_cad_reltime((double)(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec));
+	}
+	case NL_CAD_F_GETYEAR:
+	case NL_CAD_F_GETMONTH:
+	case NL_CAD_F_GETDAYOFYEAR:
+	case NL_CAD_F_GETDAYOFMONTH:
+	case NL_CAD_F_GETDAYOFWEEK:
+	case NL_CAD_F_GETDAYS:
+	case NL_CAD_F_GETHOURS:
+	case NL_CAD_F_GETMINUTES:
+	case NL_CAD_F_GETSECONDS: return fn_getfield(fn, &a[0]);
+	case NL_CAD_F_RELTIME: return fn_reltime(a, n);
+	case NL_CAD_F_ABSTIME:
+		if (n == 2 && a[1].type == NL_CAD_ERROR)
+			return ERRV;
+		if (n == 2 && a[1].type == NL_CAD_UNDEFINED)
+			return ERRV;
+		return fn_abstime(ctx, a, n);
 	default: break;
 	}
 	/* the rest are strict in every argument: error first, then undefined */
@@ -1476,54 +1709,6 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 		case NL_CAD_RECORD:
 			return nl_cad_int(a[0].kind == NL_CAD_REC_HOST ? a[0].u.rec->schema->n
 								      : a[0].u.fr->def->n);
-		default: return ERRV;
-		}
-	case NL_CAD_F_ABSTIME: {
-		struct nl_cad_val v;
-
-		if (n == 0)
-			return nl_cad_abstime(nl_cad_now_s(ctx));
-		if (a[0].type == NL_CAD_ABSTIME) {
-			v = a[0];
-		} else if (a[0].type == NL_CAD_STRING) {
-			int32_t off;
-
-			if (nl_cad_parse_abstime(a[0].u.s, (uint32_t)a[0].aux, &i, &off) < 0)
-				return ERRV;
-			v = nl_cad_mkabs(i, off);
-		} else if (a[0].type == NL_CAD_INT) {
-			v = nl_cad_abstime(a[0].u.i);
-		} else if (a[0].type == NL_CAD_REAL && nl_cad_d2i(a[0].u.r, &i)) {
-			v = nl_cad_abstime(i);
-		} else if (a[0].type == NL_CAD_RELTIME && nl_cad_d2i(a[0].u.rel_s, &i)) {
-			v = nl_cad_abstime(i);
-		} else {
-			return ERRV;
-		}
-		if (n == 2) {
-			int64_t o;
-
-			if (a[1].type == NL_CAD_RELTIME ? !nl_cad_d2i(a[1].u.rel_s, &o)
-			    : a[1].type == NL_CAD_REAL ? !nl_cad_d2i(a[1].u.r, &o)
-			    : a[1].type == NL_CAD_INT ? (o = a[1].u.i, false) : true)
-				return ERRV;
-			if (o < -86400 || o > 86400 || a[0].type == NL_CAD_STRING ||
-			    v.type != NL_CAD_ABSTIME)
-				return ERRV;
-			v = nl_cad_mkabs(v.u.abs_s, (int32_t)o);
-		}
-		return v;
-	}
-	case NL_CAD_F_RELTIME:
-		switch (a[0].type) {
-		case NL_CAD_RELTIME: return a[0];
-		case NL_CAD_INT: return nl_cad_reltime((double)a[0].u.i);
-		case NL_CAD_REAL: return nl_cad_reltime(a[0].u.r);
-		case NL_CAD_ABSTIME: return nl_cad_reltime((double)a[0].u.abs_s);
-		case NL_CAD_STRING:
-			if (nl_cad_parse_reltime(a[0].u.s, (uint32_t)a[0].aux, &r) < 0)
-				return ERRV;
-			return nl_cad_reltime(r);
 		default: return ERRV;
 		}
 	case NL_CAD_F_SUBSTR: {

@@ -179,13 +179,18 @@ time_arith(int op, const struct nl_cad_val *a, const struct nl_cad_val *b)
 								 : a->u.rel_s - b->u.rel_s);
 		return ERRV;
 	case NL_CAD_B_MUL:
-		if (a->type == NL_CAD_RELTIME && nl_cad_num(b, &i, &r, &isr))
+		/* HTCondor (doTimeArithmetic): relTime * or / an integer or a real (booleans:
+		 * error) */
+		if (a->type == NL_CAD_RELTIME && b->type != NL_CAD_BOOL &&
+		    nl_cad_num(b, &i, &r, &isr))
 			return nl_cad_reltime(a->u.rel_s * r);
-		if (b->type == NL_CAD_RELTIME && nl_cad_num(a, &i, &r, &isr))
+		if (b->type == NL_CAD_RELTIME && a->type != NL_CAD_BOOL &&
+		    nl_cad_num(a, &i, &r, &isr))
 			return nl_cad_reltime(b->u.rel_s * r);
 		return ERRV;
 	case NL_CAD_B_DIV:
-		if (a->type == NL_CAD_RELTIME && nl_cad_num(b, &i, &r, &isr) && r != 0)
+		if (a->type == NL_CAD_RELTIME && b->type != NL_CAD_BOOL &&
+		    nl_cad_num(b, &i, &r, &isr) && r != 0)
 			return nl_cad_reltime(a->u.rel_s / r);
 		return ERRV;
 	}
@@ -200,10 +205,15 @@ nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
 	double ar = 0, br = 0;
 	bool arl = false, brl = false;
 
-	if (op == NL_CAD_B_IS)
-		return nl_cad_bool(nl_cad_identical(ctx, a, b, 0));
-	if (op == NL_CAD_B_ISNT)
-		return nl_cad_bool(!nl_cad_identical(ctx, a, b, 0));
+	if (op == NL_CAD_B_IS || op == NL_CAD_B_ISNT) {
+		/* HTCondor (Operation::doComparison): =?= and =!= of two lists or two records is
+		 * error; of different types false (true for =!=) */
+		if (a->type == b->type && (a->type == NL_CAD_LIST || a->type == NL_CAD_RECORD))
+			return ERRV;
+		bool same = nl_cad_identical(ctx, a, b, 0);
+
+		return nl_cad_bool(op == NL_CAD_B_IS ? same : !same);
+	}
 	/* strict: error first, then undefined */
 	if (a->type == NL_CAD_ERROR || b->type == NL_CAD_ERROR)
 		return ERRV;
@@ -307,10 +317,19 @@ nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
 			return ERRV;
 		if (op == NL_CAD_B_SHL)
 			return nl_cad_int((int64_t)((uint64_t)ai << (bi & 63)));
-		if (op == NL_CAD_B_USHR)
+		/* HTCondor (doBitwise) on x86-64: a shift count is taken modulo 64; >>> of a
+		 * negative number shifts by 1, clears the sign, then shifts by count - 1; >> of a
+		 * negative number shifts in ones min(64, count) times */
+		if (ai >= 0)
 			return nl_cad_int((int64_t)((uint64_t)ai >> (bi & 63)));
-		return nl_cad_int(ai < 0 ? (int64_t)~(~(uint64_t)ai >> (bi & 63))
-				  : (int64_t)((uint64_t)ai >> (bi & 63)));
+		if (op == NL_CAD_B_USHR)
+			return nl_cad_int((int64_t)((((uint64_t)ai >> 1) & (uint64_t)INT64_MAX) >>
+						    ((uint64_t)(bi - 1) & 63)));
+		if (bi <= 0)
+			return nl_cad_int(ai);
+		if (bi >= 64)
+			return nl_cad_int(-1);
+		return nl_cad_int((int64_t)~(~(uint64_t)ai >> bi));
 	}
 }
 
@@ -362,14 +381,19 @@ nl_cad_to_string(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct nl_c
 		struct nl_cad_val *old = ctx->ext_base;
 
 		ctx->ext_base = base;
-		int need = nl_cad_format(ctx, v, NULL, 0);
+		int need = nl_cad_format_e(ctx, v, NULL, 0);
 		char *s = nl_cad_arena(ctx, (size_t)need + 1);
 
 		if (s != NULL)
-			nl_cad_format(ctx, v, s, (size_t)need + 1);
+			nl_cad_format_e(ctx, v, s, (size_t)need + 1);
 		ctx->ext_base = old;
 		return s != NULL ? nl_cad_str(s, (uint32_t)need) : ERRV;
 	}
+	case NL_CAD_REAL:
+		/* HTCondor (convertValueToStringValue): ClassAdUnParser in new-syntax mode,
+		 * "%1.15E" (string(1.5) is "1.500000000000000E+00") */
+		n = nl_cad_fmt_real_e(v->u.r, tmp, sizeof(tmp));
+		break;
 	default: n = nl_cad_format(NULL, v, tmp, sizeof(tmp)); break;
 	}
 	if (n < 0)

@@ -171,12 +171,32 @@ typedef int (*nl_cad_rsvutil_fn)(void *arg, const char *owner, unsigned int owne
  */
 int nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err);
 
+/** nl_cad_parse_flags(): HTCondor's treatment of calls. A call of a function the library
+ *  does not have, or with an argument count the function does not take, parses and
+ *  evaluates to error (HTCondor's FunctionCall), instead of being refused at parse time
+ *  with its line and column (nlevel's default, docs/classad.md "Differences"). */
+#define NL_CAD_PARSE_HTCONDOR_CALLS 0x1u
+
+/**
+ * nl_cad_parse() with options.
+ *
+ * @param src, len, out, err  As nl_cad_parse().
+ * @param flags  0 or NL_CAD_PARSE_HTCONDOR_CALLS; kept by the program for the expressions
+ *               nl_cad_parse_expr() adds to it.
+ * @return as nl_cad_parse().
+ * @par Context  Any thread; allocates. Cost O(len).
+ * @par Source   HTCondor src/classad/fnCall.cpp (FunctionCall::_Evaluate: no function, error).
+ */
+int nl_cad_parse_flags(const char *src, size_t len, uint32_t flags, struct nl_cad_prog **out,
+		       struct nl_cad_err *err);
+
 /**
  * nl_cad_parse() for an ad a matchmaker evaluates against another record (a job's
  * Requirements and Rank against a machine's): `TARGET.x` selects x from the external slot
- * TARGET, which the caller binds to the other record (nl_cad_bind()), instead of the
- * single-ad reading (the ad's own x) that nl_cad_parse() gives. `MY.x` is the ad's own x in
- * both.
+ * TARGET, which the caller binds to the other record (nl_cad_bind()); unbound (a single ad,
+ * as HTCondor's classad_eval without a target) it is undefined. `MY.x` is the ad's own x.
+ * The same program as nl_cad_parse() gives (TARGET is an ordinary name in both since issue
+ * #38); kept as the matchmakers' entry point.
  *
  * @param src, len, out, err  As nl_cad_parse().
  * @return as nl_cad_parse().
