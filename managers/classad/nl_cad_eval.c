@@ -103,27 +103,74 @@ lookup(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32
 	return lookup_found(ctx, r, s, len, h, base, &found);
 }
 
+/* r.name (HTCondor's AttributeReference::FindExpr, then ClassAd::LookupInScope): the name
+ * in the record, else, when the record does not define it, self/my (the record), parent (its
+ * lexical parent), root/toplevel (the root record) and currentTime (time()), else the name in
+ * the record's lexical parents outward ([a = 1; r = [b = 2]].r.a is 1). */
+static struct nl_cad_val
+select_rec(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const struct nl_cad_name *nm,
+	   struct nl_cad_val *base)
+{
+	bool found;
+	struct nl_cad_val v = lookup_found(ctx, r, nm->s, nm->len, nm->hash, base, &found);
+
+	if (found)
+		return v;
+	if (nl_cad_name_eq(nm->s, nm->len, "self", 4) || nl_cad_name_eq(nm->s, nm->len, "my", 2))
+		return *r;
+	if (nl_cad_name_eq(nm->s, nm->len, "currenttime", 11))
+		return nl_cad_int(nl_cad_now_s(ctx));
+	bool root = nl_cad_name_eq(nm->s, nm->len, "root", 4) ||
+		    nl_cad_name_eq(nm->s, nm->len, "toplevel", 8);
+	bool parent = nl_cad_name_eq(nm->s, nm->len, "parent", 6);
+
+	if (r->kind == NL_CAD_REC_HOST) {
+		if (!root)
+			return UNDEFV;
+		v.type = NL_CAD_RECORD;
+		v.kind = NL_CAD_REC_FRAME;
+		v.u.fr = ctx->root;
+		return v;
+	}
+	struct nl_cad_frame *fr = r->u.fr;
+
+	if (root || parent) {
+		struct nl_cad_frame *t = root ? fr->ctx->root : fr->parent;
+
+		if (t == NULL)
+			return UNDEFV;
+		v = *r;
+		v.u.fr = t;
+		return v;
+	}
+	for (fr = fr->parent; fr != NULL; fr = fr->parent) {
+		struct nl_cad_val p = *r;
+
+		p.u.fr = fr;
+		v = lookup_found(ctx, &p, nm->s, nm->len, nm->hash, base, &found);
+		if (found)
+			return v;
+	}
+	return UNDEFV;
+}
+
 static struct nl_cad_val
 select_name(struct nl_cad_ctx *ctx, const struct nl_cad_val *b, const struct nl_cad_name *nm,
-	    struct nl_cad_val *base)
+	    struct nl_cad_val *base, int depth)
 {
 	switch (b->type) {
 	case NL_CAD_RECORD:
-		return lookup(ctx, b, nm->s, nm->len, nm->hash, base);
+		return select_rec(ctx, b, nm, base);
 	case NL_CAD_UNDEFINED:
 		return UNDEFV;
 	case NL_CAD_LIST: {
-		/* list.attr maps the selection over the list */
+		/* list.attr maps the selection over the list (lists in it too) */
 		struct nl_cad_val *out = nl_cad_arena(ctx, (size_t)b->aux * sizeof(*out));
 
-		if (out == NULL)
+		if (out == NULL || depth > NL_CAD_MAX_VALUE_DEPTH)
 			return ERRV;
-		for (int32_t i = 0; i < b->aux; i++) {
-			const struct nl_cad_val *e = &b->u.l[i];
-
-			out[i] = e->type == NL_CAD_RECORD ? lookup(ctx, e, nm->s, nm->len, nm->hash, base)
-				 : e->type == NL_CAD_UNDEFINED ? UNDEFV : ERRV;
-		}
+		for (int32_t i = 0; i < b->aux; i++)
+			out[i] = select_name(ctx, &b->u.l[i], nm, base, depth + 1);
 		return nl_cad_list(out, (uint32_t)b->aux);
 	}
 	default:
@@ -517,7 +564,7 @@ sel(struct nl_cad_ctx *ctx, uint32_t si, const struct nl_cad_val *b, struct nl_c
 		}
 		return UNDEFV;
 	}
-	return select_name(ctx, b, &p->sel[si], base);
+	return select_name(ctx, b, &p->sel[si], base, 0);
 }
 
 /*

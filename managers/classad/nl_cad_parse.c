@@ -1247,6 +1247,22 @@ parse_unary(struct ps *ps)
 	ps->nest--;
 	if (ps->rc != 0)
 		return NONE;
+	/* '- 5' (a blank between): HTCondor keeps a unary minus and prints it " -5", which its
+	 * lexer reads back as the literal -5; fold it here, so that the text prints as it reads
+	 * back (the unparser's fixed point) */
+	if (op == NL_CAD_U_NEG && ps->nodes[a].kind == A_CONST &&
+	    (ps->nodes[a].val.type == NL_CAD_INT || ps->nodes[a].val.type == NL_CAD_REAL)) {
+		struct nl_cad_val *v = &ps->nodes[a].val;
+
+		if (v->type == NL_CAD_INT)
+			v->u.i = (int64_t)(0 - (uint64_t)v->u.i);
+		else
+			v->u.r = -v->u.r;
+		ps->nodes[a].off = t.off;
+		ps->nodes[a].line = t.line;
+		ps->nodes[a].col = t.col;
+		return a;
+	}
 	uint32_t n = node(ps, A_UN, &t);
 
 	if (n == NONE)

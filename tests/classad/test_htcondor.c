@@ -516,7 +516,10 @@ static const struct row h38[] = {
 	{ MISC_AD, "Set", "{ 1,2,3 }" },
 	{ MISC_AD, "Average", "2.0" },
 	{ MISC_AD, "Max", "3" },
-	{ MISC_AD, "ClassAds.b", "{ undefined,undefined,undefined }" },
+	/* a record in the list looks a name it lacks up in the ad holding the list (its parent
+	 * scope): Misc defines B (names ignore case) but no zz */
+	{ MISC_AD, "ClassAds.b", "{ true,true,true }" },
+	{ MISC_AD, "ClassAds.zz", "{ undefined,undefined,undefined }" },
 	{ MISC_AD, "AllSmall && AnyTwo && !C && !D && SizeSet == 3", "true" },
 	{ MISC_AD, "Buddha.which", "undefined" }, /* Self there is Buddha: a circular reference */
 	{ MISC_AD, "{ R1, R3, R5 }", "{ R1,R3,R5 }" },
@@ -535,6 +538,15 @@ static const struct row h38[] = {
 	{ "", "[ root = [ x = root ] ].root.x", "[  ]" }, /* root: the evaluation's root ad */
 	{ "", "[ x = [ y = 5 ]; z = x.y ].z", "5" },
 	{ "a = 1", "MY", "[ a = 1 ]" },
+	/* r.x looks x up from r outward (attrrefs.cpp FindExpr -> LookupInScope) */
+	{ "", "[ a = 1; r = [ b = 2 ] ].r.a", "1" },
+	{ "", "[ a = 1; r = [ b = 2 ] ].r.parent", "[ a = 1; r = [ b = 2 ] ]" },
+	{ "", "[ a = 1; r = [ b = 2 ] ].r.self", "[ b = 2 ]" },
+	{ "", "[ a = 1; r = [ b = 2 ] ][\"r\"].a", "1" },
+	{ "", "[ a = 1; r = [ b = 2 ] ].r[\"a\"]", "undefined" }, /* a subscript does not */
+	{ "", "{ [ a = 1 ], { [ a = 2 ] } }.a", "{ 1,{ 2 } }" },
+	{ "", "- 5", "-5" },
+	{ "", "[ a = - 5; b = -(5); c = + 5 ]", "[ a = -5; b =  -(5); c =  +5 ]" },
 	{ "a = 1", ".self", "[ a = 1 ]" },
 	{ "", "isInteger(currentTime)", "true" },
 	{ "currentTime = 7", "currentTime", "7" },
