@@ -722,27 +722,12 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			NEXT;
 		}
 		CASE(BINK):
-			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1])) {
-				/* =?= on records evaluates their attributes above sp */
-				struct nl_cad_val *old = ctx->ext_base;
-
-				ctx->ext_base = sp;
-				sp[-1] = nl_cad_binop(ctx, in->a, &sp[-1], &p->consts[in->c]);
-				ctx->ext_base = old;
-			}
+			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1]))
+				sp[-1] = nl_cad_binop(in->a, &sp[-1], &p->consts[in->c]);
 			NEXT;
 		CASE(BIN):
-			if (bin_fast(in->a, &sp[-2], &sp[-1], &sp[-2])) {
-				sp--;
-				NEXT;
-			}
-			{
-				struct nl_cad_val *old = ctx->ext_base;
-
-				ctx->ext_base = sp;
-				sp[-2] = nl_cad_binop(ctx, in->a, &sp[-2], &sp[-1]);
-				ctx->ext_base = old;
-			}
+			if (!bin_fast(in->a, &sp[-2], &sp[-1], &sp[-2]))
+				sp[-2] = nl_cad_binop(in->a, &sp[-2], &sp[-1]);
 			sp--;
 			NEXT;
 		CASE(ANDL): {

@@ -245,7 +245,7 @@ coerce_pair(struct nl_cad_val *x, struct nl_cad_val *y)
  * max({3, 2.5}) is 3.0, a real, because comparing 2.5 with 3 made 3 a real. Extension: min/max
  * of a list of absTimes or of relTimes (Fig. 8). */
 static struct nl_cad_val
-fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
+fn_minmax(int fn, const struct nl_cad_val *l)
 {
 	if (l->type == NL_CAD_UNDEFINED)
 		return UNDEFV;
@@ -273,13 +273,13 @@ fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
 			continue;
 		}
 		if (sum) {
-			acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, &e);
+			acc = nl_cad_binop(NL_CAD_B_ADD, &acc, &e);
 			continue;
 		}
 		if (num && (acc.type == NL_CAD_INT || acc.type == NL_CAD_REAL ||
 			    acc.type == NL_CAD_BOOL))
 			coerce_pair(&e, &acc);
-		struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_MIN ? NL_CAD_B_LT : NL_CAD_B_GT,
+		struct nl_cad_val c = nl_cad_binop(fn == NL_CAD_F_MIN ? NL_CAD_B_LT : NL_CAD_B_GT,
 						   &e, &acc);
 
 		if (c.type == NL_CAD_ERROR && timeok)
@@ -290,7 +290,7 @@ fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
 	if (fn == NL_CAD_F_AVG && len > 0) {
 		struct nl_cad_val d = nl_cad_real(len);
 
-		return nl_cad_binop(ctx, NL_CAD_B_DIV, &acc, &d);
+		return nl_cad_binop(NL_CAD_B_DIV, &acc, &d);
 	}
 	return acc;
 }
@@ -647,7 +647,7 @@ sl_num(const char *s, uint32_t len, struct nl_cad_val *out)
 }
 
 static struct nl_cad_val
-fn_stringlist(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n)
+fn_stringlist(int fn, const struct nl_cad_val *a, uint32_t n)
 {
 	struct slit it;
 	const char *item;
@@ -726,9 +726,9 @@ fn_stringlist(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32
 			if (cnt++ == 0) {
 				acc = x;
 			} else if (fn == NL_CAD_F_SL_SUM || fn == NL_CAD_F_SL_AVG) {
-				acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, &x);
+				acc = nl_cad_binop(NL_CAD_B_ADD, &acc, &x);
 			} else {
-				struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_SL_MIN ? NL_CAD_B_LT
+				struct nl_cad_val c = nl_cad_binop(fn == NL_CAD_F_SL_MIN ? NL_CAD_B_LT
 										: NL_CAD_B_GT, &x, &acc);
 
 				if (nl_cad_is_true(&c))
@@ -1279,7 +1279,7 @@ fn_quantize(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
 
 /* anyCompare / allCompare(op, list, value). */
 static struct nl_cad_val
-fn_listcompare(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
+fn_listcompare(int fn, const struct nl_cad_val *a)
 {
 	static const struct { const char *s; int op; } ops[] = {
 		{ "<", NL_CAD_B_LT }, { "<=", NL_CAD_B_LE }, { "!=", NL_CAD_B_NE },
@@ -1303,7 +1303,7 @@ fn_listcompare(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
 	if (a[1].type != NL_CAD_LIST)
 		return ERRV;
 	for (int32_t k = 0; k < a[1].aux; k++) {
-		struct nl_cad_val c = nl_cad_binop(ctx, op, &a[1].u.l[k], &a[2]);
+		struct nl_cad_val c = nl_cad_binop(op, &a[1].u.l[k], &a[2]);
 
 		if (c.type == NL_CAD_UNDEFINED)
 			return nl_cad_bool(!all ? false : false);
@@ -1539,7 +1539,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 		    a[0].type == NL_CAD_RECORD)
 			return ERRV;
 		for (int32_t k = 0; k < a[1].aux; k++)
-			if (nl_cad_identical(ctx, &a[0], &a[1].u.l[k], 0))
+			if (nl_cad_identical(&a[0], &a[1].u.l[k]))
 				return nl_cad_bool(true);
 		return nl_cad_bool(false);
 	case NL_CAD_F_MEMBER: {
@@ -1559,7 +1559,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 					return nl_cad_bool(true);
 				continue;
 			}
-			struct nl_cad_val c = nl_cad_binop(ctx, NL_CAD_B_EQ, e, x);
+			struct nl_cad_val c = nl_cad_binop(NL_CAD_B_EQ, e, x);
 
 			if (nl_cad_is_true(&c))
 				return c;
@@ -1628,7 +1628,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_SL_INTERSECT:
 	case NL_CAD_F_SL_SUBSETMATCH:
 	case NL_CAD_F_SL_ISUBSETMATCH:
-		return fn_stringlist(ctx, fn, a, n);
+		return fn_stringlist(fn, a, n);
 	case NL_CAD_F_REGEXP:
 	case NL_CAD_F_REGEXPS:
 	case NL_CAD_F_REGEXPMEMBER:
@@ -1641,7 +1641,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_POW: return fn_pow(a);
 	case NL_CAD_F_QUANTIZE: return fn_quantize(ctx, a);
 	case NL_CAD_F_ANYCOMPARE:
-	case NL_CAD_F_ALLCOMPARE: return fn_listcompare(ctx, fn, a);
+	case NL_CAD_F_ALLCOMPARE: return fn_listcompare(fn, a);
 	case NL_CAD_F_BOOL: return fn_bool(&a[0]);
 	case NL_CAD_F_FLOOR:
 	case NL_CAD_F_CEILING:
@@ -1734,7 +1734,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_MIN:
 	case NL_CAD_F_MAX:
 	case NL_CAD_F_SUM:
-	case NL_CAD_F_AVG: return fn_minmax(ctx, fn, &a[0]);
+	case NL_CAD_F_AVG: return fn_minmax(fn, &a[0]);
 	case NL_CAD_F_LINEAR: {
 		double x, x1, y1, x2, y2;
 

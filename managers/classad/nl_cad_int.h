@@ -364,12 +364,11 @@ bool nl_cad_d2i(double d, int64_t *out);
 struct nl_cad_val nl_cad_mkstr(struct nl_cad_ctx *ctx, const char *s, size_t n);
 /** Case-insensitive three-way compare of two string values. */
 int nl_cad_strcmp_ci(const struct nl_cad_val *a, const struct nl_cad_val *b);
-/** Meta-equality =?= (same type and value; lists and records compared member by member). */
-bool nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a,
-		      const struct nl_cad_val *b, int depth);
+/** Meta-equality =?= of two values that are not both lists or both records (same type and
+ *  value; nl_cad_binop() makes =?= of those error, as HTCondor). */
+bool nl_cad_identical(const struct nl_cad_val *a, const struct nl_cad_val *b);
 /** A binary operator (enum nl_cad_binop) on two values, HTCondor's rules. */
-struct nl_cad_val nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
-			       const struct nl_cad_val *b);
+struct nl_cad_val nl_cad_binop(int op, const struct nl_cad_val *a, const struct nl_cad_val *b);
 /** A unary operator (enum nl_cad_unop). */
 struct nl_cad_val nl_cad_unop(int op, const struct nl_cad_val *a);
 /** string(v): strings as they are, other values unparsed; base = stack top for evaluations. */
