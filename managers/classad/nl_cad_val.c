@@ -668,10 +668,10 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 	}
 }
 
-int
-nl_cad_format_e(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
+static int
+format_as(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n, bool real_e)
 {
-	struct fmt f = { .buf = buf, .n = n, .len = 0, .real_e = true };
+	struct fmt f = { .buf = buf, .n = n, .len = 0, .real_e = real_e };
 
 	if (n > 0)
 		buf[0] = 0;
@@ -682,14 +682,13 @@ nl_cad_format_e(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, s
 }
 
 int
+nl_cad_format_e(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
+{
+	return format_as(ctx, v, buf, n, true);
+}
+
+int
 nl_cad_format(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
 {
-	struct fmt f = { .buf = buf, .n = n, .len = 0 };
-
-	if (n > 0)
-		buf[0] = 0;
-	fmt_val(ctx, v, &f, 0);
-	if (n > 0 && f.len >= n)
-		buf[n - 1] = 0;
-	return (int)f.len;
+	return format_as(ctx, v, buf, n, false);
 }
