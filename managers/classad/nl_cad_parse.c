@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ClassAd lexer, recursive-descent parser (HTCondor's precedence, lowest first: ?: and elvis,
- * ||, &&, |, ^, &, == != =?= =!= is isnt, < <= > >=, << >> >>>, + -, * / %, unary - + ! ~,
- * postfix . [] and calls) and compiler from the AST to the flat instruction array, resolving
- * bare attribute references to (scope depth, slot) at compile time.
+ * ClassAd lexer (HTCondor's lexer.cpp: base-10 integers, string escapes, adjacent literals),
+ * recursive-descent parser (HTCondor's precedence, lowest first: ?:, ||, &&, |, ^, &,
+ * == != =?= =!= is isnt, < <= > >=, << >> >>>, + -, * / %, unary - + ! ~, postfix . [] ?:
+ * (elvis, HTCondor 23.10) and calls), unparser (HTCondor's sink.cpp) and compiler from the AST
+ * to the flat instruction array, resolving bare attribute references to (scope depth, slot)
+ * at compile time (Self, Parent, Root, MY, currentTime: LookupInScope's special names).
  */
 #include <errno.h>
 #include <math.h>
