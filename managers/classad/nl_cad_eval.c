@@ -273,8 +273,17 @@ materialize(struct nl_cad_ctx *dst, struct nl_cad_ctx *src, const struct nl_cad_
 		if (items == NULL)
 			return ERRV;
 		/* a list literal's text (NL_CAD_LIST_EXPR) comes along */
-		items[0] = v->kind == NL_CAD_LIST_EXPR ? materialize(dst, src, &v->u.l[-1], depth)
-						       : UNDEFV;
+		items[0] = UNDEFV;
+		if (v->kind == NL_CAD_LIST_EXPR && v->u.l[-1].type == NL_CAD_STRING) {
+			const struct nl_cad_val *h = &v->u.l[-1];
+			size_t n = (size_t)h->aux + 1 + strlen(h->u.s + h->aux + 1);
+			struct nl_cad_val c = nl_cad_mkstr(dst, h->u.s, n); /* both texts */
+
+			if (c.type == NL_CAD_STRING) {
+				c.aux = h->aux;
+				items[0] = c;
+			}
+		}
 		items++;
 		for (int32_t i = 0; i < v->aux; i++)
 			items[i] = materialize(dst, src, &v->u.l[i], depth + 1);

@@ -95,7 +95,8 @@ enum nl_cad_fn {
 
 /** kind of a NL_CAD_LIST value made by a list literal whose elements are not all
  *  constants: u.l[-1] is a string value, the literal's text as HTCondor prints the list
- *  value (an ExprList prints its elements' expressions: "{ 1,2 + 3 }"). */
+ *  value (an ExprList prints its elements' expressions: "{ 1,2 + 3 }"), followed after its
+ *  NUL by the text with reals as "%1.15E" (empty when the list holds no real). */
 #define NL_CAD_LIST_EXPR 1
 
 struct nl_cad_fn_desc {
@@ -134,6 +135,8 @@ struct nl_cad_def {
 	struct nl_cad_name *names;  /* [n] */
 	uint32_t *code;             /* [n] block start; UINT32_MAX = external (no definition) */
 	const char **text;          /* [n] unparsed expression of each attribute, or NULL */
+	const char **text_e;        /* [n] the same with reals as "%1.15E" (string(), unparse()),
+				     * NULL where it holds no real */
 	struct nl_cad_clause **clauses; /* root only: [n] arrays, or NULL */
 	uint32_t *n_clauses;        /* root only: [n] */
 	uint32_t cap;

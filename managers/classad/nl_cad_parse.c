@@ -791,6 +791,10 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 		if (a == NULL)
 			return -ENOMEM;
 		df->text = a;
+		a = realloc(df->text_e, nc * sizeof(*df->text_e));
+		if (a == NULL)
+			return -ENOMEM;
+		df->text_e = a;
 		if (d == 0) {
 			a = realloc(df->clauses, nc * sizeof(*df->clauses));
 			if (a == NULL)
@@ -815,6 +819,7 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 	df->names[df->n] = (struct nl_cad_name){ name, len, h };
 	df->code[df->n] = UINT32_MAX;
 	df->text[df->n] = NULL;
+	df->text_e[df->n] = NULL;
 	if (df->hidx != NULL)
 		*def_bucket(df, name, len, h) = df->n + 1;
 	if (d == 0) {
@@ -1669,6 +1674,53 @@ unparse_text(struct ps *ps, uint32_t n)
 	return unparse_text_as(ps, n, false);
 }
 
+static bool has_real(const struct ps *ps, uint32_t n);
+
+/* A list literal's text as its value prints (NL_CAD_LIST_EXPR): the text, its NUL, then the
+ * text with reals as "%1.15E" (empty when it holds no real) and a NUL. */
+static const char *
+list_text(struct ps *ps, uint32_t n)
+{
+	const char *t = unparse_text(ps, n);
+	const char *e = t != NULL && has_real(ps, n) ? unparse_text_as(ps, n, true) : "";
+
+	if (t == NULL || e == NULL)
+		return NULL;
+	size_t lt = strlen(t), le = strlen(e);
+	char *b = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, lt + le + 2);
+
+	if (b == NULL)
+		return NULL;
+	memcpy(b, t, lt + 1);
+	memcpy(b + lt + 1, e, le + 1);
+	return b;
+}
+
+/* Does the expression hold a real literal (its "%1.15E" text differs)? */
+static bool
+has_real(const struct ps *ps, uint32_t n)
+{
+	const struct ast *a = &ps->nodes[n];
+
+	if (a->kind == A_CONST)
+		return a->val.type == NL_CAD_REAL;
+	if (a->kind == A_RECORD) {
+		const struct nl_cad_def *d = &ps->p->defs[a->def];
+
+		for (uint32_t i = 0; i < d->n; i++) {
+			const struct pending *pe = find_pending(ps, a->def, i);
+
+			if (pe != NULL && has_real(ps, pe->node))
+				return true;
+		}
+		return false;
+	}
+	for (uint32_t i = 0; i < a->n_kids; i++)
+		if (has_real(ps, ps->kids[a->kid0 + i]))
+			return true;
+	return false;
+}
+
 static void compile(struct ps *ps, uint32_t n, uint32_t def);
 
 /* Does definition def itself define name? */
@@ -1702,7 +1754,8 @@ unparse_attr(struct ps *ps, uint32_t arg, uint32_t def)
 			if (!nl_cad_name_eq(df->names[i].s, df->names[i].len, a->name, a->name_len))
 				continue;
 			const struct pending *pe = find_pending(ps, (uint32_t)d, i);
-			const char *t = df->text != NULL ? df->text[i] : NULL;
+			const char *t = df->text_e != NULL && df->text_e[i] != NULL ? df->text_e[i]
+					: df->text != NULL ? df->text[i] : NULL;
 
 			if (pe != NULL)
 				t = unparse_text_as(ps, pe->node, true);
@@ -2022,7 +2075,7 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 		}
 		/* the list value keeps the literal's text: HTCondor prints a list value as its
 		 * elements' expressions ({1, 2+3} prints { 1,2 + 3 }) */
-		const char *lt = unparse_text(ps, n);
+		const char *lt = list_text(ps, n);
 		struct nl_cad_val ltv = lt != NULL ? nl_cad_str(lt, (uint32_t)strlen(lt)) : NL_CAD_ERRV;
 		uint32_t ltc = add_const(ps, &ltv);
 		uint16_t ltb = lt != NULL && ltc < UINT16_MAX ? (uint16_t)(ltc + 1) : 0;
@@ -2119,6 +2172,8 @@ compile_pending(struct ps *ps)
 			break;
 		p->defs[pe->def].code[pe->slot] = start;
 		p->defs[pe->def].text[pe->slot] = unparse_text(ps, pe->node);
+		p->defs[pe->def].text_e[pe->slot] =
+			has_real(ps, pe->node) ? unparse_text_as(ps, pe->node, true) : NULL;
 		if (pe->def != 0)
 			continue;
 		/* root attribute: its top-level && operands, for nl_cad_explain() */
@@ -2329,6 +2384,7 @@ nl_cad_prog_free(struct nl_cad_prog *p)
 		free(p->defs[i].names);
 		free(p->defs[i].code);
 		free(p->defs[i].text);
+		free(p->defs[i].text_e);
 		free(p->defs[i].clauses);
 		free(p->defs[i].n_clauses);
 		free(p->defs[i].hidx);

@@ -589,7 +589,9 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		/* a list literal's value prints its elements' expressions, as HTCondor's (an
 		 * ExprList) does: the text the compiler kept in front of the elements */
 		if (v->kind == NL_CAD_LIST_EXPR && v->u.l[-1].type == NL_CAD_STRING) {
-			put(f, "%s", v->u.l[-1].u.s);
+			const char *t = v->u.l[-1].u.s, *e = t + v->u.l[-1].aux + 1;
+
+			put(f, "%s", f->real_e && *e != 0 ? e : t);
 			break;
 		}
 		/* HTCondor: "{ " elements joined by "," " }" */
@@ -655,6 +657,8 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 				put(f, " = ");
 				if (bound)
 					fmt_val(ctx, &o->bind[i], f, depth + 1);
+				else if (f->real_e && d->text_e != NULL && d->text_e[i] != NULL)
+					put(f, "%s", d->text_e[i]);
 				else if (d->text != NULL && d->text[i] != NULL)
 					put(f, "%s", d->text[i]);
 				else

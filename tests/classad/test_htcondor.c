@@ -574,6 +574,10 @@ static const struct row h38[] = {
 	{ "", "{ 1, 2+3 }[1]", "5" },
 	{ "", "size({ x, y })", "2" },
 	{ "", "string({ 1, 1+1 })", "\"{ 1,1 + 1 }\"" },
+	{ "", "string({ 1.5, x })", "\"{ 1.500000000000000E+00,x }\"" },
+	{ "", "string([ c = 2.5 ])", "\"[ c = 2.500000000000000E+00 ]\"" },
+	{ "a = 1.5", "unparse(a)", "\"1.500000000000000E+00\"" },
+	{ "", "[ c = 2.5 ]", "[ c = 2.5 ]" },
 	/* sink.cpp: unary operators with a blank before them, =?= printed as is */
 	{ "", "[ a = -x; b = !y; c = x =?= y; d = x =!= y ]",
 	  "[ a =  -x; b =  !y; c = x is y; d = x isnt y ]" },
