@@ -115,6 +115,8 @@ const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_GETHOURS] = { "getHours", 1, 1 },
 	[NL_CAD_F_GETMINUTES] = { "getMinutes", 1, 1 },
 	[NL_CAD_F_GETSECONDS] = { "getSeconds", 1, 1 },
+	[NL_CAD_F_ENVV1TOV2] = { "envV1ToV2", 1, 1 },
+	[NL_CAD_F_MERGEENV] = { "mergeEnvironment", 0, 255 },
 };
 
 int
@@ -1510,6 +1512,233 @@ fn_abstime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 	return nl_cad_mkabs(secs, (int32_t)off);
 }
 
+/* ------------------------------------------------------------------ environments */
+
+/*
+ * envV1ToV2() and mergeEnvironment(), HTCondor's compat_classad.cpp over its Env class
+ * (condor_utils/env.cpp, condor_arglist.cpp): an environment is a map NAME -> value sorted by
+ * name (bytes), a later setting of a name replacing an earlier one. V1 text: entries separated
+ * by ';' (or by the first character when it is one of !#$%&*+,-/:;<>?@^`|~ and \x1F) or a
+ * line break, leading blanks dropped, NAME=value each ("$$(X)" without '=' kept as it is).
+ * V2 text: blank-separated arguments, '...' quoting with '' for a quote. Printed as V2:
+ * NAME=value joined by blanks, quoted where they hold a blank or a quote.
+ */
+struct env_ent {
+	const char *name, *val; /* val NULL: a "$$(...)" entry without a value */
+	uint32_t nlen, vlen;
+};
+
+struct env {
+	struct nl_cad_ctx *ctx;
+	struct env_ent *e;
+	uint32_t n, cap;
+	bool bad;
+};
+
+static int
+env_name_cmp(const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+
+	return c != 0 ? c : al < bl ? -1 : al > bl;
+}
+
+/* Env::SetEnvWithErrorMessage(): false for an entry that is no NAME=value */
+static bool
+env_set(struct env *v, const char *s, uint32_t len)
+{
+	const char *eq = memchr(s, '=', len);
+	uint32_t nlen = eq != NULL ? (uint32_t)(eq - s) : len;
+
+	if (eq == NULL) {
+		bool macro = false;
+
+		for (uint32_t i = 0; i + 1 < len; i++)
+			macro = macro || (s[i] == '$' && s[i + 1] == '$');
+		if (!macro)
+			return false;
+	}
+	if (nlen == 0)
+		return false;
+	uint32_t k = 0;
+
+	while (k < v->n && env_name_cmp(v->e[k].name, v->e[k].nlen, s, nlen) < 0)
+		k++;
+	if (k == v->n || env_name_cmp(v->e[k].name, v->e[k].nlen, s, nlen) != 0) {
+		if (v->n == v->cap) {
+			uint32_t nc = v->cap ? v->cap * 2 : 16;
+			struct env_ent *ne = nl_cad_arena(v->ctx, nc * sizeof(*ne));
+
+			if (ne == NULL)
+				return false;
+			if (v->n)
+				memcpy(ne, v->e, v->n * sizeof(*ne));
+			v->e = ne;
+			v->cap = nc;
+		}
+		memmove(&v->e[k + 1], &v->e[k], (v->n - k) * sizeof(*v->e));
+		v->n++;
+	}
+	v->e[k] = (struct env_ent){ s, eq != NULL ? eq + 1 : NULL, nlen,
+				    eq != NULL ? len - nlen - 1 : 0 };
+	return true;
+}
+
+/* Env::MergeFromV1AutoDelim() */
+static bool
+env_v1(struct env *v, const char *s, uint32_t len)
+{
+	char delim = ';';
+	uint32_t i = 0;
+
+	if (len > 0 && s[0] == delim) {
+		i = 1;
+	} else if (len > 0 && s[0] != 0 && strchr("!#$%&*+,-/:;<>?@^`|~\x1F", s[0]) != NULL) {
+		delim = s[0];
+		i = 1;
+	}
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		uint32_t b = i;
+
+		while (i < len && s[i] != '\n' && s[i] != delim)
+			i++;
+		uint32_t e = i;
+
+		if (i < len)
+			i++;
+		if (e > b && !env_set(v, s + b, e - b))
+			return false;
+	}
+	return true;
+}
+
+/* Env::MergeFromV2Raw(): split_args() then each argument NAME=value */
+static bool
+env_v2(struct env *v, const char *s, uint32_t len)
+{
+	char *buf = nl_cad_arena(v->ctx, (size_t)len + 1);
+	uint32_t i = 0, n = 0;
+	bool tok = false;
+
+	if (buf == NULL)
+		return false;
+	while (i <= len) {
+		char c = i < len ? s[i] : ' ';
+
+		if (c == '\'') {
+			tok = true;
+			for (i++;; i++) {
+				if (i >= len)
+					return false; /* unbalanced quote */
+				if (s[i] == '\'') {
+					if (i + 1 < len && s[i + 1] == '\'') {
+						buf[n++] = '\'';
+						i++;
+						continue;
+					}
+					break;
+				}
+				buf[n++] = s[i];
+			}
+			i++;
+		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			i++;
+			if (tok) {
+				if (!env_set(v, buf, n))
+					return false;
+				buf = nl_cad_arena(v->ctx, (size_t)len + 1);
+				if (buf == NULL)
+					return false;
+				n = 0;
+				tok = false;
+			}
+		} else {
+			tok = true;
+			buf[n++] = c;
+			i++;
+		}
+	}
+	return true;
+}
+
+/* append_arg(): one argument, quoted where it holds a blank or a quote */
+static void
+env_put_arg(struct sbuf *b, const char *s, uint32_t len)
+{
+	if (b->len > 0)
+		sb_add(b, " ", 1);
+	if (len == 0)
+		sb_add(b, "''", 2);
+	for (uint32_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\'') {
+			if (b->len > 0 && !b->oom && b->s[b->len - 1] == '\'')
+				b->len--; /* join this quoted part with the one before */
+			else
+				sb_add(b, "'", 1);
+			if (c == '\'')
+				sb_add(b, "'", 1);
+			sb_add(b, &c, 1);
+			sb_add(b, "'", 1);
+		} else {
+			sb_add(b, &c, 1);
+		}
+	}
+}
+
+static struct nl_cad_val
+env_text(struct env *v)
+{
+	struct sbuf b = { .ctx = v->ctx };
+
+	sb_add(&b, "", 0);
+	for (uint32_t k = 0; k < v->n; k++) {
+		const struct env_ent *e = &v->e[k];
+		char *t = nl_cad_arena(v->ctx, (size_t)e->nlen + e->vlen + 2);
+
+		if (t == NULL)
+			return ERRV;
+		memcpy(t, e->name, e->nlen);
+		if (e->val != NULL) {
+			t[e->nlen] = '=';
+			memcpy(t + e->nlen + 1, e->val, e->vlen);
+		}
+		env_put_arg(&b, t, e->nlen + (e->val != NULL ? e->vlen + 1 : 0));
+	}
+	return sb_val(&b);
+}
+
+/* envV1ToV2(s): undefined for undefined, error for a non-string or text that does not read */
+static struct nl_cad_val
+fn_envv1tov2(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
+{
+	struct env v = { .ctx = ctx };
+
+	if (a->type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	if (a->type != NL_CAD_STRING || !env_v1(&v, a->u.s, (uint32_t)a->aux))
+		return ERRV;
+	return env_text(&v);
+}
+
+/* mergeEnvironment(s...): V2 texts merged left to right, undefined ones skipped */
+static struct nl_cad_val
+fn_mergeenv(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
+{
+	struct env v = { .ctx = ctx };
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (a[k].type == NL_CAD_UNDEFINED)
+			continue;
+		if (a[k].type != NL_CAD_STRING || !env_v2(&v, a[k].u.s, (uint32_t)a[k].aux))
+			return ERRV;
+	}
+	return env_text(&v);
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 struct nl_cad_val
@@ -1657,6 +1886,8 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 		return to_real(&a[0], &r) ? nl_cad_real(r) : ERRV;
 	case NL_CAD_F_STRING: return to_str(ctx, &a[0], base);
 	case NL_CAD_F_RANDOM: return fn_random(a, n);
+	case NL_CAD_F_ENVV1TOV2: return fn_envv1tov2(ctx, &a[0]);
+	case NL_CAD_F_MERGEENV: return fn_mergeenv(ctx, a, n);
 	case NL_CAD_F_USERHOME: return fn_userhome(a, n);
 	case NL_CAD_F_TZOFFSET: {
 		int64_t now = nl_cad_now_s(ctx);

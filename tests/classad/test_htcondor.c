@@ -615,6 +615,16 @@ static const struct row h38[] = {
 	{ "", "userHome(\"root\")", "undefined" },
 	{ "", "userHome(\"root\", \"/home/x\")", "\"/home/x\"" },
 	{ "", "userHome(1)", "error" },
+	/* compat_classad.cpp over condor_utils env.cpp: V1 ';'-separated (or the first character's
+	 * delimiter), V2 blank-separated with '' quoting; printed sorted by name, quoted */
+	{ "", "envV1ToV2(\"B=2;A=1\")", "\"A=1 B=2\"" },
+	{ "", "envV1ToV2(\"|A=1|B=x y\")", "\"A=1 B=x' 'y\"" },
+	{ "", "envV1ToV2(\"A\")", "error" },
+	{ "", "envV1ToV2(undefined)", "undefined" },
+	{ "", "mergeEnvironment(\"A=1 B=2\", undefined, \"A=3 C='x y'\")", "\"A=3 B=2 C=x' 'y\"" },
+	{ "", "mergeEnvironment(\"A='it''s'\")", "\"A=it''''s\"" },
+	{ "", "mergeEnvironment()", "\"\"" },
+	{ "", "mergeEnvironment(\"=1\")", "error" },
 };
 
 int
