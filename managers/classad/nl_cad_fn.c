@@ -117,6 +117,7 @@ const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_GETSECONDS] = { "getSeconds", 1, 1 },
 	[NL_CAD_F_ENVV1TOV2] = { "envV1ToV2", 1, 1 },
 	[NL_CAD_F_MERGEENV] = { "mergeEnvironment", 0, 255 },
+	[NL_CAD_F_UNRESOLVED] = { "unresolved", 1, 2 },
 };
 
 int
@@ -1739,6 +1740,29 @@ fn_mergeenv(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 	return env_text(&v);
 }
 
+/* unresolved(attr, pattern) when evaluated (hasRefs): a[0] is the list of the attribute's
+ * external names the compiler found; true when the pattern (PCRE2, caseless) matches one of
+ * them, false when none; error for a pattern that is no string or no regular expression. */
+static struct nl_cad_val
+fn_unresolved(const struct nl_cad_val *a)
+{
+	if (a[1].type != NL_CAD_STRING)
+		return ERRV;
+	pcre2_code *re = nl_cad_rx_compile(a[1].u.s, (uint32_t)a[1].aux, "i", 1);
+
+	if (re == NULL)
+		return ERRV;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	bool hit = false;
+
+	for (int32_t k = 0; md != NULL && !hit && k < a[0].aux; k++)
+		hit = pcre2_match(re, (PCRE2_SPTR)a[0].u.l[k].u.s, (PCRE2_SIZE)a[0].u.l[k].aux, 0,
+				  PCRE2_NOTEMPTY, md, NULL) > 0;
+	pcre2_match_data_free(md);
+	nl_cad_rx_free(re);
+	return nl_cad_bool(hit);
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 struct nl_cad_val
@@ -1887,6 +1911,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_STRING: return to_str(ctx, &a[0], base);
 	case NL_CAD_F_RANDOM: return fn_random(a, n);
 	case NL_CAD_F_ENVV1TOV2: return fn_envv1tov2(ctx, &a[0]);
+	case NL_CAD_F_UNRESOLVED: return fn_unresolved(a);
 	case NL_CAD_F_MERGEENV: return fn_mergeenv(ctx, a, n);
 	case NL_CAD_F_USERHOME: return fn_userhome(a, n);
 	case NL_CAD_F_TZOFFSET: {

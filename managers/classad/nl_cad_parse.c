@@ -1768,6 +1768,337 @@ unparse_attr(struct ps *ps, uint32_t arg, uint32_t def)
 	return nl_cad_str("", 0);
 }
 
+enum { SP_NONE, SP_SELF, SP_PARENT, SP_ROOT, SP_TIME };
+
+/* HTCondor's special attribute names (ClassAd::LookupInScope, getSpecialAttrNames()). */
+static int
+special_name(const char *s, uint32_t len)
+{
+	if (nl_cad_name_eq(s, len, "self", 4) || nl_cad_name_eq(s, len, "my", 2))
+		return SP_SELF;
+	if (nl_cad_name_eq(s, len, "parent", 6))
+		return SP_PARENT;
+	if (nl_cad_name_eq(s, len, "root", 4) || nl_cad_name_eq(s, len, "toplevel", 8))
+		return SP_ROOT;
+	if (nl_cad_name_eq(s, len, "currenttime", 11))
+		return SP_TIME;
+	return SP_NONE;
+}
+
+static int ps_init(struct ps **out, struct nl_cad_prog *p, const char *src, size_t len,
+		   struct nl_cad_err *err);
+static int ps_finish(struct ps *ps);
+
+/*
+ * unresolved(attr [, pattern]) (HTCondor's FunctionCall::hasRefs over
+ * ClassAd::_GetExternalReferences), found when the policy is compiled: the names an
+ * attribute's expression uses that no record around it defines, following the attributes it
+ * uses that are defined (transitively); `X.y` with X undefined counts as "X.y" ("TARGET."
+ * dropped when printed). Sorted and merged case-insensitively, joined by ','. A circular use or
+ * an X.y whose X is neither a record nor undefined fails the search: "". The attribute not
+ * found: undefined.
+ */
+#define REFS_MAX_DEPTH 64
+
+struct refs {
+	struct nl_cad_prog *p;     /* the program being compiled */
+	const struct ps *cur;      /* its parser: pending definitions of this source */
+	struct nl_cad_name *names; /* malloc'd, names[i].s malloc'd */
+	uint32_t n, cap;
+	uint32_t busy[REFS_MAX_DEPTH][2]; /* (def, slot) being followed */
+	uint32_t depth;
+	bool fail;
+};
+
+static void refs_node(struct refs *r, const struct ps *tps, uint32_t node, uint32_t cur);
+
+static void
+refs_add(struct refs *r, const char *s, uint32_t len, const char *s2, uint32_t len2)
+{
+	uint32_t tl = len + (s2 != NULL ? 1 + len2 : 0);
+
+	if (r->fail)
+		return;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->names[i].len == tl && strncasecmp(r->names[i].s, s, len) == 0 &&
+		    (s2 == NULL || strncasecmp(r->names[i].s + len + 1, s2, len2) == 0))
+			return;
+	char *c = malloc(tl + 1);
+
+	if (c == NULL || grow((void **)&r->names, &r->cap, r->n + 1, sizeof(*r->names))) {
+		free(c);
+		r->fail = true;
+		return;
+	}
+	memcpy(c, s, len);
+	if (s2 != NULL) {
+		c[len] = '.';
+		memcpy(c + len + 1, s2, len2);
+	}
+	c[tl] = 0;
+	r->names[r->n++] = (struct nl_cad_name){ c, tl, 0 };
+}
+
+/* The slot of name in definition d when d defines it (code or pending), else -1. */
+static int
+refs_defined(const struct refs *r, uint32_t d, const char *name, uint32_t len)
+{
+	const struct nl_cad_def *df = &r->p->defs[d];
+
+	for (uint32_t i = 0; i < df->n; i++)
+		if ((df->code[i] != UINT32_MAX || find_pending(r->cur, d, i) != NULL) &&
+		    nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+			return (int)i;
+	return -1;
+}
+
+/* The definition of the record literal attribute (d, slot) holds, or -1. */
+static int32_t
+refs_record_of(const struct refs *r, uint32_t d, uint32_t slot)
+{
+	const struct pending *pe = find_pending(r->cur, d, slot);
+
+	if (pe != NULL) {
+		uint32_t m = strip(r->cur, pe->node);
+
+		return r->cur->nodes[m].kind == A_RECORD ? (int32_t)r->cur->nodes[m].def : -1;
+	}
+	uint32_t code = r->p->defs[d].code[slot];
+
+	if (code != UINT32_MAX && r->p->ins[code + 1].op == NL_CAD_OP_RECORD &&
+	    r->p->ins[code + 2].op == NL_CAD_OP_RET)
+		return (int32_t)r->p->ins[code + 1].c;
+	return -1;
+}
+
+/* Follow the expression of attribute (d, slot), looked up from record cur. */
+static void
+refs_attr(struct refs *r, uint32_t d, uint32_t slot, uint32_t cur)
+{
+	if (r->fail)
+		return;
+	for (uint32_t i = 0; i < r->depth; i++)
+		if (r->busy[i][0] == d && r->busy[i][1] == slot) {
+			r->fail = true; /* HTCondor: recursion until its depth limit, then failure */
+			return;
+		}
+	if (r->depth == REFS_MAX_DEPTH) {
+		r->fail = true;
+		return;
+	}
+	r->busy[r->depth][0] = d;
+	r->busy[r->depth][1] = slot;
+	r->depth++;
+	const struct pending *pe = find_pending(r->cur, d, slot);
+
+	if (pe != NULL) {
+		refs_node(r, r->cur, pe->node, cur);
+	} else if (r->p->defs[d].text != NULL && r->p->defs[d].text[slot] != NULL) {
+		/* compiled by an earlier source: read its text again, in a scratch program */
+		const char *t = r->p->defs[d].text[slot];
+		struct nl_cad_prog *sp = NULL;
+		struct ps *tps = NULL;
+
+		if (nl_cad_parse("", 0, &sp, NULL) != 0 ||
+		    ps_init(&tps, sp, t, strlen(t), NULL) != 0) {
+			r->fail = true;
+		} else {
+			next(tps);
+			uint32_t e = parse_expr(tps);
+
+			if (tps->rc == 0)
+				refs_node(r, tps, e, cur);
+			else
+				r->fail = true;
+		}
+		if (tps != NULL)
+			ps_finish(tps);
+		nl_cad_prog_free(sp);
+	}
+	r->depth--;
+}
+
+/* Every attribute of definition d (a record met whole: self, parent, root, a literal). */
+static void
+refs_record(struct refs *r, uint32_t d, uint32_t cur)
+{
+	for (uint32_t i = 0; i < r->p->defs[d].n && !r->fail; i++)
+		if (refs_defined(r, d, r->p->defs[d].names[i].s, r->p->defs[d].names[i].len) ==
+		    (int)i)
+			refs_attr(r, d, i, cur);
+}
+
+/* LookupInScope(name) from record `from`: follow it where defined, else note it. */
+static void
+refs_lookup(struct refs *r, uint32_t from, const char *name, uint32_t len)
+{
+	int sp = refs_defined(r, from, name, len) < 0 ? special_name(name, len) : SP_NONE;
+
+	if (sp == SP_SELF) {
+		refs_record(r, from, from);
+		return;
+	}
+	if (sp == SP_ROOT || (sp == SP_PARENT && r->p->defs[from].parent >= 0)) {
+		refs_record(r, sp == SP_ROOT ? 0 : (uint32_t)r->p->defs[from].parent, from);
+		return;
+	}
+	if (sp == SP_TIME)
+		return;
+	for (int32_t d = (int32_t)from; d >= 0; d = r->p->defs[d].parent) {
+		int s = refs_defined(r, (uint32_t)d, name, len);
+
+		if (s >= 0) {
+			refs_attr(r, (uint32_t)d, (uint32_t)s, (uint32_t)d);
+			return;
+		}
+	}
+	refs_add(r, name, len, NULL, 0);
+}
+
+static void
+refs_node(struct refs *r, const struct ps *tps, uint32_t node, uint32_t cur)
+{
+	const struct ast *a = &tps->nodes[node];
+	const uint32_t *k = tps->kids != NULL ? &tps->kids[a->kid0] : NULL;
+
+	if (r->fail)
+		return;
+	switch (a->kind) {
+	case A_CONST:
+		return;
+	case A_ATTR:
+	case A_ABSATTR:
+		refs_lookup(r, a->kind == A_ABSATTR ? 0 : cur, a->name, a->name_len);
+		return;
+	case A_SELECT: {
+		const struct ast *b = &tps->nodes[strip(tps, k[0])];
+
+		if (b->kind == A_ATTR && special_name(b->name, b->name_len) == SP_SELF &&
+		    refs_defined(r, cur, b->name, b->name_len) < 0) {
+			refs_lookup(r, cur, a->name, a->name_len); /* MY.x */
+			return;
+		}
+		if (b->kind == A_ATTR) {
+			for (int32_t d = (int32_t)cur; d >= 0; d = r->p->defs[d].parent) {
+				int s = refs_defined(r, (uint32_t)d, b->name, b->name_len);
+
+				if (s < 0)
+					continue;
+				int32_t rd = refs_record_of(r, (uint32_t)d, (uint32_t)s);
+
+				if (rd < 0)
+					r->fail = true; /* not a record: HTCondor fails the search */
+				else
+					refs_lookup(r, (uint32_t)rd, a->name, a->name_len);
+				return;
+			}
+			/* X undefined: the reference is "X.y" */
+			refs_add(r, b->name, b->name_len, a->name, a->name_len);
+			return;
+		}
+		refs_node(r, tps, k[0], cur);
+		return;
+	}
+	case A_RECORD: {
+		const struct nl_cad_def *d = &tps->p->defs[a->def];
+
+		for (uint32_t i = 0; i < d->n && !r->fail; i++) {
+			const struct pending *pe = find_pending(tps, a->def, i);
+
+			if (pe != NULL)
+				refs_node(r, tps, pe->node, cur);
+		}
+		return;
+	}
+	default:
+		for (uint32_t i = 0; i < a->n_kids; i++)
+			refs_node(r, tps, k[i], cur);
+		return;
+	}
+}
+
+/* Case-insensitive order of two names (CaseIgnLTStr: strcasecmp). */
+static int
+refs_cmp(const void *x, const void *y)
+{
+	const struct nl_cad_name *a = x, *b = y;
+
+	return strcasecmp(a->s, b->s);
+}
+
+/*
+ * unresolved(attr [, pattern]) at compile time: pushes the value (1 argument) or the list of
+ * names for the run-time pattern match (2 arguments). Returns false when nothing was pushed
+ * (the caller then compiles the call on: the pattern and NL_CAD_F_UNRESOLVED).
+ */
+static struct nl_cad_val
+unresolved_attr(struct ps *ps, const struct ast *call, const uint32_t *k, uint32_t def)
+{
+	const struct ast *a = &ps->nodes[k[0]];
+	struct refs r = { .p = ps->p, .cur = ps };
+	struct nl_cad_val v = NL_CAD_UNDEFV;
+
+	if (a->kind != A_ATTR && a->kind != A_ABSATTR)
+		return NL_CAD_ERRV;
+	uint32_t from = a->kind == A_ABSATTR ? 0 : def;
+	int32_t d;
+	int s = -1;
+
+	for (d = (int32_t)from; d >= 0; d = ps->p->defs[d].parent)
+		if ((s = refs_defined(&r, (uint32_t)d, a->name, a->name_len)) >= 0)
+			break;
+	if (d < 0)
+		return v; /* no such attribute: undefined */
+	refs_attr(&r, (uint32_t)d, (uint32_t)s, (uint32_t)d);
+	if (!r.fail && r.n > 1)
+		qsort(r.names, r.n, sizeof(*r.names), refs_cmp);
+	/* the text (1 argument) or the list of names (2), "TARGET." dropped */
+	size_t tl = 0;
+	struct nl_cad_val *items = NULL;
+	uint32_t alloc_n = r.n;
+
+	if (r.fail)
+		r.n = 0;
+	if (call->n_kids == 2 && r.n > 0) {
+		items = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, r.n * sizeof(*items));
+		if (items == NULL)
+			r.fail = true;
+	}
+	for (uint32_t i = 0; i < r.n; i++)
+		tl += r.names[i].len + 1;
+	char *t = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, tl + 1);
+	size_t o = 0;
+
+	if (t != NULL) {
+		for (uint32_t i = 0; i < r.n; i++) {
+			const char *nm = r.names[i].s;
+			size_t len = r.names[i].len;
+
+			if (len >= 7 && strncasecmp(nm, "target.", 7) == 0) {
+				nm += 7;
+				len -= 7;
+			}
+			if (items != NULL)
+				items[i] = nl_cad_str(t + o, (uint32_t)len);
+			else if (i > 0)
+				t[o++] = ',';
+			memcpy(t + o, nm, len);
+			o += len;
+			if (items != NULL)
+				t[o++] = 0;
+		}
+		t[o] = 0;
+	}
+	for (uint32_t i = 0; i < alloc_n; i++)
+		free((void *)(uintptr_t)r.names[i].s);
+	free(r.names);
+	if (t == NULL || (call->n_kids == 2 && r.n > 0 && items == NULL))
+		return NL_CAD_ERRV;
+	if (call->n_kids == 2)
+		return nl_cad_list(items, r.n);
+	return nl_cad_str(t, (uint32_t)o);
+}
+
 /* A regex built-in with a constant pattern (and constant or no options): compile the
  * pattern once, into the program. Returns 1 + its index, 0 when not applicable. */
 static uint16_t
@@ -1794,23 +2125,6 @@ regex_site(struct ps *ps, const struct ast *a, const uint32_t *k)
 		return 0; /* invalid: evaluation compiles it again and yields error */
 	p->rx[p->n_rx++] = re;
 	return (uint16_t)p->n_rx;
-}
-
-enum { SP_NONE, SP_SELF, SP_PARENT, SP_ROOT, SP_TIME };
-
-/* HTCondor's special attribute names (ClassAd::LookupInScope, getSpecialAttrNames()). */
-static int
-special_name(const char *s, uint32_t len)
-{
-	if (nl_cad_name_eq(s, len, "self", 4) || nl_cad_name_eq(s, len, "my", 2))
-		return SP_SELF;
-	if (nl_cad_name_eq(s, len, "parent", 6))
-		return SP_PARENT;
-	if (nl_cad_name_eq(s, len, "root", 4) || nl_cad_name_eq(s, len, "toplevel", 8))
-		return SP_ROOT;
-	if (nl_cad_name_eq(s, len, "currenttime", 11))
-		return SP_TIME;
-	return SP_NONE;
 }
 
 /* Resolve a bare name from definition def outward; external root slot when not found. */
@@ -2011,6 +2325,17 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 				struct nl_cad_val v = unparse_attr(ps, k[0], def);
 
 				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				return;
+			}
+			if (a->def == NL_CAD_F_UNRESOLVED) {
+				struct nl_cad_val v = unresolved_attr(ps, a, k, def);
+
+				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				if (a->n_kids == 1 || v.type != NL_CAD_LIST)
+					return;
+				/* the pattern is matched when evaluated */
+				compile(ps, k[1], def);
+				emit(ps, NL_CAD_OP_CALL, NL_CAD_F_UNRESOLVED, 0, 2, -1);
 				return;
 			}
 			uint16_t site = regex_site(ps, a, k);

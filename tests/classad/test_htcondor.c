@@ -510,6 +510,11 @@ static const struct row times[] = {
 	"    storage = [ Type = \"Storage\"; FreeDiskSpace = 10000;" \
 	"      Requirements = job.DiskSpaceNeeded < FreeDiskSpace ] ] ]"
 
+#define JOB_AD \
+	"[ RequestCpus = 1; Requirements = OpSys == \"LINUX\" && TARGET.Arch == \"ARM\" &&" \
+	"  Cpus >= RequestCpus; A = B + c; B = A; R = [ x = y ]; S = R.x + R.z;" \
+	"  T = MY.RequestCpus + Q.w ]"
+
 /* Issue #38: the last differences from HTCondor's library, rule by rule */
 static const struct row h38[] = {
 	{ MISC_AD, "Self.rank", "15" },
@@ -615,6 +620,17 @@ static const struct row h38[] = {
 	{ "", "userHome(\"root\")", "undefined" },
 	{ "", "userHome(\"root\", \"/home/x\")", "\"/home/x\"" },
 	{ "", "userHome(1)", "error" },
+	/* fnCall.cpp hasRefs over classad.cpp _GetExternalReferences (the manual's example ad) */
+	{ JOB_AD, "unresolved(Requirements)", "\"Cpus,OpSys,Arch\"" },
+	{ JOB_AD, "unresolved(Requirements, \"^OpSys\")", "true" },
+	{ JOB_AD, "unresolved(Requirements, \"OpSys.+\")", "false" },
+	{ JOB_AD, "unresolved(Requirements, 1)", "error" },
+	{ JOB_AD, "unresolved(NoSuch)", "undefined" },
+	{ JOB_AD, "unresolved(S)", "\"y,z\"" },   /* R.x is R's y, R.z looked up outward */
+	{ JOB_AD, "unresolved(T)", "\"Q.w\"" },   /* MY.x is x; Q.w with Q undefined */
+	{ JOB_AD, "unresolved(A)", "\"\"" },      /* A = B + c; B = A: circular, no answer */
+	{ JOB_AD, "unresolved(RequestCpus)", "\"\"" },
+	{ JOB_AD, "unresolved(1)", "error" },
 	/* compat_classad.cpp over condor_utils env.cpp: V1 ';'-separated (or the first character's
 	 * delimiter), V2 blank-separated with '' quoting; printed sorted by name, quoted */
 	{ "", "envV1ToV2(\"B=2;A=1\")", "\"A=1 B=2\"" },
