@@ -118,6 +118,7 @@ const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_ENVV1TOV2] = { "envV1ToV2", 1, 1 },
 	[NL_CAD_F_MERGEENV] = { "mergeEnvironment", 0, 255 },
 	[NL_CAD_F_UNRESOLVED] = { "unresolved", 1, 2 },
+	[NL_CAD_F_USERMAP] = { "userMap", 2, 4 },
 };
 
 int
@@ -1914,6 +1915,13 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_UNRESOLVED: return fn_unresolved(a);
 	case NL_CAD_F_MERGEENV: return fn_mergeenv(ctx, a, n);
 	case NL_CAD_F_USERHOME: return fn_userhome(a, n);
+	case NL_CAD_F_USERMAP:
+		/* HTCondor's userMap_func without map files (no CLASSAD_USER_MAP_NAMES): no user
+		 * maps, so undefined, or the 4th argument; error when the map or user name is */
+		if ((a[0].type != NL_CAD_STRING || a[1].type != NL_CAD_STRING) &&
+		    (a[0].type == NL_CAD_ERROR || a[1].type == NL_CAD_ERROR))
+			return ERRV;
+		return n == 4 ? a[3] : UNDEFV;
 	case NL_CAD_F_TZOFFSET: {
 		int64_t now = nl_cad_now_s(ctx);
 

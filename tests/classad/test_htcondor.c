@@ -620,6 +620,11 @@ static const struct row h38[] = {
 	{ "", "userHome(\"root\")", "undefined" },
 	{ "", "userHome(\"root\", \"/home/x\")", "\"/home/x\"" },
 	{ "", "userHome(1)", "error" },
+	/* compat_classad.cpp userMap_func with no map files configured */
+	{ "", "userMap(\"groups\", \"alice\")", "undefined" },
+	{ "", "userMap(\"groups\", \"alice\", \"g1\", \"dflt\")", "\"dflt\"" },
+	{ "", "userMap(\"groups\", error)", "error" },
+	{ "", "userMap(1, \"alice\", \"g\")", "undefined" },
 	/* fnCall.cpp hasRefs over classad.cpp _GetExternalReferences (the manual's example ad) */
 	{ JOB_AD, "unresolved(Requirements)", "\"Cpus,OpSys,Arch\"" },
 	{ JOB_AD, "unresolved(Requirements, \"^OpSys\")", "true" },
