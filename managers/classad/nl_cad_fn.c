@@ -1910,6 +1910,34 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 			return UNDEFV;
 		return to_real(&a[0], &r) ? nl_cad_real(r) : ERRV;
 	case NL_CAD_F_STRING: return to_str(ctx, &a[0], base);
+	/* split*() of anything but a string, undefined too, is error (compat_classad.cpp) */
+	case NL_CAD_F_SPLIT: return fn_split(ctx, a, n);
+	case NL_CAD_F_SPLITUSERNAME:
+	case NL_CAD_F_SPLITSLOTNAME: return fn_split_at(ctx, fn, a);
+	case NL_CAD_F_SUBSTR: {
+		/* HTCondor (subString): undefined first, then the types */
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].type == NL_CAD_UNDEFINED)
+				return UNDEFV;
+		if (a[0].type != NL_CAD_STRING || a[1].type != NL_CAD_INT ||
+		    (n == 3 && a[2].type != NL_CAD_INT))
+			return ERRV;
+		int64_t len = a[0].aux, off = a[1].u.i, cnt;
+
+		if (off < 0)
+			off = len + off;
+		if (off < 0)
+			off = 0;
+		if (off > len)
+			off = len;
+		cnt = len - off;
+		if (n == 3) {
+			int64_t c = a[2].u.i;
+
+			cnt = c >= 0 ? (c < cnt ? c : cnt) : (cnt + c > 0 ? cnt + c : 0);
+		}
+		return nl_cad_mkstr(ctx, a[0].u.s + off, (size_t)cnt);
+	}
 	case NL_CAD_F_RANDOM: return fn_random(a, n);
 	case NL_CAD_F_ENVV1TOV2: return fn_envv1tov2(ctx, &a[0]);
 	case NL_CAD_F_UNRESOLVED: return fn_unresolved(a);
@@ -1963,9 +1991,6 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	switch (fn) {
 	case NL_CAD_F_SPLITTIME:
 		return fn_splittime(ctx, &a[0]);
-	case NL_CAD_F_SPLIT: return fn_split(ctx, a, n);
-	case NL_CAD_F_SPLITUSERNAME:
-	case NL_CAD_F_SPLITSLOTNAME: return fn_split_at(ctx, fn, a);
 	case NL_CAD_F_SIZE:
 		switch (a[0].type) {
 		case NL_CAD_LIST:
@@ -1975,26 +2000,6 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 								      : a[0].u.fr->def->n);
 		default: return ERRV;
 		}
-	case NL_CAD_F_SUBSTR: {
-		if (a[0].type != NL_CAD_STRING || a[1].type != NL_CAD_INT ||
-		    (n == 3 && a[2].type != NL_CAD_INT))
-			return ERRV;
-		int64_t len = a[0].aux, off = a[1].u.i, cnt;
-
-		if (off < 0)
-			off = len + off;
-		if (off < 0)
-			off = 0;
-		if (off > len)
-			off = len;
-		cnt = len - off;
-		if (n == 3) {
-			int64_t c = a[2].u.i;
-
-			cnt = c >= 0 ? (c < cnt ? c : cnt) : (cnt + c > 0 ? cnt + c : 0);
-		}
-		return nl_cad_mkstr(ctx, a[0].u.s + off, (size_t)cnt);
-	}
 	case NL_CAD_F_MIN:
 	case NL_CAD_F_MAX:
 	case NL_CAD_F_SUM:
