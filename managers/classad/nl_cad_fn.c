@@ -1344,7 +1344,7 @@ fn_bool(const struct nl_cad_val *a)
 	case NL_CAD_BOOL: return *a;
 	case NL_CAD_INT: return nl_cad_bool(a->u.i != 0);
 	case NL_CAD_REAL: return nl_cad_bool(a->u.r != 0);
-	case NL_CAD_RELTIME: return nl_cad_bool(a->u.rel_s != 0);
+	case NL_CAD_RELTIME: return nl_cad_bool(d2ll(a->u.rel_s) != 0); /* whole seconds */
 	case NL_CAD_STRING:
 		if (nl_cad_name_eq(a->u.s, (uint32_t)a->aux, "true", 4))
 			return nl_cad_bool(true);

@@ -197,6 +197,7 @@ static const struct row conv[] = {
 	{ "", "bool(\"maybe\")", "undefined" },
 	{ "", "bool(0.0)", "false" },
 	{ "", "bool({})", "error" },
+	{ "", "bool(relTime(0.5))", "false" }, /* convBool reads whole seconds */
 	{ "", "toUpper(12)", "\"12\"" },
 	{ "", "toLower(\"AbC\")", "\"abc\"" },
 	{ "", "toUpper(undefined)", "undefined" },
