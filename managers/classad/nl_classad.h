@@ -225,9 +225,11 @@ int nl_cad_parse_expr(struct nl_cad_prog *prog, const char *src, size_t len,
 
 /**
  * Unparse an expression: parse it and print it back the way HTCondor's unparser does
- * (operators between single spaces, calls "f(a,b)", lists "{ a,b }", records
- * "[ a = 1; b = 2 ]", parentheses and attribute-name quotes kept, reals as %.16G or
- * real("INF")/real("-INF")/real("NaN")). The text parses back to an equal expression.
+ * (binary operators between single spaces, =?= as "is", unary ones after a blank " -x",
+ * calls "f(a,b)", lists "{ a,b }", records "[ a = 1; b = 2 ]" in HTCondor's attribute order,
+ * parentheses and attribute-name quotes kept, reals as %.16G or real("INF")/real("-INF")/
+ * real("NaN"), non-printable bytes as octal escapes). The text parses back to an equal
+ * expression.
  *
  * @param src  Expression text.
  * @param len  Bytes of src, <= NL_CAD_MAX_SRC_BYTES.
@@ -380,8 +382,10 @@ int nl_cad_eval(struct nl_cad_ctx *ctx, int slot, struct nl_cad_val *out);
 int nl_cad_explain(struct nl_cad_ctx *ctx, int slot, struct nl_cad_why *why);
 
 /**
- * Format a value in ClassAd syntax (unparse): 3, 0.3, "s", true, undefined, {1, 2},
- * [a = 1], absTime("2024-01-01T00:00:00+00:00"), relTime("1+02:00:00").
+ * Format a value in ClassAd syntax, as HTCondor's unparser prints it: 3, 0.3, "s", true,
+ * undefined, { 1,2 } (a list literal's value: its elements' expressions, { 1,2 + 3 }),
+ * [ a = 1 ] (a record: its attributes' expressions, in HTCondor's order),
+ * absTime("2024-01-01T00:00:00-00:00"), relTime("1+02:00:00").
  *
  * @param ctx  Context that produced the value (for record instances), or NULL.
  * @param v    Value.
