@@ -134,6 +134,25 @@ nl_cad_fn_lookup(const char *name, uint32_t len)
 
 /* ------------------------------------------------------------------ conversions */
 
+/* A strict built-in's verdict on its arguments: error when one is error, else undefined when
+ * one is undefined (*out set, true); false when every argument is a value. */
+static bool
+strict_args(const struct nl_cad_val *a, uint32_t n, struct nl_cad_val *out)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_ERROR) {
+			*out = ERRV;
+			return true;
+		}
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_UNDEFINED) {
+			*out = UNDEFV;
+			return true;
+		}
+	return false;
+}
+
+
 /* isspace() in the C locale (-1, no character, is not) */
 static bool
 is_space_c(int c)
@@ -680,12 +699,10 @@ fn_stringlist(int fn, const struct nl_cad_val *a, uint32_t n)
 	}
 	case NL_CAD_F_SL_INTERSECT: {
 		/* the classad library's own: error, then undefined, then types; no trimming */
-		for (uint32_t k = 0; k < n; k++)
-			if (a[k].type == NL_CAD_ERROR)
-				return ERRV;
-		for (uint32_t k = 0; k < n; k++)
-			if (a[k].type == NL_CAD_UNDEFINED)
-				return UNDEFV;
+		struct nl_cad_val sv;
+
+		if (strict_args(a, n, &sv))
+			return sv;
 		for (uint32_t k = 0; k < n; k++)
 			if (a[k].type != NL_CAD_STRING)
 				return ERRV;
@@ -1982,12 +1999,10 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	default: break;
 	}
 	/* the rest are strict in every argument: error first, then undefined */
-	for (uint32_t k = 0; k < n; k++)
-		if (a[k].type == NL_CAD_ERROR)
-			return ERRV;
-	for (uint32_t k = 0; k < n; k++)
-		if (a[k].type == NL_CAD_UNDEFINED)
-			return UNDEFV;
+	struct nl_cad_val sv;
+
+	if (strict_args(a, n, &sv))
+		return sv;
 	switch (fn) {
 	case NL_CAD_F_SPLITTIME:
 		return fn_splittime(ctx, &a[0]);
