@@ -103,27 +103,76 @@ lookup(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const char *s, uint32
 	return lookup_found(ctx, r, s, len, h, base, &found);
 }
 
+/* r.name (HTCondor's AttributeReference::FindExpr, then ClassAd::LookupInScope): the name
+ * in the record, else, when the record does not define it, self/my (the record), parent (its
+ * lexical parent), root/toplevel (the root record) and currentTime (time()), else the name in
+ * the record's lexical parents outward ([a = 1; r = [b = 2]].r.a is 1). */
 static struct nl_cad_val
+select_rec(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, const struct nl_cad_name *nm,
+	   struct nl_cad_val *base)
+{
+	bool found;
+	struct nl_cad_val v = lookup_found(ctx, r, nm->s, nm->len, nm->hash, base, &found);
+
+	if (found)
+		return v;
+	if (nl_cad_name_eq(nm->s, nm->len, "self", 4) || nl_cad_name_eq(nm->s, nm->len, "my", 2))
+		return *r;
+	if (nl_cad_name_eq(nm->s, nm->len, "currenttime", 11))
+		return nl_cad_int(nl_cad_now_s(ctx));
+	bool root = nl_cad_name_eq(nm->s, nm->len, "root", 4) ||
+		    nl_cad_name_eq(nm->s, nm->len, "toplevel", 8);
+	bool parent = nl_cad_name_eq(nm->s, nm->len, "parent", 6);
+
+	if (r->kind == NL_CAD_REC_HOST) {
+		if (!root)
+			return UNDEFV;
+		v.type = NL_CAD_RECORD;
+		v.kind = NL_CAD_REC_FRAME;
+		v.u.fr = ctx->root;
+		return v;
+	}
+	struct nl_cad_frame *fr = r->u.fr;
+
+	if (root || parent) {
+		struct nl_cad_frame *t = root ? fr->ctx->root : fr->parent;
+
+		if (t == NULL)
+			return UNDEFV;
+		v = *r;
+		v.u.fr = t;
+		return v;
+	}
+	for (fr = fr->parent; fr != NULL; fr = fr->parent) {
+		struct nl_cad_val p = *r;
+
+		p.u.fr = fr;
+		v = lookup_found(ctx, &p, nm->s, nm->len, nm->hash, base, &found);
+		if (found)
+			return v;
+	}
+	return UNDEFV;
+}
+
+/* Not inlined: the evaluator's loop selects from host records through sel()'s cache, and this
+ * path's registers would crowd that loop (3 % more instructions per Fig. 4 evaluation). */
+static __attribute__((noinline)) struct nl_cad_val
 select_name(struct nl_cad_ctx *ctx, const struct nl_cad_val *b, const struct nl_cad_name *nm,
-	    struct nl_cad_val *base)
+	    struct nl_cad_val *base, int depth)
 {
 	switch (b->type) {
 	case NL_CAD_RECORD:
-		return lookup(ctx, b, nm->s, nm->len, nm->hash, base);
+		return select_rec(ctx, b, nm, base);
 	case NL_CAD_UNDEFINED:
 		return UNDEFV;
 	case NL_CAD_LIST: {
-		/* list.attr maps the selection over the list */
+		/* list.attr maps the selection over the list (lists in it too) */
 		struct nl_cad_val *out = nl_cad_arena(ctx, (size_t)b->aux * sizeof(*out));
 
-		if (out == NULL)
+		if (out == NULL || depth > NL_CAD_MAX_VALUE_DEPTH)
 			return ERRV;
-		for (int32_t i = 0; i < b->aux; i++) {
-			const struct nl_cad_val *e = &b->u.l[i];
-
-			out[i] = e->type == NL_CAD_RECORD ? lookup(ctx, e, nm->s, nm->len, nm->hash, base)
-				 : e->type == NL_CAD_UNDEFINED ? UNDEFV : ERRV;
-		}
+		for (int32_t i = 0; i < b->aux; i++)
+			out[i] = select_name(ctx, &b->u.l[i], nm, base, depth + 1);
 		return nl_cad_list(out, (uint32_t)b->aux);
 	}
 	default:
@@ -140,17 +189,18 @@ subscript(struct nl_cad_ctx *ctx, const struct nl_cad_val *b, const struct nl_ca
 	if (b->type == NL_CAD_UNDEFINED || i->type == NL_CAD_UNDEFINED)
 		return UNDEFV;
 	if (b->type == NL_CAD_LIST && i->type == NL_CAD_INT) {
-		if (i->u.i < 0 || i->u.i >= b->aux)
+		/* HTCondor reads the index as an int (Value::IsIntegerValue(int &)) */
+		int32_t k = (int32_t)(uint32_t)(uint64_t)i->u.i;
+
+		if (k < 0 || k >= b->aux)
 			return ERRV;
-		return b->u.l[i->u.i];
+		return b->u.l[k];
 	}
 	if (b->type == NL_CAD_RECORD && i->type == NL_CAD_STRING) {
-		/* HTCondor: r["name"] of a name the record lacks is error (r.name: undefined) */
-		bool found;
-		struct nl_cad_val v = lookup_found(ctx, b, i->u.s, (uint32_t)i->aux,
-						   nl_cad_hash(i->u.s, (uint32_t)i->aux), base, &found);
-
-		return found ? v : ERRV;
+		/* HTCondor (Operation::_doOperation, SUBSCRIPT_OP): r["name"] of a name the record
+		 * lacks is undefined */
+		return lookup(ctx, b, i->u.s, (uint32_t)i->aux,
+			      nl_cad_hash(i->u.s, (uint32_t)i->aux), base);
 	}
 	return ERRV;
 }
@@ -220,13 +270,29 @@ materialize(struct nl_cad_ctx *dst, struct nl_cad_ctx *src, const struct nl_cad_
 	case NL_CAD_STRING:
 		return nl_cad_mkstr(dst, v->u.s, (size_t)v->aux);
 	case NL_CAD_LIST: {
-		struct nl_cad_val *items = nl_cad_arena(dst, (size_t)v->aux * sizeof(*items));
+		struct nl_cad_val *items = nl_cad_arena(dst, ((size_t)v->aux + 1) * sizeof(*items));
 
 		if (items == NULL)
 			return ERRV;
+		/* a list literal's text (NL_CAD_LIST_EXPR) comes along */
+		items[0] = UNDEFV;
+		if (v->kind == NL_CAD_LIST_EXPR && v->u.l[-1].type == NL_CAD_STRING) {
+			const struct nl_cad_val *h = &v->u.l[-1];
+			size_t n = (size_t)h->aux + 1 + strlen(h->u.s + h->aux + 1);
+			struct nl_cad_val c = nl_cad_mkstr(dst, h->u.s, n); /* both texts */
+
+			if (c.type == NL_CAD_STRING) {
+				c.aux = h->aux;
+				items[0] = c;
+			}
+		}
+		items++;
 		for (int32_t i = 0; i < v->aux; i++)
 			items[i] = materialize(dst, src, &v->u.l[i], depth + 1);
-		return nl_cad_list(items, (uint32_t)v->aux);
+		struct nl_cad_val l = nl_cad_list(items, (uint32_t)v->aux);
+
+		l.kind = items[-1].type == NL_CAD_STRING ? NL_CAD_LIST_EXPR : 0;
+		return l;
 	}
 	case NL_CAD_RECORD: {
 		if (v->kind == NL_CAD_REC_FRAME && v->u.fr->ctx == dst)
@@ -509,7 +575,7 @@ sel(struct nl_cad_ctx *ctx, uint32_t si, const struct nl_cad_val *b, struct nl_c
 		}
 		return UNDEFV;
 	}
-	return select_name(ctx, b, &p->sel[si], base);
+	return select_name(ctx, b, &p->sel[si], base, 0);
 }
 
 /*
@@ -667,27 +733,12 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			NEXT;
 		}
 		CASE(BINK):
-			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1])) {
-				/* =?= on records evaluates their attributes above sp */
-				struct nl_cad_val *old = ctx->ext_base;
-
-				ctx->ext_base = sp;
-				sp[-1] = nl_cad_binop(ctx, in->a, &sp[-1], &p->consts[in->c]);
-				ctx->ext_base = old;
-			}
+			if (!bin_fast(in->a, &sp[-1], &p->consts[in->c], &sp[-1]))
+				sp[-1] = nl_cad_binop(in->a, &sp[-1], &p->consts[in->c]);
 			NEXT;
 		CASE(BIN):
-			if (bin_fast(in->a, &sp[-2], &sp[-1], &sp[-2])) {
-				sp--;
-				NEXT;
-			}
-			{
-				struct nl_cad_val *old = ctx->ext_base;
-
-				ctx->ext_base = sp;
-				sp[-2] = nl_cad_binop(ctx, in->a, &sp[-2], &sp[-1]);
-				ctx->ext_base = old;
-			}
+			if (!bin_fast(in->a, &sp[-2], &sp[-1], &sp[-2]))
+				sp[-2] = nl_cad_binop(in->a, &sp[-2], &sp[-1]);
 			sp--;
 			NEXT;
 		CASE(ANDL): {
@@ -827,12 +878,16 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 					NEXT;
 				}
 			}
-			struct nl_cad_val *items = nl_cad_arena(ctx, (size_t)n * sizeof(*items));
+			/* one value in front of the elements: the literal's text (b = 1 + its
+			 * constant), NL_CAD_LIST_EXPR */
+			struct nl_cad_val *items = nl_cad_arena(ctx, ((size_t)n + 1) * sizeof(*items));
 
 			if (items == NULL) {
 				*sp++ = ERRV;
 				NEXT;
 			}
+			items[0] = in->b != 0 ? p->consts[in->b - 1] : UNDEFV;
+			items++;
 			if (in->a == 1) {
 				struct nl_cad_val *o = items;
 
@@ -843,7 +898,9 @@ run(struct nl_cad_ctx *ctx, uint32_t pc, struct nl_cad_frame *f, struct nl_cad_v
 			} else {
 				memcpy(items, sp, (size_t)n * sizeof(*items));
 			}
-			*sp++ = nl_cad_list(items, n);
+			*sp = nl_cad_list(items, n);
+			sp->kind = in->b != 0 ? NL_CAD_LIST_EXPR : 0;
+			sp++;
 			NEXT;
 		}
 		default:

@@ -102,6 +102,23 @@ const struct nl_cad_fn_desc nl_cad_fn_table[NL_CAD_F_COUNT] = {
 	[NL_CAD_F_CURRENTTIME] = { "currentTime", 0, 0 },
 	[NL_CAD_F_EVALINEACH] = { "evalInEachContext", 2, 2 },
 	[NL_CAD_F_COUNTMATCHES] = { "countMatches", 2, 2 },
+	[NL_CAD_F_RANDOM] = { "random", 0, 1 },
+	[NL_CAD_F_USERHOME] = { "userHome", 1, 2 },
+	[NL_CAD_F_TZOFFSET] = { "timeZoneOffset", 0, 0 },
+	[NL_CAD_F_DAYTIME] = { "dayTime", 0, 0 },
+	[NL_CAD_F_GETYEAR] = { "getYear", 1, 1 },
+	[NL_CAD_F_GETMONTH] = { "getMonth", 1, 1 },
+	[NL_CAD_F_GETDAYOFYEAR] = { "getDayOfYear", 1, 1 },
+	[NL_CAD_F_GETDAYOFMONTH] = { "getDayOfMonth", 1, 1 },
+	[NL_CAD_F_GETDAYOFWEEK] = { "getDayOfWeek", 1, 1 },
+	[NL_CAD_F_GETDAYS] = { "getDays", 1, 1 },
+	[NL_CAD_F_GETHOURS] = { "getHours", 1, 1 },
+	[NL_CAD_F_GETMINUTES] = { "getMinutes", 1, 1 },
+	[NL_CAD_F_GETSECONDS] = { "getSeconds", 1, 1 },
+	[NL_CAD_F_ENVV1TOV2] = { "envV1ToV2", 1, 1 },
+	[NL_CAD_F_MERGEENV] = { "mergeEnvironment", 0, 255 },
+	[NL_CAD_F_UNRESOLVED] = { "unresolved", 1, 2 },
+	[NL_CAD_F_USERMAP] = { "userMap", 2, 4 },
 };
 
 int
@@ -117,53 +134,69 @@ nl_cad_fn_lookup(const char *name, uint32_t len)
 
 /* ------------------------------------------------------------------ conversions */
 
-/* A string's leading number, as HTCondor's conversions read it: strtod() (leading white space
- * skipped, trailing text ignored, nothing read at all is a failure), then a size suffix right
- * after the number scales it (B 1, K 1024, M 1024^2, G 1024^3, T 1024^4). */
+/* A strict built-in's verdict on its arguments: error when one is error, else undefined when
+ * one is undefined (*out set, true); false when every argument is a value. */
 static bool
-str_prefix(const struct nl_cad_val *v, bool integer, double *r, int64_t *i)
+strict_args(const struct nl_cad_val *a, uint32_t n, struct nl_cad_val *out)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_ERROR) {
+			*out = ERRV;
+			return true;
+		}
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type == NL_CAD_UNDEFINED) {
+			*out = UNDEFV;
+			return true;
+		}
+	return false;
+}
+
+
+/* isspace() in the C locale (-1, no character, is not) */
+static bool
+is_space_c(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* (long long) of a double as HTCondor's conversions do it on x86-64 (cvttsd2si): truncation,
+ * and INT64_MIN for NaN and for values beyond 64 bits (int(1e30) is -9223372036854775808). */
+static int64_t
+d2ll(double d)
+{
+	int64_t i;
+
+	return nl_cad_d2i(d, &i) ? i : INT64_MIN;
+}
+
+/* A string's leading number, as HTCondor's conversions read it (value.cpp): strtod(), leading
+ * white space skipped and trailing text ignored; nothing read at all (and a value of 0) is a
+ * failure. No size suffix since HTCondor 23.9 (HTCONDOR-2455): int("1K") is 1. */
+static bool
+str_prefix(const struct nl_cad_val *v, double *r)
 {
 	char tmp[128], *end;
 	size_t n = (size_t)v->aux < sizeof(tmp) - 1 ? (size_t)v->aux : sizeof(tmp) - 1;
-	double scale = 1;
 
 	memcpy(tmp, v->u.s, n);
 	tmp[n] = 0;
-	double x = strtod(tmp, &end);
-
-	if (end == tmp && x == 0)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': scale = 1024.0; break;
-	case 'm': case 'M': scale = 1024.0 * 1024; break;
-	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
-	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-	default: break;
-	}
-	if (integer) {
-		int64_t t;
-
-		if (!nl_cad_d2i(x, &t) || !nl_cad_d2i((double)t * scale, i))
-			return false;
-		return true;
-	}
-	*r = x * scale;
-	return true;
+	*r = strtod(tmp, &end);
+	return !(end == tmp && *r == 0);
 }
 
-/* real(x) as HTCondor's convertValueToRealValue: false when not convertible. */
+/* real(x) as HTCondor's convertValueToRealValue: false when not convertible. A relTime is
+ * read as whole seconds (Value::IsRelativeTimeValue(time_t &)). */
 static bool
 to_real(const struct nl_cad_val *v, double *out)
 {
-	int64_t unused;
-
 	switch (v->type) {
 	case NL_CAD_INT: *out = (double)v->u.i; return true;
 	case NL_CAD_REAL: *out = v->u.r; return true;
 	case NL_CAD_BOOL: *out = v->u.b; return true;
 	case NL_CAD_ABSTIME: *out = (double)v->u.abs_s; return true;
-	case NL_CAD_RELTIME: *out = v->u.rel_s; return true;
-	case NL_CAD_STRING: return str_prefix(v, false, out, &unused);
+	case NL_CAD_RELTIME: *out = (double)d2ll(v->u.rel_s); return true;
+	case NL_CAD_STRING: return str_prefix(v, out);
 	default: return false;
 	}
 }
@@ -172,15 +205,19 @@ to_real(const struct nl_cad_val *v, double *out)
 static bool
 to_int(const struct nl_cad_val *v, int64_t *out)
 {
-	double unused;
+	double r;
 
 	switch (v->type) {
 	case NL_CAD_INT: *out = v->u.i; return true;
 	case NL_CAD_BOOL: *out = v->u.b; return true;
 	case NL_CAD_ABSTIME: *out = v->u.abs_s; return true;
-	case NL_CAD_REAL: return nl_cad_d2i(v->u.r, out);
-	case NL_CAD_RELTIME: return nl_cad_d2i(v->u.rel_s, out);
-	case NL_CAD_STRING: return str_prefix(v, true, &unused, out);
+	case NL_CAD_REAL: *out = d2ll(v->u.r); return true;
+	case NL_CAD_RELTIME: *out = d2ll(v->u.rel_s); return true;
+	case NL_CAD_STRING:
+		if (!str_prefix(v, &r))
+			return false;
+		*out = d2ll(r);
+		return true;
 	default: return false;
 	}
 }
@@ -198,63 +235,85 @@ static struct nl_cad_val
 fn_round(int fn, const struct nl_cad_val *a)
 {
 	double r;
-	int64_t i;
 
 	if (a->type == NL_CAD_INT)
 		return *a;
 	if (!to_real(a, &r))
 		return ERRV;
-	/* round(): to nearest, halves to even (rint under the default rounding mode) */
+	/* round(): to nearest, halves to even (rint under the default rounding mode); HTCondor
+	 * (doRound) returns (long long) of the result: NaN and beyond 64 bits are INT64_MIN */
 	r = fn == NL_CAD_F_FLOOR ? floor(r) : fn == NL_CAD_F_ROUND ? rint(r) : ceil(r);
-	return nl_cad_d2i(r, &i) ? nl_cad_int(i) : ERRV;
+	return nl_cad_int(d2ll(r));
 }
 
-/* sum, avg, min, max of a list (HTCondor 23: undefined members are skipped, others must be
- * numbers; sum({}) and avg({}) are 0, min({}) and max({}) undefined). Extension: min/max of a
- * list of absTimes or of relTimes. */
+/* HTCondor's Operation::coerceToNumber on two numbers, in place (Operate() takes its operands
+ * by reference, so sum/avg/min/max see the promoted values): booleans become integers, and an
+ * integer beside a real becomes a real. */
+static void
+coerce_pair(struct nl_cad_val *x, struct nl_cad_val *y)
+{
+	if (x->type == NL_CAD_BOOL)
+		*x = nl_cad_int(x->u.b);
+	if (y->type == NL_CAD_BOOL)
+		*y = nl_cad_int(y->u.b);
+	if (x->type == NL_CAD_INT && y->type == NL_CAD_REAL)
+		*x = nl_cad_real((double)x->u.i);
+	else if (x->type == NL_CAD_REAL && y->type == NL_CAD_INT)
+		*y = nl_cad_real((double)y->u.i);
+}
+
+/* sum, avg, min, max of a list (HTCondor's sumAvg and minMax): undefined members are skipped,
+ * the others must be numbers (booleans count as 0 and 1); sum({}) and avg({}) are 0, min({})
+ * and max({}) undefined. min and max keep the winning member as the comparison left it:
+ * max({3, 2.5}) is 3.0, a real, because comparing 2.5 with 3 made 3 a real. Extension: min/max
+ * of a list of absTimes or of relTimes (Fig. 8). */
 static struct nl_cad_val
-fn_minmax(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *l)
+fn_minmax(int fn, const struct nl_cad_val *l)
 {
 	if (l->type == NL_CAD_UNDEFINED)
 		return UNDEFV;
 	if (l->type != NL_CAD_LIST)
 		return ERRV;
-	struct nl_cad_val acc = fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG ? nl_cad_int(0) : UNDEFV;
+	bool sum = fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG;
+	struct nl_cad_val acc = sum ? nl_cad_int(0) : UNDEFV;
 	bool first = true;
 	int32_t len = 0;
 
 	for (int32_t i = 0; i < l->aux; i++) {
-		const struct nl_cad_val *e = &l->u.l[i];
+		struct nl_cad_val e = l->u.l[i];
 
-		if (e->type == NL_CAD_UNDEFINED)
+		if (e.type == NL_CAD_UNDEFINED)
 			continue;
-		bool timeok = (fn == NL_CAD_F_MIN || fn == NL_CAD_F_MAX) &&
-			      (e->type == NL_CAD_ABSTIME || e->type == NL_CAD_RELTIME);
+		bool num = e.type == NL_CAD_INT || e.type == NL_CAD_REAL || e.type == NL_CAD_BOOL;
+		bool timeok = !sum && (e.type == NL_CAD_ABSTIME || e.type == NL_CAD_RELTIME);
 
-		if (e->type != NL_CAD_INT && e->type != NL_CAD_REAL && !timeok)
+		if (!num && !timeok)
 			return ERRV;
 		len++;
 		if (first) {
-			acc = *e;
+			acc = e;
 			first = false;
 			continue;
 		}
-		if (fn == NL_CAD_F_SUM || fn == NL_CAD_F_AVG) {
-			acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, e);
-		} else {
-			struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_MIN ? NL_CAD_B_LT
-									 : NL_CAD_B_GT, e, &acc);
-
-			if (c.type == NL_CAD_ERROR)
-				return ERRV;
-			if (nl_cad_is_true(&c))
-				acc = *e;
+		if (sum) {
+			acc = nl_cad_binop(NL_CAD_B_ADD, &acc, &e);
+			continue;
 		}
+		if (num && (acc.type == NL_CAD_INT || acc.type == NL_CAD_REAL ||
+			    acc.type == NL_CAD_BOOL))
+			coerce_pair(&e, &acc);
+		struct nl_cad_val c = nl_cad_binop(fn == NL_CAD_F_MIN ? NL_CAD_B_LT : NL_CAD_B_GT,
+						   &e, &acc);
+
+		if (c.type == NL_CAD_ERROR && timeok)
+			return ERRV;
+		if (nl_cad_is_true(&c))
+			acc = e;
 	}
 	if (fn == NL_CAD_F_AVG && len > 0) {
 		struct nl_cad_val d = nl_cad_real(len);
 
-		return nl_cad_binop(ctx, NL_CAD_B_DIV, &acc, &d);
+		return nl_cad_binop(NL_CAD_B_DIV, &acc, &d);
 	}
 	return acc;
 }
@@ -375,13 +434,15 @@ fn_strcat(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n
 	return sb_val(&b);
 }
 
-/* split(s [, separators]): the non-empty pieces of s between any separator characters
- * (default: white space). */
+/* split(s [, separators]), HTCondor's splitArb_func (compat_classad.cpp): the pieces of s
+ * between separator characters (default: comma, blank and tab); leading and trailing
+ * separators are ignored, runs of white space (alone or around one other separator) are one
+ * separator, and a repeated non-blank separator gives an empty piece ("a,,b" has 3). */
 static struct nl_cad_val
 fn_split(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 {
-	const char *seps = " \t\r\n";
-	uint32_t nseps = 4;
+	const char *seps = ", \t";
+	uint32_t nseps = 3;
 
 	if (a[0].type != NL_CAD_STRING || (n == 2 && a[1].type != NL_CAD_STRING))
 		return ERRV;
@@ -390,23 +451,28 @@ fn_split(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
 		nseps = (uint32_t)a[1].aux;
 	}
 	const char *s = a[0].u.s;
-	uint32_t len = (uint32_t)a[0].aux, cnt = 0;
-	struct nl_cad_val *out = nl_cad_arena(ctx, ((size_t)len / 2 + 1) * sizeof(*out));
+	uint32_t len = (uint32_t)a[0].aux, cnt = 0, last = 0;
+	struct nl_cad_val *out = nl_cad_arena(ctx, ((size_t)len + 1) * sizeof(*out));
+	int ch = -1;
 
 	if (out == NULL)
 		return ERRV;
-	for (uint32_t i = 0; i < len;) {
-		uint32_t j = i;
-
-		while (j < len && memchr(seps, s[j], nseps) == NULL)
-			j++;
-		if (j > i) {
-			out[cnt] = nl_cad_mkstr(ctx, s + i, j - i);
-			if (out[cnt++].type != NL_CAD_STRING)
-				return ERRV;
-		}
-		i = j + 1;
+	for (uint32_t ix = 0; nseps > 0 && ix < len; ix++) {
+		if (memchr(seps, s[ix], nseps) == NULL)
+			continue;
+		if (ix > last)
+			out[cnt++] = nl_cad_mkstr(ctx, s + last, ix - last);
+		else if (!is_space_c(ch) && ch == (unsigned char)s[ix])
+			out[cnt++] = nl_cad_str("", 0);
+		if (!is_space_c((unsigned char)s[ix]))
+			ch = (unsigned char)s[ix];
+		last = ix + 1;
 	}
+	if (len > last)
+		out[cnt++] = nl_cad_mkstr(ctx, s + last, len - last);
+	for (uint32_t k = 0; k < cnt; k++)
+		if (out[k].type != NL_CAD_STRING)
+			return ERRV;
 	return nl_cad_list(out, cnt);
 }
 
@@ -604,7 +670,7 @@ sl_num(const char *s, uint32_t len, struct nl_cad_val *out)
 }
 
 static struct nl_cad_val
-fn_stringlist(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t n)
+fn_stringlist(int fn, const struct nl_cad_val *a, uint32_t n)
 {
 	struct slit it;
 	const char *item;
@@ -633,12 +699,10 @@ fn_stringlist(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32
 	}
 	case NL_CAD_F_SL_INTERSECT: {
 		/* the classad library's own: error, then undefined, then types; no trimming */
-		for (uint32_t k = 0; k < n; k++)
-			if (a[k].type == NL_CAD_ERROR)
-				return ERRV;
-		for (uint32_t k = 0; k < n; k++)
-			if (a[k].type == NL_CAD_UNDEFINED)
-				return UNDEFV;
+		struct nl_cad_val sv;
+
+		if (strict_args(a, n, &sv))
+			return sv;
 		for (uint32_t k = 0; k < n; k++)
 			if (a[k].type != NL_CAD_STRING)
 				return ERRV;
@@ -683,9 +747,9 @@ fn_stringlist(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32
 			if (cnt++ == 0) {
 				acc = x;
 			} else if (fn == NL_CAD_F_SL_SUM || fn == NL_CAD_F_SL_AVG) {
-				acc = nl_cad_binop(ctx, NL_CAD_B_ADD, &acc, &x);
+				acc = nl_cad_binop(NL_CAD_B_ADD, &acc, &x);
 			} else {
-				struct nl_cad_val c = nl_cad_binop(ctx, fn == NL_CAD_F_SL_MIN ? NL_CAD_B_LT
+				struct nl_cad_val c = nl_cad_binop(fn == NL_CAD_F_SL_MIN ? NL_CAD_B_LT
 										: NL_CAD_B_GT, &x, &acc);
 
 				if (nl_cad_is_true(&c))
@@ -1236,7 +1300,7 @@ fn_quantize(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
 
 /* anyCompare / allCompare(op, list, value). */
 static struct nl_cad_val
-fn_listcompare(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
+fn_listcompare(int fn, const struct nl_cad_val *a)
 {
 	static const struct { const char *s; int op; } ops[] = {
 		{ "<", NL_CAD_B_LT }, { "<=", NL_CAD_B_LE }, { "!=", NL_CAD_B_NE },
@@ -1260,7 +1324,7 @@ fn_listcompare(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a)
 	if (a[1].type != NL_CAD_LIST)
 		return ERRV;
 	for (int32_t k = 0; k < a[1].aux; k++) {
-		struct nl_cad_val c = nl_cad_binop(ctx, op, &a[1].u.l[k], &a[2]);
+		struct nl_cad_val c = nl_cad_binop(op, &a[1].u.l[k], &a[2]);
 
 		if (c.type == NL_CAD_UNDEFINED)
 			return nl_cad_bool(!all ? false : false);
@@ -1297,7 +1361,7 @@ fn_bool(const struct nl_cad_val *a)
 	case NL_CAD_BOOL: return *a;
 	case NL_CAD_INT: return nl_cad_bool(a->u.i != 0);
 	case NL_CAD_REAL: return nl_cad_bool(a->u.r != 0);
-	case NL_CAD_RELTIME: return nl_cad_bool(a->u.rel_s != 0);
+	case NL_CAD_RELTIME: return nl_cad_bool(d2ll(a->u.rel_s) != 0); /* whole seconds */
 	case NL_CAD_STRING:
 		if (nl_cad_name_eq(a->u.s, (uint32_t)a->aux, "true", 4))
 			return nl_cad_bool(true);
@@ -1306,6 +1370,415 @@ fn_bool(const struct nl_cad_val *a)
 		return UNDEFV;
 	default: return ERRV;
 	}
+}
+
+/* ------------------------------------------------------------------ issue #38 additions */
+
+/* random([x]) (HTCondor's FunctionCall::random): an integer in [0, x) for an integer x (read
+ * as an int) > 0, a real in [0, x) for a real x > 0, random(1.0) without an argument; error
+ * otherwise. xorshift64* per thread, seeded from the clock: not for cryptography. */
+static _Thread_local uint64_t rnd_state;
+
+static uint64_t
+rnd_next(void)
+{
+	if (rnd_state == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rnd_state = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
+			    (uint64_t)(uintptr_t)&ts;
+		if (rnd_state == 0)
+			rnd_state = 0x9E3779B97F4A7C15u;
+	}
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 2685821657736338717u;
+}
+
+static struct nl_cad_val
+fn_random(const struct nl_cad_val *a, uint32_t n)
+{
+	if (n == 0)
+		return nl_cad_real((double)(rnd_next() >> 11) * 0x1p-53);
+	if (a[0].type == NL_CAD_INT || a[0].type == NL_CAD_BOOL) {
+		int32_t max = (int32_t)(uint32_t)(uint64_t)(a[0].type == NL_CAD_BOOL ? a[0].u.b
+											: a[0].u.i);
+
+		if (max <= 0)
+			return ERRV;
+		return nl_cad_int((int64_t)((rnd_next() >> 33) % (uint64_t)max));
+	}
+	if (a[0].type == NL_CAD_REAL) {
+		if (!(a[0].u.r > 0))
+			return ERRV;
+		return nl_cad_real(a[0].u.r * ((double)(rnd_next() >> 11) * 0x1p-53));
+	}
+	return ERRV;
+}
+
+/* getYear() ... getSeconds() (HTCondor's FunctionCall::getField): fields of an absTime in the
+ * local zone of the evaluating host (TZ), or days/hours/minutes/seconds of a relTime (whole
+ * seconds); a field that does not apply, or another argument, is error. */
+static struct nl_cad_val
+fn_getfield(int fn, const struct nl_cad_val *a)
+{
+	if (a->type == NL_CAD_ABSTIME) {
+		time_t clock = (time_t)a->u.abs_s;
+		struct tm tm;
+
+		if (localtime_r(&clock, &tm) == NULL)
+			return ERRV;
+		switch (fn) {
+		case NL_CAD_F_GETYEAR: return nl_cad_int((int64_t)tm.tm_year + 1900);
+		case NL_CAD_F_GETMONTH: return nl_cad_int(tm.tm_mon + 1);
+		case NL_CAD_F_GETDAYOFYEAR: return nl_cad_int(tm.tm_yday);
+		case NL_CAD_F_GETDAYOFMONTH: return nl_cad_int(tm.tm_mday);
+		case NL_CAD_F_GETDAYOFWEEK: return nl_cad_int(tm.tm_wday);
+		case NL_CAD_F_GETHOURS: return nl_cad_int(tm.tm_hour);
+		case NL_CAD_F_GETMINUTES: return nl_cad_int(tm.tm_min);
+		case NL_CAD_F_GETSECONDS: return nl_cad_int(tm.tm_sec);
+		default: return ERRV; /* getDays */
+		}
+	}
+	if (a->type == NL_CAD_RELTIME) {
+		int64_t r = d2ll(a->u.rel_s);
+
+		switch (fn) {
+		case NL_CAD_F_GETDAYS: return nl_cad_int(r / 86400);
+		case NL_CAD_F_GETHOURS: return nl_cad_int(r % 86400 / 3600);
+		case NL_CAD_F_GETMINUTES: return nl_cad_int(r % 3600 / 60);
+		case NL_CAD_F_GETSECONDS: return nl_cad_int(r % 60);
+		default: return ERRV;
+		}
+	}
+	return ERRV;
+}
+
+/* userHome(name [, default]) as HTCondor evaluates it with its default configuration
+ * (CLASSAD_ENABLE_USER_HOME false: no user lookup): the default when it is a non-empty
+ * string; else undefined, or error when name is neither a string nor undefined. */
+static struct nl_cad_val
+fn_userhome(const struct nl_cad_val *a, uint32_t n)
+{
+	if (n == 2 && a[1].type == NL_CAD_STRING && a[1].aux > 0)
+		return a[1];
+	if (a[0].type == NL_CAD_STRING || a[0].type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	return ERRV;
+}
+
+/* relTime(x) at evaluation (HTCondor's FunctionCall::convTime; a string literal was read by
+ * the parser): an integer (all 64 bits; HTCondor reads an int) or a real is seconds, an absTime its seconds, a
+ * string relTime(0) (the library's fall-through), undefined undefined, the rest error. */
+static struct nl_cad_val
+fn_reltime(const struct nl_cad_val *a, uint32_t n)
+{
+	if (n != 1)
+		return ERRV;
+	switch (a[0].type) {
+	case NL_CAD_UNDEFINED: return UNDEFV;
+	case NL_CAD_RELTIME: return a[0];
+	case NL_CAD_INT: return nl_cad_reltime((double)a[0].u.i);
+	case NL_CAD_REAL: return nl_cad_reltime(a[0].u.r);
+	case NL_CAD_ABSTIME: return nl_cad_reltime((double)a[0].u.abs_s);
+	case NL_CAD_STRING: return nl_cad_reltime(0);
+	default: return ERRV;
+	}
+}
+
+/* absTime([t [, z]]) at evaluation (HTCondor's convTime): no argument is currentTime(); an
+ * integer (all 64 bits; HTCondor reads an int, wrong after 2038), a real (truncated) or a
+ * relTime (whole seconds) is seconds since
+ * the epoch, at offset z (an integer, a real or a relTime [s]; default UTC here, the local
+ * zone in HTCondor); an absTime is returned as it is, a string too (the library's
+ * fall-through; a string literal was read by the parser). */
+static struct nl_cad_val
+fn_abstime(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
+{
+	int64_t secs, off = 0;
+
+	if (n == 0) {
+		int64_t now = nl_cad_now_s(ctx);
+
+		return nl_cad_mkabs(now, local_offset(now));
+	}
+	if (n == 2) {
+		if (a[1].type == NL_CAD_INT)
+			off = (int32_t)(uint32_t)(uint64_t)a[1].u.i;
+		else if (a[1].type == NL_CAD_REAL)
+			off = (int32_t)d2ll(a[1].u.r);
+		else if (a[1].type == NL_CAD_RELTIME)
+			off = (int32_t)d2ll(a[1].u.rel_s);
+		else
+			return ERRV;
+	}
+	switch (a[0].type) {
+	case NL_CAD_UNDEFINED: return UNDEFV;
+	case NL_CAD_STRING:
+	case NL_CAD_ABSTIME: return a[0];
+	case NL_CAD_INT: secs = a[0].u.i; break;
+	case NL_CAD_REAL:
+		if (!nl_cad_d2i(a[0].u.r, &secs))
+			return ERRV;
+		break;
+	case NL_CAD_RELTIME: secs = d2ll(a[0].u.rel_s); break;
+	default: return ERRV;
+	}
+	if (off < -86400 || off > 86400)
+		return ERRV;
+	return nl_cad_mkabs(secs, (int32_t)off);
+}
+
+/* ------------------------------------------------------------------ environments */
+
+/*
+ * envV1ToV2() and mergeEnvironment(), HTCondor's compat_classad.cpp over its Env class
+ * (condor_utils/env.cpp, condor_arglist.cpp): an environment is a map NAME -> value sorted by
+ * name (bytes), a later setting of a name replacing an earlier one. V1 text: entries separated
+ * by ';' (or by the first character when it is one of !#$%&*+,-/:;<>?@^`|~ and \x1F) or a
+ * line break, leading blanks dropped, NAME=value each ("$$(X)" without '=' kept as it is).
+ * V2 text: blank-separated arguments, '...' quoting with '' for a quote. Printed as V2:
+ * NAME=value joined by blanks, quoted where they hold a blank or a quote.
+ */
+struct env_ent {
+	const char *name, *val; /* val NULL: a "$$(...)" entry without a value */
+	uint32_t nlen, vlen;
+};
+
+struct env {
+	struct nl_cad_ctx *ctx;
+	struct env_ent *e;
+	uint32_t n, cap;
+	bool bad;
+};
+
+static int
+env_name_cmp(const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+
+	return c != 0 ? c : al < bl ? -1 : al > bl;
+}
+
+/* Env::SetEnvWithErrorMessage(): false for an entry that is no NAME=value */
+static bool
+env_set(struct env *v, const char *s, uint32_t len)
+{
+	const char *eq = memchr(s, '=', len);
+	uint32_t nlen = eq != NULL ? (uint32_t)(eq - s) : len;
+
+	if (eq == NULL) {
+		bool macro = false;
+
+		for (uint32_t i = 0; i + 1 < len; i++)
+			macro = macro || (s[i] == '$' && s[i + 1] == '$');
+		if (!macro)
+			return false;
+	}
+	if (nlen == 0)
+		return false;
+	uint32_t k = 0;
+
+	while (k < v->n && env_name_cmp(v->e[k].name, v->e[k].nlen, s, nlen) < 0)
+		k++;
+	if (k == v->n || env_name_cmp(v->e[k].name, v->e[k].nlen, s, nlen) != 0) {
+		if (v->n == v->cap) {
+			uint32_t nc = v->cap ? v->cap * 2 : 16;
+			struct env_ent *ne = nl_cad_arena(v->ctx, nc * sizeof(*ne));
+
+			if (ne == NULL)
+				return false;
+			if (v->n)
+				memcpy(ne, v->e, v->n * sizeof(*ne));
+			v->e = ne;
+			v->cap = nc;
+		}
+		memmove(&v->e[k + 1], &v->e[k], (v->n - k) * sizeof(*v->e));
+		v->n++;
+	}
+	v->e[k] = (struct env_ent){ s, eq != NULL ? eq + 1 : NULL, nlen,
+				    eq != NULL ? len - nlen - 1 : 0 };
+	return true;
+}
+
+/* Env::MergeFromV1AutoDelim() */
+static bool
+env_v1(struct env *v, const char *s, uint32_t len)
+{
+	char delim = ';';
+	uint32_t i = 0;
+
+	if (len > 0 && s[0] == delim) {
+		i = 1;
+	} else if (len > 0 && s[0] != 0 && strchr("!#$%&*+,-/:;<>?@^`|~\x1F", s[0]) != NULL) {
+		delim = s[0];
+		i = 1;
+	}
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		uint32_t b = i;
+
+		while (i < len && s[i] != '\n' && s[i] != delim)
+			i++;
+		uint32_t e = i;
+
+		if (i < len)
+			i++;
+		if (e > b && !env_set(v, s + b, e - b))
+			return false;
+	}
+	return true;
+}
+
+/* Env::MergeFromV2Raw(): split_args() then each argument NAME=value */
+static bool
+env_v2(struct env *v, const char *s, uint32_t len)
+{
+	char *buf = nl_cad_arena(v->ctx, (size_t)len + 1);
+	uint32_t i = 0, n = 0;
+	bool tok = false;
+
+	if (buf == NULL)
+		return false;
+	while (i <= len) {
+		char c = i < len ? s[i] : ' ';
+
+		if (c == '\'') {
+			tok = true;
+			for (i++;; i++) {
+				if (i >= len)
+					return false; /* unbalanced quote */
+				if (s[i] == '\'') {
+					if (i + 1 < len && s[i + 1] == '\'') {
+						buf[n++] = '\'';
+						i++;
+						continue;
+					}
+					break;
+				}
+				buf[n++] = s[i];
+			}
+			i++;
+		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			i++;
+			if (tok) {
+				if (!env_set(v, buf, n))
+					return false;
+				buf = nl_cad_arena(v->ctx, (size_t)len + 1);
+				if (buf == NULL)
+					return false;
+				n = 0;
+				tok = false;
+			}
+		} else {
+			tok = true;
+			buf[n++] = c;
+			i++;
+		}
+	}
+	return true;
+}
+
+/* append_arg(): one argument, quoted where it holds a blank or a quote */
+static void
+env_put_arg(struct sbuf *b, const char *s, uint32_t len)
+{
+	if (b->len > 0)
+		sb_add(b, " ", 1);
+	if (len == 0)
+		sb_add(b, "''", 2);
+	for (uint32_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\'') {
+			if (b->len > 0 && !b->oom && b->s[b->len - 1] == '\'')
+				b->len--; /* join this quoted part with the one before */
+			else
+				sb_add(b, "'", 1);
+			if (c == '\'')
+				sb_add(b, "'", 1);
+			sb_add(b, &c, 1);
+			sb_add(b, "'", 1);
+		} else {
+			sb_add(b, &c, 1);
+		}
+	}
+}
+
+static struct nl_cad_val
+env_text(struct env *v)
+{
+	struct sbuf b = { .ctx = v->ctx };
+
+	sb_add(&b, "", 0);
+	for (uint32_t k = 0; k < v->n; k++) {
+		const struct env_ent *e = &v->e[k];
+		char *t = nl_cad_arena(v->ctx, (size_t)e->nlen + e->vlen + 2);
+
+		if (t == NULL)
+			return ERRV;
+		memcpy(t, e->name, e->nlen);
+		if (e->val != NULL) {
+			t[e->nlen] = '=';
+			memcpy(t + e->nlen + 1, e->val, e->vlen);
+		}
+		env_put_arg(&b, t, e->nlen + (e->val != NULL ? e->vlen + 1 : 0));
+	}
+	return sb_val(&b);
+}
+
+/* envV1ToV2(s): undefined for undefined, error for a non-string or text that does not read */
+static struct nl_cad_val
+fn_envv1tov2(struct nl_cad_ctx *ctx, const struct nl_cad_val *a)
+{
+	struct env v = { .ctx = ctx };
+
+	if (a->type == NL_CAD_UNDEFINED)
+		return UNDEFV;
+	if (a->type != NL_CAD_STRING || !env_v1(&v, a->u.s, (uint32_t)a->aux))
+		return ERRV;
+	return env_text(&v);
+}
+
+/* mergeEnvironment(s...): V2 texts merged left to right, undefined ones skipped */
+static struct nl_cad_val
+fn_mergeenv(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, uint32_t n)
+{
+	struct env v = { .ctx = ctx };
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (a[k].type == NL_CAD_UNDEFINED)
+			continue;
+		if (a[k].type != NL_CAD_STRING || !env_v2(&v, a[k].u.s, (uint32_t)a[k].aux))
+			return ERRV;
+	}
+	return env_text(&v);
+}
+
+/* unresolved(attr, pattern) when evaluated (hasRefs): a[0] is the list of the attribute's
+ * external names the compiler found; true when the pattern (PCRE2, caseless) matches one of
+ * them, false when none; error for a pattern that is no string or no regular expression. */
+static struct nl_cad_val
+fn_unresolved(const struct nl_cad_val *a)
+{
+	if (a[1].type != NL_CAD_STRING)
+		return ERRV;
+	pcre2_code *re = nl_cad_rx_compile(a[1].u.s, (uint32_t)a[1].aux, "i", 1);
+
+	if (re == NULL)
+		return ERRV;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	bool hit = false;
+
+	for (int32_t k = 0; md != NULL && !hit && k < a[0].aux; k++)
+		hit = pcre2_match(re, (PCRE2_SPTR)a[0].u.l[k].u.s, (PCRE2_SIZE)a[0].u.l[k].aux, 0,
+				  PCRE2_NOTEMPTY, md, NULL) > 0;
+	pcre2_match_data_free(md);
+	nl_cad_rx_free(re);
+	return nl_cad_bool(hit);
 }
 
 /* ------------------------------------------------------------------ dispatch */
@@ -1337,7 +1810,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 		    a[0].type == NL_CAD_RECORD)
 			return ERRV;
 		for (int32_t k = 0; k < a[1].aux; k++)
-			if (nl_cad_identical(ctx, &a[0], &a[1].u.l[k], 0))
+			if (nl_cad_identical(&a[0], &a[1].u.l[k]))
 				return nl_cad_bool(true);
 		return nl_cad_bool(false);
 	case NL_CAD_F_MEMBER: {
@@ -1357,7 +1830,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 					return nl_cad_bool(true);
 				continue;
 			}
-			struct nl_cad_val c = nl_cad_binop(ctx, NL_CAD_B_EQ, e, x);
+			struct nl_cad_val c = nl_cad_binop(NL_CAD_B_EQ, e, x);
 
 			if (nl_cad_is_true(&c))
 				return c;
@@ -1426,7 +1899,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_SL_INTERSECT:
 	case NL_CAD_F_SL_SUBSETMATCH:
 	case NL_CAD_F_SL_ISUBSETMATCH:
-		return fn_stringlist(ctx, fn, a, n);
+		return fn_stringlist(fn, a, n);
 	case NL_CAD_F_REGEXP:
 	case NL_CAD_F_REGEXPS:
 	case NL_CAD_F_REGEXPMEMBER:
@@ -1439,7 +1912,7 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 	case NL_CAD_F_POW: return fn_pow(a);
 	case NL_CAD_F_QUANTIZE: return fn_quantize(ctx, a);
 	case NL_CAD_F_ANYCOMPARE:
-	case NL_CAD_F_ALLCOMPARE: return fn_listcompare(ctx, fn, a);
+	case NL_CAD_F_ALLCOMPARE: return fn_listcompare(fn, a);
 	case NL_CAD_F_BOOL: return fn_bool(&a[0]);
 	case NL_CAD_F_FLOOR:
 	case NL_CAD_F_CEILING:
@@ -1454,79 +1927,15 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 			return UNDEFV;
 		return to_real(&a[0], &r) ? nl_cad_real(r) : ERRV;
 	case NL_CAD_F_STRING: return to_str(ctx, &a[0], base);
-	default: break;
-	}
-	/* the rest are strict in every argument: error first, then undefined */
-	for (uint32_t k = 0; k < n; k++)
-		if (a[k].type == NL_CAD_ERROR)
-			return ERRV;
-	for (uint32_t k = 0; k < n; k++)
-		if (a[k].type == NL_CAD_UNDEFINED)
-			return UNDEFV;
-	switch (fn) {
-	case NL_CAD_F_SPLITTIME:
-		return fn_splittime(ctx, &a[0]);
+	/* split*() of anything but a string, undefined too, is error (compat_classad.cpp) */
 	case NL_CAD_F_SPLIT: return fn_split(ctx, a, n);
 	case NL_CAD_F_SPLITUSERNAME:
 	case NL_CAD_F_SPLITSLOTNAME: return fn_split_at(ctx, fn, a);
-	case NL_CAD_F_SIZE:
-		switch (a[0].type) {
-		case NL_CAD_LIST:
-		case NL_CAD_STRING: return nl_cad_int(a[0].aux);
-		case NL_CAD_RECORD:
-			return nl_cad_int(a[0].kind == NL_CAD_REC_HOST ? a[0].u.rec->schema->n
-								      : a[0].u.fr->def->n);
-		default: return ERRV;
-		}
-	case NL_CAD_F_ABSTIME: {
-		struct nl_cad_val v;
-
-		if (n == 0)
-			return nl_cad_abstime(nl_cad_now_s(ctx));
-		if (a[0].type == NL_CAD_ABSTIME) {
-			v = a[0];
-		} else if (a[0].type == NL_CAD_STRING) {
-			int32_t off;
-
-			if (nl_cad_parse_abstime(a[0].u.s, (uint32_t)a[0].aux, &i, &off) < 0)
-				return ERRV;
-			v = nl_cad_mkabs(i, off);
-		} else if (a[0].type == NL_CAD_INT) {
-			v = nl_cad_abstime(a[0].u.i);
-		} else if (a[0].type == NL_CAD_REAL && nl_cad_d2i(a[0].u.r, &i)) {
-			v = nl_cad_abstime(i);
-		} else if (a[0].type == NL_CAD_RELTIME && nl_cad_d2i(a[0].u.rel_s, &i)) {
-			v = nl_cad_abstime(i);
-		} else {
-			return ERRV;
-		}
-		if (n == 2) {
-			int64_t o;
-
-			if (a[1].type == NL_CAD_RELTIME ? !nl_cad_d2i(a[1].u.rel_s, &o)
-			    : a[1].type == NL_CAD_REAL ? !nl_cad_d2i(a[1].u.r, &o)
-			    : a[1].type == NL_CAD_INT ? (o = a[1].u.i, false) : true)
-				return ERRV;
-			if (o < -86400 || o > 86400 || a[0].type == NL_CAD_STRING ||
-			    v.type != NL_CAD_ABSTIME)
-				return ERRV;
-			v = nl_cad_mkabs(v.u.abs_s, (int32_t)o);
-		}
-		return v;
-	}
-	case NL_CAD_F_RELTIME:
-		switch (a[0].type) {
-		case NL_CAD_RELTIME: return a[0];
-		case NL_CAD_INT: return nl_cad_reltime((double)a[0].u.i);
-		case NL_CAD_REAL: return nl_cad_reltime(a[0].u.r);
-		case NL_CAD_ABSTIME: return nl_cad_reltime((double)a[0].u.abs_s);
-		case NL_CAD_STRING:
-			if (nl_cad_parse_reltime(a[0].u.s, (uint32_t)a[0].aux, &r) < 0)
-				return ERRV;
-			return nl_cad_reltime(r);
-		default: return ERRV;
-		}
 	case NL_CAD_F_SUBSTR: {
+		/* HTCondor (subString): undefined first, then the types */
+		for (uint32_t k = 0; k < n; k++)
+			if (a[k].type == NL_CAD_UNDEFINED)
+				return UNDEFV;
 		if (a[0].type != NL_CAD_STRING || a[1].type != NL_CAD_INT ||
 		    (n == 3 && a[2].type != NL_CAD_INT))
 			return ERRV;
@@ -1546,10 +1955,70 @@ nl_cad_call(struct nl_cad_ctx *ctx, int fn, const struct nl_cad_val *a, uint32_t
 		}
 		return nl_cad_mkstr(ctx, a[0].u.s + off, (size_t)cnt);
 	}
+	case NL_CAD_F_RANDOM: return fn_random(a, n);
+	case NL_CAD_F_ENVV1TOV2: return fn_envv1tov2(ctx, &a[0]);
+	case NL_CAD_F_UNRESOLVED: return fn_unresolved(a);
+	case NL_CAD_F_MERGEENV: return fn_mergeenv(ctx, a, n);
+	case NL_CAD_F_USERHOME: return fn_userhome(a, n);
+	case NL_CAD_F_USERMAP:
+		/* HTCondor's userMap_func without map files (no CLASSAD_USER_MAP_NAMES): no user
+		 * maps, so undefined, or the 4th argument; error when the map or user name is */
+		if ((a[0].type != NL_CAD_STRING || a[1].type != NL_CAD_STRING) &&
+		    (a[0].type == NL_CAD_ERROR || a[1].type == NL_CAD_ERROR))
+			return ERRV;
+		return n == 4 ? a[3] : UNDEFV;
+	case NL_CAD_F_TZOFFSET: {
+		int64_t now = nl_cad_now_s(ctx);
+
+		return nl_cad_reltime((double)local_offset(now));
+	}
+	case NL_CAD_F_DAYTIME: {
+		time_t now = (time_t)nl_cad_now_s(ctx);
+		struct tm tm;
+
+		if (localtime_r(&now, &tm) == NULL)
+			return ERRV;
+		return nl_cad_reltime((double)(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec));
+	}
+	case NL_CAD_F_GETYEAR:
+	case NL_CAD_F_GETMONTH:
+	case NL_CAD_F_GETDAYOFYEAR:
+	case NL_CAD_F_GETDAYOFMONTH:
+	case NL_CAD_F_GETDAYOFWEEK:
+	case NL_CAD_F_GETDAYS:
+	case NL_CAD_F_GETHOURS:
+	case NL_CAD_F_GETMINUTES:
+	case NL_CAD_F_GETSECONDS: return fn_getfield(fn, &a[0]);
+	case NL_CAD_F_RELTIME: return fn_reltime(a, n);
+	case NL_CAD_F_ABSTIME:
+		if (n == 2 && a[1].type == NL_CAD_ERROR)
+			return ERRV;
+		if (n == 2 && a[1].type == NL_CAD_UNDEFINED)
+			return ERRV;
+		return fn_abstime(ctx, a, n);
+	default: break;
+	}
+	/* the rest are strict in every argument: error first, then undefined */
+	struct nl_cad_val sv;
+
+	if (strict_args(a, n, &sv))
+		return sv;
+	switch (fn) {
+	case NL_CAD_F_SPLITTIME:
+		return fn_splittime(ctx, &a[0]);
+	case NL_CAD_F_SIZE:
+		switch (a[0].type) {
+		case NL_CAD_LIST:
+		case NL_CAD_STRING: return nl_cad_int(a[0].aux);
+		case NL_CAD_RECORD:
+			return nl_cad_int(a[0].kind == NL_CAD_REC_HOST ? a[0].u.rec->schema->n
+								      : a[0].u.fr->def->n);
+		default: return ERRV;
+		}
 	case NL_CAD_F_MIN:
 	case NL_CAD_F_MAX:
 	case NL_CAD_F_SUM:
-	case NL_CAD_F_AVG: return fn_minmax(ctx, fn, &a[0]);
+	case NL_CAD_F_AVG: return fn_minmax(fn, &a[0]);
 	case NL_CAD_F_LINEAR: {
 		double x, x1, y1, x2, y2;
 

@@ -42,7 +42,8 @@ enum nl_cad_op {
 	NL_CAD_OP_CALL,      /* a = enum nl_cad_fn, c = argc, b = 1 + regex index (0: none) */
 	NL_CAD_OP_EVLIST,    /* b = variable root slot, c = attribute root slot */
 	NL_CAD_OP_RECORD,    /* c = record definition index */
-	NL_CAD_OP_LIST,      /* c = element count; a = 1: c lists on the stack, joined into one */
+	NL_CAD_OP_LIST,      /* c = element count; a = 1: c lists on the stack, joined into one;
+			      * b = 1 + constant index of the literal's text (0: none) */
 	NL_CAD_OP_ROOTSEL,   /* ROOTREF c then SELECT b (fused) */
 	NL_CAD_OP_BINK,      /* CONST c then BIN a (fused): top = top a consts[c] */
 };
@@ -79,8 +80,25 @@ enum nl_cad_fn {
 	NL_CAD_F_SL_SUM, NL_CAD_F_SL_AVG, NL_CAD_F_SL_MIN, NL_CAD_F_SL_MAX, NL_CAD_F_SL_MEMBER,
 	NL_CAD_F_SL_IMEMBER, NL_CAD_F_SL_INTERSECT, NL_CAD_F_SL_SUBSETMATCH,
 	NL_CAD_F_SL_ISUBSETMATCH, NL_CAD_F_EVAL, NL_CAD_F_UNPARSE, NL_CAD_F_DEBUG,
-	NL_CAD_F_CURRENTTIME, NL_CAD_F_EVALINEACH, NL_CAD_F_COUNTMATCHES, NL_CAD_F_COUNT
+	NL_CAD_F_CURRENTTIME, NL_CAD_F_EVALINEACH, NL_CAD_F_COUNTMATCHES,
+	/* issue #38: the rest of the HTCondor manual's list */
+	NL_CAD_F_RANDOM, NL_CAD_F_USERHOME, NL_CAD_F_TZOFFSET, NL_CAD_F_DAYTIME,
+	NL_CAD_F_GETYEAR, NL_CAD_F_GETMONTH, NL_CAD_F_GETDAYOFYEAR, NL_CAD_F_GETDAYOFMONTH,
+	NL_CAD_F_GETDAYOFWEEK, NL_CAD_F_GETDAYS, NL_CAD_F_GETHOURS, NL_CAD_F_GETMINUTES,
+	NL_CAD_F_GETSECONDS, NL_CAD_F_ENVV1TOV2, NL_CAD_F_MERGEENV, NL_CAD_F_UNRESOLVED,
+	NL_CAD_F_USERMAP,
+	NL_CAD_F_COUNT
 };
+
+/** A call HTCondor evaluates to error (an unknown function, a wrong argument count) under
+ *  NL_CAD_PARSE_HTCONDOR_CALLS; compiled to the constant error, never called. */
+#define NL_CAD_F_BADCALL 255u
+
+/** kind of a NL_CAD_LIST value made by a list literal whose elements are not all
+ *  constants: u.l[-1] is a string value, the literal's text as HTCondor prints the list
+ *  value (an ExprList prints its elements' expressions: "{ 1,2 + 3 }"), followed after its
+ *  NUL by the text with reals as "%1.15E" (empty when the list holds no real). */
+#define NL_CAD_LIST_EXPR 1
 
 struct nl_cad_fn_desc {
 	const char *name;
@@ -118,6 +136,8 @@ struct nl_cad_def {
 	struct nl_cad_name *names;  /* [n] */
 	uint32_t *code;             /* [n] block start; UINT32_MAX = external (no definition) */
 	const char **text;          /* [n] unparsed expression of each attribute, or NULL */
+	const char **text_e;        /* [n] the same with reals as "%1.15E" (string(), unparse()),
+				     * NULL where it holds no real */
 	struct nl_cad_clause **clauses; /* root only: [n] arrays, or NULL */
 	uint32_t *n_clauses;        /* root only: [n] */
 	uint32_t cap;
@@ -140,6 +160,7 @@ struct nl_cad_prog {
 	uint32_t n_rx, cap_rx;
 	struct nl_cad_chunk *arena; /* strings, constant lists (stable addresses) */
 	struct nl_cad_chunk *arena_cur;
+	uint32_t flags;             /* NL_CAD_PARSE_* of nl_cad_parse_flags() */
 };
 
 /** Memo entry of one attribute of one record instance. */
@@ -267,6 +288,19 @@ int nl_cad_fmt_reltime(double s, char *buf, size_t n);
  * @return As snprintf. @par Context Pure. */
 int nl_cad_fmt_real(double r, char *buf, size_t n);
 
+/** Format a real as HTCondor's new-syntax unparser does (string(), strcat(), unparse()):
+ * "%1.15E", except 0.0, -0.0, real("NaN"), real("INF"), real("-INF").
+ * @return As snprintf. @par Context Pure. */
+int nl_cad_fmt_real_e(double r, char *buf, size_t n);
+
+/** nl_cad_format() with reals as nl_cad_fmt_real_e() prints them (string() of a value).
+ * @return As snprintf. @par Context Owner of ctx. */
+int nl_cad_format_e(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n);
+
+/** Sort ord[0..m) (indexes into names) in HTCondor's attribute order (23.4 on,
+ * ClassAdFlatMapOrder): by length, then case-insensitively. @par Context Pure; allocates. */
+void nl_cad_sort_names(const struct nl_cad_name *names, uint32_t *ord, uint32_t m);
+
 /** Does an attribute name need 'quotes' to parse back as the name of a definition (not an
  * identifier, or a literal keyword; Self, Parent, Root may name definitions)?
  * @par Context Pure. */
@@ -334,12 +368,11 @@ bool nl_cad_d2i(double d, int64_t *out);
 struct nl_cad_val nl_cad_mkstr(struct nl_cad_ctx *ctx, const char *s, size_t n);
 /** Case-insensitive three-way compare of two string values. */
 int nl_cad_strcmp_ci(const struct nl_cad_val *a, const struct nl_cad_val *b);
-/** Meta-equality =?= (same type and value; lists and records compared member by member). */
-bool nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a,
-		      const struct nl_cad_val *b, int depth);
+/** Meta-equality =?= of two values that are not both lists or both records (same type and
+ *  value; nl_cad_binop() makes =?= of those error, as HTCondor). */
+bool nl_cad_identical(const struct nl_cad_val *a, const struct nl_cad_val *b);
 /** A binary operator (enum nl_cad_binop) on two values, HTCondor's rules. */
-struct nl_cad_val nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
-			       const struct nl_cad_val *b);
+struct nl_cad_val nl_cad_binop(int op, const struct nl_cad_val *a, const struct nl_cad_val *b);
 /** A unary operator (enum nl_cad_unop). */
 struct nl_cad_val nl_cad_unop(int op, const struct nl_cad_val *a);
 /** string(v): strings as they are, other values unparsed; base = stack top for evaluations. */

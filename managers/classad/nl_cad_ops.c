@@ -77,31 +77,8 @@ nl_cad_strcmp_ci(const struct nl_cad_val *a, const struct nl_cad_val *b)
 	return a->aux < b->aux ? -1 : a->aux > b->aux ? 1 : 0;
 }
 
-/* Attribute count and i-th name/value of a record value (frames evaluated via attr_fn). */
-static uint32_t
-rec_n(const struct nl_cad_val *r)
-{
-	return r->kind == NL_CAD_REC_HOST ? r->u.rec->schema->n : r->u.fr->def->n;
-}
-
-static void
-rec_at(struct nl_cad_ctx *ctx, const struct nl_cad_val *r, uint32_t i, const char **name,
-       uint32_t *len, struct nl_cad_val *v)
-{
-	if (r->kind == NL_CAD_REC_HOST) {
-		*name = r->u.rec->schema->names[i];
-		*len = r->u.rec->schema->len[i];
-		*v = r->u.rec->vals[i];
-		return;
-	}
-	*name = r->u.fr->def->names[i].s;
-	*len = r->u.fr->def->names[i].len;
-	*v = ctx != NULL && ctx->attr_fn != NULL ? ctx->attr_fn(ctx, r->u.fr, i) : UNDEFV;
-}
-
 bool
-nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, const struct nl_cad_val *b,
-		 int depth)
+nl_cad_identical(const struct nl_cad_val *a, const struct nl_cad_val *b)
 {
 	if (a->type != b->type)
 		return false;
@@ -115,39 +92,10 @@ nl_cad_identical(struct nl_cad_ctx *ctx, const struct nl_cad_val *a, const struc
 		return a->aux == b->aux && memcmp(a->u.s, b->u.s, (size_t)a->aux) == 0;
 	case NL_CAD_ABSTIME: return a->u.abs_s == b->u.abs_s && a->aux == b->aux;
 	case NL_CAD_RELTIME: return a->u.rel_s == b->u.rel_s;
-	case NL_CAD_LIST:
-		if (a->aux != b->aux || depth > NL_CAD_MAX_VALUE_DEPTH)
-			return false;
-		for (int32_t i = 0; i < a->aux; i++)
-			if (!nl_cad_identical(ctx, &a->u.l[i], &b->u.l[i], depth + 1))
-				return false;
-		return true;
-	case NL_CAD_RECORD: {
-		/* equal records: the same attribute names, each with identical values */
-		if (a->kind == b->kind && a->u.fr == b->u.fr)
-			return true;
-		uint32_t n = rec_n(a);
-
-		if (n != rec_n(b) || depth > NL_CAD_MAX_VALUE_DEPTH)
-			return false;
-		for (uint32_t i = 0; i < n; i++) {
-			const char *an, *bn;
-			uint32_t al, bl, j;
-			struct nl_cad_val av, bv;
-
-			rec_at(ctx, a, i, &an, &al, &av);
-			for (j = 0; j < n; j++) {
-				rec_at(ctx, b, j, &bn, &bl, &bv);
-				if (nl_cad_name_eq(an, al, bn, bl))
-					break;
-			}
-			if (j == n || !nl_cad_identical(ctx, &av, &bv, depth + 1))
-				return false;
-		}
-		return true;
+	default:
+		/* two lists or two records: =?= is error (nl_cad_binop), never identical */
+		return false;
 	}
-	}
-	return false;
 }
 
 static struct nl_cad_val
@@ -179,13 +127,18 @@ time_arith(int op, const struct nl_cad_val *a, const struct nl_cad_val *b)
 								 : a->u.rel_s - b->u.rel_s);
 		return ERRV;
 	case NL_CAD_B_MUL:
-		if (a->type == NL_CAD_RELTIME && nl_cad_num(b, &i, &r, &isr))
+		/* HTCondor (doTimeArithmetic): relTime * or / an integer or a real (booleans:
+		 * error) */
+		if (a->type == NL_CAD_RELTIME && b->type != NL_CAD_BOOL &&
+		    nl_cad_num(b, &i, &r, &isr))
 			return nl_cad_reltime(a->u.rel_s * r);
-		if (b->type == NL_CAD_RELTIME && nl_cad_num(a, &i, &r, &isr))
+		if (b->type == NL_CAD_RELTIME && a->type != NL_CAD_BOOL &&
+		    nl_cad_num(a, &i, &r, &isr))
 			return nl_cad_reltime(b->u.rel_s * r);
 		return ERRV;
 	case NL_CAD_B_DIV:
-		if (a->type == NL_CAD_RELTIME && nl_cad_num(b, &i, &r, &isr) && r != 0)
+		if (a->type == NL_CAD_RELTIME && b->type != NL_CAD_BOOL &&
+		    nl_cad_num(b, &i, &r, &isr) && r != 0)
 			return nl_cad_reltime(a->u.rel_s / r);
 		return ERRV;
 	}
@@ -193,17 +146,21 @@ time_arith(int op, const struct nl_cad_val *a, const struct nl_cad_val *b)
 }
 
 struct nl_cad_val
-nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
-	     const struct nl_cad_val *b)
+nl_cad_binop(int op, const struct nl_cad_val *a, const struct nl_cad_val *b)
 {
 	int64_t ai = 0, bi = 0;
 	double ar = 0, br = 0;
 	bool arl = false, brl = false;
 
-	if (op == NL_CAD_B_IS)
-		return nl_cad_bool(nl_cad_identical(ctx, a, b, 0));
-	if (op == NL_CAD_B_ISNT)
-		return nl_cad_bool(!nl_cad_identical(ctx, a, b, 0));
+	if (op == NL_CAD_B_IS || op == NL_CAD_B_ISNT) {
+		/* HTCondor (Operation::doComparison): =?= and =!= of two lists or two records is
+		 * error; of different types false (true for =!=) */
+		if (a->type == b->type && (a->type == NL_CAD_LIST || a->type == NL_CAD_RECORD))
+			return ERRV;
+		bool same = nl_cad_identical(a, b);
+
+		return nl_cad_bool(op == NL_CAD_B_IS ? same : !same);
+	}
 	/* strict: error first, then undefined */
 	if (a->type == NL_CAD_ERROR || b->type == NL_CAD_ERROR)
 		return ERRV;
@@ -307,10 +264,19 @@ nl_cad_binop(struct nl_cad_ctx *ctx, int op, const struct nl_cad_val *a,
 			return ERRV;
 		if (op == NL_CAD_B_SHL)
 			return nl_cad_int((int64_t)((uint64_t)ai << (bi & 63)));
-		if (op == NL_CAD_B_USHR)
+		/* HTCondor (doBitwise) on x86-64: a shift count is taken modulo 64; >>> of a
+		 * negative number shifts by 1, clears the sign, then shifts by count - 1; >> of a
+		 * negative number shifts in ones min(64, count) times */
+		if (ai >= 0)
 			return nl_cad_int((int64_t)((uint64_t)ai >> (bi & 63)));
-		return nl_cad_int(ai < 0 ? (int64_t)~(~(uint64_t)ai >> (bi & 63))
-				  : (int64_t)((uint64_t)ai >> (bi & 63)));
+		if (op == NL_CAD_B_USHR)
+			return nl_cad_int((int64_t)((((uint64_t)ai >> 1) & (uint64_t)INT64_MAX) >>
+						    ((uint64_t)(bi - 1) & 63)));
+		if (bi <= 0)
+			return nl_cad_int(ai);
+		if (bi >= 64)
+			return nl_cad_int(-1);
+		return nl_cad_int((int64_t)~(~(uint64_t)ai >> bi));
 	}
 }
 
@@ -362,14 +328,19 @@ nl_cad_to_string(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct nl_c
 		struct nl_cad_val *old = ctx->ext_base;
 
 		ctx->ext_base = base;
-		int need = nl_cad_format(ctx, v, NULL, 0);
+		int need = nl_cad_format_e(ctx, v, NULL, 0);
 		char *s = nl_cad_arena(ctx, (size_t)need + 1);
 
 		if (s != NULL)
-			nl_cad_format(ctx, v, s, (size_t)need + 1);
+			nl_cad_format_e(ctx, v, s, (size_t)need + 1);
 		ctx->ext_base = old;
 		return s != NULL ? nl_cad_str(s, (uint32_t)need) : ERRV;
 	}
+	case NL_CAD_REAL:
+		/* HTCondor (convertValueToStringValue): ClassAdUnParser in new-syntax mode,
+		 * "%1.15E" (string(1.5) is "1.500000000000000E+00") */
+		n = nl_cad_fmt_real_e(v->u.r, tmp, sizeof(tmp));
+		break;
 	default: n = nl_cad_format(NULL, v, tmp, sizeof(tmp)); break;
 	}
 	if (n < 0)

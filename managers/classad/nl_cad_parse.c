@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ClassAd lexer, recursive-descent parser (HTCondor's precedence, lowest first: ?: and elvis,
- * ||, &&, |, ^, &, == != =?= =!= is isnt, < <= > >=, << >> >>>, + -, * / %, unary - + ! ~,
- * postfix . [] and calls) and compiler from the AST to the flat instruction array, resolving
- * bare attribute references to (scope depth, slot) at compile time.
+ * ClassAd lexer (HTCondor's lexer.cpp: base-10 integers, string escapes, adjacent literals),
+ * recursive-descent parser (HTCondor's precedence, lowest first: ?:, ||, &&, |, ^, &,
+ * == != =?= =!= is isnt, < <= > >=, << >> >>>, + -, * / %, unary - + ! ~, postfix . [] ?:
+ * (elvis, HTCondor 23.10) and calls), unparser (HTCondor's sink.cpp) and compiler from the AST
+ * to the flat instruction array, resolving bare attribute references to (scope depth, slot)
+ * at compile time (Self, Parent, Root, MY, currentTime: LookupInScope's special names).
  */
 #include <errno.h>
 #include <math.h>
@@ -20,7 +22,8 @@ enum tok_type {
 	T_GT, T_GE, T_SHL, T_SHR, T_USHR, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PCT, T_NOT, T_TILDE,
 	T_AMP, T_BAR, T_CARET, T_AND, T_OR,
 	/* keywords */
-	T_TRUE, T_FALSE, T_UNDEF, T_ERROR, T_PARENT, T_SELF, T_ROOT,
+	T_TRUE, T_FALSE, T_UNDEF, T_ERROR,
+	T_ELVIS, /* '?' ':' with only white space between (HTCondor's lexer, LEX_ELVIS) */
 };
 
 struct tok {
@@ -34,7 +37,7 @@ struct tok {
 };
 
 enum ast_kind {
-	A_CONST, A_ATTR, A_ABSATTR, A_SELF, A_PARENT, A_ROOT, A_SELECT, A_INDEX, A_UN, A_BIN,
+	A_CONST, A_ATTR, A_ABSATTR, A_SELECT, A_INDEX, A_UN, A_BIN,
 	A_AND, A_OR, A_COND, A_ELVIS, A_CALL, A_LIST, A_RECORD, A_PAREN,
 };
 
@@ -73,7 +76,6 @@ struct ps {
 	uint32_t src_base;   /* offset of src in p->src */
 	/* compiler state */
 	uint32_t cur_sp, max_sp;
-	bool target_bound;   /* TARGET is a matchmaker's bound record (nl_cad_parse_match) */
 };
 
 #define NONE UINT32_MAX
@@ -159,84 +161,258 @@ static const struct {
 	enum tok_type t;
 } keywords[] = {
 	{ "true", T_TRUE }, { "false", T_FALSE }, { "undefined", T_UNDEF }, { "error", T_ERROR },
-	{ "parent", T_PARENT }, { "self", T_SELF }, { "root", T_ROOT }, { "is", T_IS },
-	{ "isnt", T_ISNT },
+	{ "is", T_IS }, { "isnt", T_ISNT },
 };
 
+/* Is c one of C's white-space characters (isspace() in the C locale)? */
+static bool
+is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/*
+ * A string literal ("...") or a quoted attribute name ('...'), HTCondor's lexer
+ * (Lexer::tokenizeString, convert_escapes in util.cpp): literals with only white space between
+ * them are one literal ("a" "b" is "ab"); the escapes \a \b \f \n \r \t \v \\ \" \' \?, octal
+ * \d, \dd and \ddd (a third digit only while the value is below 040, so "\400" is a blank
+ * then '0'), and a backslash before any other character stands for that character ("\." is
+ * "."). A NUL byte, raw or escaped, is refused (HTCondor: a token error).
+ */
 static void
 lex_string(struct ps *ps, int quote)
 {
 	uint32_t line = ps->line, col = ps->col;
+	uint32_t q = ps->pos, raw = 0;
 	char *buf;
 	uint32_t n = 0;
 
-	adv(ps);
-	/* decoded length <= raw length */
-	uint32_t q = ps->pos;
-	while (q < ps->len && ps->src[q] != quote) {
-		if (ps->src[q] == '\\')
+	/* pass 1: the extent of the literal and its pieces; decoded length <= raw length */
+	for (;;) {
+		q++; /* the opening quote */
+		while (q < ps->len && ps->src[q] != quote) {
+			if (ps->src[q] == '\\' && q + 1 < ps->len) {
+				q++;
+				raw++;
+			}
 			q++;
-		q++;
+			raw++;
+		}
+		if (q >= ps->len) {
+			fail_at(ps, -EINVAL, line, col, "unterminated %s",
+				quote == '"' ? "string" : "quoted attribute name");
+			return;
+		}
+		uint32_t k = q + 1;
+
+		while (k < ps->len && is_space((unsigned char)ps->src[k]))
+			k++;
+		if (k >= ps->len || ps->src[k] != quote)
+			break;
+		q = k;
 	}
-	if (q >= ps->len) {
-		fail_at(ps, -EINVAL, line, col, "unterminated %s",
-			quote == '"' ? "string" : "quoted attribute name");
-		return;
-	}
-	buf = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, q - ps->pos + 1);
+	buf = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, raw + 1);
 	if (buf == NULL) {
 		fail_at(ps, -ENOMEM, line, col, "out of memory");
 		return;
 	}
-	while (ps->src[ps->pos] != quote) {
-		int c = (unsigned char)ps->src[ps->pos];
-
-		if (c == 0) {
-			/* strings and names cannot hold NUL (the unparser could not print it back) */
-			fail_at(ps, -EINVAL, ps->line, ps->col, "NUL byte in %s",
-				quote == '"' ? "string" : "quoted attribute name");
-			return;
-		}
-		if (c == '\\') {
+	/* pass 2: decode, piece by piece */
+	for (;;) {
+		adv(ps); /* opening quote */
+		while (ps->src[ps->pos] != quote) {
+			int c = (unsigned char)ps->src[ps->pos];
 			uint32_t el = ps->line, ec = ps->col;
 
-			adv(ps);
-			c = (unsigned char)ps->src[ps->pos];
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'a': c = '\a'; break;
-			case 'v': c = '\v'; break;
-			case '\\': case '"': case '\'': case '/': break;
-			default:
-				if (c >= '0' && c <= '7') {
-					int v = 0;
-
-					for (int k = 0; k < 3 && peekc(ps, 0) >= '0' && peekc(ps, 0) <= '7'; k++) {
-						v = v * 8 + (peekc(ps, 0) - '0');
-						adv(ps);
-					}
-					if (v == 0 || v > 255) {
-						fail_at(ps, -EINVAL, el, ec, "bad octal escape");
-						return;
-					}
-					buf[n++] = (char)v;
-					continue;
-				}
-				fail_at(ps, -EINVAL, el, ec, "unknown escape '\\%c'", c);
+			if (c == 0) {
+				fail_at(ps, -EINVAL, el, ec, "NUL byte in %s",
+					quote == '"' ? "string" : "quoted attribute name");
 				return;
 			}
+			adv(ps);
+			if (c != '\\') {
+				buf[n++] = (char)c;
+				continue;
+			}
+			c = (unsigned char)ps->src[ps->pos];
+			adv(ps);
+			switch (c) {
+			case 'a': c = '\a'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'n': c = '\n'; break;
+			case 'r': c = '\r'; break;
+			case 't': c = '\t'; break;
+			case 'v': c = '\v'; break;
+			default:
+				if (c >= '0' && c <= '7') {
+					int v = c - '0';
+
+					if (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '7') {
+						v = v * 8 + (peekc(ps, 0) - '0');
+						adv(ps);
+						if (v < 040 && peekc(ps, 0) >= '0' && peekc(ps, 0) <= '7') {
+							v = v * 8 + (peekc(ps, 0) - '0');
+							adv(ps);
+						}
+					}
+					if (v == 0) {
+						fail_at(ps, -EINVAL, el, ec, "NUL byte (\\0) in %s",
+							quote == '"' ? "string" : "quoted attribute name");
+						return;
+					}
+					c = v;
+				} else if (c == 0) {
+					fail_at(ps, -EINVAL, el, ec, "NUL byte in %s",
+						quote == '"' ? "string" : "quoted attribute name");
+					return;
+				}
+				/* any other character stands for itself: \\ \" \' \? \. ... */
+				break;
+			}
+			buf[n++] = (char)c;
 		}
-		buf[n++] = (char)c;
-		adv(ps);
+		adv(ps); /* closing quote */
+		uint32_t k = ps->pos;
+
+		while (k < ps->len && is_space((unsigned char)ps->src[k]))
+			k++;
+		if (k >= ps->len || ps->src[k] != quote)
+			break;
+		while (ps->pos < k)
+			adv(ps);
 	}
-	adv(ps);
 	buf[n] = 0;
 	ps->tk.s = buf;
 	ps->tk.len = n;
+}
+
+static bool
+is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* HTCondor's lexer reads '-' followed by a digit (or '.' and a digit) as the sign of a number
+ * unless the previous token ends an operand (a value, a name, '.', ')', ']' or '}'): "x -1"
+ * is a subtraction, "{-1}" and "f(-1)" hold the literal -1, "- 1" is unary minus. */
+static bool
+minus_starts_number(struct ps *ps, enum tok_type prev)
+{
+	switch (prev) {
+	case T_INT: case T_REAL: case T_STR: case T_ID: case T_TRUE: case T_FALSE: case T_UNDEF:
+	case T_ERROR: case T_DOT: case T_RBRACK: case T_RPAR: case T_RBRACE:
+		return false;
+	default:
+		return is_digit(peekc(ps, 1)) || (peekc(ps, 1) == '.' && is_digit(peekc(ps, 2)));
+	}
+}
+
+/*
+ * A number, as HTCondor's Lexer::tokenizeNumber reads it: [-] digits, 0 then octal digits,
+ * 0x then hex digits, or a real [-] digits . digits [e[+-]digits] / digits e[+-]digits. An
+ * integer's value is its leading decimal digits (std::from_chars, base 10): 0x1F is 0, 010
+ * is 10, and a value beyond 64 bits is 0. A 0 followed by non-octal digits and no '.' or 'e'
+ * (09), a '.' without a digit after it (5.), 0x without a hex digit and an exponent without
+ * digits are errors.
+ */
+static void
+lex_number(struct ps *ps)
+{
+	struct tok *t = &ps->tk;
+	uint32_t s = ps->pos;
+	enum { NUM_NONE, NUM_INT, NUM_REAL } kind = NUM_NONE;
+	int och = peekc(ps, 0);
+
+	adv(ps);
+	if (och == '-') {
+		if (is_digit(peekc(ps, 0))) {
+			och = peekc(ps, 0);
+			adv(ps);
+		}
+		/* else '.' and a digit follow (minus_starts_number) */
+	}
+	if (och == '0' && (peekc(ps, 0) == 'x' || peekc(ps, 0) == 'X')) {
+		kind = NUM_INT;
+		adv(ps);
+		if (!is_hex(peekc(ps, 0)))
+			goto bad;
+		while (is_hex(peekc(ps, 0)))
+			adv(ps);
+	} else if (och == '0') {
+		bool octal = true;
+
+		kind = NUM_INT;
+		while (is_digit(peekc(ps, 0))) {
+			octal = octal && peekc(ps, 0) <= '7';
+			adv(ps);
+		}
+		if (peekc(ps, 0) == '.' || peekc(ps, 0) == 'e' || peekc(ps, 0) == 'E')
+			kind = NUM_REAL;
+		else if (!octal)
+			goto bad;
+	} else if (is_digit(och)) {
+		while (is_digit(peekc(ps, 0)))
+			adv(ps);
+		kind = peekc(ps, 0) == '.' || peekc(ps, 0) == 'e' || peekc(ps, 0) == 'E' ? NUM_REAL
+											: NUM_INT;
+	}
+	if (och == '.' || peekc(ps, 0) == '.') {
+		if (peekc(ps, 0) == '.')
+			adv(ps);
+		if (!is_digit(peekc(ps, 0)))
+			goto bad; /* "5." (och '.' always has a digit: the caller checked) */
+		kind = NUM_REAL;
+		while (is_digit(peekc(ps, 0)))
+			adv(ps);
+	}
+	if (kind == NUM_REAL && (peekc(ps, 0) == 'e' || peekc(ps, 0) == 'E')) {
+		adv(ps);
+		if (peekc(ps, 0) == '+' || peekc(ps, 0) == '-')
+			adv(ps);
+		if (!is_digit(peekc(ps, 0)))
+			goto bad;
+		while (is_digit(peekc(ps, 0)))
+			adv(ps);
+	}
+	if (is_id(peekc(ps, 0)))
+		goto bad;
+	uint32_t n = ps->pos - s;
+	const char *txt = ps->src + s;
+
+	t->end = ps->pos;
+	if (kind == NUM_REAL) {
+		char tmp[128];
+
+		if (n >= sizeof(tmp)) {
+			fail_at(ps, -EINVAL, t->line, t->col, "number too long");
+			t->t = T_EOF;
+			return;
+		}
+		memcpy(tmp, txt, n);
+		tmp[n] = 0;
+		t->t = T_REAL;
+		t->r = strtod(tmp, NULL);
+		return;
+	}
+	/* std::from_chars(base 10): optional '-', the leading digits; out of range: 0 */
+	bool neg = txt[0] == '-';
+	uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	bool over = false;
+
+	for (uint32_t i = neg; i < n && is_digit(txt[i]); i++) {
+		unsigned d = (unsigned)(txt[i] - '0');
+
+		if (v > (lim - d) / 10)
+			over = true;
+		else
+			v = v * 10 + d;
+	}
+	t->t = T_INT;
+	t->i = over ? 0 : neg ? (int64_t)(0 - v) : (int64_t)v;
+	return;
+bad:
+	fail_at(ps, -EINVAL, t->line, t->col, "malformed number");
+	t->t = T_EOF;
 }
 
 static void
@@ -244,6 +420,7 @@ next(struct ps *ps)
 {
 	struct tok *t = &ps->tk;
 	uint32_t line0 = ps->line; /* where the previous token ended (tokens are one line) */
+	enum tok_type prev = t->t;
 
 	if (ps->rc != 0) {
 		t->t = T_EOF;
@@ -286,70 +463,9 @@ next(struct ps *ps)
 		t->end = ps->pos;
 		return;
 	}
-	if ((c >= '0' && c <= '9') || (c == '.' && peekc(ps, 1) >= '0' && peekc(ps, 1) <= '9')) {
-		uint32_t s = ps->pos;
-		bool real = false, hex = false;
-
-		if (c == '0' && (peekc(ps, 1) == 'x' || peekc(ps, 1) == 'X')) {
-			hex = true;
-			adv(ps);
-			adv(ps);
-			while (is_hex(peekc(ps, 0)))
-				adv(ps);
-		} else {
-			while (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '9')
-				adv(ps);
-			if (peekc(ps, 0) == '.') {
-				real = true;
-				adv(ps);
-				while (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '9')
-					adv(ps);
-			}
-			if (peekc(ps, 0) == 'e' || peekc(ps, 0) == 'E') {
-				int k = 1;
-
-				if (peekc(ps, 1) == '+' || peekc(ps, 1) == '-')
-					k = 2;
-				if (peekc(ps, (uint32_t)k) >= '0' && peekc(ps, (uint32_t)k) <= '9') {
-					real = true;
-					while (k-- > 0)
-						adv(ps);
-					while (peekc(ps, 0) >= '0' && peekc(ps, 0) <= '9')
-						adv(ps);
-				}
-			}
-		}
-		if (is_id(peekc(ps, 0))) {
-			fail_at(ps, -EINVAL, t->line, t->col, "malformed number");
-			t->t = T_EOF;
-			return;
-		}
-		char tmp[128];
-		uint32_t n = ps->pos - s;
-
-		if (n >= sizeof(tmp)) {
-			fail_at(ps, -EINVAL, t->line, t->col, "number too long");
-			t->t = T_EOF;
-			return;
-		}
-		memcpy(tmp, ps->src + s, n);
-		tmp[n] = 0;
-		errno = 0;
-		if (real) {
-			t->t = T_REAL;
-			t->r = strtod(tmp, NULL);
-		} else {
-			unsigned long long v = strtoull(tmp, NULL, hex ? 16 : 10);
-
-			if (errno != 0 || (hex && n == 2) || v > (unsigned long long)INT64_MAX) {
-				fail_at(ps, -EINVAL, t->line, t->col, "integer literal out of range");
-				t->t = T_EOF;
-				return;
-			}
-			t->t = T_INT;
-			t->i = (int64_t)v;
-		}
-		t->end = ps->pos;
+	if ((c >= '0' && c <= '9') || (c == '.' && is_digit(peekc(ps, 1))) ||
+	    (c == '-' && minus_starts_number(ps, prev))) {
+		lex_number(ps);
 		return;
 	}
 	if (is_id0(c)) {
@@ -391,7 +507,19 @@ next(struct ps *ps)
 	case ';': tt = T_SEMI; break;
 	case ',': tt = T_COMMA; break;
 	case '.': tt = T_DOT; break;
-	case '?': tt = T_QUEST; break;
+	case '?': {
+		/* HTCondor: '?' then ':' with only white space between is the elvis operator */
+		uint32_t k = 1;
+
+		while (is_space(peekc(ps, k)))
+			k++;
+		tt = T_QUEST;
+		if (peekc(ps, k) == ':') {
+			tt = T_ELVIS;
+			n = (int)k + 1;
+		}
+		break;
+	}
 	case ':': tt = T_COLON; break;
 	case '+': tt = T_PLUS; break;
 	case '-': tt = T_MINUS; break;
@@ -663,6 +791,10 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 		if (a == NULL)
 			return -ENOMEM;
 		df->text = a;
+		a = realloc(df->text_e, nc * sizeof(*df->text_e));
+		if (a == NULL)
+			return -ENOMEM;
+		df->text_e = a;
 		if (d == 0) {
 			a = realloc(df->clauses, nc * sizeof(*df->clauses));
 			if (a == NULL)
@@ -687,6 +819,7 @@ def_slot(struct nl_cad_prog *p, uint32_t d, const char *name, uint32_t len, bool
 	df->names[df->n] = (struct nl_cad_name){ name, len, h };
 	df->code[df->n] = UINT32_MAX;
 	df->text[df->n] = NULL;
+	df->text_e[df->n] = NULL;
 	if (df->hidx != NULL)
 		*def_bucket(df, name, len, h) = df->n + 1;
 	if (d == 0) {
@@ -716,10 +849,6 @@ parse_attrs(struct ps *ps, uint32_t d, enum tok_type until, uint32_t *max_depth)
 		/* HTCondor: empty statements (";;") between definitions are allowed */
 		if (accept(ps, T_SEMI))
 			continue;
-		/* reserved words Self, Parent, Root name attributes on the left of '=' (as in
-		 * HTCondor's own example ads); in expressions they keep their meaning */
-		if (name.t == T_SELF || name.t == T_PARENT || name.t == T_ROOT)
-			name.t = T_ID;
 		if (name.t != T_ID) {
 			expect(ps, T_ID, "attribute name");
 			return;
@@ -750,10 +879,7 @@ parse_attrs(struct ps *ps, uint32_t d, enum tok_type until, uint32_t *max_depth)
 			continue;
 		/* HTCondor old-style files separate definitions by newlines only: ';' may be left
 		 * out where the next definition starts a new line (never within a line) */
-		bool starts_def = ps->tk.t == T_ID || ps->tk.t == T_SELF ||
-				  ps->tk.t == T_PARENT || ps->tk.t == T_ROOT;
-
-		if (ps->tk.t != until && !(starts_def && ps->tk.nl_before)) {
+		if (ps->tk.t != until && !(ps->tk.t == T_ID && ps->tk.nl_before)) {
 			expect(ps, T_SEMI, until == T_RBRACK ? "';' or ']'" : "';'");
 			return;
 		}
@@ -852,16 +978,6 @@ parse_primary(struct ps *ps)
 			ps->nodes[n].val.type = t.t == T_UNDEF ? NL_CAD_UNDEFINED : NL_CAD_ERROR;
 		next(ps);
 		return n;
-	case T_SELF:
-	case T_PARENT:
-	case T_ROOT:
-		n = node(ps, t.t == T_SELF ? A_SELF : t.t == T_PARENT ? A_PARENT : A_ROOT, &t);
-		if (n != NONE) {
-			ps->nodes[n].name = t.s; /* as written, for the unparser */
-			ps->nodes[n].name_len = t.len;
-		}
-		next(ps);
-		return n;
 	case T_DOT: {
 		next(ps);
 		struct tok nm = ps->tk;
@@ -882,8 +998,9 @@ parse_primary(struct ps *ps)
 			int fn = nl_cad_fn_lookup(t.s, t.len);
 			uint32_t args[256];
 			uint32_t na = 0;
+			bool late = (ps->p->flags & NL_CAD_PARSE_HTCONDOR_CALLS) != 0;
 
-			if (fn < 0) {
+			if (fn < 0 && !late) {
 				fail_at(ps, -EINVAL, t.line, t.col, "unknown function '%.*s'",
 					(int)(t.len > 40 ? 40 : t.len), t.s);
 				return NONE;
@@ -906,16 +1023,54 @@ parse_primary(struct ps *ps)
 
 			if (!expect(ps, T_RPAR, "')' or ','"))
 				return NONE;
-			const struct nl_cad_fn_desc *fd = &nl_cad_fn_table[fn];
+			const struct nl_cad_fn_desc *fd = fn >= 0 ? &nl_cad_fn_table[fn] : NULL;
 
-			if (na < fd->min_args || (fd->max_args != 255 && na > fd->max_args)) {
-				fail_at(ps, -EINVAL, t.line, t.col,
-					"%s() takes %u%s argument%s, given %u", fd->name,
-					fd->min_args,
-					fd->max_args == 255 ? " or more"
-					: fd->max_args != fd->min_args ? " to n" : "",
-					fd->min_args == 1 && fd->max_args == 1 ? "" : "s", na);
-				return NONE;
+			if (fd != NULL &&
+			    (na < fd->min_args || (fd->max_args != 255 && na > fd->max_args))) {
+				if (!late) {
+					fail_at(ps, -EINVAL, t.line, t.col,
+						"%s() takes %u%s argument%s, given %u", fd->name,
+						fd->min_args,
+						fd->max_args == 255 ? " or more"
+						: fd->max_args != fd->min_args ? " to n" : "",
+						fd->min_args == 1 && fd->max_args == 1 ? "" : "s", na);
+					return NONE;
+				}
+				/* HTCondor: each built-in yields error for a count it does not take */
+				fn = NL_CAD_F_BADCALL;
+			}
+			if (fn < 0)
+				fn = NL_CAD_F_BADCALL; /* HTCondor: an unknown function is error */
+			/* HTCondor's parser (ClassAdParser::evaluateFunction) turns absTime("...") and
+			 * relTime("...") of a string literal into a time literal; text that does not
+			 * read as a time is a parse error */
+			if ((fn == NL_CAD_F_RELTIME || fn == NL_CAD_F_ABSTIME) && na == 1 &&
+			    ps->nodes[args[0]].kind == A_CONST &&
+			    ps->nodes[args[0]].val.type == NL_CAD_STRING) {
+				const struct nl_cad_val *sv = &ps->nodes[args[0]].val;
+				struct nl_cad_val v;
+				int64_t as;
+				int32_t off;
+				double rs;
+				int rc = fn == NL_CAD_F_RELTIME
+					 ? nl_cad_parse_reltime(sv->u.s, (uint32_t)sv->aux, &rs)
+					 : nl_cad_parse_abstime(sv->u.s, (uint32_t)sv->aux, &as, &off);
+
+				if (rc == 0)
+					v = fn == NL_CAD_F_RELTIME ? nl_cad_reltime(rs) : nl_cad_mkabs(as, off);
+				if (rc != 0 || v.type == NL_CAD_ERROR) {
+					fail_at(ps, -EINVAL, t.line, t.col, "%s(\"%.*s\") is not a %s",
+						fn == NL_CAD_F_RELTIME ? "relTime" : "absTime",
+						(int)(sv->aux > 40 ? 40 : sv->aux), sv->u.s,
+						rc != 0 ? "time" : "time in range");
+					return NONE;
+				}
+				n = node(ps, A_CONST, &t);
+				if (n != NONE) {
+					ps->nodes[n].val = v;
+					ps->nodes[n].end = close.end;
+				}
+				return n;
 			}
 			n = node(ps, A_CALL, &t);
 			if (n == NONE)
@@ -1025,8 +1180,6 @@ parse_postfix(struct ps *ps)
 			next(ps);
 			struct tok nm = ps->tk;
 
-			if (nm.t == T_SELF || nm.t == T_PARENT || nm.t == T_ROOT)
-				ps->tk.t = T_ID;
 			if (!expect(ps, T_ID, "attribute name after '.'"))
 				return NONE;
 			uint32_t s = node(ps, A_SELECT, &t);
@@ -1056,6 +1209,23 @@ parse_postfix(struct ps *ps)
 			kids(ps, s, k, 2);
 			ps->nodes[s].end = close.end;
 			n = s;
+		} else if (t.t == T_ELVIS) {
+			/* HTCondor (23.10 on): a ?: b binds like . and [], its right operand a
+			 * postfix expression (x + y ?: 1 is x + (y ?: 1)) */
+			next(ps);
+			if (!enter(ps))
+				return NONE;
+			uint32_t k[2] = { n, parse_postfix(ps) };
+
+			ps->nest--;
+			if (ps->rc != 0)
+				return NONE;
+			uint32_t s = node(ps, A_ELVIS, &t);
+
+			if (s == NONE)
+				return NONE;
+			kids(ps, s, k, 2);
+			n = s;
 		} else {
 			break;
 		}
@@ -1084,22 +1254,21 @@ parse_unary(struct ps *ps)
 	ps->nest--;
 	if (ps->rc != 0)
 		return NONE;
-	/* fold a sign on a numeric literal */
-	if (ps->nodes[a].kind == A_CONST && (op == NL_CAD_U_NEG || op == NL_CAD_U_POS)) {
+	/* '- 5' (a blank between): HTCondor keeps a unary minus and prints it " -5", which its
+	 * lexer reads back as the literal -5; fold it here, so that the text prints as it reads
+	 * back (the unparser's fixed point) */
+	if (op == NL_CAD_U_NEG && ps->nodes[a].kind == A_CONST &&
+	    (ps->nodes[a].val.type == NL_CAD_INT || ps->nodes[a].val.type == NL_CAD_REAL)) {
 		struct nl_cad_val *v = &ps->nodes[a].val;
 
-		if (v->type == NL_CAD_INT || v->type == NL_CAD_REAL) {
-			if (op == NL_CAD_U_NEG) {
-				if (v->type == NL_CAD_INT)
-					v->u.i = (int64_t)(0 - (uint64_t)v->u.i);
-				else
-					v->u.r = -v->u.r;
-			}
-			ps->nodes[a].off = t.off;
-			ps->nodes[a].line = t.line;
-			ps->nodes[a].col = t.col;
-			return a;
-		}
+		if (v->type == NL_CAD_INT)
+			v->u.i = (int64_t)(0 - (uint64_t)v->u.i);
+		else
+			v->u.r = -v->u.r;
+		ps->nodes[a].off = t.off;
+		ps->nodes[a].line = t.line;
+		ps->nodes[a].col = t.col;
+		return a;
 	}
 	uint32_t n = node(ps, A_UN, &t);
 
@@ -1215,28 +1384,19 @@ parse_expr(struct ps *ps)
 
 	if (ps->rc == 0 && ps->tk.t == T_QUEST) {
 		struct tok t = ps->tk;
+		uint32_t k[3];
 
 		next(ps);
-		if (accept(ps, T_COLON)) {
-			uint32_t k[2] = { c, parse_expr(ps) };
-			uint32_t n = node(ps, A_ELVIS, &t);
+		k[0] = c;
+		k[1] = parse_expr(ps);
+		c = NONE;
+		if (expect(ps, T_COLON, "':'")) {
+			k[2] = parse_expr(ps);
+			uint32_t n = node(ps, A_COND, &t);
 
 			if (n != NONE)
-				kids(ps, n, k, 2);
+				kids(ps, n, k, 3);
 			c = n;
-		} else {
-			uint32_t k[3];
-
-			k[0] = c;
-			k[1] = parse_expr(ps);
-			if (expect(ps, T_COLON, "':'")) {
-				k[2] = parse_expr(ps);
-				uint32_t n = node(ps, A_COND, &t);
-
-				if (n != NONE)
-					kids(ps, n, k, 3);
-				c = n;
-			}
 		}
 	}
 	ps->nest--;
@@ -1319,6 +1479,8 @@ is_const_node(const struct ps *ps, uint32_t n)
 struct ubuf {
 	char *buf;
 	size_t n, len;
+	bool real_e; /* reals as "%1.15E" (ClassAdUnParser's new-syntax form, unparse()) */
+	bool oom;
 };
 
 static void
@@ -1339,11 +1501,9 @@ uputs(struct ubuf *u, const char *s)
 }
 
 static void
-uname(struct ubuf *u, const char *s, uint32_t len, bool def)
+uname(struct ubuf *u, const char *s, uint32_t len)
 {
-	if (def ? nl_cad_name_needs_quotes(s, len)
-		: nl_cad_name_needs_quotes(s, len) || nl_cad_name_eq(s, len, "self", 4) ||
-		  nl_cad_name_eq(s, len, "parent", 6) || nl_cad_name_eq(s, len, "root", 4)) {
+	if (nl_cad_name_needs_quotes(s, len)) {
 		size_t l = u->len;
 		char *b = u->len < u->n ? u->buf : NULL;
 
@@ -1358,8 +1518,8 @@ static const char *const binop_text[] = {
 	[NL_CAD_B_ADD] = " + ", [NL_CAD_B_SUB] = " - ", [NL_CAD_B_MUL] = " * ",
 	[NL_CAD_B_DIV] = " / ", [NL_CAD_B_MOD] = " % ", [NL_CAD_B_LT] = " < ",
 	[NL_CAD_B_LE] = " <= ", [NL_CAD_B_GT] = " > ", [NL_CAD_B_GE] = " >= ",
-	[NL_CAD_B_EQ] = " == ", [NL_CAD_B_NE] = " != ", [NL_CAD_B_IS] = " =?= ",
-	[NL_CAD_B_ISNT] = " =!= ", [NL_CAD_B_BAND] = " & ", [NL_CAD_B_BOR] = " | ",
+	[NL_CAD_B_EQ] = " == ", [NL_CAD_B_NE] = " != ", [NL_CAD_B_IS] = " is ",
+	[NL_CAD_B_ISNT] = " isnt ", [NL_CAD_B_BAND] = " & ", [NL_CAD_B_BOR] = " | ",
 	[NL_CAD_B_BXOR] = " ^ ", [NL_CAD_B_SHL] = " << ", [NL_CAD_B_SHR] = " >> ",
 	[NL_CAD_B_USHR] = " >>> ",
 };
@@ -1377,30 +1537,30 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 {
 	const struct ast *a = &ps->nodes[n];
 	const uint32_t *k = ps->kids != NULL ? &ps->kids[a->kid0] : NULL;
-	static const char *const un[] = { "-", "+", "!", "~" };
+	/* ClassAdUnParser::opString: unary operators carry a blank before them */
+	static const char *const un[] = { " -", " +", " !", " ~" };
 
 	switch (a->kind) {
 	case A_CONST: {
-		size_t need = (size_t)nl_cad_format(NULL, &a->val, NULL, 0);
+		int (*fmt)(struct nl_cad_ctx *, const struct nl_cad_val *, char *, size_t) =
+			u->real_e ? nl_cad_format_e : nl_cad_format;
+		size_t need = (size_t)fmt(NULL, &a->val, NULL, 0);
 
 		if (u->len < u->n)
-			nl_cad_format(NULL, &a->val, u->buf + u->len, u->n - u->len);
+			fmt(NULL, &a->val, u->buf + u->len, u->n - u->len);
 		/* nl_cad_format NUL-terminates; the byte is overwritten or cut by the caller */
 		u->len += need;
 		break;
 	}
-	case A_ATTR: uname(u, a->name, a->name_len, false); break;
-	case A_ABSATTR: uputs(u, "."); uname(u, a->name, a->name_len, false); break;
-	case A_SELF:
-	case A_PARENT:
-	case A_ROOT: uput(u, a->name, a->name_len); break;
+	case A_ATTR: uname(u, a->name, a->name_len); break;
+	case A_ABSATTR: uputs(u, "."); uname(u, a->name, a->name_len); break;
 	case A_SELECT:
 		unparse(ps, k[0], u);
 		/* "3.s" would read back as the real 3. and a name: keep a space after an integer */
 		if (ps->nodes[k[0]].kind == A_CONST && ps->nodes[k[0]].val.type == NL_CAD_INT)
 			uputs(u, " ");
 		uputs(u, ".");
-		uname(u, a->name, a->name_len, false);
+		uname(u, a->name, a->name_len);
 		break;
 	case A_INDEX:
 		unparse(ps, k[0], u);
@@ -1452,23 +1612,32 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 		uputs(u, " }");
 		break;
 	case A_RECORD: {
+		/* HTCondor 23.4 on keeps a record's attributes sorted (ClassAdFlatMap: by length,
+		 * then case-insensitively); they print in that order */
 		const struct nl_cad_def *d = &ps->p->defs[a->def];
-		bool first = true;
+		uint32_t *ord = d->n > 0 ? malloc(d->n * sizeof(*ord)) : NULL;
+		uint32_t m = 0;
 
+		if (d->n > 0 && ord == NULL) {
+			u->oom = true;
+			break;
+		}
+		for (uint32_t i = 0; i < d->n; i++)
+			if (find_pending(ps, a->def, i) != NULL)
+				ord[m++] = i;
+		nl_cad_sort_names(d->names, ord, m);
 		uputs(u, "[ ");
-		for (uint32_t i = 0; i < d->n; i++) {
-			const struct pending *pe = find_pending(ps, a->def, i);
+		for (uint32_t j = 0; j < m; j++) {
+			uint32_t s = ord[j];
 
-			if (pe == NULL)
-				continue;
-			if (!first)
+			if (j)
 				uputs(u, "; ");
-			first = false;
-			uname(u, d->names[i].s, d->names[i].len, true);
+			uname(u, d->names[s].s, d->names[s].len);
 			uputs(u, " = ");
-			unparse(ps, pe->node, u);
+			unparse(ps, find_pending(ps, a->def, s)->node, u);
 		}
 		uputs(u, " ]");
+		free(ord);
 		break;
 	}
 	case A_PAREN:
@@ -1479,14 +1648,15 @@ unparse(const struct ps *ps, uint32_t n, struct ubuf *u)
 	}
 }
 
-/* The unparsed text of node n in the program's arena (NULL when out of memory). */
+/* The unparsed text of node n in the program's arena (NULL when out of memory); real_e:
+ * reals as "%1.15E" (what HTCondor's unparse() gives). */
 static const char *
-unparse_text(struct ps *ps, uint32_t n)
+unparse_text_as(struct ps *ps, uint32_t n, bool real_e)
 {
-	struct ubuf u = { NULL, 0, 0 };
+	struct ubuf u = { .real_e = real_e };
 
 	unparse(ps, n, &u);
-	char *t = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, u.len + 1);
+	char *t = u.oom ? NULL : nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, u.len + 1);
 
 	if (t == NULL)
 		return NULL;
@@ -1495,7 +1665,60 @@ unparse_text(struct ps *ps, uint32_t n)
 	u.len = 0;
 	unparse(ps, n, &u);
 	t[u.len] = 0;
-	return t;
+	return u.oom ? NULL : t;
+}
+
+static const char *
+unparse_text(struct ps *ps, uint32_t n)
+{
+	return unparse_text_as(ps, n, false);
+}
+
+static bool has_real(const struct ps *ps, uint32_t n);
+
+/* A list literal's text as its value prints (NL_CAD_LIST_EXPR): the text, its NUL, then the
+ * text with reals as "%1.15E" (empty when it holds no real) and a NUL. */
+static const char *
+list_text(struct ps *ps, uint32_t n)
+{
+	const char *t = unparse_text(ps, n);
+	const char *e = t != NULL && has_real(ps, n) ? unparse_text_as(ps, n, true) : "";
+
+	if (t == NULL || e == NULL)
+		return NULL;
+	size_t lt = strlen(t), le = strlen(e);
+	char *b = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, lt + le + 2);
+
+	if (b == NULL)
+		return NULL;
+	memcpy(b, t, lt + 1);
+	memcpy(b + lt + 1, e, le + 1);
+	return b;
+}
+
+/* Does the expression hold a real literal (its "%1.15E" text differs)? */
+static bool
+has_real(const struct ps *ps, uint32_t n)
+{
+	const struct ast *a = &ps->nodes[n];
+
+	if (a->kind == A_CONST)
+		return a->val.type == NL_CAD_REAL;
+	if (a->kind == A_RECORD) {
+		const struct nl_cad_def *d = &ps->p->defs[a->def];
+
+		for (uint32_t i = 0; i < d->n; i++) {
+			const struct pending *pe = find_pending(ps, a->def, i);
+
+			if (pe != NULL && has_real(ps, pe->node))
+				return true;
+		}
+		return false;
+	}
+	for (uint32_t i = 0; i < a->n_kids; i++)
+		if (has_real(ps, ps->kids[a->kid0 + i]))
+			return true;
+	return false;
 }
 
 static void compile(struct ps *ps, uint32_t n, uint32_t def);
@@ -1510,21 +1733,6 @@ def_defines(const struct ps *ps, uint32_t def, const char *name, uint32_t len)
 		if ((df->code[i] != UINT32_MAX || find_pending(ps, def, i) != NULL) &&
 		    nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
 			return true;
-	return false;
-}
-
-/* Does definition def or an enclosing one define name? */
-static bool
-scope_defines(const struct ps *ps, uint32_t def, const char *name, uint32_t len)
-{
-	for (int32_t d = (int32_t)def; d >= 0; d = ps->p->defs[d].parent) {
-		const struct nl_cad_def *df = &ps->p->defs[d];
-
-		for (uint32_t i = 0; i < df->n; i++)
-			if (df->code[i] != UINT32_MAX || find_pending(ps, (uint32_t)d, i) != NULL)
-				if (nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
-					return true;
-	}
 	return false;
 }
 
@@ -1546,10 +1754,11 @@ unparse_attr(struct ps *ps, uint32_t arg, uint32_t def)
 			if (!nl_cad_name_eq(df->names[i].s, df->names[i].len, a->name, a->name_len))
 				continue;
 			const struct pending *pe = find_pending(ps, (uint32_t)d, i);
-			const char *t = df->text != NULL ? df->text[i] : NULL;
+			const char *t = df->text_e != NULL && df->text_e[i] != NULL ? df->text_e[i]
+					: df->text != NULL ? df->text[i] : NULL;
 
 			if (pe != NULL)
-				t = unparse_text(ps, pe->node);
+				t = unparse_text_as(ps, pe->node, true);
 			else if (t == NULL)
 				break;
 
@@ -1557,6 +1766,337 @@ unparse_attr(struct ps *ps, uint32_t arg, uint32_t def)
 		}
 	}
 	return nl_cad_str("", 0);
+}
+
+enum { SP_NONE, SP_SELF, SP_PARENT, SP_ROOT, SP_TIME };
+
+/* HTCondor's special attribute names (ClassAd::LookupInScope, getSpecialAttrNames()). */
+static int
+special_name(const char *s, uint32_t len)
+{
+	if (nl_cad_name_eq(s, len, "self", 4) || nl_cad_name_eq(s, len, "my", 2))
+		return SP_SELF;
+	if (nl_cad_name_eq(s, len, "parent", 6))
+		return SP_PARENT;
+	if (nl_cad_name_eq(s, len, "root", 4) || nl_cad_name_eq(s, len, "toplevel", 8))
+		return SP_ROOT;
+	if (nl_cad_name_eq(s, len, "currenttime", 11))
+		return SP_TIME;
+	return SP_NONE;
+}
+
+static int ps_init(struct ps **out, struct nl_cad_prog *p, const char *src, size_t len,
+		   struct nl_cad_err *err);
+static int ps_finish(struct ps *ps);
+
+/*
+ * unresolved(attr [, pattern]) (HTCondor's FunctionCall::hasRefs over
+ * ClassAd::_GetExternalReferences), found when the policy is compiled: the names an
+ * attribute's expression uses that no record around it defines, following the attributes it
+ * uses that are defined (transitively); `X.y` with X undefined counts as "X.y" ("TARGET."
+ * dropped when printed). Sorted and merged case-insensitively, joined by ','. A circular use or
+ * an X.y whose X is neither a record nor undefined fails the search: "". The attribute not
+ * found: undefined.
+ */
+#define REFS_MAX_DEPTH 64
+
+struct refs {
+	struct nl_cad_prog *p;     /* the program being compiled */
+	const struct ps *cur;      /* its parser: pending definitions of this source */
+	struct nl_cad_name *names; /* malloc'd, names[i].s malloc'd */
+	uint32_t n, cap;
+	uint32_t busy[REFS_MAX_DEPTH][2]; /* (def, slot) being followed */
+	uint32_t depth;
+	bool fail;
+};
+
+static void refs_node(struct refs *r, const struct ps *tps, uint32_t node, uint32_t cur);
+
+static void
+refs_add(struct refs *r, const char *s, uint32_t len, const char *s2, uint32_t len2)
+{
+	uint32_t tl = len + (s2 != NULL ? 1 + len2 : 0);
+
+	if (r->fail)
+		return;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->names[i].len == tl && strncasecmp(r->names[i].s, s, len) == 0 &&
+		    (s2 == NULL || strncasecmp(r->names[i].s + len + 1, s2, len2) == 0))
+			return;
+	char *c = malloc(tl + 1);
+
+	if (c == NULL || grow((void **)&r->names, &r->cap, r->n + 1, sizeof(*r->names))) {
+		free(c);
+		r->fail = true;
+		return;
+	}
+	memcpy(c, s, len);
+	if (s2 != NULL) {
+		c[len] = '.';
+		memcpy(c + len + 1, s2, len2);
+	}
+	c[tl] = 0;
+	r->names[r->n++] = (struct nl_cad_name){ c, tl, 0 };
+}
+
+/* The slot of name in definition d when d defines it (code or pending), else -1. */
+static int
+refs_defined(const struct refs *r, uint32_t d, const char *name, uint32_t len)
+{
+	const struct nl_cad_def *df = &r->p->defs[d];
+
+	for (uint32_t i = 0; i < df->n; i++)
+		if ((df->code[i] != UINT32_MAX || find_pending(r->cur, d, i) != NULL) &&
+		    nl_cad_name_eq(df->names[i].s, df->names[i].len, name, len))
+			return (int)i;
+	return -1;
+}
+
+/* The definition of the record literal attribute (d, slot) holds, or -1. */
+static int32_t
+refs_record_of(const struct refs *r, uint32_t d, uint32_t slot)
+{
+	const struct pending *pe = find_pending(r->cur, d, slot);
+
+	if (pe != NULL) {
+		uint32_t m = strip(r->cur, pe->node);
+
+		return r->cur->nodes[m].kind == A_RECORD ? (int32_t)r->cur->nodes[m].def : -1;
+	}
+	uint32_t code = r->p->defs[d].code[slot];
+
+	if (code != UINT32_MAX && r->p->ins[code + 1].op == NL_CAD_OP_RECORD &&
+	    r->p->ins[code + 2].op == NL_CAD_OP_RET)
+		return (int32_t)r->p->ins[code + 1].c;
+	return -1;
+}
+
+/* Follow the expression of attribute (d, slot), looked up from record cur. */
+static void
+refs_attr(struct refs *r, uint32_t d, uint32_t slot, uint32_t cur)
+{
+	if (r->fail)
+		return;
+	for (uint32_t i = 0; i < r->depth; i++)
+		if (r->busy[i][0] == d && r->busy[i][1] == slot) {
+			r->fail = true; /* HTCondor: recursion until its depth limit, then failure */
+			return;
+		}
+	if (r->depth == REFS_MAX_DEPTH) {
+		r->fail = true;
+		return;
+	}
+	r->busy[r->depth][0] = d;
+	r->busy[r->depth][1] = slot;
+	r->depth++;
+	const struct pending *pe = find_pending(r->cur, d, slot);
+
+	if (pe != NULL) {
+		refs_node(r, r->cur, pe->node, cur);
+	} else if (r->p->defs[d].text != NULL && r->p->defs[d].text[slot] != NULL) {
+		/* compiled by an earlier source: read its text again, in a scratch program */
+		const char *t = r->p->defs[d].text[slot];
+		struct nl_cad_prog *sp = NULL;
+		struct ps *tps = NULL;
+
+		if (nl_cad_parse("", 0, &sp, NULL) != 0 ||
+		    ps_init(&tps, sp, t, strlen(t), NULL) != 0) {
+			r->fail = true;
+		} else {
+			next(tps);
+			uint32_t e = parse_expr(tps);
+
+			if (tps->rc == 0)
+				refs_node(r, tps, e, cur);
+			else
+				r->fail = true;
+		}
+		if (tps != NULL)
+			ps_finish(tps);
+		nl_cad_prog_free(sp);
+	}
+	r->depth--;
+}
+
+/* Every attribute of definition d (a record met whole: self, parent, root, a literal). */
+static void
+refs_record(struct refs *r, uint32_t d, uint32_t cur)
+{
+	for (uint32_t i = 0; i < r->p->defs[d].n && !r->fail; i++)
+		if (refs_defined(r, d, r->p->defs[d].names[i].s, r->p->defs[d].names[i].len) ==
+		    (int)i)
+			refs_attr(r, d, i, cur);
+}
+
+/* LookupInScope(name) from record `from`: follow it where defined, else note it. */
+static void
+refs_lookup(struct refs *r, uint32_t from, const char *name, uint32_t len)
+{
+	int sp = refs_defined(r, from, name, len) < 0 ? special_name(name, len) : SP_NONE;
+
+	if (sp == SP_SELF) {
+		refs_record(r, from, from);
+		return;
+	}
+	if (sp == SP_ROOT || (sp == SP_PARENT && r->p->defs[from].parent >= 0)) {
+		refs_record(r, sp == SP_ROOT ? 0 : (uint32_t)r->p->defs[from].parent, from);
+		return;
+	}
+	if (sp == SP_TIME)
+		return;
+	for (int32_t d = (int32_t)from; d >= 0; d = r->p->defs[d].parent) {
+		int s = refs_defined(r, (uint32_t)d, name, len);
+
+		if (s >= 0) {
+			refs_attr(r, (uint32_t)d, (uint32_t)s, (uint32_t)d);
+			return;
+		}
+	}
+	refs_add(r, name, len, NULL, 0);
+}
+
+static void
+refs_node(struct refs *r, const struct ps *tps, uint32_t node, uint32_t cur)
+{
+	const struct ast *a = &tps->nodes[node];
+	const uint32_t *k = tps->kids != NULL ? &tps->kids[a->kid0] : NULL;
+
+	if (r->fail)
+		return;
+	switch (a->kind) {
+	case A_CONST:
+		return;
+	case A_ATTR:
+	case A_ABSATTR:
+		refs_lookup(r, a->kind == A_ABSATTR ? 0 : cur, a->name, a->name_len);
+		return;
+	case A_SELECT: {
+		const struct ast *b = &tps->nodes[strip(tps, k[0])];
+
+		if (b->kind == A_ATTR && special_name(b->name, b->name_len) == SP_SELF &&
+		    refs_defined(r, cur, b->name, b->name_len) < 0) {
+			refs_lookup(r, cur, a->name, a->name_len); /* MY.x */
+			return;
+		}
+		if (b->kind == A_ATTR) {
+			for (int32_t d = (int32_t)cur; d >= 0; d = r->p->defs[d].parent) {
+				int s = refs_defined(r, (uint32_t)d, b->name, b->name_len);
+
+				if (s < 0)
+					continue;
+				int32_t rd = refs_record_of(r, (uint32_t)d, (uint32_t)s);
+
+				if (rd < 0)
+					r->fail = true; /* not a record: HTCondor fails the search */
+				else
+					refs_lookup(r, (uint32_t)rd, a->name, a->name_len);
+				return;
+			}
+			/* X undefined: the reference is "X.y" */
+			refs_add(r, b->name, b->name_len, a->name, a->name_len);
+			return;
+		}
+		refs_node(r, tps, k[0], cur);
+		return;
+	}
+	case A_RECORD: {
+		const struct nl_cad_def *d = &tps->p->defs[a->def];
+
+		for (uint32_t i = 0; i < d->n && !r->fail; i++) {
+			const struct pending *pe = find_pending(tps, a->def, i);
+
+			if (pe != NULL)
+				refs_node(r, tps, pe->node, cur);
+		}
+		return;
+	}
+	default:
+		for (uint32_t i = 0; i < a->n_kids; i++)
+			refs_node(r, tps, k[i], cur);
+		return;
+	}
+}
+
+/* Case-insensitive order of two names (CaseIgnLTStr: strcasecmp). */
+static int
+refs_cmp(const void *x, const void *y)
+{
+	const struct nl_cad_name *a = x, *b = y;
+
+	return strcasecmp(a->s, b->s);
+}
+
+/*
+ * unresolved(attr [, pattern]) at compile time: pushes the value (1 argument) or the list of
+ * names for the run-time pattern match (2 arguments). Returns false when nothing was pushed
+ * (the caller then compiles the call on: the pattern and NL_CAD_F_UNRESOLVED).
+ */
+static struct nl_cad_val
+unresolved_attr(struct ps *ps, const struct ast *call, const uint32_t *k, uint32_t def)
+{
+	const struct ast *a = &ps->nodes[k[0]];
+	struct refs r = { .p = ps->p, .cur = ps };
+	struct nl_cad_val v = NL_CAD_UNDEFV;
+
+	if (a->kind != A_ATTR && a->kind != A_ABSATTR)
+		return NL_CAD_ERRV;
+	uint32_t from = a->kind == A_ABSATTR ? 0 : def;
+	int32_t d;
+	int s = -1;
+
+	for (d = (int32_t)from; d >= 0; d = ps->p->defs[d].parent)
+		if ((s = refs_defined(&r, (uint32_t)d, a->name, a->name_len)) >= 0)
+			break;
+	if (d < 0)
+		return v; /* no such attribute: undefined */
+	refs_attr(&r, (uint32_t)d, (uint32_t)s, (uint32_t)d);
+	if (!r.fail && r.n > 1)
+		qsort(r.names, r.n, sizeof(*r.names), refs_cmp);
+	/* the text (1 argument) or the list of names (2), "TARGET." dropped */
+	size_t tl = 0;
+	struct nl_cad_val *items = NULL;
+	uint32_t alloc_n = r.n;
+
+	if (r.fail)
+		r.n = 0;
+	if (call->n_kids == 2 && r.n > 0) {
+		items = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, r.n * sizeof(*items));
+		if (items == NULL)
+			r.fail = true;
+	}
+	for (uint32_t i = 0; i < r.n; i++)
+		tl += r.names[i].len + 1;
+	char *t = nl_cad_chunk_alloc(&ps->p->arena, &ps->p->arena_cur, tl + 1);
+	size_t o = 0;
+
+	if (t != NULL) {
+		for (uint32_t i = 0; i < r.n; i++) {
+			const char *nm = r.names[i].s;
+			size_t len = r.names[i].len;
+
+			if (len >= 7 && strncasecmp(nm, "target.", 7) == 0) {
+				nm += 7;
+				len -= 7;
+			}
+			if (items != NULL)
+				items[i] = nl_cad_str(t + o, (uint32_t)len);
+			else if (i > 0)
+				t[o++] = ',';
+			memcpy(t + o, nm, len);
+			o += len;
+			if (items != NULL)
+				t[o++] = 0;
+		}
+		t[o] = 0;
+	}
+	for (uint32_t i = 0; i < alloc_n; i++)
+		free((void *)(uintptr_t)r.names[i].s);
+	free(r.names);
+	if (t == NULL || (call->n_kids == 2 && r.n > 0 && items == NULL))
+		return NL_CAD_ERRV;
+	if (call->n_kids == 2)
+		return nl_cad_list(items, r.n);
+	return nl_cad_str(t, (uint32_t)o);
 }
 
 /* A regex built-in with a constant pattern (and constant or no options): compile the
@@ -1649,44 +2189,45 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 		emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &a->val), 1);
 		break;
 	case A_ATTR:
-		/* HTCondor: "toplevel" names the root record unless the record defines it */
-		if (nl_cad_name_eq(a->name, a->name_len, "toplevel", 8) &&
-		    !def_defines(ps, def, a->name, a->name_len)) {
-			emit(ps, NL_CAD_OP_ROOT, 0, 0, 0, 1);
-			break;
-		}
-		compile_ref(ps, a, def, false);
-		break;
-	case A_ABSATTR:
-		compile_ref(ps, a, def, true);
-		break;
-	case A_SELF:
-	case A_PARENT:
-	case A_ROOT:
-		/* HTCondor (ClassAd::LookupInScope): an attribute of that name in the record itself
-		 * wins; otherwise self, parent, root are the scopes */
-		if (def_defines(ps, def, a->name, a->name_len)) {
-			struct ast r = *a;
+	case A_ABSATTR: {
+		/* HTCondor (ClassAd::LookupInScope): self, my, parent, root, toplevel and
+		 * currentTime not defined by the record a name is looked up in (the innermost
+		 * one, the root for .name) are that record, its parent, the root record and
+		 * time(); defined there, they are its attributes */
+		uint32_t at = a->kind == A_ABSATTR ? 0 : def;
+		int sp = special_name(a->name, a->name_len);
 
-			r.kind = A_ATTR;
-			compile_ref(ps, &r, def, false);
+		if (sp != SP_NONE && !def_defines(ps, at, a->name, a->name_len)) {
+			if (sp == SP_SELF && at == 0)
+				sp = SP_ROOT;
+			if (sp == SP_PARENT && at == 0) {
+				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &NL_CAD_UNDEFV), 1);
+				break;
+			}
+			if (sp == SP_TIME) {
+				emit(ps, NL_CAD_OP_CALL, NL_CAD_F_TIME, 0, 0, 1);
+				break;
+			}
+			emit(ps, sp == SP_SELF ? NL_CAD_OP_SELF : sp == SP_PARENT ? NL_CAD_OP_PARENT
+				 : NL_CAD_OP_ROOT, 0, 0, 0, 1);
 			break;
 		}
-		emit(ps, a->kind == A_SELF ? NL_CAD_OP_SELF : a->kind == A_PARENT ? NL_CAD_OP_PARENT
-			 : NL_CAD_OP_ROOT, 0, 0, 0, 1);
+		compile_ref(ps, a, def, a->kind == A_ABSATTR);
 		break;
+	}
 	case A_PAREN:
 		compile(ps, k[0], def);
 		break;
 	case A_SELECT: {
 		const struct ast *b = &ps->nodes[k[0]];
 
-		/* MY.x and TARGET.x in a single ad: the ad's own x (HTCondor's old-ClassAd
-		 * semantics, what its tools do), unless a scope defines MY / TARGET itself */
-		if (b->kind == A_ATTR && (nl_cad_name_eq(b->name, b->name_len, "my", 2) ||
-					  (!ps->target_bound &&
-					   nl_cad_name_eq(b->name, b->name_len, "target", 6))) &&
-		    !scope_defines(ps, def, b->name, b->name_len)) {
+		/* MY.x: x of the record itself (HTCondor: MY is self unless the record defines
+		 * it, and a select looks outward from there), which is the bare x. TARGET is
+		 * an ordinary name: undefined in a single ad, the bound record in a
+		 * matchmaker's (nl_cad_parse_match()) */
+		if (b->kind == A_ATTR && nl_cad_name_eq(b->name, b->name_len, "my", 2) &&
+		    !def_defines(ps, def, b->name, b->name_len) &&
+		    special_name(a->name, a->name_len) == SP_NONE) {
 			struct ast r = *a;
 
 			r.kind = A_ATTR;
@@ -1745,6 +2286,11 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 	}
 	case A_COND:
 	case A_CALL:
+		if (a->kind == A_CALL && a->def == NL_CAD_F_BADCALL) {
+			/* HTCondor: an unknown function, or a wrong argument count, is error */
+			emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &NL_CAD_ERRV), 1);
+			return;
+		}
 		if (a->kind == A_CALL && a->def != NL_CAD_F_IFTHENELSE) {
 			if (a->def == NL_CAD_F_EVALUATELIST) {
 				const struct ast *v = &ps->nodes[k[1]], *f = &ps->nodes[k[2]];
@@ -1781,24 +2327,15 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
 				return;
 			}
-			/* relTime/absTime of a literal string: fold at compile time */
-			if ((a->def == NL_CAD_F_RELTIME || a->def == NL_CAD_F_ABSTIME) &&
-			    a->n_kids == 1 && is_const_node(ps, k[0]) &&
-			    ps->nodes[strip(ps, k[0])].val.type == NL_CAD_STRING) {
-				const struct nl_cad_val *s = &ps->nodes[strip(ps, k[0])].val;
-				struct nl_cad_val v = { .type = NL_CAD_ERROR };
-				int64_t as;
-				int32_t off;
-				double rs;
+			if (a->def == NL_CAD_F_UNRESOLVED) {
+				struct nl_cad_val v = unresolved_attr(ps, a, k, def);
 
-				if (a->def == NL_CAD_F_RELTIME &&
-				    nl_cad_parse_reltime(s->u.s, (uint32_t)s->aux, &rs) == 0)
-					v = nl_cad_reltime(rs);
-				if (a->def == NL_CAD_F_ABSTIME &&
-				    nl_cad_parse_abstime(s->u.s, (uint32_t)s->aux, &as, &off) == 0) {
-					v = nl_cad_mkabs(as, off);
-				}
 				emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
+				if (a->n_kids == 1 || v.type != NL_CAD_LIST)
+					return;
+				/* the pattern is matched when evaluated */
+				compile(ps, k[1], def);
+				emit(ps, NL_CAD_OP_CALL, NL_CAD_F_UNRESOLVED, 0, 2, -1);
 				return;
 			}
 			uint16_t site = regex_site(ps, a, k);
@@ -1861,10 +2398,17 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 			emit(ps, NL_CAD_OP_CONST, 0, 0, add_const(ps, &v), 1);
 			return;
 		}
+		/* the list value keeps the literal's text: HTCondor prints a list value as its
+		 * elements' expressions ({1, 2+3} prints { 1,2 + 3 }) */
+		const char *lt = list_text(ps, n);
+		struct nl_cad_val ltv = lt != NULL ? nl_cad_str(lt, (uint32_t)strlen(lt)) : NL_CAD_ERRV;
+		uint32_t ltc = add_const(ps, &ltv);
+		uint16_t ltb = lt != NULL && ltc < UINT16_MAX ? (uint16_t)(ltc + 1) : 0;
+
 		if (a->n_kids <= LIST_CHUNK) {
 			for (uint32_t i = 0; i < a->n_kids; i++)
 				compile(ps, k[i], def);
-			emit(ps, NL_CAD_OP_LIST, 0, 0, a->n_kids, 1 - (int)a->n_kids);
+			emit(ps, NL_CAD_OP_LIST, 0, ltb, a->n_kids, 1 - (int)a->n_kids);
 			break;
 		}
 		/* a long list is built LIST_CHUNK elements at a time, then the chunks are joined,
@@ -1879,7 +2423,7 @@ compile(struct ps *ps, uint32_t n, uint32_t def)
 				compile(ps, k[i + j], def);
 			emit(ps, NL_CAD_OP_LIST, 0, 0, m, 1 - (int)m);
 		}
-		emit(ps, NL_CAD_OP_LIST, 1, 0, n_chunks, 1 - (int)n_chunks);
+		emit(ps, NL_CAD_OP_LIST, 1, ltb, n_chunks, 1 - (int)n_chunks);
 		break;
 	}
 	case A_RECORD:
@@ -1953,6 +2497,8 @@ compile_pending(struct ps *ps)
 			break;
 		p->defs[pe->def].code[pe->slot] = start;
 		p->defs[pe->def].text[pe->slot] = unparse_text(ps, pe->node);
+		p->defs[pe->def].text_e[pe->slot] =
+			has_real(ps, pe->node) ? unparse_text_as(ps, pe->node, true) : NULL;
 		if (pe->def != 0)
 			continue;
 		/* root attribute: its top-level && operands, for nl_cad_explain() */
@@ -2031,9 +2577,9 @@ ps_finish(struct ps *ps)
 	return rc;
 }
 
-static int
-parse_prog(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err,
-	   bool target_bound)
+int
+nl_cad_parse_flags(const char *src, size_t len, uint32_t flags, struct nl_cad_prog **out,
+		   struct nl_cad_err *err)
 {
 	struct nl_cad_prog *p = calloc(1, sizeof(*p));
 	struct ps *ps;
@@ -2046,12 +2592,12 @@ parse_prog(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_
 		nl_cad_prog_free(p);
 		return -ENOMEM;
 	}
+	p->flags = flags;
 	rc = ps_init(&ps, p, src, len, err);
 	if (rc < 0) {
 		nl_cad_prog_free(p);
 		return rc;
 	}
-	ps->target_bound = target_bound;
 	next(ps);
 	uint32_t md = 0;
 
@@ -2078,14 +2624,16 @@ parse_prog(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_
 int
 nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err)
 {
-	return parse_prog(src, len, out, err, false);
+	return nl_cad_parse_flags(src, len, 0, out, err);
 }
 
 int
 nl_cad_parse_match(const char *src, size_t len, struct nl_cad_prog **out,
 		   struct nl_cad_err *err)
 {
-	return parse_prog(src, len, out, err, true);
+	/* TARGET is an ordinary name, external unless the ad defines it: the matchmaker binds
+	 * it to the other record (in a single ad it stays undefined) */
+	return nl_cad_parse_flags(src, len, 0, out, err);
 }
 
 int
@@ -2139,7 +2687,7 @@ nl_cad_unparse(const char *src, size_t len, char *buf, size_t n, struct nl_cad_e
 	if (ps->rc == 0 && ps->tk.t != T_EOF)
 		FAIL(ps, "unexpected text after the expression");
 	if (ps->rc == 0) {
-		struct ubuf u = { buf, n, 0 };
+		struct ubuf u = { .buf = buf, .n = n };
 
 		unparse(ps, e, &u);
 		if (n > 0)
@@ -2161,6 +2709,7 @@ nl_cad_prog_free(struct nl_cad_prog *p)
 		free(p->defs[i].names);
 		free(p->defs[i].code);
 		free(p->defs[i].text);
+		free(p->defs[i].text_e);
 		free(p->defs[i].clauses);
 		free(p->defs[i].n_clauses);
 		free(p->defs[i].hidx);

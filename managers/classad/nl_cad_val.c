@@ -374,11 +374,71 @@ nl_cad_fmt_real(double r, char *buf, size_t n)
 	return snprintf(buf, n, "%s", tmp);
 }
 
+int
+nl_cad_fmt_real_e(double r, char *buf, size_t n)
+{
+	/* ClassAdUnParser::UnparseReal in new-syntax mode (string(), strcat(), unparse()) */
+	if (r == 0 || isnan(r) || isinf(r))
+		return nl_cad_fmt_real(r, buf, n);
+	return snprintf(buf, n, "%1.15E", r);
+}
+
+/* HTCondor 23.4 on (ClassAdFlatMapOrder): shorter names first, then strcasecmp(). */
+static int
+name_order(const struct nl_cad_name *a, const struct nl_cad_name *b)
+{
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	for (uint32_t i = 0; i < a->len; i++) {
+		unsigned char x = lc((unsigned char)a->s[i]), y = lc((unsigned char)b->s[i]);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+void
+nl_cad_sort_names(const struct nl_cad_name *names, uint32_t *ord, uint32_t m)
+{
+	/* bottom-up merge sort (stable, O(m log m): a root of 65535 names prints quickly) */
+	uint32_t *tmp = m > 1 ? malloc(m * sizeof(*tmp)) : NULL;
+
+	if (tmp == NULL) {
+		/* insertion sort: small inputs, or no memory for the merge */
+		for (uint32_t i = 1; i < m; i++) {
+			uint32_t x = ord[i], j = i;
+
+			for (; j > 0 && name_order(&names[ord[j - 1]], &names[x]) > 0; j--)
+				ord[j] = ord[j - 1];
+			ord[j] = x;
+		}
+		return;
+	}
+	for (uint32_t w = 1; w < m; w *= 2) {
+		for (uint32_t lo = 0; lo < m; lo += 2 * w) {
+			uint32_t mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
+			uint32_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				tmp[k++] = name_order(&names[ord[j]], &names[ord[i]]) < 0 ? ord[j++]
+											  : ord[i++];
+			while (i < mid)
+				tmp[k++] = ord[i++];
+			while (j < hi)
+				tmp[k++] = ord[j++];
+		}
+		memcpy(ord, tmp, m * sizeof(*ord));
+	}
+	free(tmp);
+}
+
 bool
 nl_cad_name_needs_quotes(const char *s, uint32_t len)
 {
+	/* HTCondor's unparser (sink.cpp reserved_words) also quotes 'parent' */
 	static const char *const reserved[] = {
-		"true", "false", "undefined", "error", "is", "isnt",
+		"true", "false", "undefined", "error", "is", "isnt", "parent",
 	};
 
 	if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
@@ -425,6 +485,7 @@ nl_cad_schema_init(struct nl_cad_schema *sc, const char *const *names, unsigned 
 struct fmt {
 	char *buf;
 	size_t n, len;
+	bool real_e; /* reals as %1.15E (nl_cad_format_e) */
 };
 
 static void
@@ -459,7 +520,7 @@ put_escaped(struct fmt *f, const char *s, size_t len, char q)
 		default:
 			if (c == (unsigned char)q)
 				put(f, "\\%c", c);
-			else if (c < 32 || c == 127)
+			else if (c < 32 || c >= 127) /* !isprint(): octal, non-ASCII bytes too */
 				put(f, "\\%03o", c);
 			else
 				put(f, "%c", c);
@@ -505,7 +566,10 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 	case NL_CAD_BOOL: put(f, v->u.b ? "true" : "false"); break;
 	case NL_CAD_INT: put(f, "%lld", (long long)v->u.i); break;
 	case NL_CAD_REAL:
-		nl_cad_fmt_real(v->u.r, tmp, sizeof(tmp));
+		if (f->real_e)
+			nl_cad_fmt_real_e(v->u.r, tmp, sizeof(tmp));
+		else
+			nl_cad_fmt_real(v->u.r, tmp, sizeof(tmp));
 		put(f, "%s", tmp);
 		break;
 	case NL_CAD_STRING:
@@ -522,6 +586,14 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		put(f, "relTime(\"%s\")", tmp);
 		break;
 	case NL_CAD_LIST:
+		/* a list literal's value prints its elements' expressions, as HTCondor's (an
+		 * ExprList) does: the text the compiler kept in front of the elements */
+		if (v->kind == NL_CAD_LIST_EXPR && v->u.l[-1].type == NL_CAD_STRING) {
+			const char *t = v->u.l[-1].u.s, *e = t + v->u.l[-1].aux + 1;
+
+			put(f, "%s", f->real_e && *e != 0 ? e : t);
+			break;
+		}
 		/* HTCondor: "{ " elements joined by "," " }" */
 		put(f, "{ ");
 		for (int32_t i = 0; i < v->aux; i++) {
@@ -536,41 +608,63 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 		put(f, "[ ");
 		if (v->kind == NL_CAD_REC_HOST) {
 			const struct nl_cad_rec *r = v->u.rec;
+			struct nl_cad_name nm[NL_CAD_SCHEMA_MAX];
+			uint32_t ord[NL_CAD_SCHEMA_MAX];
 
 			for (unsigned int i = 0; i < r->schema->n; i++) {
-				if (i)
+				nm[i] = (struct nl_cad_name){ r->schema->names[i], r->schema->len[i], 0 };
+				ord[i] = i;
+			}
+			nl_cad_sort_names(nm, ord, r->schema->n);
+			for (unsigned int j = 0; j < r->schema->n; j++) {
+				if (j)
 					put(f, "; ");
-				put_name(f, r->schema->names[i], r->schema->len[i]);
+				put_name(f, nm[ord[j]].s, nm[ord[j]].len);
 				put(f, " = ");
-				fmt_val(ctx, &r->vals[i], f, depth + 1);
+				fmt_val(ctx, &r->vals[ord[j]], f, depth + 1);
 			}
 		} else {
 			struct nl_cad_frame *fr = v->u.fr;
 			const struct nl_cad_def *d = fr->def;
-			bool first = true;
+			const struct nl_cad_ctx *o = fr->ctx;
+			uint32_t *ord = d->n > 0 ? malloc(d->n * sizeof(*ord)) : NULL;
+			uint32_t m = 0;
 
 			/* a record literal prints its attributes' expressions, as HTCondor does
-			 * (never their values: a record holding itself prints finitely); a
-			 * binding of the root prints as its value */
+			 * (never their values: a record holding itself prints finitely), in
+			 * HTCondor's attribute order; a binding of the root prints as its value */
+			if (d->n > 0 && ord == NULL) {
+				put(f, "error ]");
+				break;
+			}
 			for (uint32_t i = 0; i < d->n; i++) {
-				const struct nl_cad_ctx *o = fr->ctx;
 				bool bound = fr->parent == NULL && o != NULL && fr == o->root &&
 					     o->bound[i];
 
 				if (d->names[i].s[0] == ' ' || (d->code[i] == UINT32_MAX && !bound))
 					continue;
-				if (!first)
+				ord[m++] = i;
+			}
+			nl_cad_sort_names(d->names, ord, m);
+			for (uint32_t j = 0; j < m; j++) {
+				uint32_t i = ord[j];
+				bool bound = fr->parent == NULL && o != NULL && fr == o->root &&
+					     o->bound[i];
+
+				if (j)
 					put(f, "; ");
-				first = false;
 				put_name(f, d->names[i].s, d->names[i].len);
 				put(f, " = ");
 				if (bound)
 					fmt_val(ctx, &o->bind[i], f, depth + 1);
+				else if (f->real_e && d->text_e != NULL && d->text_e[i] != NULL)
+					put(f, "%s", d->text_e[i]);
 				else if (d->text != NULL && d->text[i] != NULL)
 					put(f, "%s", d->text[i]);
 				else
 					put(f, "undefined");
 			}
+			free(ord);
 		}
 		put(f, " ]");
 		break;
@@ -578,10 +672,10 @@ fmt_val(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, struct fmt *f, int d
 	}
 }
 
-int
-nl_cad_format(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
+static int
+format_as(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n, bool real_e)
 {
-	struct fmt f = { .buf = buf, .n = n, .len = 0 };
+	struct fmt f = { .buf = buf, .n = n, .len = 0, .real_e = real_e };
 
 	if (n > 0)
 		buf[0] = 0;
@@ -589,4 +683,16 @@ nl_cad_format(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, siz
 	if (n > 0 && f.len >= n)
 		buf[n - 1] = 0;
 	return (int)f.len;
+}
+
+int
+nl_cad_format_e(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
+{
+	return format_as(ctx, v, buf, n, true);
+}
+
+int
+nl_cad_format(struct nl_cad_ctx *ctx, const struct nl_cad_val *v, char *buf, size_t n)
+{
+	return format_as(ctx, v, buf, n, false);
 }

@@ -171,12 +171,32 @@ typedef int (*nl_cad_rsvutil_fn)(void *arg, const char *owner, unsigned int owne
  */
 int nl_cad_parse(const char *src, size_t len, struct nl_cad_prog **out, struct nl_cad_err *err);
 
+/** nl_cad_parse_flags(): HTCondor's treatment of calls. A call of a function the library
+ *  does not have, or with an argument count the function does not take, parses and
+ *  evaluates to error (HTCondor's FunctionCall), instead of being refused at parse time
+ *  with its line and column (nlevel's default, docs/classad.md "Differences"). */
+#define NL_CAD_PARSE_HTCONDOR_CALLS 0x1u
+
+/**
+ * nl_cad_parse() with options.
+ *
+ * @param src, len, out, err  As nl_cad_parse().
+ * @param flags  0 or NL_CAD_PARSE_HTCONDOR_CALLS; kept by the program for the expressions
+ *               nl_cad_parse_expr() adds to it.
+ * @return as nl_cad_parse().
+ * @par Context  Any thread; allocates. Cost O(len).
+ * @par Source   HTCondor src/classad/fnCall.cpp (FunctionCall::_Evaluate: no function, error).
+ */
+int nl_cad_parse_flags(const char *src, size_t len, uint32_t flags, struct nl_cad_prog **out,
+		       struct nl_cad_err *err);
+
 /**
  * nl_cad_parse() for an ad a matchmaker evaluates against another record (a job's
  * Requirements and Rank against a machine's): `TARGET.x` selects x from the external slot
- * TARGET, which the caller binds to the other record (nl_cad_bind()), instead of the
- * single-ad reading (the ad's own x) that nl_cad_parse() gives. `MY.x` is the ad's own x in
- * both.
+ * TARGET, which the caller binds to the other record (nl_cad_bind()); unbound (a single ad,
+ * as HTCondor's classad_eval without a target) it is undefined. `MY.x` is the ad's own x.
+ * The same program as nl_cad_parse() gives (TARGET is an ordinary name in both since issue
+ * #38); kept as the matchmakers' entry point.
  *
  * @param src, len, out, err  As nl_cad_parse().
  * @return as nl_cad_parse().
@@ -205,9 +225,11 @@ int nl_cad_parse_expr(struct nl_cad_prog *prog, const char *src, size_t len,
 
 /**
  * Unparse an expression: parse it and print it back the way HTCondor's unparser does
- * (operators between single spaces, calls "f(a,b)", lists "{ a,b }", records
- * "[ a = 1; b = 2 ]", parentheses and attribute-name quotes kept, reals as %.16G or
- * real("INF")/real("-INF")/real("NaN")). The text parses back to an equal expression.
+ * (binary operators between single spaces, =?= as "is", unary ones after a blank " -x",
+ * calls "f(a,b)", lists "{ a,b }", records "[ a = 1; b = 2 ]" in HTCondor's attribute order,
+ * parentheses and attribute-name quotes kept, reals as %.16G or real("INF")/real("-INF")/
+ * real("NaN"), non-printable bytes as octal escapes). The text parses back to an equal
+ * expression.
  *
  * @param src  Expression text.
  * @param len  Bytes of src, <= NL_CAD_MAX_SRC_BYTES.
@@ -360,8 +382,10 @@ int nl_cad_eval(struct nl_cad_ctx *ctx, int slot, struct nl_cad_val *out);
 int nl_cad_explain(struct nl_cad_ctx *ctx, int slot, struct nl_cad_why *why);
 
 /**
- * Format a value in ClassAd syntax (unparse): 3, 0.3, "s", true, undefined, {1, 2},
- * [a = 1], absTime("2024-01-01T00:00:00+00:00"), relTime("1+02:00:00").
+ * Format a value in ClassAd syntax, as HTCondor's unparser prints it: 3, 0.3, "s", true,
+ * undefined, { 1,2 } (a list literal's value: its elements' expressions, { 1,2 + 3 }),
+ * [ a = 1 ] (a record: its attributes' expressions, in HTCondor's order),
+ * absTime("2024-01-01T00:00:00-00:00"), relTime("1+02:00:00").
  *
  * @param ctx  Context that produced the value (for record instances), or NULL.
  * @param v    Value.

@@ -184,7 +184,8 @@ test_numbers(void)
 	ck("9223372036854775807 + 1", "-9223372036854775808");
 	ck("-9223372036854775807 - 1", "-9223372036854775808");
 	ck("(-9223372036854775807 - 1) / -1", "9223372036854775807"); /* HTCondor: INT64_MAX */
-	ck("0x10", "16");
+	ck("0x10", "0");   /* HTCondor 23.3 on: integers read base 10 (std::from_chars) */
+	ck("010", "10");
 	ck("1e3", "1000.0");
 	ck(".5", "0.5");
 	ck("1 << 4", "16");
@@ -243,8 +244,10 @@ test_time(void)
 	ck("absTime(\"2024-01-01T00:00:00Z\") * 2", "error");
 	ck("absTime(\"2024-01-01T00:00:00Z\") < 5", "error");
 	ck("relTime(\"1h\") + 1", "error");
-	ck("absTime(\"garbage\")", "error");
-	ck("relTime(\"3x\")", "error");
+	/* HTCondor's parser reads a time literal; text that is no time is a parse error */
+	ck_perr("absTime(\"garbage\")", true, 1, 1, "is not a time", -EINVAL);
+	ck_perr("relTime(\"3x\")", true, 1, 1, "is not a time", -EINVAL);
+	ck("relTime(strcat(\"3\"))", "relTime(\"00\")"); /* convTime: a string value is 0 */
 	ck("time()", "1704067200");
 	ck("absTime(time())", "absTime(\"2024-01-01T00:00:00-00:00\")");
 	ck("absTime()", "absTime(\"2024-01-01T00:00:00-00:00\")");
@@ -334,7 +337,7 @@ test_time_text(void)
 	ck("relTime(real(\"INF\"))", "error");
 	ck("relTime(-real(\"INF\"))", "error");
 	ck("relTime(real(\"NaN\"))", "error");
-	ck("relTime(\"inf\")", "error");
+	ck_perr("relTime(\"inf\")", true, 1, 1, "is not a time", -EINVAL);
 	ck("relTime(9223372036854775807) + relTime(9223372036854775807)", "error");
 	ck("relTime(9007199254740991) + relTime(1)", "error");
 	ck("relTime(9007199254740991) * 2", "error");
@@ -358,7 +361,7 @@ test_time_text(void)
 	ck("absTime(253402300800)", "error");
 	ck("absTime(-62167219200)", "absTime(\"0000-01-01T00:00:00-00:00\")");
 	ck("absTime(-62167219201)", "error");
-	ck("absTime(\"10000-01-01T00:00:00-00:00\")", "error");
+	ck_perr("absTime(\"10000-01-01T00:00:00-00:00\")", true, 1, 1, "is not a time", -EINVAL);
 	ck("absTime(\"9999-12-31T23:59:59Z\") + relTime(1)", "error");
 	ck("absTime(\"0000-01-01T00:00:00Z\") - relTime(1)", "error");
 	ck("absTime(253402300799, 3600)", "error");
@@ -450,7 +453,8 @@ test_eval_scope(void)
 	ckr(rec, "eval(\"2 < lim.max\")", "true");
 	ckr(rec, "eval(\"r\").b", "2");
 	ckr(rec, "eval(\"{ r, lim }\")[1].max", "3");
-	ckr(rec, "eval(\"r =?= r\")", "true");
+	ckr(rec, "eval(\"r =?= r\")", "error"); /* HTCondor: =?= of two records is error */
+	ckr(rec, "eval(\"r\") is r", "error");
 	ckr(rec, "string(eval(\"r\"))", "\"[ a = 1; b = a + 1 ]\"");
 	/* the record's attributes keep their own scope (x of the root) */
 	ckr("x = 5; r = [ a = x + 1 ]", "eval(\"r.a\")", "6");
@@ -536,14 +540,14 @@ test_builtins(void)
 	ck("int(\"4x\")", "4");
 	ck("int(true)", "1");
 	ck("int({1})", "error");
-	ck("int(1e300)", "error");
+	ck("int(1e300)", "-9223372036854775808"); /* HTCondor: (long long) on x86-64 */
 	ck("real(3)", "3.0");
 	ck("real(\"2.5\")", "2.5");
 	ck("real(\"zz\")", "error");
 	ck("string(3)", "\"3\"");
 	ck("string(true)", "\"true\"");
 	ck("string(\"s\")", "\"s\"");
-	ck("string(0.5)", "\"0.5\"");
+	ck("string(0.5)", "\"5.000000000000000E-01\""); /* HTCondor: "%1.15E" */
 	ck("floor(2.5)", "2");
 	ck("ceiling(2.1)", "3");
 	ck("round(2.5)", "2"); /* half to even */
@@ -554,7 +558,7 @@ test_builtins(void)
 	ck("floor(\"x\")", "error");
 	ck("round(true)", "1");
 	ck("floor({})", "error");
-	ck("strcat(\"a\", 1, true, 2.5)", "\"a1true2.5\"");
+	ck("strcat(\"a\", 1, true, 2.5)", "\"a1true2.500000000000000E+00\"");
 	ck("strcat()", "\"\"");
 	ck("strcat(\"a\", undefined)", "undefined");
 	ck("strcat(\"a\", error)", "error");
@@ -569,7 +573,7 @@ test_builtins(void)
 	ck("toLower(\"aBc\")", "\"abc\"");
 	ck("toUpper(1)", "\"1\"");
 	ck("min({3, 1, 2})", "1");
-	ck("max({3, 1.5, 2})", "3");
+	ck("max({3, 1.5, 2})", "3.0"); /* HTCondor: the comparison made 3 a real */
 	ck("max({})", "undefined");
 	ck("min({1, undefined})", "1");
 	ck("min({1, error})", "error");
@@ -591,7 +595,7 @@ test_builtins(void)
 	ckr("f = v * 10", "evaluateList({1, 2, 3}, \"v\", \"f\")", "{ 10,20,30 }");
 	ckr("f = v * 10", "evaluateList(undefined, \"v\", \"f\")", "undefined");
 	ckr("f = v * 10", "evaluateList(3, \"v\", \"f\")", "error");
-	ckr("f = v * 10; v = 1", "{ evaluateList({2}, \"v\", \"f\"), f }", "{ { 20 },10 }");
+	ckr("f = v * 10; v = 1", "evaluateList({2}, \"v\", \"f\")[0] + f", "30");
 	ck("plus_rsvutil(\"u\", 0, 1)", "undefined"); /* no host hook */
 	ck("plus_rsvutil(\"u\", undefined, 1)", "undefined");
 	ck("plus_rsvutil(1, 0, 1)", "error");
@@ -647,10 +651,12 @@ test_parse_errors(void)
 	ck_perr("x = 1 $ 2", false, 1, 7, "unexpected character '$'", -EINVAL);
 	ck_perr("x = {1, 2", false, 1, 10, "expected '}'", -EINVAL);
 	ck_perr("[ a = 1 ", false, 1, 9, "expected ';' or ']'", -EINVAL);
-	ck_perr("x = 99999999999999999999", false, 1, 5, "out of range", -EINVAL);
+	ck_perr("x = 0x", false, 1, 5, "malformed number", -EINVAL);
+	ck_perr("x = 5.", false, 1, 5, "malformed number", -EINVAL);
+	ck_perr("x = 09", false, 1, 5, "malformed number", -EINVAL);
 	ck_perr("x = 12ab", false, 1, 5, "malformed number", -EINVAL);
 	ck_perr("x = 1 ? 2", false, 1, 10, "expected ':'", -EINVAL);
-	ck_perr("x = \"a\\q\"", false, 1, 7, "unknown escape", -EINVAL);
+	ck_perr("x = \"a\\0\"", false, 1, 7, "NUL byte", -EINVAL);
 	ck_perr("x = evaluateList({1}, y, \"f\")", false, 1, 5, "string literals", -EINVAL);
 	ck_perr("x = 1 2", false, 1, 7, "expected ';'", -EINVAL);
 	ck_perr("1 2", true, 1, 3, "unexpected text", -EINVAL);
@@ -773,7 +779,7 @@ test_limits(void)
 		n += (size_t)snprintf(src + n, cap - n, "%sy", i ? "," : "");
 	snprintf(src + n, cap - n, "}");
 	ckr(src, "size(x)", "257");
-	ckr(src, "x =?= x", "true");
+	ckr(src, "x =?= x", "error"); /* HTCondor: =?= of two lists is error */
 	/* a record of 4096 attributes, then 4097 */
 	n = (size_t)snprintf(src, cap, "r = [");
 	for (int i = 0; i < 4096; i++)
@@ -856,9 +862,9 @@ test_deep_values(void)
 		for (int i = 0; i < depth; i++)
 			n += (size_t)snprintf(src + n, cap - n, "}");
 		snprintf(src + n, cap - n, "; y = x");
-		ckr(src, "x =?= x", "true");
-		ckr(src, "x =?= y", "true");
-		ckr(src, "x =?= {1}", "false");
+		ckr(src, "size(x)", "1");
+		ckr(src, "x =?= y", "error");
+		ckr(src, "x =?= 1", "false");
 		/* the printed value is the list itself */
 		n = 0;
 		for (int i = 0; i < depth; i++)
@@ -888,8 +894,8 @@ test_deep_values(void)
 	for (int i = 0; i < 200; i++)
 		n += (size_t)snprintf(src + n, cap - n, "]");
 	snprintf(src + n, cap - n, "; y = x");
-	ckr(src, "x =?= y", "true");
-	ckr(src, "eval(\"x\") =?= y", "true");
+	ckr(src, "x =?= y", "error");
+	ckr(src, "size(eval(\"x\"))", "1");
 	/* deeper than NL_CAD_MAX_VALUE_DEPTH: three attributes of 350 levels each */
 	n = 0;
 	for (int k = 0; k < 3; k++) {
@@ -901,8 +907,8 @@ test_deep_values(void)
 			n += (size_t)snprintf(src + n, cap - n, "}");
 		n += (size_t)snprintf(src + n, cap - n, ";\n");
 	}
-	ckr(src, "x1 =?= x1", "true");  /* 700 deep */
-	ckr(src, "x0 =?= x0", "false"); /* 1050 deep */
+	ckr(src, "size(string(x1)) > 1400", "true"); /* 700 deep */
+	ckr(src, "size(x0)", "1");                  /* 1050 deep */
 	free(src);
 	free(want);
 }
@@ -934,7 +940,7 @@ test_match_target(void)
 	nl_cad_eval(c, nl_cad_slot(p, "Req"), &v);
 	nl_tap_ok(nl_cad_is_true(&v), "match ad: TARGET.Memory >= 8 && MY.Memory == 1");
 	nl_cad_eval(d, nl_cad_slot(q, "R"), &v);
-	nl_tap_ok(v.type == NL_CAD_INT && v.u.i == 1, "single ad: TARGET.Memory is the ad's own");
+	nl_tap_ok(v.type == NL_CAD_UNDEFINED, "single ad: TARGET.Memory is undefined (no target)");
 	nl_cad_ctx_free(c);
 	nl_cad_ctx_free(d);
 	nl_cad_prog_free(p);

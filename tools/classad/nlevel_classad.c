@@ -2,7 +2,7 @@
 /*
  * nlevel-classad: evaluate ClassAd expressions and test reservation policies (seed 004).
  *
- *   nlevel-classad [-r RECORDS] [--now T] -e EXPR [-e EXPR ...]
+ *   nlevel-classad [-r RECORDS] [--now T] [--htcondor-calls] -e EXPR [-e EXPR ...]
  *   nlevel-classad --policy POLICY --nodes NODES --owner U --start T --end T -n N [--now T]
  *   nlevel-classad --check POLICY
  *
@@ -22,7 +22,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nlevel-classad [-r RECORDS] [--now T] -e EXPR [-e EXPR ...]\n"
+		"usage: nlevel-classad [-r RECORDS] [--now T] [--htcondor-calls] -e EXPR [-e EXPR ...]\n"
 		"       nlevel-classad --policy POLICY --nodes NODES --owner USER --start T --end T\n"
 		"                      -n COUNT [--now T]\n"
 		"       nlevel-classad --check POLICY\n"
@@ -45,6 +45,8 @@ usage(FILE *f)
 		"  -n, --count N       nodes requested\n"
 		"  -t, --now T         what time() returns (default: the clock)\n"
 		"  -c, --check FILE    parse a policy or record file, list its attributes\n"
+		"  -H, --htcondor-calls  unknown functions and wrong argument counts evaluate to\n"
+		"                      error, as in HTCondor (default: refused when parsing)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: 0 ok or accepted, 1 refused, 2 bad input (FILE:LINE:COL: message).\n");
@@ -320,15 +322,17 @@ main(int argc, char **argv)
 		{ "owner", required_argument, NULL, 'o' }, { "start", required_argument, NULL, 's' },
 		{ "end", required_argument, NULL, 'E' }, { "count", required_argument, NULL, 'n' },
 		{ "now", required_argument, NULL, 't' }, { "check", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' }, { "htcondor-calls", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *records = NULL, *policy = NULL, *nodes = NULL, *owner = NULL;
 	const char *start = NULL, *end = NULL, *check = NULL, *now_s = NULL;
 	const char *exprs[64];
 	unsigned int n_expr = 0, count = 0;
+	uint32_t flags = 0;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "r:e:p:N:o:s:E:n:t:c:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "r:e:p:N:o:s:E:n:t:c:hH", opts, NULL)) != -1) {
 		switch (o) {
 		case 'r': records = optarg; break;
 		case 'e':
@@ -353,6 +357,7 @@ main(int argc, char **argv)
 		case 't': now_s = optarg; break;
 		case 'c': check = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'H': flags |= NL_CAD_PARSE_HTCONDOR_CALLS; break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -391,7 +396,7 @@ main(int argc, char **argv)
 	}
 	if (file != NULL && (src = slurp(file, &len)) == NULL)
 		return 2;
-	if (nl_cad_parse(src ? src : "", len, &p, &e) < 0) {
+	if (nl_cad_parse_flags(src ? src : "", len, flags, &p, &e) < 0) {
 		fprintf(stderr, "%s:%u:%u: error: %s\n", file, e.line, e.col, e.msg);
 		free(src);
 		return 2;
