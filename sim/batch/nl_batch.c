@@ -905,24 +905,45 @@ prof_add(struct eng *e, size_t *np, struct inst t0, struct inst t1, int64_t delt
 		e->pf[m] += delta;
 }
 
+/*
+ * Earliest breakpoint at which cpus CPUs stay free for dur seconds. The segment k that blocks
+ * start i also blocks each later start j <= k whose reservation still covers pt[k]
+ * (pt[k] < resv_end(pt[j], dur)), and only those are passed over. The second of an end never
+ * decreases with the start (rounding is monotone), so when it is past pt[k]'s second every
+ * start up to k is blocked: the usual jump past k, O(np) for the whole search. But its step
+ * does not follow: two starts less than half a double's spacing apart end at the same second,
+ * each keeping its own step, so the later start can end first ((s + 1 step) + d and
+ * (s + u) + d both rounding to E end at (E, 1) and (E, 0)). When the end and pt[k] share a
+ * second the starts up to k are therefore tried on their own ends. Jumping past k there also
+ * jumped past the job's own old slot, and its reservation moved later (I4; found by the SWF
+ * fuzz target with a run time of 9.2e17 s, where doubles are 128 s apart; reached with
+ * submit_scale = 0.35 at 30 s).
+ */
 static struct inst
 prof_fit(const struct eng *e, size_t np, uint32_t cpus, double dur)
 {
 	for (size_t i = 0; i < np; i++) {
-		struct inst s = e->pt[i], end = resv_end(s, dur);
-		size_t k = i;
-		bool ok = true;
+		struct inst end;
+		size_t k = i + 1;
 
-		while (k < np && (k == i || inst_lt(e->pt[k], end))) {
-			if (e->pf[k] < (int64_t)cpus) {
-				ok = false;
-				break;
-			}
+		if (e->pf[i] < (int64_t)cpus)
+			continue; /* blocked by its own first segment */
+		end = resv_end(e->pt[i], dur);
+		while (k < np && inst_lt(e->pt[k], end) && e->pf[k] >= (int64_t)cpus)
 			k++;
+		if (k == np || !inst_lt(e->pt[k], end))
+			return e->pt[i];
+		/* segment k blocks start i */
+		if (e->pt[k].s != end.s) {
+			i = k; /* the loop's i++ moves past the blocking segment */
+			continue;
 		}
-		if (ok)
-			return s;
-		i = k; /* the loop's i++ moves past the blocking segment */
+		/* the first start before k that ends by pt[k] is tried next (k itself is blocked:
+		 * a reservation always holds its own start) */
+		while (++i < k && inst_lt(e->pt[k], resv_end(e->pt[i], dur)))
+			;
+		if (i < k)
+			i--;
 	}
 	return (struct inst){ INFINITY, 0 }; /* wider than the machine: filtered before the run */
 }

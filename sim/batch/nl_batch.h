@@ -28,11 +28,12 @@
  *
  * Invariants (tests/batch/test_batch.c checks them through the event hook):
  *  I1  free + held + sum(cpus of running jobs) == P at every instant; all three >= 0.
- *  I2  a job starts at or after its submit time, and ends exactly run_s later, once.
+ *  I2  a job starts at or after its submit time, and ends run_s later (the double sum), once.
  *  I3  a job that is not a reserving job starts only with cpus <= free (held CPUs are used by
  *      their reserving job only).
- *  I4  EASY with estimates >= run times: the head job starts no later than the first
- *      reservation (shadow time) computed for it.
+ *  I4  EASY and conservative, with estimates >= run times: a job starts no later than the
+ *      first reservation computed for it (EASY: the head's shadow time; conservative: the
+ *      second of its first slot), whatever the times round to.
  *  I5  active reservations of a queue never exceed its limit (resv_max).
  *
  * Advance reservations (seed 004; nl_batch_run_rsv(), docs/batch.md "Advance reservations").

@@ -308,6 +308,86 @@ test_conservative_steps_survive_an_estimate(void)
 	chk_fini(&c);
 }
 
+/* Run jobs j[0..n) under conservative backfilling with the checker; true when I1-I5 hold. */
+static bool
+run_conservative_checked(struct nl_batch_job *j, size_t n, uint32_t P)
+{
+	struct nl_batch_sys sys;
+	struct nl_batch_scenario sc = { .policy = NL_BATCH_CONSERVATIVE, .qsel = NL_BATCH_QSEL_AUTO };
+	struct nl_batch_stats st;
+	struct chk c;
+	struct nl_batch_hooks hk = { chk_on_ev, &c };
+	int rc;
+
+	chk_one_queue(&sys, P);
+	chk_init(&c, &sys, &sc, j, n);
+	rc = nl_batch_run(&sys, &sc, j, n, &st, &hk);
+	chk_done(&c);
+	if (c.errors != 0)
+		printf("# %lu errors, first: %s\n", c.errors, c.first);
+	chk_fini(&c);
+	return rc == 0 && c.errors == 0;
+}
+
+/*
+ * A job finds its old slot again when ends round. Submit times scaled by 0.35 (submit_scale of
+ * config/hpc2500.ini): A's estimated end is 30.050000000000001 s and B's 30.049999999999997 s.
+ * D (7 CPUs, estimate 2) was reserved at A's end. At 20.05 s (A ended) C's zero-estimate slot
+ * at B's end leaves a start one step after 30.049999999999997 s; from there and from D's own
+ * slot D's reservation ends at the same 32.049999999999997 s, but with the step, so it
+ * overlapped E's slot from (32.049999999999997, step 0) while D's own slot did not. The search
+ * jumped past the blocking segment and with it past D's slot: D was reserved at 33.05 s and
+ * started at 31.05 s, after its first reservation (I4). D starts with C, at B's end.
+ */
+static void
+test_conservative_keeps_a_reservation_when_ends_round(void)
+{
+	struct nl_batch_job j[5];
+	bool ok;
+
+	j[0] = chk_job(3 * 0.35, 19, 29, 2);  /* A */
+	j[1] = chk_job(23 * 0.35, 22, 22, 4); /* B: until 30.049999999999997 */
+	j[2] = chk_job(23 * 0.35, 0, 0, 5);   /* C: zero estimate, at B's end */
+	j[3] = chk_job(34 * 0.35, 2, 2, 7);   /* D */
+	j[4] = chk_job(42 * 0.35, 1, 1, 5);   /* E */
+	ok = run_conservative_checked(j, 5, 8);
+	if (j[3].start_s != j[1].end_s)
+		printf("# D started at %.17g (reserved %.17g), B ended at %.17g\n", j[3].start_s,
+		       j[3].resv_s, j[1].end_s);
+	nl_tap_check(ok && j[3].start_s == j[1].end_s && j[3].start_s <= j[3].resv_s,
+		     "test_conservative_keeps_a_reservation_when_ends_round");
+}
+
+/*
+ * The same with whole seconds beyond 2^53 s, where doubles are 128 s apart. Found by the SWF
+ * fuzz target (tests/batch/fuzz-corpus/runtime-beyond-2p53.swf, a run time of
+ * 922337203623372036 s; reduced to these 6 jobs). E (1 CPU) was reserved one step after
+ * 10 s (A's estimated end, behind B's zero-estimate instant), F (the whole machine) at E's
+ * end. At 5 s a start two steps after 5 s (behind B and D) ends at the same second as E's
+ * slot, one step later, inside F's slot; the search jumped past E's slot and moved E behind
+ * F, and E started at 15 s. E starts at 5 s; F's 10 s round to nothing there (docs/batch.md
+ * "Engine": times beyond 2^53 s).
+ */
+static void
+test_conservative_keeps_a_reservation_beyond_2p53_s(void)
+{
+	const double big_s = 922337203623372036.0;
+	struct nl_batch_job j[6];
+	bool ok;
+
+	j[0] = chk_job(0, 5, 10, 1);        /* A: estimated end 10 s */
+	j[1] = chk_job(0, 0, 0, 8);         /* B: zero estimate, the whole machine at 5 s */
+	j[2] = chk_job(2, 3, 3, 3);         /* C */
+	j[3] = chk_job(2, 0, 0, 5);         /* D: zero estimate */
+	j[4] = chk_job(2, big_s, big_s, 1); /* E */
+	j[5] = chk_job(2, 10, 10, 8);       /* F: after E */
+	ok = run_conservative_checked(j, 6, 8);
+	if (j[4].start_s != 5)
+		printf("# E started at %.17g (reserved %.17g)\n", j[4].start_s, j[4].resv_s);
+	nl_tap_check(ok && j[4].resv_s == 10 && j[4].start_s == 5 && j[5].start_s == 5 + big_s,
+		     "test_conservative_keeps_a_reservation_beyond_2p53_s");
+}
+
 /* ---- queue selection (§3.1) with config/hpc2500.ini ---- */
 
 static struct nl_batch_job
@@ -835,6 +915,8 @@ main(void)
 	test_conservative_keeps_a_zero_estimate_reservation();
 	test_conservative_slot_after_a_zero_estimate_keeps_its_length();
 	test_conservative_steps_survive_an_estimate();
+	test_conservative_keeps_a_reservation_when_ends_round();
+	test_conservative_keeps_a_reservation_beyond_2p53_s();
 	test_queue_selection_boundaries();
 	test_config_errors_name_file_and_line();
 	test_request_match_takes_over_the_earliest_equal_job();
