@@ -537,19 +537,17 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 			nl_stat_add_st(&io->c.drops[NL_PROTO_E_TYPE], 1);
 		return;
 	}
-	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
-	 * handlers below. Without --key: version 1 only. */
-	if (e == NL_PROTO_OK && io->sec != NULL) /* #16: the sender's principal's key */
-		e = nl_dp_sec_open(io, pl, plen, &m);
-	else if (e == NL_PROTO_OK)
+	/* --key: MAC, body, (principals: rights) and replay window; only authentic, fresh frames
+	 * reach the handlers below. Without --key: version 1 only. */
+	if (e == NL_PROTO_OK && io->sec == NULL)
 		e = nl_proto_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
 				  &m);
+	else if (e == NL_PROTO_OK && !nl_dp_sec_receive(io, pl, plen, &a, &m))
+		return; /* #16: the principal's key, rights, replay window; counted (drops, denied) */
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1); /* counted per reason and dropped */
 		return;
 	}
-	if (io->sec != NULL && !nl_dp_sec_allowed(io, &m, &a))
-		return; /* #16: not this principal's to send (counted denied) */
 	if (nl_farm_type(m.type)) { /* issue #15 hook: task-farm messages (nl_dp_farm.c) */
 		struct nl_msg_submit fs;
 
@@ -648,7 +646,9 @@ port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o
 	if (io->o.auth) {
 		nl_auth_tx_init(&io->seal, &io->o.auth_key);
 		io->now_ns = nl_auth_now_ns();
-		rc = nl_replay_init(&io->rp, REPLAY_SENDERS);
+		/* #16: principals: senders bounded per principal, each evicts its own (nl_replay.c) */
+		rc = io->o.principals != NULL ? nl_principals_replay_init(io->o.principals, &io->rp) :
+						nl_replay_init(&io->rp, REPLAY_SENDERS);
 	}
 	return rc;
 }

@@ -61,7 +61,6 @@ struct nl_dp_sec {
 	uint64_t held;                    /* tasks accepted and not ended (all principals) */
 	uint64_t limit;                   /* admission limit */
 	uint64_t denied;                  /* all principals */
-	uint64_t unknown;                 /* frames of the site key refused (site_key = refuse) */
 	struct nl_sec_counts snap[NL_PRINCIPAL_MAX + 1]; /* with io->snap (seqlock) */
 	nl_dp_sec_admit_fn admit;         /* the port's admission of a held SUBMIT */
 };
@@ -126,42 +125,6 @@ nl_dp_sec_free(struct nl_port *io)
 	io->sec = NULL;
 }
 
-enum nl_proto_err
-nl_dp_sec_open(struct nl_port *io, const void *buf, size_t len, struct nl_msg *out)
-{
-	struct nl_dp_sec *sec = io->sec;
-	const struct nl_auth_key *key = &io->o.auth_key;
-	uint64_t sender = 0, seq;
-	const uint8_t *p = buf;
-	enum nl_proto_err e;
-	int k = -1;
-
-	/* The sender id (in the trailer, under the MAC) names the key to verify with: a frame
-	 * that claims principal P and verifies under P's key came from a holder of P's key. */
-	if (len >= NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN && len <= NL_PROTO_MAX_LEN) {
-		const uint8_t *t = p + len - NL_AUTH_TRAILER_LEN;
-
-		for (unsigned int i = 0; i < 8; i++)
-			sender = sender << 8 | t[i];
-		k = nl_principals_find(&sec->ps, sender);
-		if (k >= 0)
-			key = &sec->ps.p[k].key;
-	}
-	e = nl_auth_verify(key, buf, len, &sender, &seq);
-	if (e == NL_PROTO_OK && k < 0 && !sec->ps.site_key_ok) {
-		nl_stat_add_st(&sec->unknown, 1);
-		e = NL_PROTO_E_MAC; /* site_key = refuse: only principals' keys are accepted */
-	}
-	if (e == NL_PROTO_OK)
-		e = nl_replay_check(&io->rp, sender, seq, io->now_ns);
-	if (e == NL_PROTO_OK)
-		e = nl_proto_decode_sealed(buf, len, out);
-	io->principal = k >= 0 ? (uint32_t)k : NL_PRINCIPAL_NONE;
-	if (e == NL_PROTO_OK)
-		nl_stat_add_st(&sec->pr[k >= 0 ? (unsigned int)k : sec->site].c.frames, 1);
-	return e;
-}
-
 static unsigned int
 pr_index(const struct nl_dp_sec *sec, uint32_t pr)
 {
@@ -178,8 +141,34 @@ deny(struct nl_port *io)
 	return false;
 }
 
-bool
-nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a)
+/* The worker id a worker's frame names (HELLO, LOAD, BYE, CMDS, MACHAD: each type's own
+ * field); false for the other types. */
+static bool
+frame_worker_id(const struct nl_msg *m, uint32_t *wid)
+{
+	switch (m->type) {
+	case NL_MSG_HELLO:
+	case NL_MSG_LOAD:
+		*wid = m->u.hello.worker_id;
+		return true;
+	case NL_MSG_BYE:
+		*wid = m->u.bye.worker_id;
+		return true;
+	case NL_MSG_CMDS:
+		*wid = m->u.farm.cmds.worker_id;
+		return true;
+	case NL_MSG_MACHAD:
+		*wid = m->u.farm.machad.worker_id;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* What a frame its roles allow (the rights table) may still not touch: another principal's
+ * sub-task, worker or slots. These checks only refuse, never grant. */
+static bool
+owns(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_sec *sec = io->sec;
@@ -188,12 +177,8 @@ nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_fr
 	uint32_t wid;
 
 	if (cur >= sec->site)
-		return true; /* the site key's holder: the operator, every right */
+		return true; /* the site key's holder: the operator */
 	p = &sec->ps.p[cur];
-	if (m->type == NL_MSG_SUBMIT)
-		return (p->kind & NL_PRINCIPAL_SUBMITTER) ? true : deny(io);
-	if (!(p->kind & NL_PRINCIPAL_WORKER))
-		return deny(io);
 	if (m->type == NL_MSG_DONE) {
 		const struct nl_msg_done *d = &m->u.done;
 		const struct nl_dp_meta *mt;
@@ -210,10 +195,12 @@ nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_fr
 		/* a sub-task out on another principal's machine: not ours to answer */
 		return io->workers[wi].principal == cur ? true : deny(io);
 	}
-	wid = m->type == NL_MSG_BYE ? m->u.bye.worker_id : m->u.hello.worker_id;
+	if (!frame_worker_id(m, &wid))
+		return true;
+	/* HELLO, LOAD, BYE, CMDS, MACHAD: the configured worker id, and not the worker another
+	 * principal registered at that address */
 	if (p->has_worker_id && wid != p->worker_id)
 		return deny(io);
-	/* HELLO / LOAD / BYE from the address of a worker another principal registered */
 	for (unsigned int i = 0; i < io->n_workers; i++) {
 		const struct nl_dp_worker *w = &io->workers[i];
 
@@ -221,6 +208,28 @@ nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_fr
 			return w->principal == cur ? true : deny(io);
 	}
 	return true;
+}
+
+bool
+nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
+		  const struct nl_frame_addr *a, struct nl_msg *out)
+{
+	struct nl_dp_sec *sec = io->sec;
+	enum nl_proto_err why;
+	enum nl_rx_verdict v;
+	unsigned int who;
+
+	v = nl_principals_open(&sec->ps, &io->o.auth_key, &io->rp, buf, len, io->now_ns, out,
+			       &who, &why);
+	io->principal = who < sec->site ? who : NL_PRINCIPAL_NONE;
+	if (v == NL_RX_DROP) {
+		nl_stat_add_st(&io->c.drops[why], 1); /* counted per reason and dropped */
+		return false;
+	}
+	nl_stat_add_st(&sec->pr[who].c.frames, 1);
+	if (v == NL_RX_DENIED)
+		return deny(io); /* its roles may not send this type (docs/security.md "Rights") */
+	return owns(io, out, a);
 }
 
 bool

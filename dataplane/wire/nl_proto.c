@@ -720,12 +720,13 @@ nl_proto_open(const struct nl_auth_key *key, struct nl_replay *rp, const void *b
 
 	if (key == NULL)
 		return nl_proto_decode(buf, len, out); /* version 2 here: bad_version */
-	/* MAC first (forgeries never touch the replay table), then the window, then the body. */
+	/* MAC first (forgeries never touch the replay table), then the body (a frame that does
+	 * not decode creates no state either), then the window. */
 	e = nl_auth_verify(key, buf, len, &sender, &seq);
 	if (e == NL_PROTO_OK)
-		e = nl_replay_check(rp, sender, seq, now_ns);
-	if (e == NL_PROTO_OK)
 		e = nl_proto_decode_sealed(buf, len, out);
+	if (e == NL_PROTO_OK)
+		e = nl_replay_check(rp, sender, seq, now_ns);
 	return e;
 }
 

@@ -325,17 +325,22 @@ test_replay_window_edges(void)
 	nl_tap_check(nl_replay_check(&rp, 0, NOW, NOW) == NL_PROTO_E_REPLAY,
 		     "test_sender_zero_refused");
 	nl_replay_free(&rp);
-	/* 4 entries, 1 set: a fifth live sender is refused, counted; a silent one is reused */
+	/* 4 entries: a fifth sender takes the least recently heard one's entry; the forgotten
+	 * sender's frames (replays) stay refused: the floor is its highest seq */
 	nl_replay_init(&rp, 4);
 	for (uint64_t k = 1; k <= 4; k++)
-		nl_replay_check(&rp, k, NOW, NOW);
-	nl_tap_check(nl_replay_check(&rp, 5, NOW, NOW) == NL_PROTO_E_REPLAY && rp.full == 1,
-		     "test_full_table_refuses_new_sender_and_counts");
-	nl_tap_check(nl_replay_check(&rp, 5, NOW + NL_REPLAY_SKEW_NS + 1,
-				     NOW + NL_REPLAY_SKEW_NS + 1) == NL_PROTO_OK &&
-			     nl_replay_check(&rp, 1, NOW, NOW + NL_REPLAY_SKEW_NS + 1) ==
-				     NL_PROTO_E_REPLAY,
-		     "test_stale_sender_entry_reused_and_its_old_frames_still_refused");
+		nl_replay_check(&rp, k, NOW + k, NOW);
+	nl_replay_check(&rp, 1, NOW + 10, NOW); /* 1 heard again: 2 is now the oldest */
+	nl_tap_check(nl_replay_check(&rp, 5, NOW + 20, NOW) == NL_PROTO_OK && rp.evicted == 1 &&
+			     nl_replay_evicted(&rp, 0) == 1,
+		     "test_full_table_takes_least_recently_heard_senders_entry_and_counts");
+	nl_tap_check(nl_replay_check(&rp, 2, NOW + 2, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, 1, NOW + 10, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, 1, NOW + 11, NOW) == NL_PROTO_OK,
+		     "test_forgotten_senders_old_frame_refused_known_senders_window_kept");
+	nl_tap_check(nl_replay_check(&rp, 6, NOW + 1, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, 6, NOW + 3, NOW) == NL_PROTO_OK,
+		     "test_new_sender_at_or_below_the_floor_refused_above_accepted");
 	nl_replay_free(&rp);
 }
 
