@@ -163,10 +163,11 @@ on_machad(struct nl_port *io, const struct nl_msg_machad *ma, const struct nl_fr
 	rebuild(io); /* a new record: a new generation of every handle's result */
 }
 
+/* Answer the frame being handled: to its address, sealed for its sender (#35). */
 static void
 send_to(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg *m)
 {
-	nl_dp_io_send(io, m, a->src_mac, a->src_ip, a->src_port);
+	nl_dp_io_send(io, m, io->principal, a->src_mac, a->src_ip, a->src_port);
 }
 
 static void
@@ -495,7 +496,7 @@ taskinfo(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id)
 	}
 	f->last_ti = *ti; /* kept with the COMPLETE for resends (dd_ended) */
 	f->last_ti_id = task_id;
-	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
 void

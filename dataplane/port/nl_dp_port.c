@@ -62,10 +62,9 @@ reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, 
 	m.u.reply.n_done = n_done;
 	m.u.reply.status = status;
 	m.u.reply.resp_us = resp_us;
-	if (io->sec != NULL) /* #16: sealed under the submitter's key */
-		nl_dp_sec_seal_as(io, mt->principal);
 	nl_dp_farm_reply(io, mt, task_id, type, status, &m); /* issue #15 hook: counters, resends */
-	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+	/* #16: sealed under the submitter's key */
+	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
 /* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool (also
@@ -163,10 +162,8 @@ send_dispatch(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t 
 	d->cmd_id = mt->cmd_id;
 	d->args_len = mt->args_len;
 	memcpy(d->args, mt->args, mt->args_len);
-	if (io->sec != NULL) /* #16: sealed under the worker principal's key */
-		nl_dp_sec_seal_as(io, w->principal);
 	nl_dp_farm_dispatch(io, t, m, d); /* issue #15 hook: the worker's id of a named command */
-	nl_dp_io_send(io, &msg, w->mac, w->ip, w->port);
+	nl_dp_io_send(io, &msg, w->principal, w->mac, w->ip, w->port); /* #16: its key */
 }
 
 /* Sub-tasks the managers assigned: send each to its machine's worker. */
@@ -421,9 +418,7 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 	r.u.hello.flags = NL_HELLO_F_REPLY;
 	for (unsigned int i = 0; i < w->n_mach; i++)
 		r.u.hello.mach[i].slot = w->slot[i];
-	if (io->sec != NULL) /* #16 */
-		nl_dp_sec_seal_as(io, w->principal);
-	nl_dp_io_send(io, &r, w->mac, w->ip, w->port);
+	nl_dp_io_send(io, &r, w->principal, w->mac, w->ip, w->port); /* #16: its key */
 }
 
 static void

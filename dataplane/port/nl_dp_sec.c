@@ -240,14 +240,6 @@ nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m)
 	return io->principal >= sec->site || nl_principal_slot_ok(&sec->ps.p[io->principal], m);
 }
 
-void
-nl_dp_sec_seal_as(struct nl_port *io, uint32_t pr)
-{
-	const struct nl_dp_sec *sec = io->sec;
-
-	io->seal.key = pr < sec->site ? sec->ps.p[pr].key : io->o.auth_key;
-}
-
 static void
 reject(struct nl_port *io, uint32_t pr, const struct nl_msg_submit *s, const struct nl_frame_addr *a,
        uint16_t reason)
@@ -258,8 +250,7 @@ reject(struct nl_port *io, uint32_t pr, const struct nl_msg_submit *s, const str
 	m.u.reply.task_id = s->task_id;
 	m.u.reply.client_ts_ns = s->client_ts_ns;
 	m.u.reply.reason = reason;
-	nl_dp_sec_seal_as(io, pr);
-	nl_dp_io_send(io, &m, a->src_mac, a->src_ip, a->src_port);
+	nl_dp_io_send(io, &m, pr, a->src_mac, a->src_ip, a->src_port);
 }
 
 void

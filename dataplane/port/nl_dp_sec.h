@@ -102,9 +102,6 @@ unsigned int nl_dp_sec_poll(struct nl_port *io);
 /** A task of principal mt->principal ended (failed or completed). @par Context I/O lcore. */
 void nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed);
 
-/** Seal the next frames under principal pr's key (the site key for NL_PRINCIPAL_NONE). */
-void nl_dp_sec_seal_as(struct nl_port *io, uint32_t pr);
-
 /** Telemetry /nlevel/principals and the `denied` key of /nlevel/stats. @return 0; -errno. */
 int nl_dp_sec_tel_init(void);
 

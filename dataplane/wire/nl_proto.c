@@ -654,6 +654,13 @@ int
 nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
 	      size_t cap)
 {
+	return nl_proto_seal_with(m, tx, tx != NULL ? &tx->key : NULL, now_ns, buf, cap);
+}
+
+int
+nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx, const struct nl_auth_key *key,
+		   uint64_t now_ns, void *buf, size_t cap)
+{
 	uint8_t tmp[NL_PROTO_MAX_LEN];
 	uint64_t seq;
 	size_t len;
@@ -673,7 +680,7 @@ nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, vo
 	put(tmp + 4, len, 2);
 	put(tmp + n, tx->sender, 8);
 	put(tmp + n + 8, seq, 8);
-	mac(&tx->key, tmp, len - NL_AUTH_TAG_LEN, tmp + len - NL_AUTH_TAG_LEN);
+	mac(key, tmp, len - NL_AUTH_TAG_LEN, tmp + len - NL_AUTH_TAG_LEN);
 	memcpy(buf, tmp, len);
 	return (int)len;
 }

@@ -300,6 +300,20 @@ int nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns
 		  size_t cap);
 
 /**
+ * nl_proto_seal() under another key than tx's: the sender id and sequence are tx's (advanced),
+ * the MAC is computed under `key`. How an appliance seals each reply for its recipient (the
+ * principal's key) with its one sender id and one strictly increasing sequence.
+ *
+ * @param m    Message. @param tx  Sealing state (sender, seq); NULL: version 1.
+ * @param key  MAC key (not NULL when tx is not NULL).
+ * @param now_ns, buf, cap  As nl_proto_seal().
+ * @return bytes written; -EINVAL; -ENOSPC.
+ * @par Context  Pure but for tx; the thread that owns tx.
+ */
+int nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx,
+		       const struct nl_auth_key *key, uint64_t now_ns, void *buf, size_t cap);
+
+/**
  * Check a version-2 message's MAC (constant-time compare) and read its sender and seq. Does
  * not look at the body: call nl_replay_check(), then nl_proto_decode_sealed().
  *

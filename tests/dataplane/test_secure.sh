@@ -15,13 +15,22 @@
 #   5  a command over its CPU rlimit is killed and COMPLETE reports 128 + SIGXCPU
 #   6  --user nobody: the appliance drops root once the port is up and keeps serving (the same
 #      appliance as 5)
+#   7  (issue #35) the rights table of docs/security.md, every cell on the live appliance:
+#      a frame of each type from a submitter, a worker, the operator and a submitter-worker;
+#      exactly the cells marked `no` are counted denied
+#   8  (issue #35) the task farm with principals: nlevel-submit --principal alice --key
+#      alice.key runs and follows its batch (replies sealed for her), the site key still
+#      works with principals loaded, a worker principal cannot REGISTER or FSUBMIT
+#   9  (issue #35) the lock-out attack: a worker principal seals 8,192 LOAD frames from 4,096
+#      of its sender ids with seq = now + 59 s (and a submitter does the same): a new client
+#      of another principal gets 50 of 50 tasks done, a killed worker restarts and rejoins
 # With --stress instead (the `stress` suite): 60 s of 3x overload from two submitters while
 # workers join, leave and die; the accounting invariant is sampled from telemetry every 0.1 s
 # (each sample a consistent snapshot) and the resident set must stay within a bound.
-# Usage: test_secure.sh NLEVEL WORKER LOADGEN NLEVEL_KEY NL_SPOOF [--stress].
+# Usage: test_secure.sh NLEVEL WORKER LOADGEN NLEVEL_KEY NL_SPOOF SUBMIT NL_SEND [--stress].
 # Skips (TAP "1..0 # SKIP", status 0) when not root or without netns/veth.
 set -u
-NLEVEL=$1 WORKER=$2 LOADGEN=$3 KEYTOOL=$4 SPOOF=$5 MODE=${6:-}
+NLEVEL=$1 WORKER=$2 LOADGEN=$3 KEYTOOL=$4 SPOOF=$5 SUBMIT=$6 NLSEND=$7 MODE=${8:-}
 SRC=${NL_SRC_ROOT:?}
 CFG=$SRC/tests/dataplane/e2e.ini
 TEL=$SRC/tests/dataplane/nl_tel.py
@@ -62,7 +71,7 @@ print(p[sys.argv[2]][p["name"].index(sys.argv[1])])' "$1" "$2" 2>/dev/null || ec
 
 start_app() { # extra args
 	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
-		--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc \
+		--vdev="net_af_packet0,iface=$VA" -- --config "${APP_CFG:-$CFG}" --scheme nlsc \
 		--ip $APPIP --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 0.5 "$@" \
 		>"$TMP/app.log" 2>&1 &
 	APP=$!
@@ -140,7 +149,7 @@ lgline() { grep '^nlevel-loadgen' "$1" | tr '\n' ' '; }
 KEY=$TMP/site.key
 head -c 32 /dev/urandom >"$KEY"
 chmod 600 "$KEY"
-for p in alice bob w1 w2 light heavy; do
+for p in alice bob w1 w2 light heavy rsub rwork rboth wk mallet mallory; do
 	"$KEYTOOL" --key "$KEY" --principal $p --out "$TMP/$p.key" >/dev/null || echo "# nlevel-key $p failed"
 done
 
@@ -451,6 +460,137 @@ if start_app --key "$KEY" "${user[@]}"; then
 fi
 ok $r "command_over_its_cpu_rlimit_killed_and_reported_with_its_signal"
 ok $r6 "appliance_drops_root_after_start_and_keeps_serving"
+fi
+
+# ---- 7: the rights table, every cell, live ----
+if want 7; then
+cat >"$TMP/rights.ini" <<EOF
+[submitter rsub]
+[worker rwork]
+slots = *
+[submitter rboth]
+[worker rboth]
+slots = *
+EOF
+r=1
+if start_app --key "$KEY" --principals "$TMP/rights.ini"; then
+	python3 "$SRC/tests/dataplane/nl_rights_live.py" "$PFX" "$SRC/docs/security.md" "$NS" \
+		"$NLSEND" $APPIP "$TMP" $((n + 1)) >"$TMP/rights.tap" 2>&1
+	r=$?
+	grep -v '^# next' "$TMP/rights.tap"
+	next=$(sed -n 's/^# next //p' "$TMP/rights.tap")
+	[[ -n $next ]] && n=$((next - 1))
+	stop_app || { echo "# nlevel exit status $?"; r=1; }
+fi
+[[ $r == 0 ]] || fails=$((fails + 1))
+fi
+
+# ---- 8: the task farm with principals ----
+if want 8; then
+cat >"$TMP/farm.ini" <<EOF
+[submitter alice]
+[submitter bob]
+[worker wk]
+slots = *
+EOF
+cat >"$TMP/wk.conf" <<EOF
+command hello = /bin/echo hello {@}
+output_dir = $TMP/out
+EOF
+mkdir -m 755 "$TMP/out"
+r=1
+if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TMP/farm.ini"; then
+	worker wk --key "$TMP/wk.key" --principal wk --id 5 --mach "1e9:*" --mach "1e9:*" \
+		--commands "$TMP/wk.conf"
+	for _ in $(seq 50); do
+		[[ $(tel /nlevel/submits | python3 -c "import json,sys; print(json.load(sys.stdin)['/nlevel/submits']['commands'])" 2>/dev/null) == 1 ]] && break
+		sleep 0.1
+	done
+	sub() { $INNS "$SUBMIT" --appliance $APPIP --timeout 5 "$@"; }
+	r=0
+	sub --key "$TMP/alice.key" --principal alice --array 1-20 --wait --submit-id 777 --quiet \
+		hello a{} >"$TMP/s1.log" 2>&1
+	rc=$?
+	echo "# alice (her own key): exit $rc, $(grep '^SUMMARY' "$TMP/s1.log")"
+	[[ $rc == 0 && $(val "$TMP/s1.log" ok) == 20 ]] || r=1
+	sub --key "$TMP/alice.key" --principal alice --status 777 >"$TMP/s2.log" 2>&1
+	rc=$?
+	echo "# alice --status: exit $rc, $(grep '^SUMMARY' "$TMP/s2.log")"
+	[[ $rc == 0 && $(val "$TMP/s2.log" done_ok) == 20 ]] || r=1
+	[[ $(cat "$TMP"/out/777_7.0.out 2>/dev/null) == "hello a7" ]] || { echo "# output of task 7 wrong"; r=1; }
+	sub --key "$KEY" --array 1-5 --wait --submit-id 778 --quiet hello s{} >"$TMP/s3.log" 2>&1
+	rc=$?
+	echo "# the site key with principals loaded: exit $rc, $(grep '^SUMMARY' "$TMP/s3.log")"
+	[[ $rc == 0 && $(val "$TMP/s3.log" ok) == 5 ]] || r=1
+	sub --key "$KEY" --status 778 >"$TMP/s4.log" 2>&1 || r=1
+	den=$(pstat wk denied)
+	sub --key "$TMP/wk.key" --principal wk --array 1-3 --wait --timeout 2 hello w{} \
+		>"$TMP/s5.log" 2>&1
+	rc=$?
+	echo "# worker principal wk submitting: exit $rc ($(tail -n 1 "$TMP/s5.log")), wk denied +$(($(pstat wk denied) - den))"
+	[[ $rc == 2 && $(pstat wk denied) -gt $den ]] || r=1
+	sub --key "$TMP/alice.key" --principal bob --array 1-3 --wait --timeout 2 hello b{} \
+		>"$TMP/s6.log" 2>&1
+	rc=$?
+	echo "# alice's key as bob: exit $rc ($(tail -n 1 "$TMP/s6.log"))"
+	[[ $rc == 2 && $(pstat bob frames) == 0 ]] || r=1
+	[[ $(pstat alice accepted) == 20 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || r=1
+	settle
+	accounting || r=1
+	stop_app || { echo "# nlevel exit status $?"; r=1; }
+fi
+ok $r "task_farm_with_principals_replies_sealed_for_each_submitter_workers_cannot_submit"
+fi
+
+# ---- 9: the lock-out attack ----
+if want 9; then
+cat >"$TMP/lock.ini" <<EOF
+[submitter alice]
+[submitter mallory]
+[worker mallet]
+slots = 0
+[worker w1]
+slots = *
+EOF
+r=1
+if start_app --key "$KEY" --principals "$TMP/lock.ini"; then
+	worker w1 --key "$TMP/w1.key" --principal w1 --id 1 $(all_vectors 100e6)
+	if wait_joined 1; then
+		r=0
+		rep=$(stat drop_replay)
+		# the attack: 8,192 LOADs from 4,096 sender ids, seq = now + 59 s, as a worker
+		# principal (its role may send LOAD) and as a submitter (it may not)
+		$INNS "$NLSEND" --appliance $APPIP --key "$TMP/mallet.key" --principal mallet \
+			--type 7 --count 8192 --senders 4096 --ahead-s 59 >/dev/null
+		$INNS "$NLSEND" --appliance $APPIP --key "$TMP/mallory.key" --principal mallory \
+			--type 7 --count 8192 --senders 4096 --ahead-s 59 >/dev/null
+		sleep 0.5
+		echo "# attack: mallet frames $(pstat mallet frames), drop_replay +$(($(stat drop_replay) - rep)); mallory denied $(pstat mallory denied)"
+		$INNS "$LOADGEN" --appliance $APPIP --key "$TMP/alice.key" --principal alice --tasks 50 \
+			--rate 100 --res 2 --split 2 --instr 1e8 --data 0 --timeout 5 --expect-complete \
+			--seed 91 >"$TMP/lg9.log" 2>&1 || r=1
+		echo "# a new client of alice after the attack: $(lgline "$TMP/lg9.log")"
+		[[ $(val "$TMP/lg9.log" completed) == 50 ]] || r=1
+		# a worker killed without BYE, restarted at once (a new process: a new sender id)
+		kill -9 "${PIDS[0]}"
+		joined=$(stat workers_joined)
+		t0=$(date +%s.%N)
+		worker w1b --key "$TMP/w1.key" --principal w1 --id 1 $(all_vectors 100e6)
+		wait_joined $((joined + 1)) || r=1
+		echo "# the restarted worker rejoined after $(python3 -c "import time; print('%.1f' % (time.time() - $t0))") s"
+		$INNS "$LOADGEN" --appliance $APPIP --key "$TMP/alice.key" --principal alice --tasks 50 \
+			--rate 100 --res 2 --split 2 --instr 1e8 --data 0 --timeout 5 --expect-complete \
+			--seed 92 >"$TMP/lg9b.log" 2>&1 || r=1
+		echo "# alice on the restarted worker: $(lgline "$TMP/lg9b.log")"
+		# (a burst of 16,384 datagrams loses some in the host: count what arrived)
+		[[ $(val "$TMP/lg9b.log" completed) == 50 && $(pstat mallory denied) -gt 4000 &&
+			$(pstat mallory denied) == $(pstat mallory frames) ]] || r=1
+		settle
+		accounting || r=1
+	fi
+	stop_app || { echo "# nlevel exit status $?"; r=1; }
+fi
+ok $r "lockout_flood_of_sender_ids_locks_out_no_other_principal"
 fi
 
 echo "1..$n"
