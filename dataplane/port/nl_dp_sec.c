@@ -232,6 +232,14 @@ nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
 	return owns(io, out, a);
 }
 
+uint32_t
+nl_dp_sec_principal_id(const struct nl_port *io, uint32_t pr)
+{
+	const struct nl_principals *ps = io->o.principals;
+
+	return ps != NULL && pr < ps->n ? ps->p[pr].id : 0;
+}
+
 bool
 nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m)
 {

@@ -82,6 +82,15 @@ void nl_dp_sec_free(struct nl_port *io);
 bool nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
 		       const struct nl_frame_addr *a, struct nl_msg *out);
 
+/**
+ * The principal id (nl_principal_id()) of principal index pr, as DISPATCH carries it to the
+ * worker (its per-principal command policy, docs/security.md): 0 for the site key's holder
+ * (NL_PRINCIPAL_NONE) and without principals.
+ * @param io  The port. @param pr  Principal index or NL_PRINCIPAL_NONE.
+ * @return the id, or 0. @par Context Any (reads the principals only).
+ */
+uint32_t nl_dp_sec_principal_id(const struct nl_port *io, uint32_t pr);
+
 /** Whether the HELLO being handled may claim machine slot m. @par Context I/O lcore. */
 bool nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m);
 

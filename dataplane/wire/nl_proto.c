@@ -191,10 +191,15 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		    d->sub >= d->n_split || d->args_len > NL_PROTO_MAX_ARGS ||
 		    d->mach >= NL_PROTO_MAX_MACH)
 			return NL_PROTO_E_FIELD;
-		e = check_len(len, NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len);
+		/* version 2 carries the submitter's principal id after the arguments (#35) */
+		e = check_len(len, NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len +
+					   (want == NL_PROTO_VERSION_AUTH ? 4u : 0u));
 		if (e != NL_PROTO_OK)
 			return e;
 		memcpy(d->args, r.p, d->args_len);
+		r.p += d->args_len;
+		if (want == NL_PROTO_VERSION_AUTH)
+			d->principal = (uint32_t)get(&r, 4);
 		return NL_PROTO_OK;
 	}
 	case NL_MSG_DONE: {
@@ -668,9 +673,11 @@ nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx, const struct n
 
 	if (tx == NULL)
 		return nl_proto_encode(m, buf, cap);
-	n = nl_proto_encode(m, tmp, sizeof(tmp) - NL_AUTH_TRAILER_LEN);
+	n = nl_proto_encode(m, tmp, sizeof(tmp) - NL_AUTH_TRAILER_LEN - 4);
 	if (n < 0)
 		return n == -ENOSPC ? -EINVAL : n;
+	if (m->type == NL_MSG_DISPATCH) /* version 2: the submitter's principal id (#35) */
+		n = (int)(put(tmp + n, m->u.dispatch.principal, 4) - tmp);
 	len = (size_t)n + NL_AUTH_TRAILER_LEN;
 	if (cap < len)
 		return -ENOSPC;

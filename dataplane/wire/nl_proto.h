@@ -104,6 +104,9 @@ struct nl_msg_dispatch {
 	uint16_t cmd_id;
 	uint8_t args_len;
 	uint8_t args[NL_PROTO_MAX_ARGS];
+	uint32_t principal;   /**< version 2 only (after args; 0 in version 1): the submitter's
+			       *   principal id (nl_principal_id()), 0 = the site key's holder;
+			       *   the worker's per-principal command policy reads it (#35) */
 };
 
 struct nl_msg_done {

@@ -20,7 +20,9 @@
 #      exactly the cells marked `no` are counted denied
 #   8  (issue #35) the task farm with principals: nlevel-submit --principal alice --key
 #      alice.key runs and follows its batch (replies sealed for her), the site key still
-#      works with principals loaded, a worker principal cannot REGISTER or FSUBMIT
+#      works with principals loaded, a worker principal cannot REGISTER or FSUBMIT; the
+#      worker's `principals hello = alice, @operator` refuses bob (126), and a task's
+#      `-o FILE` is not sort's option (`sort {@}`: 126, FILE not written)
 #   9  (issue #35) the lock-out attack: a worker principal seals 8,192 LOAD frames from 4,096
 #      of its sender ids with seq = now + 59 s (and a submitter does the same): a new client
 #      of another principal gets 50 of 50 tasks done, a killed worker restarts and rejoins
@@ -495,6 +497,10 @@ slots = *
 EOF
 cat >"$TMP/wk.conf" <<EOF
 command hello = /bin/echo hello {@}
+principals hello = alice, @operator
+command sortf = /usr/bin/sort {@}
+command sortd = /usr/bin/sort -- {@}
+command open = /bin/echo open {@}
 output_dir = $TMP/out
 EOF
 mkdir -m 755 "$TMP/out"
@@ -503,7 +509,7 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 	worker wk --key "$TMP/wk.key" --principal wk --id 5 --mach "1e9:*" --mach "1e9:*" \
 		--commands "$TMP/wk.conf"
 	for _ in $(seq 50); do
-		[[ $(tel /nlevel/submits | python3 -c "import json,sys; print(json.load(sys.stdin)['/nlevel/submits']['commands'])" 2>/dev/null) == 1 ]] && break
+		[[ $(tel /nlevel/submits | python3 -c "import json,sys; print(json.load(sys.stdin)['/nlevel/submits']['commands'])" 2>/dev/null) == 4 ]] && break
 		sleep 0.1
 	done
 	sub() { $INNS "$SUBMIT" --appliance $APPIP --timeout 5 "$@"; }
@@ -534,12 +540,30 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 	rc=$?
 	echo "# alice's key as bob: exit $rc ($(tail -n 1 "$TMP/s6.log"))"
 	[[ $rc == 2 && $(pstat bob frames) == 0 ]] || r=1
-	[[ $(pstat alice accepted) == 20 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || r=1
+	# the worker's policy: bob may not run hello there (126); a task's -o is not sort's option
+	sub --key "$TMP/bob.key" --principal bob --array 1-2 --wait --submit-id 779 --quiet \
+		--joblog "$TMP/j7.csv" hello b{} >"$TMP/s7.log" 2>&1
+	rc=$?
+	echo "# bob running hello (principals hello = alice, @operator): exit $rc, statuses $(awk -F, 'NR > 1 {print $11}' "$TMP/j7.csv" | sort | uniq -c | tr -s ' \n' ' ')"
+	[[ $rc == 1 && $(awk -F, 'NR > 1 && $11 == 126' "$TMP/j7.csv" | wc -l) == 2 ]] || r=1
+	grep -q "may not run command 'hello'" "$TMP"/out/779_1.0.err || { echo "# no reason in 779_1.0.err"; r=1; }
+	sub --key "$TMP/bob.key" --principal bob --array 1-1 --wait --submit-id 780 --quiet \
+		open b{} >"$TMP/s8.log" 2>&1 || r=1
+	sub --key "$TMP/alice.key" --principal alice --array 1-1 --wait --submit-id 781 --quiet \
+		--joblog "$TMP/j9.csv" sortf -o "$TMP/pwned" /etc/hostname >"$TMP/s9.log" 2>&1
+	rc=$?
+	echo "# alice: sortf -o $TMP/pwned /etc/hostname: exit $rc, status $(awk -F, 'NR == 2 {print $11}' "$TMP/j9.csv"), $(cat "$TMP"/out/781_1.0.err 2>/dev/null)"
+	[[ $rc == 1 && ! -e $TMP/pwned && $(awk -F, 'NR == 2 {print $11}' "$TMP/j9.csv") == 126 ]] || r=1
+	sub --key "$TMP/alice.key" --principal alice --array 1-1 --wait --submit-id 782 --quiet \
+		--joblog "$TMP/j10.csv" sortd -o "$TMP/pwned" /etc/hostname >"$TMP/s10.log" 2>&1
+	echo "# alice: sortd (sort -- {@}) -o ...: status $(awk -F, 'NR == 2 {print $11}' "$TMP/j10.csv") (sort read '-o' as a file), $TMP/pwned $([[ -e $TMP/pwned ]] && echo WRITTEN || echo absent)"
+	[[ ! -e $TMP/pwned ]] || r=1
+	[[ $(pstat alice accepted) == 22 && $(pstat bob accepted) == 3 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || r=1
 	settle
 	accounting || r=1
 	stop_app || { echo "# nlevel exit status $?"; r=1; }
 fi
-ok $r "task_farm_with_principals_replies_sealed_for_each_submitter_workers_cannot_submit"
+ok $r "task_farm_with_principals_replies_sealed_for_each_submitter_workers_cannot_submit_worker_policy_and_options_rule"
 fi
 
 # ---- 9: the lock-out attack ----
