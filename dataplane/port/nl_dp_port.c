@@ -469,6 +469,8 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 		return;
 	}
 	if (rte_mempool_get(dp->pool, &obj) != 0) {
+		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
+			return;
 		nl_stat_add_st(&dp->io_rejected, 1);
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;
@@ -503,6 +505,8 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
 	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
+		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
+			return;
 		nl_stat_add_st(&dp->io_rejected, 1);
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;

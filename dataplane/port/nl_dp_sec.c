@@ -4,15 +4,16 @@
  *
  * Fair admission. A SUBMIT that passes its principal's caps waits in that principal's fair
  * queue (a FIFO of the decoded message and its addresses). The I/O lcore admits from the
- * queues while the appliance holds fewer tasks than its admission limit ([admission]
- * max_in_flight, default the task pool), by deficit round robin (Shreedhar and Varghese,
- * SIGCOMM 1995): the principals with a backlog form a round; each turn adds the principal's
- * weight (its quantum) to its deficit and admits one task per unit of deficit (a task costs 1);
- * a principal whose queue empties leaves the round with its deficit reset. Over any interval in
- * which two principals stay backlogged, their admitted counts differ from the ratio of their
- * weights by at most one quantum each (the paper's Theorem 1 with a fixed packet size), so a
- * heavy submitter cannot take the light one's share; an idle principal's share goes to the
- * others (work conserving).
+ * queues (nl_admit.h): while the appliance holds fewer tasks than its admission limit L
+ * ([admission] max_in_flight, default 4 per machine slot), first the principals under their
+ * share of L - R ([admission] reserve R), then, below L - R, anyone with a queue, each step by
+ * deficit round robin (Shreedhar and Varghese, SIGCOMM 1995) with the weights as quanta. A
+ * principal's share is its weight's part of the weights of the principals that have work
+ * (tasks queued or in flight), so a heavy submitter holds its own share of L, the reserve stays
+ * for principals under theirs (one that just started submitting is admitted at once), and an
+ * idle principal's share goes to the others below L - R (work conserving). When the engine
+ * cannot take the task (the pool or the entry inbox full), it stays at the head of its queue
+ * and admission stops until the next loop: only a full fair queue is answered REJECT overload.
  */
 #include <errno.h>
 #include <grp.h>
@@ -34,7 +35,7 @@
 #include "nl_atomic.h"
 #include "nl_dp_farm.h"
 #include "nl_dp_sec.h"
-#include "nl_fair.h"
+#include "nl_admit.h"
 #include "nl_port_priv.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
@@ -57,9 +58,8 @@ struct nl_dp_sec {
 	struct nl_principals ps;          /* copy */
 	unsigned int site;                /* index of the site key's holder = ps.n */
 	struct sec_pr pr[NL_PRINCIPAL_MAX + 1];
-	struct nl_fair drr;               /* the round over pr[] (nl_fair.h) */
-	uint64_t held;                    /* tasks accepted and not ended (all principals) */
-	uint64_t limit;                   /* admission limit */
+	struct nl_admit adm;              /* shares and the round over pr[] (nl_admit.h) */
+	uint64_t limit;                   /* admission limit L */
 	uint64_t denied;                  /* all principals */
 	struct nl_sec_counts snap[NL_PRINCIPAL_MAX + 1]; /* with io->snap (seqlock) */
 	nl_dp_sec_admit_fn admit;         /* the port's admission of a held SUBMIT */
@@ -83,13 +83,24 @@ nl_dp_sec_create(struct nl_port *io, nl_dp_sec_admit_fn admit)
 	sec->ps = *io->o.principals;
 	sec->admit = admit;
 	sec->site = sec->ps.n;
-	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : dp->o.pool_size;
+	/* L: [admission] max_in_flight, else 4 tasks per machine slot (a task farm's machine runs
+	 * one command at a time: more would wait in the workers' queues, out of fair order), at
+	 * most the task pool; R: [admission] reserve, else L / 8 */
+	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : 4ull * dp->n_mach;
+	if (sec->limit > dp->o.pool_size || sec->limit == 0)
+		sec->limit = dp->o.pool_size;
 	{
 		uint32_t w[NL_PRINCIPAL_MAX + 1];
+		uint64_t r = sec->ps.has_reserve ? sec->ps.reserve : sec->limit / 8;
 
 		for (unsigned int i = 0; i <= sec->site; i++)
 			w[i] = i < sec->site ? sec->ps.p[i].weight : 1;
-		if (nl_fair_init(&sec->drr, sec->site + 1, w) != 0) {
+		if (r >= sec->limit)
+			DP_LOG(WARNING, "[admission] reserve = %llu is not below the admission limit "
+			       "%llu: %llu used\n", (unsigned long long)r,
+			       (unsigned long long)sec->limit, (unsigned long long)sec->limit - 1);
+		if (nl_admit_init(&sec->adm, sec->site + 1, w, sec->limit, r) != 0) {
+			nl_admit_free(&sec->adm);
 			free(sec);
 			return -ENOMEM;
 		}
@@ -119,7 +130,7 @@ nl_dp_sec_free(struct nl_port *io)
 		return;
 	for (unsigned int i = 0; i <= sec->site; i++)
 		free(sec->pr[i].q);
-	nl_fair_free(&sec->drr);
+	nl_admit_free(&sec->adm);
 	sodium_memzero(&sec->ps, sizeof(sec->ps));
 	free(sec);
 	io->sec = NULL;
@@ -304,12 +315,13 @@ nl_dp_sec_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct
 	e->a = *a;
 	nl_dp_farm_ctx_get(io, &e->farm);
 	nl_stat_add_st(&p->c.queued, 1);
-	nl_fair_backlogged_st(&sec->drr, i);
+	nl_admit_queued_st(&sec->adm, i);
 	nl_dp_sec_poll(io);
 }
 
-/* Admit the head of principal i's queue through the port's normal SUBMIT path. */
-static void
+/* Admit the head of principal i's queue through the port's normal SUBMIT path. false when
+ * the engine could not take it (it stays at the head of the queue). */
+static bool
 admit_one(struct nl_port *io, unsigned int i)
 {
 	struct nl_dp *dp = io->dp;
@@ -324,27 +336,28 @@ admit_one(struct nl_port *io, unsigned int i)
 	nl_stat_add_st(&p->c.queued, (uint64_t)-1);
 	io->principal = i < sec->site ? i : NL_PRINCIPAL_NONE;
 	io->sec_admitting = true;
+	io->sec_again = false;
 	nl_dp_farm_ctx_get(io, &farm_saved); /* the frame being received may be another's */
 	nl_dp_farm_ctx_set(io, &e->farm);
 	sec->admit(io, &e->s, &e->a); /* hook up: the port's SUBMIT path */
 	nl_dp_farm_ctx_set(io, &farm_saved);
 	io->sec_admitting = false;
 	io->principal = saved;
+	if (io->sec_again) { /* the engine is full: back to the head of the queue, try later */
+		p->head = (p->head + p->cap - 1) % p->cap;
+		nl_stat_add_st(&p->c.queued, 1);
+		nl_admit_undo_st(&sec->adm, i, true);
+		return false;
+	}
 	if (dp->io_accepted != acc) {
 		nl_stat_add_st(&p->c.accepted, 1);
 		nl_stat_add_st(&p->c.in_flight, 1);
-		sec->held++;
-	} else if (dp->io_rejected != rej) {
-		nl_stat_add_st(&p->c.rejected_overload, 1);
+		return true;
 	}
-}
-
-static bool
-has_backlog(void *ctx, unsigned int i)
-{
-	const struct nl_dp_sec *sec = ctx;
-
-	return sec->pr[i].c.queued > 0;
+	nl_admit_undo_st(&sec->adm, i, false); /* answered at once (bad_task, no_handle, ...) */
+	if (dp->io_rejected != rej)
+		nl_stat_add_st(&p->c.rejected_other, 1);
+	return true;
 }
 
 unsigned int
@@ -354,9 +367,10 @@ nl_dp_sec_poll(struct nl_port *io)
 	unsigned int n = 0;
 	int i;
 
-	/* deficit round robin (nl_fair.c) while the appliance holds fewer than its limit */
-	while (sec->held < sec->limit && (i = nl_fair_next_st(&sec->drr, has_backlog, sec)) >= 0) {
-		admit_one(io, (unsigned int)i);
+	/* shares of the admission limit, then the reserve rule, each step in DRR order */
+	while ((i = nl_admit_next_st(&sec->adm)) >= 0) {
+		if (!admit_one(io, (unsigned int)i))
+			break;
 		n++;
 	}
 	return n;
@@ -371,8 +385,7 @@ nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed)
 	nl_stat_add_st(failed ? &p->c.failed : &p->c.completed, 1);
 	if (p->c.in_flight > 0)
 		nl_stat_add_st(&p->c.in_flight, (uint64_t)-1);
-	if (sec->held > 0)
-		sec->held--;
+	nl_admit_done_st(&sec->adm, pr_index(sec, mt->principal));
 }
 
 /* ---- telemetry and SUMMARY ---- */
@@ -445,6 +458,7 @@ tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "snapshot", snap);
 	rte_tel_data_add_dict_u64(d, "principals", sec->site + 1);
 	rte_tel_data_add_dict_u64(d, "admission_limit", sec->limit);
+	rte_tel_data_add_dict_u64(d, "admission_reserve", sec->adm.reserve);
 	rte_tel_data_add_dict_container(d, "name", arr[N_KEYS], 0);
 	for (unsigned int k = 0; k < N_KEYS; k++)
 		rte_tel_data_add_dict_container(d, key_names[k], arr[k], 0);

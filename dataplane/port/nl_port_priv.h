@@ -97,6 +97,8 @@ struct nl_port {
 	 * for); set while the fair queue admits a task it held */
 	uint32_t principal;
 	bool sec_admitting;
+	bool sec_again;          /* the engine could not take the task being admitted (pool or
+				  * entry inbox full): it stays queued, no reply (on_submit) */
 	struct nl_dp_meta *meta; /* [dp->n_pool] */
 	struct nl_dp_worker *workers; /* [MAX_WORKERS] */
 	unsigned int n_workers;
