@@ -136,18 +136,16 @@ nl_admit_next_st(struct nl_admit *a)
 void
 nl_admit_undo_st(struct nl_admit *a, unsigned int i, bool again)
 {
-	bool before;
-
+	if (!again) { /* answered at once: as if it had ended */
+		nl_admit_done_st(a, i);
+		return;
+	}
 	if (i >= a->n || a->flight[i] == 0)
 		return;
-	before = has_work(a, i);
-	a->flight[i]--;
+	a->flight[i]--; /* back to the head of its queue: it has work before and after */
 	a->held--;
-	if (again) {
-		a->queued[i]++;
-		nl_fair_refund_st(&a->drr, i);
-	}
-	work_change(a, i, before);
+	a->queued[i]++;
+	nl_fair_refund_st(&a->drr, i);
 }
 
 void
