@@ -12,6 +12,8 @@
 # SUMMARY p99_alone_ms=... p99_flood_ms=... ratio=... light_rejected=... (medians of the
 # build under test; ratio = flood / alone, light_rejected = the light principal's REJECTs).
 # Usage: bench/dataplane/bench_fair.sh BUILD [OLD_BUILD [SECONDS [REPS]]]   (repository root)
+# NL_BENCH_APP_ARGS: more nlevel options (e.g. --inbox 16); NL_BENCH_ONLY_INI=FILE: only flood
+# runs with that principals file (it must name light and heavy), this build and OLD_BUILD.
 set -u
 B=${1:?build dir}
 OLD=${2:-}
@@ -52,7 +54,8 @@ run() { # build, label, principals file, mode
 	"$BLD/dataplane/nlevel" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
 		--log-level=lib.*:error "--vdev=net_af_packet0,iface=$VA" -- \
 		--config tests/dataplane/e2e.ini --scheme nlsc --ip 10.96.0.1 --work-scale 1e-3 \
-		--idle-sleep-us 50 --key "$TMP/site.key" --principals "$3" >"$TMP/app.log" 2>&1 &
+		--idle-sleep-us 50 --key "$TMP/site.key" --principals "$3" ${NL_BENCH_APP_ARGS:-} \
+		>"$TMP/app.log" 2>&1 &
 	APPPID=$!
 	sleep 1.5
 	for w in 1 2; do
@@ -86,6 +89,14 @@ run() { # build, label, principals file, mode
 		"$rej" "$((50 * S))" "$(val "$TMP/light.log" lost)" "$hacc"
 	echo "$2 $4 $p99 $rej" >>"$TMP/results"
 }
+if [[ -n ${NL_BENCH_ONLY_INI:-} ]]; then # one admission file, this build and OLD, flood only
+	cp "$NL_BENCH_ONLY_INI" "$TMP/only.ini"
+	for k in $(seq "$R"); do
+		run "$B" new "$TMP/only.ini" flood
+		[[ -n $OLD ]] && run "$OLD" old "$TMP/only.ini" flood
+	done
+	exit 0
+fi
 for k in $(seq "$R"); do
 	run "$B" new "$TMP/pr.ini" alone
 	run "$B" new "$TMP/pr.ini" flood
