@@ -253,6 +253,7 @@ sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
 		return NULL;
 	/* a new submit id (or one replacing the least recent idle one) */
 	memset(&victim->c, 0, sizeof(victim->c));
+	victim->owned = false;
 	nl_atomic_store_relaxed(&victim->id, id);
 	return victim;
 }
@@ -351,6 +352,14 @@ dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
 	e->ref = slot;
 }
 
+/* #35: whether the principal of the frame being handled may see or add to batch s: the one
+ * that submitted it first, or the site key's holder (the operator). */
+static bool
+farm_sub_mine(const struct nl_port *io, const struct farm_sub *s)
+{
+	return !s->owned || s->owner == io->principal || io->principal == NL_PRINCIPAL_NONE;
+}
+
 static void
 on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl_frame_addr *a)
 {
@@ -359,6 +368,8 @@ on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl
 
 	out.u.farm.status.req_id = q->req_id;
 	out.u.farm.status.submit_id = q->submit_id;
+	if (s != NULL && !farm_sub_mine(io, s)) /* #35: another principal's batch: unknown */
+		s = NULL;
 	if (s != NULL) {
 		out.u.farm.status.known = 1;
 		out.u.farm.status.c = s->c;
@@ -400,7 +411,20 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 	if (dd_resend(io, fs, a))
 		return false; /* a resend of an accepted FSUBMIT: answered, not run again */
 	sc = sub_find(f, fs->task_id >> 32, true);
+	if (sc != NULL && !farm_sub_mine(io, sc)) { /* #35: another principal's batch */
+		struct nl_msg r = { .type = NL_MSG_REJECT };
+
+		r.u.reply.task_id = fs->task_id;
+		r.u.reply.client_ts_ns = fs->client_ts_ns;
+		r.u.reply.reason = NL_REJECT_BAD_TASK;
+		nl_stat_add_st(&dp->io_rejected, 1);
+		send_to(io, a, &r);
+		return false;
+	}
 	if (sc != NULL) {
+		if (!sc->owned)
+			sc->owner = io->principal;
+		sc->owned = true;
 		sc->c.submitted++;
 		sc->last_tsc = rte_rdtsc();
 	}

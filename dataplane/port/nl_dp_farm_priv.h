@@ -38,6 +38,8 @@ struct farm_sub {
 	uint64_t id;               /* submit id, 0 = free */
 	uint64_t last_tsc;
 	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
+	uint32_t owner;            /* #35: the principal of its first FSUBMIT (io->principal) */
+	bool owned;                /* owner set */
 };
 
 /* The replies of an ended FSUBMIT, sent again to a resend. */

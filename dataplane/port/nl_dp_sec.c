@@ -238,6 +238,9 @@ nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
 		return false;
 	}
 	nl_stat_add_st(&sec->pr[who].c.frames, 1);
+	if (v == NL_RX_ACCEPT && nl_replay_evicted(&io->rp, who) != sec->pr[who].c.senders_evicted)
+		nl_atomic_store_relaxed(&sec->pr[who].c.senders_evicted,
+					nl_replay_evicted(&io->rp, who));
 	if (v == NL_RX_DENIED)
 		return deny(io); /* its roles may not send this type (docs/security.md "Rights") */
 	return owns(io, out, a);
@@ -390,10 +393,10 @@ nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed)
 
 /* ---- telemetry and SUMMARY ---- */
 
-#define N_KEYS 11
+#define N_KEYS 12
 static const char *const key_names[N_KEYS] = {
 	"submitted", "accepted", "completed", "failed", "in_flight", "queued", "rejected_quota",
-	"rejected_overload", "rejected_other", "denied", "frames",
+	"rejected_overload", "rejected_other", "denied", "frames", "senders_evicted",
 };
 
 static uint64_t
@@ -402,6 +405,7 @@ count_at(const struct nl_sec_counts *c, unsigned int k)
 	const uint64_t *v[N_KEYS] = {
 		&c->submitted, &c->accepted, &c->completed, &c->failed, &c->in_flight, &c->queued,
 		&c->rejected_quota, &c->rejected_overload, &c->rejected_other, &c->denied, &c->frames,
+		&c->senders_evicted,
 	};
 
 	return nl_atomic_load_relaxed(v[k]);

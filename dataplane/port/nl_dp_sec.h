@@ -51,6 +51,8 @@ struct nl_sec_counts {
 	uint64_t rejected_other;  /**< REJECT bad_task / no_machine at ingress */
 	uint64_t denied;          /**< frames dropped: not this principal's to send */
 	uint64_t frames;          /**< authenticated frames from this principal */
+	uint64_t senders_evicted; /**< its senders its part of the replay table had to forget
+				   *   to make room for its new ones (#35) */
 };
 
 /**

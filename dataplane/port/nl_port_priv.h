@@ -10,6 +10,7 @@
  *   nl_dp_farm_tel.c   the farm's telemetry
  *   nl_dp_sec.c        principals, rights, caps and fair admission, privilege drop,
  *                      consistent counter snapshots
+ *   nl_admit.c         fair admission: shares of the admission limit, the reserve (pure)
  *   nl_fair.c          deficit round robin (pure)
  *   nl_port_tel.c      /nlevel/stats and /nlevel/machine/set
  *   nl_dp_port.c       the I/O and control loop: frames, workers, sub-tasks out, task ends

@@ -21,7 +21,8 @@
 #      exactly the cells marked `no` are counted denied
 #   8  (issue #35) the task farm with principals: nlevel-submit --principal alice --key
 #      alice.key runs and follows its batch (replies sealed for her), the site key still
-#      works with principals loaded, a worker principal cannot REGISTER or FSUBMIT; the
+#      works with principals loaded, a worker principal cannot REGISTER or FSUBMIT, another
+#      submitter neither sees alice's batch (--status) nor adds tasks to it; the
 #      worker's `principals hello = alice, @operator` refuses bob (126), and a task's
 #      `-o FILE` is not sort's option (`sort {@}`: 126, FILE not written)
 #   9  (issue #35) the lock-out attack: a worker principal seals 8,192 LOAD frames from 4,096
@@ -608,6 +609,17 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 	echo "# alice --status: exit $rc, $(grep '^SUMMARY' "$TMP/s2.log")"
 	[[ $rc == 0 && $(val "$TMP/s2.log" done_ok) == 20 ]] || r=1
 	[[ $(cat "$TMP"/out/777_7.0.out 2>/dev/null) == "hello a7" ]] || { echo "# output of task 7 wrong"; r=1; }
+	# a principal sees and adds to its own batches only (the operator: all)
+	sub --key "$TMP/bob.key" --principal bob --status 777 >"$TMP/s2b.log" 2>&1
+	rc=$?
+	echo "# bob --status of alice's batch: exit $rc ($(head -n 1 "$TMP/s2b.log"))"
+	[[ $rc == 1 ]] && grep -q "unknown to the appliance" "$TMP/s2b.log" || r=1
+	sub --key "$TMP/bob.key" --principal bob --array 21-22 --wait --submit-id 777 --quiet \
+		open b{} >"$TMP/s2c.log" 2>&1
+	echo "# bob submitting into alice's batch: exit $?, $(grep '^SUMMARY' "$TMP/s2c.log")"
+	[[ $(val "$TMP/s2c.log" ok) == 0 && $(val "$TMP/s2c.log" rejected) == 2 ]] || r=1
+	sub --key "$KEY" --status 777 >"$TMP/s2d.log" 2>&1 || r=1
+	[[ $(val "$TMP/s2d.log" done_ok) == 20 ]] || r=1
 	sub --key "$KEY" --array 1-5 --wait --submit-id 778 --quiet hello s{} >"$TMP/s3.log" 2>&1
 	rc=$?
 	echo "# the site key with principals loaded: exit $rc, $(grep '^SUMMARY' "$TMP/s3.log")"
@@ -619,11 +631,12 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 	rc=$?
 	echo "# worker principal wk submitting: exit $rc ($(tail -n 1 "$TMP/s5.log")), wk denied +$(($(pstat wk denied) - den))"
 	[[ $rc == 2 && $(pstat wk denied) -gt $den ]] || r=1
+	bf=$(pstat bob frames)
 	sub --key "$TMP/alice.key" --principal bob --array 1-3 --wait --timeout 2 hello b{} \
 		>"$TMP/s6.log" 2>&1
 	rc=$?
 	echo "# alice's key as bob: exit $rc ($(tail -n 1 "$TMP/s6.log"))"
-	[[ $rc == 2 && $(pstat bob frames) == 0 ]] || r=1
+	[[ $rc == 2 && $(pstat bob frames) == "$bf" ]] || r=1
 	# the worker's policy: bob may not run hello there (126); a task's -o is not sort's option
 	sub --key "$TMP/bob.key" --principal bob --array 1-2 --wait --submit-id 779 --quiet \
 		--joblog "$TMP/j7.csv" hello b{} >"$TMP/s7.log" 2>&1
@@ -642,7 +655,7 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 		--joblog "$TMP/j10.csv" sortd -o "$TMP/pwned" /etc/hostname >"$TMP/s10.log" 2>&1
 	echo "# alice: sortd (sort -- {@}) -o ...: status $(awk -F, 'NR == 2 {print $11}' "$TMP/j10.csv") (sort read '-o' as a file), $TMP/pwned $([[ -e $TMP/pwned ]] && echo WRITTEN || echo absent)"
 	[[ ! -e $TMP/pwned ]] || r=1
-	[[ $(pstat alice accepted) == 22 && $(pstat bob accepted) == 3 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || r=1
+	[[ $(pstat alice accepted) == 22 && $(pstat bob accepted) == 3 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || { echo "# per-principal accepted counts wrong"; r=1; }
 	settle
 	accounting || r=1
 	stop_app || { echo "# nlevel exit status $?"; r=1; }
