@@ -193,8 +193,13 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 		char err[NL_FARM_ERR_MAX + 1];
 		int rc;
 
-		if (h == FARM_HANDLES) {
-			rd->status = NL_FARM_REG_FULL;
+		if (h == FARM_HANDLES ||
+		    (io->principal < NL_PRINCIPAL_MAX && f->pr_h[io->principal] >= FARM_PR_HANDLES)) {
+			rd->status = NL_FARM_REG_FULL; /* #35: no principal fills the table for all */
+			rd->err_len = (uint8_t)snprintf(rd->err, sizeof(rd->err), "%s",
+							h == FARM_HANDLES ?
+								"the appliance's handles are all in use" :
+								"this principal's 128 handles are in use");
 			goto reply;
 		}
 		rc = nl_match_expr_compile(r->req, r->req_len, r->rank, r->rank_len, &hd->x, err,
@@ -216,6 +221,8 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 			goto reply;
 		}
 		f->n_h++;
+		if (io->principal < NL_PRINCIPAL_MAX)
+			f->pr_h[io->principal]++;
 		rebuild(io); /* the new handle's row, before the client can use it */
 	}
 	rd->handle = h;

@@ -39,17 +39,6 @@
 
 #define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
-static uint64_t
-xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void
 reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 	     uint16_t reason, uint16_t n_done, int32_t status, uint32_t resp_us)
@@ -408,9 +397,13 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 				break;
 			}
 		}
-		publish_machines(io, setm, sets, ns);
-		nl_stat_add_st(&io->c.workers_joined, 1);
-		DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
+		if (ns == 0 && io->sec != NULL) { /* #35: no slot, no record (a flood keeps none) */
+			w->live = false;
+		} else {
+			publish_machines(io, setm, sets, ns);
+			nl_stat_add_st(&io->c.workers_joined, 1);
+			DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
+		}
 	}
 	w = &io->workers[wi];
 	w->last_seen_tsc = rte_rdtsc();
@@ -503,7 +496,7 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	if (nl_port_ext(io) != NULL) /* hook up (scale-out): the SUBMIT's re-route flag */
 		io->o.ext->task_new_ctl(io, t, s->flags);
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
-	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
+	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, nl_port_xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
 		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
 			return;

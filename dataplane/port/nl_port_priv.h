@@ -116,6 +116,18 @@ struct nl_port {
 	struct nl_port_counts psnap;  /* and the port's */
 };
 
+/* xorshift64 step of the port's ingress randomness (the start leaf of a task). */
+static inline uint64_t
+nl_port_xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
 /* The extension's hooks when there is one (dp->ext), else NULL. */
 static inline const struct nl_port_ext_ops *
 nl_port_ext(const struct nl_port *io)

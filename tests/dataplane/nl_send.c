@@ -10,6 +10,7 @@
  *
  * --senders S (the lock-out attack of issue #35, case 9): the K frames come from S sender ids
  * in turn (the principal's id and random low bits), frame i with seq = now + A s - i.
+ * --sockets N: the K frames go out from N sockets in turn (N source ports: N "workers").
  * Prints "nl-send: type N (NAME) sent K" and exits 0; 2 for a bad command line or a type it
  * cannot build.
  */
@@ -39,10 +40,11 @@ main(int argc, char **argv)
 		{ "worker-id", required_argument, NULL, 'w' },
 		{ "senders", required_argument, NULL, 's' },
 		{ "ahead-s", required_argument, NULL, 'A' },
+		{ "sockets", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *key_file = NULL, *principal = NULL;
-	unsigned long type = 0, count = 1, wid = 1, senders = 0;
+	unsigned long type = 0, count = 1, wid = 1, senders = 0, n_fd = 1;
 	double ahead_s = 0;
 	struct sockaddr_in app;
 	bool have_app = false;
@@ -78,6 +80,9 @@ main(int argc, char **argv)
 		case 'A':
 			ahead_s = strtod(optarg, NULL);
 			break;
+		case 'S':
+			n_fd = strtoul(optarg, NULL, 10);
+			break;
 		default:
 			return 2;
 		}
@@ -96,10 +101,18 @@ main(int argc, char **argv)
 		nl_auth_tx_init_principal(&tx, &key, principal);
 	else
 		nl_auth_tx_init(&tx, &key);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		perror("nl-send: socket");
-		return 1;
+	if (n_fd < 1 || n_fd > 1000) {
+		fprintf(stderr, "nl-send: --sockets: 1..1000\n");
+		return 2;
+	}
+	int fds[1000];
+
+	for (unsigned long i = 0; i < n_fd; i++) {
+		fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fds[i] < 0) {
+			perror("nl-send: socket");
+			return 1;
+		}
 	}
 	uint64_t t0 = nl_auth_now_ns(), base = tx.sender & 0xffffffff00000000ull;
 
@@ -114,13 +127,15 @@ main(int argc, char **argv)
 		} else {
 			n = nl_proto_seal(&m, &tx, nl_auth_now_ns(), buf, sizeof(buf));
 		}
+		fd = fds[i % n_fd];
 		if (n < 0 || sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)&app,
 				    sizeof(app)) != n) {
 			fprintf(stderr, "nl-send: type %lu: not sent\n", type);
 			return 1;
 		}
 	}
-	close(fd);
+	for (unsigned long i = 0; i < n_fd; i++)
+		close(fds[i]);
 	printf("nl-send: type %lu (%s) sent %lu\n", type, nl_msg_type_name((unsigned int)type), count);
 	return 0;
 }

@@ -24,10 +24,12 @@
 #      works with principals loaded, a worker principal cannot REGISTER or FSUBMIT, another
 #      submitter neither sees alice's batch (--status) nor adds tasks to it; the
 #      worker's `principals hello = alice, @operator` refuses bob (126), and a task's
-#      `-o FILE` is not sort's option (`sort {@}`: 126, FILE not written)
+#      `-o FILE` is not sort's option (`sort {@}`: 126, FILE not written); one principal
+#      cannot fill the table of Requirements/Rank handles (128 each)
 #   9  (issue #35) the lock-out attack: a worker principal seals 8,192 LOAD frames from 4,096
 #      of its sender ids with seq = now + 59 s (and a submitter does the same): a new client
-#      of another principal gets 50 of 50 tasks done, a killed worker restarts and rejoins
+#      of another principal gets 50 of 50 tasks done; 600 HELLOs from 300 ports keep no worker
+#      record, so another principal's worker joins; a killed worker restarts and rejoins
 # With --stress instead (the `stress` suite): 60 s of 3x overload from two submitters while
 # workers join, leave and die; the accounting invariant is sampled from telemetry every 0.1 s
 # (each sample a consistent snapshot) and the resident set must stay within a bound.
@@ -656,6 +658,15 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 	echo "# alice: sortd (sort -- {@}) -o ...: status $(awk -F, 'NR == 2 {print $11}' "$TMP/j10.csv") (sort read '-o' as a file), $TMP/pwned $([[ -e $TMP/pwned ]] && echo WRITTEN || echo absent)"
 	[[ ! -e $TMP/pwned ]] || r=1
 	[[ $(pstat alice accepted) == 22 && $(pstat bob accepted) == 3 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || { echo "# per-principal accepted counts wrong"; r=1; }
+	# one principal cannot fill the table of Requirements/Rank handles for all: 130 distinct
+	# Requirements from alice, the 129th is refused (full), bob still registers
+	for k in $(seq 1 130); do printf '@requirements Memory >= %d\nopen x\n' "$k"; done >"$TMP/many.txt"
+	sub --key "$TMP/alice.key" --principal alice --quiet "$TMP/many.txt" >"$TMP/s11.log" 2>&1
+	rc=$?
+	echo "# alice registering 130 distinct Requirements: exit $rc ($(grep -m 1 -i 'full\|handle' "$TMP/s11.log"))"
+	[[ $rc == 2 ]] || r=1
+	sub --key "$TMP/bob.key" --principal bob --array 1-1 --wait --quiet --requirements \
+		'Memory >= 7777' open b >"$TMP/s12.log" 2>&1 || { echo "# bob could not register"; r=1; }
 	settle
 	accounting || r=1
 	stop_app || { echo "# nlevel exit status $?"; r=1; }
@@ -671,6 +682,8 @@ cat >"$TMP/lock.ini" <<EOF
 [worker mallet]
 slots = 0
 [worker w1]
+slots = *
+[worker w2]
 slots = *
 EOF
 r=1
@@ -692,6 +705,16 @@ if start_app --key "$KEY" --principals "$TMP/lock.ini"; then
 			--seed 91 >"$TMP/lg9.log" 2>&1 || r=1
 		echo "# a new client of alice after the attack: $(lgline "$TMP/lg9.log")"
 		[[ $(val "$TMP/lg9.log" completed) == 50 ]] || r=1
+		# HELLOs from 300 source ports (300 "workers" that claim no slot): no worker record
+		# is kept for them, so the table of workers stays open to others
+		joined=$(stat workers_joined)
+		$INNS "$NLSEND" --appliance $APPIP --key "$TMP/mallet.key" --principal mallet \
+			--type 8 --count 600 --sockets 300 >/dev/null
+		sleep 0.3
+		worker w2 --key "$TMP/w2.key" --principal w2 --id 2 --mach 100e6:00
+		wait_joined $((joined + 1)) || r=1
+		echo "# 600 HELLOs of mallet from 300 ports: workers joined +$(($(stat workers_joined) - joined)) (w2's)"
+		[[ $(stat workers_joined) == $((joined + 1)) ]] || r=1
 		# a worker killed without BYE, restarted at once (a new process: a new sender id)
 		kill -9 "${PIDS[0]}"
 		joined=$(stat workers_joined)
