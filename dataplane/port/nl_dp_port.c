@@ -397,7 +397,8 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 				break;
 			}
 		}
-		if (ns == 0 && io->sec != NULL) { /* #35: no slot, no record (a flood keeps none) */
+		/* #35: a principal's HELLO that gets no slot keeps no record (a flood fills none) */
+		if (ns == 0 && io->sec != NULL && io->principal != NL_PRINCIPAL_NONE) {
 			w->live = false;
 		} else {
 			publish_machines(io, setm, sets, ns);
