@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Issue #16: authentication of one frame when the appliance has principals (--principals):
- * what nl_dp_sec_open() does per frame at the I/O lcore, i.e. the sender id read from the
+ * what nl_principals_open() does per frame at the I/O lcore, i.e. the sender id read from the
  * trailer, its principal found (nl_principals_find(), a hash probe among 64 principals), the
- * MAC verified under that principal's key, the replay window checked. msg 0 = a SUBMIT of
+ * MAC verified under that principal's key, the rights table (role x type), the replay window
+ * of that principal checked (a fresh seq per frame, as a live sender's would be). msg 0 = a SUBMIT of
  * submitter "user7", 1 = a DONE of worker "user7". BM_frame_parse_auth_principal adds the
  * frame parse and the body decode (the whole keyed ingress). items = frames. Compare with
  * BM_frame_auth / BM_frame_parse (bm_frame.cc, site key only) in the same run.
@@ -50,8 +51,8 @@ frame_auth_principal(benchmark::State &st, bool whole)
 	fclose(f);
 	int rc = nl_principals_load(&ps, path, &site, 64, err, sizeof(err));
 	unlink(path);
-	if (rc != 0 || nl_replay_init(&rp, 4096) != 0) {
-		st.SkipWithError("nl_principals_load / nl_replay_init failed");
+	if (rc != 0 || nl_principals_replay_init(&ps, &rp) != 0) {
+		st.SkipWithError("nl_principals_load / nl_principals_replay_init failed");
 		return;
 	}
 	const int me = nl_principals_find(&ps, (uint64_t)nl_principal_id("user7") << 32);
@@ -78,16 +79,20 @@ frame_auth_principal(benchmark::State &st, bool whole)
 			st.SkipWithError("a valid frame did not parse");
 			break;
 		}
-		/* as nl_dp_sec_open(): the sender id names the key */
+		/* as nl_principals_open(): the sender id names the key; the MAC, the body (whole
+		 * only; the type is the header's byte 3 either way), the rights table, the window
+		 * of the sender's principal */
 		const uint8_t *t = pl + plen - NL_AUTH_TRAILER_LEN;
 		for (unsigned int i = 0; i < 8; i++)
 			sender = sender << 8 | t[i];
 		int k = nl_principals_find(&ps, sender);
 		ok = k >= 0 &&
-		     nl_auth_verify(&ps.p[k].key, pl, plen, &sender, &seq) == NL_PROTO_OK &&
-		     nl_replay_check(&rp, sender, t_base + n, t_base + n) == NL_PROTO_OK;
+		     nl_auth_verify(&ps.p[k].key, pl, plen, &sender, &seq) == NL_PROTO_OK;
 		if (ok && whole)
 			ok = nl_proto_decode_sealed(pl, plen, &m) == NL_PROTO_OK;
+		ok = ok && nl_principal_may_send(nl_principals_kind(&ps, (unsigned int)k), pl[3]) &&
+		     nl_replay_check_own(&rp, (unsigned int)k, sender, t_base + n, t_base + n) ==
+			     NL_PROTO_OK;
 		if (!ok) {
 			st.SkipWithError("a sealed frame did not verify");
 			break;

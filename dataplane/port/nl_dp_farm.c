@@ -163,10 +163,11 @@ on_machad(struct nl_port *io, const struct nl_msg_machad *ma, const struct nl_fr
 	rebuild(io); /* a new record: a new generation of every handle's result */
 }
 
+/* Answer the frame being handled: to its address, sealed for its sender (#35). */
 static void
 send_to(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg *m)
 {
-	nl_dp_io_send(io, m, a->src_mac, a->src_ip, a->src_port);
+	nl_dp_io_send(io, m, io->principal, a->src_mac, a->src_ip, a->src_port);
 }
 
 static void
@@ -192,8 +193,13 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 		char err[NL_FARM_ERR_MAX + 1];
 		int rc;
 
-		if (h == FARM_HANDLES) {
-			rd->status = NL_FARM_REG_FULL;
+		if (h == FARM_HANDLES ||
+		    (io->principal < NL_PRINCIPAL_MAX && f->pr_h[io->principal] >= FARM_PR_HANDLES)) {
+			rd->status = NL_FARM_REG_FULL; /* #35: no principal fills the table for all */
+			rd->err_len = (uint8_t)snprintf(rd->err, sizeof(rd->err), "%s",
+							h == FARM_HANDLES ?
+								"the appliance's handles are all in use" :
+								"this principal's 128 handles are in use");
 			goto reply;
 		}
 		rc = nl_match_expr_compile(r->req, r->req_len, r->rank, r->rank_len, &hd->x, err,
@@ -215,6 +221,8 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 			goto reply;
 		}
 		f->n_h++;
+		if (io->principal < NL_PRINCIPAL_MAX)
+			f->pr_h[io->principal]++;
 		rebuild(io); /* the new handle's row, before the client can use it */
 	}
 	rd->handle = h;
@@ -252,6 +260,7 @@ sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
 		return NULL;
 	/* a new submit id (or one replacing the least recent idle one) */
 	memset(&victim->c, 0, sizeof(victim->c));
+	victim->owned = false;
 	nl_atomic_store_relaxed(&victim->id, id);
 	return victim;
 }
@@ -350,6 +359,14 @@ dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
 	e->ref = slot;
 }
 
+/* #35: whether the principal of the frame being handled may see or add to batch s: the one
+ * that submitted it first, or the site key's holder (the operator). */
+static bool
+farm_sub_mine(const struct nl_port *io, const struct farm_sub *s)
+{
+	return !s->owned || s->owner == io->principal || io->principal == NL_PRINCIPAL_NONE;
+}
+
 static void
 on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl_frame_addr *a)
 {
@@ -358,6 +375,8 @@ on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl
 
 	out.u.farm.status.req_id = q->req_id;
 	out.u.farm.status.submit_id = q->submit_id;
+	if (s != NULL && !farm_sub_mine(io, s)) /* #35: another principal's batch: unknown */
+		s = NULL;
 	if (s != NULL) {
 		out.u.farm.status.known = 1;
 		out.u.farm.status.c = s->c;
@@ -399,7 +418,20 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 	if (dd_resend(io, fs, a))
 		return false; /* a resend of an accepted FSUBMIT: answered, not run again */
 	sc = sub_find(f, fs->task_id >> 32, true);
+	if (sc != NULL && !farm_sub_mine(io, sc)) { /* #35: another principal's batch */
+		struct nl_msg r = { .type = NL_MSG_REJECT };
+
+		r.u.reply.task_id = fs->task_id;
+		r.u.reply.client_ts_ns = fs->client_ts_ns;
+		r.u.reply.reason = NL_REJECT_BAD_TASK;
+		nl_stat_add_st(&dp->io_rejected, 1);
+		send_to(io, a, &r);
+		return false;
+	}
 	if (sc != NULL) {
+		if (!sc->owned)
+			sc->owner = io->principal;
+		sc->owned = true;
 		sc->c.submitted++;
 		sc->last_tsc = rte_rdtsc();
 	}
@@ -495,7 +527,7 @@ taskinfo(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id)
 	}
 	f->last_ti = *ti; /* kept with the COMPLETE for resends (dd_ended) */
 	f->last_ti_id = task_id;
-	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
 void

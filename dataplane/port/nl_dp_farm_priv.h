@@ -16,6 +16,7 @@
 
 #define FARM_NAMES 64u     /* distinct command names */
 #define FARM_HANDLES 1024u /* registered Requirements/Rank handles (handle 0 unused) */
+#define FARM_PR_HANDLES 128u /* #35: new handles one principal may register (the operator: all) */
 #define FARM_SUBMITS 4096u /* submit ids with counters (power of two) */
 #define FARM_DONE_KEEP 16384u /* ended FSUBMITs remembered for resends (power of two) */
 
@@ -38,6 +39,8 @@ struct farm_sub {
 	uint64_t id;               /* submit id, 0 = free */
 	uint64_t last_tsc;
 	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
+	uint32_t owner;            /* #35: the principal of its first FSUBMIT (io->principal) */
+	bool owned;                /* owner set */
 };
 
 /* The replies of an ended FSUBMIT, sent again to a resend. */
@@ -58,6 +61,7 @@ struct nl_dp_farm {
 	struct farm_ad *ad;        /* [n_mach] */
 	struct farm_handle hd[FARM_HANDLES];
 	unsigned int n_h;          /* next handle (1..) */
+	uint16_t pr_h[NL_PRINCIPAL_MAX]; /* #35: handles each principal registered first */
 	uint32_t *h_by_aux;        /* [n_meta] */
 	uint64_t *disp_tsc;        /* [n_meta] last DISPATCH of sub-task 0 */
 	uint32_t *disp_slot;       /* [n_meta] its machine */

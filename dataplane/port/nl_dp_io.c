@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Port mode's port: start-up, transmit (frames sealed with the site key when there is one)
- * and ARP answers for our address.
+ * Port mode's port: start-up, transmit (frames sealed for their recipient: a principal's key,
+ * or the site key) and ARP answers for our address.
  */
 #include <errno.h>
 #include <string.h>
@@ -76,15 +76,19 @@ tx_end(struct nl_port *io, struct rte_mbuf *mb, uint8_t *p, int n, const uint8_t
 }
 
 void
-nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip, uint16_t port)
+nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, uint32_t to, const uint8_t *mac,
+	      uint32_t ip, uint16_t port)
 {
+	const struct nl_principals *ps = io->o.principals;
 	struct rte_mbuf *mb;
 	uint8_t *p = tx_begin(io, &mb);
 
+	/* #35: the recipient's key, chosen per frame (io->seal.key stays the site key) */
 	if (p != NULL)
 		tx_end(io, mb, p,
-		       nl_proto_seal(m, io->o.auth ? &io->seal : NULL, io->now_ns,
-				     p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN),
+		       nl_proto_seal_with(m, io->o.auth ? &io->seal : NULL,
+					  ps != NULL && to < ps->n ? &ps->p[to].key : &io->o.auth_key,
+					  io->now_ns, p + NL_FRAME_HDR_LEN, NL_PROTO_MAX_LEN),
 		       mac, ip, port);
 }
 

@@ -39,17 +39,6 @@
 
 #define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
-static uint64_t
-xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void
 reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
 	     uint16_t reason, uint16_t n_done, int32_t status, uint32_t resp_us)
@@ -62,10 +51,9 @@ reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, 
 	m.u.reply.n_done = n_done;
 	m.u.reply.status = status;
 	m.u.reply.resp_us = resp_us;
-	if (io->sec != NULL) /* #16: sealed under the submitter's key */
-		nl_dp_sec_seal_as(io, mt->principal);
 	nl_dp_farm_reply(io, mt, task_id, type, status, &m); /* issue #15 hook: counters, resends */
-	nl_dp_io_send(io, &m, mt->client_mac, mt->client_ip, mt->client_port);
+	/* #16: sealed under the submitter's key */
+	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
 }
 
 /* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool (also
@@ -163,10 +151,9 @@ send_dispatch(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t 
 	d->cmd_id = mt->cmd_id;
 	d->args_len = mt->args_len;
 	memcpy(d->args, mt->args, mt->args_len);
-	if (io->sec != NULL) /* #16: sealed under the worker principal's key */
-		nl_dp_sec_seal_as(io, w->principal);
+	d->principal = nl_dp_sec_principal_id(io, mt->principal); /* #35: the worker's policy */
 	nl_dp_farm_dispatch(io, t, m, d); /* issue #15 hook: the worker's id of a named command */
-	nl_dp_io_send(io, &msg, w->mac, w->ip, w->port);
+	nl_dp_io_send(io, &msg, w->principal, w->mac, w->ip, w->port); /* #16: its key */
 }
 
 /* Sub-tasks the managers assigned: send each to its machine's worker. */
@@ -410,9 +397,14 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 				break;
 			}
 		}
-		publish_machines(io, setm, sets, ns);
-		nl_stat_add_st(&io->c.workers_joined, 1);
-		DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
+		/* #35: a principal's HELLO that gets no slot keeps no record (a flood fills none) */
+		if (ns == 0 && io->sec != NULL && io->principal != NL_PRINCIPAL_NONE) {
+			w->live = false;
+		} else {
+			publish_machines(io, setm, sets, ns);
+			nl_stat_add_st(&io->c.workers_joined, 1);
+			DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
+		}
 	}
 	w = &io->workers[wi];
 	w->last_seen_tsc = rte_rdtsc();
@@ -421,9 +413,7 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 	r.u.hello.flags = NL_HELLO_F_REPLY;
 	for (unsigned int i = 0; i < w->n_mach; i++)
 		r.u.hello.mach[i].slot = w->slot[i];
-	if (io->sec != NULL) /* #16 */
-		nl_dp_sec_seal_as(io, w->principal);
-	nl_dp_io_send(io, &r, w->mac, w->ip, w->port);
+	nl_dp_io_send(io, &r, w->principal, w->mac, w->ip, w->port); /* #16: its key */
 }
 
 static void
@@ -473,6 +463,8 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 		return;
 	}
 	if (rte_mempool_get(dp->pool, &obj) != 0) {
+		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
+			return;
 		nl_stat_add_st(&dp->io_rejected, 1);
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;
@@ -505,8 +497,10 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	if (nl_port_ext(io) != NULL) /* hook up (scale-out): the SUBMIT's re-route flag */
 		io->o.ext->task_new_ctl(io, t, s->flags);
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
-	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, xorshift(&io->rnd)) != 0) {
+	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, nl_port_xorshift(&io->rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
+		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
+			return;
 		nl_stat_add_st(&dp->io_rejected, 1);
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;
@@ -537,19 +531,17 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 			nl_stat_add_st(&io->c.drops[NL_PROTO_E_TYPE], 1);
 		return;
 	}
-	/* --key: MAC, replay window, then the body; only authentic, fresh frames reach the
-	 * handlers below. Without --key: version 1 only. */
-	if (e == NL_PROTO_OK && io->sec != NULL) /* #16: the sender's principal's key */
-		e = nl_dp_sec_open(io, pl, plen, &m);
-	else if (e == NL_PROTO_OK)
+	/* --key: MAC, body, (principals: rights) and replay window; only authentic, fresh frames
+	 * reach the handlers below. Without --key: version 1 only. */
+	if (e == NL_PROTO_OK && io->sec == NULL)
 		e = nl_proto_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
 				  &m);
+	else if (e == NL_PROTO_OK && !nl_dp_sec_receive(io, pl, plen, &a, &m))
+		return; /* #16: the principal's key, rights, replay window; counted (drops, denied) */
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1); /* counted per reason and dropped */
 		return;
 	}
-	if (io->sec != NULL && !nl_dp_sec_allowed(io, &m, &a))
-		return; /* #16: not this principal's to send (counted denied) */
 	if (nl_farm_type(m.type)) { /* issue #15 hook: task-farm messages (nl_dp_farm.c) */
 		struct nl_msg_submit fs;
 
@@ -648,7 +640,9 @@ port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o
 	if (io->o.auth) {
 		nl_auth_tx_init(&io->seal, &io->o.auth_key);
 		io->now_ns = nl_auth_now_ns();
-		rc = nl_replay_init(&io->rp, REPLAY_SENDERS);
+		/* #16: principals: senders bounded per principal, each evicts its own (nl_replay.c) */
+		rc = io->o.principals != NULL ? nl_principals_replay_init(io->o.principals, &io->rp) :
+						nl_replay_init(&io->rp, REPLAY_SENDERS);
 	}
 	return rc;
 }

@@ -4,15 +4,16 @@
  *
  * Fair admission. A SUBMIT that passes its principal's caps waits in that principal's fair
  * queue (a FIFO of the decoded message and its addresses). The I/O lcore admits from the
- * queues while the appliance holds fewer tasks than its admission limit ([admission]
- * max_in_flight, default the task pool), by deficit round robin (Shreedhar and Varghese,
- * SIGCOMM 1995): the principals with a backlog form a round; each turn adds the principal's
- * weight (its quantum) to its deficit and admits one task per unit of deficit (a task costs 1);
- * a principal whose queue empties leaves the round with its deficit reset. Over any interval in
- * which two principals stay backlogged, their admitted counts differ from the ratio of their
- * weights by at most one quantum each (the paper's Theorem 1 with a fixed packet size), so a
- * heavy submitter cannot take the light one's share; an idle principal's share goes to the
- * others (work conserving).
+ * queues (nl_admit.h): while the appliance holds fewer tasks than its admission limit L
+ * ([admission] max_in_flight, default 4 per machine slot), first the principals under their
+ * share of L - R ([admission] reserve R), then, below L - R, anyone with a queue, each step by
+ * deficit round robin (Shreedhar and Varghese, SIGCOMM 1995) with the weights as quanta. A
+ * principal's share is its weight's part of the weights of the principals that have work
+ * (tasks queued or in flight), so a heavy submitter holds its own share of L, the reserve stays
+ * for principals under theirs (one that just started submitting is admitted at once), and an
+ * idle principal's share goes to the others below L - R (work conserving). When the engine
+ * cannot take the task (the pool or the entry inbox full), it stays at the head of its queue
+ * and admission stops until the next loop: only a full fair queue is answered REJECT overload.
  */
 #include <errno.h>
 #include <grp.h>
@@ -34,7 +35,7 @@
 #include "nl_atomic.h"
 #include "nl_dp_farm.h"
 #include "nl_dp_sec.h"
-#include "nl_fair.h"
+#include "nl_admit.h"
 #include "nl_port_priv.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
@@ -57,11 +58,9 @@ struct nl_dp_sec {
 	struct nl_principals ps;          /* copy */
 	unsigned int site;                /* index of the site key's holder = ps.n */
 	struct sec_pr pr[NL_PRINCIPAL_MAX + 1];
-	struct nl_fair drr;               /* the round over pr[] (nl_fair.h) */
-	uint64_t held;                    /* tasks accepted and not ended (all principals) */
-	uint64_t limit;                   /* admission limit */
+	struct nl_admit adm;              /* shares and the round over pr[] (nl_admit.h) */
+	uint64_t limit;                   /* admission limit L */
 	uint64_t denied;                  /* all principals */
-	uint64_t unknown;                 /* frames of the site key refused (site_key = refuse) */
 	struct nl_sec_counts snap[NL_PRINCIPAL_MAX + 1]; /* with io->snap (seqlock) */
 	nl_dp_sec_admit_fn admit;         /* the port's admission of a held SUBMIT */
 };
@@ -84,13 +83,24 @@ nl_dp_sec_create(struct nl_port *io, nl_dp_sec_admit_fn admit)
 	sec->ps = *io->o.principals;
 	sec->admit = admit;
 	sec->site = sec->ps.n;
-	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : dp->o.pool_size;
+	/* L: [admission] max_in_flight, else 4 tasks per machine slot (a task farm's machine runs
+	 * one command at a time: more would wait in the workers' queues, out of fair order), at
+	 * most the task pool; R: [admission] reserve, else L / 8 */
+	sec->limit = sec->ps.max_in_flight != 0 ? sec->ps.max_in_flight : 4ull * dp->n_mach;
+	if (sec->limit > dp->o.pool_size || sec->limit == 0)
+		sec->limit = dp->o.pool_size;
 	{
 		uint32_t w[NL_PRINCIPAL_MAX + 1];
+		uint64_t r = sec->ps.has_reserve ? sec->ps.reserve : sec->limit / 8;
 
 		for (unsigned int i = 0; i <= sec->site; i++)
 			w[i] = i < sec->site ? sec->ps.p[i].weight : 1;
-		if (nl_fair_init(&sec->drr, sec->site + 1, w) != 0) {
+		if (r >= sec->limit)
+			DP_LOG(WARNING, "[admission] reserve = %llu is not below the admission limit "
+			       "%llu: %llu used\n", (unsigned long long)r,
+			       (unsigned long long)sec->limit, (unsigned long long)sec->limit - 1);
+		if (nl_admit_init(&sec->adm, sec->site + 1, w, sec->limit, r) != 0) {
+			nl_admit_free(&sec->adm);
 			free(sec);
 			return -ENOMEM;
 		}
@@ -120,46 +130,10 @@ nl_dp_sec_free(struct nl_port *io)
 		return;
 	for (unsigned int i = 0; i <= sec->site; i++)
 		free(sec->pr[i].q);
-	nl_fair_free(&sec->drr);
+	nl_admit_free(&sec->adm);
 	sodium_memzero(&sec->ps, sizeof(sec->ps));
 	free(sec);
 	io->sec = NULL;
-}
-
-enum nl_proto_err
-nl_dp_sec_open(struct nl_port *io, const void *buf, size_t len, struct nl_msg *out)
-{
-	struct nl_dp_sec *sec = io->sec;
-	const struct nl_auth_key *key = &io->o.auth_key;
-	uint64_t sender = 0, seq;
-	const uint8_t *p = buf;
-	enum nl_proto_err e;
-	int k = -1;
-
-	/* The sender id (in the trailer, under the MAC) names the key to verify with: a frame
-	 * that claims principal P and verifies under P's key came from a holder of P's key. */
-	if (len >= NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN && len <= NL_PROTO_MAX_LEN) {
-		const uint8_t *t = p + len - NL_AUTH_TRAILER_LEN;
-
-		for (unsigned int i = 0; i < 8; i++)
-			sender = sender << 8 | t[i];
-		k = nl_principals_find(&sec->ps, sender);
-		if (k >= 0)
-			key = &sec->ps.p[k].key;
-	}
-	e = nl_auth_verify(key, buf, len, &sender, &seq);
-	if (e == NL_PROTO_OK && k < 0 && !sec->ps.site_key_ok) {
-		nl_stat_add_st(&sec->unknown, 1);
-		e = NL_PROTO_E_MAC; /* site_key = refuse: only principals' keys are accepted */
-	}
-	if (e == NL_PROTO_OK)
-		e = nl_replay_check(&io->rp, sender, seq, io->now_ns);
-	if (e == NL_PROTO_OK)
-		e = nl_proto_decode_sealed(buf, len, out);
-	io->principal = k >= 0 ? (uint32_t)k : NL_PRINCIPAL_NONE;
-	if (e == NL_PROTO_OK)
-		nl_stat_add_st(&sec->pr[k >= 0 ? (unsigned int)k : sec->site].c.frames, 1);
-	return e;
 }
 
 static unsigned int
@@ -178,8 +152,34 @@ deny(struct nl_port *io)
 	return false;
 }
 
-bool
-nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a)
+/* The worker id a worker's frame names (HELLO, LOAD, BYE, CMDS, MACHAD: each type's own
+ * field); false for the other types. */
+static bool
+frame_worker_id(const struct nl_msg *m, uint32_t *wid)
+{
+	switch (m->type) {
+	case NL_MSG_HELLO:
+	case NL_MSG_LOAD:
+		*wid = m->u.hello.worker_id;
+		return true;
+	case NL_MSG_BYE:
+		*wid = m->u.bye.worker_id;
+		return true;
+	case NL_MSG_CMDS:
+		*wid = m->u.farm.cmds.worker_id;
+		return true;
+	case NL_MSG_MACHAD:
+		*wid = m->u.farm.machad.worker_id;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* What a frame its roles allow (the rights table) may still not touch: another principal's
+ * sub-task, worker or slots. These checks only refuse, never grant. */
+static bool
+owns(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_dp_sec *sec = io->sec;
@@ -188,12 +188,8 @@ nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_fr
 	uint32_t wid;
 
 	if (cur >= sec->site)
-		return true; /* the site key's holder: the operator, every right */
+		return true; /* the site key's holder: the operator */
 	p = &sec->ps.p[cur];
-	if (m->type == NL_MSG_SUBMIT)
-		return (p->kind & NL_PRINCIPAL_SUBMITTER) ? true : deny(io);
-	if (!(p->kind & NL_PRINCIPAL_WORKER))
-		return deny(io);
 	if (m->type == NL_MSG_DONE) {
 		const struct nl_msg_done *d = &m->u.done;
 		const struct nl_dp_meta *mt;
@@ -210,10 +206,12 @@ nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_fr
 		/* a sub-task out on another principal's machine: not ours to answer */
 		return io->workers[wi].principal == cur ? true : deny(io);
 	}
-	wid = m->type == NL_MSG_BYE ? m->u.bye.worker_id : m->u.hello.worker_id;
+	if (!frame_worker_id(m, &wid))
+		return true;
+	/* HELLO, LOAD, BYE, CMDS, MACHAD: the configured worker id, and not the worker another
+	 * principal registered at that address */
 	if (p->has_worker_id && wid != p->worker_id)
 		return deny(io);
-	/* HELLO / LOAD / BYE from the address of a worker another principal registered */
 	for (unsigned int i = 0; i < io->n_workers; i++) {
 		const struct nl_dp_worker *w = &io->workers[i];
 
@@ -224,19 +222,44 @@ nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_fr
 }
 
 bool
+nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
+		  const struct nl_frame_addr *a, struct nl_msg *out)
+{
+	struct nl_dp_sec *sec = io->sec;
+	enum nl_proto_err why;
+	enum nl_rx_verdict v;
+	unsigned int who;
+
+	v = nl_principals_open(&sec->ps, &io->o.auth_key, &io->rp, buf, len, io->now_ns, out,
+			       &who, &why);
+	io->principal = who < sec->site ? who : NL_PRINCIPAL_NONE;
+	if (v == NL_RX_DROP) {
+		nl_stat_add_st(&io->c.drops[why], 1); /* counted per reason and dropped */
+		return false;
+	}
+	nl_stat_add_st(&sec->pr[who].c.frames, 1);
+	if (v == NL_RX_ACCEPT && nl_replay_evicted(&io->rp, who) != sec->pr[who].c.senders_evicted)
+		nl_atomic_store_relaxed(&sec->pr[who].c.senders_evicted,
+					nl_replay_evicted(&io->rp, who));
+	if (v == NL_RX_DENIED)
+		return deny(io); /* its roles may not send this type (docs/security.md "Rights") */
+	return owns(io, out, a);
+}
+
+uint32_t
+nl_dp_sec_principal_id(const struct nl_port *io, uint32_t pr)
+{
+	const struct nl_principals *ps = io->o.principals;
+
+	return ps != NULL && pr < ps->n ? ps->p[pr].id : 0;
+}
+
+bool
 nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m)
 {
 	const struct nl_dp_sec *sec = io->sec;
 
 	return io->principal >= sec->site || nl_principal_slot_ok(&sec->ps.p[io->principal], m);
-}
-
-void
-nl_dp_sec_seal_as(struct nl_port *io, uint32_t pr)
-{
-	const struct nl_dp_sec *sec = io->sec;
-
-	io->seal.key = pr < sec->site ? sec->ps.p[pr].key : io->o.auth_key;
 }
 
 static void
@@ -249,8 +272,7 @@ reject(struct nl_port *io, uint32_t pr, const struct nl_msg_submit *s, const str
 	m.u.reply.task_id = s->task_id;
 	m.u.reply.client_ts_ns = s->client_ts_ns;
 	m.u.reply.reason = reason;
-	nl_dp_sec_seal_as(io, pr);
-	nl_dp_io_send(io, &m, a->src_mac, a->src_ip, a->src_port);
+	nl_dp_io_send(io, &m, pr, a->src_mac, a->src_ip, a->src_port);
 }
 
 void
@@ -296,12 +318,13 @@ nl_dp_sec_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct
 	e->a = *a;
 	nl_dp_farm_ctx_get(io, &e->farm);
 	nl_stat_add_st(&p->c.queued, 1);
-	nl_fair_backlogged_st(&sec->drr, i);
+	nl_admit_queued_st(&sec->adm, i);
 	nl_dp_sec_poll(io);
 }
 
-/* Admit the head of principal i's queue through the port's normal SUBMIT path. */
-static void
+/* Admit the head of principal i's queue through the port's normal SUBMIT path. false when
+ * the engine could not take it (it stays at the head of the queue). */
+static bool
 admit_one(struct nl_port *io, unsigned int i)
 {
 	struct nl_dp *dp = io->dp;
@@ -316,27 +339,28 @@ admit_one(struct nl_port *io, unsigned int i)
 	nl_stat_add_st(&p->c.queued, (uint64_t)-1);
 	io->principal = i < sec->site ? i : NL_PRINCIPAL_NONE;
 	io->sec_admitting = true;
+	io->sec_again = false;
 	nl_dp_farm_ctx_get(io, &farm_saved); /* the frame being received may be another's */
 	nl_dp_farm_ctx_set(io, &e->farm);
 	sec->admit(io, &e->s, &e->a); /* hook up: the port's SUBMIT path */
 	nl_dp_farm_ctx_set(io, &farm_saved);
 	io->sec_admitting = false;
 	io->principal = saved;
+	if (io->sec_again) { /* the engine is full: back to the head of the queue, try later */
+		p->head = (p->head + p->cap - 1) % p->cap;
+		nl_stat_add_st(&p->c.queued, 1);
+		nl_admit_undo_st(&sec->adm, i, true);
+		return false;
+	}
 	if (dp->io_accepted != acc) {
 		nl_stat_add_st(&p->c.accepted, 1);
 		nl_stat_add_st(&p->c.in_flight, 1);
-		sec->held++;
-	} else if (dp->io_rejected != rej) {
-		nl_stat_add_st(&p->c.rejected_overload, 1);
+		return true;
 	}
-}
-
-static bool
-has_backlog(void *ctx, unsigned int i)
-{
-	const struct nl_dp_sec *sec = ctx;
-
-	return sec->pr[i].c.queued > 0;
+	nl_admit_undo_st(&sec->adm, i, false); /* answered at once (bad_task, no_handle, ...) */
+	if (dp->io_rejected != rej)
+		nl_stat_add_st(&p->c.rejected_other, 1);
+	return true;
 }
 
 unsigned int
@@ -346,9 +370,10 @@ nl_dp_sec_poll(struct nl_port *io)
 	unsigned int n = 0;
 	int i;
 
-	/* deficit round robin (nl_fair.c) while the appliance holds fewer than its limit */
-	while (sec->held < sec->limit && (i = nl_fair_next_st(&sec->drr, has_backlog, sec)) >= 0) {
-		admit_one(io, (unsigned int)i);
+	/* shares of the admission limit, then the reserve rule, each step in DRR order */
+	while ((i = nl_admit_next_st(&sec->adm)) >= 0) {
+		if (!admit_one(io, (unsigned int)i))
+			break;
 		n++;
 	}
 	return n;
@@ -363,16 +388,15 @@ nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed)
 	nl_stat_add_st(failed ? &p->c.failed : &p->c.completed, 1);
 	if (p->c.in_flight > 0)
 		nl_stat_add_st(&p->c.in_flight, (uint64_t)-1);
-	if (sec->held > 0)
-		sec->held--;
+	nl_admit_done_st(&sec->adm, pr_index(sec, mt->principal));
 }
 
 /* ---- telemetry and SUMMARY ---- */
 
-#define N_KEYS 11
+#define N_KEYS 12
 static const char *const key_names[N_KEYS] = {
 	"submitted", "accepted", "completed", "failed", "in_flight", "queued", "rejected_quota",
-	"rejected_overload", "rejected_other", "denied", "frames",
+	"rejected_overload", "rejected_other", "denied", "frames", "senders_evicted",
 };
 
 static uint64_t
@@ -381,6 +405,7 @@ count_at(const struct nl_sec_counts *c, unsigned int k)
 	const uint64_t *v[N_KEYS] = {
 		&c->submitted, &c->accepted, &c->completed, &c->failed, &c->in_flight, &c->queued,
 		&c->rejected_quota, &c->rejected_overload, &c->rejected_other, &c->denied, &c->frames,
+		&c->senders_evicted,
 	};
 
 	return nl_atomic_load_relaxed(v[k]);
@@ -437,6 +462,7 @@ tel_principals(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "snapshot", snap);
 	rte_tel_data_add_dict_u64(d, "principals", sec->site + 1);
 	rte_tel_data_add_dict_u64(d, "admission_limit", sec->limit);
+	rte_tel_data_add_dict_u64(d, "admission_reserve", sec->adm.reserve);
 	rte_tel_data_add_dict_container(d, "name", arr[N_KEYS], 0);
 	for (unsigned int k = 0; k < N_KEYS; k++)
 		rte_tel_data_add_dict_container(d, key_names[k], arr[k], 0);

@@ -2,8 +2,9 @@
 /**
  * @file
  * Port mode's security and fair share (issue #16, docs/security.md): frames verified under
- * the key of the principal their sender id names; what a principal may send (a submitter
- * SUBMIT, a worker HELLO / LOAD / DONE / BYE for its own slots and sub-tasks only); replies
+ * the key of the principal their sender id names; what a principal may send (the rights
+ * table by role and message type, nl_principal_may_send(), before the replay window; then
+ * only its own slots, workers and sub-tasks); replies
  * sealed under the addressee's key; per-submitter caps (tasks in flight, accepted rate) and
  * weighted fair admission by deficit round robin; per-principal counters; consistent counter
  * snapshots for telemetry; the privilege drop after start-up.
@@ -50,6 +51,8 @@ struct nl_sec_counts {
 	uint64_t rejected_other;  /**< REJECT bad_task / no_machine at ingress */
 	uint64_t denied;          /**< frames dropped: not this principal's to send */
 	uint64_t frames;          /**< authenticated frames from this principal */
+	uint64_t senders_evicted; /**< its senders its part of the replay table had to forget
+				   *   to make room for its new ones (#35) */
 };
 
 /**
@@ -65,19 +68,30 @@ int nl_dp_sec_create(struct nl_port *io, nl_dp_sec_admit_fn admit);
 void nl_dp_sec_free(struct nl_port *io);
 
 /**
- * Verify (the MAC under the key of the principal the sender id names, or the site key), check
- * the replay window, decode; io->principal is set to the sender's principal.
- * @return NL_PROTO_OK or the drop reason. @par Context I/O lcore.
- * @par Source  docs/security.md "Identities".
+ * Receive one authenticated frame of the port (types outside the scale-out range): the MAC
+ * under the key of the principal its sender id names (or the site key), the body, the rights
+ * table by role and type (nl_principal_may_send()), the replay window of that principal, then
+ * what it may touch: a DONE only for a sub-task out on a machine of a worker the principal
+ * registered; HELLO, LOAD, BYE, CMDS, MACHAD only with its configured worker_id (each type's
+ * own field) and not from the address of a worker another principal registered. io->principal
+ * is set to the sender. A dropped frame is counted per reason (io->c.drops), a refused one
+ * `denied` (per principal and in all).
+ * @param io   The port. @param buf  UDP payload [len bytes]. @param a  Its addresses.
+ * @param out  Output: the message.
+ * @return true when the frame may be handled. @par Context I/O lcore.
+ * @par Source  docs/security.md "Who a frame is from", "Rights".
  */
-enum nl_proto_err nl_dp_sec_open(struct nl_port *io, const void *buf, size_t len, struct nl_msg *out);
+bool nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
+		       const struct nl_frame_addr *a, struct nl_msg *out);
 
 /**
- * Whether io->principal may send m from address a (kind, worker id, the worker record at that
- * address, the owner of a DONE's sub-task). A refused frame is counted `denied` and dropped.
- * @par Context I/O lcore.
+ * The principal id (nl_principal_id()) of principal index pr, as DISPATCH carries it to the
+ * worker (its per-principal command policy, docs/security.md): 0 for the site key's holder
+ * (NL_PRINCIPAL_NONE) and without principals.
+ * @param io  The port. @param pr  Principal index or NL_PRINCIPAL_NONE.
+ * @return the id, or 0. @par Context Any (reads the principals only).
  */
-bool nl_dp_sec_allowed(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a);
+uint32_t nl_dp_sec_principal_id(const struct nl_port *io, uint32_t pr);
 
 /** Whether the HELLO being handled may claim machine slot m. @par Context I/O lcore. */
 bool nl_dp_sec_slot_ok(const struct nl_port *io, uint32_t m);
@@ -98,9 +112,6 @@ unsigned int nl_dp_sec_poll(struct nl_port *io);
 
 /** A task of principal mt->principal ended (failed or completed). @par Context I/O lcore. */
 void nl_dp_sec_finish(struct nl_port *io, const struct nl_dp_meta *mt, bool failed);
-
-/** Seal the next frames under principal pr's key (the site key for NL_PRINCIPAL_NONE). */
-void nl_dp_sec_seal_as(struct nl_port *io, uint32_t pr);
 
 /** Telemetry /nlevel/principals and the `denied` key of /nlevel/stats. @return 0; -errno. */
 int nl_dp_sec_tel_init(void);

@@ -82,3 +82,62 @@ nl_fair_next_st(struct nl_fair *f, nl_fair_has_fn has, void *ctx)
 	}
 	return -1;
 }
+
+/* End the head's turn and move it to the back of the round (it stays in the round). */
+static void
+rotate(struct nl_fair *f)
+{
+	unsigned int i = f->round[f->head];
+
+	f->turn = false;
+	f->head = (f->head + 1) % f->n;
+	f->round[(f->head + f->cnt - 1) % f->n] = i;
+}
+
+int
+nl_fair_next_elig_st(struct nl_fair *f, nl_fair_state_fn st, void *ctx)
+{
+	unsigned int held = 0; /* HELD flows seen in a row */
+
+	while (f->cnt > 0) {
+		unsigned int i = f->round[f->head];
+		enum nl_fair_state s = st(ctx, i);
+
+		if (s == NL_FAIR_EMPTY) { /* out of the round */
+			f->turn = false;
+			f->head = (f->head + 1) % f->n;
+			f->cnt--;
+			f->deficit[i] = 0;
+			f->active[i] = 0;
+			continue;
+		}
+		if (s == NL_FAIR_HELD) {
+			if (f->deficit[i] > (int64_t)f->quantum[i])
+				f->deficit[i] = f->quantum[i];
+			rotate(f);
+			if (++held >= f->cnt)
+				return -1;
+			continue;
+		}
+		held = 0;
+		if (!f->turn) { /* a new turn: add the quantum */
+			f->deficit[i] += f->quantum[i];
+			f->turn = true;
+		}
+		if (f->deficit[i] >= 1) {
+			f->deficit[i]--;
+			return (int)i;
+		}
+		rotate(f);
+	}
+	return -1;
+}
+
+void
+nl_fair_refund_st(struct nl_fair *f, unsigned int i)
+{
+	if (i >= f->n)
+		return;
+	f->deficit[i]++;
+	nl_fair_backlogged_st(f, i);
+}

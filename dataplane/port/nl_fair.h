@@ -60,6 +60,37 @@ void nl_fair_backlogged_st(struct nl_fair *f, unsigned int i);
  */
 int nl_fair_next_st(struct nl_fair *f, nl_fair_has_fn has, void *ctx);
 
+/** A flow's state at its turn (nl_fair_next_elig_st()). */
+enum nl_fair_state {
+	NL_FAIR_EMPTY = 0, /**< no backlog: it leaves the round, its deficit cleared */
+	NL_FAIR_READY,     /**< backlogged and may be served now */
+	NL_FAIR_HELD,      /**< backlogged, but may not be served now (over its share): its
+			    *   turn ends, it stays in the round with its deficit (at most one
+			    *   quantum) */
+};
+
+/** The state of flow i now. */
+typedef enum nl_fair_state (*nl_fair_state_fn)(void *ctx, unsigned int i);
+
+/**
+ * nl_fair_next_st() where a backlogged flow may also be held back: the next READY flow in
+ * round order, charged one unit; -1 when every flow in the round is HELD or EMPTY (after at
+ * most one pass over the round). A HELD flow keeps its place and its deficit (capped at its
+ * quantum), so among the READY flows the order and the shares are DRR's.
+ * @param st  State of the caller's flows. @param ctx  Its argument.
+ * @par Context The owner (_st). Cost O(flows in the round) at worst.
+ * @par Source M. Shreedhar and G. Varghese, SIGCOMM 1995 (a flow that cannot send keeps its
+ * deficit).
+ */
+int nl_fair_next_elig_st(struct nl_fair *f, nl_fair_state_fn st, void *ctx);
+
+/**
+ * Give back the unit nl_fair_next_elig_st() / nl_fair_next_st() charged flow i (its head
+ * could not be served after all, e.g. the engine was full); it is backlogged again.
+ * @par Context The owner (_st).
+ */
+void nl_fair_refund_st(struct nl_fair *f, unsigned int i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
  *   nl_dp_farm_tel.c   the farm's telemetry
  *   nl_dp_sec.c        principals, rights, caps and fair admission, privilege drop,
  *                      consistent counter snapshots
+ *   nl_admit.c         fair admission: shares of the admission limit, the reserve (pure)
  *   nl_fair.c          deficit round robin (pure)
  *   nl_port_tel.c      /nlevel/stats and /nlevel/machine/set
  *   nl_dp_port.c       the I/O and control loop: frames, workers, sub-tasks out, task ends
@@ -89,13 +90,16 @@ struct nl_port {
 	uint64_t rnd;
 	/* --key (protocol version 2): frames are verified here, once, before any manager sees
 	 * them; replies are sealed here. */
-	struct nl_auth_tx seal;  /* our sender id and sequence */
+	struct nl_auth_tx seal;  /* our sender id and sequence; its key is the site key (a reply
+				  * is sealed for its recipient: nl_dp_io_send()) */
 	struct nl_replay rp;     /* per-sender replay windows */
 	uint64_t now_ns;         /* CLOCK_REALTIME, read once per loop */
-	/* #16 (nl_dp_sec.c): principal of the frame being handled; set while the fair queue
-	 * admits a task it held */
+	/* #16 (nl_dp_sec.c): principal of the frame being handled (what answers it is sealed
+	 * for); set while the fair queue admits a task it held */
 	uint32_t principal;
 	bool sec_admitting;
+	bool sec_again;          /* the engine could not take the task being admitted (pool or
+				  * entry inbox full): it stays queued, no reply (on_submit) */
 	struct nl_dp_meta *meta; /* [dp->n_pool] */
 	struct nl_dp_worker *workers; /* [MAX_WORKERS] */
 	unsigned int n_workers;
@@ -111,6 +115,18 @@ struct nl_port {
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 	struct nl_port_counts psnap;  /* and the port's */
 };
+
+/* xorshift64 step of the port's ingress randomness (the start leaf of a task). */
+static inline uint64_t
+nl_port_xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
 
 /* The extension's hooks when there is one (dp->ext), else NULL. */
 static inline const struct nl_port_ext_ops *
@@ -133,14 +149,17 @@ int nl_dp_io_port_init(struct nl_port *io);
 void nl_dp_io_tx_flush(struct nl_port *io);
 
 /**
- * Queue message m to (mac, ip, port), sealed with io->seal when --key is set (the caller
- * chooses the key: nl_dp_sec_seal_as()); sent at the next flush or when TX_BUF are queued.
- * @param io  The port. @param m  Message. @param mac  Destination MAC [6].
+ * Queue message m to (mac, ip, port), sealed for its recipient when --key is set: under
+ * principal `to`'s key (an index of io->o.principals), or the site key (NL_PRINCIPAL_NONE,
+ * or no principals), with the appliance's sender id and sequence (io->seal, whose key stays
+ * the site key); sent at the next flush or when TX_BUF are queued.
+ * @param io  The port. @param m  Message. @param to  Recipient principal (NL_PRINCIPAL_NONE:
+ * the site key's holder). @param mac  Destination MAC [6].
  * @param ip  IPv4, network order. @param port  UDP, host order.
- * @par Context The I/O lcore. @par Source docs/protocol.md.
+ * @par Context The I/O lcore. @par Source docs/protocol.md, docs/security.md.
  */
-void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, const uint8_t *mac, uint32_t ip,
-		   uint16_t port);
+void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, uint32_t to, const uint8_t *mac,
+		   uint32_t ip, uint16_t port);
 
 /**
  * Queue a payload the caller encoded and sealed (the inter-appliance codec: nl_xa_seal()).

@@ -267,6 +267,27 @@ keyval(struct ld *l, struct nl_principals *ps, struct nl_principal *p, bool in_a
 			ps->queue = (uint32_t)x;
 			return rc;
 		}
+		if (strcmp(k, "senders") == 0 || strcmp(k, "site_senders") == 0) {
+			uint32_t *dst = strcmp(k, "senders") == 0 ? &ps->senders : &ps->site_senders;
+
+			rc = num(l, k, v, 1, 65536, &x);
+			if (rc != 0)
+				return rc;
+			*dst = (uint32_t)x;
+			if (x != (double)*dst)
+				return fail(l, "%s = '%s': want an integer 1..65536", k, v);
+			return 0;
+		}
+		if (strcmp(k, "reserve") == 0) {
+			rc = num(l, k, v, 0, 1e8, &x);
+			if (rc != 0)
+				return rc;
+			ps->reserve = (uint32_t)x;
+			ps->has_reserve = true;
+			if (x != (double)ps->reserve)
+				return fail(l, "reserve = '%s': want an integer 0..100000000", v);
+			return 0;
+		}
 		if (strcmp(k, "site_key") == 0) {
 			if (strcmp(v, "operator") == 0)
 				ps->site_key_ok = true;
@@ -276,7 +297,8 @@ keyval(struct ld *l, struct nl_principals *ps, struct nl_principal *p, bool in_a
 				return fail(l, "site_key = '%s': want operator or refuse", v);
 			return 0;
 		}
-		return fail(l, "[admission]: unknown key '%s' (max_in_flight, queue, site_key)", k);
+		return fail(l, "[admission]: unknown key '%s' (max_in_flight, reserve, queue, "
+			       "senders, site_senders, site_key)", k);
 	}
 	if (p == NULL)
 		return fail(l, "'%s' outside a section", k);
@@ -310,6 +332,15 @@ keyval(struct ld *l, struct nl_principals *ps, struct nl_principal *p, bool in_a
 		p->queue = (uint32_t)x;
 		return rc;
 	}
+	if (strcmp(k, "senders") == 0) {
+		rc = num(l, k, v, 1, 65536, &x);
+		if (rc != 0)
+			return rc;
+		p->senders = (uint32_t)x;
+		if (x != (double)p->senders)
+			return fail(l, "senders = '%s': want an integer 1..65536", v);
+		return 0;
+	}
 	if (strcmp(k, "slots") == 0)
 		return parse_slots(l, p, v, n_slots);
 	if (strcmp(k, "worker_id") == 0) {
@@ -318,8 +349,8 @@ keyval(struct ld *l, struct nl_principals *ps, struct nl_principal *p, bool in_a
 		p->has_worker_id = true;
 		return rc;
 	}
-	return fail(l, "unknown key '%s' (weight, max_in_flight, max_rate, burst, queue, slots, "
-		       "worker_id, key_file)", k);
+	return fail(l, "unknown key '%s' (weight, max_in_flight, max_rate, burst, queue, senders, "
+		       "slots, worker_id, key_file)", k);
 }
 
 int
@@ -337,6 +368,8 @@ nl_principals_load(struct nl_principals *ps, const char *path, const struct nl_a
 	memset(ps, 0, sizeof(*ps));
 	ps->queue = 64;
 	ps->site_key_ok = true;
+	ps->senders = NL_PRINCIPAL_SENDERS_DEF;
+	ps->site_senders = NL_PRINCIPAL_SITE_SENDERS_DEF;
 	for (unsigned int i = 0; i < NL_PRINCIPAL_MAX; i++)
 		burst_set[i] = 0;
 	if (n_slots > NL_PRINCIPAL_MAX_SLOTS)
@@ -403,6 +436,8 @@ nl_principals_load(struct nl_principals *ps, const char *path, const struct nl_a
 
 		if (p->queue == 0)
 			p->queue = ps->queue;
+		if (p->senders == 0)
+			p->senders = ps->senders;
 		if (burst_set[i] == 0)
 			p->burst = p->max_rate_tps / 10 > 1 ? p->max_rate_tps / 10 : 1;
 		while (ps->tab[h] != 0)
@@ -427,4 +462,98 @@ nl_principals_find(const struct nl_principals *ps, uint64_t sender)
 			return (int)k - 1;
 		h = (h + 1) & 1023u;
 	}
+}
+
+/* ---- rights and receiving (docs/security.md "Rights") ---- */
+
+#define S NL_PRINCIPAL_SUBMITTER
+#define W NL_PRINCIPAL_WORKER
+#define O NL_PRINCIPAL_OPERATOR
+
+/* Per message type, the roles that may send it to an appliance. Every type the codec knows
+ * has an entry (tests/dataplane/test_rights.c checks this table against the one in
+ * docs/security.md, cell by cell); the rest is 0: nobody. */
+static const uint8_t rights[256] = {
+	[NL_MSG_SUBMIT] = S | O,
+	[NL_MSG_ACCEPT] = 0,     /* the appliance's replies and orders: it sends them */
+	[NL_MSG_REJECT] = 0,
+	[NL_MSG_COMPLETE] = 0,
+	[NL_MSG_DISPATCH] = 0,
+	[NL_MSG_DONE] = W | O,
+	[NL_MSG_LOAD] = W | O,
+	[NL_MSG_HELLO] = W | O,
+	[NL_MSG_BYE] = W | O,
+	[16] = O, [17] = O, [18] = O, [19] = O, /* between appliances (nl_xa_proto.h): the site */
+	[20] = O, [21] = O, [22] = O, [23] = O, /* key only, checked by the scale-out layer */
+	[NL_MSG_CMDS] = W | O,
+	[NL_MSG_MACHAD] = W | O,
+	[NL_MSG_REGISTER] = S | O,
+	[NL_MSG_REGISTERED] = 0,
+	[NL_MSG_FSUBMIT] = S | O,
+	[NL_MSG_STATUS_Q] = S | O,
+	[NL_MSG_STATUS] = 0,
+	[NL_MSG_TASKINFO] = 0,
+};
+
+#undef S
+#undef W
+#undef O
+
+bool
+nl_principal_may_send(unsigned int kind, unsigned int type)
+{
+	return type < 256 && (rights[type] & kind) != 0;
+}
+
+unsigned int
+nl_principals_kind(const struct nl_principals *ps, unsigned int who)
+{
+	return who < ps->n ? ps->p[who].kind : NL_PRINCIPAL_OPERATOR;
+}
+
+int
+nl_principals_replay_init(const struct nl_principals *ps, struct nl_replay *rp)
+{
+	uint32_t cap[NL_PRINCIPAL_MAX + 1];
+
+	for (unsigned int i = 0; i < ps->n; i++)
+		cap[i] = ps->p[i].senders != 0 ? ps->p[i].senders : NL_PRINCIPAL_SENDERS_DEF;
+	cap[ps->n] = ps->site_senders != 0 ? ps->site_senders : NL_PRINCIPAL_SITE_SENDERS_DEF;
+	return nl_replay_init_owners(rp, ps->n + 1, cap, ps->n);
+}
+
+enum nl_rx_verdict
+nl_principals_open(const struct nl_principals *ps, const struct nl_auth_key *site,
+		   struct nl_replay *rp, const void *buf, size_t len, uint64_t now_ns,
+		   struct nl_msg *out, unsigned int *who, enum nl_proto_err *why)
+{
+	const struct nl_auth_key *key = site;
+	const uint8_t *p = buf;
+	uint64_t sender = 0, seq;
+	int k = -1;
+
+	*who = ps->n;
+	/* The sender id (in the trailer, under the MAC) names the key to verify with: a frame
+	 * that claims principal P and verifies under P's key came from a holder of P's key. */
+	if (len >= NL_PROTO_HDR_LEN + NL_AUTH_TRAILER_LEN && len <= NL_PROTO_MAX_LEN) {
+		const uint8_t *t = p + len - NL_AUTH_TRAILER_LEN;
+
+		for (unsigned int i = 0; i < 8; i++)
+			sender = sender << 8 | t[i];
+		k = nl_principals_find(ps, sender);
+		if (k >= 0)
+			key = &ps->p[k].key;
+	}
+	*why = nl_auth_verify(key, buf, len, &sender, &seq);
+	if (*why == NL_PROTO_OK && k < 0 && !ps->site_key_ok)
+		*why = NL_PROTO_E_MAC; /* site_key = refuse: only principals' keys are accepted */
+	if (*why == NL_PROTO_OK)
+		*why = nl_proto_decode_sealed(buf, len, out);
+	if (*why != NL_PROTO_OK)
+		return NL_RX_DROP;
+	*who = k >= 0 ? (unsigned int)k : ps->n;
+	if (!nl_principal_may_send(nl_principals_kind(ps, *who), out->type))
+		return NL_RX_DENIED; /* before the window: no state for what it may not send */
+	*why = nl_replay_check_own(rp, *who, sender, seq, now_ns);
+	return *why == NL_PROTO_OK ? NL_RX_ACCEPT : NL_RX_DROP;
 }

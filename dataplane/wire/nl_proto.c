@@ -191,10 +191,15 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		    d->sub >= d->n_split || d->args_len > NL_PROTO_MAX_ARGS ||
 		    d->mach >= NL_PROTO_MAX_MACH)
 			return NL_PROTO_E_FIELD;
-		e = check_len(len, NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len);
+		/* version 2 carries the submitter's principal id after the arguments (#35) */
+		e = check_len(len, NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len +
+					   (want == NL_PROTO_VERSION_AUTH ? 4u : 0u));
 		if (e != NL_PROTO_OK)
 			return e;
 		memcpy(d->args, r.p, d->args_len);
+		r.p += d->args_len;
+		if (want == NL_PROTO_VERSION_AUTH)
+			d->principal = (uint32_t)get(&r, 4);
 		return NL_PROTO_OK;
 	}
 	case NL_MSG_DONE: {
@@ -654,6 +659,13 @@ int
 nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, void *buf,
 	      size_t cap)
 {
+	return nl_proto_seal_with(m, tx, tx != NULL ? &tx->key : NULL, now_ns, buf, cap);
+}
+
+int
+nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx, const struct nl_auth_key *key,
+		   uint64_t now_ns, void *buf, size_t cap)
+{
 	uint8_t tmp[NL_PROTO_MAX_LEN];
 	uint64_t seq;
 	size_t len;
@@ -661,9 +673,11 @@ nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, vo
 
 	if (tx == NULL)
 		return nl_proto_encode(m, buf, cap);
-	n = nl_proto_encode(m, tmp, sizeof(tmp) - NL_AUTH_TRAILER_LEN);
+	n = nl_proto_encode(m, tmp, sizeof(tmp) - NL_AUTH_TRAILER_LEN - 4);
 	if (n < 0)
 		return n == -ENOSPC ? -EINVAL : n;
+	if (m->type == NL_MSG_DISPATCH) /* version 2: the submitter's principal id (#35) */
+		n = (int)(put(tmp + n, m->u.dispatch.principal, 4) - tmp);
 	len = (size_t)n + NL_AUTH_TRAILER_LEN;
 	if (cap < len)
 		return -ENOSPC;
@@ -673,7 +687,7 @@ nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns, vo
 	put(tmp + 4, len, 2);
 	put(tmp + n, tx->sender, 8);
 	put(tmp + n + 8, seq, 8);
-	mac(&tx->key, tmp, len - NL_AUTH_TAG_LEN, tmp + len - NL_AUTH_TAG_LEN);
+	mac(key, tmp, len - NL_AUTH_TAG_LEN, tmp + len - NL_AUTH_TAG_LEN);
 	memcpy(buf, tmp, len);
 	return (int)len;
 }
@@ -720,12 +734,13 @@ nl_proto_open(const struct nl_auth_key *key, struct nl_replay *rp, const void *b
 
 	if (key == NULL)
 		return nl_proto_decode(buf, len, out); /* version 2 here: bad_version */
-	/* MAC first (forgeries never touch the replay table), then the window, then the body. */
+	/* MAC first (forgeries never touch the replay table), then the body (a frame that does
+	 * not decode creates no state either), then the window. */
 	e = nl_auth_verify(key, buf, len, &sender, &seq);
 	if (e == NL_PROTO_OK)
-		e = nl_replay_check(rp, sender, seq, now_ns);
-	if (e == NL_PROTO_OK)
 		e = nl_proto_decode_sealed(buf, len, out);
+	if (e == NL_PROTO_OK)
+		e = nl_replay_check(rp, sender, seq, now_ns);
 	return e;
 }
 

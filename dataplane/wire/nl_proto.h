@@ -104,6 +104,9 @@ struct nl_msg_dispatch {
 	uint16_t cmd_id;
 	uint8_t args_len;
 	uint8_t args[NL_PROTO_MAX_ARGS];
+	uint32_t principal;   /**< version 2 only (after args; 0 in version 1): the submitter's
+			       *   principal id (nl_principal_id()), 0 = the site key's holder;
+			       *   the worker's per-principal command policy reads it (#35) */
 };
 
 struct nl_msg_done {
@@ -300,6 +303,20 @@ int nl_proto_seal(const struct nl_msg *m, struct nl_auth_tx *tx, uint64_t now_ns
 		  size_t cap);
 
 /**
+ * nl_proto_seal() under another key than tx's: the sender id and sequence are tx's (advanced),
+ * the MAC is computed under `key`. How an appliance seals each reply for its recipient (the
+ * principal's key) with its one sender id and one strictly increasing sequence.
+ *
+ * @param m    Message. @param tx  Sealing state (sender, seq); NULL: version 1.
+ * @param key  MAC key (not NULL when tx is not NULL).
+ * @param now_ns, buf, cap  As nl_proto_seal().
+ * @return bytes written; -EINVAL; -ENOSPC.
+ * @par Context  Pure but for tx; the thread that owns tx.
+ */
+int nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx,
+		       const struct nl_auth_key *key, uint64_t now_ns, void *buf, size_t cap);
+
+/**
  * Check a version-2 message's MAC (constant-time compare) and read its sender and seq. Does
  * not look at the body: call nl_replay_check(), then nl_proto_decode_sealed().
  *
@@ -324,49 +341,90 @@ enum nl_proto_err nl_auth_verify(const struct nl_auth_key *key, const void *buf,
 enum nl_proto_err nl_proto_decode_sealed(const void *buf, size_t len, struct nl_msg *out);
 
 struct nl_replay_ent;
+struct nl_replay_own;
 
-/** Anti-replay state of one receiver: per sender, the highest seq and a window bitmap. */
+#define NL_REPLAY_MAX_OWNERS 4096u     /**< owners (principals + the site key's holders) */
+#define NL_REPLAY_MAX_SENDERS (1u << 24) /**< senders remembered, all owners together */
+
+/**
+ * Anti-replay state of one receiver (docs/protocol.md "Replay window"): per sender the highest
+ * seq and a window bitmap; senders grouped by owner (a principal, or the site key's holders),
+ * each owner with a bound of its own on the senders it holds (nl_replay.c, invariants I1-I3).
+ */
 struct nl_replay {
-	struct nl_replay_ent *ent;  /**< sets x 4 ways */
-	unsigned int set_mask;
-	unsigned int n_ent;
+	struct nl_replay_ent *ent;  /**< [n_ent], owner o's in [own[o].base, + its cap) */
+	struct nl_replay_own *own;  /**< [n_own] */
+	uint32_t *idx;              /**< open-addressing index: entry + 1, 0 = empty */
+	unsigned int idx_mask;
+	unsigned int n_ent, n_own;
+	unsigned int def_own;       /**< the owner of nl_replay_check() */
 	uint64_t skew_ns;           /**< clock tolerance (NL_REPLAY_SKEW_NS) */
-	uint64_t full;              /**< frames refused because no entry was free */
+	uint64_t evicted;           /**< senders forgotten to make room, all owners */
 };
 
 /**
- * Allocate the replay state for about `senders` concurrent senders (4-way set associative;
- * an entry is reused once its sender has been silent longer than the clock tolerance).
+ * Allocate the replay state for `senders` senders of one owner (a client's or a worker's
+ * window for the appliance; an appliance without --principals).
  *
- * @return 0; -EINVAL (senders < 4 or > 2^24); -ENOMEM.
+ * @return 0; -EINVAL (senders < 1 or > NL_REPLAY_MAX_SENDERS); -ENOMEM.
  * @par Context  Any thread; allocates.
  */
 int nl_replay_init(struct nl_replay *rp, unsigned int senders);
 
-/** Free the replay state. @par Context The owner's thread. */
+/**
+ * Allocate the replay state of n_own owners: owner o holds at most cap[o] senders at once; a
+ * new sender of a full owner replaces that owner's least recently accepted sender, never
+ * another owner's (I1), and raises the owner's floor to the forgotten sender's highest seq
+ * (a new sender's first seq must be above the floor, I2).
+ *
+ * @param rp       Output (zeroed first; nl_replay_free() after an error is allowed).
+ * @param n_own    Owners, 1..NL_REPLAY_MAX_OWNERS.
+ * @param cap      [n_own] senders per owner, each >= 1; sum <= NL_REPLAY_MAX_SENDERS.
+ * @param def_own  Owner of nl_replay_check() (< n_own).
+ * @return 0; -EINVAL; -ENOMEM.
+ * @par Context  Any thread; allocates (the entries' pages are touched as senders arrive).
+ */
+int nl_replay_init_owners(struct nl_replay *rp, unsigned int n_own, const uint32_t *cap,
+			  unsigned int def_own);
+
+/** Free the replay state (NULL parts accepted). @par Context The owner's thread. */
 void nl_replay_free(struct nl_replay *rp);
 
 /**
- * Accept (and remember) or refuse one authenticated frame's (sender, seq): refused when seq is
- * more than NL_REPLAY_SKEW_NS away from now_ns, was accepted before, is NL_REPLAY_WINDOW or
- * more below the sender's highest seq, or no entry is free for a new sender. Call only after
- * nl_auth_verify() succeeded (else forgeries would fill the table).
+ * Accept (and remember) or refuse one authenticated frame's (sender, seq) for owner `own`:
+ * refused when seq is more than NL_REPLAY_SKEW_NS away from now_ns; for a sender the owner
+ * holds, when it was accepted before or is NL_REPLAY_WINDOW or more below the sender's highest
+ * seq; for a sender it does not hold, when seq is at or below the owner's floor. Call only for
+ * a frame whose MAC verified and whose sender may send it (only an authorised sender creates
+ * state).
  *
  * @param rp      Replay state.
- * @param sender  Sender id from nl_auth_verify().
+ * @param own     Owner (< n_own; else refused).
+ * @param sender  Sender id from nl_auth_verify() (0 refused).
  * @param seq     Its sequence number.
  * @param now_ns  Receiver's CLOCK_REALTIME [ns].
  * @return NL_PROTO_OK or NL_PROTO_E_REPLAY.
- * @par Context  Single-threaded (_st): the receiving thread.
+ * @par Context  Single-threaded (_st): the receiving thread. O(1): a hash probe, no scan.
  * @par Source  RFC 4303 section 3.4.3 (sliding window), RFC 6479 (bitmap as a ring of words).
+ */
+enum nl_proto_err nl_replay_check_own(struct nl_replay *rp, unsigned int own, uint64_t sender,
+				      uint64_t seq, uint64_t now_ns);
+
+/**
+ * nl_replay_check_own() for the default owner (rp->def_own).
+ * @par Context  Single-threaded (_st): the receiving thread.
  */
 enum nl_proto_err nl_replay_check(struct nl_replay *rp, uint64_t sender, uint64_t seq,
 				  uint64_t now_ns);
 
+/** Senders owner `own` has had to forget to make room (0 for an unknown owner). @par Context Pure. */
+uint64_t nl_replay_evicted(const struct nl_replay *rp, unsigned int own);
+
 /**
- * Receive one message: with a key, nl_auth_verify(), nl_replay_check() and
- * nl_proto_decode_sealed() in that order (only authentic, fresh frames are decoded); without
- * (key NULL), nl_proto_decode() (version 1 only).
+ * Receive one message: with a key, nl_auth_verify(), nl_proto_decode_sealed() and
+ * nl_replay_check() in that order (only authentic frames are decoded, and only authentic,
+ * well-formed ones touch the replay state); without (key NULL), nl_proto_decode() (version 1
+ * only).
  *
  * @param key     Key, or NULL (unauthenticated end).
  * @param rp      Replay state (unused when key is NULL).

@@ -6,8 +6,9 @@
 # that it is a snapshot of the control lcore ("snapshot": 1) and that I1 holds in it,
 # accepted == completed + failed + in_flight, for the appliance and for every principal; it
 # also reads the resident set (VmRSS of /proc/PID/status). Prints one line
-#   SAMPLES n=N snapshots=N violations=N rss_first_kb=K rss_after_5s_kb=K rss_max_kb=K
-#           rss_last_kb=K accepted_max=N in_flight_max=N
+#   SAMPLES n=N snapshots=N violations=N rss_first_kb=K rss_after_5s_kb=K rss_mid_kb=K
+#           rss_max_kb=K rss_last_kb=K accepted_max=N in_flight_max=N
+# (rss_mid_kb: at SECS / 2, to tell a plateau from a steady growth)
 # and the first violations as "# ..." lines. Exit 0 when no sample violated I1.
 import json, os, socket, sys, time
 
@@ -38,7 +39,7 @@ def rss_kb():
 
 
 n = snaps = bad = 0
-rss_first = rss5 = rss_max = rss_last = -1
+rss_first = rss5 = rss_mid = rss_max = rss_last = -1
 acc_max = inf_max = 0
 t0 = time.monotonic()
 while time.monotonic() - t0 < secs:
@@ -70,10 +71,12 @@ while time.monotonic() - t0 < secs:
         rss_first = r
     if rss5 < 0 and time.monotonic() - t0 >= 5:
         rss5 = r
+    if rss_mid < 0 and time.monotonic() - t0 >= secs / 2:
+        rss_mid = r
     rss_max = max(rss_max, r)
     rss_last = r
     time.sleep(period)
-print("SAMPLES n=%d snapshots=%d violations=%d rss_first_kb=%d rss_after_5s_kb=%d rss_max_kb=%d "
-      "rss_last_kb=%d accepted_max=%d in_flight_max=%d"
-      % (n, snaps, bad, rss_first, rss5, rss_max, rss_last, acc_max, inf_max))
+print("SAMPLES n=%d snapshots=%d violations=%d rss_first_kb=%d rss_after_5s_kb=%d rss_mid_kb=%d "
+      "rss_max_kb=%d rss_last_kb=%d accepted_max=%d in_flight_max=%d"
+      % (n, snaps, bad, rss_first, rss5, rss_mid, rss_max, rss_last, acc_max, inf_max))
 sys.exit(0 if bad == 0 and n > 0 else 1)

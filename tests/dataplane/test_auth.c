@@ -169,13 +169,40 @@ test_seal_round_trip_every_type(void)
 		int n = nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf));
 		int na = v1(&m, a);
 
-		all &= n == na + (int)NL_AUTH_TRAILER_LEN && buf[2] == NL_PROTO_VERSION_AUTH &&
+		/* version 2's DISPATCH has 4 more bytes: the submitter's principal id */
+		all &= n == na + (int)NL_AUTH_TRAILER_LEN + (t == NL_MSG_DISPATCH ? 4 : 0) &&
+		       buf[2] == NL_PROTO_VERSION_AUTH &&
 		       nl_proto_open(&key, &rp, buf, (size_t)n, NOW, &back) == NL_PROTO_OK &&
 		       v1(&back, b) == na && memcmp(a, b, (size_t)na) == 0;
 		/* a version-1 end refuses version 2 rather than guess */
 		all &= nl_proto_open(NULL, NULL, buf, (size_t)n, NOW, &back) == NL_PROTO_E_VERSION;
 	}
 	nl_tap_check(all, "test_sealed_frames_of_every_type_round_trip");
+	nl_replay_free(&rp);
+}
+
+/* DISPATCH's principal id (issue #35: the worker's per-principal command policy) is version
+ * 2's: sealed it round-trips; version 1 has no such field (the decoder gives 0). */
+static void
+test_dispatch_principal_version_2_only(void)
+{
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	struct nl_msg m = sample(NL_MSG_DISPATCH), back;
+	uint8_t buf[NL_PROTO_MAX_LEN], a[NL_PROTO_MAX_LEN];
+	bool all = true;
+	int n, na;
+
+	nl_auth_tx_init(&tx, &key);
+	nl_replay_init(&rp, 16);
+	m.u.dispatch.principal = 0xa11ce000u;
+	n = nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf));
+	all &= n > 0 && nl_proto_open(&key, &rp, buf, (size_t)n, NOW, &back) == NL_PROTO_OK &&
+	       back.u.dispatch.principal == 0xa11ce000u;
+	na = v1(&m, a);
+	all &= na > 0 && nl_proto_decode(a, (size_t)na, &back) == NL_PROTO_OK &&
+	       back.u.dispatch.principal == 0;
+	nl_tap_check(all, "test_dispatch_principal_round_trips_in_version_2_only");
 	nl_replay_free(&rp);
 }
 
@@ -325,17 +352,22 @@ test_replay_window_edges(void)
 	nl_tap_check(nl_replay_check(&rp, 0, NOW, NOW) == NL_PROTO_E_REPLAY,
 		     "test_sender_zero_refused");
 	nl_replay_free(&rp);
-	/* 4 entries, 1 set: a fifth live sender is refused, counted; a silent one is reused */
+	/* 4 entries: a fifth sender takes the least recently heard one's entry; the forgotten
+	 * sender's frames (replays) stay refused: the floor is its highest seq */
 	nl_replay_init(&rp, 4);
 	for (uint64_t k = 1; k <= 4; k++)
-		nl_replay_check(&rp, k, NOW, NOW);
-	nl_tap_check(nl_replay_check(&rp, 5, NOW, NOW) == NL_PROTO_E_REPLAY && rp.full == 1,
-		     "test_full_table_refuses_new_sender_and_counts");
-	nl_tap_check(nl_replay_check(&rp, 5, NOW + NL_REPLAY_SKEW_NS + 1,
-				     NOW + NL_REPLAY_SKEW_NS + 1) == NL_PROTO_OK &&
-			     nl_replay_check(&rp, 1, NOW, NOW + NL_REPLAY_SKEW_NS + 1) ==
-				     NL_PROTO_E_REPLAY,
-		     "test_stale_sender_entry_reused_and_its_old_frames_still_refused");
+		nl_replay_check(&rp, k, NOW + k, NOW);
+	nl_replay_check(&rp, 1, NOW + 10, NOW); /* 1 heard again: 2 is now the oldest */
+	nl_tap_check(nl_replay_check(&rp, 5, NOW + 20, NOW) == NL_PROTO_OK && rp.evicted == 1 &&
+			     nl_replay_evicted(&rp, 0) == 1,
+		     "test_full_table_takes_least_recently_heard_senders_entry_and_counts");
+	nl_tap_check(nl_replay_check(&rp, 2, NOW + 2, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, 1, NOW + 10, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, 1, NOW + 11, NOW) == NL_PROTO_OK,
+		     "test_forgotten_senders_old_frame_refused_known_senders_window_kept");
+	nl_tap_check(nl_replay_check(&rp, 6, NOW + 1, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, 6, NOW + 3, NOW) == NL_PROTO_OK,
+		     "test_new_sender_at_or_below_the_floor_refused_above_accepted");
 	nl_replay_free(&rp);
 }
 
@@ -394,6 +426,7 @@ main(void)
 	test_key_file_rules();
 	test_seal_round_trip_every_type();
 	test_submit_flags_version_2_only();
+	test_dispatch_principal_version_2_only();
 	test_sequence_strictly_increases();
 	test_attacks_on_every_inbound_type();
 	test_replay_window_edges();

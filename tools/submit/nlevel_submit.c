@@ -40,6 +40,7 @@
 #include <netinet/in.h>
 
 #include "nl_classad.h"
+#include "nl_principal.h"
 #include "nl_proto.h"
 
 #define MAX_HANDLES 256u
@@ -85,6 +86,7 @@ static struct {
 	int fd;
 	struct sockaddr_in app;
 	const struct nl_auth_key *key;
+	const char *principal; /* --principal NAME (#35), or NULL: the site key */
 	struct nl_auth_tx tx;
 	struct nl_replay rp;
 	const char *file;
@@ -143,6 +145,19 @@ ferr(const char *file, unsigned int line, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return -1;
+}
+
+/* What to check when the appliance does not answer: the key, and the principal it is for. */
+static const char *
+key_hint(void)
+{
+	static char h[160];
+
+	if (S.principal == NULL)
+		return "";
+	snprintf(h, sizeof(h), ", and is %s a principal of its --principals whose key --key "
+		 "holds (nlevel-key --principal %s)", S.principal, S.principal);
+	return h;
 }
 
 static void
@@ -524,8 +539,9 @@ register_all(double timeout_s)
 
 			if (now >= t_end)
 				return ferr(NULL, 0, "no answer from the appliance at %s:%u to REGISTER "
-					    "(is it running, and with the same --key?)",
-					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port));
+					    "(is it running, and with the same --key%s?)",
+					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port),
+					    key_hint());
 			if (now >= next) {
 				send_msg(&m);
 				next = now + 200000000ull;
@@ -1015,7 +1031,8 @@ status_cmd(const char *idtxt, double timeout_s)
 		}
 	}
 	return ferr(NULL, 0, "no answer from the appliance at %s:%u to --status (is it running, "
-		    "and with the same --key?)", inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port)), 2;
+		    "and with the same --key%s?)", inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port),
+		    key_hint()), 2;
 }
 
 static void
@@ -1049,7 +1066,11 @@ usage(FILE *f)
 		"                         and go on in the background; see --status)\n"
 		"  --submit-id N          submit id 1..2^32-1 (default: random)\n"
 		"  --timeout S            give up after S seconds without any answer (default 30)\n"
-		"  --key FILE             site key (the appliance's --key)\n"
+		"  --key FILE             site key (the appliance's --key), or with --principal\n"
+		"                         the principal's own key file (nlevel-key)\n"
+		"  --principal NAME       submit as principal NAME of the appliance's\n"
+		"                         --principals, with --key NAME's key file (nlevel-key;\n"
+		"                         docs/security.md); also for --status\n"
 
 		"  --quiet                no progress\n"
 		"  --status ID            print the appliance's counters of submit ID and exit\n"
@@ -1079,6 +1100,7 @@ main(int argc, char **argv)
 		{ "submit-id", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "principal", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "status", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1162,6 +1184,12 @@ main(int argc, char **argv)
 		case 'K':
 			key_file = optarg;
 			break;
+		case 'P':
+			if (!nl_principal_name_ok(optarg))
+				return ferr(NULL, 0, "--principal: bad name '%s' (1..%u characters of "
+					    "A-Z a-z 0-9 . _ -)", optarg, NL_PRINCIPAL_NAME_MAX), 2;
+			S.principal = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -1205,8 +1233,14 @@ main(int argc, char **argv)
 			return ferr(NULL, 0, "--key: %s", err), 2;
 		if (nl_replay_init(&S.rp, 16) != 0)
 			return 1;
-		nl_auth_tx_init(&S.tx, &key);
+		if (S.principal != NULL) /* #35: our principal's id in the sender id */
+			nl_auth_tx_init_principal(&S.tx, &key, S.principal);
+		else
+			nl_auth_tx_init(&S.tx, &key);
 		S.key = &key;
+	} else if (S.principal != NULL) {
+		return ferr(NULL, 0, "--principal needs --key (the principal's key file, from "
+			    "nlevel-key)"), 2;
 	}
 	S.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (S.fd < 0)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "nl_classad.h"
+#include "nl_principal.h"
 #include "nl_worker_farm.h"
 
 static int
@@ -195,6 +196,66 @@ open_out_dir(struct nl_wfarm *wf, const char *path, unsigned int line, char *err
 	return 0;
 }
 
+/*
+ * `options NAME = allow | refuse` and `principals NAME = P1, P2, @operator` (issue #35): for a
+ * command defined above; a principals line holds 1..NL_WFARM_MAX_PR valid names, each once.
+ */
+static int
+cmd_policy(struct nl_wfarm *wf, const char *key, char *val, const char *path, unsigned int ln,
+	   char *err, size_t errlen)
+{
+	bool opt = key[0] == 'o';
+	const char *name = key + (opt ? 7 : 10);
+	struct nl_wfarm_cmd *c = NULL;
+	char *save = NULL;
+
+	while (isspace((unsigned char)*name))
+		name++;
+	for (unsigned int i = 0; i < wf->n_cmd; i++)
+		if (strcmp(wf->cmd[i].name, name) == 0)
+			c = &wf->cmd[i];
+	if (c == NULL)
+		return fail(err, errlen, path, ln, "%s %s: no command '%s' defined above this line",
+			    opt ? "options" : "principals", name, name);
+	if (opt) {
+		if (strcmp(val, "allow") != 0 && strcmp(val, "refuse") != 0)
+			return fail(err, errlen, path, ln, "options %s = '%s': want allow or refuse",
+				    name, val);
+		c->options = strcmp(val, "allow") == 0;
+		return 0;
+	}
+	if (c->restricted)
+		return fail(err, errlen, path, ln, "principals %s given twice", name);
+	c->pr_text = strdup(val);
+	if (c->pr_text == NULL)
+		return fail(err, errlen, path, ln, "out of memory");
+	c->restricted = true;
+	for (char *t = strtok_r(val, ", \t", &save); t != NULL; t = strtok_r(NULL, ", \t", &save)) {
+		uint32_t id;
+
+		if (strcmp(t, NL_WFARM_OPERATOR) == 0)
+			id = 0;
+		else if (nl_principal_name_ok(t))
+			id = nl_principal_id(t);
+		else
+			return fail(err, errlen, path, ln, "principals %s: '%s' is not a principal "
+				    "name (1..%u of A-Z a-z 0-9 . _ -) nor %s", name, t,
+				    NL_PRINCIPAL_NAME_MAX, NL_WFARM_OPERATOR);
+		for (unsigned int i = 0; i < c->n_pr; i++)
+			if (c->pr[i] == id)
+				return fail(err, errlen, path, ln, "principals %s: '%s' given twice",
+					    name, t);
+		if (c->n_pr == NL_WFARM_MAX_PR)
+			return fail(err, errlen, path, ln, "principals %s: more than %u", name,
+				    NL_WFARM_MAX_PR);
+		c->pr[c->n_pr++] = id;
+	}
+	if (c->n_pr == 0)
+		return fail(err, errlen, path, ln, "principals %s: want at least one name (or %s)",
+			    name, NL_WFARM_OPERATOR);
+	return 0;
+}
+
 int
 nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int n_mach,
 	      const struct nl_msg_mach *desc, char *err, size_t errlen)
@@ -273,6 +334,7 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 			if (rc == 0) {
 				c = &wf->cmd[wf->n_cmd];
 				snprintf(c->name, sizeof(c->name), "%s", name);
+				c->dd_tok = -1;
 				save = NULL;
 				tok = strtok_r(val, " \t", &save);
 				c->path = strdup(tok);
@@ -295,6 +357,8 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 						if ((q[1] >= '1' && q[1] <= '9' && q[2] == '}') ||
 						    strncmp(q, "{@}", 3) == 0)
 							c->has_ph = true;
+					if (strcmp(tok, "--") == 0 && c->dd_tok < 0)
+						c->dd_tok = (int)c->n_tok;
 					c->tok[c->n_tok++] = strdup(tok);
 				}
 				wf->n_cmd++; /* freed by nl_wfarm_free() even on an error */
@@ -340,6 +404,9 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 				if (ad_set(wf->ad[i], attr, val) != 0)
 					rc = fail(err, errlen, path, ln, "machine %u's record is over "
 						  "%u bytes", i, NL_FARM_AD_MAX);
+		} else if ((strncmp(key, "options", 7) == 0 && isspace((unsigned char)key[7])) ||
+			   (strncmp(key, "principals", 10) == 0 && isspace((unsigned char)key[10]))) {
+			rc = cmd_policy(wf, key, val, path, ln, err, errlen);
 		} else if (strcmp(key, "output_dir") == 0) {
 			if (strlen(val) == 0)
 				rc = fail(err, errlen, path, ln, "output_dir: want a folder name");
@@ -362,8 +429,9 @@ nl_wfarm_load(struct nl_wfarm *wf, const char *path, uint32_t wid, unsigned int 
 			else
 				wf->out_cap = (uint64_t)(v * mul);
 		} else {
-			rc = fail(err, errlen, path, ln, "unknown key '%s' (command NAME, machine "
-				  "ATTR, machine.K ATTR, output_dir, output_cap)", key);
+			rc = fail(err, errlen, path, ln, "unknown key '%s' (command NAME, options NAME, "
+				  "principals NAME, machine ATTR, machine.K ATTR, output_dir, "
+				  "output_cap)", key);
 		}
 		if (rc != 0) {
 			fclose(f);
@@ -384,6 +452,7 @@ nl_wfarm_free(struct nl_wfarm *wf)
 	wf->have_dir = false;
 	for (unsigned int i = 0; i < wf->n_cmd; i++) {
 		free(wf->cmd[i].path);
+		free(wf->cmd[i].pr_text);
 		for (unsigned int k = 0; k < wf->cmd[i].n_tok; k++)
 			free(wf->cmd[i].tok[k]);
 	}
@@ -447,6 +516,79 @@ out_open(const struct nl_wfarm *wf, const char *name)
 	return fd >= 0 ? fd : -errno;
 }
 
+/* Split a DISPATCH's NUL-separated arguments (args must hold args_len + 1 bytes). */
+static unsigned int
+split_args(const struct nl_msg_dispatch *d, char *args, char **targ)
+{
+	unsigned int n = 0;
+
+	memcpy(args, d->args, d->args_len);
+	args[d->args_len] = '\0';
+	for (unsigned int i = 0; i < d->args_len;) {
+		targ[n++] = &args[i];
+		while (i < d->args_len && args[i] != '\0')
+			i++;
+		i++;
+	}
+	return n;
+}
+
+int
+nl_wfarm_check(const struct nl_wfarm_cmd *c, const struct nl_msg_dispatch *d, char *why,
+	       size_t whylen)
+{
+	char args[NL_PROTO_MAX_ARGS + 1], *targ[NL_PROTO_MAX_ARGS + 1];
+	unsigned int n = split_args(d, args, targ), bad = 0;
+
+	if (c->restricted) {
+		bool ok = false;
+
+		for (unsigned int i = 0; i < c->n_pr; i++)
+			ok |= c->pr[i] == d->principal;
+		if (!ok) {
+			if (d->principal == 0)
+				snprintf(why, whylen, "the site key's holder (%s) may not run command "
+					 "'%s' on this worker (principals %s = %s)", NL_WFARM_OPERATOR,
+					 c->name, c->name, c->pr_text);
+			else
+				snprintf(why, whylen, "principal id %08x may not run command '%s' on "
+					 "this worker (principals %s = %s)", d->principal, c->name,
+					 c->name, c->pr_text);
+			return -EACCES;
+		}
+	}
+	if (c->options)
+		return 0;
+	/* where a task argument begins an argv word before the template's "--" */
+	for (unsigned int k = 0; k < c->n_tok && bad == 0; k++) {
+		const char *t = c->tok[k];
+
+		if (c->dd_tok >= 0 && (int)k > c->dd_tok)
+			break;
+		if (strcmp(t, "{@}") == 0) {
+			for (unsigned int j = 0; j < n && bad == 0; j++)
+				if (targ[j][0] == '-')
+					bad = j + 1;
+		} else if (t[0] == '{' && t[1] >= '1' && t[1] <= '9' && t[2] == '}') {
+			unsigned int j = (unsigned int)(t[1] - '1');
+
+			if (j < n && targ[j][0] == '-')
+				bad = j + 1;
+		}
+	}
+	if (!c->has_ph && c->dd_tok < 0) /* appended at the end, with no "--" before them */
+		for (unsigned int j = 0; j < n && bad == 0; j++)
+			if (targ[j][0] == '-')
+				bad = j + 1;
+	if (bad == 0)
+		return 0;
+	snprintf(why, whylen, "task argument %u '%.40s' starts with '-': command '%s' takes no "
+		 "options from tasks (put its task arguments after a '--' word of its template, "
+		 "or write 'options %s = allow' in the commands file; docs/taskfarm.md)", bad,
+		 targ[bad - 1], c->name, c->name);
+	return -EACCES;
+}
+
 int
 nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	       const struct nl_msg_dispatch *d, const struct nl_harden_limits *lim, pid_t *pid)
@@ -459,14 +601,11 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	char scratch[4096], *sp = scratch; /* template words with {k} replaced */
 	pid_t p;
 
-	memcpy(args, d->args, d->args_len);
-	args[d->args_len] = '\0';
-	for (unsigned int i = 0; i < d->args_len;) {
-		targ[n_targ++] = &args[i];
-		while (i < d->args_len && args[i] != '\0')
-			i++;
-		i++;
+	if (nl_wfarm_check(c, d, scratch, sizeof(scratch)) != 0) { /* #35: refused, not run */
+		nl_wfarm_note(wf, d, scratch);
+		return -EACCES;
 	}
+	n_targ = split_args(d, args, targ);
 	argv[argc++] = c->path;
 	for (unsigned int k = 0; k < c->n_tok && argc < MAX_ARGV; k++) {
 		const char *t = c->tok[k];
@@ -529,6 +668,22 @@ nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,
 	if (rc != 0)
 		return rc;
 	*pid = p;
+	return 0;
+}
+
+int
+nl_wfarm_note(const struct nl_wfarm *wf, const struct nl_msg_dispatch *d, const char *why)
+{
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof(name), "%u_%u.%u.err", (unsigned int)(d->task_id >> 32),
+		 (unsigned int)(d->task_id & 0xffffffffu), d->sub);
+	fd = out_open(wf, name);
+	if (fd < 0)
+		return fd;
+	dprintf(fd, "nlevel-worker: refused, not run: %s\n", why);
+	close(fd);
 	return 0;
 }
 

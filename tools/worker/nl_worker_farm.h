@@ -20,6 +20,13 @@
  *                                        or root and not be group/world-writable unless
  *                                        sticky (else refused at start)
  *   output_cap = BYTES                   per file (k, M, G suffixes), default 16M
+ *   options NAME = allow | refuse        whether command NAME's task arguments may be
+ *                                        options (default refuse: an argument that would
+ *                                        begin an argv word with '-' before the template's
+ *                                        '--' word is refused, DONE 126; issue #35)
+ *   principals NAME = P1, P2 ...         who may run command NAME here: principal names of
+ *                                        the appliance's --principals, @operator for the
+ *                                        site key's holder (default: everybody)
  * Output files are created afresh (an earlier file of the name is removed, then O_EXCL |
  * O_NOFOLLOW), mode 0640, relative to the folder opened at start.
  */
@@ -37,6 +44,8 @@
 #define NL_WFARM_ID0 0x8000u     /* local command ids of named commands: 0x8000 + index */
 #define NL_WFARM_MAX_TOK 32u     /* template tokens per command */
 #define NL_WFARM_ATTR_MAX 63u    /* bytes of a machine attribute name */
+#define NL_WFARM_MAX_PR 64u      /* principals of a command's `principals` line */
+#define NL_WFARM_OPERATOR "@operator" /* the site key's holder in a `principals` line */
 
 struct nl_wfarm_cmd {
 	char name[NL_FARM_NAME_MAX + 1];
@@ -44,6 +53,12 @@ struct nl_wfarm_cmd {
 	char *tok[NL_WFARM_MAX_TOK]; /* template arguments after the path */
 	unsigned int n_tok;
 	bool has_ph;                 /* a {k} / {@} placeholder appears */
+	int dd_tok;                  /* index of the template's first "--" word, -1 = none */
+	bool options;                /* `options NAME = allow`: task arguments may be options */
+	bool restricted;             /* a `principals NAME` line: only those may run it */
+	unsigned int n_pr;
+	uint32_t pr[NL_WFARM_MAX_PR]; /* their principal ids (nl_principal_id()), 0 = @operator */
+	char *pr_text;               /* the line's list as written (for messages) */
 };
 
 struct nl_wfarm {
@@ -118,14 +133,40 @@ int nl_wfarm_program_ok(const char *prog, char *why, size_t whylen);
 uint64_t nl_wfarm_fsize(const struct nl_wfarm *wf, const struct nl_harden_limits *lim);
 
 /**
+ * Whether DISPATCH d may run command c here (issue #35): its submitter (d->principal, 0 = the
+ * site key's holder) is one of the command's `principals` (when it has that line); and no
+ * task argument would begin an argv word with '-' unless the command allows options or that
+ * word comes after the template's "--" word (a template without placeholders appends the task
+ * arguments at its end: after "--" when the template has one). So `/usr/bin/sort {@}` given
+ * `-o FILE /etc/hostname` is refused, `/usr/bin/sort -- {@}` passes "-o" as a file name to
+ * read. A {k} inside a word (`if={1}`) never begins one.
+ * @param c    The command. @param d  The DISPATCH.
+ * @param why  Output: the reason, one line naming the argument or the principal and the fix.
+ * @param whylen  Size of why.
+ * @return 0; -EACCES with why set.
+ * @par Context Pure.
+ */
+int nl_wfarm_check(const struct nl_wfarm_cmd *c, const struct nl_msg_dispatch *d, char *why,
+		   size_t whylen);
+
+/**
+ * Write a refusal (nl_wfarm_check()'s reason) as the sub-task's stderr file (S_I.SUB.err,
+ * created afresh as the command's would be), so the submitter finds it beside the outputs.
+ * @return 0; -errno (the output folder). @par Context The worker's thread.
+ */
+int nl_wfarm_note(const struct nl_wfarm *wf, const struct nl_msg_dispatch *d, const char *why);
+
+/**
  * Start a named command for DISPATCH d (no shell): argv from the template and d's arguments,
  * stdout and stderr to OUTDIR/S_I.SUB.out / .err (created afresh, mode 0640, never through a
  * symbolic link), started the hardened way (nl_harden_spawn(): cleared environment, stdin
  * /dev/null, no other descriptors, its own process group, signals at their defaults, the
  * limits `lim` or NULL) with RLIMIT_FSIZE = nl_wfarm_fsize(): a write past it kills the
  * command with SIGXFSZ (DONE status 128 + 25 = 153).
- * @return 0 and *pid; -errno (a missing placeholder argument is -EINVAL; -EEXIST / -EPERM
- *         when another user's file of that name sits in a sticky output folder).
+ * nl_wfarm_check() first: a refused DISPATCH runs nothing, its reason goes to the .err file.
+ * @return 0 and *pid; -EACCES when nl_wfarm_check() refused it (DONE 126); -errno (a missing
+ *         placeholder argument is -EINVAL; -EEXIST / -EPERM when another user's file of that
+ *         name sits in a sticky output folder).
  * @par Context The worker's thread.
  */
 int nl_wfarm_spawn(const struct nl_wfarm *wf, const struct nl_wfarm_cmd *c,

@@ -11,8 +11,9 @@
  * a DISPATCH whose command id is in this worker's own --cmd list runs that program with the
  * DISPATCH's bounded arguments (NUL-separated, at most 64 bytes) as argv, without a shell,
  * one at a time per machine, and DONE carries its exit status (128 + signal when killed;
- * 127 for an unknown command id). HELLO at start (repeated until the appliance answers),
- * LOAD every --load-ms, BYE at exit (--die-after exits without BYE, to test the timeout).
+ * 127 for an unknown command id, 126 when its principals or options rule refuses it). HELLO
+ * at start (repeated until the appliance answers), LOAD every --load-ms, BYE at exit
+ * (--die-after exits without BYE, to test the timeout).
  * The worker refuses to run as root unless --allow-root is given.
  */
 #include <errno.h>
@@ -208,12 +209,32 @@ spawn_head(struct mach *m, const struct cmd *c)
 		i++;
 	}
 	argv[argc] = NULL;
+	/* #35: --cmd has no template with a "--": a task argument may not be an option */
+	for (unsigned int i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return -EACCES;
 	/* #16: cleared environment, no inherited descriptors, own process group, --rlimit */
 	rc = nl_harden_spawn(c->path, argv, &cmd_limits, -1, -1, &pid);
 	if (rc != 0)
 		return rc;
 	m->pid = pid;
 	return 0;
+}
+
+/* A sub-task not run (DONE 126 or 127): one line on stderr, the first 20 only. */
+static void
+refused(uint32_t wid, bool quiet, const struct nl_msg_dispatch *d, int rc)
+{
+	static unsigned int n;
+
+	if (quiet || n++ >= 20)
+		return;
+	fprintf(stderr, "nlevel-worker %u: sub-task %u_%u.%u (command id %u) not run: %s%s\n", wid,
+		(unsigned int)(d->task_id >> 32), (unsigned int)(d->task_id & 0xffffffffu), d->sub,
+		d->cmd_id,
+		rc == -EACCES ? "refused by its principals or options rule (status 126; the "
+				"reason is in its .err file)" :
+				"cannot start (status 127)", n == 20 ? " (further ones not shown)" : "");
 }
 
 static void
@@ -231,8 +252,9 @@ usage(FILE *f)
 		"  --scale S              wall seconds per model second (default 1e-5): an emulated\n"
 		"                         sub-task takes (I/W + D/T) * S wall seconds\n"
 		"  --cmd ID=PATH          task-farm: command ID (1..65535) runs the absolute PATH\n"
-		"                         with the DISPATCH's arguments (no shell); repeatable,\n"
-		"                         each ID once; PATH an executable regular file\n"
+		"                         with the DISPATCH's arguments (no shell; none may start\n"
+		"                         with '-': status 126); repeatable, each ID once; PATH\n"
+		"                         an executable regular file\n"
 		"  --id N                 worker id in HELLO/LOAD (default: the process id)\n"
 		"  --load-ms MS           LOAD report period in milliseconds (default 100, min 1)\n"
 		"  --exit-after S         say BYE and exit after S wall seconds (default 0 = never)\n"
@@ -251,9 +273,11 @@ usage(FILE *f)
 		"                         run with PATH=/usr/bin:/bin only, stdin /dev/null, no\n"
 		"                         other inherited descriptors, in their own process group\n"
 		"  --commands FILE        task farm: named commands (name = /abs/path + argument\n"
-		"                         template), machine ClassAd attributes, output_dir and\n"
-		"                         output_cap (docs/taskfarm.md); stdout/stderr of each\n"
-		"                         sub-task go to OUTDIR/SUBMIT_INDEX.SUB.out / .err\n"
+		"                         template), who may run each (principals NAME = ...),\n"
+		"                         whether tasks may pass options (options NAME = allow),\n"
+		"                         machine ClassAd attributes, output_dir and output_cap\n"
+		"                         (docs/taskfarm.md); stdout/stderr of each sub-task go\n"
+		"                         to OUTDIR/SUBMIT_INDEX.SUB.out / .err\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -544,16 +568,23 @@ main(int argc, char **argv)
 					send_done(fd, &app, &s->d, 0);
 				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
 					/* issue #15: a named command, output captured */
-					if (nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id), &s->d,
-							   &cmd_limits, &m->pid) == 0)
+					int rc = nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id),
+								&s->d, &cmd_limits, &m->pid);
+
+					if (rc == 0)
 						break; /* runs; reaped below */
 					m->pid = 0;
-					send_done(fd, &app, &s->d, 127);
+					/* #35: refused by its principals or options rule: 126 */
+					send_done(fd, &app, &s->d, rc == -EACCES ? 126 : 127);
+					refused(wid, quiet, &s->d, rc);
 				} else {
+					int rc = -ENOENT;
+
 					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
-					if (cm != NULL && spawn_head(m, cm) == 0)
+					if (cm != NULL && (rc = spawn_head(m, cm)) == 0)
 						break; /* runs; reaped below */
-					send_done(fd, &app, &s->d, 127);
+					send_done(fd, &app, &s->d, rc == -EACCES ? 126 : 127);
+					refused(wid, quiet, &s->d, rc);
 				}
 				n_done++;
 				m->head = (m->head + 1) % QCAP;
