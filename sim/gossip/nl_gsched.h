@@ -94,6 +94,8 @@ struct nl_gsched_cfg {
 	double rejoin_s;           /**< a failed or gone node comes back after this [s] */
 	double neg_interval_s;     /**< negotiation cycle (central) [s] */
 	double update_interval_s;  /**< record updates to the collector (central) [s] */
+	bool update_on_change;     /**< central: a node also sends an update when its state
+				    *   changes (a job starts or ends), as HTCondor's startd does */
 	double rec_rtts;           /**< round trips per collected record (central) */
 	double rec_cost_s;         /**< fixed cost per collected record (central) [s] */
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */

@@ -50,7 +50,8 @@ rc=$?
 say "a small configuration with every experiment runs" "$rc" "$out"
 s=$(grep '^SUMMARY' <<<"$out")
 miss=""
-for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 share_paperrule_20 \
+for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
+	rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
 	nat50_share t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
 	grep -q " $k=" <<<"$s" || miss="$miss $k"
@@ -119,6 +120,20 @@ printf '[gossip]\nseed = 2\nview_engine = library\nrule = stop-k\nnode_days_min 
 o=$("$SIM" -q -c "$D/lib.ini" -o "$D/lib" 2>&1)
 grep -q "util_gossip_20=0\.[5-9]" <<<"$o"
 say "the library view engine with the stop rule runs" $? "$o"
+# the matchmaking cost is fixed unless asked for: without the key the SUMMARY says 96.0 ns
+printf '[gossip]\nseed = 1\n[rounds]\nnodes = 50\ntrials = 2\n' >"$D/mc.ini"
+o=$("$SIM" -q -c "$D/mc.ini" -o "$D/mc" 2>&1)
+grep -q " match_cost_ns=96.0 " <<<"$o"
+say "match_cost_ns is fixed by default (96 ns, measured once)" $? "$o"
+# fan-out 2: the keys name it and the historical f = 1 keys are not printed
+printf '[gossip]\nseed = 1\nfanout = 2\n[rounds]\nnodes = 50\ntrials = 2\n' >"$D/f2.ini"
+o=$("$SIM" -q -c "$D/f2.ini" -o "$D/f2" 2>&1)
+grep -q " rounds_pp_f2_50=" <<<"$o" && ! grep -q " rounds_pp_50=" <<<"$o"
+say "SUMMARY round keys name their fan-out" $? "$o"
+printf '[gossip]\nseed = 1\n[central]\nupdate_on_change = maybe\n[table1]\nnodes = 10\n' >"$D/uc.ini"
+o=$("$SIM" -q -c "$D/uc.ini" -o "$D/uc" 2>&1)
+[ $? = 2 ] && grep -q "uc.ini:4:" <<<"$o"
+say "refused with FILE:LINE: update_on_change not a boolean" $? "$o"
 "$SIM" --help | grep -q "gossip"
 say "--help names the gossip model" $?
 echo "1..$n"

@@ -188,6 +188,32 @@ main(void)
 	nl_tap_ok(uf > uc + 0.02, "a cheaper record (10 ms) makes the central manager better "
 		  "(%.4f vs %.4f)", uf, uc);
 
+	/* HTCondor's startd also sends its ad when its state changes: with 5-minute periodic
+	 * updates a finished job's node is then seen within a negotiation cycle, not half an
+	 * update interval later; the collector still takes one update per node at a time */
+	struct nl_gsched_cfg ch = base(20, NL_GSCHED_CENTRAL, seed);
+
+	ch.update_interval_s = 300;
+	double up = util(ch, 1);
+
+	ch.update_on_change = true;
+	double uch = util(ch, 1);
+
+	nl_tap_ok(uch > up + 0.03 && uch > 0.97, "20 nodes, 300 s updates: updates on state change "
+		  "(%.4f) beat periodic ones only (%.4f)", uch, up);
+	ch = base(300, NL_GSCHED_CENTRAL, seed);
+	ch.rec_cost_s = 2;
+	ch.rec_rtts = 0;
+	ch.update_on_change = true;
+	double usat = util(ch, 1);
+
+	ch.rec_cost_s = 0.01;
+	double ufree = util(ch, 1);
+
+	nl_tap_ok(usat < ufree - 0.05 && usat > 0.2, "300 nodes, updates on change: a saturated "
+		  "collector (2 s a record: %.4f) slows the central manager (10 ms: %.4f)", usat,
+		  ufree);
+
 	struct nl_gsched_cfg m = base(200, NL_GSCHED_GOSSIP, seed);
 
 	m.load = 1.0;
