@@ -266,6 +266,15 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "rule", rules, &u, false)) < 0)
 		return rc;
 	b->rule = (enum nl_gossip_rule)u;
+	static const char *const refresh[] = { "every-exchange", "on-change", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "refresh", refresh, &u, false)) < 0)
+		return rc;
+	b->refresh_on_change = u == 1;
+	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
+				    "refresh = on-change needs view_engine = library");
 	if (b->rule == NL_GOSSIP_STOP_K && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "rule"),
 				    "the stop-k rule needs view_engine = library (the sweep "
@@ -603,6 +612,7 @@ wait_runs(struct pool *p)
 /* Mean utilization (and other figures) over the replicas of (exp, i, j, sys). */
 struct agg {
 	double util, age, cycle, rec;
+	double recs_per_x; /* gossip records per exchange (library engine; NAN with the sweep) */
 	unsigned int n;
 };
 
@@ -611,6 +621,8 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 	  enum nl_gsched_sys sys)
 {
 	struct agg a = { 0 };
+	uint64_t x = 0, r = 0;
+	bool lib = false;
 
 	for (size_t k = 0; k < p->n; k++) {
 		const struct task *t = &p->t[k];
@@ -621,6 +633,9 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.age += t->sr.info_age_s;
 		a.cycle += t->sr.cycle_s;
 		a.rec += t->sr.rec_cost_s;
+		x += t->sr.exchanges;
+		r += t->sr.recs_sent;
+		lib |= t->sc.view == NL_GSCHED_VIEW_LIBRARY;
 		a.n++;
 	}
 	if (a.n > 0) {
@@ -629,6 +644,7 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.cycle /= a.n;
 		a.rec /= a.n;
 	}
+	a.recs_per_x = lib && x > 0 ? (double)r / (double)x : NAN;
 	return a;
 }
 
@@ -776,15 +792,15 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		if (f == NULL)
 			return -errno;
 		fprintf(f, "nodes,util_central,util_gossip,ratio,age_central_s,age_gossip_s,"
-			   "collect_cycle_s,record_cost_s,replicas\n");
+			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange\n");
 		for (unsigned int i = 0; i < g->n_t1; i++) {
 			struct agg c = agg_sched(p, E_T1, i, 0, NL_GSCHED_CENTRAL);
 			struct agg q = agg_sched(p, E_T1, i, 0, NL_GSCHED_GOSSIP);
 			unsigned int n = (unsigned int)g->t1_nodes[i];
 
-			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u\n", n, c.util, q.util,
-				c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
-				c.n ? c.n : q.n);
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f\n", n, c.util,
+				q.util, c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
+				c.n ? c.n : q.n, q.recs_per_x);
 			if (c.n)
 				summ(o, "util_central_%u=%.4f", n, c.util);
 			if (q.n)

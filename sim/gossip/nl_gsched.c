@@ -553,6 +553,13 @@ lib_self(struct sim *s, uint32_t x, double t)
 	} else {
 		r.free_cores = 0; /* a scheduling node offers no cores */
 	}
+	if (s->c->refresh_on_change) {
+		const struct nl_gossip_rec *o = nl_gossip_view_find_st(s->view[x], x);
+
+		if (o != NULL && o->state == NL_GOSSIP_UP && o->free_cores == r.free_cores &&
+		    t - o->created_s < s->c->lifetime_s - s->c->period_s)
+			return; /* nothing changed and the record is not about to expire */
+	}
 	s->oom |= nl_gossip_set_self_st(s->view[x], &r) == -ENOMEM;
 }
 
@@ -849,8 +856,11 @@ add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 		 * records would have arrived */
 		lib_self(s, a, t);
 		lib_self(s, b, t);
+		struct nl_gossip_xstats xs = { 0 };
+
 		s->oom |= nl_gossip_exchange_st(s->view[a], s->view[b], &s->gcfg, t, &s->scr,
-						NULL) != 0;
+						&xs) != 0;
+		s->res->recs_sent += xs.recs_sent;
 		s->res->exchanges++;
 		if (b >= s->n && s->c->mode != NL_GOSSIP_PULL)
 			request_pass(s, b - s->n, t + lat, true);

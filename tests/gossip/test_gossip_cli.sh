@@ -98,6 +98,7 @@ bad "warm-up longer than the run" 3 "warm-up" $'[gossip]\ndays = 0.1\nwarmup_h =
 bad "latency maximum below minimum" 5 "maximum below minimum" $'[gossip]\nseed = 1\n[network]\ninter_min_ms = 50\ninter_max_ms = 20\n[table1]\nnodes = 10'
 bad "scheduling nodes above the maximum" 5 "counts" $'[gossip]\nseed = 1\n[schedulers]\nnodes = 100\ncounts = 1, 100'
 bad "stop rule with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrule = stop-k\n[table1]\nnodes = 10'
+bad "records remade on change with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrefresh = on-change\n[table1]\nnodes = 10'
 bad "unknown view engine" 2 "view_engine" $'[gossip]\nview_engine = magic\n[table1]\nnodes = 10'
 bad "job ad file that is not a ClassAd" 2 "not a ClassAd" $'[gossip]\njob_ad_file = /dev/null\n[table1]\nnodes = 10'
 bad "NAT share that leaves no node to spread to ([nat])" 4 "fewer than 2 nodes outside NAT" $'[gossip]\nseed = 1\n[nat]\nnat_pct = 0, 95\nnodes = 10'
