@@ -37,6 +37,12 @@ n=0
 for ((i = 0; i < $1; i++)); do sleep "$2" 2>/dev/null & n=$((n + 1)); done
 echo "started $n"
 EOF
+cat >"$CT/forkw.sh" <<'EOF'
+#!/bin/bash
+# start $1 background sleeps of $2 seconds, then wait for them
+for ((i = 0; i < $1; i++)); do sleep "$2" & done
+wait
+EOF
 cat >"$CT/hog.py" <<'EOF'
 import sys, time
 b = []
@@ -50,6 +56,7 @@ conf() { # worker number
 command bg_setsid = $CT/bg_setsid.sh
 command bg_plain = $CT/bg_plain.sh
 command forkn = $CT/forkn.sh {1} {2}
+command forkw = $CT/forkw.sh {1} {2}
 command hog = /usr/bin/python3 $CT/hog.py {1}
 command nap = /bin/sleep {1}
 EOF
@@ -57,9 +64,9 @@ EOF
 conf 1
 conf 2
 chaos_start_app
-chaos_start_worker 1 --max-mem 64M
+chaos_start_worker 1 --max-mem 512M
 chaos_start_worker 2 --max-procs 50 --max-time 2
-chaos_wait_joined 2 5
+chaos_wait_joined 2 6
 say "two workers join (cgroup containment announced)" \
 	"$([[ $(chaos_tel_key /nlevel/stats workers_joined) -ge 2 ]] && grep -q "containment: cgroup" "$CT/w1.log"; echo $?)" \
 	"$(cat "$CT"/w*.log)"
@@ -71,7 +78,7 @@ for c in "bg_setsid 3001" "bg_plain 3002" "forkn 3003"; do
 	set -- $c
 	args=()
 	[[ $1 == forkn ]] && args=(300 3003)
-	t0=$(date +%s.%N)
+	t0=$(date +%s)
 	chaos_sub --wait --quiet --requirements "$W1_REQ" --joblog "$CT/$1.csv" --array 1-1 "$1" \
 		"${args[@]}" >"$CT/$1.out" 2>&1
 	rc=$?
@@ -80,7 +87,7 @@ for c in "bg_setsid 3001" "bg_plain 3002" "forkn 3003"; do
 	n_left=$(grep -c . <<<"$CHAOS_LEFT")
 	say "$1: the task ends (rc $rc) and nothing it started is left 10 s later" \
 		"$([[ $rc == 0 && $left == 0 ]]; echo $?)" \
-		"rc $rc, $(cat "$CT/$1.out"), $n_left left: $(head -c 300 <<<"$CHAOS_LEFT")"
+		"rc $rc after $(($(date +%s) - t0)) s, $(cat "$CT/$1.out"), $n_left left: $(head -c 300 <<<"$CHAOS_LEFT")"
 done
 busy=0
 for f in /sys/fs/cgroup/*/nlevel/worker-1/m*/cgroup.procs \
@@ -89,13 +96,13 @@ for f in /sys/fs/cgroup/*/nlevel/worker-1/m*/cgroup.procs \
 done
 say "worker 1's slot cgroups are empty between tasks" "$([[ $busy == 0 ]]; echo $?)" "$busy busy"
 
-# --- memory hog over --max-mem 64M ------------------------------------------------------------
-chaos_sub --wait --quiet --requirements "$W1_REQ" --joblog "$CT/hog.csv" --array 1-1 hog 400 \
+# --- memory hog over --max-mem 512M ------------------------------------------------------------
+chaos_sub --wait --quiet --requirements "$W1_REQ" --joblog "$CT/hog.csv" --array 1-1 hog 1500 \
 	>"$CT/hog.out" 2>&1
 rc=$?
 chaos_gone "hog.py" 10
 left=$?
-say "a memory hog over --max-mem 64M is killed (oom), the task fails, nothing left" \
+say "a memory hog over --max-mem 512M is killed (oom), the task fails, nothing left" \
 	"$([[ $rc == 1 && $left == 0 ]] && grep -q "memory limit (oom)" "$CT/w1.log"; echo $?)" \
 	"rc $rc, $(cat "$CT/hog.out"); left: $CHAOS_LEFT; $(grep -i "oom\|hog" "$CT/w1.log" | tail -3)"
 
@@ -117,44 +124,49 @@ chaos_gone "sleep 100" 5
 left=$?
 say "--max-time 2: nap 100 ends within 10 s, state timeout, nothing left" \
 	"$([[ $dt -le 10 && $rc == 1 && $left == 0 ]] && grep -q "time limit (timeout)" "$CT/w2.log"; echo $?)" \
-	"rc $rc after ${dt}s; $(grep timeout "$CT/w2.log" | tail -1)"
+	"rc $rc after ${dt}s; $(grep timeout "$CT/w2.log" | tail -1); $(tail -1 "$CT/nap.csv"); $(cat "$CT/nap.out")"
 
 # --- kill -9 of a worker: the keeper kills its commands ---------------------------------------
-chaos_sub --quiet --requirements "$W1_REQ" --submit-id 700 --array 1-4 forkn 5 3006 \
+chaos_sub --quiet --requirements "$W1_REQ" --submit-id 700 --array 1-4 forkw 5 3006 \
 	>/dev/null 2>&1
-chaos_sub --quiet --requirements "$W1_REQ" --submit-id 701 --array 1-4 nap 3007 >/dev/null 2>&1
 for _ in $(seq 100); do
-	[[ $(pgrep -fc "sleep 3007") -ge 4 ]] && break
+	[[ $(pgrep -fc "sleep 3006") -ge 5 ]] && break
 	sleep 0.1
 done
-n_before=$(pgrep -fc "sleep 300[67]")
+n_before=$(pgrep -fc "sleep 3006")
 kill -9 "${CW_PID[1]}"
-chaos_gone "sleep 300[67]" 10
+chaos_gone "sleep 3006" 10
 left=$?
 cgs=$(chaos_cg_left 1)
 say "kill -9 of a worker leaves none of its commands running, nor its cgroups" \
-	"$([[ $n_before -ge 4 && $left == 0 && -z $cgs ]]; echo $?)" \
+	"$([[ $n_before -ge 5 && $left == 0 && -z $cgs ]]; echo $?)" \
 	"$n_before before; left: $(grep -c . <<<"$CHAOS_LEFT"); cgroups: $cgs"
 
 # --- kill -9 of worker and keeper: the next life cleans up ------------------------------------
-chaos_start_worker 1 --max-mem 64M
-chaos_wait_log 1 "joined" 2
-chaos_sub --quiet --requirements "$W1_REQ" --submit-id 702 --array 1-2 bg_plain >/dev/null 2>&1
+# (worker 2 again, restarted without --max-time: worker 1's tasks of submit 700 wait for it)
+kill "${CW_PID[2]}"
+wait "${CW_PID[2]}" 2>/dev/null
+chaos_start_worker 2
+chaos_wait_log 2 "joined" 2
+sleep 1.5 # its commands and machine records reach the appliance
+chaos_sub --wait --quiet --requirements "$W2_REQ" --submit-id 702 --array 1-2 forkw 3 3008 \
+	>"$CT/702.out" 2>&1 &
+CHAOS_EXTRA_PIDS+=($!)
 for _ in $(seq 100); do
-	[[ $(pgrep -fc "sleep 3002") -ge 2 ]] && break
+	[[ $(pgrep -fc "sleep 3008") -ge 3 ]] && break
 	sleep 0.1
 done
-keeper=$(pgrep -x nlevel-keeper -P "${CW_PID[1]}" | head -1)
-n_before=$(pgrep -fc "sleep 3002")
-kill -9 "${CW_PID[1]}" $keeper 2>/dev/null
+keeper=$(pgrep -x nlevel-keeper -P "${CW_PID[2]}" | head -1)
+n_before=$(pgrep -fc "sleep 3008")
+kill -9 "${CW_PID[2]}" $keeper 2>/dev/null
 sleep 1
-n_mid=$(pgrep -fc "sleep 3002")
-stale=$(chaos_cg_left 1 | grep -c .)
-chaos_start_worker 1 --max-mem 64M
-chaos_gone "sleep 3002" 10
+n_mid=$(pgrep -fc "sleep 3008")
+stale=$(chaos_cg_left 2 | grep -c .)
+chaos_start_worker 2
+chaos_gone "sleep 3008" 10
 left=$?
 say "worker + keeper killed: their sleeps survive in stale cgroups; the restarted worker removes them" \
-	"$([[ $n_before -ge 2 && $n_mid -ge 1 && $stale -ge 1 && $left == 0 ]] &&
-		grep -q "[1-9][0-9]* stale removed" "$CT/w1.log"; echo $?)" \
-	"before $n_before, after the kills $n_mid, $stale stale cgroups, left $(grep -c . <<<"$CHAOS_LEFT"); $(grep stale "$CT/w1.log" | tail -1)"
+	"$([[ $n_before -ge 3 && $n_mid -ge 3 && -n $keeper && $stale -ge 1 && $left == 0 ]] &&
+		grep -q "[1-9][0-9]* stale removed" "$CT/w2.log"; echo $?)" \
+	"before $n_before, after the kills $n_mid (keeper '$keeper'), $stale stale cgroups, left $(grep -c . <<<"$CHAOS_LEFT"); $(grep stale "$CT/w2.log" | tail -1); $(cat "$CT/702.out")"
 nl_tap_done
