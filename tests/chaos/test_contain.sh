@@ -117,10 +117,10 @@ say "--max-procs 50 holds a 300-process fork (pids.max), nothing left" "$left" \
 
 # --- --max-time 2 -----------------------------------------------------------------------------
 t0=$(date +%s)
-chaos_sub --wait --quiet --requirements "$W2_REQ" --joblog "$CT/nap.csv" --array 1-1 nap 100 \
+chaos_sub --wait --quiet --requirements "$W2_REQ" --joblog "$CT/nap.csv" --array 1-1 nap 100.123 \
 	>"$CT/nap.out" 2>&1
 rc=$? dt=$(($(date +%s) - t0))
-chaos_gone "sleep 100" 5
+chaos_gone "sleep 100.123" 5
 left=$?
 say "--max-time 2: nap 100 ends within 10 s, state timeout, nothing left" \
 	"$([[ $dt -le 10 && $rc == 1 && $left == 0 ]] && grep -q "time limit (timeout)" "$CT/w2.log"; echo $?)" \
