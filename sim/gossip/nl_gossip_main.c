@@ -856,8 +856,11 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 				a[1].rounds_conv, a[2].rounds_all, a[0].recs_per_node,
 				a[1].recs_per_node, a[2].recs_per_node, a[0].recs_per_x,
 				a[1].recs_per_x, a[2].recs_per_x, a[0].n);
-			summ(o, "share_paperrule_%u=%.4f share_pp_stopk_%u=%.4f", n, a[0].share, n,
-			     a[1].share);
+			summ(o, "share_paperrule_f%u_%u=%.4f share_pp_stopk_f%u_%u=%.4f",
+			     g->base.fanout, n, a[0].share, g->base.fanout, n, a[1].share);
+			if (g->base.fanout == 1) /* the historical keys, fan-out 1 only */
+				summ(o, "share_paperrule_%u=%.4f share_pp_stopk_%u=%.4f", n,
+				     a[0].share, n, a[1].share);
 			summ(o, "recs_node_paperrule_f%u_%u=%.3f recs_node_pp_stopk_f%u_%u=%.3f "
 				"recs_node_pp_ae_f%u_%u=%.3f", g->base.fanout, n, a[0].recs_per_node,
 			     g->base.fanout, n, a[1].recs_per_node, g->base.fanout, n,
@@ -906,8 +909,11 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 
 			fprintf(f, "%g,%.4f,%.2f,%.4f,%.2f,%.3f,%u\n", g->nat_pct[i], a.share,
 				a.rounds_conv, b.share, b.rounds_all, a.recs_per_node, a.n);
-			summ(o, "nat%g_share=%.4f nat%g_rounds=%.2f", g->nat_pct[i], a.share,
-			     g->nat_pct[i], a.rounds_conv);
+			summ(o, "nat%g_share_f%u=%.4f nat%g_rounds_f%u=%.2f", g->nat_pct[i],
+			     g->base.fanout, a.share, g->nat_pct[i], g->base.fanout, a.rounds_conv);
+			if (g->base.fanout == 1) /* the historical keys, fan-out 1 only */
+				summ(o, "nat%g_share=%.4f nat%g_rounds=%.2f", g->nat_pct[i], a.share,
+				     g->nat_pct[i], a.rounds_conv);
 		}
 		fclose(f);
 		gp_head(o, "fig8.png", "Fig. 8: nodes behind NAT (push-pull, f = 1)",

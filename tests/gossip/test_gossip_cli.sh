@@ -52,7 +52,7 @@ s=$(grep '^SUMMARY' <<<"$out")
 miss=""
 for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
 	rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
-	nat50_share t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
+	nat50_share nat50_share_f1 share_paperrule_f1_20 t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
 	grep -q " $k=" <<<"$s" || miss="$miss $k"
 done
@@ -127,9 +127,11 @@ o=$("$SIM" -q -c "$D/mc.ini" -o "$D/mc" 2>&1)
 grep -q " match_cost_ns=96.0 " <<<"$o"
 say "match_cost_ns is fixed by default (96 ns, measured once)" $? "$o"
 # fan-out 2: the keys name it and the historical f = 1 keys are not printed
-printf '[gossip]\nseed = 1\nfanout = 2\n[rounds]\nnodes = 50\ntrials = 2\n' >"$D/f2.ini"
+printf '[gossip]\nseed = 1\nfanout = 2\n[rounds]\nnodes = 50\ntrials = 2\n[spread]\nnodes = 50\ntrials = 2\ncurve_nodes = 50\n[nat]\nnodes = 50\nnat_pct = 30\ntrials = 2\n' >"$D/f2.ini"
 o=$("$SIM" -q -c "$D/f2.ini" -o "$D/f2" 2>&1)
-grep -q " rounds_pp_f2_50=" <<<"$o" && ! grep -q " rounds_pp_50=" <<<"$o"
+grep -q " rounds_pp_f2_50=" <<<"$o" && ! grep -q " rounds_pp_50=" <<<"$o" &&
+	grep -q " share_paperrule_f2_50=" <<<"$o" && grep -q " nat30_rounds_f2=" <<<"$o" &&
+	! grep -q " nat30_rounds=" <<<"$o"
 say "SUMMARY round keys name their fan-out" $? "$o"
 printf '[gossip]\nseed = 1\n[central]\nupdate_on_change = maybe\n[table1]\nnodes = 10\n' >"$D/uc.ini"
 o=$("$SIM" -q -c "$D/uc.ini" -o "$D/uc" 2>&1)
