@@ -778,9 +778,8 @@ central_changed(struct sim *s, uint32_t i)
 {
 	if (s->c->sys != NL_GSCHED_CENTRAL || !s->c->update_on_change)
 		return;
-	if (!s->in_uheap[i]) {
-		return; /* its update is being taken now: it carries the state of then */
-	}
+	if (!s->in_uheap[i])
+		return; /* being taken now: collect_done() sends another if it changed since */
 	if (s->next_upd[i] > s->now) {
 		/* the update leaves now, in arrival order with the others (one per node) */
 		s->next_upd[i] = s->now;
@@ -794,9 +793,14 @@ collect_done(struct sim *s, uint32_t i)
 {
 	s->coll_busy = false;
 	s->coll_recv[i] = s->now;
-	/* the periodic timer restarts from the update just sent (it is never in the past) */
-	s->next_upd[i] = (s->c->update_on_change ? s->coll_t[i] : s->next_upd[i]) +
-			 s->c->update_interval_s;
+	if (!s->c->update_on_change) {
+		s->next_upd[i] += s->c->update_interval_s;
+	} else if ((int32_t)s->nd[i].free != s->coll_free[i] || s->nd[i].st != s->coll_st[i]) {
+		s->next_upd[i] = s->now; /* changed while it was being taken: send again */
+	} else {
+		/* the periodic timer restarts from the update just sent */
+		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s;
+	}
 	uheap_push(s, i);
 	if (++s->coll_count >= s->n) {
 		s->cycle_sum += s->now - s->cycle_start;
