@@ -188,7 +188,7 @@ render_managers(FILE *f, struct nl_svc *s, const json_t *mg)
 		snprintf(cmd, sizeof(cmd), "/nlevel/managers,%zu", i);
 		one_mg = nl_svc_tel_ctl(s, cmd);
 		h = json_object_get(one_mg, "svc_hist_ns_log2");
-		double samp_s = 0, n_samp = 0;
+		double samp_s = 0;
 
 		for (size_t b = 0; b < HIST_BUCKETS && b < json_array_size(h); b++) {
 			json_int_t c = json_integer_value(json_array_get(h, b));
@@ -199,20 +199,19 @@ render_managers(FILE *f, struct nl_svc *s, const json_t *mg)
 				continue;
 			hist[b] += (uint64_t)c;
 			samp_s += (double)c * each_s;
-			n_samp += (double)c;
 			have_hist = true;
 		}
 		sum_s += samp_s;
-		/* the engine times one decision in 16 (nl_dp_lcore.c decide_st()): the mean sampled
-		 * cost times every decision the manager made */
-		if (n_samp > 0)
-			busy_s[i] = samp_s / n_samp * (double)jai(mg, "tasks_out", i);
+		/* the engine times about one decision in 16 of those that start at the manager
+		 * (nl_dp_lcore.c decide_st(): when its tasks_out is a multiple of 16), a decision
+		 * that passes through managers of the same lcore included (nl_policy.h I6) */
+		busy_s[i] = 16.0 * samp_s;
 		json_decref(one_mg);
 	}
 	family(f, "nlevel_manager_busy_seconds_total", "counter",
-	       "Time the manager spent deciding, estimated: its decisions times their mean "
-	       "sampled cost (log2 buckets, each sample at 3/4 of its bucket's bound); rate() of "
-	       "it is the manager's utilisation.");
+	       "Lcore time of the decisions that start at the manager (passing through managers "
+	       "of its lcore included), estimated: 16 x the sampled decisions, each at 3/4 of its "
+	       "log2 bucket's bound; rate() of it is the manager's utilisation.");
 	for (size_t i = 0; busy_s != NULL && i < n && i < MAX_MGR_HIST; i++) {
 		fprintf(f, "nlevel_manager_busy_seconds_total{manager=\"");
 		lv(f, json_string_value(json_array_get(names, i)));
