@@ -5,7 +5,9 @@
 # 127.0.0.1, two nlevel-workers and nlevel-submit in the namespace running 60 real commands;
 # /metrics scraped with curl before and after, checked by `promtool check metrics` and against
 # what the submitter saw (every task completed, 8 machine slots up, I1 of nl_dp.h in the
-# scrape); a bad --metrics and --metrics outside port mode refused with exit status 2.
+# scrape); a bad --metrics and --metrics outside port mode refused with exit status 2; the
+# readiness protocol of systemd (sd_notify(3): READY=1 once the port is up, STOPPING=1 at the
+# end) on a NOTIFY_SOCKET of our own (systemd is not PID 1 here).
 #   test_metrics.sh NLEVEL WORKER SUBMIT
 # Skips (exit 77) when not root, without netns/veth or curl, or when the EAL cannot start;
 # without promtool (package prometheus) the format check alone is skipped, and says so.
@@ -64,8 +66,27 @@ fi
 	--emulate --curve "$TMP/c" --metrics 127.0.0.1:$MPORT >"$TMP/bad2.log" 2>&1
 check "--metrics with --emulate refused (exit 2)" test $? == 2
 
-"$NLEVEL" "${EAL[@]}" -- --config "$CFG" --scheme nlsc --ip "$APP_IP" --idle-sleep-us 50 \
-	--metrics "127.0.0.1:$MPORT" >"$TMP/nlevel.log" 2>&1 &
+# systemd's side of sd_notify: a datagram socket that logs what it is told
+python3 - "$TMP/notify.sock" "$TMP/notify.txt" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(120)
+with open(sys.argv[2], "a") as f:
+    while True:
+        try:
+            m = s.recv(4096).decode()
+        except socket.timeout:
+            break
+        f.write(m.replace("\n", " ") + "\n")
+        f.flush()
+        if "STOPPING=1" in m:
+            break
+PY
+PIDS+=($!)
+for _ in $(seq 50); do [[ -S $TMP/notify.sock ]] && break; sleep 0.1; done
+NOTIFY_SOCKET=$TMP/notify.sock "$NLEVEL" "${EAL[@]}" -- --config "$CFG" --scheme nlsc \
+	--ip "$APP_IP" --idle-sleep-us 50 --metrics "127.0.0.1:$MPORT" >"$TMP/nlevel.log" 2>&1 &
 APP=$!
 URL=http://127.0.0.1:$MPORT/metrics
 scrape() { curl -sf --max-time 10 "$URL"; }
@@ -83,6 +104,9 @@ if [[ $up == 0 ]]; then
 	exit 1
 fi
 ok "the appliance serves /metrics with nlevel_up 1 before any worker"
+for _ in $(seq 50); do grep -q "READY=1" "$TMP/notify.txt" 2>/dev/null && break; sleep 0.1; done
+check "sd_notify: READY=1 with MAINPID $APP ($(head -n 1 "$TMP/notify.txt" 2>/dev/null))" \
+	grep -q "READY=1.*MAINPID=$APP" "$TMP/notify.txt"
 check "no machine up before the workers join" test "$(val nlevel_machines_up "$TMP/m0.txt")" == 0
 
 cat >"$TMP/cmds.conf" <<EOC
@@ -147,6 +171,8 @@ wait "$APP"
 rc=$?
 APP=
 check "the appliance exits 0 on SIGINT with the endpoint open" test $rc == 0
+for _ in $(seq 20); do grep -q "STOPPING=1" "$TMP/notify.txt" && break; sleep 0.1; done
+check "sd_notify: STOPPING=1 at the end" grep -q "STOPPING=1" "$TMP/notify.txt"
 curl -sf --max-time 2 "$URL" >/dev/null 2>&1
 check "the endpoint is closed after the appliance stopped" test $? != 0
 echo "1..$n"
