@@ -59,6 +59,22 @@ if python3 -m json.tool "$R/share/nlevel/grafana/nlevel.json" >/dev/null 2>&1; t
 	done
 	check "every metric of the dashboard is rendered by dataplane/metrics${missing:+ (not: ${missing[*]})}" \
 		test ${#missing[@]} == 0
+	# every query parses as PromQL: as recording rules, checked by promtool
+	if command -v promtool >/dev/null; then
+		python3 - "$R/share/nlevel/grafana/nlevel.json" >"$TMP/rules.yml" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exprs = [t["expr"].replace('"$job"', '".+"') for p in d["panels"] for t in p.get("targets", [])]
+print("groups:\n  - name: nlevel_dashboard\n    rules:")
+for i, e in enumerate(exprs):
+    print(f"      - record: nlevel_dashboard_q{i}\n        expr: {json.dumps(e)}")
+PY
+		out=$(promtool check rules "$TMP/rules.yml" 2>&1)
+		check "every dashboard query is valid PromQL (promtool check rules)" test $? == 0 ||
+			sed 's/^/# /' <<<"$out" | tail -n 5
+	else
+		ok "dashboard queries # SKIP no promtool (apt-get install prometheus)"
+	fi
 else
 	nok "grafana/nlevel.json is valid JSON"
 fi
