@@ -15,6 +15,8 @@ n=0 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+[[ ${NL_TEST_DEB:-0} == 1 ]] ||
+	skip "the Debian package is built only with NL_TEST_DEB=1 (a release build of the tree: minutes)"
 [[ $(id -u) == 0 ]] || skip "not root (dpkg -i)"
 command -v dpkg-buildpackage >/dev/null && dpkg -s debhelper >/dev/null 2>&1 ||
 	skip "no dpkg-buildpackage/debhelper (apt-get install dpkg-dev debhelper)"
