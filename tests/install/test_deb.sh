@@ -4,7 +4,9 @@
 # of the source tree built with `dpkg-buildpackage -us -uc -b`, then (as root) installed with
 # dpkg -i: every program in /usr/bin runs --help, the units verify, the man pages and
 # share/nlevel are there, the units are neither enabled nor started; removed with dpkg -r
-# (no program left) and purged. Skips (77) without dpkg-buildpackage / debhelper, when not
+# (no program left) and purged. Out of the default run (CI time): skips (77) unless
+# NL_TEST_DEB=1 (NL_TEST_DEB=1 meson test -C BUILD deb); also without dpkg-buildpackage or
+# debhelper, when not
 # root, or when a package named nlevel is installed already (it is not ours to replace).
 set -uo pipefail
 SRC=${NL_SRC_ROOT:?}
