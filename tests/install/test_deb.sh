@@ -45,9 +45,9 @@ for p in nlevel nlevel-sim nlevel-worker nlevel-submit nlevel-loadgen nlevel-key
 done
 check "/usr/share/nlevel/farm.ini and the dashboard" \
 	test -s /usr/share/nlevel/farm.ini -a -s /usr/share/nlevel/grafana/nlevel.json
-check "units in /usr/lib/systemd/system" \
-	test -s /usr/lib/systemd/system/nlevel.service -a -s "/usr/lib/systemd/system/nlevel-worker@.service"
-out=$(systemd-analyze verify --man=no /usr/lib/systemd/system/nlevel.service 2>&1)
+check "units in /lib/systemd/system" \
+	test -s /lib/systemd/system/nlevel.service -a -s "/lib/systemd/system/nlevel-worker@.service"
+out=$(systemd-analyze verify --man=no /lib/systemd/system/nlevel.service 2>&1)
 check "systemd-analyze verify nlevel.service${out:+ ($(tr '\n' ' ' <<<"$out"))}" test -z "$out"
 check "the units are not enabled" test ! -e /etc/systemd/system/multi-user.target.wants/nlevel.service
 check "the system user nlevel exists" getent passwd nlevel
