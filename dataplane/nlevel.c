@@ -508,12 +508,12 @@ main(int argc, char **argv)
 			struct nl_svc *svc = NULL;
 
 			/* the operator side: --metrics, systemd readiness (docs/operations.md) */
-			if (nl_svc_start(&svc, o.metrics, getenv("NOTIFY_SOCKET") != NULL, err,
-					 sizeof(err)) != 0) {
+			rc = nl_svc_start(&svc, o.metrics, getenv("NOTIFY_SOCKET") != NULL, err,
+					  sizeof(err));
+			if (rc != 0) {
 				fprintf(stderr, "nlevel: %s\n", err);
 				nl_dp_free(dp);
-				dp = NULL;
-				rc = 2;
+				rc = rc == -EINVAL ? 2 : 1; /* a bad --metrics; else the run failed */
 				goto done;
 			}
 			if (o.metrics != NULL)
