@@ -493,6 +493,7 @@ static const uint8_t rights[256] = {
 	[NL_MSG_STATUS_Q] = S | O,
 	[NL_MSG_STATUS] = 0,
 	[NL_MSG_TASKINFO] = 0,
+	[NL_MSG_KILL] = 0,
 };
 
 #undef S

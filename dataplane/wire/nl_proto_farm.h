@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define NL_FARM_TYPE_MIN 24u
-#define NL_FARM_TYPE_MAX 31u
+#define NL_FARM_TYPE_MAX 39u   /**< 24..39: task-farm range (KILL 32; 33..39 client side) */
 #define NL_FARM_NAME_MAX 31u   /**< bytes of a command name: [A-Za-z0-9_.+-], 1..31 */
 #define NL_FARM_MAX_CMDS 32u   /**< command names per CMDS message (per worker) */
 #define NL_FARM_AD_MAX 1024u   /**< bytes of a machine ClassAd text */
@@ -41,7 +41,12 @@ enum nl_farm_msg_type {
 	NL_MSG_STATUS_Q = 29,   /**< client -> appliance: counters of a submit id? */
 	NL_MSG_STATUS = 30,     /**< appliance -> client: counters of a submit id */
 	NL_MSG_TASKINFO = 31,   /**< appliance -> client: where and when a farm task ran */
+	NL_MSG_KILL = 32,       /**< appliance -> worker: end one sub-task (issue #33) */
 };
+
+/** KILL reason. */
+#define NL_KILL_CANCEL 1u       /**< the submitter cancelled the task */
+#define NL_KILL_REASON_MAX 1u
 
 /** REGISTERED status. */
 enum nl_farm_reg_status {
@@ -135,6 +140,17 @@ struct nl_msg_taskinfo {
 	uint32_t run_us;     /**< that DISPATCH to the task's end [us] */
 };
 
+/** End one sub-task (issue #33): the worker kills its whole cgroup (or process group) if it
+ * runs, withdraws it if queued, and answers DONE state NL_DONE_CANCELLED; a KILL for a
+ * sub-task it does not hold is counted and not answered. */
+struct nl_msg_kill {
+	uint64_t task_id;
+	uint32_t token;      /**< the DISPATCH's token */
+	uint32_t mach;       /**< worker-local machine index < NL_PROTO_MAX_MACH */
+	uint16_t sub;        /**< sub-task index < NL_PROTO_MAX_SPLIT */
+	uint8_t reason;      /**< NL_KILL_CANCEL */
+};
+
 /** Decoded task-farm messages (member of struct nl_msg's union). */
 union nl_msg_farm {
 	struct nl_msg_cmds cmds;
@@ -145,13 +161,15 @@ union nl_msg_farm {
 	struct nl_msg_status_q status_q;
 	struct nl_msg_status status;
 	struct nl_msg_taskinfo taskinfo;
+	struct nl_msg_kill kill;
 };
 
-/** @return true for a task-farm message type (24..31). @par Context Pure. */
+/** @return true for a type of the task-farm range (24..39; an unassigned one decodes as
+ * bad_type). @par Context Pure. */
 static inline bool
 nl_farm_type(unsigned int type)
 {
-	return type >= NL_MSG_CMDS && type <= NL_MSG_TASKINFO;
+	return type >= NL_FARM_TYPE_MIN && type <= NL_FARM_TYPE_MAX;
 }
 
 /**

@@ -80,6 +80,11 @@ sample(unsigned int type)
 							     .mach = 1, .n_split = 1, .disp_us = 30,
 							     .run_us = 900 };
 		break;
+	case NL_MSG_KILL:
+		m.u.farm.kill = (struct nl_msg_kill){ .task_id = (UINT64_C(42) << 32) | 5,
+						      .token = 77, .mach = 2, .sub = 1,
+						      .reason = NL_KILL_CANCEL };
+		break;
 	}
 	return m;
 }
@@ -107,7 +112,7 @@ main(void)
 	memset(&key, 0x5a, sizeof(key));
 	nl_auth_tx_init(&tx, &key);
 	nl_replay_init(&rp, 16);
-	for (unsigned int t = NL_MSG_CMDS; t <= NL_MSG_TASKINFO; t++) {
+	for (unsigned int t = NL_MSG_CMDS; t <= NL_MSG_KILL; t++) {
 		struct nl_msg m = sample(t);
 		int n = nl_proto_encode(&m, buf, sizeof(buf));
 		bool ok = n > 0 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
@@ -149,11 +154,25 @@ main(void)
 	m = sample(NL_MSG_STATUS_Q);
 	m.u.farm.status_q.submit_id = UINT64_C(1) << 32;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "STATUS_Q: a submit id over 32 bits is refused");
+	m = sample(NL_MSG_KILL);
+	m.u.farm.kill.reason = 0;
+	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "KILL: reason 0 is refused");
+	m = sample(NL_MSG_KILL);
+	m.u.farm.kill.mach = NL_PROTO_MAX_MACH;
+	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "KILL: machine 24 is refused");
+	m = sample(NL_MSG_KILL);
+	{
+		int n = nl_proto_encode(&m, buf, sizeof(buf));
+
+		nl_tap_ok(n == 28 && nl_proto_decode(buf, 27, &out) == NL_PROTO_E_TRUNC &&
+				  (buf[27] = 1, nl_proto_decode(buf, 28, &out)) == NL_PROTO_E_FIELD,
+			  "KILL: 20-byte body, a short one truncated, the pad byte checked");
+	}
 	/* mutations: refused, or canonical */
 	unsigned int bad = 0, accepted = 0;
 
 	for (unsigned int i = 0; i < 200000; i++) {
-		struct nl_msg s = sample(NL_MSG_CMDS + (unsigned int)(rnd() % 8));
+		struct nl_msg s = sample(NL_MSG_CMDS + (unsigned int)(rnd() % 9));
 		int n = nl_proto_encode(&s, buf, sizeof(buf));
 		unsigned int k = 1 + (unsigned int)(rnd() % 3);
 
