@@ -38,6 +38,7 @@
 #include "nl_dp.h"
 #include "nl_machine.h"
 #include "nl_match_model.h"
+#include "nl_metrics.h"
 #include "nl_model_cfg.h"
 #include "nl_port.h"
 #include "nl_principal.h"
@@ -504,7 +505,19 @@ main(int argc, char **argv)
 			struct nl_port_counts pc = { 0 };
 			struct nl_dp_counts c;
 			uint64_t t0 = rte_rdtsc();
+			struct nl_svc *svc = NULL;
 
+			/* the operator side: --metrics, systemd readiness (docs/operations.md) */
+			rc = nl_svc_start(&svc, o.metrics, getenv("NOTIFY_SOCKET") != NULL, err,
+					  sizeof(err));
+			if (rc != 0) {
+				fprintf(stderr, "nlevel: %s\n", err);
+				nl_dp_free(dp);
+				rc = rc == -EINVAL ? 2 : 1; /* a bad --metrics; else the run failed */
+				goto done;
+			}
+			if (o.metrics != NULL)
+				fprintf(stderr, "nlevel: metrics on http://%s/metrics\n", o.metrics);
 			nl_dp_telemetry_init(dp);
 			if (o.xa->n_app > 0) { /* wiring: scale-out extends port mode */
 				po.ext = &nl_xa_port_ext;
@@ -512,6 +525,7 @@ main(int argc, char **argv)
 			}
 			rc = nl_port_serve(dp, &po, &pc);
 			sodium_memzero(&po.auth_key, sizeof(po.auth_key));
+			nl_svc_stop(svc);
 			if (rc != 0)
 				fprintf(stderr, "nlevel: %s\n", strerror(-rc));
 			nl_dp_counts_get(dp, &c);
@@ -527,6 +541,7 @@ main(int argc, char **argv)
 		}
 		nl_dp_free(dp);
 	}
+done:
 	urcu_qsbr_unregister_thread();
 	if (o.principals != NULL)
 		sodium_memzero(o.principals, sizeof(*o.principals));

@@ -70,6 +70,7 @@ struct nl_app_opts {
 	const char *run_as;        /* --user (#16) */
 	const char *appliance;     /* --appliance: our part of a split tree (nl_xa.h) */
 	struct nl_xa_cfg *xa;      /* the configuration's [appliance] sections */
+	const char *metrics;       /* --metrics ADDR:PORT (port mode; nl_metrics.h) */
 	bool ip_set, port_set;
 	const char *num[128];      /* numeric options as given, by getopt code (parse_numbers()) */
 };

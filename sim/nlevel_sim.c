@@ -45,6 +45,8 @@ struct pool {
 	pthread_mutex_t log_lock;
 	bool quiet;
 	double t0;
+	unsigned int curves_done;          /* under log_lock */
+	bool curve_printed[NL_MODEL_MAX_VARIANTS]; /* under log_lock */
 };
 
 static double
@@ -105,6 +107,67 @@ wait_runs(struct pool *p)
 	}
 }
 
+/* Progress, one line per curve (issue #39): once every run of variant v (its loads x seeds) is
+ * done, its mean response at the lowest and highest unsaturated load and where it saturates. */
+static void
+curve_line(struct pool *p, unsigned int v)
+{
+	const struct nl_model_cfg *m = p->m;
+	unsigned int runs = 0, done = 0, lo = ~0u, hi = ~0u, sat_from = ~0u;
+	double resp_lo = 0, resp_hi = 0;
+	char lab[64];
+
+	pthread_mutex_lock(&p->log_lock);
+	for (unsigned int i = 0; i < p->n_job; i++)
+		if (p->job[i].var == v) {
+			runs++;
+			done += atomic_load(&p->job[i].state) == 2;
+		}
+	if (done < runs || p->curve_printed[v]) {
+		pthread_mutex_unlock(&p->log_lock);
+		return;
+	}
+	p->curve_printed[v] = true;
+	p->curves_done++;
+	for (unsigned int l = 0; l < m->n_load; l++) {
+		double sum = 0;
+		unsigned int n = 0, sat = 0;
+
+		for (unsigned int i = 0; i < p->n_job; i++) {
+			const struct job *j = &p->job[i];
+
+			if (j->var != v || j->load != l)
+				continue;
+			if (j->r.saturated)
+				sat++;
+			else {
+				sum += j->r.resp_mean_vt;
+				n++;
+			}
+		}
+		if (sat > 0 && sat_from == ~0u)
+			sat_from = l;
+		if (n > 0 && sat == 0) {
+			if (lo == ~0u) {
+				lo = l;
+				resp_lo = sum / n;
+			}
+			hi = l;
+			resp_hi = sum / n;
+		}
+	}
+	variant_label(&m->variant[v], lab, sizeof(lab));
+	fprintf(stderr, "[curve %u/%u %.1fs] %s: %u runs", p->curves_done, m->n_variant,
+		nl_sim_wall_s() - p->t0, lab, runs);
+	if (lo != ~0u)
+		fprintf(stderr, ", mean response %.1f u.t. at %g%% .. %.1f u.t. at %g%%", resp_lo,
+			m->load_pct[lo], resp_hi, m->load_pct[hi]);
+	if (sat_from != ~0u)
+		fprintf(stderr, ", saturated from %g%%", m->load_pct[sat_from]);
+	fputc('\n', stderr);
+	pthread_mutex_unlock(&p->log_lock);
+}
+
 static void *
 worker(void *arg)
 {
@@ -124,22 +187,10 @@ worker(void *arg)
 				    p->m->seed + 1000003ull * j->seed + 7919ull * j->load, &j->r);
 		j->cpu_s = thread_cpu_s() - c0;
 		atomic_store(&j->state, 2);
-		unsigned int d = atomic_fetch_add(&p->done, 1) + 1;
+		atomic_fetch_add(&p->done, 1);
 
-		if (!p->quiet) {
-			char lab[64];
-
-			variant_label(&p->m->variant[j->var], lab, sizeof(lab));
-			pthread_mutex_lock(&p->log_lock);
-			if (j->r.saturated)
-				fprintf(stderr, "[%u/%u %.1fs] %s load %g%% seed %u: saturated\n", d,
-					p->n_job, nl_sim_wall_s() - p->t0, lab, p->m->load_pct[j->load], j->seed);
-			else
-				fprintf(stderr, "[%u/%u %.1fs] %s load %g%% seed %u: resp %.1f u.t.\n",
-					d, p->n_job, nl_sim_wall_s() - p->t0, lab, p->m->load_pct[j->load],
-					j->seed, j->r.resp_mean_vt);
-			pthread_mutex_unlock(&p->log_lock);
-		}
+		if (!p->quiet)
+			curve_line(p, j->var);
 	}
 	return NULL;
 }

@@ -5,21 +5,31 @@
 set -euo pipefail
 pkgs=(
 	clang
+	curl
+	debhelper
 	dpdk
+	dpkg-dev
+	ethtool
 	gnuplot-nox
+	help2man
 	iproute2
 	libbenchmark-dev
 	libclang-rt-14-dev
 	libdpdk-dev
 	libinih-dev
+	libjansson-dev
 	libjemalloc-dev
+	libmicrohttpd-dev
 	libpcre2-dev
 	libsodium-dev
+	libsystemd-dev
 	liburcu-dev
 	meson
 	ninja-build
 	pkg-config
+	prometheus
 	python3
+	systemd
 	tzdata
 	zlib1g-dev
 )

@@ -190,6 +190,7 @@ s = json.loads(sys.argv[1])["/nlevel/stats"]
 print(int(s["accepted"] == s["completed"] + s["failed"] + s["in_flight"]))' "$stats" 2>/dev/null)
 if [[ $lg_rc == 0 && $completed == "$TASKS" && $accounting == 1 && $app_rc == 0 ]]; then
 	say "== all $TASKS tasks COMPLETE ($((2 * TASKS)) commands run), exit statuses as expected"
+	say "   a farm that stays up for your own submits: nlevel-farm-up (README, docs/operations.md)"
 	[[ $TAP == 1 ]] && { echo "ok 1 - farm demo: $TASKS tasks, every one COMPLETE"; echo "1..1"; }
 	exit 0
 fi

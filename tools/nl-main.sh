@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The main job: install, build (release), reproduce seed 002 Fig. 4-6 on config/paper-96.ini
-# with the simulator (~10 s), then run the live appliance in emulated mode on the same
-# configuration (~40 s; DPDK with --no-huge --no-pci, machines emulated in-process) and print
+# with the simulator, then run the live appliance in emulated mode on the same
+# configuration (DPDK with --no-huge --no-pci, machines emulated in-process) and print
 # live beside simulated mean response. Output in results/paper-96/ (curves.csv, fig4-6.png,
 # live/live.csv, live-vs-sim.csv); the simulator's SUMMARY line on stdout.
 # NL_NO_LIVE=1 skips the live run.
@@ -10,19 +10,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 B=${NL_BUILD:-build}
+t0=$SECONDS
 [ -f "$B/build.ninja" ] || meson setup "$B" --buildtype=release >/dev/null
-ninja -C "$B" >/dev/null
+echo "nl-main: building $B (ninja's [done/total] progress below)..." >&2
+ninja -C "$B" >&2
+echo "nl-main: built in $((SECONDS - t0)) s; simulating Fig. 4-6 (one line per curve)..." >&2
 out=${NL_OUT:-results/paper-96}
 mkdir -p "$out"
+t0=$SECONDS
 "$B/sim/nlevel-sim" --config config/paper-96.ini --out "$out"
+echo "nl-main: simulated in $((SECONDS - t0)) s" >&2
 echo "nl-main: curves in $out/curves.csv, plots $out/fig4.png $out/fig5.png $out/fig6.png" >&2
 if [ "${NL_NO_LIVE:-0}" = 1 ] || [ ! -x "$B/dataplane/nlevel" ]; then
 	exit 0
 fi
-echo "nl-main: live appliance, emulated mode (about 40 s)..." >&2
+echo "nl-main: live appliance, emulated mode (one line per curve)..." >&2
+t0=$SECONDS
 "$B/dataplane/nlevel" --no-huge --no-pci --no-shconf -l 0-1 --log-level=user.*:warning -- \
-	--config config/paper-96.ini --emulate --curve "$out/live" >"$out/live.log" 2>&1 ||
+	--config config/paper-96.ini --emulate --curve "$out/live" 2>&1 | tee "$out/live.log" |
+	awk '/^nlevel: .* load / { c = $2 " " $3 " " $4; if (c != last) { print "nl-main: live curve " c; last = c } }' >&2 ||
 	{ echo "nl-main: live run failed, see $out/live.log" >&2; exit 1; }
+echo "nl-main: live run in $((SECONDS - t0)) s" >&2
 python3 - "$out/curves.csv" "$out/live/live.csv" "$out/live-vs-sim.csv" <<'PY'
 import csv, sys
 def load(p):
