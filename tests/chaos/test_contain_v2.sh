@@ -12,7 +12,11 @@
 #   - --max-time 2 on `nap`: ends (state timeout) within 10 s, nothing left;
 #   - the start-up line says which v2 limits are not enforced (no controllers);
 #   - kill -9 of the worker: its keeper kills the commands (cgroup.kill) and removes the
-#     cgroups; a restarted worker of the same id removes cgroups left by worker + keeper.
+#     cgroups; a restarted worker of the same id removes cgroups left by worker + keeper;
+#   - (v1, --cgroup auto) a worker started with `ip netns exec` (a fresh /sys without the
+#     hierarchies) mounts PID 1's hierarchies again in its own mount namespace, says so, and
+#     contains its commands; a second worker of the same id on the host leaves the first
+#     one's cgroups alone (its lock) and says why it falls back.
 # Usage: test_contain_v2.sh NLEVEL WORKER SUBMIT. TAP; skips when not root / no netns / no
 # EAL / no cgroup2.
 set -u
@@ -137,4 +141,28 @@ say "v2: worker + keeper killed: the restarted worker kills and removes the stal
 	"$([[ $n_before -ge 3 && $n_mid -ge 3 && -n $keeper && $left == 0 ]] &&
 		grep -q "[1-9][0-9]* stale removed" "$CT/w1.log"; echo $?)" \
 	"before $n_before, after the kills $n_mid (keeper '$keeper'), left: $CHAOS_LEFT; $(grep stale "$CT/w1.log" | tail -1)"
+# `ip netns exec`: the worker finds the hierarchies anyway (v1 here, --cgroup auto)
+chaos_commands 3 <<EOF
+command bg_setsid = $CT/bg_setsid.sh
+EOF
+CID3=$((70000 + $$ % 10000)) # a worker id of this test only (its lock and cgroups)
+ip netns exec "$CNS" "$CWORKER" --appliance "$CAPP_IP" --id $CID3 --allow-root \
+	--mach 1e9:'*' --commands "$CT/w3.conf" >>"$CT/w3.log" 2>&1 &
+CW_PID[3]=$!
+chaos_wait_log 3 "joined" 1
+sleep 1.5
+chaos_sub --wait --quiet --requirements "Name == \"w$CID3.0\"" --array 1-1 bg_setsid \
+	>"$CT/ns.out" 2>&1
+rc=$?
+chaos_gone "sleep 3201" 10
+left=$?
+say "ip netns exec: the worker mounts PID 1's cgroup hierarchies again, says so, contains its command" \
+	"$([[ $rc == 0 && $left == 0 ]] && grep -q "containment: cgroup.*mounted again here" "$CT/w3.log"; echo $?)" \
+	"rc $rc, $(cat "$CT/ns.out"); left: $CHAOS_LEFT; $(head -3 "$CT/w3.log")"
+nsenter --net="/var/run/netns/$CNS" "$CWORKER" --appliance "$CAPP_IP" --id $CID3 --allow-root \
+	--mach 1e9:'*' --exit-after 1 >"$CT/w3b.log" 2>&1
+say "a second worker of the same id leaves the first one's cgroups alone and says why" \
+	"$(grep -q "another worker with id $CID3 runs on this host" "$CT/w3b.log" &&
+		kill -0 "${CW_PID[3]}" && [[ -n $(chaos_cg_left $CID3) ]]; echo $?)" \
+	"$(cat "$CT/w3b.log")"
 nl_tap_done

@@ -142,6 +142,14 @@ static struct nl_auth_tx seal_tx;
 static const struct nl_auth_key *auth_key;
 static struct nl_replay replay;
 
+static uint64_t n_send_retry, n_send_lost; /* sendto() failures retried / given up */
+
+/*
+ * Send m to the appliance. A datagram the kernel refuses for a passing reason (EINTR, EAGAIN,
+ * ENOBUFS: a full device queue or socket buffer, ENOMEM) is sent again, up to 40 times over
+ * about 0.5 s, not dropped: a lost DONE leaves its task without an answer (issue #33). What
+ * still fails is counted and said (the first 10).
+ */
 static void
 send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 {
@@ -149,8 +157,24 @@ send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 	int n = nl_proto_seal(m, auth_key != NULL ? &seal_tx : NULL, nl_auth_now_ns(), buf,
 			      sizeof(buf));
 
-	if (n > 0)
-		(void)sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to));
+	if (n <= 0)
+		return;
+	for (unsigned int i = 0;; i++) {
+		if (sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to)) == n)
+			return;
+		if (i < 40 && (errno == EINTR || errno == EAGAIN || errno == ENOBUFS ||
+			       errno == ENOMEM)) {
+			struct timespec ts = { 0, errno == EINTR ? 0 : (long)(i < 8 ? 1 << i : 16) * 1000000L };
+
+			n_send_retry++;
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n_send_lost++ < 10)
+			fprintf(stderr, "nlevel-worker: a %s to the appliance not sent: %s\n",
+				m->type == NL_MSG_DONE ? "DONE" : "message", strerror(errno));
+		return;
+	}
 }
 
 /* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). */
@@ -626,7 +650,7 @@ main(int argc, char **argv)
 		}
 	}
 	{ /* issue #33: containment; the default memory limit is the machine's share of RAM */
-		char line[NL_CG_PATH + 300];
+		char line[NL_CG_PATH + 800];
 		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 		if (!max_mem_set && pages > 0 && psz > 0)
@@ -892,7 +916,9 @@ main(int argc, char **argv)
 		nl_replay_free(&replay);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
-				"KILLs of sub-tasks not held)\n", wid, (unsigned long long)n_done,
-			(unsigned long long)n_bad, (unsigned long long)n_kill_unknown);
+				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent)\n", wid,
+			(unsigned long long)n_done, (unsigned long long)n_bad,
+			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
+			(unsigned long long)n_send_lost);
 	return 0;
 }
