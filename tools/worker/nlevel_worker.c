@@ -316,6 +316,16 @@ cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t now)
 	nl_cg_started(&cg, k, m->pid);
 }
 
+/* Whether child pid has exited but is not reaped yet (waitid WNOWAIT: it stays a zombie). */
+static bool
+exited_already(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return pid > 0 && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid == pid;
+}
+
 /*
  * KILL (issue #33): the running sub-task's whole cgroup is killed (its DONE, state CANCELLED,
  * follows when it is reaped); a queued one is withdrawn and answered at once. false when the
@@ -328,8 +338,15 @@ on_kill(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach, unsigned
 	struct nl_msg_dispatch d;
 	struct nl_msg_done u;
 
+	uint8_t before = k->mach < n_mach ? mach[k->mach].end_state : 0;
+
 	switch (nl_wq_kill(mach, n_mach, k, now_ns(), &d, &u)) {
 	case NL_WQ_KILL_RUNNING:
+		if (exited_already(mach[k->mach].pid)) {
+			/* it ended on its own first: its DONE says so (EXITED), not CANCELLED */
+			mach[k->mach].end_state = before;
+			return true;
+		}
 		nl_cg_kill(&cg, k->mach);
 		return true;
 	case NL_WQ_KILL_QUEUED:
@@ -793,7 +810,9 @@ main(int argc, char **argv)
 			struct nl_wq_mach *m = &mach[i];
 
 			if (m->pid > 0 && m->deadline_ns != 0 && m->end_state == NL_DONE_EXITED) {
-				if (now >= m->deadline_ns) {
+				if (now >= m->deadline_ns && exited_already(m->pid)) {
+					m->deadline_ns = 0; /* ended on its own in time: EXITED */
+				} else if (now >= m->deadline_ns) {
 					m->end_state = NL_DONE_TIMEOUT;
 					nl_cg_kill(&cg, i);
 				} else if (m->deadline_ns < next) {
