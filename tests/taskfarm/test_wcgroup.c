@@ -267,7 +267,7 @@ test_v1(void)
 	put("", "%s/freezer.state", d); /* THAWED after: written by the worker */
 	stale = victim_in(d);
 	snprintf(want, sizeof(want), "v1:%s/v1", T);
-	mode = nl_cg_open(&cg, 77, 2, 512ull << 20, 50, want, line, sizeof(line));
+	mode = nl_cg_open(&cg, 77, NULL, 2, 512ull << 20, 50, want, line, sizeof(line));
 	nl_tap_diag("%s", line);
 	snprintf(d, sizeof(d), "cgroup v1, a cgroup per machine slot under %s/v1/freezer/nlevel/"
 		 "worker-77", T);
@@ -340,7 +340,7 @@ test_v2(void)
 	snprintf(d, sizeof(d), "%s/m1", base);
 	fake_cg(d, NULL, false, true); /* one without: the cgroup.freeze loop */
 	snprintf(want, sizeof(want), "v2:%s/v2", T);
-	mode = nl_cg_open(&cg, 78, 2, 256ull << 20, 40, want, line, sizeof(line));
+	mode = nl_cg_open(&cg, 78, NULL, 2, 256ull << 20, 40, want, line, sizeof(line));
 	nl_tap_diag("%s", line);
 	nl_tap_ok(mode == NL_CG_V2 && strstr(line, base) != NULL && strstr(line, "not enforced") == NULL,
 		  "v2: mode, its line names ROOT/nlevel/worker-78, limits enforced");
@@ -384,7 +384,7 @@ test_v2(void)
 	snprintf(d, sizeof(d), "%s/m0", base);
 	fake_cg(d, NULL, true, false);
 	snprintf(want, sizeof(want), "v2:%s/v2b", T);
-	mode = nl_cg_open(&cg, 79, 1, 256ull << 20, 40, want, line, sizeof(line));
+	mode = nl_cg_open(&cg, 79, NULL, 1, 256ull << 20, 40, want, line, sizeof(line));
 	nl_tap_diag("%s", line);
 	nl_tap_ok(mode == NL_CG_V2 && strstr(line, "no memory controller: --max-mem not enforced") &&
 		  strstr(line, "no pids controller: --max-procs not enforced") && cg.slot[0].peak_fd < 0,

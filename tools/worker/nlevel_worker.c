@@ -410,13 +410,15 @@ usage(FILE *f)
 		"  --cgroup MODE          auto (default: v2 if /sys/fs/cgroup is cgroup2, else the\n"
 		"                         v1 memory, pids, freezer, cpuacct hierarchies), v1, v2,\n"
 		"                         off (process groups only); every command runs in its\n"
-		"                         machine slot's cgroup <own>/nlevel/worker-ID/mK, killed\n"
+		"                         machine slot's cgroup <own>/nlevel/worker-ID@IP:PORT/mK\n"
+		"                         (IP:PORT the appliance's), killed\n"
 		"                         whole at its end, on KILL and at its limit, and by a\n"
 		"                         keeper process if the worker dies (docs/taskfarm.md);\n"
 		"                         v1:/PATH, v2:/PATH: that hierarchy root (tests). Under\n"
 		"                         `ip netns exec` (no cgroups in its /sys) the worker\n"
 		"                         mounts PID 1's hierarchies in its own mount namespace;\n"
-		"                         one worker per --id and host (/run/nlevel/worker-ID.lock)\n"
+		"                         one worker per --id, appliance and host\n"
+		"                         (/run/nlevel/worker-ID@IP:PORT.lock)\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -676,7 +678,12 @@ main(int argc, char **argv)
 
 		if (!max_mem_set && pages > 0 && psz > 0)
 			max_mem = (uint64_t)pages * (uint64_t)psz / n_mach;
-		if (nl_cg_open(&cg, wid, n_mach, max_mem, max_procs, cg_want, line, sizeof(line)) ==
+		char appname[32];
+
+		snprintf(appname, sizeof(appname), "%s:%u", inet_ntoa(app.sin_addr),
+			 (unsigned int)ntohs(app.sin_port));
+		if (nl_cg_open(&cg, wid, appname, n_mach, max_mem, max_procs, cg_want, line,
+			       sizeof(line)) ==
 		    NL_CG_OFF)
 			fprintf(stderr, "nlevel-worker %u: %s\n", wid, line); /* always: a warning */
 		else if (!quiet)
