@@ -456,6 +456,7 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 		send_to(io, a, &r);
 		return false;
 	}
+	s->instr = (uint64_t)nl_dp_farm_instr(io, f->hd[fs->handle].name); /* #33: booking */
 	f->cur_h = fs->handle;
 	f->cur_attempt = fs->attempt;
 	return true;
@@ -610,6 +611,7 @@ nl_dp_farm_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t m,
 		f->disp_tsc[t->aux] = rte_rdtsc();
 		f->disp_slot[t->aux] = m;
 	}
+	nl_dp_farm_occ_dispatch(io, t, f->hd[h].name, m); /* #33: occupies m until its DONE */
 	/* not offered there (cannot happen after a matched pick): 0xffff is in no worker's list,
 	 * so the worker answers 127 */
 	d->cmd_id = wi == NO_SLOT || f->wk[wi].cmd[f->hd[h].name] == 0 ?
@@ -619,7 +621,19 @@ nl_dp_farm_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t m,
 void
 nl_dp_farm_machines(struct nl_port *io)
 {
-	if (io->farm != NULL && io->farm->n_h > 1)
+	const struct nl_dp_gen *g = io->dp->gen_rcu;
+	double sum = 0;
+	unsigned int n = 0;
+
+	if (io->farm == NULL)
+		return;
+	for (uint32_t m = 0; m < g->n_mach; m++) /* #33: the booking scale of farm tasks */
+		if (io->alive[m]) {
+			sum += g->mach[m].speed_ips;
+			n++;
+		}
+	io->farm->mean_speed = n > 0 ? sum / n : 0;
+	if (io->farm->n_h > 1)
 		rebuild(io);
 }
 
@@ -637,6 +651,7 @@ nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi)
 
 		if (m == NO_SLOT || m >= dp->n_mach)
 			continue;
+		nl_dp_farm_slot_gone(io, m);
 		nl_match_mad_free(f->ad[m].ad);
 		free(f->ad[m].text);
 		f->ad[m].ad = NULL;
@@ -697,6 +712,10 @@ nl_dp_farm_init(struct nl_port *io)
 		return -ENOMEM;
 	}
 	rc = dd_init(f, dp->n_pool);
+	if (rc == 0 && nl_dp_farm_occ_init(f, dp->n_mach, dp->n_pool) != 0) {
+		dd_fini(f);
+		rc = -ENOMEM;
+	}
 	if (rc != 0) {
 		free(f->ad);
 		free(f->h_by_aux);
@@ -742,6 +761,7 @@ nl_dp_farm_fini(struct nl_port *io)
 	free(f->disp_tsc);
 	free(f->disp_slot);
 	dd_fini(f);
+	nl_dp_farm_occ_fini(f);
 	io->farm = NULL;
 	free(f);
 }

@@ -72,4 +72,27 @@ void nl_dp_farm_machines(struct nl_port *io);
 /* remove_worker(): forget what worker wi offered (before its slots are released). */
 void nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi);
 
+/**
+ * on_done(): sub-task of farm task t ended on slot m; run_ms is the worker's measure of its
+ * run time (0 = not given: the appliance measures). Frees the slot's occupancy and learns the
+ * command's mean run time. No-op for a task without a handle.
+ * @param io  Port. @param t  Task. @param m  Its slot. @param run_ms  [ms].
+ * @par Context The I/O lcore. @par Source issue #33 item 1 (nl_dp_farm_occ.c).
+ */
+void nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m, uint32_t run_ms);
+
+/**
+ * on_load(): the worker's LOAD for slot m (sub-tasks n_sub, backlog_ns [ns]) was written to
+ * the load table; a slot that held farm sub-tasks is rewritten from its occupancy as well
+ * (the larger backlog wins). @par Context The I/O lcore. @par Source issue #33 item 1.
+ */
+void nl_dp_farm_load(struct nl_port *io, uint32_t m, uint32_t n_sub, uint64_t backlog_ns);
+
+/**
+ * Once per millisecond at most: occupied slots' load entries move with time (a running
+ * command never looks done). @return 0 (not counted as work). @par Context The I/O lcore.
+ * @par Source issue #33 item 1.
+ */
+unsigned int nl_dp_farm_poll(struct nl_port *io);
+
 #endif /* NL_DP_FARM_H */

@@ -81,6 +81,17 @@ struct nl_dp_farm {
 	uint64_t n_resent;         /* resends answered without running (telemetry) */
 	struct nl_msg_taskinfo last_ti; /* the TASKINFO just sent (stored with its COMPLETE) */
 	uint64_t last_ti_id;
+	/* #33: placement by real occupancy (nl_dp_farm_occ.c) */
+	uint32_t *occ;             /* [n_mach] farm sub-tasks dispatched and not done */
+	double *occ_est_sum;       /* [n_mach] their run-time estimates [ns] */
+	uint64_t *occ_head_tsc;    /* [n_mach] start of the one running now */
+	uint64_t *occ_rep_tsc;     /* [n_mach] the worker's last LOAD report (0 = none) */
+	uint64_t *occ_rep_ns;      /* [n_mach] its backlog_ns */
+	uint8_t *occ_touched;      /* [n_mach] a farm sub-task was ever dispatched there */
+	double *occ_est_aux;       /* [n_pool] the estimate a task's sub-tasks were booked with */
+	double name_est_ns[FARM_NAMES]; /* mean run time per command name [ns], 0 = none yet */
+	uint64_t occ_last_poll;
+	double mean_speed;         /* mean nominal speed of the live slots [instr/s] */
 };
 
 /**
@@ -92,5 +103,35 @@ struct nl_dp_farm {
  * @par Source   DPDK telemetry library (rte_telemetry_register_cmd()); issue #15.
  */
 int nl_dp_farm_tel_attach(void);
+
+/**
+ * Allocate (init) or free (fini) the occupancy state of n_mach slots and n_pool tasks.
+ * @return 0; -1 (no memory; nothing kept). @par Context The I/O lcore, start and stop.
+ * @par Source issue #33 item 1 (nl_dp_farm_occ.c).
+ */
+int nl_dp_farm_occ_init(struct nl_dp_farm *f, uint32_t n_mach, uint32_t n_pool);
+void nl_dp_farm_occ_fini(struct nl_dp_farm *f);
+
+/**
+ * A farm sub-task of t (command name id `name`) was dispatched to slot m: it occupies m until
+ * its DONE (nl_dp_farm_done()). @par Context The I/O lcore (nl_dp_farm_dispatch()).
+ * @par Source issue #33 item 1; HTCondor manual "Claiming and Activation" (a claimed slot).
+ */
+void nl_dp_farm_occ_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t name, uint32_t m);
+
+/**
+ * The model work [instr] to give a farm task of command name `name` at admission: its mean
+ * run time so far (10 ms before the first DONE) at the slots' mean speed, in the booking
+ * scale of port mode (--work-scale), so that the model booking of the leaf managers equals
+ * the estimate. 1e6 when there is no booking scale.
+ * @par Context The I/O lcore (nl_dp_farm_frame()). @par Source issue #33 item 1.
+ */
+double nl_dp_farm_instr(const struct nl_port *io, uint32_t name);
+
+/**
+ * Slot m's worker left: it holds nothing any more (its sub-tasks are dispatched again).
+ * @par Context The I/O lcore (nl_dp_farm_worker_gone()).
+ */
+void nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m);
 
 #endif /* NL_DP_FARM_PRIV_H */

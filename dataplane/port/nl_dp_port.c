@@ -239,6 +239,7 @@ on_done(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_a
 	wl = nl_load_entry_ctl(dp->load, mt->sub_mach[d->sub]);
 	if (wl != NULL && wl->n_sub > 0)
 		wl->n_sub--;
+	nl_dp_farm_done(io, t, mt->sub_mach[d->sub], 0); /* #33: the slot is free again */
 	mt->n_done++;
 	if (d->status != 0 && mt->status == 0)
 		mt->status = d->status;
@@ -437,6 +438,7 @@ on_load(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_
 		wl = nl_load_entry_ctl(dp->load, m);
 		wl->n_sub = h->mach[i].n_sub;
 		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;
+		nl_dp_farm_load(io, m, h->mach[i].n_sub, h->mach[i].backlog_ns); /* #33 */
 	}
 }
 
@@ -717,6 +719,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 			rte_pktmbuf_free_bulk(rx, n);
 		work += n;
 		work += drain_subs(io);
+		work += nl_dp_farm_poll(io); /* #33: occupied slots stay busy as time passes */
 		if (nl_port_ext(io) != NULL) /* hook up (scale-out): proxies, gossip */
 			work += io->o.ext->poll_ctl(io);
 		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);
