@@ -27,9 +27,17 @@
 #define COMPLETE_FIX 32u
 #define DISPATCH_FIX 40u
 #define DONE_FIX 24u
+#define DONE_EXT 20u /* #33: state (1), pad (3), run_ms, queue_ms, cpu_ms, mem_peak_kib (4 each) */
 #define HELLO_FIX 8u
 #define MACH_LEN 48u
 #define BYE_FIX 8u
+
+/* DONE carries its issue-#33 fields when one is not 0 (absent = all 0). */
+static bool
+done_ext(const struct nl_msg_done *d)
+{
+	return (d->state | d->run_ms | d->queue_ms | d->cpu_ms | d->mem_peak_kib) != 0;
+}
 
 struct rd {
 	const uint8_t *p;
@@ -191,21 +199,29 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		    d->sub >= d->n_split || d->args_len > NL_PROTO_MAX_ARGS ||
 		    d->mach >= NL_PROTO_MAX_MACH)
 			return NL_PROTO_E_FIELD;
-		/* version 2 carries the submitter's principal id after the arguments (#35) */
-		e = check_len(len, NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len +
-					   (want == NL_PROTO_VERSION_AUTH ? 4u : 0u));
+		/* version 2 carries the submitter's principal id after the arguments (#35); then,
+		 * in both versions, time_limit_ms when not 0 (#33): the body length tells */
+		size_t base = NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len +
+			      (want == NL_PROTO_VERSION_AUTH ? 4u : 0u);
+
+		e = check_len(len, len == base + 4 ? base + 4 : base);
 		if (e != NL_PROTO_OK)
 			return e;
 		memcpy(d->args, r.p, d->args_len);
 		r.p += d->args_len;
 		if (want == NL_PROTO_VERSION_AUTH)
 			d->principal = (uint32_t)get(&r, 4);
+		if (len == base + 4 && (d->time_limit_ms = (uint32_t)get(&r, 4)) == 0)
+			return NL_PROTO_E_FIELD; /* canonical: a 0 limit is not sent */
 		return NL_PROTO_OK;
 	}
 	case NL_MSG_DONE: {
 		struct nl_msg_done *d = &out->u.done;
 
-		e = check_len(len, NL_PROTO_HDR_LEN + DONE_FIX);
+		/* #33: state, run_ms, queue_ms, cpu_ms, mem_peak_kib when one is not 0 */
+		bool ext = len == NL_PROTO_HDR_LEN + DONE_FIX + DONE_EXT;
+
+		e = check_len(len, NL_PROTO_HDR_LEN + DONE_FIX + (ext ? DONE_EXT : 0u));
 		if (e != NL_PROTO_OK)
 			return e;
 		d->task_id = get(&r, 8);
@@ -215,7 +231,16 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		if (get(&r, 2) != 0 || d->sub >= NL_PROTO_MAX_SPLIT || d->mach >= NL_PROTO_MAX_MACH)
 			return NL_PROTO_E_FIELD;
 		d->status = (int32_t)(uint32_t)get(&r, 4);
-		return NL_PROTO_OK;
+		if (!ext)
+			return NL_PROTO_OK;
+		d->state = (uint8_t)get(&r, 1);
+		if (get(&r, 3) != 0 || d->state >= NL_DONE_STATE_MAX)
+			return NL_PROTO_E_FIELD;
+		d->run_ms = (uint32_t)get(&r, 4);
+		d->queue_ms = (uint32_t)get(&r, 4);
+		d->cpu_ms = (uint32_t)get(&r, 4);
+		d->mem_peak_kib = (uint32_t)get(&r, 4);
+		return done_ext(d) ? NL_PROTO_OK : NL_PROTO_E_FIELD; /* canonical */
 	}
 	case NL_MSG_HELLO:
 	case NL_MSG_LOAD: {
@@ -328,6 +353,8 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p = put(p, 0, 1);
 		memcpy(p, d->args, d->args_len);
 		p += d->args_len;
+		if (d->time_limit_ms != 0) /* #33 (version 2: moved after the principal) */
+			p = put(p, d->time_limit_ms, 4);
 		break;
 	}
 	case NL_MSG_DONE: {
@@ -339,6 +366,14 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p = put(p, d->sub, 2);
 		p = put(p, 0, 2);
 		p = put(p, (uint32_t)d->status, 4);
+		if (!done_ext(d))
+			break;
+		p = put(p, d->state, 1);
+		p = put(p, 0, 3);
+		p = put(p, d->run_ms, 4);
+		p = put(p, d->queue_ms, 4);
+		p = put(p, d->cpu_ms, 4);
+		p = put(p, d->mem_peak_kib, 4);
 		break;
 	}
 	case NL_MSG_HELLO:
@@ -676,8 +711,14 @@ nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx, const struct n
 	n = nl_proto_encode(m, tmp, sizeof(tmp) - NL_AUTH_TRAILER_LEN - 4);
 	if (n < 0)
 		return n == -ENOSPC ? -EINVAL : n;
-	if (m->type == NL_MSG_DISPATCH) /* version 2: the submitter's principal id (#35) */
+	if (m->type == NL_MSG_DISPATCH) { /* version 2: the submitter's principal id (#35), */
+		uint32_t tl = m->u.dispatch.time_limit_ms; /* then the time limit (#33) */
+
+		n -= tl != 0 ? 4 : 0;
 		n = (int)(put(tmp + n, m->u.dispatch.principal, 4) - tmp);
+		if (tl != 0)
+			n = (int)(put(tmp + n, tl, 4) - tmp);
+	}
 	len = (size_t)n + NL_AUTH_TRAILER_LEN;
 	if (cap < len)
 		return -ENOSPC;

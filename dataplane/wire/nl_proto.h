@@ -107,6 +107,19 @@ struct nl_msg_dispatch {
 	uint32_t principal;   /**< version 2 only (after args; 0 in version 1): the submitter's
 			       *   principal id (nl_principal_id()), 0 = the site key's holder;
 			       *   the worker's per-principal command policy reads it (#35) */
+	uint32_t time_limit_ms; /**< the task's wall-clock limit [ms], 0 = none (issue #33):
+				 *   4 bytes after the principal (version 1: after the args),
+				 *   present on the wire only when not 0 */
+};
+
+/** How a sub-task ended (DONE's state, issue #33). */
+enum nl_done_state {
+	NL_DONE_EXITED = 0,    /**< the command exited (or was killed by a signal not ours) */
+	NL_DONE_TIMEOUT = 1,   /**< killed at its wall-clock limit */
+	NL_DONE_CANCELLED = 2, /**< killed or withdrawn by a KILL */
+	NL_DONE_NOSTART = 3,   /**< could not start (exec, cgroup, refused) */
+	NL_DONE_OOM = 4,       /**< killed at its memory limit */
+	NL_DONE_STATE_MAX
 };
 
 struct nl_msg_done {
@@ -115,6 +128,12 @@ struct nl_msg_done {
 	uint32_t token;
 	uint16_t sub;
 	int32_t status;       /**< exit status (0 = success; emulated work: 0) */
+	/* issue #33, 20 bytes after status, present on the wire only when one is not 0: */
+	uint8_t state;        /**< enum nl_done_state */
+	uint32_t run_ms;      /**< the command's run time on the worker (start to end) [ms] */
+	uint32_t queue_ms;    /**< time queued on the worker before its start [ms] */
+	uint32_t cpu_ms;      /**< CPU time, user + system, of its cgroup / process tree [ms] */
+	uint32_t mem_peak_kib; /**< peak memory of its cgroup (else ru_maxrss) [KiB] */
 };
 
 struct nl_msg_mach {

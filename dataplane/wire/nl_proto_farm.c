@@ -346,6 +346,21 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		}
 		return NL_PROTO_OK;
 	}
+	case NL_MSG_KILL: { /* issue #33: task_id (8), token (4), mach (4), sub (2), reason (1), pad */
+		struct nl_msg_kill *k = &f->kill;
+
+		if ((e = exact(len, 20)) != NL_PROTO_OK)
+			return e;
+		k->task_id = rd(&p, 8);
+		k->token = (uint32_t)rd(&p, 4);
+		k->mach = (uint32_t)rd(&p, 4);
+		k->sub = (uint16_t)rd(&p, 2);
+		k->reason = (uint8_t)rd(&p, 1);
+		if (rd(&p, 1) != 0 || k->mach >= NL_PROTO_MAX_MACH || k->sub >= NL_PROTO_MAX_SPLIT ||
+		    k->reason == 0 || k->reason > NL_KILL_REASON_MAX)
+			return FIELD;
+		return NL_PROTO_OK;
+	}
 	}
 	return NL_PROTO_E_TYPE;
 }
@@ -586,6 +601,19 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		}
 		break;
 	}
+	case NL_MSG_KILL: {
+		const struct nl_msg_kill *k = &f->kill;
+
+		if (cap < 20)
+			return -ENOSPC;
+		p = wr(p, k->task_id, 8);
+		p = wr(p, k->token, 4);
+		p = wr(p, k->mach, 4);
+		p = wr(p, k->sub, 2);
+		p = wr(p, k->reason, 1);
+		p = wr(p, 0, 1);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -595,13 +623,13 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 const char *
 nl_farm_type_name(unsigned int type)
 {
-	static const char *const n[] = { "CMDS", "MACHAD", "REGISTER", "REGISTERED", "FSUBMIT",
-					 "STATUS_Q", "STATUS", "TASKINFO" };
-	static const char *const n2[] = { "CANCEL", "CANCELLED", "TASKS_Q", "TASKS" };
+	static const char *const n[NL_FARM_TYPE_MAX - NL_FARM_TYPE_MIN + 1] = {
+		"CMDS", "MACHAD", "REGISTER", "REGISTERED", "FSUBMIT", "STATUS_Q", "STATUS",
+		"TASKINFO", "KILL", "CANCEL", "CANCELLED", "TASKS_Q", "TASKS",
+	};
 
-	if (type >= NL_FARM_TYPE2_MIN && type <= NL_FARM_TYPE2_MAX)
-		return n2[type - NL_FARM_TYPE2_MIN];
-	return nl_farm_type(type) ? n[type - NL_MSG_CMDS] : "?";
+	return nl_farm_type(type) && n[type - NL_FARM_TYPE_MIN] != NULL ?
+		       n[type - NL_FARM_TYPE_MIN] : "?";
 }
 
 const char *

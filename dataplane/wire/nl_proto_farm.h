@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define NL_FARM_TYPE_MIN 24u
-#define NL_FARM_TYPE_MAX 31u
+#define NL_FARM_TYPE_MAX 39u   /**< 24..39: task-farm range (KILL 32; 33..39 client side) */
 #define NL_FARM_NAME_MAX 31u   /**< bytes of a command name: [A-Za-z0-9_.+-], 1..31 */
 #define NL_FARM_MAX_CMDS 32u   /**< command names per CMDS message (per worker) */
 #define NL_FARM_AD_MAX 1024u   /**< bytes of a machine ClassAd text */
@@ -41,15 +41,14 @@ enum nl_farm_msg_type {
 	NL_MSG_STATUS_Q = 29,   /**< client -> appliance: counters of a submit id? */
 	NL_MSG_STATUS = 30,     /**< appliance -> client: counters of a submit id */
 	NL_MSG_TASKINFO = 31,   /**< appliance -> client: where and when a farm task ran */
-	/* issue #33 (type 32, KILL, is the worker's: nl_proto.h) */
+	NL_MSG_KILL = 32,       /**< appliance -> worker: end one sub-task (issue #33) */
+	/* issue #33, client side: */
 	NL_MSG_CANCEL = 33,     /**< client -> appliance: cancel a batch or one of its tasks */
 	NL_MSG_CANCELLED = 34,  /**< appliance -> client: what the CANCEL withdrew and killed */
 	NL_MSG_TASKS_Q = 35,    /**< client -> appliance: per-task records of a batch, from an index */
 	NL_MSG_TASKS = 36,      /**< appliance -> client: up to NL_FARM_TASKS_MAX of them */
 };
 
-#define NL_FARM_TYPE2_MIN 33u  /**< issue #33's client messages: 33..36 (37..39 reserved) */
-#define NL_FARM_TYPE2_MAX 36u
 #define NL_FARM_TASKS_MAX 40u  /**< task records per TASKS message */
 
 /** A farm task's state (--status, TASKS, the appliance's records; issue #33 item 5). */
@@ -64,6 +63,10 @@ enum nl_farm_tstate {
 	NL_FARM_T_REJECTED = 7,  /**< refused after acceptance: no machine matches, bad task */
 	NL_FARM_T_MAX
 };
+
+/** KILL reason. */
+#define NL_KILL_CANCEL 1u       /**< the submitter cancelled the task */
+#define NL_KILL_REASON_MAX 1u
 
 /** REGISTERED status. */
 enum nl_farm_reg_status {
@@ -222,6 +225,17 @@ struct nl_msg_taskinfo {
 	uint32_t mem_kib;    /**< peak memory (largest sub-task) */
 };
 
+/** End one sub-task (issue #33): the worker kills its whole cgroup (or process group) if it
+ * runs, withdraws it if queued, and answers DONE state NL_DONE_CANCELLED; a KILL for a
+ * sub-task it does not hold is counted and not answered. */
+struct nl_msg_kill {
+	uint64_t task_id;
+	uint32_t token;      /**< the DISPATCH's token */
+	uint32_t mach;       /**< worker-local machine index < NL_PROTO_MAX_MACH */
+	uint16_t sub;        /**< sub-task index < NL_PROTO_MAX_SPLIT */
+	uint8_t reason;      /**< NL_KILL_CANCEL */
+};
+
 /** Decoded task-farm messages (member of struct nl_msg's union). */
 union nl_msg_farm {
 	struct nl_msg_cmds cmds;
@@ -236,14 +250,15 @@ union nl_msg_farm {
 	struct nl_msg_cancelled cancelled;
 	struct nl_msg_tasks_q tasks_q;
 	struct nl_msg_tasks tasks;
+	struct nl_msg_kill kill;
 };
 
-/** @return true for a task-farm message type (24..31, 33..36). @par Context Pure. */
+/** @return true for a type of the task-farm range (24..39; an unassigned one decodes as
+ * bad_type). @par Context Pure. */
 static inline bool
 nl_farm_type(unsigned int type)
 {
-	return (type >= NL_MSG_CMDS && type <= NL_MSG_TASKINFO) ||
-	       (type >= NL_FARM_TYPE2_MIN && type <= NL_FARM_TYPE2_MAX);
+	return type >= NL_FARM_TYPE_MIN && type <= NL_FARM_TYPE_MAX;
 }
 
 /** Printable task state ("queued", "running", "ok", ...; "?" outside). @par Context Pure. */

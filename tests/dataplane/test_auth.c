@@ -206,6 +206,32 @@ test_dispatch_principal_version_2_only(void)
 	nl_replay_free(&rp);
 }
 
+/* Issue #33: the time limit follows the principal in version 2 (the last 4 body bytes). */
+static void
+test_dispatch_time_limit_after_principal(void)
+{
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	struct nl_msg m = sample(NL_MSG_DISPATCH), back;
+	uint8_t buf[NL_PROTO_MAX_LEN];
+	bool all = true;
+	int n, n0;
+
+	nl_auth_tx_init(&tx, &key);
+	nl_replay_init(&rp, 16);
+	m.u.dispatch.principal = 0xa11ce000u;
+	n0 = nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf));
+	m.u.dispatch.time_limit_ms = 0x01020304u;
+	n = nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf));
+	all &= n == n0 + 4 && buf[n - 32 - 8] == 0xa1 && buf[n - 32 - 4] == 1 &&
+	       buf[n - 32 - 1] == 4 &&
+	       nl_proto_open(&key, &rp, buf, (size_t)n, NOW, &back) == NL_PROTO_OK &&
+	       back.u.dispatch.principal == 0xa11ce000u &&
+	       back.u.dispatch.time_limit_ms == 0x01020304u;
+	nl_tap_check(all, "test_dispatch_time_limit_follows_the_principal_sealed");
+	nl_replay_free(&rp);
+}
+
 /* SUBMIT flags (reroute) are version 2's: sealed they round-trip; a version-1 frame with one
  * set is refused bad_field; unknown bits are refused by the encoder (docs/protocol.md). */
 static void
@@ -427,6 +453,7 @@ main(void)
 	test_seal_round_trip_every_type();
 	test_submit_flags_version_2_only();
 	test_dispatch_principal_version_2_only();
+	test_dispatch_time_limit_after_principal();
 	test_sequence_strictly_increases();
 	test_attacks_on_every_inbound_type();
 	test_replay_window_edges();

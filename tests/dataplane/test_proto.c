@@ -236,6 +236,73 @@ test_out_of_bound_fields(void)
 	nl_tap_check(nl_proto_encode(&m, buf, 8) == -28, "test_encode_short_buffer_is_enospc");
 }
 
+/* Issue #33: DISPATCH's time_limit_ms and DONE's state, run, queue, CPU and peak memory are
+ * appended to the body only when not 0; a body without them (an older sender) decodes as 0,
+ * one with them all 0 is not canonical (bad_field), and their bounds hold. */
+static void
+test_issue33_fields(void)
+{
+	struct nl_msg m, out;
+	uint8_t buf[NL_PROTO_MAX_LEN], b0[NL_PROTO_MAX_LEN];
+	int n, n0;
+	bool ok;
+
+	m = sample(NL_MSG_DISPATCH);
+	n0 = nl_proto_encode(&m, b0, sizeof(b0));
+	m.u.dispatch.time_limit_ms = 2000;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	ok = n == n0 + 4 && memcmp(buf + 6, b0 + 6, (size_t)n0 - 6) == 0 &&
+	     nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+	     memcmp(&out, &m, sizeof(m)) == 0 && buf[n - 2] == 0x07 && buf[n - 1] == 0xd0;
+	ok &= nl_proto_decode(b0, (size_t)n0, &out) == NL_PROTO_OK &&
+	      out.u.dispatch.time_limit_ms == 0;
+	nl_tap_check(ok, "test_dispatch_time_limit_round_trips_and_is_absent_when_0");
+	memset(buf + n - 4, 0, 4);
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_dispatch_time_limit_0_on_the_wire_is_bad_field");
+	buf[5] = (uint8_t)(n + 2);
+	nl_tap_check(nl_proto_decode(buf, (size_t)n + 2, &out) == NL_PROTO_E_OVERSIZE,
+		     "test_dispatch_2_extra_bytes_oversized");
+
+	m = sample(NL_MSG_DONE);
+	n0 = nl_proto_encode(&m, b0, sizeof(b0));
+	m.u.done.state = NL_DONE_TIMEOUT;
+	m.u.done.run_ms = 2001;
+	m.u.done.queue_ms = 17;
+	m.u.done.cpu_ms = 1500;
+	m.u.done.mem_peak_kib = 65536;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	ok = n0 == 32 && n == 52 && memcmp(buf + 6, b0 + 6, 26) == 0 && buf[32] == 1 &&
+	     nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK && memcmp(&out, &m, sizeof(m)) == 0;
+	ok &= nl_proto_decode(b0, (size_t)n0, &out) == NL_PROTO_OK && out.u.done.state == 0 &&
+	      out.u.done.run_ms == 0 && out.u.done.mem_peak_kib == 0;
+	for (unsigned int f = 0; f < 5; f++) { /* each field alone makes the 20 bytes appear */
+		struct nl_msg x = sample(NL_MSG_DONE);
+
+		if (f == 0)
+			x.u.done.state = NL_DONE_OOM;
+		else
+			*(f == 1 ? &x.u.done.run_ms : f == 2 ? &x.u.done.queue_ms :
+			  f == 3 ? &x.u.done.cpu_ms : &x.u.done.mem_peak_kib) = 1;
+		ok &= nl_proto_encode(&x, b0, sizeof(b0)) == 52 &&
+		      nl_proto_decode(b0, 52, &out) == NL_PROTO_OK && memcmp(&out, &x, sizeof(x)) == 0;
+	}
+	nl_tap_check(ok, "test_done_state_and_usage_round_trip_and_are_absent_when_0");
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	buf[32] = NL_DONE_STATE_MAX;
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_done_unknown_state_is_bad_field");
+	buf[32] = 0;
+	buf[33] = 1; /* pad */
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_done_pad_nonzero_is_bad_field");
+	memset(buf + 32, 0, 20);
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_done_all_zero_extension_is_bad_field");
+	m.u.done.state = NL_DONE_STATE_MAX;
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_done_encode_refuses_bad_state");
+}
+
 static void
 test_random_bytes_never_crash_and_canonical(uint64_t seed)
 {
@@ -332,6 +399,7 @@ main(void)
 	test_oversized_frames_are_refused();
 	test_wrong_version_magic_type();
 	test_out_of_bound_fields();
+	test_issue33_fields();
 	test_random_bytes_never_crash_and_canonical(seed);
 	test_frame_parser();
 	return nl_tap_done();

@@ -107,6 +107,11 @@ sample(unsigned int type, bool ext)
 							   .run_ms = 1001 };
 		break;
 	}
+	case NL_MSG_KILL:
+		m.u.farm.kill = (struct nl_msg_kill){ .task_id = (UINT64_C(42) << 32) | 5,
+						      .token = 77, .mach = 2, .sub = 1,
+						      .reason = NL_KILL_CANCEL };
+		break;
 	}
 	if (ext) { /* #33: the fields appended to FSUBMIT, STATUS, TASKINFO */
 		m.u.farm.fsubmit.time_limit_ms = type == NL_MSG_FSUBMIT ? 2000 : m.u.farm.fsubmit.time_limit_ms;
@@ -128,7 +133,7 @@ sample(unsigned int type, bool ext)
 	return m;
 }
 
-static const unsigned int types[] = { 24, 25, 26, 27, 28, 29, 30, 31, 33, 34, 35, 36 };
+static const unsigned int types[] = { 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36 };
 #define N_TYPES (sizeof(types) / sizeof(types[0]))
 
 static uint64_t rs = 0x243f6a8885a308d3ull;
@@ -202,6 +207,20 @@ main(void)
 	m = sample(NL_MSG_STATUS_Q, false);
 	m.u.farm.status_q.submit_id = UINT64_C(1) << 32;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "STATUS_Q: a submit id over 32 bits is refused");
+	m = sample(NL_MSG_KILL, false);
+	m.u.farm.kill.reason = 0;
+	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "KILL: reason 0 is refused");
+	m = sample(NL_MSG_KILL, false);
+	m.u.farm.kill.mach = NL_PROTO_MAX_MACH;
+	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "KILL: machine 24 is refused");
+	m = sample(NL_MSG_KILL, false);
+	{
+		int n = nl_proto_encode(&m, buf, sizeof(buf));
+
+		nl_tap_ok(n == 28 && nl_proto_decode(buf, 27, &out) == NL_PROTO_E_TRUNC &&
+				  (buf[27] = 1, nl_proto_decode(buf, 28, &out)) == NL_PROTO_E_FIELD,
+			  "KILL: 20-byte body, a short one truncated, the pad byte checked");
+	}
 	/* mutations: refused, or canonical */
 	unsigned int bad = 0, accepted = 0;
 

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared set-up of the tests/chaos/ scenarios (issue #33): the real appliance on net_af_packet
+# over a veth pair into a private network namespace, real nlevel-workers and nlevel-submit in
+# that namespace, both cores kept busy, and checks that nothing a task started is left.
+# Sourced by tests/chaos/test_*.sh (helpers `contain` and `farm`). Needs root; a scenario
+# that cannot run here prints a TAP skip plan (chaos_skip) instead of failing.
+#
+#   . "$SRC/tests/chaos/chaos_lib.sh"
+#   chaos_init TAG NLEVEL WORKER SUBMIT   names by TAG and $$ (namespace, veth, file prefix,
+#                                         subnet 10.TAG_NET.0), $CT = temporary folder,
+#                                         cleanup trap; skips when not root / no netns
+#   chaos_busy [N]                        N (default 2) `yes >/dev/null` beside the test,
+#                                         stopped at exit (the acceptance's busy cores)
+#   chaos_start_app [nlevel options]      the appliance (tests/taskfarm/farm.ini: 8 slots),
+#                                         waits for its telemetry; skips if the EAL cannot start
+#   chaos_commands N <<EOF ... EOF        write worker N's commands file (stdin), adding its
+#                                         output_dir; $CT/wN.conf
+#   chaos_start_worker N [worker options] worker N (--id N, 4 machines 1e9:*) in the
+#                                         namespace, log $CT/wN.log, pid in CW_PID[N]
+#   chaos_wait_joined K NCMD              until K workers joined and NCMD commands known
+#   chaos_sub [nlevel-submit args]        nlevel-submit in the namespace (--appliance set)
+#   chaos_tel_key PATH KEY                a telemetry value (-1 when absent)
+#   chaos_gone PATTERN SECONDS            0 when no process whose command line matches the
+#                                         extended regex PATTERN is left within SECONDS
+#                                         (pgrep -f); else 1 and CHAOS_LEFT = what is left
+#   chaos_cg_left ID                      paths of cgroups of worker ID still present
+#                                         (v1 and v2), one per line; empty when none
+# TAP: tests/common/nl_tap.sh (say, t, nl_tap_done) is sourced too.
+
+CHAOS_SRC=${NL_SRC_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+. "$CHAOS_SRC/tests/common/nl_tap.sh"
+. "$CHAOS_SRC/tests/common/nl_veth.sh"
+
+chaos_skip() { echo "1..0 # SKIP $*"; exit 0; }
+
+CW_PID=() CHAOS_APP= CHAOS_BUSY=() CHAOS_EXTRA_PIDS=()
+chaos_cleanup() {
+	local p
+	for p in "${CW_PID[@]}" "${CHAOS_EXTRA_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${CW_PID[@]}" "${CHAOS_EXTRA_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	if [[ -n $CHAOS_APP ]]; then kill -INT "$CHAOS_APP" 2>/dev/null; wait "$CHAOS_APP" 2>/dev/null; fi
+	for p in "${CHAOS_BUSY[@]}"; do kill "$p" 2>/dev/null; done
+	nl_veth_down "$CNS" "$CVA"
+	[[ -n ${CT:-} && -z ${CHAOS_KEEP:-} ]] && rm -rf "$CT"
+	rm -rf "/var/run/dpdk/$CPFX"
+}
+
+chaos_init() { # TAG NLEVEL WORKER SUBMIT
+	local tag=$1
+	CNLEVEL=$2 CWORKER=$3 CSUBMIT=$4
+	[[ $(id -u) == 0 ]] || chaos_skip "not root"
+	command -v ip >/dev/null || chaos_skip "no iproute2"
+	CID=$$
+	CNS=nlc$tag$CID CVA=nlca$CID CVB=nlcb$CID CPFX=nlc$tag$CID
+	CNET=10.$((100 + CID % 100)).$((CID / 100 % 250))
+	CAPP_IP=$CNET.1
+	CT=$(mktemp -d /tmp/nlchaos.XXXXXX)
+	chmod 755 "$CT"
+	trap chaos_cleanup EXIT
+	nl_veth_up "$CNS" "$CVA" "$CVB" "$CNET" || chaos_skip "$NL_VETH_ERR"
+	CINNS=(ip netns exec "$CNS")
+}
+
+chaos_busy() { # [N]
+	local i
+	for ((i = 0; i < ${1:-2}; i++)); do
+		yes >/dev/null &
+		CHAOS_BUSY+=($!)
+	done
+}
+
+chaos_tel_key() { # path key
+	python3 "$CHAOS_SRC/tests/dataplane/nl_tel.py" "$CPFX" "$1" 2>/dev/null |
+		python3 -c "import json,sys; d=json.load(sys.stdin); print(list(d.values())[0]['$2'])" \
+			2>/dev/null || echo -1
+}
+
+chaos_start_app() { # [nlevel options]
+	"$CNLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$CPFX" -l 0-1 \
+		--vdev="net_af_packet0,iface=$CVA" -- --config "$CHAOS_SRC/tests/taskfarm/farm.ini" \
+		--scheme nlsc --ip "$CAPP_IP" --work-scale 1e-3 --idle-sleep-us 50 \
+		--worker-timeout 3 "$@" >"$CT/app.log" 2>&1 &
+	CHAOS_APP=$!
+	local i
+	for i in $(seq 300); do
+		[[ $(chaos_tel_key /nlevel/stats accepted) != -1 ]] && return 0
+		kill -0 "$CHAOS_APP" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q "EAL initialisation failed" "$CT/app.log" && chaos_skip "the DPDK EAL cannot start here"
+	sed 's/^/# /' "$CT/app.log" | tail -n 20
+	echo "not ok 1 - the appliance comes up"
+	echo "1..1"
+	exit 1
+}
+
+chaos_commands() { # N; the file's lines on stdin
+	local w=$1
+	mkdir -p -m 755 "$CT/out$w"
+	{ cat; echo "output_dir = $CT/out$w"; } >"$CT/w$w.conf"
+}
+
+chaos_start_worker() { # N [worker options]
+	local w=$1
+	shift
+	"${CINNS[@]}" "$CWORKER" --appliance "$CAPP_IP" --id "$w" --allow-root \
+		--mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' \
+		--commands "$CT/w$w.conf" "$@" >>"$CT/w$w.log" 2>&1 &
+	CW_PID[$w]=$!
+}
+
+chaos_wait_joined() { # K NCMD
+	local i
+	for i in $(seq 200); do
+		[[ $(chaos_tel_key /nlevel/stats workers_joined) -ge $1 &&
+			$(chaos_tel_key /nlevel/submits commands) -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+chaos_sub() { "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" "$@"; }
+
+chaos_gone() { # PATTERN SECONDS
+	local i lim=$(($2 * 10))
+	for ((i = 0; i <= lim; i++)); do
+		CHAOS_LEFT=$(pgrep -af -- "$1" | grep -v -e pgrep -e chaos_lib)
+		[[ -z $CHAOS_LEFT ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+chaos_cg_left() { # worker id
+	local d
+	for d in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+		find "$d" -maxdepth 7 -type d \( -path "*/nlevel/worker-$1" -o \
+			-path "*/nlevel/worker-$1/*" \) 2>/dev/null
+	done | sort -u
+}
