@@ -57,6 +57,9 @@ nl_app_usage(FILE *f)
 		"                       their own (derived: nlevel-key), rights (a worker's\n"
 		"                       slots), caps and fair-share weights (docs/security.md)\n"
 		"  --user NAME          port mode: drop root for NAME once the port is up\n"
+		"  --state-dir DIR      port mode: the task farm's records (SQLite, WAL), kept\n"
+		"                       across restarts for --status (default /var/lib/nlevel;\n"
+		"                       created if missing; start-up fails if not writable)\n"
 		"  --worker-timeout S   remove a worker silent this long, 0.01..86400 (default 2 s)\n"
 		"  --work-scale S       wall seconds per model second, 0..1000: port mode, the workers'\n"
 		"                       (default 1e-5); native, the booked machines' (default\n"
@@ -114,6 +117,7 @@ const struct option nl_app_long_opts[] = {
 	{ "principals", required_argument, NULL, 'X' },
 	{ "user", required_argument, NULL, 'U' },
 	{ "appliance", required_argument, NULL, 'A' },
+	{ "state-dir", required_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -222,6 +226,7 @@ nl_app_parse_args(int argc, char **argv, struct nl_app_opts *o)
 		case 'X': o->principals_file = optarg; break;
 		case 'U': o->run_as = optarg; break;
 		case 'A': o->appliance = optarg; break;
+		case 'S': o->state_dir = optarg; break;
 		case 'h': nl_app_usage(stdout); exit(0);
 		default: nl_app_usage(stderr); return -EINVAL;
 		}

@@ -15,6 +15,7 @@ pkgs=(
 	libjemalloc-dev
 	libpcre2-dev
 	libsodium-dev
+	libsqlite3-dev
 	liburcu-dev
 	meson
 	ninja-build

@@ -19,6 +19,8 @@
 
 /** REJECT reason 7: the FSUBMIT's handle is unknown here (register again). */
 #define NL_REJECT_NO_HANDLE 7u
+/** REJECT reason 8 (#33): a CANCEL withdrew the task before it was dispatched. */
+#define NL_REJECT_CANCELLED 8u
 
 /* Start / stop the task-farm state of port mode. @return 0 or -ENOMEM. @par Context I/O lcore. */
 int nl_dp_farm_init(struct nl_port *io);
@@ -37,6 +39,8 @@ void nl_dp_farm_submit_end(struct nl_port *io);
 struct nl_dp_farm_ctx {
 	uint32_t h;       /**< Requirements/Rank handle, 0 = none */
 	uint8_t attempt;  /**< FSUBMIT attempt number */
+	uint32_t tl_ms;   /**< #33: its wall-clock limit [ms], 0 = none */
+	uint64_t tid;     /**< #33: its task id */
 };
 
 /**
@@ -73,13 +77,21 @@ void nl_dp_farm_machines(struct nl_port *io);
 void nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi);
 
 /**
- * on_done(): sub-task of farm task t ended on slot m; run_ms is the worker's measure of its
- * run time (0 = not given: the appliance measures). Frees the slot's occupancy and learns the
- * command's mean run time. No-op for a task without a handle.
- * @param io  Port. @param t  Task. @param m  Its slot. @param run_ms  [ms].
- * @par Context The I/O lcore. @par Source issue #33 item 1 (nl_dp_farm_occ.c).
+ * on_done(): sub-task of farm task t ended on slot m with DONE d (its state, run time: 0 =
+ * not given, the appliance measures). Frees the slot's occupancy, learns the command's mean
+ * run time, keeps the task's end record. No-op for a task without a handle.
+ * @param io  Port. @param t  Task. @param m  Its slot. @param d  The DONE.
+ * @par Context The I/O lcore. @par Source issue #33 items 1 and 5 (nl_dp_farm_occ.c).
  */
-void nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m, uint32_t run_ms);
+void nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
+		     const struct nl_msg_done *d);
+
+/**
+ * drain_subs(): whether a CANCEL withdrew task t before its dispatch; then t is marked
+ * failed with reason cancelled (NL_REJECT_CANCELLED) and its sub-tasks are not sent.
+ * @return true when withdrawn now. @par Context The I/O lcore. @par Source issue #33 item 5.
+ */
+bool nl_dp_farm_withdraw(struct nl_port *io, struct nl_task *t);
 
 /**
  * on_load(): the worker's LOAD for slot m (sub-tasks n_sub, backlog_ns [ns]) was written to

@@ -131,7 +131,8 @@ nl_dp_farm_occ_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t na
 }
 
 void
-nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m, uint32_t run_ms)
+nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
+		const struct nl_msg_done *d)
 {
 	struct nl_dp_farm *f = io->farm;
 	uint64_t now = rte_rdtsc();
@@ -139,10 +140,13 @@ nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m, uint32_
 	double run_ns;
 
 	if (f == NULL || t->aux >= io->dp->n_pool || (h = f->h_by_aux[t->aux]) == 0 ||
-	    h >= f->n_h || m >= io->dp->n_mach || f->occ[m] == 0)
+	    h >= f->n_h)
+		return;
+	nl_dp_farm_ctl_done(io, t, d); /* the task's end record */
+	if (m >= io->dp->n_mach || f->occ[m] == 0)
 		return;
 	/* the worker's own measure when it gives one, else since the head started here */
-	run_ns = run_ms > 0 ? run_ms * 1e6 : ns_of(now - f->occ_head_tsc[m]);
+	run_ns = d->run_ms > 0 ? d->run_ms * 1e6 : ns_of(now - f->occ_head_tsc[m]);
 	double *e = &f->name_est_ns[f->hd[h].name];
 
 	*e = *e > 0 ? 0.75 * *e + 0.25 * run_ns : run_ns;
@@ -204,6 +208,7 @@ nl_dp_farm_poll(struct nl_port *io)
 
 	if (f == NULL)
 		return 0;
+	nl_dp_farm_ctl_poll(io); /* the records thread's answers */
 	now = rte_rdtsc();
 	if (now - f->occ_last_poll < rte_get_tsc_hz() / 1000)
 		return 0;

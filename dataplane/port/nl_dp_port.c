@@ -179,7 +179,7 @@ drain_subs(struct nl_port *io)
 				continue;
 			}
 		}
-		if (t->flags & NL_TF_FAILED) { /* an earlier sub-task of it found no machine */
+		if ((t->flags & NL_TF_FAILED) || nl_dp_farm_withdraw(io, t)) { /* no machine; #33 */
 			sub_settle(io, t, rec[i].sub); /* not sent: the task ends with its last */
 			continue;
 		}
@@ -239,7 +239,7 @@ on_done(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_a
 	wl = nl_load_entry_ctl(dp->load, mt->sub_mach[d->sub]);
 	if (wl != NULL && wl->n_sub > 0)
 		wl->n_sub--;
-	nl_dp_farm_done(io, t, mt->sub_mach[d->sub], 0); /* #33: the slot is free again */
+	nl_dp_farm_done(io, t, mt->sub_mach[d->sub], d); /* #33: slot free, end record */
 	mt->n_done++;
 	if (d->status != 0 && mt->status == 0)
 		mt->status = d->status;
@@ -542,6 +542,7 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 		return; /* #16: the principal's key, rights, replay window; counted (drops, denied) */
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1); /* counted per reason and dropped */
+		nl_dp_io_refused(io, &a, e); /* #33: a wrong --key is logged (once a second) */
 		return;
 	}
 	if (nl_farm_type(m.type)) { /* issue #15 hook: task-farm messages (nl_dp_farm.c) */

@@ -235,6 +235,7 @@ nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
 	io->principal = who < sec->site ? who : NL_PRINCIPAL_NONE;
 	if (v == NL_RX_DROP) {
 		nl_stat_add_st(&io->c.drops[why], 1); /* counted per reason and dropped */
+		nl_dp_io_refused(io, a, why); /* #33: logged, rate-limited */
 		return false;
 	}
 	nl_stat_add_st(&sec->pr[who].c.frames, 1);

@@ -53,7 +53,7 @@ cf_app() {
 	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$CF_PFX" -l 0-1 \
 		--vdev="net_af_packet0,iface=$CF_VA" -- --config "$SRC/tests/taskfarm/farm.ini" \
 		--scheme nlsc --ip "$CF_APP_IP" --work-scale 1e-3 --idle-sleep-us 50 \
-		--worker-timeout 3 "$@" >"$log" 2>&1 &
+		--worker-timeout 3 --state-dir "$CF_TMP/state" "$@" >"$log" 2>&1 &
 	CF_APP=$!
 	for _ in $(seq 300); do
 		[[ $(cf_tel /nlevel/stats accepted) != -1 ]] && return 0
