@@ -18,6 +18,7 @@
 #   chaos_start_worker N [worker options] worker N (--id N, 4 machines 1e9:*) in the
 #                                         namespace, log $CT/wN.log, pid in CW_PID[N]
 #   chaos_wait_joined K NCMD              until K workers joined and NCMD commands known
+#   chaos_wait_log N TEXT K               until worker N's log has K lines holding TEXT
 #   chaos_sub [nlevel-submit args]        nlevel-submit in the namespace (--appliance set)
 #   chaos_tel_key PATH KEY                a telemetry value (-1 when absent)
 #   chaos_gone PATTERN SECONDS            0 when no process whose command line matches the
@@ -103,7 +104,9 @@ chaos_commands() { # N; the file's lines on stdin
 chaos_start_worker() { # N [worker options]
 	local w=$1
 	shift
-	"${CINNS[@]}" "$CWORKER" --appliance "$CAPP_IP" --id "$w" --allow-root \
+	# nsenter --net, not `ip netns exec`: the latter mounts a new /sys, without the cgroup
+	# hierarchies, so the worker would find no cgroups
+	nsenter --net="/var/run/netns/$CNS" "$CWORKER" --appliance "$CAPP_IP" --id "$w" --allow-root \
 		--mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' --mach 1e9:'*' \
 		--commands "$CT/w$w.conf" "$@" >>"$CT/w$w.log" 2>&1 &
 	CW_PID[$w]=$!
@@ -114,6 +117,15 @@ chaos_wait_joined() { # K NCMD
 	for i in $(seq 200); do
 		[[ $(chaos_tel_key /nlevel/stats workers_joined) -ge $1 &&
 			$(chaos_tel_key /nlevel/submits commands) -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+chaos_wait_log() { # N TEXT K
+	local i
+	for i in $(seq 200); do
+		[[ $(grep -c -- "$2" "$CT/w$1.log") -ge $3 ]] && return 0
 		sleep 0.1
 	done
 	return 1

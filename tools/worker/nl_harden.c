@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
@@ -127,6 +128,8 @@ nl_harden_spawn(const char *path, char *const argv[], const struct nl_harden_lim
 	sigset_t all, old;
 	pid_t p;
 
+	pid_t parent = getpid();
+
 	/* no signal handler of ours may run in the child between fork and exec */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
@@ -146,6 +149,14 @@ nl_harden_spawn(const char *path, char *const argv[], const struct nl_harden_lim
 	}
 	/* child */
 	setpgid(0, 0);
+	if (lim != NULL && lim->pdeathsig != 0) { /* issue #33: it dies with the worker */
+		prctl(PR_SET_PDEATHSIG, lim->pdeathsig, 0, 0, 0);
+		if (getppid() != parent) /* the worker died before the prctl */
+			_exit(126);
+	}
+	for (unsigned int i = 0; lim != NULL && i < lim->n_join; i++) /* issue #33: its cgroups */
+		if (lim->join_fd[i] >= 0 && write(lim->join_fd[i], "0\n", 2) != 2)
+			_exit(126);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
 	{

@@ -24,6 +24,12 @@ struct nl_harden_limits {
 	uint64_t mem_bytes;   /**< RLIMIT_AS [bytes]: allocations beyond fail */
 	uint64_t nofile;      /**< RLIMIT_NOFILE [descriptors] */
 	uint64_t fsize_bytes; /**< RLIMIT_FSIZE [bytes]: a write beyond gets SIGXFSZ */
+	/* issue #33 (nl_cgroup.h), not parsed from --rlimit: */
+	const int *join_fd;   /**< cgroup.procs files (open for writing) the child joins by
+			       *   writing "0" before exec; entries < 0 skipped */
+	unsigned int n_join;  /**< entries of join_fd */
+	int pdeathsig;        /**< PR_SET_PDEATHSIG of the child (0 = none): it dies with
+			       *   the worker */
 };
 
 /**
@@ -40,7 +46,8 @@ int nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim);
 /**
  * Start path with argv: fork; in the child a new process group (setpgid), stdin from
  * /dev/null, stdout / stderr from out_fd / err_fd when >= 0 (else kept), every other
- * descriptor closed, the limits set (soft = hard, but CPU hard = soft + 1 s), the environment
+ * descriptor closed (after joining lim's cgroups and setting its parent-death signal; a
+ * failed join exits 126), the limits set (soft = hard, but CPU hard = soft + 1 s), the environment
  * replaced by PATH=/usr/bin:/bin only, then execve. An exec failure exits 127.
  *
  * @param path    Absolute path of the program.

@@ -33,8 +33,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "nl_cgroup.h" /* issue #33: containment, limits, usage */
 #include "nl_harden.h"
 #include "nl_principal.h"
 #include "nl_proto.h"
@@ -49,6 +51,7 @@ extern char **environ;
 struct sub {
 	struct nl_msg_dispatch d;
 	uint64_t fin_ns; /* emulated: when it finishes */
+	uint64_t arr_ns; /* when its DISPATCH arrived */
 };
 
 struct mach {
@@ -58,6 +61,12 @@ struct mach {
 	unsigned int head, n;
 	uint64_t busy_until_ns;
 	pid_t pid;           /* task-farm: running child, 0 = none */
+	/* issue #33: the running command */
+	uint64_t start_ns;   /* its start */
+	uint64_t deadline_ns; /* its time limit's end, 0 = none */
+	uint8_t end_state;   /* enum nl_done_state when we killed it (TIMEOUT, CANCELLED) */
+	uint64_t mean_ns;    /* recent mean run time of its commands (EWMA 1/5), 0 = none yet */
+	bool was_busy;       /* held a sub-task at the last LOAD */
 };
 
 struct cmd {
@@ -163,11 +172,15 @@ send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 		(void)sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to));
 }
 
+/* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). */
 static void
-send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status)
+send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status,
+	    const struct nl_msg_done *u)
 {
 	struct nl_msg m = { .type = NL_MSG_DONE };
 
+	if (u != NULL)
+		m.u.done = *u;
 	m.u.done.task_id = d->task_id;
 	m.u.done.mach = d->mach;
 	m.u.done.token = d->token;
@@ -176,8 +189,81 @@ send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d,
 	send_msg(fd, to, &m);
 }
 
+static void
+send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status)
+{
+	send_done_u(fd, to, d, status, NULL);
+}
+
+/* A sub-task that never ran (refused, unknown command, queue full, cgroup busy): state
+ * NOSTART with the time it waited. */
+static void
+send_nostart(int fd, const struct sockaddr_in *to, const struct sub *s, int32_t status,
+	     uint64_t now)
+{
+	struct nl_msg_done u = { .state = NL_DONE_NOSTART };
+
+	u.queue_ms = (uint32_t)((now - s->arr_ns) / 1000000);
+	send_done_u(fd, to, &s->d, status, &u);
+}
+
+static uint32_t
+ms_of(uint64_t ns)
+{
+	return ns / 1000000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000000);
+}
+
 /* #16: limits of every command (--rlimit) */
 static struct nl_harden_limits cmd_limits;
+/* #33: containment (a cgroup per machine slot, or process groups) */
+static struct nl_cg cg;
+
+/* cmd_limits plus slot k's cgroups and the parent-death signal */
+static struct nl_harden_limits
+slot_limits(unsigned int k)
+{
+	struct nl_harden_limits l = cmd_limits;
+
+	l.join_fd = cg.slot[k].join_fd;
+	l.n_join = NL_CG_NCTL;
+	l.pdeathsig = SIGKILL;
+	return l;
+}
+
+/*
+ * Time to drain machine m [ns] (issue #33, contract item 4): per queued or running named
+ * command its machine's recent mean run time (1 s before the first), at most its time limit,
+ * minus the running one's elapsed time (a quarter of the mean once past it: never 0 while
+ * one runs); emulated work: until its model end.
+ */
+static uint64_t
+backlog_ns(const struct mach *m, uint64_t now)
+{
+	uint64_t est = m->mean_ns > 0 ? m->mean_ns : 1000000000ull, sum = 0;
+
+	for (unsigned int j = 0; j < m->n; j++) {
+		const struct sub *s = &m->q[(m->head + j) % QCAP];
+		uint64_t e = est;
+
+		if (s->d.cmd_id == 0)
+			continue;
+		if (s->d.time_limit_ms != 0 && (uint64_t)s->d.time_limit_ms * 1000000ull < e)
+			e = (uint64_t)s->d.time_limit_ms * 1000000ull;
+		if (j == 0 && m->pid > 0) {
+			uint64_t el = now - m->start_ns;
+
+			e = e > el + e / 4 ? e - el : e / 4;
+			if (m->deadline_ns > now && m->deadline_ns - now < e)
+				e = m->deadline_ns - now;
+			if (e == 0)
+				e = 1000000;
+		}
+		sum += e;
+	}
+	if (m->busy_until_ns > now)
+		sum += m->busy_until_ns - now;
+	return sum;
+}
 
 static const struct cmd *
 find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
@@ -190,7 +276,7 @@ find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
 
 /* Start the head of machine m's queue as a child process (task-farm). 0 or -errno. */
 static int
-spawn_head(struct mach *m, const struct cmd *c)
+spawn_head(struct mach *m, const struct cmd *c, const struct nl_harden_limits *lim)
 {
 	const struct nl_msg_dispatch *d = &m->q[m->head].d;
 	char args[NL_PROTO_MAX_ARGS + 1];
@@ -214,7 +300,7 @@ spawn_head(struct mach *m, const struct cmd *c)
 		if (argv[i][0] == '-')
 			return -EACCES;
 	/* #16: cleared environment, no inherited descriptors, own process group, --rlimit */
-	rc = nl_harden_spawn(c->path, argv, &cmd_limits, -1, -1, &pid);
+	rc = nl_harden_spawn(c->path, argv, lim, -1, -1, &pid);
 	if (rc != 0)
 		return rc;
 	m->pid = pid;
@@ -235,6 +321,79 @@ refused(uint32_t wid, bool quiet, const struct nl_msg_dispatch *d, int rc)
 		rc == -EACCES ? "refused by its principals or options rule (status 126; the "
 				"reason is in its .err file)" :
 				"cannot start (status 127)", n == 20 ? " (further ones not shown)" : "");
+}
+
+static uint64_t max_time_ns; /* --max-time [ns], 0 = none */
+
+/* #33: a command we ended (time limit, KILL, memory limit): one line on stderr, the first 50. */
+static void
+ended(uint32_t wid, bool quiet, const struct nl_msg_dispatch *d, const struct nl_msg_done *u)
+{
+	static const char *const what[NL_DONE_STATE_MAX] = {
+		"exited", "ended at its time limit (timeout)", "cancelled (KILL)", "not started",
+		"killed at its memory limit (oom)",
+	};
+	static unsigned int n;
+
+	if (quiet || u->state == NL_DONE_EXITED || u->state >= NL_DONE_STATE_MAX || n++ >= 50)
+		return;
+	fprintf(stderr, "nlevel-worker %u: sub-task %u_%u.%u %s after %u ms, its cgroup (or "
+			"process group) killed; cpu %u ms, peak %u KiB%s\n", wid,
+		(unsigned int)(d->task_id >> 32), (unsigned int)(d->task_id & 0xffffffffu), d->sub,
+		what[u->state], u->run_ms, u->cpu_ms, u->mem_peak_kib,
+		n == 50 ? " (further ones not shown)" : "");
+}
+
+/* Machine m (slot k) started its head's command at now: start, deadline, pid to the keeper. */
+static void
+cmd_started(struct mach *m, unsigned int k, uint64_t now)
+{
+	uint64_t lim = (uint64_t)m->q[m->head].d.time_limit_ms * 1000000ull;
+
+	if (max_time_ns != 0 && (lim == 0 || max_time_ns < lim))
+		lim = max_time_ns;
+	m->start_ns = now;
+	m->deadline_ns = lim != 0 ? now + lim : 0;
+	m->end_state = NL_DONE_EXITED;
+	nl_cg_started(&cg, k, m->pid);
+}
+
+/*
+ * KILL (issue #33): the running sub-task's whole cgroup is killed (its DONE, state CANCELLED,
+ * follows when it is reaped); a queued one is withdrawn and answered at once. false when the
+ * worker does not hold that sub-task.
+ */
+static bool
+on_kill(int fd, const struct sockaddr_in *app, struct mach *mach, unsigned int n_mach,
+	const struct nl_msg_kill *k)
+{
+	struct mach *m;
+
+	if (k->mach >= n_mach)
+		return false;
+	m = &mach[k->mach];
+	for (unsigned int j = 0; j < m->n; j++) {
+		struct sub *s = &m->q[(m->head + j) % QCAP];
+
+		if (s->d.task_id != k->task_id || s->d.token != k->token || s->d.sub != k->sub)
+			continue;
+		if (j == 0 && m->pid > 0) {
+			if (m->end_state == NL_DONE_EXITED)
+				m->end_state = NL_DONE_CANCELLED;
+			nl_cg_kill(&cg, k->mach);
+			return true;
+		}
+		struct nl_msg_done u = { .state = NL_DONE_CANCELLED };
+		uint64_t now = now_ns();
+
+		u.queue_ms = ms_of(now - s->arr_ns);
+		send_done_u(fd, app, &s->d, 0, &u);
+		for (unsigned int i = j; i + 1 < m->n; i++) /* close the gap in the ring */
+			m->q[(m->head + i) % QCAP] = m->q[(m->head + i + 1) % QCAP];
+		m->n--;
+		return true;
+	}
+	return false;
 }
 
 static void
@@ -278,11 +437,26 @@ usage(FILE *f)
 		"                         machine ClassAd attributes, output_dir and output_cap\n"
 		"                         (docs/taskfarm.md); stdout/stderr of each sub-task go\n"
 		"                         to OUTDIR/SUBMIT_INDEX.SUB.out / .err\n"
+		"  --max-procs N          processes (and threads) per command, its cgroup's\n"
+		"                         pids.max (default %u; 0 = no limit)\n"
+		"  --max-mem SIZE         memory per command, its cgroup's memory limit (k, M, G;\n"
+		"                         default: RAM / machines of this worker; 0 = no limit);\n"
+		"                         a command over it is killed: DONE state oom\n"
+		"  --max-time S           wall-clock limit of every command in seconds (default 0 =\n"
+		"                         none); a task's own limit (nlevel-submit --time) applies\n"
+		"                         when shorter; at the limit its whole cgroup is killed:\n"
+		"                         DONE state timeout\n"
+		"  --cgroup MODE          auto (default: v2 if /sys/fs/cgroup is cgroup2, else the\n"
+		"                         v1 memory, pids, freezer, cpuacct hierarchies), v1, v2,\n"
+		"                         off (process groups only); every command runs in its\n"
+		"                         machine slot's cgroup <own>/nlevel/worker-ID/mK, killed\n"
+		"                         whole at its end, on KILL and at its limit, and by a\n"
+		"                         keeper process if the worker dies (docs/taskfarm.md)\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
 		"Exit status: 0 after BYE, 1 on a socket error, 2 on a bad command line.\n",
-		NL_PROTO_PORT, NL_PROTO_MAX_MACH);
+		NL_PROTO_PORT, NL_PROTO_MAX_MACH, NL_CG_DEF_PROCS);
 }
 
 int
@@ -303,6 +477,10 @@ main(int argc, char **argv)
 		{ "rlimit", required_argument, NULL, 'J' },
 		{ "commands", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "max-procs", required_argument, NULL, 'P' },
+		{ "max-mem", required_argument, NULL, 'M' },
+		{ "max-time", required_argument, NULL, 'T' },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -318,6 +496,10 @@ main(int argc, char **argv)
 	static struct nl_wfarm wfarm; /* --commands (issue #15) */
 	uint64_t next_farm = 0;
 	static struct nl_auth_key key;
+	uint64_t max_mem = 0, max_time_ms = 0, n_kill_unknown = 0;
+	uint32_t max_procs = NL_CG_DEF_PROCS;
+	bool max_mem_set = false;
+	const char *cg_want = "auto";
 	int c, fd;
 	char *end;
 
@@ -432,6 +614,46 @@ main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'P': { /* issue #33 */
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || end == optarg || v > 4194304) {
+				fprintf(stderr, "nlevel-worker: --max-procs: want an integer 0..4194304 "
+						"(0 = no limit), got '%s'\n", optarg);
+				return 2;
+			}
+			max_procs = (uint32_t)v;
+			break;
+		}
+		case 'M':
+			max_mem_set = true;
+			if (strcmp(optarg, "0") != 0 && nl_cg_parse_size(optarg, &max_mem) != 0) {
+				fprintf(stderr, "nlevel-worker: --max-mem: want a size in bytes (k, M, G "
+						"suffixes) or 0 for no limit, got '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'T': {
+			double v = strtod(optarg, &end);
+
+			if (*end != '\0' || end == optarg || !(v >= 0) || v > 4e6) {
+				fprintf(stderr, "nlevel-worker: --max-time: want seconds 0..4e6 (0 = no "
+						"limit), got '%s'\n", optarg);
+				return 2;
+			}
+			max_time_ms = (uint64_t)(v * 1000 + 0.5);
+			break;
+		}
+		case 'G':
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "v1") != 0 &&
+			    strcmp(optarg, "v2") != 0 && strcmp(optarg, "off") != 0 &&
+			    strncmp(optarg, "v1:/", 4) != 0 && strncmp(optarg, "v2:/", 4) != 0) {
+				fprintf(stderr, "nlevel-worker: --cgroup: want auto, v1, v2, off, v1:/PATH "
+						"or v2:/PATH, got '%s'\n", optarg);
+				return 2;
+			}
+			cg_want = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -483,6 +705,21 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	{ /* issue #33: containment; the default memory limit is the machine's share of RAM */
+		char line[NL_CG_PATH + 300];
+		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+		if (!max_mem_set && pages > 0 && psz > 0)
+			max_mem = (uint64_t)pages * (uint64_t)psz / n_mach;
+		if (nl_cg_open(&cg, wid, n_mach, max_mem, max_procs, cg_want, line, sizeof(line)) ==
+		    NL_CG_OFF)
+			fprintf(stderr, "nlevel-worker %u: %s\n", wid, line); /* always: a warning */
+		else if (!quiet)
+			fprintf(stderr, "nlevel-worker %u: containment: %s; per command at most %u "
+					"processes, %llu MiB%s\n", wid, line, max_procs,
+				(unsigned long long)(max_mem >> 20),
+				max_time_ms > 0 ? ", --max-time" : "");
+	}
 	for (unsigned int i = 0; i < n_mach; i++) {
 		mach[i].q = calloc(QCAP, sizeof(struct sub));
 		mach[i].slot = UINT32_MAX;
@@ -501,6 +738,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
+	max_time_ns = max_time_ms * 1000000ull;
 	t0 = now_ns();
 	while (!stop_flag) {
 		uint64_t now = now_ns(), next = now + 50000000ull;
@@ -520,8 +758,11 @@ main(int argc, char **argv)
 
 			m.u.hello.worker_id = wid;
 			m.u.hello.n_mach = (uint16_t)n_mach;
-			for (unsigned int i = 0; i < n_mach; i++)
+			for (unsigned int i = 0; i < n_mach; i++) {
 				m.u.hello.mach[i] = mach[i].desc;
+				m.u.hello.mach[i].n_sub = mach[i].n; /* #33: a rejoin sees what it holds */
+				m.u.hello.mach[i].backlog_ns = backlog_ns(&mach[i], now);
+			}
 			send_msg(fd, &app, &m);
 			next_hello = now + (hello_ok ? 2000000000ull : 200000000ull);
 		}
@@ -533,8 +774,8 @@ main(int argc, char **argv)
 			for (unsigned int i = 0; i < n_mach; i++) {
 				m.u.hello.mach[i] = mach[i].desc;
 				m.u.hello.mach[i].n_sub = mach[i].n;
-				m.u.hello.mach[i].backlog_ns =
-					mach[i].busy_until_ns > now ? mach[i].busy_until_ns - now : 0;
+				m.u.hello.mach[i].backlog_ns = backlog_ns(&mach[i], now);
+				mach[i].was_busy = mach[i].n > 0;
 			}
 			send_msg(fd, &app, &m);
 			next_load = now + (uint64_t)(load_ms * 1e6);
@@ -567,47 +808,92 @@ main(int argc, char **argv)
 					}
 					send_done(fd, &app, &s->d, 0);
 				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
-					/* issue #15: a named command, output captured */
-					int rc = nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id),
-								&s->d, &cmd_limits, &m->pid);
+					/* issue #15: a named command, output captured; #33: in slot i's
+					 * cgroup, emptied first */
+					struct nl_harden_limits l = slot_limits(i);
+					int rc = nl_cg_begin(&cg, i);
 
 					if (rc == 0)
+						rc = nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id),
+								    &s->d, &l, &m->pid);
+					if (rc == 0) {
+						cmd_started(m, i, now);
 						break; /* runs; reaped below */
+					}
 					m->pid = 0;
 					/* #35: refused by its principals or options rule: 126 */
-					send_done(fd, &app, &s->d, rc == -EACCES ? 126 : 127);
+					send_nostart(fd, &app, s, rc == -EACCES ? 126 : 127, now);
 					refused(wid, quiet, &s->d, rc);
 				} else {
+					struct nl_harden_limits l = slot_limits(i);
 					int rc = -ENOENT;
 
 					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
-					if (cm != NULL && (rc = spawn_head(m, cm)) == 0)
+					if (cm != NULL && (rc = nl_cg_begin(&cg, i)) == 0 &&
+					    (rc = spawn_head(m, cm, &l)) == 0) {
+						cmd_started(m, i, now);
 						break; /* runs; reaped below */
-					send_done(fd, &app, &s->d, rc == -EACCES ? 126 : 127);
+					}
+					send_nostart(fd, &app, s, rc == -EACCES ? 126 : 127, now);
 					refused(wid, quiet, &s->d, rc);
 				}
 				n_done++;
 				m->head = (m->head + 1) % QCAP;
 				m->n--;
+				if (m->n == 0)
+					next_load = 0; /* #33: busy -> idle: LOAD at once */
+			}
+		}
+		/* #33: time limits; a limit's end kills the command's whole cgroup */
+		for (unsigned int i = 0; i < n_mach; i++) {
+			struct mach *m = &mach[i];
+
+			if (m->pid > 0 && m->deadline_ns != 0 && m->end_state == NL_DONE_EXITED) {
+				if (now >= m->deadline_ns) {
+					m->end_state = NL_DONE_TIMEOUT;
+					nl_cg_kill(&cg, i);
+				} else if (m->deadline_ns < next) {
+					next = m->deadline_ns;
+				}
 			}
 		}
 		for (;;) {
 			int st;
-			pid_t p = waitpid(-1, &st, WNOHANG);
+			struct rusage ru;
+			pid_t p = wait4(-1, &st, WNOHANG, &ru);
 
 			if (p <= 0)
 				break;
 			for (unsigned int i = 0; i < n_mach; i++) {
 				struct mach *m = &mach[i];
+				struct nl_msg_done u = { .state = m->end_state };
+				bool oom = false;
+				uint64_t t_end = now_ns(), run = t_end - m->start_ns;
 
 				if (m->pid != p)
 					continue;
-				send_done(fd, &app, &m->q[m->head].d,
-					  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+				/* #33: the rest of its process tree goes with it; then its usage */
+				nl_cg_kill(&cg, i);
+				u.cpu_ms = ms_of((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+							 1000000000ull +
+						 (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+							 1000ull);
+				u.mem_peak_kib = (uint32_t)ru.ru_maxrss;
+				nl_cg_usage(&cg, i, &u.cpu_ms, &u.mem_peak_kib, &oom);
+				if (oom && u.state == NL_DONE_EXITED) /* its memory limit's OOM kill */
+					u.state = NL_DONE_OOM;
+				u.run_ms = ms_of(run);
+				u.queue_ms = ms_of(m->start_ns - m->q[m->head].arr_ns);
+				m->mean_ns = m->mean_ns == 0 ? run : (4 * m->mean_ns + run) / 5;
+				send_done_u(fd, &app, &m->q[m->head].d,
+					    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &u);
+				ended(wid, quiet, &m->q[m->head].d, &u);
 				n_done++;
 				m->pid = 0;
 				m->head = (m->head + 1) % QCAP;
 				m->n--;
+				if (m->n == 0)
+					next_load = 0; /* #33: busy -> idle: LOAD at once */
 				next = now; /* start the next one at once */
 			}
 		}
@@ -641,6 +927,11 @@ main(int argc, char **argv)
 				hello_ok = true;
 				continue;
 			}
+			if (msg.type == NL_MSG_KILL) { /* #33: cancel one sub-task */
+				if (!on_kill(fd, &app, mach, n_mach, &msg.u.farm.kill))
+					n_kill_unknown++;
+				continue;
+			}
 			if (msg.type != NL_MSG_DISPATCH || msg.u.dispatch.mach >= n_mach) {
 				n_bad++;
 				continue;
@@ -649,15 +940,20 @@ main(int argc, char **argv)
 			uint64_t t = now_ns();
 
 			if (m->n == QCAP) { /* full: report it failed at once */
-				send_done(fd, &app, &msg.u.dispatch, 125);
+				struct sub full = { .d = msg.u.dispatch, .arr_ns = t };
+
+				send_nostart(fd, &app, &full, 125, t);
 				continue;
 			}
+			if (m->n == 0)
+				next_load = 0; /* #33: idle -> busy: LOAD at once */
 			struct sub *s = &m->q[(m->head + m->n) % QCAP];
 			double model_s = (double)msg.u.dispatch.instr / (double)m->desc.speed_ips +
 					 (double)msg.u.dispatch.data_bits / (double)m->desc.link_bps;
 			uint64_t start = m->busy_until_ns > t ? m->busy_until_ns : t;
 
 			s->d = msg.u.dispatch;
+			s->arr_ns = t;
 			s->fin_ns = start + (uint64_t)(model_s * scale * 1e9);
 			if (s->d.cmd_id == 0)
 				m->busy_until_ns = s->fin_ns;
@@ -669,19 +965,21 @@ main(int argc, char **argv)
 
 	bye.u.bye.worker_id = wid;
 	send_msg(fd, &app, &bye);
+	nl_cg_close(&cg); /* #33: every command's whole cgroup (or group) killed, removed */
 	for (unsigned int i = 0; i < n_mach; i++) {
-		if (mach[i].pid > 0) {
-			nl_harden_kill(mach[i].pid, SIGTERM); /* its whole process group */
+		if (mach[i].pid > 0)
 			waitpid(mach[i].pid, NULL, 0);
-		}
 		free(mach[i].q);
 	}
+	if (cg.keeper > 0)
+		waitpid(cg.keeper, NULL, 0);
 	close(fd);
 	nl_wfarm_free(&wfarm);
 	if (auth_key != NULL)
 		nl_replay_free(&replay);
 	if (!quiet)
-		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames)\n", wid,
-			(unsigned long long)n_done, (unsigned long long)n_bad);
+		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
+				"KILLs of sub-tasks not held)\n", wid, (unsigned long long)n_done,
+			(unsigned long long)n_bad, (unsigned long long)n_kill_unknown);
 	return 0;
 }

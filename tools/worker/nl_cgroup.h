@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Containment of nlevel-worker's commands (issue #33, docs/taskfarm.md "Containment"): each
+ * machine slot of the worker has a cgroup of its own, <own cgroup>/nlevel/worker-ID/mK, which
+ * the command of that slot joins between fork and exec (nl_harden_spawn()'s join_fd = the
+ * slot's join_fd); at the command's end, on a KILL and
+ * at its time limit the whole cgroup is killed (cgroup v2: cgroup.kill; v1: freezer FROZEN,
+ * SIGKILL to every pid of cgroup.procs, THAWED, repeated until empty), so background and
+ * setsid children go too. Limits: pids.max (--max-procs) and the memory limit (--max-mem);
+ * CPU time and peak memory are read back for DONE. The slot cgroups are made once and reused
+ * (emptied and checked between commands): no mkdir/rmdir per task.
+ *
+ * A keeper process (forked at start, its own process group) waits on a pipe from the worker;
+ * when the worker dies, even by SIGKILL, the pipe ends and the keeper kills and removes the
+ * worker's cgroups. A restarted worker kills and removes what its previous life left under
+ * the same worker id before it makes its own.
+ *
+ * Without cgroups (not root, not mounted, read-only) the fallback is a process group per
+ * command, the worker a child subreaper (PR_SET_CHILD_SUBREAPER), commands with
+ * PR_SET_PDEATHSIG(SIGKILL), and at a command's end a kill of its group and of every orphan
+ * adopted from it; the keeper kills the groups it was told of when the worker dies.
+ *
+ * The cgroup filesystem is used directly (no libcgroup): the files needed are a handful of
+ * writes and reads, identical in v1 and v2 but for the names, and libcgroup's v1/v2
+ * abstraction does not cover cgroup.kill, the freezer loop nor memory.peak's reset.
+ * Source: Linux Documentation/admin-guide/cgroup-v2.rst (cgroup.kill, memory.peak, pids.max,
+ * cpu.stat), cgroup-v1/{freezer-subsystem,memory,pids}.rst; Slurm proctrack/cgroup and
+ * HTCondor's per-job cgroups do the same for their jobs.
+ */
+#ifndef NL_CGROUP_H
+#define NL_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nl_proto.h"
+
+enum nl_cg_mode {
+	NL_CG_OFF = 0, /**< fallback: process groups + subreaper + parent-death signal */
+	NL_CG_V1 = 1,  /**< cgroup v1: memory, pids, freezer, cpuacct hierarchies */
+	NL_CG_V2 = 2,  /**< cgroup v2 (unified) */
+};
+
+enum { NL_CG_MEM, NL_CG_PIDS, NL_CG_FRZ, NL_CG_CPU, NL_CG_NCTL };
+
+#define NL_CG_PATH 512u
+#define NL_CG_DEF_PROCS 4096u /**< default --max-procs: processes (and threads) per command */
+
+struct nl_cg_slot {
+	int join_fd[NL_CG_NCTL]; /**< cgroup.procs of each hierarchy, open for writing, or -1 */
+	int peak_fd;             /**< v2 memory.peak (reset per command), or -1 */
+	uint64_t cpu0_ns;        /**< CPU usage of the cgroup at the command's start [ns] */
+	uint64_t oom0;           /**< OOM kills of the cgroup at the command's start */
+	pid_t pgid;              /**< the command's process group (0 = none) */
+};
+
+struct nl_cg {
+	enum nl_cg_mode mode;
+	uint32_t wid;
+	unsigned int n_slot;
+	uint64_t max_mem;        /**< per command [bytes], 0 = none */
+	uint32_t max_procs;      /**< per command, 0 = none */
+	bool have[NL_CG_NCTL];   /**< v1: hierarchy mounted and writable (v2: [0] only) */
+	char dir[NL_CG_NCTL][NL_CG_PATH]; /**< the worker's cgroup .../nlevel/worker-ID */
+	struct nl_cg_slot slot[NL_PROTO_MAX_MACH];
+	int keeper_fd;           /**< write end of the keeper's pipe, or -1 */
+	pid_t keeper;            /**< the keeper process, or 0 */
+	unsigned int n_stale;    /**< cgroups of an earlier life removed at start */
+};
+
+/**
+ * Set up containment for n_slot machine slots: find the cgroup hierarchies (or use want),
+ * kill and remove what an earlier worker of the same id left, make one cgroup per slot with
+ * the limits, and start the keeper. Falls back to NL_CG_OFF when cgroups cannot be used.
+ *
+ * @param cg         Output (free with nl_cg_close()).
+ * @param wid        Worker id (names the cgroups).
+ * @param n_slot     Machine slots, 1..NL_PROTO_MAX_MACH.
+ * @param max_mem    Memory limit per command [bytes], 0 = none.
+ * @param max_procs  Process limit per command, 0 = none.
+ * @param want       "auto" (v2 when /sys/fs/cgroup is cgroup2, else v1), "v1", "v2", "off",
+ *                   or "v2:PATH" / "v1:PATH" (that hierarchy root; for tests).
+ * @param line       Output: one line for the worker's start-up message (what is used, or
+ *                   why there are no cgroups and what the fallback is).
+ * @param linelen    Size of line.
+ * @return the mode in use (never an error: the fallback is always available).
+ * @par Context Start-up of the worker (blocking file I/O, fork of the keeper).
+ */
+enum nl_cg_mode nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem,
+			   uint32_t max_procs, const char *want, char *line, size_t linelen);
+
+/**
+ * Prepare slot k for its next command: the slot must be empty; reset its peak memory and
+ * read its CPU and OOM counters.
+ * @return 0; -EBUSY when processes are still in it (kill them first). @par Context Worker.
+ */
+int nl_cg_begin(struct nl_cg *cg, unsigned int k);
+
+/**
+ * Record the command of slot k (its pid = its process group) after the fork; in the
+ * fallback the keeper is told of the group. @par Context Worker.
+ */
+void nl_cg_started(struct nl_cg *cg, unsigned int k, pid_t pgid);
+
+/**
+ * Kill everything of slot k: the whole cgroup (v2 cgroup.kill; v1 freeze, SIGKILL every pid,
+ * thaw, until empty), or in the fallback its process group and the orphans adopted from it.
+ * Waits (at most about 2 s) until the cgroup is empty.
+ * @return 0 when nothing is left; -EBUSY when something still is. @par Context Worker.
+ */
+int nl_cg_kill(struct nl_cg *cg, unsigned int k);
+
+/**
+ * CPU time and peak memory of slot k's command (call after nl_cg_kill()), and whether the
+ * memory limit's OOM killer struck. Unknown values stay as they are (the caller's rusage).
+ * @par Context Worker.
+ */
+void nl_cg_usage(struct nl_cg *cg, unsigned int k, uint32_t *cpu_ms, uint32_t *mem_kib, bool *oom);
+
+/**
+ * Whether slot k's cgroup still holds a process. @par Context Worker.
+ */
+bool nl_cg_busy(const struct nl_cg *cg, unsigned int k);
+
+/**
+ * Kill every slot, remove the worker's cgroups, stop the keeper. @par Context Worker, at exit.
+ */
+void nl_cg_close(struct nl_cg *cg);
+
+/**
+ * Parse a size "N[k|M|G]" (powers of 1024) into bytes. @return 0; -EINVAL. @par Context Pure.
+ */
+int nl_cg_parse_size(const char *s, uint64_t *bytes);
+
+/** Printable mode ("cgroup v1", "cgroup v2", "process groups"). @par Context Pure. */
+const char *nl_cg_mode_name(enum nl_cg_mode m);
+
+#endif /* NL_CGROUP_H */
