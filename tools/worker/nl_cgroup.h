@@ -66,6 +66,7 @@ struct nl_cg {
 	char dir[NL_CG_NCTL][NL_CG_PATH]; /**< the worker's cgroup .../nlevel/worker-ID */
 	struct nl_cg_slot slot[NL_PROTO_MAX_MACH];
 	int keeper_fd;           /**< write end of the keeper's pipe, or -1 */
+	int lock_fd;             /**< /run/nlevel/worker-ID.lock, flock()ed by worker and keeper */
 	pid_t keeper;            /**< the keeper process, or 0 */
 	unsigned int n_stale;    /**< cgroups of an earlier life removed at start */
 };
