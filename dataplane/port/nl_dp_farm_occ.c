@@ -6,7 +6,7 @@
  * a named command) says. Per slot the I/O lcore keeps:
  *  - occ[m]: farm sub-tasks dispatched to m and not done (running + queued on its worker);
  *  - est_sum[m]: the sum of their run-time estimates [ns] (each the mean run time of its
- *    command name so far, an exponential average of the DONEs; 10 ms before the first);
+ *    command name so far, an exponential average of the DONEs; 1 s before the first, as the workers assume);
  *  - head_tsc[m]: when the sub-task running now started (its DISPATCH on an idle slot, or
  *    the DONE of the one before it: workers run a machine's sub-tasks in order);
  *  - the worker's last LOAD report (n_sub, backlog_ns) and when it came.
@@ -31,7 +31,8 @@
 #include "nl_dp_farm_priv.h"
 
 #define EST_FLOOR_NS 1000000.0   /* 1 ms: an occupied slot never looks idle */
-#define EST_FIRST_NS 10000000.0  /* 10 ms: a command name's estimate before its first DONE */
+#define EST_FIRST_NS 1e9 /* 1 s before a command name's first DONE: the workers' default too
+			  * (nl_wq_backlog_ns()), so their LOAD reports and our bookings agree */
 #define REPORT_TTL_NS 3000000000.0 /* a LOAD report counts for 3 s */
 
 int

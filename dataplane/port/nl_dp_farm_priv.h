@@ -137,7 +137,7 @@ void nl_dp_farm_occ_dispatch(struct nl_port *io, const struct nl_task *t, uint32
 
 /**
  * The model work [instr] to give a farm task of command name `name` at admission: its mean
- * run time so far (10 ms before the first DONE) at the slots' mean speed, in the booking
+ * run time so far (1 s before the first DONE) at the slots' mean speed, in the booking
  * scale of port mode (--work-scale), so that the model booking of the leaf managers equals
  * the estimate. 1e6 when there is no booking scale.
  * @par Context The I/O lcore (nl_dp_farm_frame()). @par Source issue #33 item 1.
