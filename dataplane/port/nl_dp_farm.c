@@ -223,6 +223,7 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 			goto reply;
 		}
 		hd->name = (uint32_t)id;
+		hd->has_rank = nl_match_expr_has_rank(hd->x); /* #33: no pull with a Rank */
 		hd->req = strdup(r->req);
 		hd->rank = strdup(r->rank);
 		if (hd->req == NULL || hd->rank == NULL) {
@@ -590,6 +591,7 @@ nl_dp_farm_machines(struct nl_port *io)
 	io->farm->mean_speed = n > 0 ? sum / n : 0;
 	if (io->farm->n_h > 1)
 		rebuild(io);
+	nl_dp_farm_pull(io); /* #33: a slot that joined takes parked sub-tasks */
 }
 
 void

@@ -17,6 +17,12 @@
 
 #include "nl_port_priv.h"
 
+/** The port's DISPATCH of sub-task sub of t to slot m, and its end of a withdrawn (cancelled)
+ * sub-task: what the farm's pull calls (nl_dp_farm_set_port_fns()). */
+typedef void (*nl_dp_farm_dispatch_fn)(struct nl_port *io, struct nl_task *t, unsigned int sub,
+				       uint32_t m);
+typedef void (*nl_dp_farm_withdraw_fn)(struct nl_port *io, struct nl_task *t, unsigned int sub);
+
 /** REJECT reason 7: the FSUBMIT's handle is unknown here (register again). */
 #define NL_REJECT_NO_HANDLE 7u
 /** REJECT reason 8 (#33): a CANCEL withdrew the task before it was dispatched. */
@@ -106,5 +112,32 @@ void nl_dp_farm_load(struct nl_port *io, uint32_t m, uint32_t n_sub, uint64_t ba
  * @par Source issue #33 item 1.
  */
 unsigned int nl_dp_farm_poll(struct nl_port *io);
+
+/**
+ * drain_subs(): sub-task sub of farm task t was placed on slot *m; if *m is busy (a farm
+ * sub-task dispatched there and not done) and another eligible slot of its leaf is idle, *m
+ * becomes that one; if none is idle, the sub-task waits here (parked, in arrival order)
+ * instead of queueing behind a command that may run for hours: true, do not send it. A task
+ * whose handle has a Rank is not parked (it queues for its best machine, as before).
+ * @param io  Port. @param t  Task. @param sub  Sub-task. @param m  In: the manager's choice;
+ * out: where to send it. @return true when parked.
+ * @par Context The I/O lcore. @par Source issue #33 item 1; HTCondor's negotiator matches a
+ * job to an unclaimed slot (HTCondor manual, "Matchmaking"); Slurm's backfill keeps jobs
+ * pending until their resources are free.
+ */
+bool nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t *m);
+
+/**
+ * A slot went idle (a DONE, a worker joined): send the parked sub-tasks that can run on an
+ * idle slot now, in arrival order; withdrawn ones end (cancelled). @par Context The I/O lcore.
+ */
+void nl_dp_farm_pull(struct nl_port *io);
+
+/**
+ * Register the port's DISPATCH and withdraw functions for the pull.
+ * @par Context The I/O lcore, start-up (after nl_dp_farm_init()).
+ */
+void nl_dp_farm_set_port_fns(struct nl_port *io, nl_dp_farm_dispatch_fn d,
+			     nl_dp_farm_withdraw_fn w);
 
 #endif /* NL_DP_FARM_H */

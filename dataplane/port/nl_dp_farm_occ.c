@@ -29,6 +29,7 @@
 #include <rte_cycles.h>
 
 #include "nl_dp_farm_priv.h"
+#include "nl_tree.h"
 
 #define EST_FLOOR_NS 1000000.0   /* 1 ms: an occupied slot never looks idle */
 #define EST_FIRST_NS 1e9 /* 1 s before a command name's first DONE: the workers' default too
@@ -45,9 +46,11 @@ nl_dp_farm_occ_init(struct nl_dp_farm *f, uint32_t n_mach, uint32_t n_pool)
 	f->occ_rep_ns = calloc(n_mach, sizeof(*f->occ_rep_ns));
 	f->occ_touched = calloc(n_mach, 1);
 	f->occ_est_aux = calloc(n_pool, sizeof(*f->occ_est_aux));
+	f->park_cap = n_pool;
+	f->park = calloc(n_pool, sizeof(*f->park));
 	if (f->occ == NULL || f->occ_est_sum == NULL || f->occ_head_tsc == NULL ||
 	    f->occ_rep_tsc == NULL || f->occ_rep_ns == NULL || f->occ_touched == NULL ||
-	    f->occ_est_aux == NULL) {
+	    f->occ_est_aux == NULL || f->park == NULL) {
 		nl_dp_farm_occ_fini(f);
 		return -1;
 	}
@@ -64,6 +67,8 @@ nl_dp_farm_occ_fini(struct nl_dp_farm *f)
 	free(f->occ_rep_ns);
 	free(f->occ_touched);
 	free(f->occ_est_aux);
+	free(f->park);
+	f->park = NULL;
 	f->occ = NULL;
 	f->occ_est_sum = NULL;
 	f->occ_head_tsc = NULL;
@@ -158,6 +163,17 @@ nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
 	f->occ_head_tsc[m] = now; /* the next one (if any) starts now */
 	f->occ_rep_tsc[m] = 0;    /* a report from before this DONE counts it still */
 	apply(io, m, now);
+	if (f->occ[m] == 0)
+		nl_dp_farm_pull(io); /* the slot is idle: a parked sub-task takes it */
+}
+
+void
+nl_dp_farm_set_port_fns(struct nl_port *io, nl_dp_farm_dispatch_fn d, nl_dp_farm_withdraw_fn w)
+{
+	if (io->farm != NULL) {
+		io->farm->dispatch_fn = d;
+		io->farm->withdraw_fn = w;
+	}
 }
 
 void
@@ -218,4 +234,85 @@ nl_dp_farm_poll(struct nl_port *io)
 		if (f->occ[m] > 0)
 			apply(io, m, now);
 	return 0;
+}
+
+/* ---- the pull: a farm sub-task waits at the appliance for an idle slot ---- */
+
+/* An idle (nothing dispatched and not done), live slot of t's leaf that t's handle matches,
+ * or NO_SLOT. */
+static uint32_t
+idle_slot(struct nl_port *io, const struct nl_task *t, uint32_t h)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_tree *tr = dp->gen_rcu->s->tree;
+	const struct nl_match_tab *tab = io->farm->tab;
+	uint32_t leaf = nl_tree_leaf_of(tr, t->need);
+
+	if (leaf == NL_NODE_NONE || tab == NULL || h >= tab->n_h)
+		return NO_SLOT;
+	for (uint32_t c = tr->leaf_off[leaf]; c < tr->leaf_off[leaf + 1]; c++) {
+		uint32_t m = tr->leaf_mach[c];
+
+		if (m < dp->n_mach && m < tab->n_mach && io->alive[m] &&
+		    io->slot_worker[m] != NO_SLOT && io->farm->occ[m] == 0 &&
+		    ((tab->ent[h].elig[m / 64] >> (m % 64)) & 1))
+			return m;
+	}
+	return NO_SLOT;
+}
+
+bool
+nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t *m)
+{
+	struct nl_dp_farm *f = io->farm;
+	uint32_t h, alt;
+
+	if (f == NULL || f->park == NULL || t->aux >= io->dp->n_pool ||
+	    (h = f->h_by_aux[t->aux]) == 0 || h >= f->n_h || f->hd[h].has_rank ||
+	    *m >= io->dp->n_mach || !io->alive[*m])
+		return false;
+	if (f->occ[*m] == 0)
+		return false; /* idle: goes now */
+	alt = idle_slot(io, t, h);
+	if (alt != NO_SLOT) { /* the manager's view was behind: another slot is idle */
+		*m = alt;
+		return false;
+	}
+	if (f->n_park == f->park_cap)
+		return false; /* full: it queues on its worker */
+	f->park[(f->park_head + f->n_park++) % f->park_cap] =
+		(struct farm_park){ .aux = t->aux, .sub = (uint16_t)sub, .task_id = t->id };
+	return true;
+}
+
+void
+nl_dp_farm_pull(struct nl_port *io)
+{
+	struct nl_dp_farm *f = io->farm;
+	uint32_t kept = 0, n;
+
+	if (f == NULL || f->n_park == 0 || f->pull_busy)
+		return;
+	f->pull_busy = true; /* dispatching below comes back here through occ_dispatch */
+	n = f->n_park;
+	for (uint32_t i = 0; i < n; i++) {
+		struct farm_park p = f->park[(f->park_head + i) % f->park_cap];
+		struct nl_task *t = io->meta[p.aux].task;
+		uint32_t m;
+
+		if (t == NULL || t->id != p.task_id || !io->meta[p.aux].active)
+			continue; /* ended meanwhile (machine lost, ...) */
+		if (f->withdraw[p.aux]) { /* cancelled while it waited */
+			f->withdraw_fn(io, t, p.sub);
+			continue;
+		}
+		m = idle_slot(io, t, f->h_by_aux[p.aux]);
+		if (m == NO_SLOT) { /* keeps its place, in order */
+			f->park[(f->park_head + kept++) % f->park_cap] = p;
+			continue;
+		}
+		f->dispatch_fn(io, t, p.sub, m);
+	}
+	f->n_park = kept;
+	f->pull_busy = false;
 }

@@ -32,6 +32,7 @@ struct farm_ad {
 
 struct farm_handle {
 	uint32_t name;             /* name id */
+	bool has_rank;             /* #33: a Rank orders its machines: no pull (queues) */
 	struct nl_match_expr *x;
 	char *req, *rank;          /* texts, for de-duplication */
 };
@@ -43,6 +44,13 @@ struct farm_sub {
 	uint32_t owner;            /* #35: the principal of its first FSUBMIT (io->principal) */
 	bool owned;                /* owner set */
 	bool cancelled;            /* #33: a CANCEL of the whole batch came */
+};
+
+/* #33: a farm sub-task waiting at the appliance for an idle slot (nl_dp_farm_occ.c) */
+struct farm_park {
+	uint32_t aux;
+	uint16_t sub;
+	uint64_t task_id;
 };
 
 /* #33: what the DONEs of a task said (nl_dp_farm_ctl.c) */
@@ -101,6 +109,11 @@ struct nl_dp_farm {
 	double name_est_ns[FARM_NAMES]; /* mean run time per command name [ns], 0 = none yet */
 	uint64_t occ_last_poll;
 	double mean_speed;         /* mean nominal speed of the live slots [instr/s] */
+	struct farm_park *park;    /* [park_cap] ring: sub-tasks waiting for an idle slot */
+	uint32_t park_cap, park_head, n_park;
+	bool pull_busy;
+	nl_dp_farm_dispatch_fn dispatch_fn; /* the port's send of a DISPATCH */
+	nl_dp_farm_withdraw_fn withdraw_fn; /* the port's end of a withdrawn sub-task */
 	/* #33: the user's view and control (nl_dp_farm_ctl.c) */
 	struct nl_farm_rec *rec;   /* records on disk, their thread */
 	uint32_t *tl_ms;           /* [n_pool] wall-clock limit of the task [ms], 0 = none */

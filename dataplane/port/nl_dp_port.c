@@ -192,7 +192,8 @@ drain_subs(struct nl_port *io)
 			}
 			nl_stat_add_st(&io->c.redispatched, 1);
 		}
-		send_dispatch(io, t, rec[i].sub, m);
+		if (!nl_dp_farm_park(io, t, rec[i].sub, &m)) /* #33: waits for an idle slot */
+			send_dispatch(io, t, rec[i].sub, m);
 	}
 	return n;
 }
@@ -578,11 +579,12 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 	}
 }
 
-/* The fair queue's admission of a SUBMIT it held (nl_dp_sec_create()'s callback). */
+/* #33: a parked sub-task of a cancelled farm task ends without running (REJECT cancelled). */
 static void
-sec_admit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+farm_withdrawn(struct nl_port *io, struct nl_task *t, unsigned int sub)
 {
-	on_submit(io, s, a);
+	nl_dp_farm_withdraw(io, t);
+	sub_settle(io, t, sub);
 }
 
 /* Free what port_create() built (NULL parts accepted). */
@@ -640,6 +642,7 @@ port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o
 	rc = nl_dp_farm_init(io); /* issue #15 hook */
 	if (rc != 0)
 		return rc;
+	nl_dp_farm_set_port_fns(io, send_dispatch, farm_withdrawn); /* #33: the pull */
 	if (io->o.auth) {
 		nl_auth_tx_init(&io->seal, &io->o.auth_key);
 		io->now_ns = nl_auth_now_ns();
@@ -665,7 +668,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 	if (rc == 0)
 		rc = nl_dp_io_port_init(io);
 	if (rc == 0)
-		rc = nl_dp_sec_create(io, sec_admit); /* #16: principals, fair queues */
+		rc = nl_dp_sec_create(io, on_submit); /* #16: principals, fair queues (admission) */
 	if (rc == 0)
 		rc = nl_dp_sec_drop_privileges(io); /* #16: --user, after the port is up */
 	if (rc != 0)
