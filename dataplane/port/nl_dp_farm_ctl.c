@@ -237,10 +237,12 @@ nl_dp_farm_ctl_tasks_q(struct nl_port *io, const struct nl_msg_tasks_q *q,
 	query(io, &e, a);
 }
 
-/* KILL every dispatched, not settled sub-task of the task in pool slot aux. */
-static void
+/* KILL every dispatched, not settled sub-task of the task in pool slot aux; how many. */
+static unsigned int
 kill_task(struct nl_port *io, uint32_t aux)
 {
+	unsigned int n = 0;
+
 	struct nl_dp *dp = io->dp;
 	const struct nl_dp_meta *mt = &io->meta[aux];
 	const struct nl_task *t = mt->task;
@@ -259,7 +261,9 @@ kill_task(struct nl_port *io, uint32_t aux)
 		k.u.farm.kill.sub = (uint16_t)s;
 		k.u.farm.kill.reason = NL_KILL_CANCEL;
 		nl_dp_io_send(io, &k, w->principal, w->mac, w->ip, w->port);
+		n++;
 	}
+	return n;
 }
 
 void
@@ -287,13 +291,12 @@ nl_dp_farm_ctl_cancel(struct nl_port *io, const struct nl_msg_cancel *c,
 			    mt->task->id != tid || f->withdraw[aux])
 				continue;
 			f->withdraw[aux] = 1;
-			if (mt->active) {
-				kill_task(io, aux);
+			if (mt->active && kill_task(io, aux) > 0)
 				r->killed++;
-			} else {
+			else /* not dispatched yet, or parked waiting for a slot */
 				r->withdrawn++;
-			}
 		}
+		nl_dp_farm_pull(io); /* parked ones of it end now (REJECT cancelled) */
 		DP_LOG(INFO, "batch %llu%s: cancel: %u withdrawn, %u killed\n",
 		       (unsigned long long)c->submit_id, c->all ? "" : " (one task)", r->withdrawn,
 		       r->killed);
