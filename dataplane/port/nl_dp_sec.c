@@ -307,6 +307,15 @@ nl_dp_sec_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct
 			}
 		}
 	}
+	for (uint64_t j = 0; j < p->c.queued; j++) { /* #33: a resend of one still queued */
+		const struct sec_ent *q = &p->q[(p->head + j) % p->cap];
+		struct nl_dp_farm_ctx fc;
+
+		nl_dp_farm_ctx_get(io, &fc);
+		if (q->s.task_id == s->task_id && q->a.src_ip == a->src_ip &&
+		    q->a.src_port == a->src_port && q->farm.attempt == fc.attempt)
+			return; /* it keeps its place; admitted once (it would run twice) */
+	}
 	if (p->c.queued == p->cap) {
 		nl_stat_add_st(&p->c.rejected_overload, 1);
 		reject(io, io->principal, s, a, NL_REJECT_OVERLOAD);

@@ -15,10 +15,10 @@
 # Usage: chaos_farm_control.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
 . "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
 chaos_init fc "$@"
-M=cf$$ # a marker in the commands' arguments: our sleeps, not another test's
+L1=100.$$ L2=30.$$ # sleep lengths no other test uses: pgrep finds ours only
 chaos_start_app
 for w in 1 2; do
-	printf 'command nap = /bin/sleep {1} # %s\ncommand fail = /bin/false\ncommand true = /bin/true\n' "$M" |
+	printf 'command nap = /bin/sleep {1}\ncommand fail = /bin/false\ncommand true = /bin/true\n' |
 		chaos_commands $w
 	chaos_start_worker $w
 done
@@ -28,18 +28,18 @@ field() { sed -n "s/.*[ ^]$2=\([0-9.]*\).*/\1/p" <<<"$1" | tail -n 1; }
 
 # --- --time ---
 t0=$(date +%s%N)
-out=$(chaos_sub --wait --quiet --submit-id 301 --time 2 --joblog "$CT/t.csv" --array 1-2 nap 100.5 2>&1)
+out=$(chaos_sub --wait --quiet --submit-id 301 --time 2 --joblog "$CT/t.csv" --array 1-2 nap "$L1" 2>&1)
 rc=$? el=$((($(date +%s%N) - t0) / 1000000))
 st=$(chaos_sub --status 301 | grep SUMMARY)
 say "--time 2 on nap 100: both TIMEOUT within 10 s (answer, job log, --status), exit 1" \
 	"$([[ $rc == 1 && $el -lt 10000 && $(field "$out" timeout) == 2 &&
 		$(grep -c ',timeout,' "$CT/t.csv") == 2 && $(field "$st" t_timeout) == 2 ]]; echo $?)" \
 	"rc $rc, $el ms: $out | $st | $(cat "$CT/t.csv")"
-chaos_gone "sleep 100.5" 10
+chaos_gone "sleep $L1" 10
 say "--time: no sleep left" $? "$CHAOS_LEFT"
 
 # --- --cancel of a running batch ---
-chaos_sub --wait --quiet --submit-id 302 --joblog "$CT/c.csv" --array 1-100 nap 30.5 >"$CT/c.out" 2>&1 &
+chaos_sub --wait --quiet --submit-id 302 --joblog "$CT/c.csv" --array 1-100 nap "$L2" >"$CT/c.out" 2>&1 &
 SUBPID=$!
 for _ in $(seq 100); do
 	[[ $(field "$(chaos_sub --status 302 2>/dev/null)" t_running) -ge 100 ]] && break
@@ -47,7 +47,7 @@ for _ in $(seq 100); do
 done
 t0=$(date +%s%N)
 cout=$(chaos_sub --cancel 302 2>&1)
-chaos_gone "sleep 30.5" 10
+chaos_gone "sleep $L2" 10
 gone=$?
 el=$((($(date +%s%N) - t0) / 1000000))
 wait $SUBPID
