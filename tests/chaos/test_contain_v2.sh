@@ -71,7 +71,7 @@ chaos_start_app
 chaos_start_worker 1 --cgroup "v2:$BASE" --max-time 2
 chaos_wait_joined 1 4
 say "the worker joins with cgroup v2 under $BASE and says which limits it cannot enforce" \
-	"$(grep -q "containment: cgroup v2, a cgroup per machine slot under $BASE/nlevel/worker-1" "$CT/w1.log" &&
+	"$(grep -q "containment: cgroup v2, a cgroup per machine slot under $BASE/nlevel/worker-1@$CAPP_IP:7477" "$CT/w1.log" &&
 		grep -q "no memory controller: --max-mem not enforced" "$CT/w1.log"; echo $?)" \
 	"$(cat "$CT/w1.log")"
 REQ='Name == "w1.0" || Name == "w1.1" || Name == "w1.2" || Name == "w1.3"'
@@ -86,22 +86,28 @@ for c in "bg_setsid 3201" "bg_plain 3202"; do
 		"$([[ $rc == 0 && $left == 0 ]]; echo $?)" "$(cat "$CT/$1.out"); left: $CHAOS_LEFT"
 done
 pop=0
-for f in "$BASE"/nlevel/worker-1/m*/cgroup.events; do
+W1DIR=$BASE/nlevel/worker-1@$CAPP_IP:7477 # worker ids are the appliance's: worker-ID@IP:PORT
+for f in "$W1DIR"/m*/cgroup.events; do
 	grep -q "populated 1" "$f" && pop=$((pop + 1))
 done
 say "v2: the slot cgroups are empty between tasks (cgroup.events populated 0)" \
-	"$([[ $pop == 0 && -e $BASE/nlevel/worker-1/m0/cgroup.events ]]; echo $?)" \
-	"$pop populated; $(ls "$BASE"/nlevel/worker-1 2>&1)"
+	"$([[ $pop == 0 && -e $W1DIR/m0/cgroup.events ]]; echo $?)" \
+	"$pop populated; $(ls "$BASE"/nlevel 2>&1)"
 
 t0=$(date +%s)
-chaos_sub --wait --quiet --requirements "$REQ" --joblog "$CT/nap.csv" --array 1-1 nap 100.321 \
-	>"$CT/nap.out" 2>&1
+chaos_sub --wait --quiet --requirements "$REQ" --joblog "$CT/nap.csv" --submit-id 715 \
+	--array 1-1 nap 100.321 >"$CT/nap.out" 2>&1
 rc=$? dt=$(($(date +%s) - t0))
 chaos_gone "sleep 100.321" 5
 left=$?
+if chaos_has_submit_opt --tasks; then # the appliance's per-task records (helper farm)
+	state=$(chaos_task_state 715 1)
+else
+	state=$(grep -q "time limit (timeout)" "$CT/w1.log" && echo timeout)
+fi
 say "v2: --max-time 2: nap 100 ends within 10 s, state timeout, nothing left" \
-	"$([[ $dt -le 10 && $rc == 1 && $left == 0 ]] && grep -q "time limit (timeout)" "$CT/w1.log"; echo $?)" \
-	"rc $rc after ${dt}s; $(grep timeout "$CT/w1.log" | tail -1); $(cat "$CT/nap.out")"
+	"$([[ $dt -le 10 && $rc != 0 && $left == 0 && $state == timeout ]]; echo $?)" \
+	"rc $rc after ${dt}s, state '$state'; $(grep timeout "$CT/w1.log" | tail -1); $(cat "$CT/nap.out")"
 
 # kill -9 of the worker: the keeper kills the commands (running forkw, not yet at --max-time)
 chaos_sub --quiet --requirements "$REQ" --submit-id 720 --array 1-4 forkw 3 3206 >/dev/null 2>&1
@@ -113,9 +119,9 @@ n_before=$(pgrep -fc "sleep 3206")
 kill -9 "${CW_PID[1]}"
 chaos_gone "sleep 3206" 10
 left=$?
-for _ in $(seq 50); do [[ -e $BASE/nlevel/worker-1 ]] || break; sleep 0.1; done
+for _ in $(seq 50); do [[ -e $W1DIR ]] || break; sleep 0.1; done
 say "v2: kill -9 of the worker leaves none of its commands running, nor its cgroups" \
-	"$([[ $n_before -ge 3 && $left == 0 && ! -e $BASE/nlevel/worker-1 ]]; echo $?)" \
+	"$([[ $n_before -ge 3 && $left == 0 && ! -e $W1DIR ]]; echo $?)" \
 	"$n_before before; left: $CHAOS_LEFT; $(find "$BASE" -type d)"
 
 # worker and keeper killed: the next life of worker 1 removes what they left
@@ -141,6 +147,31 @@ say "v2: worker + keeper killed: the restarted worker kills and removes the stal
 	"$([[ $n_before -ge 3 && $n_mid -ge 3 && -n $keeper && $left == 0 ]] &&
 		grep -q "[1-9][0-9]* stale removed" "$CT/w1.log"; echo $?)" \
 	"before $n_before, after the kills $n_mid (keeper '$keeper'), left: $CHAOS_LEFT; $(grep stale "$CT/w1.log" | tail -1)"
+# a cancel (nlevel-submit --cancel, helper farm's): the appliance's KILL kills the command's
+# cgroup on the (restarted, no --max-time) worker; state cancelled
+if chaos_has_submit_opt --cancel && chaos_has_submit_opt --tasks; then
+	chaos_sub --wait --quiet --requirements "$REQ" --submit-id 733 --array 1-1 nap 100.733 \
+		>"$CT/733.out" 2>&1 &
+	CHAOS_EXTRA_PIDS+=($!)
+	for _ in $(seq 100); do
+		pgrep -f "sleep 100.733" >/dev/null && break
+		sleep 0.1
+	done
+	chaos_sub --cancel 733 >"$CT/cancel.out" 2>&1
+	chaos_gone "sleep 100.733" 10
+	left=$?
+	for _ in $(seq 50); do
+		state=$(chaos_task_state 733 1)
+		[[ $state == cancelled ]] && break
+		sleep 0.1
+	done
+	say "v2: a cancel kills the running command's cgroup (KILL), state cancelled, nothing left" \
+		"$([[ $left == 0 && $state == cancelled ]] && grep -q "cancelled (KILL)" "$CT/w1.log"; echo $?)" \
+		"state '$state'; $(cat "$CT/cancel.out"); left: $CHAOS_LEFT; $(grep -i cancel "$CT/w1.log" | tail -2)"
+else
+	echo "ok $((n += 1)) - v2: a cancel kills the running command's cgroup # SKIP nlevel-submit has no --cancel / --tasks yet"
+fi
+
 # `ip netns exec`: the worker finds the hierarchies anyway (v1 here, --cgroup auto)
 chaos_commands 3 <<EOF
 command bg_setsid = $CT/bg_setsid.sh
@@ -162,7 +193,7 @@ say "ip netns exec: the worker mounts PID 1's cgroup hierarchies again, says so,
 nsenter --net="/var/run/netns/$CNS" "$CWORKER" --appliance "$CAPP_IP" --id $CID3 --allow-root \
 	--mach 1e9:'*' --exit-after 1 >"$CT/w3b.log" 2>&1
 say "a second worker of the same id leaves the first one's cgroups alone and says why" \
-	"$(grep -q "another worker with id $CID3 runs on this host" "$CT/w3b.log" &&
+	"$(grep -q "another worker with id $CID3 of this appliance runs on this host" "$CT/w3b.log" &&
 		kill -0 "${CW_PID[3]}" && [[ -n $(chaos_cg_left $CID3) ]]; echo $?)" \
 	"$(cat "$CT/w3b.log")"
 nl_tap_done

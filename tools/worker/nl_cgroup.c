@@ -399,16 +399,16 @@ own_path(const char *ctl, char *out, size_t cap)
 	fclose(f);
 }
 
-/* mkdir -p of base/nlevel/worker-ID (mode 0755). 0 or -errno. */
+/* mkdir -p of base/nlevel/NAME (worker-ID@IP:PORT, mode 0755). 0 or -errno. */
 static int
-make_worker_dir(const char *base, uint32_t wid, char *out, size_t cap)
+make_worker_dir(const char *base, const char *name, char *out, size_t cap)
 {
 	char p[NL_CG_PATH];
 
 	snprintf(p, sizeof(p), "%s/nlevel", base);
 	if (mkdir(p, 0755) != 0 && errno != EEXIST)
 		return -errno;
-	if ((size_t)snprintf(out, cap, "%s/worker-%u", p, (unsigned int)wid) >= cap)
+	if ((size_t)snprintf(out, cap, "%s/%s", p, name) >= cap)
 		return -ENAMETOOLONG;
 	if (mkdir(out, 0755) != 0 && errno != EEXIST)
 		return -errno;
@@ -494,7 +494,7 @@ setup_v2(struct nl_cg *cg, const char *root)
 		return -ENAMETOOLONG;
 	cg->mode = NL_CG_V2;
 	put_file(base, "cgroup.subtree_control", "+memory +pids");
-	int rc = make_worker_dir(base, cg->wid, cg->dir[0], sizeof(cg->dir[0]));
+	int rc = make_worker_dir(base, cg->name, cg->dir[0], sizeof(cg->dir[0]));
 
 	if (rc != 0)
 		return rc;
@@ -525,7 +525,7 @@ setup_v1(struct nl_cg *cg, const char *root)
 		snprintf(base, sizeof(base), "%s%s", mnt,
 			 root != NULL || strcmp(own, "/") == 0 ? "" : own);
 		if (strlen(base) > NL_CG_PATH - 64 ||
-		    make_worker_dir(base, cg->wid, cg->dir[c], sizeof(cg->dir[c])) != 0)
+		    make_worker_dir(base, cg->name, cg->dir[c], sizeof(cg->dir[c])) != 0)
 			continue;
 		cg->n_stale += purge(cg, cg->dir[c], false, c == NL_CG_FRZ);
 		cg->have[c] = true;
@@ -595,23 +595,23 @@ start_keeper(struct nl_cg *cg)
 }
 
 /*
- * The cgroups worker-ID are one worker's (and its keeper's): another live worker of the same
- * id on this host (two appliances, or two tests) must not have its commands killed as
- * "stale". flock() on /run/nlevel/worker-ID.lock, held by the worker and its keeper (the
- * lock ends when both have ended; a previous life's keeper still at work is waited for,
- * 3 s at most). 0, or -EBUSY when another holds it (*holder its pid when
- * known), or -errno (no lock: go on, as before).
+ * The cgroups worker-ID@IP:PORT are one worker's (and its keeper's): another live worker of
+ * the same id and appliance on this host (a mistake, or two tests) must not have its commands
+ * killed as "stale". flock() on /run/nlevel/worker-ID@IP:PORT.lock, held by the worker and
+ * its keeper (the lock ends when both have ended; a previous life's keeper still at work is
+ * waited for, 3 s at most). 0, or -EBUSY when another holds it (*holder its pid when known),
+ * or -errno (no lock: go on, as before).
  */
 static int
 take_lock(struct nl_cg *cg, long *holder)
 {
-	char p[64], buf[32];
+	char p[128], buf[32];
 	ssize_t n;
 
 	*holder = 0;
 	if (mkdir("/run/nlevel", 0755) != 0 && errno != EEXIST)
 		return -errno;
-	snprintf(p, sizeof(p), "/run/nlevel/worker-%u.lock", (unsigned int)cg->wid);
+	snprintf(p, sizeof(p), "/run/nlevel/%s.lock", cg->name);
 	cg->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (cg->lock_fd < 0)
 		return -errno;
@@ -640,8 +640,8 @@ take_lock(struct nl_cg *cg, long *holder)
 }
 
 enum nl_cg_mode
-nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem,
-	   uint32_t max_procs, const char *want, char *line, size_t linelen)
+nl_cg_open(struct nl_cg *cg, uint32_t wid, const char *app, unsigned int n_slot,
+	   uint64_t max_mem, uint32_t max_procs, const char *want, char *line, size_t linelen)
 {
 	char note[600] = "", again[300] = "";
 	const char *root = NULL;
@@ -651,6 +651,10 @@ nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem
 
 	memset(cg, 0, sizeof(*cg));
 	cg->wid = wid;
+	if (app != NULL && strlen(app) < 40 && strchr(app, '/') == NULL)
+		snprintf(cg->name, sizeof(cg->name), "worker-%u@%s", (unsigned int)wid, app);
+	else
+		snprintf(cg->name, sizeof(cg->name), "worker-%u", (unsigned int)wid);
 	cg->n_slot = n_slot;
 	cg->max_mem = max_mem;
 	cg->max_procs = max_procs;
@@ -670,10 +674,10 @@ nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem
 	} else if (geteuid() != 0) {
 		snprintf(note, sizeof(note), "not root");
 	} else if (root == NULL && take_lock(cg, &holder) == -EBUSY) {
-		snprintf(note, sizeof(note), "another worker with id %u runs on this host (process "
-			 "%ld holds /run/nlevel/worker-%u.lock): its cgroups are left alone; give "
-			 "each worker of a host its own --id", (unsigned int)wid, holder,
-			 (unsigned int)wid);
+		snprintf(note, sizeof(note), "another worker with id %u of this appliance runs on "
+			 "this host (process %ld holds /run/nlevel/%s.lock): its cgroups are left "
+			 "alone; give each worker of a host its own --id", (unsigned int)wid, holder,
+			 cg->name);
 	} else {
 		char mnt[NL_CG_PATH];
 

@@ -316,6 +316,16 @@ cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t now)
 	nl_cg_started(&cg, k, m->pid);
 }
 
+/* Whether child pid has exited but is not reaped yet (waitid WNOWAIT: it stays a zombie). */
+static bool
+exited_already(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return pid > 0 && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid == pid;
+}
+
 /*
  * KILL (issue #33): the running sub-task's whole cgroup is killed (its DONE, state CANCELLED,
  * follows when it is reaped); a queued one is withdrawn and answered at once. false when the
@@ -328,8 +338,15 @@ on_kill(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach, unsigned
 	struct nl_msg_dispatch d;
 	struct nl_msg_done u;
 
+	uint8_t before = k->mach < n_mach ? mach[k->mach].end_state : 0;
+
 	switch (nl_wq_kill(mach, n_mach, k, now_ns(), &d, &u)) {
 	case NL_WQ_KILL_RUNNING:
+		if (exited_already(mach[k->mach].pid)) {
+			/* it ended on its own first: its DONE says so (EXITED), not CANCELLED */
+			mach[k->mach].end_state = before;
+			return true;
+		}
 		nl_cg_kill(&cg, k->mach);
 		return true;
 	case NL_WQ_KILL_QUEUED:
@@ -393,9 +410,15 @@ usage(FILE *f)
 		"  --cgroup MODE          auto (default: v2 if /sys/fs/cgroup is cgroup2, else the\n"
 		"                         v1 memory, pids, freezer, cpuacct hierarchies), v1, v2,\n"
 		"                         off (process groups only); every command runs in its\n"
-		"                         machine slot's cgroup <own>/nlevel/worker-ID/mK, killed\n"
+		"                         machine slot's cgroup <own>/nlevel/worker-ID@IP:PORT/mK\n"
+		"                         (IP:PORT the appliance's), killed\n"
 		"                         whole at its end, on KILL and at its limit, and by a\n"
-		"                         keeper process if the worker dies (docs/taskfarm.md)\n"
+		"                         keeper process if the worker dies (docs/taskfarm.md);\n"
+		"                         v1:/PATH, v2:/PATH: that hierarchy root (tests). Under\n"
+		"                         `ip netns exec` (no cgroups in its /sys) the worker\n"
+		"                         mounts PID 1's hierarchies in its own mount namespace;\n"
+		"                         one worker per --id, appliance and host\n"
+		"                         (/run/nlevel/worker-ID@IP:PORT.lock)\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -655,7 +678,12 @@ main(int argc, char **argv)
 
 		if (!max_mem_set && pages > 0 && psz > 0)
 			max_mem = (uint64_t)pages * (uint64_t)psz / n_mach;
-		if (nl_cg_open(&cg, wid, n_mach, max_mem, max_procs, cg_want, line, sizeof(line)) ==
+		char appname[32];
+
+		snprintf(appname, sizeof(appname), "%s:%u", inet_ntoa(app.sin_addr),
+			 (unsigned int)ntohs(app.sin_port));
+		if (nl_cg_open(&cg, wid, appname, n_mach, max_mem, max_procs, cg_want, line,
+			       sizeof(line)) ==
 		    NL_CG_OFF)
 			fprintf(stderr, "nlevel-worker %u: %s\n", wid, line); /* always: a warning */
 		else if (!quiet)
@@ -793,7 +821,9 @@ main(int argc, char **argv)
 			struct nl_wq_mach *m = &mach[i];
 
 			if (m->pid > 0 && m->deadline_ns != 0 && m->end_state == NL_DONE_EXITED) {
-				if (now >= m->deadline_ns) {
+				if (now >= m->deadline_ns && exited_already(m->pid)) {
+					m->deadline_ns = 0; /* ended on its own in time: EXITED */
+				} else if (now >= m->deadline_ns) {
 					m->end_state = NL_DONE_TIMEOUT;
 					nl_cg_kill(&cg, i);
 				} else if (m->deadline_ns < next) {
