@@ -85,7 +85,7 @@ chaos_start_app() { # [nlevel options]
 	"$CNLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$CPFX" -l 0-1 \
 		--vdev="net_af_packet0,iface=$CVA" -- --config "$CHAOS_SRC/tests/taskfarm/farm.ini" \
 		--scheme nlsc --ip "$CAPP_IP" --work-scale 1e-3 --idle-sleep-us 50 \
-		--worker-timeout 3 "$@" >"$CT/app.log" 2>&1 &
+		--worker-timeout 3 --state-dir "$CT/state" "$@" >"$CT/app.log" 2>&1 &
 	CHAOS_APP=$!
 	local i
 	for i in $(seq 300); do
