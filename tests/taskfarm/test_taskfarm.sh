@@ -201,7 +201,7 @@ sub --wait --quiet --submit-id 200 --joblog "$TMP/cap.csv" --array 1-1 zeros 200
 capf=$(ls "$TMP"/out?/200_1.0.out 2>/dev/null | head -n1)
 size=$(stat -c %s "$capf" 2>/dev/null)
 say "output cap: a command writing 200 KiB leaves a 64 KiB stdout file and status 153 (SIGXFSZ)" \
-	"$([[ $size == 65536 && $(awk -F, 'NR == 2 { print $11 }' "$TMP/cap.csv") == 153 ]]; echo $?)" "size ${size:-none}: $(cat "$TMP/cap.csv")"
+	"$([[ $size == 65536 && $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } NR == 2 { print $c }' "$TMP/cap.csv") == 153 ]]; echo $?)" "size ${size:-none}: $(cat "$TMP/cap.csv")"
 
 # --- a job log whose args hold a newline and quotes: --resume reads what it wrote ----------------
 sub --wait --quiet --submit-id 210 --joblog "$TMP/nl.csv" --array 1-3 emit $'a\nb' 'x,"y"' 0 >/dev/null 2>&1
