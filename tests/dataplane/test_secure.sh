@@ -661,19 +661,19 @@ if APP_CFG=$SRC/tests/taskfarm/farm.ini start_app --key "$KEY" --principals "$TM
 	sub --key "$TMP/bob.key" --principal bob --array 1-2 --wait --submit-id 779 --quiet \
 		--joblog "$TMP/j7.csv" hello b{} >"$TMP/s7.log" 2>&1
 	rc=$?
-	echo "# bob running hello (principals hello = alice, @operator): exit $rc, statuses $(awk -F, 'NR > 1 {print $11}' "$TMP/j7.csv" | sort | uniq -c | tr -s ' \n' ' ')"
-	[[ $rc == 1 && $(awk -F, 'NR > 1 && $11 == 126' "$TMP/j7.csv" | wc -l) == 2 ]] || r=1
+	echo "# bob running hello (principals hello = alice, @operator): exit $rc, statuses $(awk -F, 'NR > 1 {print $14}' "$TMP/j7.csv" | sort | uniq -c | tr -s ' \n' ' ')"
+	[[ $rc == 1 && $(awk -F, 'NR > 1 && $14 == 126' "$TMP/j7.csv" | wc -l) == 2 ]] || r=1
 	grep -q "may not run command 'hello'" "$TMP"/out/779_1.0.err || { echo "# no reason in 779_1.0.err"; r=1; }
 	sub --key "$TMP/bob.key" --principal bob --array 1-1 --wait --submit-id 780 --quiet \
 		open b{} >"$TMP/s8.log" 2>&1 || r=1
 	sub --key "$TMP/alice.key" --principal alice --array 1-1 --wait --submit-id 781 --quiet \
 		--joblog "$TMP/j9.csv" sortf -o "$TMP/pwned" /etc/hostname >"$TMP/s9.log" 2>&1
 	rc=$?
-	echo "# alice: sortf -o $TMP/pwned /etc/hostname: exit $rc, status $(awk -F, 'NR == 2 {print $11}' "$TMP/j9.csv"), $(cat "$TMP"/out/781_1.0.err 2>/dev/null)"
-	[[ $rc == 1 && ! -e $TMP/pwned && $(awk -F, 'NR == 2 {print $11}' "$TMP/j9.csv") == 126 ]] || r=1
+	echo "# alice: sortf -o $TMP/pwned /etc/hostname: exit $rc, status $(awk -F, 'NR == 2 {print $14}' "$TMP/j9.csv"), $(cat "$TMP"/out/781_1.0.err 2>/dev/null)"
+	[[ $rc == 1 && ! -e $TMP/pwned && $(awk -F, 'NR == 2 {print $14}' "$TMP/j9.csv") == 126 ]] || r=1
 	sub --key "$TMP/alice.key" --principal alice --array 1-1 --wait --submit-id 782 --quiet \
 		--joblog "$TMP/j10.csv" sortd -o "$TMP/pwned" /etc/hostname >"$TMP/s10.log" 2>&1
-	echo "# alice: sortd (sort -- {@}) -o ...: status $(awk -F, 'NR == 2 {print $11}' "$TMP/j10.csv") (sort read '-o' as a file), $TMP/pwned $([[ -e $TMP/pwned ]] && echo WRITTEN || echo absent)"
+	echo "# alice: sortd (sort -- {@}) -o ...: status $(awk -F, 'NR == 2 {print $14}' "$TMP/j10.csv") (sort read '-o' as a file), $TMP/pwned $([[ -e $TMP/pwned ]] && echo WRITTEN || echo absent)"
 	[[ ! -e $TMP/pwned ]] || r=1
 	[[ $(pstat alice accepted) == 22 && $(pstat bob accepted) == 3 && $(pstat '(site-key)' accepted) == 5 && $(pstat wk accepted) == 0 ]] || { echo "# per-principal accepted counts wrong"; r=1; }
 	# one principal cannot fill the table of Requirements/Rank handles for all: 130 distinct
