@@ -501,6 +501,7 @@ main(int argc, char **argv)
 				.auth_key = o.key,
 				.principals = o.principals,
 				.run_as = o.run_as,
+				.state_dir = o.state_dir, /* #33 */
 			};
 			struct nl_port_counts pc = { 0 };
 			struct nl_dp_counts c;

@@ -60,6 +60,9 @@ nl_app_usage(FILE *f)
 		"  --metrics ADDR:PORT  port mode: serve Prometheus metrics on http://ADDR:PORT/\n"
 		"                       metrics (default port 9477; off by default;\n"
 		"                       docs/operations.md)\n"
+		"  --state-dir DIR      port mode: the task farm's records (SQLite, WAL), kept\n"
+		"                       across restarts for --status (default /var/lib/nlevel;\n"
+		"                       created if missing; start-up fails if not writable)\n"
 		"  --worker-timeout S   remove a worker silent this long, 0.01..86400 (default 2 s)\n"
 		"  --work-scale S       wall seconds per model second, 0..1000: port mode, the workers'\n"
 		"                       (default 1e-5); native, the booked machines' (default\n"
@@ -118,6 +121,7 @@ const struct option nl_app_long_opts[] = {
 	{ "user", required_argument, NULL, 'U' },
 	{ "appliance", required_argument, NULL, 'A' },
 	{ "metrics", required_argument, NULL, 'M' },
+	{ "state-dir", required_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -227,6 +231,7 @@ nl_app_parse_args(int argc, char **argv, struct nl_app_opts *o)
 		case 'U': o->run_as = optarg; break;
 		case 'A': o->appliance = optarg; break;
 		case 'M': o->metrics = optarg; break;
+		case 'S': o->state_dir = optarg; break;
 		case 'h': nl_app_usage(stdout); exit(0);
 		default: nl_app_usage(stderr); return -EINVAL;
 		}

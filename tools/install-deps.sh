@@ -22,6 +22,7 @@ pkgs=(
 	libmicrohttpd-dev
 	libpcre2-dev
 	libsodium-dev
+	libsqlite3-dev
 	libsystemd-dev
 	liburcu-dev
 	meson

@@ -180,8 +180,20 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 	uint32_t h;
 
 	rd->req_id = r->req_id;
-	if (id < 0) {
+	if (id < 0) { /* #33: say which commands the workers offer */
+		size_t n = 0;
+
 		rd->status = NL_FARM_REG_UNKNOWN_CMD;
+		for (unsigned int i = 0; i < f->n_names && n < NL_FARM_ERR_MAX; i++) {
+			bool offered = false;
+
+			for (unsigned int w = 0; w < io->n_workers && !offered; w++)
+				offered = io->workers[w].live && f->wk[w].cmd[i] != 0;
+			if (offered)
+				n += (size_t)snprintf(rd->err + n, NL_FARM_ERR_MAX + 1 - n, "%s%s",
+						      n ? ", " : "", f->names[i]);
+		}
+		rd->err_len = (uint8_t)(n < NL_FARM_ERR_MAX ? n : NL_FARM_ERR_MAX);
 		goto reply;
 	}
 	for (h = 1; h < f->n_h; h++)
@@ -211,6 +223,7 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 			goto reply;
 		}
 		hd->name = (uint32_t)id;
+		hd->has_rank = nl_match_expr_has_rank(hd->x); /* #33: no pull with a Rank */
 		hd->req = strdup(r->req);
 		hd->rank = strdup(r->rank);
 		if (hd->req == NULL || hd->rank == NULL) {
@@ -232,6 +245,14 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 					 f->tab->ent[h].n_elig);
 reply:
 	send_to(io, a, &out);
+}
+
+static struct farm_sub *sub_find(struct nl_dp_farm *f, uint64_t id, bool add);
+
+struct farm_sub *
+nl_dp_farm_sub(struct nl_dp_farm *f, uint64_t id)
+{
+	return sub_find(f, id, false);
 }
 
 static struct farm_sub *
@@ -261,102 +282,9 @@ sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
 	/* a new submit id (or one replacing the least recent idle one) */
 	memset(&victim->c, 0, sizeof(victim->c));
 	victim->owned = false;
+	victim->cancelled = false;
 	nl_atomic_store_relaxed(&victim->id, id);
 	return victim;
-}
-
-/* ---- resent FSUBMITs ---- */
-
-/* Pool slot aux no longer holds its in-flight FSUBMIT (ended, or reused): drop the entry. */
-static void
-dd_forget_aux(struct nl_dp_farm *f, uint32_t aux)
-{
-	struct nl_farm_dd *e;
-
-	if (f->inf_tid[aux] == 0)
-		return;
-	e = nl_farm_dd_find(&f->dd, f->inf_tid[aux], f->inf_ip[aux], f->inf_port[aux]);
-	if (e != NULL && !e->done && e->ref == aux)
-		nl_farm_dd_del(&f->dd, e);
-	f->inf_tid[aux] = 0;
-}
-
-/* An FSUBMIT already accepted from this submitter with this attempt: answer from its state
- * (ACCEPT while it runs; its TASKINFO and final reply once ended). true when answered. */
-static bool
-dd_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_addr *a)
-{
-	struct nl_dp_farm *f = io->farm;
-	struct nl_farm_dd *e = nl_farm_dd_find(&f->dd, fs->task_id, a->src_ip, a->src_port);
-	struct nl_msg m = { 0 };
-
-	if (e == NULL)
-		return false;
-	if (e->attempt != fs->attempt || (e->done && fs->attempt == 0) ||
-	    (!e->done && f->inf_tid[e->ref] != fs->task_id))
-		return false; /* new, another attempt (a retry, or a resumed submitter on the same
-			       * port), ended and not told apart from a retry, or stale */
-	if (!e->done) {
-		m.type = NL_MSG_ACCEPT;
-		m.u.reply.task_id = fs->task_id;
-		m.u.reply.client_ts_ns = fs->client_ts_ns;
-	} else {
-		const struct farm_done *d = &f->done[e->ref];
-
-		if (d->has_info) {
-			m.type = NL_MSG_TASKINFO;
-			m.u.farm.taskinfo = d->ti;
-			send_to(io, a, &m);
-		}
-		memset(&m, 0, sizeof(m));
-		m.type = d->type;
-		m.u.reply = d->rep;
-		m.u.reply.client_ts_ns = fs->client_ts_ns;
-	}
-	send_to(io, a, &m);
-	nl_atomic_store_relaxed(&f->n_resent, f->n_resent + 1);
-	return true;
-}
-
-/* The FSUBMIT of pool slot aux ended with reply m: keep it for resends. */
-static void
-dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
-{
-	struct nl_farm_dd *e;
-	struct farm_done *d;
-	uint32_t slot;
-
-	if (f->inf_tid[aux] == 0)
-		return;
-	uint64_t tid = f->inf_tid[aux];
-	uint32_t ip = f->inf_ip[aux];
-	uint16_t port = f->inf_port[aux];
-
-	e = nl_farm_dd_find(&f->dd, tid, ip, port);
-	f->inf_tid[aux] = 0;
-	if (e == NULL || e->done || e->ref != aux)
-		return;
-	slot = f->done_next++ & (FARM_DONE_KEEP - 1);
-	d = &f->done[slot];
-	if (d->task_id != 0) { /* the ring is full: forget the oldest */
-		struct nl_farm_dd *o = nl_farm_dd_find(&f->dd, d->task_id, d->ip, d->port);
-
-		if (o != NULL && o->done && o->ref == slot)
-			nl_farm_dd_del(&f->dd, o);
-		e = nl_farm_dd_find(&f->dd, tid, ip, port); /* the deletion may have moved it */
-		if (e == NULL)
-			return;
-	}
-	d->task_id = e->task_id;
-	d->ip = e->ip;
-	d->port = e->port;
-	d->type = m->type;
-	d->rep = m->u.reply;
-	d->has_info = m->type == NL_MSG_COMPLETE && f->last_ti_id == e->task_id;
-	if (d->has_info)
-		d->ti = f->last_ti;
-	e->done = 1;
-	e->ref = slot;
 }
 
 /* #35: whether the principal of the frame being handled may see or add to batch s: the one
@@ -365,6 +293,12 @@ static bool
 farm_sub_mine(const struct nl_port *io, const struct farm_sub *s)
 {
 	return !s->owned || s->owner == io->principal || io->principal == NL_PRINCIPAL_NONE;
+}
+
+bool
+nl_dp_farm_sub_mine(const struct nl_port *io, const struct farm_sub *s)
+{
+	return farm_sub_mine(io, s);
 }
 
 static void
@@ -377,6 +311,10 @@ on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl
 	out.u.farm.status.submit_id = q->submit_id;
 	if (s != NULL && !farm_sub_mine(io, s)) /* #35: another principal's batch: unknown */
 		s = NULL;
+	if (io->farm->rec != NULL) { /* #33: task counts from the records (their thread answers) */
+		nl_dp_farm_ctl_status_q(io, q, a, s);
+		return;
+	}
 	if (s != NULL) {
 		out.u.farm.status.known = 1;
 		out.u.farm.status.c = s->c;
@@ -408,6 +346,12 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 	case NL_MSG_STATUS_Q:
 		on_status_q(io, &m->u.farm.status_q, a);
 		return false;
+	case NL_MSG_TASKS_Q: /* #33 */
+		nl_dp_farm_ctl_tasks_q(io, &m->u.farm.tasks_q, a);
+		return false;
+	case NL_MSG_CANCEL: /* #33 */
+		nl_dp_farm_ctl_cancel(io, &m->u.farm.cancel, a);
+		return false;
 	case NL_MSG_FSUBMIT:
 		break;
 	default: /* REGISTERED, STATUS: ours to send */
@@ -415,7 +359,7 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 		return false;
 	}
 	fs = &m->u.farm.fsubmit;
-	if (dd_resend(io, fs, a))
+	if (nl_dp_farm_dd_resend(io, fs, a))
 		return false; /* a resend of an accepted FSUBMIT: answered, not run again */
 	sc = sub_find(f, fs->task_id >> 32, true);
 	if (sc != NULL && !farm_sub_mine(io, sc)) { /* #35: another principal's batch */
@@ -456,8 +400,11 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 		send_to(io, a, &r);
 		return false;
 	}
+	s->instr = (uint64_t)nl_dp_farm_instr(io, f->hd[fs->handle].name); /* #33: booking */
 	f->cur_h = fs->handle;
 	f->cur_attempt = fs->attempt;
+	f->cur_tl_ms = fs->time_limit_ms; /* #33 */
+	f->cur_tid = fs->task_id;
 	return true;
 }
 
@@ -468,6 +415,8 @@ nl_dp_farm_ctx_get(const struct nl_port *io, struct nl_dp_farm_ctx *c)
 
 	c->h = f != NULL ? f->cur_h : 0;
 	c->attempt = f != NULL ? f->cur_attempt : 0;
+	c->tl_ms = f != NULL ? f->cur_tl_ms : 0;
+	c->tid = f != NULL ? f->cur_tid : 0;
 }
 
 void
@@ -479,6 +428,8 @@ nl_dp_farm_ctx_set(struct nl_port *io, const struct nl_dp_farm_ctx *c)
 		return;
 	f->cur_h = c->h;
 	f->cur_attempt = c->attempt;
+	f->cur_tl_ms = c->tl_ms;
+	f->cur_tid = c->tid;
 }
 
 void
@@ -496,8 +447,9 @@ nl_dp_farm_task(struct nl_port *io, struct nl_task *t, struct nl_dp_meta *mt)
 	(void)mt;
 	if (f != NULL && t->aux < io->dp->n_pool) {
 		f->h_by_aux[t->aux] = f->cur_h;
-		dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
+		nl_dp_farm_dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
 		f->cur_aux = t->aux;
+		nl_dp_farm_ctl_task(io, t->aux); /* #33: time limit, a pending CANCEL */
 	}
 }
 
@@ -525,6 +477,7 @@ taskinfo(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id)
 		ti->disp_us = (uint32_t)((double)(d - mt->ingress_tsc) * us_per_cyc);
 		ti->run_us = (uint32_t)((double)(now - d) * us_per_cyc);
 	}
+	nl_dp_farm_ctl_taskinfo(io, (uint32_t)aux, ti); /* #33: state, run/queue/CPU time, memory */
 	f->last_ti = *ti; /* kept with the COMPLETE for resends (dd_ended) */
 	f->last_ti_id = task_id;
 	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
@@ -562,6 +515,7 @@ nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_
 		f->inf_tid[f->cur_aux] = task_id;
 		f->inf_ip[f->cur_aux] = mt->client_ip;
 		f->inf_port[f->cur_aux] = mt->client_port;
+		nl_dp_farm_ctl_accept(io, task_id, f->cur_attempt); /* #33: recorded queued */
 	}
 	s = sub_find(f, task_id >> 32, false);
 	if (s == NULL)
@@ -577,13 +531,15 @@ nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_
 			nl_atomic_store_relaxed(&s->c.rejected, s->c.rejected + 1);
 			break;
 		}
-		dd_ended(f, (uint32_t)aux, m);
+		nl_dp_farm_dd_ended(f, (uint32_t)aux, m);
+		nl_dp_farm_ctl_end(io, (uint32_t)aux, task_id, m, NULL); /* #33 */
 		nl_atomic_store_relaxed(&s->c.lost, s->c.lost + 1);
 		nl_atomic_store_relaxed(&s->c.running, s->c.running - (s->c.running > 0));
 		break;
 	case NL_MSG_COMPLETE:
 		taskinfo(io, mt, task_id);
-		dd_ended(f, (uint32_t)aux, m);
+		nl_dp_farm_dd_ended(f, (uint32_t)aux, m);
+		nl_dp_farm_ctl_end(io, (uint32_t)aux, task_id, m, &f->last_ti); /* #33 */
 		if (status == 0)
 			nl_atomic_store_relaxed(&s->c.done_ok, s->c.done_ok + 1);
 		else
@@ -610,6 +566,8 @@ nl_dp_farm_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t m,
 		f->disp_tsc[t->aux] = rte_rdtsc();
 		f->disp_slot[t->aux] = m;
 	}
+	nl_dp_farm_occ_dispatch(io, t, f->hd[h].name, m); /* #33: occupies m until its DONE */
+	nl_dp_farm_ctl_dispatch(io, t, d, wi == NO_SLOT ? 0 : io->workers[wi].worker_id);
 	/* not offered there (cannot happen after a matched pick): 0xffff is in no worker's list,
 	 * so the worker answers 127 */
 	d->cmd_id = wi == NO_SLOT || f->wk[wi].cmd[f->hd[h].name] == 0 ?
@@ -619,8 +577,21 @@ nl_dp_farm_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t m,
 void
 nl_dp_farm_machines(struct nl_port *io)
 {
-	if (io->farm != NULL && io->farm->n_h > 1)
+	const struct nl_dp_gen *g = io->dp->gen_rcu;
+	double sum = 0;
+	unsigned int n = 0;
+
+	if (io->farm == NULL)
+		return;
+	for (uint32_t m = 0; m < g->n_mach; m++) /* #33: the booking scale of farm tasks */
+		if (io->alive[m]) {
+			sum += g->mach[m].speed_ips;
+			n++;
+		}
+	io->farm->mean_speed = n > 0 ? sum / n : 0;
+	if (io->farm->n_h > 1)
 		rebuild(io);
+	nl_dp_farm_pull(io); /* #33: a slot that joined takes parked sub-tasks */
 }
 
 void
@@ -637,42 +608,12 @@ nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi)
 
 		if (m == NO_SLOT || m >= dp->n_mach)
 			continue;
+		nl_dp_farm_slot_gone(io, m);
 		nl_match_mad_free(f->ad[m].ad);
 		free(f->ad[m].text);
 		f->ad[m].ad = NULL;
 		f->ad[m].text = NULL;
 	}
-}
-
-static void
-dd_fini(struct nl_dp_farm *f)
-{
-	free(f->dd.e);
-	free(f->done);
-	free(f->inf_tid);
-	free(f->inf_ip);
-	free(f->inf_port);
-}
-
-static int
-dd_init(struct nl_dp_farm *f, uint32_t n_meta)
-{
-	uint64_t cap = 2;
-
-	while (cap < 2 * ((uint64_t)n_meta + FARM_DONE_KEEP))
-		cap *= 2;
-	f->dd.cap = (uint32_t)cap;
-	f->dd.e = calloc(cap, sizeof(*f->dd.e));
-	f->done = calloc(FARM_DONE_KEEP, sizeof(*f->done));
-	f->inf_tid = calloc(n_meta, sizeof(*f->inf_tid));
-	f->inf_ip = calloc(n_meta, sizeof(*f->inf_ip));
-	f->inf_port = calloc(n_meta, sizeof(*f->inf_port));
-	if (f->dd.e == NULL || f->done == NULL || f->inf_tid == NULL || f->inf_ip == NULL ||
-	    f->inf_port == NULL) {
-		dd_fini(f);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 int
@@ -696,7 +637,21 @@ nl_dp_farm_init(struct nl_port *io)
 		free(f);
 		return -ENOMEM;
 	}
-	rc = dd_init(f, dp->n_pool);
+	rc = nl_dp_farm_dd_init(f, dp->n_pool);
+	if (rc == 0 && nl_dp_farm_occ_init(f, dp->n_mach, dp->n_pool) != 0) {
+		nl_dp_farm_dd_fini(f);
+		rc = -ENOMEM;
+	}
+	if (rc == 0) {
+		io->farm = f;
+		rc = nl_dp_farm_ctl_init(io); /* #33: records on disk (--state-dir) */
+		io->farm = NULL;
+		if (rc != 0) {
+			nl_dp_farm_ctl_fini(f);
+			nl_dp_farm_occ_fini(f);
+			nl_dp_farm_dd_fini(f);
+		}
+	}
 	if (rc != 0) {
 		free(f->ad);
 		free(f->h_by_aux);
@@ -741,7 +696,9 @@ nl_dp_farm_fini(struct nl_port *io)
 	free(f->h_by_aux);
 	free(f->disp_tsc);
 	free(f->disp_slot);
-	dd_fini(f);
+	nl_dp_farm_dd_fini(f);
+	nl_dp_farm_occ_fini(f);
+	nl_dp_farm_ctl_fini(f);
 	io->farm = NULL;
 	free(f);
 }

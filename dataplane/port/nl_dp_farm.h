@@ -17,8 +17,16 @@
 
 #include "nl_port_priv.h"
 
+/** The port's DISPATCH of sub-task sub of t to slot m, and its end of a withdrawn (cancelled)
+ * sub-task: what the farm's pull calls (nl_dp_farm_set_port_fns()). */
+typedef void (*nl_dp_farm_dispatch_fn)(struct nl_port *io, struct nl_task *t, unsigned int sub,
+				       uint32_t m);
+typedef void (*nl_dp_farm_withdraw_fn)(struct nl_port *io, struct nl_task *t, unsigned int sub);
+
 /** REJECT reason 7: the FSUBMIT's handle is unknown here (register again). */
 #define NL_REJECT_NO_HANDLE 7u
+/** REJECT reason 8 (#33): a CANCEL withdrew the task before it was dispatched. */
+#define NL_REJECT_CANCELLED 8u
 
 /* Start / stop the task-farm state of port mode. @return 0 or -ENOMEM. @par Context I/O lcore. */
 int nl_dp_farm_init(struct nl_port *io);
@@ -37,6 +45,8 @@ void nl_dp_farm_submit_end(struct nl_port *io);
 struct nl_dp_farm_ctx {
 	uint32_t h;       /**< Requirements/Rank handle, 0 = none */
 	uint8_t attempt;  /**< FSUBMIT attempt number */
+	uint32_t tl_ms;   /**< #33: its wall-clock limit [ms], 0 = none */
+	uint64_t tid;     /**< #33: its task id */
 };
 
 /**
@@ -71,5 +81,63 @@ void nl_dp_farm_machines(struct nl_port *io);
 
 /* remove_worker(): forget what worker wi offered (before its slots are released). */
 void nl_dp_farm_worker_gone(struct nl_port *io, uint32_t wi);
+
+/**
+ * on_done(): sub-task of farm task t ended on slot m with DONE d (its state, run time: 0 =
+ * not given, the appliance measures). Frees the slot's occupancy, learns the command's mean
+ * run time, keeps the task's end record. No-op for a task without a handle.
+ * @param io  Port. @param t  Task. @param m  Its slot. @param d  The DONE.
+ * @par Context The I/O lcore. @par Source issue #33 items 1 and 5 (nl_dp_farm_occ.c).
+ */
+void nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
+		     const struct nl_msg_done *d);
+
+/**
+ * drain_subs(): whether a CANCEL withdrew task t before its dispatch; then t is marked
+ * failed with reason cancelled (NL_REJECT_CANCELLED) and its sub-tasks are not sent.
+ * @return true when withdrawn now. @par Context The I/O lcore. @par Source issue #33 item 5.
+ */
+bool nl_dp_farm_withdraw(struct nl_port *io, struct nl_task *t);
+
+/**
+ * on_load(): the worker's LOAD for slot m (sub-tasks n_sub, backlog_ns [ns]) was written to
+ * the load table; a slot that held farm sub-tasks is rewritten from its occupancy as well
+ * (the larger backlog wins). @par Context The I/O lcore. @par Source issue #33 item 1.
+ */
+void nl_dp_farm_load(struct nl_port *io, uint32_t m, uint32_t n_sub, uint64_t backlog_ns);
+
+/**
+ * Once per millisecond at most: occupied slots' load entries move with time (a running
+ * command never looks done). @return 0 (not counted as work). @par Context The I/O lcore.
+ * @par Source issue #33 item 1.
+ */
+unsigned int nl_dp_farm_poll(struct nl_port *io);
+
+/**
+ * drain_subs(): sub-task sub of farm task t was placed on slot *m; if *m is busy (a farm
+ * sub-task dispatched there and not done) and another eligible slot of its leaf is idle, *m
+ * becomes that one; if none is idle, the sub-task waits here (parked, in arrival order)
+ * instead of queueing behind a command that may run for hours: true, do not send it. A task
+ * whose handle has a Rank is not parked (it queues for its best machine, as before).
+ * @param io  Port. @param t  Task. @param sub  Sub-task. @param m  In: the manager's choice;
+ * out: where to send it. @return true when parked.
+ * @par Context The I/O lcore. @par Source issue #33 item 1; HTCondor's negotiator matches a
+ * job to an unclaimed slot (HTCondor manual, "Matchmaking"); Slurm's backfill keeps jobs
+ * pending until their resources are free.
+ */
+bool nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t *m);
+
+/**
+ * A slot went idle (a DONE, a worker joined): send the parked sub-tasks that can run on an
+ * idle slot now, in arrival order; withdrawn ones end (cancelled). @par Context The I/O lcore.
+ */
+void nl_dp_farm_pull(struct nl_port *io);
+
+/**
+ * Register the port's DISPATCH and withdraw functions for the pull.
+ * @par Context The I/O lcore, start-up (after nl_dp_farm_init()).
+ */
+void nl_dp_farm_set_port_fns(struct nl_port *io, nl_dp_farm_dispatch_fn d,
+			     nl_dp_farm_withdraw_fn w);
 
 #endif /* NL_DP_FARM_H */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "nl_dp_farm.h"
+#include "nl_dp_farm_rec.h"
 #include "nl_farm_dd.h"
 #include "nl_match.h"
 #include "nl_match_cad.h"
@@ -31,6 +32,7 @@ struct farm_ad {
 
 struct farm_handle {
 	uint32_t name;             /* name id */
+	bool has_rank;             /* #33: a Rank orders its machines: no pull (queues) */
 	struct nl_match_expr *x;
 	char *req, *rank;          /* texts, for de-duplication */
 };
@@ -41,6 +43,21 @@ struct farm_sub {
 	struct nl_farm_counts c;   /* written by the I/O lcore, read relaxed by telemetry */
 	uint32_t owner;            /* #35: the principal of its first FSUBMIT (io->principal) */
 	bool owned;                /* owner set */
+	bool cancelled;            /* #33: a CANCEL of the whole batch came */
+};
+
+/* #33: a farm sub-task waiting at the appliance for an idle slot (nl_dp_farm_occ.c) */
+struct farm_park {
+	uint32_t aux;
+	uint16_t sub;
+	uint64_t task_id;
+};
+
+/* #33: what the DONEs of a task said (nl_dp_farm_ctl.c) */
+struct farm_end {
+	uint8_t state;             /* enum nl_done_state: the first not EXITED, CANCELLED wins */
+	uint8_t n_done;
+	uint32_t run_ms, queue_ms, cpu_ms, mem_kib;
 };
 
 /* The replies of an ended FSUBMIT, sent again to a resend. */
@@ -81,6 +98,29 @@ struct nl_dp_farm {
 	uint64_t n_resent;         /* resends answered without running (telemetry) */
 	struct nl_msg_taskinfo last_ti; /* the TASKINFO just sent (stored with its COMPLETE) */
 	uint64_t last_ti_id;
+	/* #33: placement by real occupancy (nl_dp_farm_occ.c) */
+	uint32_t *occ;             /* [n_mach] farm sub-tasks dispatched and not done */
+	double *occ_est_sum;       /* [n_mach] their run-time estimates [ns] */
+	uint64_t *occ_head_tsc;    /* [n_mach] start of the one running now */
+	uint64_t *occ_rep_tsc;     /* [n_mach] the worker's last LOAD report (0 = none) */
+	uint64_t *occ_rep_ns;      /* [n_mach] its backlog_ns */
+	uint8_t *occ_touched;      /* [n_mach] a farm sub-task was ever dispatched there */
+	double *occ_est_aux;       /* [n_pool] the estimate a task's sub-tasks were booked with */
+	double name_est_ns[FARM_NAMES]; /* mean run time per command name [ns], 0 = none yet */
+	uint64_t occ_last_poll;
+	double mean_speed;         /* mean nominal speed of the live slots [instr/s] */
+	struct farm_park *park;    /* [park_cap] ring: sub-tasks waiting for an idle slot */
+	uint32_t park_cap, park_head, n_park;
+	bool pull_busy;
+	nl_dp_farm_dispatch_fn dispatch_fn; /* the port's send of a DISPATCH */
+	nl_dp_farm_withdraw_fn withdraw_fn; /* the port's end of a withdrawn sub-task */
+	/* #33: the user's view and control (nl_dp_farm_ctl.c) */
+	struct nl_farm_rec *rec;   /* records on disk, their thread */
+	uint32_t *tl_ms;           /* [n_pool] wall-clock limit of the task [ms], 0 = none */
+	struct farm_end *end;      /* [n_pool] */
+	uint8_t *withdraw;         /* [n_pool] cancelled: withdrawn before dispatch, or KILLed */
+	uint32_t cur_tl_ms;        /* of the FSUBMIT being admitted */
+	uint64_t cur_tid;
 };
 
 /**
@@ -92,5 +132,77 @@ struct nl_dp_farm {
  * @par Source   DPDK telemetry library (rte_telemetry_register_cmd()); issue #15.
  */
 int nl_dp_farm_tel_attach(void);
+
+/**
+ * Allocate (init) or free (fini) the occupancy state of n_mach slots and n_pool tasks.
+ * @return 0; -1 (no memory; nothing kept). @par Context The I/O lcore, start and stop.
+ * @par Source issue #33 item 1 (nl_dp_farm_occ.c).
+ */
+int nl_dp_farm_occ_init(struct nl_dp_farm *f, uint32_t n_mach, uint32_t n_pool);
+void nl_dp_farm_occ_fini(struct nl_dp_farm *f);
+
+/**
+ * A farm sub-task of t (command name id `name`) was dispatched to slot m: it occupies m until
+ * its DONE (nl_dp_farm_done()). @par Context The I/O lcore (nl_dp_farm_dispatch()).
+ * @par Source issue #33 item 1; HTCondor manual "Claiming and Activation" (a claimed slot).
+ */
+void nl_dp_farm_occ_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t name, uint32_t m);
+
+/**
+ * The model work [instr] to give a farm task of command name `name` at admission: its mean
+ * run time so far (1 s before the first DONE) at the slots' mean speed, in the booking
+ * scale of port mode (--work-scale), so that the model booking of the leaf managers equals
+ * the estimate. 1e6 when there is no booking scale.
+ * @par Context The I/O lcore (nl_dp_farm_frame()). @par Source issue #33 item 1.
+ */
+double nl_dp_farm_instr(const struct nl_port *io, uint32_t name);
+
+/**
+ * Slot m's worker left: it holds nothing any more (its sub-tasks are dispatched again).
+ * @par Context The I/O lcore (nl_dp_farm_worker_gone()).
+ */
+void nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m);
+
+/* Resent FSUBMITs (nl_dp_farm_dd.c; see the top of nl_dp_farm.c). The I/O lcore. */
+void nl_dp_farm_dd_forget_aux(struct nl_dp_farm *f, uint32_t aux);
+bool nl_dp_farm_dd_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
+			  const struct nl_frame_addr *a);
+void nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m);
+void nl_dp_farm_dd_fini(struct nl_dp_farm *f);
+int nl_dp_farm_dd_init(struct nl_dp_farm *f, uint32_t n_meta);
+
+/* The counters of batch (submit id) id, or NULL; whether the frame's principal may see it
+ * (#35). @par Context The I/O lcore. */
+struct farm_sub *nl_dp_farm_sub(struct nl_dp_farm *f, uint64_t id);
+bool nl_dp_farm_sub_mine(const struct nl_port *io, const struct farm_sub *s);
+
+/*
+ * nl_dp_farm_ctl.c (issue #33 items 3 and 5), called from nl_dp_farm.c at the matching
+ * points; all on the I/O lcore:
+ *  init/fini        per-task arrays, the records (-errno: --state-dir not usable, logged);
+ *  task             a submission enters pool slot aux: its limit, a pending batch CANCEL;
+ *  accept           ACCEPT sent: record queued;  dispatch: DISPATCH's time_limit_ms, record
+ *                   running (sub-task 0);  done: a DONE's state and times;
+ *  taskinfo         the end record appended to TASKINFO;  end: record the final answer m
+ *                   (ti: the TASKINFO sent with a COMPLETE, else NULL);
+ *  status_q/tasks_q/cancel: the client's questions;  poll: send the records thread's answers.
+ */
+int nl_dp_farm_ctl_init(struct nl_port *io);
+void nl_dp_farm_ctl_fini(struct nl_dp_farm *f);
+void nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux);
+void nl_dp_farm_ctl_accept(struct nl_port *io, uint64_t task_id, uint8_t attempt);
+void nl_dp_farm_ctl_dispatch(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d,
+			     uint32_t worker_id);
+void nl_dp_farm_ctl_done(struct nl_port *io, const struct nl_task *t, const struct nl_msg_done *d);
+void nl_dp_farm_ctl_taskinfo(struct nl_port *io, uint32_t aux, struct nl_msg_taskinfo *ti);
+void nl_dp_farm_ctl_end(struct nl_port *io, uint32_t aux, uint64_t task_id, const struct nl_msg *m,
+			const struct nl_msg_taskinfo *ti);
+void nl_dp_farm_ctl_status_q(struct nl_port *io, const struct nl_msg_status_q *q,
+			     const struct nl_frame_addr *a, const struct farm_sub *s);
+void nl_dp_farm_ctl_tasks_q(struct nl_port *io, const struct nl_msg_tasks_q *q,
+			    const struct nl_frame_addr *a);
+void nl_dp_farm_ctl_cancel(struct nl_port *io, const struct nl_msg_cancel *c,
+			   const struct nl_frame_addr *a);
+unsigned int nl_dp_farm_ctl_poll(struct nl_port *io);
 
 #endif /* NL_DP_FARM_PRIV_H */

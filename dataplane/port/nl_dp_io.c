@@ -189,3 +189,29 @@ nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c)
 	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
 		d[i] = nl_atomic_load_relaxed(&s[i]);
 }
+
+void
+nl_dp_io_refused(struct nl_port *io, const struct nl_frame_addr *a, int why)
+{
+	static uint64_t last_tsc, n_quiet;
+	uint64_t now = rte_rdtsc();
+	struct in_addr ip = { .s_addr = a->src_ip };
+	char txt[INET_ADDRSTRLEN] = "?";
+
+	(void)io;
+	if (why != NL_PROTO_E_MAC && why != NL_PROTO_E_VERSION)
+		return;
+	if (last_tsc != 0 && now - last_tsc < rte_get_tsc_hz()) { /* one line a second at most */
+		n_quiet++;
+		return;
+	}
+	last_tsc = now;
+	inet_ntop(AF_INET, &ip, txt, sizeof(txt));
+	rte_log(RTE_LOG_WARNING, nl_dp_logtype,
+		"nlevel: refused a frame from %s:%u: %s (a worker or client with another --key, "
+		"or none); %llu more refused since the last line\n", txt, a->src_port,
+		why == NL_PROTO_E_MAC ? "its MAC does not verify under our keys" :
+					"not the protocol version our --key speaks",
+		(unsigned long long)n_quiet);
+	n_quiet = 0;
+}

@@ -179,7 +179,7 @@ drain_subs(struct nl_port *io)
 				continue;
 			}
 		}
-		if (t->flags & NL_TF_FAILED) { /* an earlier sub-task of it found no machine */
+		if ((t->flags & NL_TF_FAILED) || nl_dp_farm_withdraw(io, t)) { /* no machine; #33 */
 			sub_settle(io, t, rec[i].sub); /* not sent: the task ends with its last */
 			continue;
 		}
@@ -192,7 +192,8 @@ drain_subs(struct nl_port *io)
 			}
 			nl_stat_add_st(&io->c.redispatched, 1);
 		}
-		send_dispatch(io, t, rec[i].sub, m);
+		if (!nl_dp_farm_park(io, t, rec[i].sub, &m)) /* #33: waits for an idle slot */
+			send_dispatch(io, t, rec[i].sub, m);
 	}
 	return n;
 }
@@ -239,6 +240,7 @@ on_done(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_a
 	wl = nl_load_entry_ctl(dp->load, mt->sub_mach[d->sub]);
 	if (wl != NULL && wl->n_sub > 0)
 		wl->n_sub--;
+	nl_dp_farm_done(io, t, mt->sub_mach[d->sub], d); /* #33: slot free, end record */
 	mt->n_done++;
 	if (d->status != 0 && mt->status == 0)
 		mt->status = d->status;
@@ -437,6 +439,7 @@ on_load(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_
 		wl = nl_load_entry_ctl(dp->load, m);
 		wl->n_sub = h->mach[i].n_sub;
 		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;
+		nl_dp_farm_load(io, m, h->mach[i].n_sub, h->mach[i].backlog_ns); /* #33 */
 	}
 }
 
@@ -540,6 +543,7 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 		return; /* #16: the principal's key, rights, replay window; counted (drops, denied) */
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1); /* counted per reason and dropped */
+		nl_dp_io_refused(io, &a, e); /* #33: a wrong --key is logged (once a second) */
 		return;
 	}
 	if (nl_farm_type(m.type)) { /* issue #15 hook: task-farm messages (nl_dp_farm.c) */
@@ -575,11 +579,12 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 	}
 }
 
-/* The fair queue's admission of a SUBMIT it held (nl_dp_sec_create()'s callback). */
+/* #33: a parked sub-task of a cancelled farm task ends without running (REJECT cancelled). */
 static void
-sec_admit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
+farm_withdrawn(struct nl_port *io, struct nl_task *t, unsigned int sub)
 {
-	on_submit(io, s, a);
+	nl_dp_farm_withdraw(io, t);
+	sub_settle(io, t, sub);
 }
 
 /* Free what port_create() built (NULL parts accepted). */
@@ -637,6 +642,7 @@ port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o
 	rc = nl_dp_farm_init(io); /* issue #15 hook */
 	if (rc != 0)
 		return rc;
+	nl_dp_farm_set_port_fns(io, send_dispatch, farm_withdrawn); /* #33: the pull */
 	if (io->o.auth) {
 		nl_auth_tx_init(&io->seal, &io->o.auth_key);
 		io->now_ns = nl_auth_now_ns();
@@ -662,7 +668,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 	if (rc == 0)
 		rc = nl_dp_io_port_init(io);
 	if (rc == 0)
-		rc = nl_dp_sec_create(io, sec_admit); /* #16: principals, fair queues */
+		rc = nl_dp_sec_create(io, on_submit); /* #16: principals, fair queues (admission) */
 	if (rc == 0)
 		rc = nl_dp_sec_drop_privileges(io); /* #16: --user, after the port is up */
 	if (rc != 0)
@@ -717,6 +723,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 			rte_pktmbuf_free_bulk(rx, n);
 		work += n;
 		work += drain_subs(io);
+		work += nl_dp_farm_poll(io); /* #33: occupied slots stay busy as time passes */
 		if (nl_port_ext(io) != NULL) /* hook up (scale-out): proxies, gossip */
 			work += io->o.ext->poll_ctl(io);
 		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);

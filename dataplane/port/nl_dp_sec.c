@@ -235,6 +235,7 @@ nl_dp_sec_receive(struct nl_port *io, const void *buf, size_t len,
 	io->principal = who < sec->site ? who : NL_PRINCIPAL_NONE;
 	if (v == NL_RX_DROP) {
 		nl_stat_add_st(&io->c.drops[why], 1); /* counted per reason and dropped */
+		nl_dp_io_refused(io, a, why); /* #33: logged, rate-limited */
 		return false;
 	}
 	nl_stat_add_st(&sec->pr[who].c.frames, 1);
@@ -305,6 +306,15 @@ nl_dp_sec_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct
 				return;
 			}
 		}
+	}
+	for (uint64_t j = 0; j < p->c.queued; j++) { /* #33: a resend of one still queued */
+		const struct sec_ent *q = &p->q[(p->head + j) % p->cap];
+		struct nl_dp_farm_ctx fc;
+
+		nl_dp_farm_ctx_get(io, &fc);
+		if (q->s.task_id == s->task_id && q->a.src_ip == a->src_ip &&
+		    q->a.src_port == a->src_port && q->farm.attempt == fc.attempt)
+			return; /* it keeps its place; admitted once (it would run twice) */
 	}
 	if (p->c.queued == p->cap) {
 		nl_stat_add_st(&p->c.rejected_overload, 1);

@@ -78,6 +78,8 @@ struct nl_port_opts {
 						 *   limits; NULL = site key only */
 	const char *run_as;         /**< drop to this user after start-up; NULL */
 	const struct nl_port_ext_ops *ext; /**< scale-out (nl_xa.h), or NULL */
+	const char *state_dir;      /**< #33: the task farm's records (--state-dir); NULL =
+				     *   /var/lib/nlevel */
 };
 
 /** Counters of the port (the I/O lcore writes, telemetry reads relaxed or as a snapshot). */

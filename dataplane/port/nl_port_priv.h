@@ -193,6 +193,15 @@ int nl_port_telemetry_init(struct nl_port *io);
 void nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c);
 
 /**
+ * Log a frame refused for its key (bad MAC, or the wrong protocol version for our --key):
+ * one line a second at most, with the count of the quiet ones (issue #33: a worker or client
+ * with a wrong or missing key). Other reasons are only counted.
+ * @param io  The port. @param a  The frame's addresses. @param why  enum nl_proto_err.
+ * @par Context The I/O lcore.
+ */
+void nl_dp_io_refused(struct nl_port *io, const struct nl_frame_addr *a, int why);
+
+/**
  * An ARP frame: answer a request for our address.
  * @param f  Frame [len bytes]. @return true when f was ARP (consumed), false otherwise.
  * @par Context The I/O lcore. @par Source RFC 826.

@@ -493,6 +493,10 @@ static const uint8_t rights[256] = {
 	[NL_MSG_STATUS_Q] = S | O,
 	[NL_MSG_STATUS] = 0,
 	[NL_MSG_TASKINFO] = 0,
+	[NL_MSG_CANCEL] = S | O,  /* #33: a batch's own principal (or the operator) only */
+	[NL_MSG_CANCELLED] = 0,
+	[NL_MSG_TASKS_Q] = S | O,
+	[NL_MSG_TASKS] = 0,
 	[NL_MSG_KILL] = 0,
 };
 

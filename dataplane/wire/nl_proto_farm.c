@@ -183,9 +183,17 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		    s->n_split == 0 || s->n_split > NL_PROTO_MAX_SPLIT ||
 		    s->args_len > NL_PROTO_MAX_ARGS)
 			return FIELD;
-		e = exact(len, 48u + s->args_len);
-		if (e != NL_PROTO_OK)
+		/* #33: time_limit_ms after the arguments, present only when non-zero */
+		s->time_limit_ms = 0;
+		if (len == 52u + s->args_len) {
+			const uint8_t *q = p + s->args_len;
+
+			s->time_limit_ms = (uint32_t)rd(&q, 4);
+			if (s->time_limit_ms == 0)
+				return FIELD;
+		} else if ((e = exact(len, 48u + s->args_len)) != NL_PROTO_OK) {
 			return e;
+		}
 		memcpy(s->args, p, s->args_len);
 		return NL_PROTO_OK;
 	}
@@ -204,7 +212,8 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 	case NL_MSG_STATUS: {
 		struct nl_msg_status *s = &f->status;
 
-		e = exact(len, 24 + 7 * 8);
+		s->has_tasks = len == 24 + 7 * 8 + 4 * (1 + NL_FARM_T_MAX); /* #33 */
+		e = s->has_tasks ? NL_PROTO_OK : exact(len, 24 + 7 * 8);
 		if (e != NL_PROTO_OK)
 			return e;
 		s->req_id = rd(&p, 8);
@@ -219,12 +228,21 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		s->c.done_err = rd(&p, 8);
 		s->c.lost = rd(&p, 8);
 		s->c.running = rd(&p, 8);
+		memset(&s->t, 0, sizeof(s->t));
+		if (s->has_tasks) {
+			s->t.tasks = (uint32_t)rd(&p, 4);
+			for (unsigned int i = 0; i < NL_FARM_T_MAX; i++)
+				s->t.n[i] = (uint32_t)rd(&p, 4);
+			if (s->t.n[0] != 0)
+				return FIELD;
+		}
 		return NL_PROTO_OK;
 	}
 	case NL_MSG_TASKINFO: {
 		struct nl_msg_taskinfo *t = &f->taskinfo;
 
-		e = exact(len, 32);
+		t->has_end = len == 52; /* #33: the end record appended */
+		e = t->has_end ? NL_PROTO_OK : exact(len, 32);
 		if (e != NL_PROTO_OK)
 			return e;
 		t->task_id = rd(&p, 8);
@@ -237,6 +255,95 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		if (rd(&p, 4) != 0 || t->mach >= NL_PROTO_MAX_MACH || t->n_split == 0 ||
 		    t->n_split > NL_PROTO_MAX_SPLIT)
 			return FIELD;
+		t->state = 0;
+		t->run_ms = t->queue_ms = t->cpu_ms = t->mem_kib = 0;
+		if (t->has_end) {
+			t->state = (uint8_t)rd(&p, 1);
+			if (rd(&p, 3) != 0 || t->state > 4)
+				return FIELD;
+			t->run_ms = (uint32_t)rd(&p, 4);
+			t->queue_ms = (uint32_t)rd(&p, 4);
+			t->cpu_ms = (uint32_t)rd(&p, 4);
+			t->mem_kib = (uint32_t)rd(&p, 4);
+		}
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_CANCEL: {
+		struct nl_msg_cancel *c = &f->cancel;
+
+		e = exact(len, 24);
+		if (e != NL_PROTO_OK)
+			return e;
+		c->req_id = rd(&p, 8);
+		c->submit_id = rd(&p, 8);
+		c->index = (uint32_t)rd(&p, 4);
+		c->all = (uint8_t)rd(&p, 1);
+		if (rd(&p, 3) != 0 || c->all > 1 || c->submit_id == 0 || c->submit_id > UINT32_MAX)
+			return FIELD;
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_CANCELLED: {
+		struct nl_msg_cancelled *c = &f->cancelled;
+
+		e = exact(len, 28);
+		if (e != NL_PROTO_OK)
+			return e;
+		c->req_id = rd(&p, 8);
+		c->submit_id = rd(&p, 8);
+		c->known = (uint8_t)rd(&p, 1);
+		if (rd(&p, 3) != 0 || c->known > 1)
+			return FIELD;
+		c->withdrawn = (uint32_t)rd(&p, 4);
+		c->killed = (uint32_t)rd(&p, 4);
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_TASKS_Q: {
+		struct nl_msg_tasks_q *q = &f->tasks_q;
+
+		e = exact(len, 24);
+		if (e != NL_PROTO_OK)
+			return e;
+		q->req_id = rd(&p, 8);
+		q->submit_id = rd(&p, 8);
+		q->from = (uint32_t)rd(&p, 4);
+		q->max = (uint16_t)rd(&p, 2);
+		if (rd(&p, 2) != 0 || q->max == 0 || q->max > NL_FARM_TASKS_MAX ||
+		    q->submit_id == 0 || q->submit_id > UINT32_MAX)
+			return FIELD;
+		return NL_PROTO_OK;
+	}
+	case NL_MSG_TASKS: {
+		struct nl_msg_tasks *t = &f->tasks;
+
+		if (len < 24)
+			return TRUNC;
+		t->req_id = rd(&p, 8);
+		t->submit_id = rd(&p, 8);
+		t->known = (uint8_t)rd(&p, 1);
+		t->n = (uint8_t)rd(&p, 1);
+		t->more = (uint8_t)rd(&p, 1);
+		if (rd(&p, 1) != 0 || t->known > 1 || t->more > 1 || t->n > NL_FARM_TASKS_MAX)
+			return FIELD;
+		t->next = (uint32_t)rd(&p, 4);
+		e = exact(len, 24u + 28u * t->n);
+		if (e != NL_PROTO_OK)
+			return e;
+		for (unsigned int i = 0; i < t->n; i++) {
+			struct nl_farm_trec *r = &t->rec[i];
+
+			r->index = (uint32_t)rd(&p, 4);
+			r->state = (uint8_t)rd(&p, 1);
+			r->attempts = (uint8_t)rd(&p, 1);
+			if (rd(&p, 2) != 0 || r->state >= NL_FARM_T_MAX)
+				return FIELD;
+			r->status = (int32_t)(uint32_t)rd(&p, 4);
+			r->worker_id = (uint32_t)rd(&p, 4);
+			r->mach = (uint16_t)rd(&p, 2);
+			if (rd(&p, 2) != 0)
+				return FIELD;
+			r->queue_ms = (uint32_t)rd(&p, 4);
+			r->run_ms = (uint32_t)rd(&p, 4);
+		}
 		return NL_PROTO_OK;
 	}
 	case NL_MSG_KILL: { /* issue #33: task_id (8), token (4), mach (4), sub (2), reason (1), pad */
@@ -345,7 +452,7 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 
 		if (s->args_len > NL_PROTO_MAX_ARGS)
 			return -EINVAL;
-		if (48u + s->args_len > cap)
+		if (48u + s->args_len + (s->time_limit_ms ? 4u : 0u) > cap)
 			return -ENOSPC;
 		p = wr(p, s->task_id, 8);
 		p = wr(p, s->need, 8);
@@ -358,6 +465,8 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, s->attempt, 1);
 		memcpy(p, s->args, s->args_len);
 		p += s->args_len;
+		if (s->time_limit_ms != 0) /* #33: only when set (older appliances) */
+			p = wr(p, s->time_limit_ms, 4);
 		break;
 	}
 	case NL_MSG_STATUS_Q:
@@ -369,8 +478,10 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 	case NL_MSG_STATUS: {
 		const struct nl_msg_status *s = &f->status;
 
-		if (cap < 24 + 7 * 8)
+		if (cap < 24 + 7 * 8 + (s->has_tasks ? 4u * (1 + NL_FARM_T_MAX) : 0u))
 			return -ENOSPC;
+		if (s->has_tasks && s->t.n[0] != 0)
+			return -EINVAL;
 		p = wr(p, s->req_id, 8);
 		p = wr(p, s->submit_id, 8);
 		p = wr(p, s->known, 4);
@@ -382,13 +493,20 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, s->c.done_err, 8);
 		p = wr(p, s->c.lost, 8);
 		p = wr(p, s->c.running, 8);
+		if (s->has_tasks) { /* #33 */
+			p = wr(p, s->t.tasks, 4);
+			for (unsigned int i = 0; i < NL_FARM_T_MAX; i++)
+				p = wr(p, s->t.n[i], 4);
+		}
 		break;
 	}
 	case NL_MSG_TASKINFO: {
 		const struct nl_msg_taskinfo *t = &f->taskinfo;
 
-		if (cap < 32)
+		if (cap < (t->has_end ? 52u : 32u))
 			return -ENOSPC;
+		if (t->has_end && t->state > 4)
+			return -EINVAL;
 		p = wr(p, t->task_id, 8);
 		p = wr(p, t->worker_id, 4);
 		p = wr(p, t->slot, 4);
@@ -397,6 +515,90 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, t->disp_us, 4);
 		p = wr(p, t->run_us, 4);
 		p = wr(p, 0, 4);
+		if (t->has_end) { /* #33 */
+			p = wr(p, t->state, 1);
+			p = wr(p, 0, 3);
+			p = wr(p, t->run_ms, 4);
+			p = wr(p, t->queue_ms, 4);
+			p = wr(p, t->cpu_ms, 4);
+			p = wr(p, t->mem_kib, 4);
+		}
+		break;
+	}
+	case NL_MSG_CANCEL: {
+		const struct nl_msg_cancel *c = &f->cancel;
+
+		if (cap < 24)
+			return -ENOSPC;
+		if (c->all > 1 || c->submit_id == 0 || c->submit_id > UINT32_MAX)
+			return -EINVAL;
+		p = wr(p, c->req_id, 8);
+		p = wr(p, c->submit_id, 8);
+		p = wr(p, c->index, 4);
+		p = wr(p, c->all, 1);
+		p = wr(p, 0, 3);
+		break;
+	}
+	case NL_MSG_CANCELLED: {
+		const struct nl_msg_cancelled *c = &f->cancelled;
+
+		if (cap < 28)
+			return -ENOSPC;
+		if (c->known > 1)
+			return -EINVAL;
+		p = wr(p, c->req_id, 8);
+		p = wr(p, c->submit_id, 8);
+		p = wr(p, c->known, 1);
+		p = wr(p, 0, 3);
+		p = wr(p, c->withdrawn, 4);
+		p = wr(p, c->killed, 4);
+		break;
+	}
+	case NL_MSG_TASKS_Q: {
+		const struct nl_msg_tasks_q *q = &f->tasks_q;
+
+		if (cap < 24)
+			return -ENOSPC;
+		if (q->max == 0 || q->max > NL_FARM_TASKS_MAX || q->submit_id == 0 ||
+		    q->submit_id > UINT32_MAX)
+			return -EINVAL;
+		p = wr(p, q->req_id, 8);
+		p = wr(p, q->submit_id, 8);
+		p = wr(p, q->from, 4);
+		p = wr(p, q->max, 2);
+		p = wr(p, 0, 2);
+		break;
+	}
+	case NL_MSG_TASKS: {
+		const struct nl_msg_tasks *t = &f->tasks;
+
+		if (t->n > NL_FARM_TASKS_MAX || t->known > 1 || t->more > 1)
+			return -EINVAL;
+		if (cap < 24u + 28u * t->n)
+			return -ENOSPC;
+		p = wr(p, t->req_id, 8);
+		p = wr(p, t->submit_id, 8);
+		p = wr(p, t->known, 1);
+		p = wr(p, t->n, 1);
+		p = wr(p, t->more, 1);
+		p = wr(p, 0, 1);
+		p = wr(p, t->next, 4);
+		for (unsigned int i = 0; i < t->n; i++) {
+			const struct nl_farm_trec *r = &t->rec[i];
+
+			if (r->state >= NL_FARM_T_MAX)
+				return -EINVAL;
+			p = wr(p, r->index, 4);
+			p = wr(p, r->state, 1);
+			p = wr(p, r->attempts, 1);
+			p = wr(p, 0, 2);
+			p = wr(p, (uint32_t)r->status, 4);
+			p = wr(p, r->worker_id, 4);
+			p = wr(p, r->mach, 2);
+			p = wr(p, 0, 2);
+			p = wr(p, r->queue_ms, 4);
+			p = wr(p, r->run_ms, 4);
+		}
 		break;
 	}
 	case NL_MSG_KILL: {
@@ -423,11 +625,20 @@ nl_farm_type_name(unsigned int type)
 {
 	static const char *const n[NL_FARM_TYPE_MAX - NL_FARM_TYPE_MIN + 1] = {
 		"CMDS", "MACHAD", "REGISTER", "REGISTERED", "FSUBMIT", "STATUS_Q", "STATUS",
-		"TASKINFO", "KILL",
+		"TASKINFO", "KILL", "CANCEL", "CANCELLED", "TASKS_Q", "TASKS",
 	};
 
 	return nl_farm_type(type) && n[type - NL_FARM_TYPE_MIN] != NULL ?
 		       n[type - NL_FARM_TYPE_MIN] : "?";
+}
+
+const char *
+nl_farm_tstate_name(unsigned int state)
+{
+	static const char *const n[NL_FARM_T_MAX] = { "none", "queued", "running", "ok", "failed",
+						      "timeout", "cancelled", "rejected" };
+
+	return state < NL_FARM_T_MAX ? n[state] : "?";
 }
 
 const char *

@@ -42,6 +42,26 @@ enum nl_farm_msg_type {
 	NL_MSG_STATUS = 30,     /**< appliance -> client: counters of a submit id */
 	NL_MSG_TASKINFO = 31,   /**< appliance -> client: where and when a farm task ran */
 	NL_MSG_KILL = 32,       /**< appliance -> worker: end one sub-task (issue #33) */
+	/* issue #33, client side: */
+	NL_MSG_CANCEL = 33,     /**< client -> appliance: cancel a batch or one of its tasks */
+	NL_MSG_CANCELLED = 34,  /**< appliance -> client: what the CANCEL withdrew and killed */
+	NL_MSG_TASKS_Q = 35,    /**< client -> appliance: per-task records of a batch, from an index */
+	NL_MSG_TASKS = 36,      /**< appliance -> client: up to NL_FARM_TASKS_MAX of them */
+};
+
+#define NL_FARM_TASKS_MAX 40u  /**< task records per TASKS message */
+
+/** A farm task's state (--status, TASKS, the appliance's records; issue #33 item 5). */
+enum nl_farm_tstate {
+	NL_FARM_T_NONE = 0,
+	NL_FARM_T_QUEUED = 1,    /**< accepted, not dispatched yet */
+	NL_FARM_T_RUNNING = 2,   /**< dispatched to a machine (running or queued there) */
+	NL_FARM_T_OK = 3,        /**< ended, every sub-task exited 0 */
+	NL_FARM_T_FAILED = 4,    /**< ended with a non-zero exit, could not start, lost */
+	NL_FARM_T_TIMEOUT = 5,   /**< killed at its wall-clock limit */
+	NL_FARM_T_CANCELLED = 6, /**< withdrawn or killed by a CANCEL */
+	NL_FARM_T_REJECTED = 7,  /**< refused after acceptance: no machine matches, bad task */
+	NL_FARM_T_MAX
 };
 
 /** KILL reason. */
@@ -104,6 +124,8 @@ struct nl_msg_fsubmit {
 	uint8_t attempt;                    /**< the submitter's attempt 1..255 of this task id;
 					     *   0 = not given (resends then match only in flight) */
 	uint8_t args[64];
+	uint32_t time_limit_ms;             /**< #33: wall-clock limit, 0 = none; on the wire
+					     *   after args only when non-zero (older peers) */
 };
 
 struct nl_msg_status_q {
@@ -122,11 +144,66 @@ struct nl_farm_counts {
 	uint64_t running;    /**< accepted and not ended */
 };
 
+/** #33: tasks (not attempts) of one batch by state, from the appliance's records. */
+struct nl_farm_tcounts {
+	uint32_t tasks;                     /**< tasks the appliance has a record of */
+	uint32_t n[NL_FARM_T_MAX];          /**< per enum nl_farm_tstate (n[0] unused) */
+};
+
 struct nl_msg_status {
 	uint64_t req_id;
 	uint64_t submit_id;
 	uint32_t known;      /**< 1 when the appliance has counters for it */
 	struct nl_farm_counts c;
+	uint8_t has_tasks;   /**< #33: t follows (appended; older appliances: 0) */
+	struct nl_farm_tcounts t;
+};
+
+/** #33: CANCEL a whole batch (all = 1) or its task `index`. */
+struct nl_msg_cancel {
+	uint64_t req_id;
+	uint64_t submit_id;                 /**< 1..2^32-1 */
+	uint32_t index;
+	uint8_t all;
+};
+
+/** #33: the answer to a CANCEL (each task's own final answer goes to its submitter). */
+struct nl_msg_cancelled {
+	uint64_t req_id;
+	uint64_t submit_id;
+	uint8_t known;                      /**< 0: no such batch (or another principal's) */
+	uint32_t withdrawn;                 /**< queued tasks withdrawn */
+	uint32_t killed;                    /**< running tasks whose sub-tasks were sent KILL */
+};
+
+/** #33: ask for the records of a batch's tasks of index >= from (at most max). */
+struct nl_msg_tasks_q {
+	uint64_t req_id;
+	uint64_t submit_id;
+	uint32_t from;
+	uint16_t max;                       /**< 1..NL_FARM_TASKS_MAX */
+};
+
+/** One task's record. */
+struct nl_farm_trec {
+	uint32_t index;
+	uint8_t state;                      /**< enum nl_farm_tstate */
+	uint8_t attempts;                   /**< the submitter's attempt numbers seen, highest */
+	int32_t status;                     /**< exit status of the last run (-1: none) */
+	uint32_t worker_id;
+	uint16_t mach;                      /**< worker-local machine index */
+	uint32_t queue_ms;                  /**< accepted to dispatched, plus queued on the worker */
+	uint32_t run_ms;                    /**< the command's run time */
+};
+
+struct nl_msg_tasks {
+	uint64_t req_id;
+	uint64_t submit_id;
+	uint8_t known;
+	uint8_t n;                          /**< 0..NL_FARM_TASKS_MAX */
+	uint8_t more;                       /**< 1: ask again from next */
+	uint32_t next;
+	struct nl_farm_trec rec[NL_FARM_TASKS_MAX];
 };
 
 /** Where a farm task ran (sent just before its COMPLETE). */
@@ -138,6 +215,14 @@ struct nl_msg_taskinfo {
 	uint16_t n_split;
 	uint32_t disp_us;    /**< ingress to sub-task 0's (last) DISPATCH at the appliance [us] */
 	uint32_t run_us;     /**< that DISPATCH to the task's end [us] */
+	/* #33, appended (an older appliance's 32-byte body decodes as has_end = 0) */
+	uint8_t has_end;
+	uint8_t state;       /**< enum nl_done_state of its worst sub-task (0 exited, 1 timeout,
+			      *   2 cancelled, 3 could not start, 4 memory limit) */
+	uint32_t run_ms;     /**< the command's run time on the worker (longest sub-task) */
+	uint32_t queue_ms;   /**< queued at the appliance and on the worker before it started */
+	uint32_t cpu_ms;     /**< CPU time, all sub-tasks */
+	uint32_t mem_kib;    /**< peak memory (largest sub-task) */
 };
 
 /** End one sub-task (issue #33): the worker kills its whole cgroup (or process group) if it
@@ -161,6 +246,10 @@ union nl_msg_farm {
 	struct nl_msg_status_q status_q;
 	struct nl_msg_status status;
 	struct nl_msg_taskinfo taskinfo;
+	struct nl_msg_cancel cancel;
+	struct nl_msg_cancelled cancelled;
+	struct nl_msg_tasks_q tasks_q;
+	struct nl_msg_tasks tasks;
 	struct nl_msg_kill kill;
 };
 
@@ -171,6 +260,9 @@ nl_farm_type(unsigned int type)
 {
 	return type >= NL_FARM_TYPE_MIN && type <= NL_FARM_TYPE_MAX;
 }
+
+/** Printable task state ("queued", "running", "ok", ...; "?" outside). @par Context Pure. */
+const char *nl_farm_tstate_name(unsigned int state);
 
 /**
  * A valid command name: 1..NL_FARM_NAME_MAX bytes of [A-Za-z0-9_.+-].

@@ -30,6 +30,13 @@
 
 #define MAXN 32u
 
+/* Default matchmaking cost per (job, record) [ns]: one Requirements + Rank evaluation of the
+ * default job ad by managers/classad, measured once by nl_gsched_match_cost() (fastest of 10
+ * batches of 2,000) on a release build pinned to one CPU (taskset -c 1), 3 runs: 95.6, 95.8,
+ * 96.0 ns. Fixed so results do not depend on how busy the host is; `match_cost_ns = auto`
+ * measures the host instead. */
+#define NL_GSIM_MATCH_COST_NS 96.0
+
 /* The job ad of every experiment: any node with a free core and enough memory; prefer big
  * memory, then many cores (HTCondor syntax, evaluated by managers/classad). */
 static const char default_job_ad[] =
@@ -84,6 +91,7 @@ struct gcfg {
 	unsigned int n_s, s_trials, s_curve_n, stop_k;
 	double nat_pct[MAXN];
 	unsigned int n_nat, nat_n, nat_trials;
+	bool nat_blind; /* [nat] peers = blind: initiators cannot tell NAT'd nodes (default) */
 	double t2_nodes[MAXN], t2_loads[MAXN];
 	unsigned int n_t2n, n_t2l;
 	double f9_counts[MAXN];
@@ -103,6 +111,14 @@ get_u(struct nl_cfg *cfg, const char *sec, const char *key, unsigned int *out, u
 	int rc = nl_cfg_get_u64(cfg, sec, key, &v, min, max, false);
 
 	*out = (unsigned int)v;
+	return rc < 0 ? rc : 0;
+}
+
+static int
+get_bool(struct nl_cfg *cfg, const char *sec, const char *key, bool *out)
+{
+	int rc = nl_cfg_get_bool(cfg, sec, key, out, false);
+
 	return rc < 0 ? rc : 0;
 }
 
@@ -250,15 +266,28 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "rule", rules, &u, false)) < 0)
 		return rc;
 	b->rule = (enum nl_gossip_rule)u;
+	static const char *const refresh[] = { "every-exchange", "on-change", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "refresh", refresh, &u, false)) < 0)
+		return rc;
+	b->refresh_on_change = u == 1;
+	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
+				    "refresh = on-change needs view_engine = library");
 	if (b->rule == NL_GOSSIP_STOP_K && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "rule"),
 				    "the stop-k rule needs view_engine = library (the sweep "
 				    "assumes whole-view exchanges)");
-	g->match_auto = true;
+	/* fixed by default, so a result does not move with the host's load; `auto` measures */
+	g->match_auto = false;
+	b->match_cost_s = NL_GSIM_MATCH_COST_NS * 1e-9;
 	rc = nl_cfg_get_str(cfg, s, "match_cost_ns", &str, false);
 	if (rc < 0)
 		return rc;
-	if (rc == 1 && strcmp(str, "auto") != 0) {
+	if (rc == 1 && strcmp(str, "auto") == 0) {
+		g->match_auto = true;
+	} else if (rc == 1) {
 		if ((rc = get_d(cfg, s, "match_cost_ns", &d, 0, 1e9)) < 0)
 			return rc;
 		b->match_cost_s = d * 1e-9;
@@ -307,7 +336,8 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	s = "central";
 	if ((rc = get_d(cfg, s, "negotiator_interval_s", &b->neg_interval_s, 0.001, 86400)) < 0 ||
 	    (rc = get_d(cfg, s, "update_interval_s", &b->update_interval_s, 0.001, 86400)) < 0 ||
-	    (rc = get_d(cfg, s, "record_rtts", &b->rec_rtts, 0, 100)) < 0)
+	    (rc = get_d(cfg, s, "record_rtts", &b->rec_rtts, 0, 100)) < 0 ||
+	    (rc = get_bool(cfg, s, "update_on_change", &b->update_on_change)) < 0)
 		return rc;
 	d = b->rec_cost_s * 1e3;
 	if ((rc = get_d(cfg, s, "record_cost_ms", &d, 0, 1e6)) < 0)
@@ -351,12 +381,21 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 		return rc;
 	g->nat_n = 1000;
 	g->nat_trials = 10;
+	g->nat_blind = true;
 	if (g->on[E_NAT] &&
 	    ((rc = nl_cfg_get_list(cfg, "nat", "nat_pct", g->nat_pct, MAXN, &g->n_nat, 0, 95,
 				   true)) < 0 ||
 	     (rc = get_u(cfg, "nat", "nodes", &g->nat_n, 2, 1000000)) < 0 ||
 	     (rc = get_u(cfg, "nat", "trials", &g->nat_trials, 1, 10000)) < 0))
 		return rc;
+	if (g->on[E_NAT]) {
+		static const char *const peers[] = { "blind", "flagged", NULL };
+
+		u = 0;
+		if ((rc = nl_cfg_get_enum(cfg, "nat", "peers", peers, &u, false)) < 0)
+			return rc;
+		g->nat_blind = u == 0;
+	}
 	if (g->on[E_T2] &&
 	    ((rc = get_nodes(cfg, "table2", g->t2_nodes, &g->n_t2n, true)) < 0 ||
 	     (rc = nl_cfg_get_list(cfg, "table2", "loads", g->t2_loads, MAXN, &g->n_t2l, 0.001,
@@ -479,6 +518,7 @@ add_spread(struct pool *p, const struct gcfg *g, unsigned int exp, unsigned int 
 		if (t == NULL)
 			return -ENOMEM;
 		t->pc = (struct nl_gspread_cfg){ .n_nodes = n, .nat_share = nat, .max_rounds = 150,
+						 .nat_blind = exp == E_NAT && g->nat_blind,
 						 .seed = mix(g->seed, 1000 + exp, n * 131 + i, k),
 						 .g = { .fanout = g->base.fanout, .mode = mode,
 							.rule = rule, .stop_k = g->stop_k } };
@@ -572,6 +612,7 @@ wait_runs(struct pool *p)
 /* Mean utilization (and other figures) over the replicas of (exp, i, j, sys). */
 struct agg {
 	double util, age, cycle, rec;
+	double recs_per_x; /* gossip records per exchange (library engine; NAN with the sweep) */
 	unsigned int n;
 };
 
@@ -580,6 +621,8 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 	  enum nl_gsched_sys sys)
 {
 	struct agg a = { 0 };
+	uint64_t x = 0, r = 0;
+	bool lib = false;
 
 	for (size_t k = 0; k < p->n; k++) {
 		const struct task *t = &p->t[k];
@@ -590,6 +633,9 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.age += t->sr.info_age_s;
 		a.cycle += t->sr.cycle_s;
 		a.rec += t->sr.rec_cost_s;
+		x += t->sr.exchanges;
+		r += t->sr.recs_sent;
+		lib |= t->sc.view == NL_GSCHED_VIEW_LIBRARY;
 		a.n++;
 	}
 	if (a.n > 0) {
@@ -598,11 +644,14 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.cycle /= a.n;
 		a.rec /= a.n;
 	}
+	a.recs_per_x = lib && x > 0 ? (double)r / (double)x : NAN;
 	return a;
 }
 
 struct sagg {
 	double rounds_all, rounds_conv, share, never;
+	double recs_per_x;  /* copies of the record sent per exchange opened */
+	double recs_per_node; /* copies of the record sent per node over the whole spread */
 	double curve[NL_GSPREAD_MAX_ROUNDS + 1];
 	unsigned int n, n_curve;
 };
@@ -612,6 +661,8 @@ agg_spread(const struct pool *p, unsigned int exp, unsigned int i, unsigned int 
 {
 	struct sagg a;
 	unsigned int reached = 0;
+	uint64_t x = 0, sent = 0;
+	double nodes = 0;
 
 	memset(&a, 0, sizeof(a));
 	for (size_t k = 0; k < p->n; k++) {
@@ -625,6 +676,9 @@ agg_spread(const struct pool *p, unsigned int exp, unsigned int i, unsigned int 
 			reached++;
 		}
 		a.rounds_conv += t->pr.rounds_conv;
+		x += t->pr.exchanges;
+		sent += t->pr.recs_sent;
+		nodes += t->pc.n_nodes;
 		a.share += t->pr.final_share;
 		for (unsigned int r = 0; r <= NL_GSPREAD_MAX_ROUNDS; r++)
 			a.curve[r] += r < t->pr.n_share ? t->pr.share[r] : t->pr.final_share;
@@ -636,6 +690,8 @@ agg_spread(const struct pool *p, unsigned int exp, unsigned int i, unsigned int 
 		a.never = (double)(a.n - reached) / a.n;
 		a.rounds_conv /= a.n;
 		a.share /= a.n;
+		a.recs_per_x = x ? (double)sent / (double)x : 0;
+		a.recs_per_node = nodes > 0 ? (double)sent / nodes : 0;
 		for (unsigned int r = 0; r <= NL_GSPREAD_MAX_ROUNDS; r++)
 			a.curve[r] /= a.n;
 	}
@@ -697,6 +753,20 @@ gp_head(struct out *o, const char *png, const char *title, const char *xl, const
 		".", png, title, paper, xl, yl);
 }
 
+/* Rounds for one record to reach all N nodes, anti-entropy, fan-out f. Push-pull: while few
+ * know it, each informed node pushes to f peers and is pulled by about f, so the informed
+ * count grows (1 + 2f)-fold a round; at the end an uninformed node stays so only if its f
+ * pulls all hit uninformed nodes, u -> u^(1+f), which takes log_(1+f) ln N rounds (f = 1:
+ * Karp, Schindelhauer, Shenker, Vöcking, FOCS 2000). Push: (1 + f)-fold, then u -> u e^-f,
+ * i.e. ln N / f rounds (f = 1: Pittel 1987, log2 N + ln N). */
+static double
+theory_rounds(unsigned int n, unsigned int f, bool push_pull)
+{
+	if (push_pull)
+		return log(n) / log(1.0 + 2 * f) + log(log(n)) / log(1.0 + f);
+	return log(n) / log(1.0 + f) + log(n) / f;
+}
+
 /* crossover: the smallest node count of the list from which gossip >= central. */
 static double
 crossover(const double *nodes, unsigned int n, const double *uc, const double *ug)
@@ -722,15 +792,15 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		if (f == NULL)
 			return -errno;
 		fprintf(f, "nodes,util_central,util_gossip,ratio,age_central_s,age_gossip_s,"
-			   "collect_cycle_s,record_cost_s,replicas\n");
+			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange\n");
 		for (unsigned int i = 0; i < g->n_t1; i++) {
 			struct agg c = agg_sched(p, E_T1, i, 0, NL_GSCHED_CENTRAL);
 			struct agg q = agg_sched(p, E_T1, i, 0, NL_GSCHED_GOSSIP);
 			unsigned int n = (unsigned int)g->t1_nodes[i];
 
-			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u\n", n, c.util, q.util,
-				c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
-				c.n ? c.n : q.n);
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f\n", n, c.util,
+				q.util, c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
+				c.n ? c.n : q.n, q.recs_per_x);
 			if (c.n)
 				summ(o, "util_central_%u=%.4f", n, c.util);
 			if (q.n)
@@ -748,16 +818,21 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		f = csv_open(o, "rounds.csv", config, g->seed);
 		if (f == NULL)
 			return -errno;
-		fprintf(f, "nodes,mode,rounds_mean,theory_rounds,trials\n");
+		fprintf(f, "nodes,mode,fanout,rounds_mean,theory_rounds,records_per_exchange,"
+			   "trials\n");
 		for (unsigned int i = 0; i < g->n_r; i++) {
-			unsigned int n = (unsigned int)g->r_nodes[i];
+			unsigned int n = (unsigned int)g->r_nodes[i], fo = g->base.fanout;
 			struct sagg pp = agg_spread(p, E_ROUNDS, i, 0), pu = agg_spread(p, E_ROUNDS, i, 1);
 
-			fprintf(f, "%u,push-pull,%.3f,%.3f,%u\n", n, pp.rounds_all,
-				log(n) / log(3) + log(log(n)), pp.n);
-			fprintf(f, "%u,push,%.3f,%.3f,%u\n", n, pu.rounds_all, log2(n) + log(n), pu.n);
-			summ(o, "rounds_pp_%u=%.2f rounds_push_%u=%.2f", n, pp.rounds_all, n,
-			     pu.rounds_all);
+			fprintf(f, "%u,push-pull,%u,%.3f,%.3f,%.4f,%u\n", n, fo, pp.rounds_all,
+				theory_rounds(n, fo, true), pp.recs_per_x, pp.n);
+			fprintf(f, "%u,push,%u,%.3f,%.3f,%.4f,%u\n", n, fo, pu.rounds_all,
+				theory_rounds(n, fo, false), pu.recs_per_x, pu.n);
+			summ(o, "rounds_pp_f%u_%u=%.2f rounds_push_f%u_%u=%.2f", fo, n, pp.rounds_all,
+			     fo, n, pu.rounds_all);
+			if (fo == 1) /* the historical keys, fan-out 1 only */
+				summ(o, "rounds_pp_%u=%.2f rounds_push_%u=%.2f", n, pp.rounds_all, n,
+				     pu.rounds_all);
 		}
 		fclose(f);
 	}
@@ -767,17 +842,29 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 			return -errno;
 		fprintf(f, "nodes,share_push_stopk,share_pp_stopk,share_pp_antientropy,"
 			   "rounds_conv_push_stopk,rounds_conv_pp_stopk,rounds_all_pp_antientropy,"
-			   "trials\n");
+			   "recs_per_node_push_stopk,recs_per_node_pp_stopk,recs_per_node_pp_antientropy,"
+			   "recs_per_exchange_push_stopk,recs_per_exchange_pp_stopk,"
+			   "recs_per_exchange_pp_antientropy,trials\n");
 		for (unsigned int i = 0; i < g->n_s; i++) {
 			unsigned int n = (unsigned int)g->s_nodes[i];
 			struct sagg a[3];
 
 			for (unsigned int v = 0; v < 3; v++)
 				a[v] = agg_spread(p, E_SPREAD, i, v);
-			fprintf(f, "%u,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%u\n", n, a[0].share, a[1].share,
-				a[2].share, a[0].rounds_conv, a[1].rounds_conv, a[2].rounds_all, a[0].n);
-			summ(o, "share_paperrule_%u=%.4f share_pp_stopk_%u=%.4f", n, a[0].share, n,
-			     a[1].share);
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%u\n",
+				n, a[0].share, a[1].share, a[2].share, a[0].rounds_conv,
+				a[1].rounds_conv, a[2].rounds_all, a[0].recs_per_node,
+				a[1].recs_per_node, a[2].recs_per_node, a[0].recs_per_x,
+				a[1].recs_per_x, a[2].recs_per_x, a[0].n);
+			summ(o, "share_paperrule_f%u_%u=%.4f share_pp_stopk_f%u_%u=%.4f",
+			     g->base.fanout, n, a[0].share, g->base.fanout, n, a[1].share);
+			if (g->base.fanout == 1) /* the historical keys, fan-out 1 only */
+				summ(o, "share_paperrule_%u=%.4f share_pp_stopk_%u=%.4f", n,
+				     a[0].share, n, a[1].share);
+			summ(o, "recs_node_paperrule_f%u_%u=%.3f recs_node_pp_stopk_f%u_%u=%.3f "
+				"recs_node_pp_ae_f%u_%u=%.3f", g->base.fanout, n, a[0].recs_per_node,
+			     g->base.fanout, n, a[1].recs_per_node, g->base.fanout, n,
+			     a[2].recs_per_node);
 		}
 		fclose(f);
 		f = csv_open(o, "fig7.csv", config, g->seed);
@@ -816,14 +903,17 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		if (f == NULL)
 			return -errno;
 		fprintf(f, "nat_pct,share_stopk,rounds_converged_stopk,share_antientropy,"
-			   "rounds_all_antientropy,trials\n");
+			   "rounds_all_antientropy,recs_per_node_stopk,trials\n");
 		for (unsigned int i = 0; i < g->n_nat; i++) {
 			struct sagg a = agg_spread(p, E_NAT, i, 0), b = agg_spread(p, E_NAT, i, 1);
 
-			fprintf(f, "%g,%.4f,%.2f,%.4f,%.2f,%u\n", g->nat_pct[i], a.share, a.rounds_conv,
-				b.share, b.rounds_all, a.n);
-			summ(o, "nat%g_share=%.4f nat%g_rounds=%.2f", g->nat_pct[i], a.share,
-			     g->nat_pct[i], a.rounds_conv);
+			fprintf(f, "%g,%.4f,%.2f,%.4f,%.2f,%.3f,%u\n", g->nat_pct[i], a.share,
+				a.rounds_conv, b.share, b.rounds_all, a.recs_per_node, a.n);
+			summ(o, "nat%g_share_f%u=%.4f nat%g_rounds_f%u=%.2f", g->nat_pct[i],
+			     g->base.fanout, a.share, g->nat_pct[i], g->base.fanout, a.rounds_conv);
+			if (g->base.fanout == 1) /* the historical keys, fan-out 1 only */
+				summ(o, "nat%g_share=%.4f nat%g_rounds=%.2f", g->nat_pct[i], a.share,
+				     g->nat_pct[i], a.rounds_conv);
 		}
 		fclose(f);
 		gp_head(o, "fig8.png", "Fig. 8: nodes behind NAT (push-pull, f = 1)",

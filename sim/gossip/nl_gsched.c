@@ -102,6 +102,7 @@ struct sim {
 	uint32_t *uheap;      /* min-heap of nodes by next_upd */
 	uint8_t *in_uheap;    /* [n] node is in uheap (at most once) */
 	size_t un;
+	uint32_t *upos;       /* [n] position in uheap (valid while in_uheap) */
 	bool coll_busy;
 	double cycle_start, cycle_sum;
 	uint64_t cycles, coll_recs;
@@ -552,6 +553,13 @@ lib_self(struct sim *s, uint32_t x, double t)
 	} else {
 		r.free_cores = 0; /* a scheduling node offers no cores */
 	}
+	if (s->c->refresh_on_change) {
+		const struct nl_gossip_rec *o = nl_gossip_view_find_st(s->view[x], x);
+
+		if (o != NULL && o->state == NL_GOSSIP_UP && o->free_cores == r.free_cores &&
+		    t - o->created_s < s->c->lifetime_s - s->c->period_s)
+			return; /* nothing changed and the record is not about to expire */
+	}
 	s->oom |= nl_gossip_set_self_st(s->view[x], &r) == -ENOMEM;
 }
 
@@ -680,20 +688,29 @@ upd_less(const struct sim *s, uint32_t a, uint32_t b)
 	return s->next_upd[a] < s->next_upd[b] || (s->next_upd[a] == s->next_upd[b] && a < b);
 }
 
+/* Move the entry at position i up while it is earlier than its parent. */
 static void
-uheap_push(struct sim *s, uint32_t x)
+uheap_up(struct sim *s, size_t i)
 {
-	size_t i;
+	uint32_t x = s->uheap[i];
 
-	if (s->in_uheap[x])
-		return;
-	s->in_uheap[x] = 1;
-	i = s->un++;
 	while (i > 0 && upd_less(s, x, s->uheap[(i - 1) / 2])) {
 		s->uheap[i] = s->uheap[(i - 1) / 2];
+		s->upos[s->uheap[i]] = (uint32_t)i;
 		i = (i - 1) / 2;
 	}
 	s->uheap[i] = x;
+	s->upos[x] = (uint32_t)i;
+}
+
+static void
+uheap_push(struct sim *s, uint32_t x)
+{
+	if (s->in_uheap[x])
+		return;
+	s->in_uheap[x] = 1;
+	s->uheap[s->un] = x;
+	uheap_up(s, s->un++);
 }
 
 static uint32_t
@@ -713,9 +730,11 @@ uheap_pop(struct sim *s)
 		if (!upd_less(s, s->uheap[m], last))
 			break;
 		s->uheap[i] = s->uheap[m];
+		s->upos[s->uheap[i]] = (uint32_t)i;
 		i = m;
 	}
 	s->uheap[i] = last;
+	s->upos[last] = (uint32_t)i;
 	return top;
 }
 
@@ -723,10 +742,13 @@ uheap_pop(struct sim *s)
 static void
 collect_next(struct sim *s)
 {
-	if (s->coll_busy || s->un == 0)
+	if (s->coll_busy)
 		return;
-	uint32_t i = s->uheap[0];
+	uint32_t i;
 
+	if (s->un == 0)
+		return;
+	i = s->uheap[0];
 	if (s->next_upd[i] > s->now) {
 		heap_push(s, s->next_upd[i], EV_COLLECT, UINT32_MAX, 0, 0, 0);
 		return;
@@ -750,12 +772,35 @@ collect_next(struct sim *s)
 	heap_push(s, s->now + cost, EV_COLLECT, i, 0, 0, 0);
 }
 
+/* Node i's state changed: with update_on_change it sends an update now (one waiting at most). */
+static void
+central_changed(struct sim *s, uint32_t i)
+{
+	if (s->c->sys != NL_GSCHED_CENTRAL || !s->c->update_on_change)
+		return;
+	if (!s->in_uheap[i])
+		return; /* being taken now: collect_done() sends another if it changed since */
+	if (s->next_upd[i] > s->now) {
+		/* the update leaves now, in arrival order with the others (one per node) */
+		s->next_upd[i] = s->now;
+		uheap_up(s, s->upos[i]);
+	}
+	collect_next(s);
+}
+
 static void
 collect_done(struct sim *s, uint32_t i)
 {
 	s->coll_busy = false;
 	s->coll_recv[i] = s->now;
-	s->next_upd[i] += s->c->update_interval_s;
+	if (!s->c->update_on_change) {
+		s->next_upd[i] += s->c->update_interval_s;
+	} else if ((int32_t)s->nd[i].free != s->coll_free[i] || s->nd[i].st != s->coll_st[i]) {
+		s->next_upd[i] = s->now; /* changed while it was being taken: send again */
+	} else {
+		/* the periodic timer restarts from the update just sent */
+		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s;
+	}
 	uheap_push(s, i);
 	if (++s->coll_count >= s->n) {
 		s->cycle_sum += s->now - s->cycle_start;
@@ -815,8 +860,11 @@ add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 		 * records would have arrived */
 		lib_self(s, a, t);
 		lib_self(s, b, t);
+		struct nl_gossip_xstats xs = { 0 };
+
 		s->oom |= nl_gossip_exchange_st(s->view[a], s->view[b], &s->gcfg, t, &s->scr,
-						NULL) != 0;
+						&xs) != 0;
+		s->res->recs_sent += xs.recs_sent;
 		s->res->exchanges++;
 		if (b >= s->n && s->c->mode != NL_GOSSIP_PULL)
 			request_pass(s, b - s->n, t + lat, true);
@@ -888,6 +936,7 @@ ev_ask(struct sim *s, const struct ev *e)
 		hist_add(nd, s->now, (int8_t)k);
 		heap_push(s, s->now + e->x, EV_JOB_END, e->a, nd->inc, 0, 0);
 		s->res->started++;
+		central_changed(s, e->a);
 	} else if (nd->st == ST_DOWN) {
 		back = s->c->ask_timeout_s; /* no answer: the scheduler times out */
 	}
@@ -938,6 +987,7 @@ handle(struct sim *s, const struct ev *e)
 		nd->free++;
 		s->busy--;
 		hist_add(nd, s->now, -1);
+		central_changed(s, e->a);
 		break;
 	case EV_ASK:
 		ev_ask(s, e);
@@ -1097,6 +1147,7 @@ sim_free(struct sim *s)
 	free(s->next_upd);
 	free(s->uheap);
 	free(s->in_uheap);
+	free(s->upos);
 	free(s->cand);
 	free(s->cand_rank);
 	free(s->tmp_c);
@@ -1224,6 +1275,9 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		s->next_upd = malloc(s->n * sizeof(double));
 		s->uheap = malloc(s->n * sizeof(uint32_t));
 		s->in_uheap = calloc(s->n, 1);
+		s->upos = malloc(s->n * sizeof(uint32_t));
+		if (s->upos == NULL)
+			return -ENOMEM;
 		if (s->coll_t == NULL || s->coll_recv == NULL || s->coll_free == NULL ||
 		    s->coll_st == NULL || s->next_upd == NULL || s->uheap == NULL ||
 		    s->in_uheap == NULL)

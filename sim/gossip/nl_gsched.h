@@ -86,6 +86,10 @@ struct nl_gsched_cfg {
 	enum nl_gossip_rule rule;  /**< anti-entropy, or stop-k (library views only) */
 	unsigned int stop_k;       /**< k of the stop rule */
 	enum nl_gsched_view view;  /**< view engine */
+	/** Library engine: a participant remakes its own record only when its state changed
+	 *  (free cores) or when the record it holds is within a period of its lifetime, instead
+	 *  of at every exchange. Under stop-k an idle node is then not re-announced. */
+	bool refresh_on_change;
 	double nat_share;          /**< compute nodes behind NAT, [0, 1) */
 	unsigned int cores;        /**< cores per node (jobs use one) */
 	double job_min_s, job_max_s; /**< job length, uniform [s] */
@@ -94,6 +98,8 @@ struct nl_gsched_cfg {
 	double rejoin_s;           /**< a failed or gone node comes back after this [s] */
 	double neg_interval_s;     /**< negotiation cycle (central) [s] */
 	double update_interval_s;  /**< record updates to the collector (central) [s] */
+	bool update_on_change;     /**< central: a node also sends an update when its state
+				    *   changes (a job starts or ends), as HTCondor's startd does */
 	double rec_rtts;           /**< round trips per collected record (central) */
 	double rec_cost_s;         /**< fixed cost per collected record (central) [s] */
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
@@ -118,6 +124,8 @@ struct nl_gsched_res {
 	uint64_t refused;          /**< asks refused (busy, failed or gone node) */
 	uint64_t requeued;         /**< jobs lost on a failed node or a leaving one, run again */
 	uint64_t exchanges;        /**< gossip exchanges opened */
+	uint64_t recs_sent;        /**< records carried by them, both directions (library engine
+				    *   only: the sweep exchanges whole views and counts none) */
 	uint64_t sweeps;           /**< view recomputations (gossip) */
 	uint64_t evals;            /**< ClassAd evaluations really run */
 	uint64_t fails, leaves, joins;

@@ -79,9 +79,11 @@ nl_gspread_run(const struct nl_gspread_cfg *c, struct nl_gspread_res *res)
 			uint32_t peer[NL_GOSSIP_MAX_FANOUT];
 			unsigned int np = 0;
 
-			/* f distinct contactable peers other than i (the membership = the view) */
+			/* f distinct peers other than i (the membership = the view): contactable
+			 * ones, or any when the initiator cannot tell who is behind NAT */
 			for (unsigned int t = 0; np < c->g.fanout && t < 64 * c->g.fanout; t++) {
-				uint32_t p = mem[nl_rng_u64(&rng) % n_mem];
+				uint32_t p = c->nat_blind ? (uint32_t)(nl_rng_u64(&rng) % n) :
+							    mem[nl_rng_u64(&rng) % n_mem];
 				bool dup = p == i;
 
 				for (unsigned int j = 0; j < np; j++)
@@ -95,7 +97,12 @@ nl_gspread_run(const struct nl_gspread_cfg *c, struct nl_gspread_res *res)
 				size_t n_ack, n_new;
 
 				res->exchanges++;
+				if (nat[p]) {
+					res->failed++; /* nobody can open a connection to it */
+					continue;
+				}
 				if (c->g.mode != NL_GOSSIP_PULL && has[i]) {
+					res->recs_sent++;
 					if (nl_gossip_receive_st(v[p], &msg[i], 1, now, &ack, &n_ack,
 								 &n_new) != 0)
 						goto nomem;
@@ -104,6 +111,7 @@ nl_gspread_run(const struct nl_gspread_cfg *c, struct nl_gspread_res *res)
 					changed |= n_new > 0;
 				}
 				if (c->g.mode != NL_GOSSIP_PUSH && has[p]) {
+					res->recs_sent++;
 					if (nl_gossip_receive_st(v[i], &msg[p], 1, now, &ack, &n_ack,
 								 &n_new) != 0)
 						goto nomem;

@@ -8,7 +8,8 @@
  *
  * Model. Every node holds an nl_gossip view. At round 0 one random node creates a new record.
  * In each round every node opens one exchange with each of f peers drawn uniformly among the
- * contactable nodes (not NAT'd, not itself): the views hold every node's record, so drawing
+ * contactable nodes (not NAT'd, not itself) or, with nat_blind, among all other nodes (a NAT'd
+ * one then refuses the connection: paper §5.1.2): the views hold every node's record, so drawing
  * from the membership is drawing from the view; only the tracked record is stored, since the
  * others are identical everywhere and an exchange of identical records changes nothing.
  * Rounds are synchronous: what a node sends in round r is what it held at the start of round
@@ -17,6 +18,7 @@
 #ifndef NL_GSPREAD_H
 #define NL_GSPREAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nl_gossip.h"
@@ -32,6 +34,10 @@ extern "C" {
 struct nl_gspread_cfg {
 	uint32_t n_nodes;          /**< N >= 2 */
 	double nat_share;          /**< share of nodes behind NAT, [0, 1) */
+	/** Initiators do not know who is behind NAT: peers are drawn among all other nodes and
+	 *  a draw of a NAT'd node is a connection that fails (the turn is lost, nothing is
+	 *  exchanged). false: NAT'd nodes are never drawn (their records carry the flag). */
+	bool nat_blind;
 	struct nl_gossip_cfg g;    /**< fan-out, mode, rule, k */
 	unsigned int max_rounds;   /**< stop after this many rounds, <= NL_GSPREAD_MAX_ROUNDS */
 	uint64_t seed;
@@ -44,7 +50,12 @@ struct nl_gspread_res {
 	double final_share;        /**< share of nodes holding it at the end */
 	double share[NL_GSPREAD_MAX_ROUNDS + 1]; /**< share after round r (share[0] = 1/N) */
 	unsigned int n_share;      /**< entries of share[] filled (rounds run + 1) */
-	uint64_t exchanges;        /**< exchanges opened */
+	uint64_t exchanges;        /**< exchanges opened (failed connections to NAT'd peers
+				    *   included) */
+	uint64_t failed;           /**< of them, connections to a NAT'd peer that failed */
+	uint64_t recs_sent;        /**< copies of the record carried, both directions: the
+				    *   messages a rule costs (anti-entropy sends it on every
+				    *   exchange once known, stop-k only while it is hot) */
 };
 
 /**

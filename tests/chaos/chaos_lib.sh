@@ -24,8 +24,13 @@
 #   chaos_gone PATTERN SECONDS            0 when no process whose command line matches the
 #                                         extended regex PATTERN is left within SECONDS
 #                                         (pgrep -f); else 1 and CHAOS_LEFT = what is left
-#   chaos_cg_left ID                      paths of cgroups of worker ID still present
+#   chaos_cg_left ID                      paths of cgroups of this test's worker ID
+#                                         (worker-ID@APPLIANCE_IP:PORT) still present
 #                                         (v1 and v2), one per line; empty when none
+#   chaos_has_submit_opt OPT              0 when nlevel-submit's --help offers OPT
+#   chaos_task_state SUBMIT_ID INDEX      task INDEX's state from the appliance's records
+#                                         (nlevel-submit --status ID --tasks: ok, failed,
+#                                         timeout, cancelled, ...); empty when unknown
 # TAP: tests/common/nl_tap.sh (say, t, nl_tap_done) is sourced too.
 
 CHAOS_SRC=${NL_SRC_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -80,7 +85,7 @@ chaos_start_app() { # [nlevel options]
 	"$CNLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$CPFX" -l 0-1 \
 		--vdev="net_af_packet0,iface=$CVA" -- --config "$CHAOS_SRC/tests/taskfarm/farm.ini" \
 		--scheme nlsc --ip "$CAPP_IP" --work-scale 1e-3 --idle-sleep-us 50 \
-		--worker-timeout 3 "$@" >"$CT/app.log" 2>&1 &
+		--worker-timeout 3 --state-dir "$CT/state" "$@" >"$CT/app.log" 2>&1 &
 	CHAOS_APP=$!
 	local i
 	for i in $(seq 300); do
@@ -146,7 +151,12 @@ chaos_gone() { # PATTERN SECONDS
 chaos_cg_left() { # worker id
 	local d
 	for d in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
-		find "$d" -maxdepth 7 -type d \( -path "*/nlevel/worker-$1" -o \
-			-path "*/nlevel/worker-$1/*" \) 2>/dev/null
+		find "$d" -maxdepth 7 -type d -path "*/nlevel/worker-$1@$CAPP_IP:*" 2>/dev/null
 	done | sort -u
+}
+
+chaos_has_submit_opt() { "$CSUBMIT" --help 2>&1 | grep -q -- "$1"; }
+
+chaos_task_state() { # submit id, task index
+	chaos_sub --status "$1" --tasks 2>/dev/null | awk -v i="$2" '$1 == i { print $2 }'
 }

@@ -104,6 +104,24 @@ nl_sample_msg(unsigned int type, uint32_t wid, struct nl_msg *m)
 		m->u.farm.taskinfo.task_id = 0x5a3e00000001ull;
 		m->u.farm.taskinfo.n_split = 1;
 		return true;
+	case NL_MSG_CANCEL: /* #33: a batch nobody submitted: answered known = 0 */
+		m->u.farm.cancel.req_id = 7;
+		m->u.farm.cancel.submit_id = 0x5a3e;
+		m->u.farm.cancel.all = 1;
+		return true;
+	case NL_MSG_CANCELLED:
+		m->u.farm.cancelled.req_id = 7;
+		m->u.farm.cancelled.submit_id = 0x5a3e;
+		return true;
+	case NL_MSG_TASKS_Q:
+		m->u.farm.tasks_q.req_id = 7;
+		m->u.farm.tasks_q.submit_id = 0x5a3e;
+		m->u.farm.tasks_q.max = 1;
+		return true;
+	case NL_MSG_TASKS:
+		m->u.farm.tasks.req_id = 7;
+		m->u.farm.tasks.submit_id = 0x5a3e;
+		return true;
 	default:
 		return false;
 	}

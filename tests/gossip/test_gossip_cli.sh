@@ -50,8 +50,9 @@ rc=$?
 say "a small configuration with every experiment runs" "$rc" "$out"
 s=$(grep '^SUMMARY' <<<"$out")
 miss=""
-for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 share_paperrule_20 \
-	nat50_share t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
+for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
+	rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
+	nat50_share nat50_share_f1 share_paperrule_f1_20 t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
 	grep -q " $k=" <<<"$s" || miss="$miss $k"
 done
@@ -97,6 +98,7 @@ bad "warm-up longer than the run" 3 "warm-up" $'[gossip]\ndays = 0.1\nwarmup_h =
 bad "latency maximum below minimum" 5 "maximum below minimum" $'[gossip]\nseed = 1\n[network]\ninter_min_ms = 50\ninter_max_ms = 20\n[table1]\nnodes = 10'
 bad "scheduling nodes above the maximum" 5 "counts" $'[gossip]\nseed = 1\n[schedulers]\nnodes = 100\ncounts = 1, 100'
 bad "stop rule with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrule = stop-k\n[table1]\nnodes = 10'
+bad "records remade on change with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrefresh = on-change\n[table1]\nnodes = 10'
 bad "unknown view engine" 2 "view_engine" $'[gossip]\nview_engine = magic\n[table1]\nnodes = 10'
 bad "job ad file that is not a ClassAd" 2 "not a ClassAd" $'[gossip]\njob_ad_file = /dev/null\n[table1]\nnodes = 10'
 bad "NAT share that leaves no node to spread to ([nat])" 4 "fewer than 2 nodes outside NAT" $'[gossip]\nseed = 1\n[nat]\nnat_pct = 0, 95\nnodes = 10'
@@ -119,6 +121,22 @@ printf '[gossip]\nseed = 2\nview_engine = library\nrule = stop-k\nnode_days_min 
 o=$("$SIM" -q -c "$D/lib.ini" -o "$D/lib" 2>&1)
 grep -q "util_gossip_20=0\.[5-9]" <<<"$o"
 say "the library view engine with the stop rule runs" $? "$o"
+# the matchmaking cost is fixed unless asked for: without the key the SUMMARY says 96.0 ns
+printf '[gossip]\nseed = 1\n[rounds]\nnodes = 50\ntrials = 2\n' >"$D/mc.ini"
+o=$("$SIM" -q -c "$D/mc.ini" -o "$D/mc" 2>&1)
+grep -q " match_cost_ns=96.0 " <<<"$o"
+say "match_cost_ns is fixed by default (96 ns, measured once)" $? "$o"
+# fan-out 2: the keys name it and the historical f = 1 keys are not printed
+printf '[gossip]\nseed = 1\nfanout = 2\n[rounds]\nnodes = 50\ntrials = 2\n[spread]\nnodes = 50\ntrials = 2\ncurve_nodes = 50\n[nat]\nnodes = 50\nnat_pct = 30\ntrials = 2\n' >"$D/f2.ini"
+o=$("$SIM" -q -c "$D/f2.ini" -o "$D/f2" 2>&1)
+grep -q " rounds_pp_f2_50=" <<<"$o" && ! grep -q " rounds_pp_50=" <<<"$o" &&
+	grep -q " share_paperrule_f2_50=" <<<"$o" && grep -q " nat30_rounds_f2=" <<<"$o" &&
+	! grep -q " nat30_rounds=" <<<"$o"
+say "SUMMARY round keys name their fan-out" $? "$o"
+printf '[gossip]\nseed = 1\n[central]\nupdate_on_change = maybe\n[table1]\nnodes = 10\n' >"$D/uc.ini"
+o=$("$SIM" -q -c "$D/uc.ini" -o "$D/uc" 2>&1)
+[ $? = 2 ] && grep -q "uc.ini:4:" <<<"$o"
+say "refused with FILE:LINE: update_on_change not a boolean" $? "$o"
 "$SIM" --help | grep -q "gossip"
 say "--help names the gossip model" $?
 echo "1..$n"

@@ -93,6 +93,51 @@ main(void)
 	nl_tap_ok(a.final_share <= 0.7 + 1.0 / nat.n_nodes + 1e-9 && a.final_share >= 0.6,
 		  "push-only never reaches the 30 %% NAT'd nodes (final share %.3f)", a.final_share);
 
+	/* initiators that cannot tell NAT'd nodes (§5.1.2): a draw of one is a failed
+	 * connection, so the stop-k rumour needs more rounds and reaches a smaller share as the
+	 * NAT'd share grows (Fig. 8's trends) */
+	struct nl_gspread_cfg bl = { .n_nodes = 1000, .max_rounds = 200, .nat_blind = true,
+				     .g = { .fanout = 1, .mode = NL_GOSSIP_PUSH_PULL,
+					    .rule = NL_GOSSIP_STOP_K, .stop_k = 1 } };
+	double br[3] = { 0 }, bs[3] = { 0 };
+	uint64_t failed0 = 0, failed1 = 0;
+
+	for (int q = 0; q < 3; q++) {
+		bl.nat_share = 0.3 * q;
+		for (int t = 0; t < 10; t++) {
+			bl.seed = seed + 600 + t;
+			nl_gspread_run(&bl, &a);
+			br[q] += a.rounds_conv / 10.0;
+			bs[q] += a.final_share / 10.0;
+			if (q == 0)
+				failed0 += a.failed;
+			if (q == 1)
+				failed1 += a.failed;
+		}
+	}
+	nl_tap_ok(failed0 == 0 && failed1 > 0 && br[1] > br[0] + 1 && br[2] > br[1] + 1 &&
+			  bs[1] < bs[0] && bs[2] < bs[1] && bs[1] > 0.7,
+		  "blind peer choice: rounds to converge rise (%.1f, %.1f, %.1f) and the share falls "
+		  "(%.3f, %.3f, %.3f) at 0, 30, 60 %% NAT'd", br[0], br[1], br[2], bs[0], bs[1],
+		  bs[2]);
+
+	/* messages: the stop rule sends the record fewer times than anti-entropy does until
+	 * everyone holds it */
+	struct nl_gspread_cfg mc = { .n_nodes = 1000, .max_rounds = 100, .seed = seed + 700,
+				     .g = { .fanout = 1, .mode = NL_GOSSIP_PUSH_PULL,
+					    .rule = NL_GOSSIP_STOP_K, .stop_k = 1 } };
+	uint64_t sk_sent, ae_sent;
+
+	nl_gspread_run(&mc, &a);
+	sk_sent = a.recs_sent;
+	mc.g.rule = NL_GOSSIP_ANTI_ENTROPY;
+	nl_gspread_run(&mc, &a);
+	ae_sent = a.recs_sent;
+	nl_tap_ok(sk_sent > 900 && sk_sent * 2 < ae_sent && ae_sent <= 2 * a.exchanges,
+		  "records sent: stop-k %llu, anti-entropy %llu (at most 2 per exchange, %llu "
+		  "exchanges)", (unsigned long long)sk_sent, (unsigned long long)ae_sent,
+		  (unsigned long long)a.exchanges);
+
 	/* determinism: same seed, same run; another seed, another run */
 	struct nl_gspread_cfg d = { .n_nodes = 500, .nat_share = 0.2, .max_rounds = 100,
 				    .seed = 7, .g = { .fanout = 2, .mode = NL_GOSSIP_PUSH_PULL,

@@ -13,7 +13,7 @@
 #include "nl_tap.h"
 
 static struct nl_msg
-sample(unsigned int type)
+sample(unsigned int type, bool ext)
 {
 	struct nl_msg m;
 
@@ -80,14 +80,61 @@ sample(unsigned int type)
 							     .mach = 1, .n_split = 1, .disp_us = 30,
 							     .run_us = 900 };
 		break;
+	case NL_MSG_CANCEL:
+		m.u.farm.cancel = (struct nl_msg_cancel){ .req_id = 3, .submit_id = 42, .index = 7 };
+		break;
+	case NL_MSG_CANCELLED:
+		m.u.farm.cancelled = (struct nl_msg_cancelled){ .req_id = 3, .submit_id = 42, .known = 1,
+							       .withdrawn = 90, .killed = 10 };
+		break;
+	case NL_MSG_TASKS_Q:
+		m.u.farm.tasks_q = (struct nl_msg_tasks_q){ .req_id = 4, .submit_id = 42, .from = 5,
+							   .max = NL_FARM_TASKS_MAX };
+		break;
+	case NL_MSG_TASKS: {
+		struct nl_msg_tasks *t = &m.u.farm.tasks;
+
+		t->req_id = 4;
+		t->submit_id = 42;
+		t->known = 1;
+		t->more = 1;
+		t->next = 45;
+		t->n = 3;
+		for (unsigned int i = 0; i < t->n; i++)
+			t->rec[i] = (struct nl_farm_trec){ .index = 5 + i, .state = (uint8_t)(3 + i),
+							   .attempts = 2, .status = i == 1 ? -1 : 0,
+							   .worker_id = 9, .mach = 2, .queue_ms = 15,
+							   .run_ms = 1001 };
+		break;
+	}
 	case NL_MSG_KILL:
 		m.u.farm.kill = (struct nl_msg_kill){ .task_id = (UINT64_C(42) << 32) | 5,
 						      .token = 77, .mach = 2, .sub = 1,
 						      .reason = NL_KILL_CANCEL };
 		break;
 	}
+	if (ext) { /* #33: the fields appended to FSUBMIT, STATUS, TASKINFO */
+		m.u.farm.fsubmit.time_limit_ms = type == NL_MSG_FSUBMIT ? 2000 : m.u.farm.fsubmit.time_limit_ms;
+		if (type == NL_MSG_STATUS) {
+			m.u.farm.status.has_tasks = 1;
+			m.u.farm.status.t = (struct nl_farm_tcounts){ 10, { 0, 1, 2, 3, 1, 1, 1, 1 } };
+		}
+		if (type == NL_MSG_TASKINFO) {
+			struct nl_msg_taskinfo *ti = &m.u.farm.taskinfo;
+
+			ti->has_end = 1;
+			ti->state = 1;
+			ti->run_ms = 2001;
+			ti->queue_ms = 3;
+			ti->cpu_ms = 40;
+			ti->mem_kib = 2048;
+		}
+	}
 	return m;
 }
+
+static const unsigned int types[] = { 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36 };
+#define N_TYPES (sizeof(types) / sizeof(types[0]))
 
 static uint64_t rs = 0x243f6a8885a308d3ull;
 
@@ -112,55 +159,61 @@ main(void)
 	memset(&key, 0x5a, sizeof(key));
 	nl_auth_tx_init(&tx, &key);
 	nl_replay_init(&rp, 16);
-	for (unsigned int t = NL_MSG_CMDS; t <= NL_MSG_KILL; t++) {
-		struct nl_msg m = sample(t);
+	for (unsigned int i = 0; i < 2 * N_TYPES; i++) {
+		unsigned int t = types[i % N_TYPES];
+		struct nl_msg m = sample(t, i >= N_TYPES);
 		int n = nl_proto_encode(&m, buf, sizeof(buf));
 		bool ok = n > 0 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
 			  out.type == t;
 		int n2 = ok ? nl_proto_encode(&out, buf2, sizeof(buf2)) : -1;
 
-		nl_tap_ok(ok && n2 == n && memcmp(buf, buf2, (size_t)n) == 0,
-			  "%s round trips (version 1)", nl_msg_type_name(t));
+		nl_tap_ok(ok && n2 == n && memcmp(buf, buf2, (size_t)n) == 0 &&
+				  (i < N_TYPES || t != NL_MSG_FSUBMIT ||
+				   out.u.farm.fsubmit.time_limit_ms == 2000) &&
+				  (i < N_TYPES || t != NL_MSG_STATUS || out.u.farm.status.t.n[3] == 3) &&
+				  (i < N_TYPES || t != NL_MSG_TASKINFO || out.u.farm.taskinfo.run_ms == 2001),
+			  "%s round trips (version 1)%s", nl_msg_type_name(t),
+			  i >= N_TYPES ? " with #33's fields" : "");
 		n = nl_proto_seal(&m, &tx, nl_auth_now_ns(), buf, sizeof(buf));
 		nl_tap_ok(n > 0 && nl_proto_open(&key, &rp, buf, (size_t)n, nl_auth_now_ns(), &out) ==
 					   NL_PROTO_OK && out.type == t,
 			  "%s round trips sealed (version 2)", nl_msg_type_name(t));
 	}
 	/* field bounds */
-	struct nl_msg m = sample(NL_MSG_CMDS);
+	struct nl_msg m = sample(NL_MSG_CMDS, false);
 
 	m.u.farm.cmds.cmd[1].name[1] = ' ';
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "CMDS: a name with a space is refused");
-	m = sample(NL_MSG_FSUBMIT);
+	m = sample(NL_MSG_FSUBMIT, false);
 	m.u.farm.fsubmit.handle = 0;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "FSUBMIT: handle 0 is refused");
-	m = sample(NL_MSG_FSUBMIT);
+	m = sample(NL_MSG_FSUBMIT, false);
 	m.u.farm.fsubmit.task_id = 5;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "FSUBMIT: submit id 0 is refused");
-	m = sample(NL_MSG_FSUBMIT);
+	m = sample(NL_MSG_FSUBMIT, false);
 	m.u.farm.fsubmit.args_len = 65;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "FSUBMIT: 65 bytes of arguments are refused");
-	m = sample(NL_MSG_MACHAD);
+	m = sample(NL_MSG_MACHAD, false);
 	m.u.farm.machad.ad[2] = '\0';
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "MACHAD: a NUL in the record is refused");
-	m = sample(NL_MSG_MACHAD);
+	m = sample(NL_MSG_MACHAD, false);
 	m.u.farm.machad.len = NL_FARM_AD_MAX + 1;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "MACHAD: a record over 1024 bytes is refused");
-	m = sample(NL_MSG_REGISTERED);
+	m = sample(NL_MSG_REGISTERED, false);
 	m.u.farm.regd.status = NL_FARM_REG_UNKNOWN_CMD;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "REGISTERED: an error with a handle is refused");
 	m.u.farm.regd.handle = 0;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) > 0, "REGISTERED: an error without a handle is fine");
-	m = sample(NL_MSG_STATUS_Q);
+	m = sample(NL_MSG_STATUS_Q, false);
 	m.u.farm.status_q.submit_id = UINT64_C(1) << 32;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "STATUS_Q: a submit id over 32 bits is refused");
-	m = sample(NL_MSG_KILL);
+	m = sample(NL_MSG_KILL, false);
 	m.u.farm.kill.reason = 0;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "KILL: reason 0 is refused");
-	m = sample(NL_MSG_KILL);
+	m = sample(NL_MSG_KILL, false);
 	m.u.farm.kill.mach = NL_PROTO_MAX_MACH;
 	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "KILL: machine 24 is refused");
-	m = sample(NL_MSG_KILL);
+	m = sample(NL_MSG_KILL, false);
 	{
 		int n = nl_proto_encode(&m, buf, sizeof(buf));
 
@@ -172,7 +225,7 @@ main(void)
 	unsigned int bad = 0, accepted = 0;
 
 	for (unsigned int i = 0; i < 200000; i++) {
-		struct nl_msg s = sample(NL_MSG_CMDS + (unsigned int)(rnd() % 9));
+		struct nl_msg s = sample(types[rnd() % N_TYPES], rnd() % 2);
 		int n = nl_proto_encode(&s, buf, sizeof(buf));
 		unsigned int k = 1 + (unsigned int)(rnd() % 3);
 

@@ -56,7 +56,8 @@ start_app() { # log file, [nlevel options]: the appliance in the background, $AP
 	shift
 	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
 		--vdev="net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP" \
-		--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 3 "$@" >"$log" 2>&1 &
+		--work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 3 --state-dir "$TMP/state" \
+		"$@" >"$log" 2>&1 &
 	APP=$!
 }
 start_app "$TMP/app.log"

@@ -5,13 +5,16 @@
  *
  *   nlevel-submit --appliance IP[:PORT] [options] TASKFILE
  *   nlevel-submit --appliance IP[:PORT] [options] --array A-B[:STEP] COMMAND [ARG ...]
- *   nlevel-submit --appliance IP[:PORT] --status SUBMIT_ID
+ *   nlevel-submit --appliance IP[:PORT] --status SUBMIT_ID [--tasks]
+ *   nlevel-submit --appliance IP[:PORT] --cancel SUBMIT_ID[.INDEX]
+ *   nlevel-submit --appliance IP[:PORT] --wait SUBMIT_ID
  *
  * A task file holds one task a line: a command name the workers offer (their --commands
  * file) and its arguments (whitespace-separated, '...' or "..." quote one argument with
  * spaces). Lines starting with '@' set what the following tasks carry: `@requirements EXPR`,
  * `@rank EXPR` (ClassAd, HTCondor's matchmaking semantics, evaluated against the machines'
- * records), `@need VECTOR` (resource vector, e.g. 01), `@split L` (sub-tasks). '#' starts a
+ * records), `@need VECTOR` (resource vector, e.g. 01), `@split L` (sub-tasks), `@time S`
+ * (wall-clock limit, issue #33). '#' starts a
  * comment line. Every error names FILE:LINE and nothing is sent.
  *
  * Each distinct (command, Requirements, Rank) is registered once (REGISTER -> handle); tasks
@@ -49,7 +52,7 @@
 
 /* REJECT reasons on the wire (docs/protocol.md) */
 enum { NL_REJECT_NO_MACHINE = 1, NL_REJECT_BAD_TASK = 2, NL_REJECT_OVERLOAD = 3,
-       NL_REJECT_MACHINE_LOST = 4, NL_REJECT_NO_HANDLE = 7 };
+       NL_REJECT_MACHINE_LOST = 4, NL_REJECT_NO_HANDLE = 7, NL_REJECT_CANCELLED = 8 };
 
 enum tstate { T_PENDING = 0, T_SENT, T_RUNNING, T_OK, T_FAILED, T_SKIPPED };
 
@@ -59,7 +62,7 @@ struct task {
 	uint16_t hk;           /* handle key index */
 	uint8_t args_len;
 	uint8_t state;
-	uint8_t attempt;       /* attempts made */
+	uint8_t attempt;       /* attempts made (numbered across --resume: the job log's) */
 	uint8_t n_split;
 	uint8_t last_reason;   /* REJECT reason of the last failure, 0 = exit status */
 	uint64_t need;
@@ -72,6 +75,8 @@ struct task {
 	uint32_t worker_id, slot, disp_us;
 	uint16_t mach;
 	bool have_info;
+	uint32_t tl_ms;        /* #33: wall-clock limit (--time, @time), 0 = none */
+	struct nl_msg_taskinfo ti; /* #33: the last TASKINFO (its end record: state, times) */
 };
 
 struct hkey {
@@ -99,6 +104,8 @@ static struct {
 	uint64_t t0_ns;
 	/* counters */
 	uint32_t n_ok, n_failed, n_rejected, n_running, n_skipped, n_retried, n_overload;
+	uint32_t n_timeout, n_cancelled; /* #33: final states of their own (not exit codes) */
+	uint32_t tl_ms;        /* --time */
 	uint32_t in_flight;    /* tasks SENT or RUNNING */
 	double *start_ms;
 	uint32_t n_start;
@@ -322,6 +329,19 @@ pack_args(char **w, int n, struct task *t)
 	return 0;
 }
 
+/* A wall-clock limit in seconds (0 = none) into ms; -1 when not a number in range. */
+static int
+parse_time(const char *v, uint32_t *ms)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end != '\0' || !(d >= 0) || d > 4294967.0 || (d > 0 && d < 0.001))
+		return -1;
+	*ms = (uint32_t)(d * 1000 + 0.5);
+	return 0;
+}
+
 static int
 read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req0,
 	      const char *rank0)
@@ -332,6 +352,7 @@ read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req
 	unsigned int ln = 0;
 	uint16_t split = split0;
 	uint64_t need = need0;
+	uint32_t tl_ms = S.tl_ms;
 	ssize_t got;
 	int rc = 0;
 
@@ -381,9 +402,13 @@ read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req
 						  NL_PROTO_MAX_SPLIT, arg);
 				else
 					split = (uint16_t)v;
+			} else if (strcmp(s, "@time") == 0) { /* #33 */
+				if (parse_time(arg, &tl_ms) != 0)
+					rc = ferr(file, ln, "@time: want seconds 0.001..4294967 (0 = no "
+						  "limit), got '%s'", arg);
 			} else {
 				rc = ferr(file, ln, "unknown directive '%s' (@requirements, @rank, "
-					  "@need, @split)", s);
+					  "@need, @split, @time)", s);
 			}
 			continue;
 		}
@@ -415,6 +440,7 @@ read_taskfile(const char *file, uint16_t split0, uint64_t need0, const char *req
 		t->hk = (uint16_t)hk;
 		t->need = need;
 		t->n_split = (uint8_t)split;
+		t->tl_ms = tl_ms;
 	}
 	free(line);
 	if (f != stdin)
@@ -509,6 +535,7 @@ make_array(const char *spec, char **words, int n_words, uint16_t split, uint64_t
 		t->hk = (uint16_t)hk;
 		t->need = need;
 		t->n_split = (uint8_t)split;
+		t->tl_ms = S.tl_ms;
 	}
 	return 0;
 }
@@ -538,9 +565,9 @@ register_all(double timeout_s)
 			uint64_t now = now_ns();
 
 			if (now >= t_end)
-				return ferr(NULL, 0, "no answer from the appliance at %s:%u to REGISTER "
-					    "(is it running, and with the same --key%s?)",
-					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port),
+				return ferr(NULL, 0, "no answer from the appliance to REGISTER (%s:%u, "
+					    "%g s): is it running, and is --key the appliance's%s?",
+					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port), timeout_s,
 					    key_hint());
 			if (now >= next) {
 				send_msg(&m);
@@ -565,8 +592,9 @@ register_all(double timeout_s)
 			break;
 		case NL_FARM_REG_UNKNOWN_CMD:
 			return ferr(f, h->first_line, "unknown command '%s': no worker of the "
-				    "appliance offers it (their --commands files); nothing was "
-				    "submitted", h->name);
+				    "appliance offers it (their --commands files)%s%s; nothing was "
+				    "submitted", h->name, rd->err_len ? "; offered: " : "",
+				    rd->err_len ? rd->err : "");
 		default:
 			return ferr(f, h->first_line, "the appliance refused %s: %s (%s)", h->name,
 				    nl_farm_reg_name(rd->status), rd->err);
@@ -599,7 +627,7 @@ static const char *
 reason_name(unsigned int r)
 {
 	static const char *const n[] = { "exit", "no_machine", "bad_task", "overload",
-					 "machine_lost", "?", "?", "no_handle" };
+					 "machine_lost", "quota", "?", "no_handle", "cancelled" };
 
 	return r < sizeof(n) / sizeof(n[0]) ? n[r] : "?";
 }
@@ -619,7 +647,15 @@ log_attempt(const struct task *t, const char *result)
 		fprintf(S.log, ",w%u.%u,%u", t->worker_id, t->mach, t->slot);
 	else
 		fprintf(S.log, ",,");
-	fprintf(S.log, ",%.6f,%.6f,%.6f,%d,%s,%llu_%u.0.out\n", now - rt, now, rt, t->status, result,
+	fprintf(S.log, ",%.6f,%.6f", now - rt, now);
+	if (t->have_info && t->ti.has_end) /* #33: queue wait and run time apart; CPU, memory */
+		fprintf(S.log, ",%.3f,%.3f,%.3f,%u", t->ti.queue_ms * 1e-3, t->ti.run_ms * 1e-3,
+			t->ti.cpu_ms * 1e-3, t->ti.mem_kib);
+	else if (t->have_info)
+		fprintf(S.log, ",%.3f,%.3f,,", t->disp_us * 1e-6, t->ti.run_us * 1e-6);
+	else
+		fprintf(S.log, ",,,,");
+	fprintf(S.log, ",%d,%s,%llu_%u.0.out\n", t->status, result,
 		(unsigned long long)S.submit_id, t->index);
 }
 
@@ -739,6 +775,8 @@ read_joblog(const char *path)
 		t = task_of_index((uint32_t)idx);
 		if (res != NULL && t != NULL)
 			t->state = strcmp(res + 1, "ok") == 0 ? T_SKIPPED : T_PENDING;
+		if (t != NULL && att > t->attempt) /* #33: attempts go on from the log's */
+			t->attempt = att > 254 ? 254 : (uint8_t)att;
 	}
 	free(line);
 	fclose(f);
@@ -776,6 +814,7 @@ send_task(struct task *t, uint64_t now)
 	s->n_split = t->n_split;
 	s->args_len = t->args_len;
 	s->attempt = t->attempt; /* a resend carries the same attempt: answered, not run again */
+	s->time_limit_ms = t->tl_ms; /* #33 */
 	memcpy(s->args, t->args, t->args_len);
 	send_msg(&m);
 	if (t->state != T_SENT) {
@@ -803,6 +842,20 @@ attempt_failed(struct task *t, unsigned int retries, const char *result)
 	}
 	t->state = T_FAILED;
 	S.n_failed++;
+}
+
+/* #33: t ended TIMEOUT or CANCELLED: a state of its own, final (not retried), counted failed
+ * for the exit status and in *n. */
+static void
+final_state(struct task *t, const char *result, uint32_t *n)
+{
+	log_attempt(t, result);
+	if (t->state == T_RUNNING && S.n_running > 0)
+		S.n_running--;
+	S.in_flight--;
+	t->state = T_FAILED;
+	S.n_failed++;
+	(*n)++;
 }
 
 static void
@@ -866,7 +919,7 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 
 			if (t->state == T_SKIPPED)
 				continue;
-			t->attempt = 1;
+			t->attempt = t->attempt < 255 ? t->attempt + 1 : 255; /* 1, or after the log's */
 			send_task(t, now);
 		}
 		/* receive */
@@ -905,6 +958,7 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 				t->slot = m.u.farm.taskinfo.slot;
 				t->mach = m.u.farm.taskinfo.mach;
 				t->disp_us = m.u.farm.taskinfo.disp_us;
+				t->ti = m.u.farm.taskinfo;
 				break;
 			case NL_MSG_REJECT:
 				t->last_reason = (uint8_t)m.u.reply.reason;
@@ -931,6 +985,10 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 					break;
 				}
 				t->status = -1;
+				if (m.u.reply.reason == NL_REJECT_CANCELLED) { /* #33: final */
+					final_state(t, "cancelled", &S.n_cancelled);
+					break;
+				}
 				if (m.u.reply.reason == NL_REJECT_NO_MACHINE ||
 				    m.u.reply.reason == NL_REJECT_BAD_TASK) {
 					/* no machine matches (before or after admission): final */
@@ -953,6 +1011,14 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 				break;
 			case NL_MSG_COMPLETE:
 				t->status = m.u.reply.status;
+				if (t->have_info && t->ti.has_end && t->ti.state == NL_DONE_TIMEOUT) {
+					final_state(t, "timeout", &S.n_timeout); /* #33: not an exit */
+					break;
+				}
+				if (t->have_info && t->ti.has_end && t->ti.state == NL_DONE_CANCELLED) {
+					final_state(t, "cancelled", &S.n_cancelled);
+					break;
+				}
 				if (t->t_accept_ns > t->t_send_ns && t->have_info && S.n_start < S.n)
 					S.start_ms[S.n_start++] =
 						(double)(t->t_accept_ns - t->t_send_ns) * 0.5e-6 +
@@ -966,7 +1032,13 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 					log_attempt(t, "ok");
 				} else {
 					t->last_reason = 0;
-					attempt_failed(t, retries, "failed_exit");
+					attempt_failed(t, retries,
+						       t->have_info && t->ti.has_end &&
+								       t->ti.state == NL_DONE_NOSTART ?
+							       "failed_nostart" :
+						       t->have_info && t->ti.has_end &&
+								       t->ti.state == NL_DONE_OOM ?
+							       "failed_oom" : "failed_exit");
 				}
 				break;
 			}
@@ -988,51 +1060,199 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 	return 0;
 }
 
+/* A submit id 1..2^32-1, optionally followed by ".INDEX" when idx != NULL. */
 static int
-status_cmd(const char *idtxt, double timeout_s)
+parse_id(const char *opt, const char *txt, uint64_t *id, uint32_t *idx, bool *has_idx)
 {
 	char *end;
-	unsigned long long id = strtoull(idtxt, &end, 10);
-	struct nl_msg m = { .type = NL_MSG_STATUS_Q }, r;
-	uint64_t t_end = now_ns() + (uint64_t)(timeout_s * 1e9), next = 0;
+	unsigned long long v = strtoull(txt, &end, 10);
 
-	if (*end != '\0' || id == 0 || id > UINT32_MAX)
-		return ferr(NULL, 0, "--status: want a submit id 1..%u, got '%s'", UINT32_MAX, idtxt),
-		       2;
-	m.u.farm.status_q.req_id = now_ns();
-	m.u.farm.status_q.submit_id = id;
-	while (now_ns() < t_end) {
-		if (now_ns() >= next) {
-			send_msg(&m);
-			next = now_ns() + 200000000ull;
-		}
-		if (recv_msg(&r, 20) == 1 && r.type == NL_MSG_STATUS &&
-		    r.u.farm.status.req_id == m.u.farm.status_q.req_id) {
-			const struct nl_farm_counts *c = &r.u.farm.status.c;
+	if (has_idx != NULL)
+		*has_idx = false;
+	if (end != txt && *end == '.' && idx != NULL) {
+		unsigned long w;
+		const char *e2;
 
-			if (!r.u.farm.status.known) {
-				printf("submit %llu: unknown to the appliance\n", id);
-				return 1;
-			}
-			printf("submit %llu: %llu submitted, %llu accepted, %llu running, %llu done "
-			       "(%llu ok, %llu with a non-zero exit), %llu rejected, %llu lost\n",
-			       id, (unsigned long long)c->submitted, (unsigned long long)c->accepted,
-			       (unsigned long long)c->running,
-			       (unsigned long long)(c->done_ok + c->done_err),
-			       (unsigned long long)c->done_ok, (unsigned long long)c->done_err,
-			       (unsigned long long)c->rejected, (unsigned long long)c->lost);
-			printf("SUMMARY submit_id=%llu submitted=%llu accepted=%llu running=%llu "
-			       "done_ok=%llu done_err=%llu rejected=%llu lost=%llu\n", id,
-			       (unsigned long long)c->submitted, (unsigned long long)c->accepted,
-			       (unsigned long long)c->running, (unsigned long long)c->done_ok,
-			       (unsigned long long)c->done_err, (unsigned long long)c->rejected,
-			       (unsigned long long)c->lost);
-			return 0;
+		if (parse_u32_digits(end + 1, &w, &e2) == 0 && *e2 == '\0') {
+			*idx = (uint32_t)w;
+			*has_idx = true;
+			end = (char *)(uintptr_t)e2;
 		}
 	}
-	return ferr(NULL, 0, "no answer from the appliance at %s:%u to --status (is it running, "
-		    "and with the same --key%s?)", inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port),
-		    key_hint()), 2;
+	if (end == txt || *end != '\0' || v == 0 || v > UINT32_MAX || txt[0] == '-')
+		return ferr(NULL, 0, "%s: want a submit id 1..%u%s, got '%s'", opt, UINT32_MAX,
+			    idx != NULL ? "[.INDEX]" : "", txt), 2;
+	*id = v;
+	return 0;
+}
+
+/* Ask q (its req_id set) until an answer of type want with that req_id comes; 0, or 2 when
+ * nothing came within timeout_s (the message names the likely cause). */
+static int
+ask(struct nl_msg *q, uint64_t req_id, uint8_t want, struct nl_msg *r, double timeout_s,
+    const char *what)
+{
+	uint64_t t_end = now_ns() + (uint64_t)(timeout_s * 1e9), next = 0;
+
+	while (now_ns() < t_end) {
+		if (now_ns() >= next) {
+			send_msg(q);
+			next = now_ns() + 200000000ull;
+		}
+		if (recv_msg(r, 20) != 1 || r->type != want)
+			continue;
+		if ((want == NL_MSG_STATUS && r->u.farm.status.req_id == req_id) ||
+		    (want == NL_MSG_TASKS && r->u.farm.tasks.req_id == req_id) ||
+		    (want == NL_MSG_CANCELLED && r->u.farm.cancelled.req_id == req_id))
+			return 0;
+	}
+	return ferr(NULL, 0, "no answer from the appliance to %s (%s:%u, %g s): is it running, "
+		    "and is --key the appliance's%s?", what, inet_ntoa(S.app.sin_addr),
+		    ntohs(S.app.sin_port), timeout_s, key_hint()), 2;
+}
+
+/* --status ID: tasks by state (the appliance's records), and its per-attempt counters. */
+static int
+status_once(uint64_t id, double timeout_s, bool print, struct nl_msg_status *st)
+{
+	struct nl_msg m = { .type = NL_MSG_STATUS_Q }, r;
+	int rc;
+
+	m.u.farm.status_q.req_id = now_ns();
+	m.u.farm.status_q.submit_id = id;
+	rc = ask(&m, m.u.farm.status_q.req_id, NL_MSG_STATUS, &r, timeout_s, "--status");
+	if (rc != 0)
+		return rc;
+	*st = r.u.farm.status;
+	if (!print)
+		return st->known ? 0 : 1;
+	if (!st->known) {
+		printf("submit %llu: unknown to the appliance\n", (unsigned long long)id);
+		return 1;
+	}
+	const struct nl_farm_counts *c = &st->c;
+	const uint32_t *n = st->t.n;
+
+	if (st->has_tasks) /* #33: tasks, not attempts */
+		printf("submit %llu: %u tasks: %u queued, %u running, %u done ok, %u failed, "
+		       "%u timeout, %u cancelled, %u rejected\n", (unsigned long long)id,
+		       st->t.tasks, n[NL_FARM_T_QUEUED], n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK],
+		       n[NL_FARM_T_FAILED], n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED],
+		       n[NL_FARM_T_REJECTED]);
+	printf("SUMMARY submit_id=%llu submitted=%llu accepted=%llu running=%llu "
+	       "done_ok=%llu done_err=%llu rejected=%llu lost=%llu", (unsigned long long)id,
+	       (unsigned long long)c->submitted, (unsigned long long)c->accepted,
+	       (unsigned long long)c->running, (unsigned long long)c->done_ok,
+	       (unsigned long long)c->done_err, (unsigned long long)c->rejected,
+	       (unsigned long long)c->lost);
+	if (st->has_tasks)
+		printf(" tasks=%u t_queued=%u t_running=%u t_ok=%u t_failed=%u t_timeout=%u "
+		       "t_cancelled=%u t_rejected=%u", st->t.tasks, n[NL_FARM_T_QUEUED],
+		       n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK], n[NL_FARM_T_FAILED],
+		       n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED], n[NL_FARM_T_REJECTED]);
+	printf("\n");
+	return 0;
+}
+
+/* --status ID --tasks: one line per task, from the appliance's records (TASKS_Q pages). */
+static int
+tasks_cmd(uint64_t id, double timeout_s)
+{
+	struct nl_msg m = { .type = NL_MSG_TASKS_Q }, r;
+	uint32_t from = 0, n = 0;
+	int rc;
+
+	printf("%-8s %-9s %6s %-8s %9s %9s %8s\n", "index", "state", "exit", "machine",
+	       "queue_s", "run_s", "attempts");
+	for (;;) {
+		m.u.farm.tasks_q.req_id = now_ns();
+		m.u.farm.tasks_q.submit_id = id;
+		m.u.farm.tasks_q.from = from;
+		m.u.farm.tasks_q.max = NL_FARM_TASKS_MAX;
+		rc = ask(&m, m.u.farm.tasks_q.req_id, NL_MSG_TASKS, &r, timeout_s, "--status --tasks");
+		if (rc != 0)
+			return rc;
+		const struct nl_msg_tasks *t = &r.u.farm.tasks;
+
+		if (!t->known) {
+			printf("submit %llu: unknown to the appliance\n", (unsigned long long)id);
+			return 1;
+		}
+		for (unsigned int i = 0; i < t->n; i++) {
+			const struct nl_farm_trec *q = &t->rec[i];
+			char mach[24] = "-", ex[16] = "-";
+
+			if (q->worker_id != 0 || q->mach != 0)
+				snprintf(mach, sizeof(mach), "w%u.%u", q->worker_id, q->mach);
+			if (q->status >= 0 && q->state >= NL_FARM_T_OK)
+				snprintf(ex, sizeof(ex), "%d", q->status);
+			printf("%-8u %-9s %6s %-8s %9.3f %9.3f %8u\n", q->index,
+			       nl_farm_tstate_name(q->state), ex, mach, q->queue_ms * 1e-3,
+			       q->run_ms * 1e-3, q->attempts);
+			n++;
+		}
+		if (!t->more)
+			break;
+		from = t->next;
+	}
+	printf("SUMMARY submit_id=%llu tasks=%u\n", (unsigned long long)id, n);
+	return 0;
+}
+
+/* --cancel ID[.INDEX]: queued tasks withdrawn, running ones killed, each answered CANCELLED
+ * to its submitter. */
+static int
+cancel_cmd(const char *txt, double timeout_s)
+{
+	struct nl_msg m = { .type = NL_MSG_CANCEL }, r;
+	uint64_t id;
+	uint32_t idx = 0;
+	bool has_idx;
+	int rc = parse_id("--cancel", txt, &id, &idx, &has_idx);
+
+	if (rc != 0)
+		return rc;
+	m.u.farm.cancel.req_id = now_ns();
+	m.u.farm.cancel.submit_id = id;
+	m.u.farm.cancel.index = idx;
+	m.u.farm.cancel.all = !has_idx;
+	rc = ask(&m, m.u.farm.cancel.req_id, NL_MSG_CANCELLED, &r, timeout_s, "--cancel");
+	if (rc != 0)
+		return rc;
+	if (!r.u.farm.cancelled.known) {
+		printf("submit %llu: unknown to the appliance (nothing running or queued)\n",
+		       (unsigned long long)id);
+		return 1;
+	}
+	printf("submit %s: %u queued tasks withdrawn, %u running tasks killed\n", txt,
+	       r.u.farm.cancelled.withdrawn, r.u.farm.cancelled.killed);
+	printf("SUMMARY submit_id=%llu withdrawn=%u killed=%u\n", (unsigned long long)id,
+	       r.u.farm.cancelled.withdrawn, r.u.farm.cancelled.killed);
+	return 0;
+}
+
+/* --wait ID: until no task of the batch is queued or running (every 0.5 s), then its status;
+ * exit 0 when every task ended ok, 1 otherwise (or unknown). */
+static int
+wait_cmd(uint64_t id, double timeout_s)
+{
+	struct nl_msg_status st;
+	int rc;
+
+	for (;;) {
+		rc = status_once(id, timeout_s < 5 ? timeout_s : 5, false, &st);
+		if (rc == 2)
+			return rc;
+		if (rc == 1 || !st.has_tasks) {
+			status_once(id, 5, true, &st);
+			return 1;
+		}
+		if (st.t.n[NL_FARM_T_QUEUED] + st.t.n[NL_FARM_T_RUNNING] == 0 || stop_flag)
+			break;
+		usleep(500000);
+	}
+	status_once(id, 5, true, &st);
+	return st.t.n[NL_FARM_T_OK] == st.t.tasks && !stop_flag ? 0 : 1;
 }
 
 static void
@@ -1041,12 +1261,14 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nlevel-submit --appliance IP[:PORT] [options] TASKFILE\n"
 		"       nlevel-submit --appliance IP[:PORT] [options] --array A-B[:STEP] CMD [ARG...]\n"
-		"       nlevel-submit --appliance IP[:PORT] --status SUBMIT_ID\n"
+		"       nlevel-submit --appliance IP[:PORT] --status SUBMIT_ID [--tasks]\n"
+		"       nlevel-submit --appliance IP[:PORT] --cancel SUBMIT_ID[.INDEX]\n"
+		"       nlevel-submit --appliance IP[:PORT] --wait SUBMIT_ID\n"
 		"Submit a task farm to the nlevel appliance and follow it (docs/taskfarm.md).\n"
 		"TASKFILE: one task a line, 'COMMAND ARG ...' (a command name of the workers'\n"
 		"--commands files; arguments at most %u bytes, NUL-separated; quotes group);\n"
-		"'@requirements EXPR', '@rank EXPR', '@need VECTOR', '@split L' apply to the\n"
-		"lines after them; '#' comments; '-' reads stdin.\n"
+		"'@requirements EXPR', '@rank EXPR', '@need VECTOR', '@split L', '@time S'\n"
+		"apply to the lines after them; '#' comments; '-' reads stdin.\n"
 		"  --appliance IP[:PORT]  the appliance (default port %u)\n"
 		"  --array A-B[:STEP]     one task per value; {} in the arguments is the value\n"
 		"  --requirements EXPR    ClassAd Requirements of every task (e.g. 'Memory >= 1024\n"
@@ -1055,15 +1277,23 @@ usage(FILE *f)
 		"  --need VECTOR          resource vector of the tasks (default: all 0)\n"
 		"  --split L              sub-tasks per task, 1..%u (default 1)\n"
 		"  --window N             tasks in flight at most (default 256)\n"
+		"  --time S               wall-clock limit of each task [s] (like sbatch --time):\n"
+		"                         at the limit its commands are killed and it ends TIMEOUT\n"
+		"                         (a state of its own, not retried); 0 = none (default;\n"
+		"                         the workers' --max-time still applies)\n"
 		"  --retries N            re-run a failed task (non-zero exit, machine lost) up to N\n"
 		"                         times (default 0); REJECT overload is always retried with\n"
 		"                         exponential backoff (1 ms .. 1 s)\n"
 		"  --joblog FILE          CSV of every attempt: index, task_id, attempt, command,\n"
-		"                         args, machine, slot, start, end, runtime_s, status, result,\n"
+		"                         args, machine, slot, start, end, queue_s (waited before it\n"
+		"                         started), run_s (its own run time), cpu_s, mem_kib (peak),\n"
+		"                         status, result (ok, failed_exit, timeout, cancelled, ...),\n"
 		"                         stdout (file name under the worker's output_dir)\n"
-		"  --resume               skip the tasks --joblog records as ok (reuses its submit id)\n"
+		"  --resume               skip the tasks --joblog records as ok (reuses its submit id;\n"
+		"                         attempts go on numbering from the log's)\n"
 		"  --wait                 stay until every task ended (default: print the submit id\n"
-		"                         and go on in the background; see --status)\n"
+		"                         and go on in the background; see --status); --wait ID\n"
+		"                         alone waits for a batch submitted earlier\n"
 		"  --submit-id N          submit id 1..2^32-1 (default: random)\n"
 		"  --timeout S            give up after S seconds without any answer (default 30)\n"
 		"  --key FILE             site key (the appliance's --key), or with --principal\n"
@@ -1073,12 +1303,19 @@ usage(FILE *f)
 		"                         docs/security.md); also for --status\n"
 
 		"  --quiet                no progress\n"
-		"  --status ID            print the appliance's counters of submit ID and exit\n"
+		"  --status ID            the batch's tasks by state (queued, running, done ok,\n"
+		"                         failed, timeout, cancelled, rejected) from the appliance's\n"
+		"                         records (kept on its disk: answers after hours, restarts)\n"
+		"  --tasks                with --status: one line per task (state, exit, machine,\n"
+		"                         queue wait, run time, attempts)\n"
+		"  --cancel ID[.INDEX]    cancel a batch (or one task): queued tasks are withdrawn,\n"
+		"                         running ones killed; each ends CANCELLED (like scancel)\n"
 		"  --help                 this text\n"
-		"Exit status: 0 every task succeeded; 1 some failed (their count is printed), or\n"
-		"--status: the appliance does not know the submit id; 2 bad command line or task\n"
-		"file (FILE:LINE), unknown command, no answer from the appliance to REGISTER or\n"
-		"--status.\n",
+		"Exit status: 0 every task succeeded; 1 some failed, timed out or were cancelled\n"
+		"(their count is printed), or --status/--cancel/--wait ID: the appliance does not\n"
+		"know the submit id (--wait ID: not every task ok); 2 bad command line or task file\n"
+		"(FILE:LINE), unknown command, no answer from the appliance to REGISTER,\n"
+		"--status or --cancel within 5 s (a --key it refuses gets no answer at all).\n",
 		NL_PROTO_MAX_ARGS, NL_PROTO_PORT, NL_PROTO_MAX_SPLIT);
 }
 
@@ -1103,11 +1340,15 @@ main(int argc, char **argv)
 		{ "principal", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "status", required_argument, NULL, 's' },
+		{ "tasks", no_argument, NULL, 'Y' },
+		{ "cancel", required_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *array = NULL, *req = "", *rank = "", *joblog = NULL, *key_file = NULL;
-	const char *status_id = NULL;
+	const char *status_id = NULL, *cancel_id = NULL;
+	bool list_tasks = false;
 	bool have_app = false, resume = false, wait = false, quiet = false;
 	unsigned long window = 256, retries = 0, split = 1;
 	uint64_t need = 0;
@@ -1196,6 +1437,17 @@ main(int argc, char **argv)
 		case 's':
 			status_id = optarg;
 			break;
+		case 'Y':
+			list_tasks = true;
+			break;
+		case 'C':
+			cancel_id = optarg;
+			break;
+		case 'T':
+			if (parse_time(optarg, &S.tl_ms) != 0)
+				return ferr(NULL, 0, "--time: want seconds 0.001..4294967 (0 = no limit), "
+					    "got '%s'", optarg), 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1208,12 +1460,24 @@ main(int argc, char **argv)
 		ferr(NULL, 0, "--appliance IP[:PORT] is required (--help)");
 		return 2;
 	}
-	if (status_id != NULL && (optind != argc || array != NULL)) {
-		ferr(NULL, 0, "--status ID takes no TASKFILE, --array or other argument (got '%s')",
-		     optind != argc ? argv[optind] : array);
+	if ((status_id != NULL || cancel_id != NULL) && (optind != argc || array != NULL)) {
+		ferr(NULL, 0, "--%s ID takes no TASKFILE, --array or other argument (got '%s')",
+		     status_id != NULL ? "status" : "cancel", optind != argc ? argv[optind] : array);
 		return 2;
 	}
-	if (status_id == NULL && array == NULL && optind != argc - 1) {
+	if (list_tasks && status_id == NULL) {
+		ferr(NULL, 0, "--tasks goes with --status ID");
+		return 2;
+	}
+	/* #33: --wait ID on a batch submitted earlier (an all-digit argument that names no file) */
+	const char *wait_id = NULL;
+
+	if (wait && status_id == NULL && cancel_id == NULL && array == NULL &&
+	    optind == argc - 1 && argv[optind][0] >= '0' && argv[optind][0] <= '9' &&
+	    strspn(argv[optind], "0123456789") == strlen(argv[optind]) &&
+	    access(argv[optind], F_OK) != 0)
+		wait_id = argv[optind];
+	if (status_id == NULL && cancel_id == NULL && array == NULL && optind != argc - 1) {
 		ferr(NULL, 0, optind == argc ? "a TASKFILE or --array A-B COMMAND is required (--help)" :
 					       "one TASKFILE only (options start with --)");
 		return 2;
@@ -1248,8 +1512,21 @@ main(int argc, char **argv)
 	int rcv = 8 << 20;
 
 	setsockopt(S.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	if (status_id != NULL)
-		return status_cmd(status_id, timeout_s < 5 ? timeout_s : 5);
+	if (status_id != NULL || wait_id != NULL) {
+		uint64_t id;
+		struct nl_msg_status st;
+		int rc = parse_id(status_id != NULL ? "--status" : "--wait",
+				  status_id != NULL ? status_id : wait_id, &id, NULL, NULL);
+
+		if (rc != 0)
+			return rc;
+		if (wait_id != NULL)
+			return wait_cmd(id, timeout_s);
+		rc = status_once(id, timeout_s < 5 ? timeout_s : 5, true, &st);
+		return rc == 0 && list_tasks ? tasks_cmd(id, timeout_s < 5 ? timeout_s : 5) : rc;
+	}
+	if (cancel_id != NULL)
+		return cancel_cmd(cancel_id, timeout_s < 5 ? timeout_s : 5);
 
 	/* the tasks, checked whole before anything is sent */
 	S.file = array != NULL ? "--array" : argv[optind];
@@ -1270,7 +1547,7 @@ main(int argc, char **argv)
 		S.n_skipped += S.t[i].state == T_SKIPPED;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
-	if (register_all(timeout_s < 10 ? timeout_s : 10) != 0)
+	if (register_all(timeout_s < 5 ? timeout_s : 5) != 0) /* #33: a refused key says so in 5 s */
 		return 2;
 	for (unsigned int i = 0; i < S.n_hk; i++)
 		if (S.hk[i].n_match == 0 && !quiet)
@@ -1287,7 +1564,7 @@ main(int argc, char **argv)
 		setvbuf(S.log, NULL, _IOLBF, 0); /* a killed submitter loses no logged line */
 		if (fresh)
 			fprintf(S.log, "index,task_id,attempt,command,args,machine,slot,start,end,"
-				       "runtime_s,status,result,stdout\n");
+				       "queue_s,run_s,cpu_s,mem_kib,status,result,stdout\n");
 	}
 	printf("Submitted batch %llu (%u tasks%s%s)\n", (unsigned long long)S.submit_id, S.n,
 	       S.n_skipped ? ", resumed: skipping ok ones " : "", "");
@@ -1321,10 +1598,11 @@ main(int argc, char **argv)
 	double el = (double)(now_ns() - S.t0_ns) * 1e-9;
 
 	qsort(S.start_ms, S.n_start, sizeof(double), cmp_d);
-	printf("SUMMARY submit_id=%llu tasks=%u ok=%u failed=%u rejected=%u skipped=%u retried=%u "
-	       "overload_backoffs=%u elapsed_s=%.3f rate_tps=%.1f start_p50_ms=%.3f "
-	       "start_p99_ms=%.3f\n",
-	       (unsigned long long)S.submit_id, S.n, S.n_ok, S.n_failed, S.n_rejected, S.n_skipped,
+	printf("SUMMARY submit_id=%llu tasks=%u ok=%u failed=%u rejected=%u timeout=%u cancelled=%u "
+	       "skipped=%u retried=%u overload_backoffs=%u elapsed_s=%.3f rate_tps=%.1f "
+	       "start_p50_ms=%.3f start_p99_ms=%.3f\n",
+	       (unsigned long long)S.submit_id, S.n, S.n_ok, S.n_failed, S.n_rejected, S.n_timeout,
+	       S.n_cancelled, S.n_skipped,
 	       S.n_retried, S.n_overload, el, el > 0 ? (double)(S.n_ok + S.n_failed) / el : 0.0,
 	       pct(S.start_ms, S.n_start, 0.5), pct(S.start_ms, S.n_start, 0.99));
 	if (stop_flag) {
@@ -1338,8 +1616,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (S.n_failed > 0) {
-		fprintf(stderr, "nlevel-submit: %u of %u tasks failed (%u rejected)%s%s\n", S.n_failed,
-			S.n, S.n_rejected, joblog ? "; see " : "", joblog ? joblog : "");
+		fprintf(stderr, "nlevel-submit: %u of %u tasks failed (%u rejected, %u timeout, %u "
+			"cancelled)%s%s\n", S.n_failed, S.n, S.n_rejected, S.n_timeout, S.n_cancelled,
+			joblog ? "; see " : "", joblog ? joblog : "");
 		return 1;
 	}
 	return 0;

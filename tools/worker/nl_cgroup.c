@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -286,6 +288,82 @@ find_mount(const char *ctl, char *mnt, size_t cap)
 	return found;
 }
 
+/* Whether a mounts table (/proc/PID/mounts) lists a cgroup or cgroup2 file system. */
+static bool
+has_cgroup_mounts(const char *table)
+{
+	FILE *f = fopen(table, "r");
+	char dev[256], dir[NL_CG_PATH], type[64];
+	bool found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fscanf(f, "%255s %511s %63s %*s %*d %*d", dev, dir, type) == 3)
+		found = strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Our mount namespace has no cgroup hierarchies but PID 1's has (`ip netns exec` gives its
+ * command a mount namespace of its own with a fresh /sys): mount them again here, under the
+ * same paths in /sys/fs/cgroup (a tmpfs there first), as systemd mounts them. The mounts are
+ * our namespace's only; the hierarchies are the same (a v1 hierarchy is named by its exact
+ * controller set). @return how many were mounted (0: none, *why says why).
+ */
+static unsigned int
+remount_from_pid1(const char **why)
+{
+	FILE *f = fopen("/proc/1/mounts", "r");
+	char dev[256], dir[NL_CG_PATH], type[64], opts[1024];
+	unsigned int n = 0;
+	bool tmpfs = false;
+
+	*why = "cannot read /proc/1/mounts";
+	if (f == NULL)
+		return 0;
+	*why = NULL;
+	while (fscanf(f, "%255s %511s %63s %1023s %*d %*d", dev, dir, type, opts) == 4) {
+		char data[1024] = "", *save = NULL;
+		size_t dl = 0;
+
+		if ((strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0) ||
+		    strncmp(dir, "/sys/fs/cgroup", 14) != 0 || (dir[14] != '\0' && dir[14] != '/'))
+			continue;
+		if (!tmpfs && dir[14] == '/') {
+			if (mount("nlevel-cgroup", "/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV |
+				  MS_NOEXEC, "mode=755") != 0) {
+				*why = "cannot mount a tmpfs on /sys/fs/cgroup";
+				break;
+			}
+			tmpfs = true;
+		}
+		/* a v1 hierarchy's controllers (and name=), not the generic options */
+		for (char *t = strtok_r(opts, ",", &save); t != NULL && strcmp(type, "cgroup") == 0;
+		     t = strtok_r(NULL, ",", &save)) {
+			if (strcmp(t, "rw") == 0 || strcmp(t, "ro") == 0 || strcmp(t, "relatime") == 0 ||
+			    strcmp(t, "noatime") == 0 || strcmp(t, "nosuid") == 0 ||
+			    strcmp(t, "nodev") == 0 || strcmp(t, "noexec") == 0 ||
+			    (strchr(t, '=') != NULL && strncmp(t, "name=", 5) != 0))
+				continue;
+			dl += (size_t)snprintf(data + dl, sizeof(data) - dl, "%s%s", dl > 0 ? "," : "", t);
+			if (dl >= sizeof(data))
+				break;
+		}
+		if (dir[14] == '/' && mkdir(dir, 0755) != 0 && errno != EEXIST)
+			continue;
+		if (mount("nlevel-cgroup", dir, type, MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  data[0] != '\0' ? data : NULL) == 0)
+			n++;
+	}
+	fclose(f);
+	if (n == 0 && tmpfs)
+		umount("/sys/fs/cgroup");
+	if (n == 0 && *why == NULL)
+		*why = "mounting them here failed";
+	return n;
+}
+
 /* The worker's own cgroup path in hierarchy ctl (v1), or in the unified one (ctl NULL). */
 static void
 own_path(const char *ctl, char *out, size_t cap)
@@ -321,16 +399,16 @@ own_path(const char *ctl, char *out, size_t cap)
 	fclose(f);
 }
 
-/* mkdir -p of base/nlevel/worker-ID (mode 0755). 0 or -errno. */
+/* mkdir -p of base/nlevel/NAME (worker-ID@IP:PORT, mode 0755). 0 or -errno. */
 static int
-make_worker_dir(const char *base, uint32_t wid, char *out, size_t cap)
+make_worker_dir(const char *base, const char *name, char *out, size_t cap)
 {
 	char p[NL_CG_PATH];
 
 	snprintf(p, sizeof(p), "%s/nlevel", base);
 	if (mkdir(p, 0755) != 0 && errno != EEXIST)
 		return -errno;
-	if ((size_t)snprintf(out, cap, "%s/worker-%u", p, (unsigned int)wid) >= cap)
+	if ((size_t)snprintf(out, cap, "%s/%s", p, name) >= cap)
 		return -ENAMETOOLONG;
 	if (mkdir(out, 0755) != 0 && errno != EEXIST)
 		return -errno;
@@ -416,7 +494,7 @@ setup_v2(struct nl_cg *cg, const char *root)
 		return -ENAMETOOLONG;
 	cg->mode = NL_CG_V2;
 	put_file(base, "cgroup.subtree_control", "+memory +pids");
-	int rc = make_worker_dir(base, cg->wid, cg->dir[0], sizeof(cg->dir[0]));
+	int rc = make_worker_dir(base, cg->name, cg->dir[0], sizeof(cg->dir[0]));
 
 	if (rc != 0)
 		return rc;
@@ -447,7 +525,7 @@ setup_v1(struct nl_cg *cg, const char *root)
 		snprintf(base, sizeof(base), "%s%s", mnt,
 			 root != NULL || strcmp(own, "/") == 0 ? "" : own);
 		if (strlen(base) > NL_CG_PATH - 64 ||
-		    make_worker_dir(base, cg->wid, cg->dir[c], sizeof(cg->dir[c])) != 0)
+		    make_worker_dir(base, cg->name, cg->dir[c], sizeof(cg->dir[c])) != 0)
 			continue;
 		cg->n_stale += purge(cg, cg->dir[c], false, c == NL_CG_FRZ);
 		cg->have[c] = true;
@@ -507,7 +585,7 @@ start_keeper(struct nl_cg *cg)
 		close(p[1]);
 		/* nothing of the worker's but the pipe: close every other descriptor */
 		for (int fd = 3; fd < 1024; fd++)
-			if (fd != p[0])
+			if (fd != p[0] && fd != cg->lock_fd) /* the lock: held until both end */
 				close(fd);
 		keeper_main(cg, p[0]);
 	}
@@ -516,21 +594,72 @@ start_keeper(struct nl_cg *cg)
 	cg->keeper = pid;
 }
 
-enum nl_cg_mode
-nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem,
-	   uint32_t max_procs, const char *want, char *line, size_t linelen)
+/*
+ * The cgroups worker-ID@IP:PORT are one worker's (and its keeper's): another live worker of
+ * the same id and appliance on this host (a mistake, or two tests) must not have its commands
+ * killed as "stale". flock() on /run/nlevel/worker-ID@IP:PORT.lock, held by the worker and
+ * its keeper (the lock ends when both have ended; a previous life's keeper still at work is
+ * waited for, 3 s at most). 0, or -EBUSY when another holds it (*holder its pid when known),
+ * or -errno (no lock: go on, as before).
+ */
+static int
+take_lock(struct nl_cg *cg, long *holder)
 {
-	char note[160] = "";
+	char p[128], buf[32];
+	ssize_t n;
+
+	*holder = 0;
+	if (mkdir("/run/nlevel", 0755) != 0 && errno != EEXIST)
+		return -errno;
+	snprintf(p, sizeof(p), "/run/nlevel/%s.lock", cg->name);
+	cg->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (cg->lock_fd < 0)
+		return -errno;
+	/* a previous life's keeper may still be removing its cgroups: wait for it (3 s) */
+	for (int i = 0; i < 30 && flock(cg->lock_fd, LOCK_EX | LOCK_NB) != 0; i++) {
+		if (errno != EWOULDBLOCK)
+			break;
+		sleep_us(100000);
+	}
+	if (flock(cg->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+
+		n = pread(cg->lock_fd, buf, sizeof(buf) - 1, 0);
+		if (n > 0) {
+			buf[n] = '\0';
+			*holder = strtol(buf, NULL, 10);
+		}
+		close(cg->lock_fd);
+		cg->lock_fd = -1;
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(cg->lock_fd, 0) != 0 || pwrite(cg->lock_fd, buf, (size_t)n, 0) != n)
+		return 0; /* the lock holds; its pid is only for the message */
+	return 0;
+}
+
+enum nl_cg_mode
+nl_cg_open(struct nl_cg *cg, uint32_t wid, const char *app, unsigned int n_slot,
+	   uint64_t max_mem, uint32_t max_procs, const char *want, char *line, size_t linelen)
+{
+	char note[600] = "", again[300] = "";
 	const char *root = NULL;
 	int rc = -ENOENT;
+	long holder = 0;
 	bool v2;
 
 	memset(cg, 0, sizeof(*cg));
 	cg->wid = wid;
+	if (app != NULL && strlen(app) < 40 && strchr(app, '/') == NULL)
+		snprintf(cg->name, sizeof(cg->name), "worker-%u@%s", (unsigned int)wid, app);
+	else
+		snprintf(cg->name, sizeof(cg->name), "worker-%u", (unsigned int)wid);
 	cg->n_slot = n_slot;
 	cg->max_mem = max_mem;
 	cg->max_procs = max_procs;
 	cg->keeper_fd = -1;
+	cg->lock_fd = -1;
 	for (unsigned int k = 0; k < NL_PROTO_MAX_MACH; k++) {
 		cg->slot[k].peak_fd = -1;
 		for (unsigned int c = 0; c < NL_CG_NCTL; c++)
@@ -544,17 +673,40 @@ nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem
 		snprintf(note, sizeof(note), "--cgroup off");
 	} else if (geteuid() != 0) {
 		snprintf(note, sizeof(note), "not root");
+	} else if (root == NULL && take_lock(cg, &holder) == -EBUSY) {
+		snprintf(note, sizeof(note), "another worker with id %u of this appliance runs on "
+			 "this host (process %ld holds /run/nlevel/%s.lock): its cgroups are left "
+			 "alone; give each worker of a host its own --id", (unsigned int)wid, holder,
+			 cg->name);
 	} else {
 		char mnt[NL_CG_PATH];
 
+		/* `ip netns exec` hides the hierarchies (a fresh /sys): mount them again here */
+		if (root == NULL && !has_cgroup_mounts("/proc/self/mounts") &&
+		    has_cgroup_mounts("/proc/1/mounts")) {
+			const char *why = NULL;
+			unsigned int n = remount_from_pid1(&why);
+
+			if (n > 0)
+				snprintf(again, sizeof(again), "; this mount namespace had no cgroup "
+					 "hierarchies (as under `ip netns exec`): %u of PID 1's mounted "
+					 "again here", n);
+			else
+				snprintf(again, sizeof(again), "; this mount namespace has no cgroup "
+					 "hierarchies but PID 1's has (`ip netns exec` mounts a fresh "
+					 "/sys) and %s: start the worker with nsenter --net=/run/netns/NAME "
+					 "instead, or mount them", why);
+		}
 		v2 = strncmp(want, "v2", 2) == 0 ||
 		     (strcmp(want, "auto") == 0 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0);
 		rc = v2 ? setup_v2(cg, root) : setup_v1(cg, root);
 		if (rc == 0)
 			rc = make_slots(cg, note, sizeof(note));
 		if (rc != 0)
-			snprintf(note, sizeof(note), "%s: %s", v2 ? "cgroup v2" : "cgroup v1",
-				 rc == -ENOENT ? "not mounted" : strerror(-rc));
+			snprintf(note, sizeof(note), "%s: %s%s", v2 ? "cgroup v2" : "cgroup v1",
+				 rc == -ENOENT ? "not mounted" : strerror(-rc), again);
+		else if (again[0] != '\0')
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s", again);
 		(void)mnt;
 	}
 	if (rc != 0) {
@@ -762,6 +914,10 @@ nl_cg_close(struct nl_cg *cg)
 	if (cg->keeper_fd >= 0) {
 		close(cg->keeper_fd); /* the keeper finds nothing left and exits */
 		cg->keeper_fd = -1;
+	}
+	if (cg->lock_fd >= 0) {
+		close(cg->lock_fd); /* the keeper's copy ends with the keeper */
+		cg->lock_fd = -1;
 	}
 	cg->mode = NL_CG_OFF;
 }

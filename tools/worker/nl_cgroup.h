@@ -2,13 +2,14 @@
 /**
  * @file
  * Containment of nlevel-worker's commands (issue #33, docs/taskfarm.md "Containment"): each
- * machine slot of the worker has a cgroup of its own, <own cgroup>/nlevel/worker-ID/mK, which
- * the command of that slot joins between fork and exec (nl_harden_spawn()'s join_fd = the
- * slot's join_fd); at the command's end, on a KILL and
- * at its time limit the whole cgroup is killed (cgroup v2: cgroup.kill; v1: freezer FROZEN,
- * SIGKILL to every pid of cgroup.procs, THAWED, repeated until empty), so background and
- * setsid children go too. Limits: pids.max (--max-procs) and the memory limit (--max-mem);
- * CPU time and peak memory are read back for DONE. The slot cgroups are made once and reused
+ * machine slot of the worker has a cgroup of its own,
+ * <own cgroup>/nlevel/worker-ID@IP:PORT/mK (IP:PORT its appliance's), which the command of
+ * that slot joins between fork and exec (nl_harden_spawn()'s join_fd = the slot's join_fd);
+ * at the command's end, on a KILL and at its time limit the whole cgroup is killed (cgroup
+ * v2: cgroup.kill; v1: freezer FROZEN, SIGKILL to every pid of cgroup.procs, THAWED,
+ * repeated until empty), so background and setsid children go too. Limits: pids.max
+ * (--max-procs) and the memory limit (--max-mem); CPU time and peak memory are read back for
+ * DONE. The slot cgroups are made once and reused
  * (emptied and checked between commands): no mkdir/rmdir per task.
  *
  * A keeper process (forked at start, its own process group) waits on a pipe from the worker;
@@ -59,6 +60,7 @@ struct nl_cg_slot {
 struct nl_cg {
 	enum nl_cg_mode mode;
 	uint32_t wid;
+	char name[64];           /**< worker-ID, or worker-ID@IP:PORT (its appliance) */
 	unsigned int n_slot;
 	uint64_t max_mem;        /**< per command [bytes], 0 = none */
 	uint32_t max_procs;      /**< per command, 0 = none */
@@ -66,6 +68,7 @@ struct nl_cg {
 	char dir[NL_CG_NCTL][NL_CG_PATH]; /**< the worker's cgroup .../nlevel/worker-ID */
 	struct nl_cg_slot slot[NL_PROTO_MAX_MACH];
 	int keeper_fd;           /**< write end of the keeper's pipe, or -1 */
+	int lock_fd;             /**< /run/nlevel/worker-ID.lock, flock()ed by worker and keeper */
 	pid_t keeper;            /**< the keeper process, or 0 */
 	unsigned int n_stale;    /**< cgroups of an earlier life removed at start */
 };
@@ -77,6 +80,8 @@ struct nl_cg {
  *
  * @param cg         Output (free with nl_cg_close()).
  * @param wid        Worker id (names the cgroups).
+ * @param app        The appliance "IP:PORT" (worker ids are the appliance's: the cgroups
+ *                   and the lock are worker-ID@IP:PORT), or NULL (worker-ID).
  * @param n_slot     Machine slots, 1..NL_PROTO_MAX_MACH.
  * @param max_mem    Memory limit per command [bytes], 0 = none.
  * @param max_procs  Process limit per command, 0 = none.
@@ -88,8 +93,9 @@ struct nl_cg {
  * @return the mode in use (never an error: the fallback is always available).
  * @par Context Start-up of the worker (blocking file I/O, fork of the keeper).
  */
-enum nl_cg_mode nl_cg_open(struct nl_cg *cg, uint32_t wid, unsigned int n_slot, uint64_t max_mem,
-			   uint32_t max_procs, const char *want, char *line, size_t linelen);
+enum nl_cg_mode nl_cg_open(struct nl_cg *cg, uint32_t wid, const char *app, unsigned int n_slot,
+			   uint64_t max_mem, uint32_t max_procs, const char *want, char *line,
+			   size_t linelen);
 
 /**
  * Prepare slot k for its next command: the slot must be empty; reset its peak memory and

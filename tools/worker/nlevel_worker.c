@@ -41,33 +41,14 @@
 #include "nl_principal.h"
 #include "nl_proto.h"
 #include "nl_worker_farm.h" /* issue #15: named commands, machine records, output capture */
+#include "nl_wqueue.h" /* issue #33: the per-machine queue, occupancy, KILL, DONE */
 
 extern char **environ;
 
 #define MAX_CMDS 64u
-#define QCAP 4096u /* sub-tasks queued per machine */
+#define QCAP NL_WQ_QCAP
 #define MAX_ARGV 34u
 
-struct sub {
-	struct nl_msg_dispatch d;
-	uint64_t fin_ns; /* emulated: when it finishes */
-	uint64_t arr_ns; /* when its DISPATCH arrived */
-};
-
-struct mach {
-	struct nl_msg_mach desc;
-	uint32_t slot;
-	struct sub *q;       /* FIFO ring [QCAP] */
-	unsigned int head, n;
-	uint64_t busy_until_ns;
-	pid_t pid;           /* task-farm: running child, 0 = none */
-	/* issue #33: the running command */
-	uint64_t start_ns;   /* its start */
-	uint64_t deadline_ns; /* its time limit's end, 0 = none */
-	uint8_t end_state;   /* enum nl_done_state when we killed it (TIMEOUT, CANCELLED) */
-	uint64_t mean_ns;    /* recent mean run time of its commands (EWMA 1/5), 0 = none yet */
-	bool was_busy;       /* held a sub-task at the last LOAD */
-};
 
 struct cmd {
 	uint16_t id;
@@ -161,6 +142,14 @@ static struct nl_auth_tx seal_tx;
 static const struct nl_auth_key *auth_key;
 static struct nl_replay replay;
 
+static uint64_t n_send_retry, n_send_lost; /* sendto() failures retried / given up */
+
+/*
+ * Send m to the appliance. A datagram the kernel refuses for a passing reason (EINTR, EAGAIN,
+ * ENOBUFS: a full device queue or socket buffer, ENOMEM) is sent again, up to 40 times over
+ * about 0.5 s, not dropped: a lost DONE leaves its task without an answer (issue #33). What
+ * still fails is counted and said (the first 10).
+ */
 static void
 send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 {
@@ -168,8 +157,24 @@ send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 	int n = nl_proto_seal(m, auth_key != NULL ? &seal_tx : NULL, nl_auth_now_ns(), buf,
 			      sizeof(buf));
 
-	if (n > 0)
-		(void)sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to));
+	if (n <= 0)
+		return;
+	for (unsigned int i = 0;; i++) {
+		if (sendto(fd, buf, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to)) == n)
+			return;
+		if (i < 40 && (errno == EINTR || errno == EAGAIN || errno == ENOBUFS ||
+			       errno == ENOMEM)) {
+			struct timespec ts = { 0, errno == EINTR ? 0 : (long)(i < 8 ? 1 << i : 16) * 1000000L };
+
+			n_send_retry++;
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n_send_lost++ < 10)
+			fprintf(stderr, "nlevel-worker: a %s to the appliance not sent: %s\n",
+				m->type == NL_MSG_DONE ? "DONE" : "message", strerror(errno));
+		return;
+	}
 }
 
 /* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). */
@@ -198,19 +203,13 @@ send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d,
 /* A sub-task that never ran (refused, unknown command, queue full, cgroup busy): state
  * NOSTART with the time it waited. */
 static void
-send_nostart(int fd, const struct sockaddr_in *to, const struct sub *s, int32_t status,
+send_nostart(int fd, const struct sockaddr_in *to, const struct nl_wq_sub *s, int32_t status,
 	     uint64_t now)
 {
 	struct nl_msg_done u = { .state = NL_DONE_NOSTART };
 
 	u.queue_ms = (uint32_t)((now - s->arr_ns) / 1000000);
 	send_done_u(fd, to, &s->d, status, &u);
-}
-
-static uint32_t
-ms_of(uint64_t ns)
-{
-	return ns / 1000000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000000);
 }
 
 /* #16: limits of every command (--rlimit) */
@@ -230,41 +229,6 @@ slot_limits(unsigned int k)
 	return l;
 }
 
-/*
- * Time to drain machine m [ns] (issue #33, contract item 4): per queued or running named
- * command its machine's recent mean run time (1 s before the first), at most its time limit,
- * minus the running one's elapsed time (a quarter of the mean once past it: never 0 while
- * one runs); emulated work: until its model end.
- */
-static uint64_t
-backlog_ns(const struct mach *m, uint64_t now)
-{
-	uint64_t est = m->mean_ns > 0 ? m->mean_ns : 1000000000ull, sum = 0;
-
-	for (unsigned int j = 0; j < m->n; j++) {
-		const struct sub *s = &m->q[(m->head + j) % QCAP];
-		uint64_t e = est;
-
-		if (s->d.cmd_id == 0)
-			continue;
-		if (s->d.time_limit_ms != 0 && (uint64_t)s->d.time_limit_ms * 1000000ull < e)
-			e = (uint64_t)s->d.time_limit_ms * 1000000ull;
-		if (j == 0 && m->pid > 0) {
-			uint64_t el = now - m->start_ns;
-
-			e = e > el + e / 4 ? e - el : e / 4;
-			if (m->deadline_ns > now && m->deadline_ns - now < e)
-				e = m->deadline_ns - now;
-			if (e == 0)
-				e = 1000000;
-		}
-		sum += e;
-	}
-	if (m->busy_until_ns > now)
-		sum += m->busy_until_ns - now;
-	return sum;
-}
-
 static const struct cmd *
 find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
 {
@@ -276,7 +240,7 @@ find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
 
 /* Start the head of machine m's queue as a child process (task-farm). 0 or -errno. */
 static int
-spawn_head(struct mach *m, const struct cmd *c, const struct nl_harden_limits *lim)
+spawn_head(struct nl_wq_mach *m, const struct cmd *c, const struct nl_harden_limits *lim)
 {
 	const struct nl_msg_dispatch *d = &m->q[m->head].d;
 	char args[NL_PROTO_MAX_ARGS + 1];
@@ -346,16 +310,20 @@ ended(uint32_t wid, bool quiet, const struct nl_msg_dispatch *d, const struct nl
 
 /* Machine m (slot k) started its head's command at now: start, deadline, pid to the keeper. */
 static void
-cmd_started(struct mach *m, unsigned int k, uint64_t now)
+cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t now)
 {
-	uint64_t lim = (uint64_t)m->q[m->head].d.time_limit_ms * 1000000ull;
-
-	if (max_time_ns != 0 && (lim == 0 || max_time_ns < lim))
-		lim = max_time_ns;
-	m->start_ns = now;
-	m->deadline_ns = lim != 0 ? now + lim : 0;
-	m->end_state = NL_DONE_EXITED;
+	nl_wq_started(m, now, max_time_ns);
 	nl_cg_started(&cg, k, m->pid);
+}
+
+/* Whether child pid has exited but is not reaped yet (waitid WNOWAIT: it stays a zombie). */
+static bool
+exited_already(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return pid > 0 && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid == pid;
 }
 
 /*
@@ -364,36 +332,29 @@ cmd_started(struct mach *m, unsigned int k, uint64_t now)
  * worker does not hold that sub-task.
  */
 static bool
-on_kill(int fd, const struct sockaddr_in *app, struct mach *mach, unsigned int n_mach,
+on_kill(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach, unsigned int n_mach,
 	const struct nl_msg_kill *k)
 {
-	struct mach *m;
+	struct nl_msg_dispatch d;
+	struct nl_msg_done u;
 
-	if (k->mach >= n_mach)
-		return false;
-	m = &mach[k->mach];
-	for (unsigned int j = 0; j < m->n; j++) {
-		struct sub *s = &m->q[(m->head + j) % QCAP];
+	uint8_t before = k->mach < n_mach ? mach[k->mach].end_state : 0;
 
-		if (s->d.task_id != k->task_id || s->d.token != k->token || s->d.sub != k->sub)
-			continue;
-		if (j == 0 && m->pid > 0) {
-			if (m->end_state == NL_DONE_EXITED)
-				m->end_state = NL_DONE_CANCELLED;
-			nl_cg_kill(&cg, k->mach);
+	switch (nl_wq_kill(mach, n_mach, k, now_ns(), &d, &u)) {
+	case NL_WQ_KILL_RUNNING:
+		if (exited_already(mach[k->mach].pid)) {
+			/* it ended on its own first: its DONE says so (EXITED), not CANCELLED */
+			mach[k->mach].end_state = before;
 			return true;
 		}
-		struct nl_msg_done u = { .state = NL_DONE_CANCELLED };
-		uint64_t now = now_ns();
-
-		u.queue_ms = ms_of(now - s->arr_ns);
-		send_done_u(fd, app, &s->d, 0, &u);
-		for (unsigned int i = j; i + 1 < m->n; i++) /* close the gap in the ring */
-			m->q[(m->head + i) % QCAP] = m->q[(m->head + i + 1) % QCAP];
-		m->n--;
+		nl_cg_kill(&cg, k->mach);
 		return true;
+	case NL_WQ_KILL_QUEUED:
+		send_done_u(fd, app, &d, 0, &u);
+		return true;
+	default:
+		return false;
 	}
-	return false;
 }
 
 static void
@@ -449,9 +410,15 @@ usage(FILE *f)
 		"  --cgroup MODE          auto (default: v2 if /sys/fs/cgroup is cgroup2, else the\n"
 		"                         v1 memory, pids, freezer, cpuacct hierarchies), v1, v2,\n"
 		"                         off (process groups only); every command runs in its\n"
-		"                         machine slot's cgroup <own>/nlevel/worker-ID/mK, killed\n"
+		"                         machine slot's cgroup <own>/nlevel/worker-ID@IP:PORT/mK\n"
+		"                         (IP:PORT the appliance's), killed\n"
 		"                         whole at its end, on KILL and at its limit, and by a\n"
-		"                         keeper process if the worker dies (docs/taskfarm.md)\n"
+		"                         keeper process if the worker dies (docs/taskfarm.md);\n"
+		"                         v1:/PATH, v2:/PATH: that hierarchy root (tests). Under\n"
+		"                         `ip netns exec` (no cgroups in its /sys) the worker\n"
+		"                         mounts PID 1's hierarchies in its own mount namespace;\n"
+		"                         one worker per --id, appliance and host\n"
+		"                         (/run/nlevel/worker-ID@IP:PORT.lock)\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -486,7 +453,7 @@ main(int argc, char **argv)
 	};
 	struct sockaddr_in app;
 	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
-	struct mach mach[NL_PROTO_MAX_MACH];
+	struct nl_wq_mach mach[NL_PROTO_MAX_MACH];
 	unsigned int n_mach = 0, n_cmd = 0;
 	struct cmd cmds[MAX_CMDS];
 	double scale = 1e-5, exit_after = 0, die_after = 0, load_ms = 100;
@@ -706,12 +673,17 @@ main(int argc, char **argv)
 		}
 	}
 	{ /* issue #33: containment; the default memory limit is the machine's share of RAM */
-		char line[NL_CG_PATH + 300];
+		char line[NL_CG_PATH + 800];
 		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 		if (!max_mem_set && pages > 0 && psz > 0)
 			max_mem = (uint64_t)pages * (uint64_t)psz / n_mach;
-		if (nl_cg_open(&cg, wid, n_mach, max_mem, max_procs, cg_want, line, sizeof(line)) ==
+		char appname[32];
+
+		snprintf(appname, sizeof(appname), "%s:%u", inet_ntoa(app.sin_addr),
+			 (unsigned int)ntohs(app.sin_port));
+		if (nl_cg_open(&cg, wid, appname, n_mach, max_mem, max_procs, cg_want, line,
+			       sizeof(line)) ==
 		    NL_CG_OFF)
 			fprintf(stderr, "nlevel-worker %u: %s\n", wid, line); /* always: a warning */
 		else if (!quiet)
@@ -721,7 +693,7 @@ main(int argc, char **argv)
 				max_time_ms > 0 ? ", --max-time" : "");
 	}
 	for (unsigned int i = 0; i < n_mach; i++) {
-		mach[i].q = calloc(QCAP, sizeof(struct sub));
+		mach[i].q = calloc(QCAP, sizeof(struct nl_wq_sub));
 		mach[i].slot = UINT32_MAX;
 		if (mach[i].q == NULL)
 			return 1;
@@ -761,7 +733,7 @@ main(int argc, char **argv)
 			for (unsigned int i = 0; i < n_mach; i++) {
 				m.u.hello.mach[i] = mach[i].desc;
 				m.u.hello.mach[i].n_sub = mach[i].n; /* #33: a rejoin sees what it holds */
-				m.u.hello.mach[i].backlog_ns = backlog_ns(&mach[i], now);
+				m.u.hello.mach[i].backlog_ns = nl_wq_backlog_ns(&mach[i], now);
 			}
 			send_msg(fd, &app, &m);
 			next_hello = now + (hello_ok ? 2000000000ull : 200000000ull);
@@ -774,7 +746,7 @@ main(int argc, char **argv)
 			for (unsigned int i = 0; i < n_mach; i++) {
 				m.u.hello.mach[i] = mach[i].desc;
 				m.u.hello.mach[i].n_sub = mach[i].n;
-				m.u.hello.mach[i].backlog_ns = backlog_ns(&mach[i], now);
+				m.u.hello.mach[i].backlog_ns = nl_wq_backlog_ns(&mach[i], now);
 				mach[i].was_busy = mach[i].n > 0;
 			}
 			send_msg(fd, &app, &m);
@@ -794,10 +766,10 @@ main(int argc, char **argv)
 		}
 		/* finish what is due, start what can start */
 		for (unsigned int i = 0; i < n_mach; i++) {
-			struct mach *m = &mach[i];
+			struct nl_wq_mach *m = &mach[i];
 
 			while (m->n > 0 && m->pid == 0) {
-				struct sub *s = &m->q[m->head];
+				struct nl_wq_sub *s = &m->q[m->head];
 				const struct cmd *cm;
 
 				if (s->d.cmd_id == 0) { /* emulated work */
@@ -846,10 +818,12 @@ main(int argc, char **argv)
 		}
 		/* #33: time limits; a limit's end kills the command's whole cgroup */
 		for (unsigned int i = 0; i < n_mach; i++) {
-			struct mach *m = &mach[i];
+			struct nl_wq_mach *m = &mach[i];
 
 			if (m->pid > 0 && m->deadline_ns != 0 && m->end_state == NL_DONE_EXITED) {
-				if (now >= m->deadline_ns) {
+				if (now >= m->deadline_ns && exited_already(m->pid)) {
+					m->deadline_ns = 0; /* ended on its own in time: EXITED */
+				} else if (now >= m->deadline_ns) {
 					m->end_state = NL_DONE_TIMEOUT;
 					nl_cg_kill(&cg, i);
 				} else if (m->deadline_ns < next) {
@@ -865,33 +839,26 @@ main(int argc, char **argv)
 			if (p <= 0)
 				break;
 			for (unsigned int i = 0; i < n_mach; i++) {
-				struct mach *m = &mach[i];
-				struct nl_msg_done u = { .state = m->end_state };
+				struct nl_wq_mach *m = &mach[i];
+				struct nl_msg_done u = { 0 };
+				struct nl_msg_dispatch d;
 				bool oom = false;
-				uint64_t t_end = now_ns(), run = t_end - m->start_ns;
+				int32_t status;
 
 				if (m->pid != p)
 					continue;
 				/* #33: the rest of its process tree goes with it; then its usage */
 				nl_cg_kill(&cg, i);
-				u.cpu_ms = ms_of((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				u.cpu_ms = nl_wq_ms((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
 							 1000000000ull +
 						 (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
 							 1000ull);
 				u.mem_peak_kib = (uint32_t)ru.ru_maxrss;
 				nl_cg_usage(&cg, i, &u.cpu_ms, &u.mem_peak_kib, &oom);
-				if (oom && u.state == NL_DONE_EXITED) /* its memory limit's OOM kill */
-					u.state = NL_DONE_OOM;
-				u.run_ms = ms_of(run);
-				u.queue_ms = ms_of(m->start_ns - m->q[m->head].arr_ns);
-				m->mean_ns = m->mean_ns == 0 ? run : (4 * m->mean_ns + run) / 5;
-				send_done_u(fd, &app, &m->q[m->head].d,
-					    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &u);
-				ended(wid, quiet, &m->q[m->head].d, &u);
+				status = nl_wq_end(m, st, oom, now_ns(), &d, &u);
+				send_done_u(fd, &app, &d, status, &u);
+				ended(wid, quiet, &d, &u);
 				n_done++;
-				m->pid = 0;
-				m->head = (m->head + 1) % QCAP;
-				m->n--;
 				if (m->n == 0)
 					next_load = 0; /* #33: busy -> idle: LOAD at once */
 				next = now; /* start the next one at once */
@@ -936,18 +903,18 @@ main(int argc, char **argv)
 				n_bad++;
 				continue;
 			}
-			struct mach *m = &mach[msg.u.dispatch.mach];
+			struct nl_wq_mach *m = &mach[msg.u.dispatch.mach];
 			uint64_t t = now_ns();
 
 			if (m->n == QCAP) { /* full: report it failed at once */
-				struct sub full = { .d = msg.u.dispatch, .arr_ns = t };
+				struct nl_wq_sub full = { .d = msg.u.dispatch, .arr_ns = t };
 
 				send_nostart(fd, &app, &full, 125, t);
 				continue;
 			}
 			if (m->n == 0)
 				next_load = 0; /* #33: idle -> busy: LOAD at once */
-			struct sub *s = &m->q[(m->head + m->n) % QCAP];
+			struct nl_wq_sub *s = &m->q[(m->head + m->n) % QCAP];
 			double model_s = (double)msg.u.dispatch.instr / (double)m->desc.speed_ips +
 					 (double)msg.u.dispatch.data_bits / (double)m->desc.link_bps;
 			uint64_t start = m->busy_until_ns > t ? m->busy_until_ns : t;
@@ -979,7 +946,9 @@ main(int argc, char **argv)
 		nl_replay_free(&replay);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
-				"KILLs of sub-tasks not held)\n", wid, (unsigned long long)n_done,
-			(unsigned long long)n_bad, (unsigned long long)n_kill_unknown);
+				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent)\n", wid,
+			(unsigned long long)n_done, (unsigned long long)n_bad,
+			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
+			(unsigned long long)n_send_lost);
 	return 0;
 }

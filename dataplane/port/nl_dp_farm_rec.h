@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The task farm's records on disk (issue #33 item 5; docs/taskfarm.md "Records"): one row per
+ * farm task (batch, index) in an SQLite database in WAL mode under --state-dir, written by a
+ * records thread of its own (never the I/O lcore, never a dispatch lcore) from a ring the I/O
+ * lcore fills; --status and --status --tasks are answered from it, so they answer for
+ * finished batches after hours and after a restart. Queries go through the same ring, so an
+ * answer reflects every event queued before it; the answers come back on a second ring for
+ * the I/O lcore to send (only it owns the port). Not a public header.
+ */
+#ifndef NL_DP_FARM_REC_H
+#define NL_DP_FARM_REC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl_proto.h"
+
+struct nl_port;
+struct nl_farm_rec;
+
+/** Record kinds (ring events). */
+enum nl_farm_rec_kind {
+	NL_REC_ACCEPT = 1,   /**< accepted: queued (attempt, owner principal) */
+	NL_REC_DISPATCH,     /**< sub-task 0 dispatched: running (worker, mach) */
+	NL_REC_END,          /**< final answer sent: state, status, times */
+	NL_REC_STATUS_Q,     /**< answer a STATUS_Q (its in-memory counters in m) */
+	NL_REC_TASKS_Q,      /**< answer a TASKS_Q */
+};
+
+/** One ring event (filled by the I/O lcore). */
+struct nl_farm_rec_ev {
+	uint8_t kind;
+	uint8_t state;        /**< END: enum nl_farm_tstate */
+	uint8_t attempt;
+	uint16_t mach;
+	uint32_t principal;   /**< ACCEPT: owner; queries: the asker (NL_PRINCIPAL_NONE: all) */
+	uint64_t task_id;     /**< (batch << 32) | index; queries: batch << 32 */
+	int32_t status;
+	uint32_t worker_id;
+	uint32_t queue_ms, run_ms, cpu_ms, mem_kib;
+	uint64_t t_ns;        /**< CLOCK_REALTIME */
+	/* queries */
+	uint64_t req_id;
+	uint32_t from;
+	uint16_t max;
+	uint32_t ip;          /**< asker, network order */
+	uint16_t port;
+	uint8_t mac[6];
+	struct nl_farm_counts c; /**< STATUS_Q: the batch's in-memory counters */
+	uint8_t known;           /**< STATUS_Q: in memory */
+};
+
+/** An answer for the I/O lcore to send (heap; it frees it). */
+struct nl_farm_rec_out {
+	struct nl_msg m;
+	uint32_t principal;
+	uint32_t ip;
+	uint16_t port;
+	uint8_t mac[6];
+};
+
+/**
+ * Open (create if missing) DIR/farm-IP_PORT.sqlite in WAL mode, creating DIR (mode 0750) if
+ * missing, and start the records thread.
+ * @param out  The records. @param dir  --state-dir. @param ip  The appliance's IPv4 (network
+ * order) and @param udp_port  its UDP port: one database per appliance address.
+ * @param err  Message on failure [errlen].
+ * @return 0; -errno (dir not creatable / not writable, SQLite error: -EIO), err says which.
+ * @par Context The I/O lcore, start-up. @par Source SQLite "Write-Ahead Logging"
+ * (https://sqlite.org/wal.html); HTCondor's job_queue.log, Slurm's StateSaveLocation.
+ */
+int nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_t udp_port,
+		     char *err, size_t errlen);
+
+/** Stop the thread after it wrote every queued event; close. NULL accepted. @par Context I/O lcore. */
+void nl_farm_rec_close(struct nl_farm_rec *r);
+
+/**
+ * Queue an event. @return true; false when the ring is full (counted: dropped()).
+ * @par Context The I/O lcore only (single producer).
+ */
+bool nl_farm_rec_put(struct nl_farm_rec *r, const struct nl_farm_rec_ev *ev);
+
+/**
+ * Next answer to send, or NULL. The caller frees it. @par Context The I/O lcore only.
+ */
+struct nl_farm_rec_out *nl_farm_rec_answer(struct nl_farm_rec *r);
+
+/** Events dropped (ring full) and written so far. @par Context Any thread (relaxed). */
+uint64_t nl_farm_rec_dropped(const struct nl_farm_rec *r);
+uint64_t nl_farm_rec_written(const struct nl_farm_rec *r);
+
+#endif /* NL_DP_FARM_REC_H */

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue #33 items 3 and 5, the user's view and control, with both cores kept busy:
+#   - --time 2 on nap 100: TIMEOUT within 10 s (a state of its own in the answer, the job log
+#     and --status), nothing left running;
+#   - --cancel of a running 100-task batch of nap 30 (8 running, 92 queued on the workers):
+#     every task answered CANCELLED to its submitter, no sleep left within 10 s, --status
+#     counts 100 cancelled; --cancel ID.INDEX of one task of another batch: that one only;
+#   - --status counts tasks, not attempts (a --retries 2 batch of failing tasks: 5 failed,
+#     not 15), --status --tasks one line per task, --wait ID on a batch submitted earlier;
+#   - the records survive a restart of the appliance (same --state-dir): --status answers;
+#   - --resume numbers attempts after the job log's;
+#   - a client with a key the appliance refuses says so within 5 s; the appliance logs it;
+#   - an unknown command's error lists the commands the workers offer.
+# Usage: chaos_farm_control.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
+. "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
+chaos_init fc "$@"
+L1=100.$$ L2=30.$$ # sleep lengths no other test uses: pgrep finds ours only
+chaos_start_app
+for w in 1 2; do
+	printf 'command nap = /bin/sleep {1}\ncommand fail = /bin/false\ncommand true = /bin/true\n' |
+		chaos_commands $w
+	chaos_start_worker $w
+done
+chaos_wait_joined 2 3 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
+chaos_busy 2
+field() { sed -n "s/.*[ ^]$2=\([0-9.]*\).*/\1/p" <<<"$1" | tail -n 1; }
+
+# --- --time ---
+t0=$(date +%s%N)
+out=$(chaos_sub --wait --quiet --submit-id 301 --time 2 --joblog "$CT/t.csv" --array 1-2 nap "$L1" 2>&1)
+rc=$? el=$((($(date +%s%N) - t0) / 1000000))
+st=$(chaos_sub --status 301 | grep SUMMARY)
+say "--time 2 on nap 100: both TIMEOUT within 10 s (answer, job log, --status), exit 1" \
+	"$([[ $rc == 1 && $el -lt 10000 && $(field "$out" timeout) == 2 &&
+		$(grep -c ',timeout,' "$CT/t.csv") == 2 && $(field "$st" t_timeout) == 2 ]]; echo $?)" \
+	"rc $rc, $el ms: $out | $st | $(cat "$CT/t.csv")"
+chaos_gone "sleep $L1" 10
+say "--time: no sleep left" $? "$CHAOS_LEFT"
+
+# --- --cancel of a running batch ---
+chaos_sub --wait --quiet --submit-id 302 --joblog "$CT/c.csv" --array 1-100 nap "$L2" >"$CT/c.out" 2>&1 &
+SUBPID=$!
+for _ in $(seq 100); do
+	[[ $(field "$(chaos_sub --status 302 2>/dev/null)" t_running) -ge 100 ]] && break
+	sleep 0.2
+done
+t0=$(date +%s%N)
+cout=$(chaos_sub --cancel 302 2>&1)
+chaos_gone "sleep $L2" 10
+gone=$?
+el=$((($(date +%s%N) - t0) / 1000000))
+wait $SUBPID
+rc=$?
+st=$(chaos_sub --status 302 | grep SUMMARY)
+say "--cancel of 100 running nap 30: no process left within 10 s ($el ms)" "$gone" "$CHAOS_LEFT | $cout"
+say "--cancel: the submitter gets 100 CANCELLED answers, exit 1; the job log says cancelled" \
+	"$([[ $rc == 1 && $(field "$(cat "$CT/c.out")" cancelled) == 100 &&
+		$(grep -c ',cancelled,' "$CT/c.csv") == 100 ]]; echo $?)" "rc $rc: $(cat "$CT/c.out") | $cout"
+say "--status after --cancel: 100 tasks, 100 cancelled, none queued or running" \
+	"$([[ $(field "$st" tasks) == 100 && $(field "$st" t_cancelled) == 100 &&
+		$(field "$st" t_running) == 0 && $(field "$st" t_queued) == 0 ]]; echo $?)" "$st"
+
+# --- --cancel ID.INDEX ---
+chaos_sub --quiet --submit-id 303 --array 1-3 nap 20.5 >/dev/null 2>&1
+sleep 2
+chaos_sub --cancel 303.2 >/dev/null 2>&1
+sleep 3
+st=$(chaos_sub --status 303 | grep SUMMARY)
+say "--cancel 303.2: that task cancelled, the other two run on" \
+	"$([[ $(field "$st" t_cancelled) == 1 && $(field "$st" t_running) == 2 ]]; echo $?)" "$st"
+chaos_sub --cancel 303 >/dev/null 2>&1
+
+# --- tasks, not attempts; --tasks; --wait ID ---
+chaos_sub --wait --quiet --submit-id 304 --retries 2 --joblog "$CT/r.csv" --array 1-5 fail >/dev/null 2>&1
+st=$(chaos_sub --status 304 | grep SUMMARY)
+lines=$(chaos_sub --status 304 --tasks | grep -cE '^[0-9]+ +failed .* 3$')
+say "--status counts tasks (5 failed), not attempts (15); --tasks prints 5 lines with 3 attempts" \
+	"$([[ $(field "$st" tasks) == 5 && $(field "$st" t_failed) == 5 && $lines == 5 &&
+		$(grep -c ',failed_exit,' "$CT/r.csv") == 15 ]]; echo $?)" "$st; $lines lines"
+chaos_sub --quiet --submit-id 305 --array 1-16 nap 1.5 >/dev/null 2>&1
+t0=$(date +%s%N)
+wout=$(chaos_sub --wait 305 2>&1)
+rc=$? el=$((($(date +%s%N) - t0) / 1000000))
+say "--wait 305 on a batch submitted earlier: returns when all 16 ended ok, exit 0" \
+	"$([[ $rc == 0 && $(field "$wout" t_ok) == 16 && $el -ge 1000 ]]; echo $?)" "rc $rc, $el ms: $wout"
+
+# --- --resume numbers attempts on ---
+chaos_sub --wait --quiet --submit-id 306 --joblog "$CT/u.csv" --array 1-2 fail >/dev/null 2>&1
+chaos_sub --wait --quiet --resume --joblog "$CT/u.csv" --array 1-2 fail >/dev/null 2>&1
+atts=$(awk -F, 'NR > 1 { print $3 }' "$CT/u.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+say "--resume: attempts numbered across it (1, then 2)" \
+	"$([[ $atts == " 2 1; 2 2;" ]]; echo $?)" "$atts"
+
+# --- records survive a restart ---
+kill -INT "$CHAOS_APP"
+wait "$CHAOS_APP"
+mv "$CT/app.log" "$CT/app1.log"
+chaos_start_app
+st=$(chaos_sub --status 302 | grep SUMMARY)
+say "after a restart of the appliance: --status 302 answers from the records (100 cancelled)" \
+	"$([[ $(field "$st" t_cancelled) == 100 ]]; echo $?)" "$st"
+
+# --- a refused key; an unknown command ---
+head -c 32 /dev/urandom >"$CT/wrong.key"
+chmod 600 "$CT/wrong.key"
+t0=$(date +%s%N)
+out=$(chaos_sub --key "$CT/wrong.key" --wait --array 1-1 true 2>&1)
+rc=$? el=$((($(date +%s%N) - t0) / 1000000))
+say "a client with a key the appliance refuses: says so (--key) within 5 s, exit 2" \
+	"$([[ $rc == 2 && $el -lt 7000 && $out == *"--key"* ]]; echo $?)" "rc $rc, $el ms: $out"
+sleep 1
+say "the appliance logs the refused sender" \
+	"$(grep -q 'refused a frame from' "$CT/app.log"; echo $?)" "$(tail -n 3 "$CT/app.log")"
+for w in 1 2; do chaos_start_worker $w; done # the restarted appliance's workers come back
+chaos_wait_joined 2 3
+out=$(chaos_sub --wait --array 1-1 no_such_cmd 2>&1)
+say "an unknown command's error lists the commands the workers offer" \
+	"$([[ $out == *"offered: "*nap* ]]; echo $?)" "$out"
+nl_tap_done

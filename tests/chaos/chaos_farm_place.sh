@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue #33 item 1, placement by real occupancy, with both cores kept busy (two `yes`):
+#   - nlevel-submit --array 1-64 --wait nap 1 on 8 slots: the batch's makespan at most 1.3 x
+#     the ideal 8 s, no slot above 10 tasks (the job log's machine column);
+#   - the same with --window 8 (a new task only when one ended: it must go to the idle slot).
+# Usage: chaos_farm_place.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
+. "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
+chaos_init fp "$@"
+NAP=${NL_CHAOS_NAP:-1}
+chaos_start_app
+for w in 1 2; do
+	printf 'command nap = /bin/sleep {1}\ncommand true = /bin/true\n' | chaos_commands $w
+	chaos_start_worker $w
+done
+chaos_wait_joined 2 2 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
+chaos_busy 2
+
+place() { # name, extra nlevel-submit options
+	local name=$1 t0 t1 el span most n_ok spread
+
+	shift
+	t0=$(date +%s.%N)
+	chaos_sub --wait --quiet --submit-id "$((RANDOM + 1000))" --joblog "$CT/$name.csv" "$@" \
+		--array 1-64 nap "$NAP" >"$CT/$name.out" 2>&1
+	local rc=$?
+	t1=$(date +%s.%N)
+	el=$(python3 -c "print(round($t1 - $t0, 2))")
+	read -r most n_ok spread <<<"$(python3 - "$CT/$name.csv" <<'PY'
+import csv, sys, collections
+c = collections.Counter(r["machine"] for r in csv.DictReader(open(sys.argv[1])) if r["result"] == "ok")
+print(max(c.values()) if c else 99, sum(c.values()), " ".join("%s:%d" % kv for kv in sorted(c.items())))
+PY
+)"
+	# the batch's makespan (first FSUBMIT to last answer): the wall time adds the start-up
+	# and exit of an ASan build on two busy cores (seconds)
+	span=$(sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' "$CT/$name.out")
+	echo "# $name: makespan ${span:-?} s, wall $el s (ideal $((8 * NAP)) s), per slot: $spread"
+	say "64 x nap $NAP on 8 slots $*: all ok, makespan <= 1.3 x ideal, no slot above 10 tasks" \
+		"$([[ $rc == 0 && $n_ok == 64 && $most -le 10 && -n $span ]] &&
+			python3 -c "import sys; sys.exit(0 if $span <= 1.3 * 8 * $NAP else 1)"; echo $?)" \
+		"rc $rc, $el s, most $most: $(tail -n 3 "$CT/$name.out")"
+}
+place burst
+place window --window 8
+
+say "the appliance still serves" "$(kill -0 "$CHAOS_APP"; echo $?)" "$(tail -n 5 "$CT/app.log")"
+nl_tap_done

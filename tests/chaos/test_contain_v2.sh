@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue #33, the worker's pure cgroup v2 path (--cgroup v2:PATH) end to end, both cores busy:
+# this machine mounts v1 controllers and a cgroup2 hierarchy without controllers (hybrid), so
+# the worker is pointed at the cgroup2 mount (/sys/fs/cgroup/unified, else a private mount
+# of cgroup2 in the test's folder). Without controllers v2 still has cgroup.procs,
+# cgroup.kill, cgroup.freeze, cgroup.events and cpu.stat, which is all the worker needs to
+# hold and kill a command's processes; memory.max / pids.max / memory.peak need the memory
+# and pids controllers (tested against a fake tree by test_wcgroup.c instead):
+#   - `setsid sleep &` and `sleep &` children: gone with their task (cgroup.kill), the slot
+#     cgroup (v2) empty: cgroup.events says populated 0;
+#   - --max-time 2 on `nap`: ends (state timeout) within 10 s, nothing left;
+#   - the start-up line says which v2 limits are not enforced (no controllers);
+#   - kill -9 of the worker: its keeper kills the commands (cgroup.kill) and removes the
+#     cgroups; a restarted worker of the same id removes cgroups left by worker + keeper;
+#   - (v1, --cgroup auto) a worker started with `ip netns exec` (a fresh /sys without the
+#     hierarchies) mounts PID 1's hierarchies again in its own mount namespace, says so, and
+#     contains its commands; a second worker of the same id on the host leaves the first
+#     one's cgroups alone (its lock) and says why it falls back.
+# Usage: test_contain_v2.sh NLEVEL WORKER SUBMIT. TAP; skips when not root / no netns / no
+# EAL / no cgroup2.
+set -u
+SRC=${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/chaos/chaos_lib.sh"
+chaos_init c2 "$1" "$2" "$3"
+
+CG2=
+if [[ $(stat -f -c %T /sys/fs/cgroup 2>/dev/null) == cgroup2fs ]]; then
+	CG2=/sys/fs/cgroup
+elif [[ $(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null) == cgroup2fs ]]; then
+	CG2=/sys/fs/cgroup/unified
+else
+	mkdir -p "$CT/cg2"
+	mount -t cgroup2 none "$CT/cg2" 2>/dev/null && CG2=$CT/cg2 && CHAOS_UMOUNT=$CT/cg2
+fi
+[[ -n $CG2 ]] || chaos_skip "no cgroup2 hierarchy and cannot mount one"
+# the worker's cgroups live under $CG2/nlcg2-$$ (removed at the end)
+BASE=$CG2/nlcg2-$$
+mkdir "$BASE" || chaos_skip "cannot make a cgroup under $CG2"
+v2_cleanup() {
+	chaos_cleanup
+	find "$BASE" -depth -type d -exec rmdir {} \; 2>/dev/null
+	[[ -n ${CHAOS_UMOUNT:-} ]] && umount "$CHAOS_UMOUNT"
+}
+trap v2_cleanup EXIT
+chaos_busy 2
+
+cat >"$CT/bg_setsid.sh" <<'EOF'
+#!/bin/sh
+setsid sleep 3201 >/dev/null 2>&1 &
+echo started
+EOF
+cat >"$CT/bg_plain.sh" <<'EOF'
+#!/bin/sh
+sleep 3202 >/dev/null 2>&1 &
+echo started
+EOF
+cat >"$CT/forkw.sh" <<'EOF'
+#!/bin/bash
+for ((i = 0; i < $1; i++)); do sleep "$2" & done
+wait
+EOF
+chmod 755 "$CT"/*.sh
+chaos_commands 1 <<EOF
+command bg_setsid = $CT/bg_setsid.sh
+command bg_plain = $CT/bg_plain.sh
+command forkw = $CT/forkw.sh {1} {2}
+command nap = /bin/sleep {1}
+EOF
+chaos_start_app
+chaos_start_worker 1 --cgroup "v2:$BASE" --max-time 2
+chaos_wait_joined 1 4
+say "the worker joins with cgroup v2 under $BASE and says which limits it cannot enforce" \
+	"$(grep -q "containment: cgroup v2, a cgroup per machine slot under $BASE/nlevel/worker-1@$CAPP_IP:7477" "$CT/w1.log" &&
+		grep -q "no memory controller: --max-mem not enforced" "$CT/w1.log"; echo $?)" \
+	"$(cat "$CT/w1.log")"
+REQ='Name == "w1.0" || Name == "w1.1" || Name == "w1.2" || Name == "w1.3"'
+
+for c in "bg_setsid 3201" "bg_plain 3202"; do
+	set -- $c
+	chaos_sub --wait --quiet --requirements "$REQ" --array 1-1 "$1" >"$CT/$1.out" 2>&1
+	rc=$?
+	chaos_gone "sleep $2" 10
+	left=$?
+	say "v2: $1: the task ends (rc $rc) and its background child is gone (cgroup.kill)" \
+		"$([[ $rc == 0 && $left == 0 ]]; echo $?)" "$(cat "$CT/$1.out"); left: $CHAOS_LEFT"
+done
+pop=0
+W1DIR=$BASE/nlevel/worker-1@$CAPP_IP:7477 # worker ids are the appliance's: worker-ID@IP:PORT
+for f in "$W1DIR"/m*/cgroup.events; do
+	grep -q "populated 1" "$f" && pop=$((pop + 1))
+done
+say "v2: the slot cgroups are empty between tasks (cgroup.events populated 0)" \
+	"$([[ $pop == 0 && -e $W1DIR/m0/cgroup.events ]]; echo $?)" \
+	"$pop populated; $(ls "$BASE"/nlevel 2>&1)"
+
+t0=$(date +%s)
+chaos_sub --wait --quiet --requirements "$REQ" --joblog "$CT/nap.csv" --submit-id 715 \
+	--array 1-1 nap 100.321 >"$CT/nap.out" 2>&1
+rc=$? dt=$(($(date +%s) - t0))
+chaos_gone "sleep 100.321" 5
+left=$?
+if chaos_has_submit_opt --tasks; then # the appliance's per-task records (helper farm)
+	state=$(chaos_task_state 715 1)
+else
+	state=$(grep -q "time limit (timeout)" "$CT/w1.log" && echo timeout)
+fi
+say "v2: --max-time 2: nap 100 ends within 10 s, state timeout, nothing left" \
+	"$([[ $dt -le 10 && $rc != 0 && $left == 0 && $state == timeout ]]; echo $?)" \
+	"rc $rc after ${dt}s, state '$state'; $(grep timeout "$CT/w1.log" | tail -1); $(cat "$CT/nap.out")"
+
+# kill -9 of the worker: the keeper kills the commands (running forkw, not yet at --max-time)
+chaos_sub --quiet --requirements "$REQ" --submit-id 720 --array 1-4 forkw 3 3206 >/dev/null 2>&1
+for _ in $(seq 100); do
+	[[ $(pgrep -fc "sleep 3206") -ge 3 ]] && break
+	sleep 0.05
+done
+n_before=$(pgrep -fc "sleep 3206")
+kill -9 "${CW_PID[1]}"
+chaos_gone "sleep 3206" 10
+left=$?
+for _ in $(seq 50); do [[ -e $W1DIR ]] || break; sleep 0.1; done
+say "v2: kill -9 of the worker leaves none of its commands running, nor its cgroups" \
+	"$([[ $n_before -ge 3 && $left == 0 && ! -e $W1DIR ]]; echo $?)" \
+	"$n_before before; left: $CHAOS_LEFT; $(find "$BASE" -type d)"
+
+# worker and keeper killed: the next life of worker 1 removes what they left
+chaos_start_worker 1 --cgroup "v2:$BASE"
+chaos_wait_log 1 "joined" 2
+sleep 1.5
+chaos_sub --wait --quiet --requirements "$REQ" --submit-id 722 --array 1-2 forkw 3 3208 \
+	>"$CT/722.out" 2>&1 &
+CHAOS_EXTRA_PIDS+=($!)
+for _ in $(seq 100); do
+	[[ $(pgrep -fc "sleep 3208") -ge 3 ]] && break
+	sleep 0.1
+done
+keeper=$(pgrep -x nlevel-keeper -P "${CW_PID[1]}" | head -1)
+n_before=$(pgrep -fc "sleep 3208")
+kill -9 "${CW_PID[1]}" $keeper 2>/dev/null
+sleep 1
+n_mid=$(pgrep -fc "sleep 3208")
+chaos_start_worker 1 --cgroup "v2:$BASE"
+chaos_gone "sleep 3208" 10
+left=$?
+say "v2: worker + keeper killed: the restarted worker kills and removes the stale cgroups" \
+	"$([[ $n_before -ge 3 && $n_mid -ge 3 && -n $keeper && $left == 0 ]] &&
+		grep -q "[1-9][0-9]* stale removed" "$CT/w1.log"; echo $?)" \
+	"before $n_before, after the kills $n_mid (keeper '$keeper'), left: $CHAOS_LEFT; $(grep stale "$CT/w1.log" | tail -1)"
+# a cancel (nlevel-submit --cancel, helper farm's): the appliance's KILL kills the command's
+# cgroup on the (restarted, no --max-time) worker; state cancelled
+if chaos_has_submit_opt --cancel && chaos_has_submit_opt --tasks; then
+	chaos_sub --wait --quiet --requirements "$REQ" --submit-id 733 --array 1-1 nap 100.733 \
+		>"$CT/733.out" 2>&1 &
+	CHAOS_EXTRA_PIDS+=($!)
+	for _ in $(seq 100); do
+		pgrep -f "sleep 100.733" >/dev/null && break
+		sleep 0.1
+	done
+	chaos_sub --cancel 733 >"$CT/cancel.out" 2>&1
+	chaos_gone "sleep 100.733" 10
+	left=$?
+	for _ in $(seq 50); do
+		state=$(chaos_task_state 733 1)
+		[[ $state == cancelled ]] && break
+		sleep 0.1
+	done
+	say "v2: a cancel kills the running command's cgroup (KILL), state cancelled, nothing left" \
+		"$([[ $left == 0 && $state == cancelled ]] && grep -q "cancelled (KILL)" "$CT/w1.log"; echo $?)" \
+		"state '$state'; $(cat "$CT/cancel.out"); left: $CHAOS_LEFT; $(grep -i cancel "$CT/w1.log" | tail -2)"
+else
+	echo "ok $((n += 1)) - v2: a cancel kills the running command's cgroup # SKIP nlevel-submit has no --cancel / --tasks yet"
+fi
+
+# `ip netns exec`: the worker finds the hierarchies anyway (v1 here, --cgroup auto)
+chaos_commands 3 <<EOF
+command bg_setsid = $CT/bg_setsid.sh
+EOF
+CID3=$((70000 + $$ % 10000)) # a worker id of this test only (its lock and cgroups)
+ip netns exec "$CNS" "$CWORKER" --appliance "$CAPP_IP" --id $CID3 --allow-root \
+	--mach 1e9:'*' --commands "$CT/w3.conf" >>"$CT/w3.log" 2>&1 &
+CW_PID[3]=$!
+chaos_wait_log 3 "joined" 1
+sleep 1.5
+chaos_sub --wait --quiet --requirements "Name == \"w$CID3.0\"" --array 1-1 bg_setsid \
+	>"$CT/ns.out" 2>&1
+rc=$?
+chaos_gone "sleep 3201" 10
+left=$?
+say "ip netns exec: the worker mounts PID 1's cgroup hierarchies again, says so, contains its command" \
+	"$([[ $rc == 0 && $left == 0 ]] && grep -q "containment: cgroup.*mounted again here" "$CT/w3.log"; echo $?)" \
+	"rc $rc, $(cat "$CT/ns.out"); left: $CHAOS_LEFT; $(head -3 "$CT/w3.log")"
+nsenter --net="/var/run/netns/$CNS" "$CWORKER" --appliance "$CAPP_IP" --id $CID3 --allow-root \
+	--mach 1e9:'*' --exit-after 1 >"$CT/w3b.log" 2>&1
+say "a second worker of the same id leaves the first one's cgroups alone and says why" \
+	"$(grep -q "another worker with id $CID3 of this appliance runs on this host" "$CT/w3b.log" &&
+		kill -0 "${CW_PID[3]}" && [[ -n $(chaos_cg_left $CID3) ]]; echo $?)" \
+	"$(cat "$CT/w3b.log")"
+nl_tap_done

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue #33: a DONE whose sendto() fails for a passing reason is sent again, not dropped. The
+# worker runs with an LD_PRELOAD shim (nl_sendfail.c) that fails every other DONE's sendto()
+# with ENOBUFS; 20 `true` tasks through the real appliance must all be answered (a worker
+# that drops the DONE leaves 10 of them without an answer: nlevel-submit --wait times out),
+# and the worker's bye line counts the retries. Both cores busy.
+# Usage: test_done_retry.sh NLEVEL WORKER SUBMIT SHIM. TAP; skips when not root / no EAL.
+set -u
+SRC=${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SHIM=$4
+. "$SRC/tests/chaos/chaos_lib.sh"
+chaos_init dr "$1" "$2" "$3"
+chaos_busy 2
+chaos_commands 1 <<EOF
+command t = /bin/true
+EOF
+chaos_start_app
+# the shim before the sanitizer runtime of a sanitized build
+LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 chaos_start_worker 1
+chaos_wait_joined 1 1
+t0=$(date +%s)
+timeout 60 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" --wait --quiet --array 1-20 \
+	--joblog "$CT/t.csv" t >"$CT/t.out" 2>&1
+rc=$?
+say "20 tasks whose DONEs fail sendto() every other time (ENOBUFS) are all answered (rc $rc)" \
+	"$([[ $rc == 0 ]]; echo $?)" \
+	"rc $rc after $(($(date +%s) - t0)) s; $(tail -3 "$CT/t.out"); joblog lines $(grep -c . "$CT/t.csv" 2>/dev/null)"
+kill -INT "${CW_PID[1]}"
+wait "${CW_PID[1]}"
+line=$(grep -o "bye after .*" "$CT/w1.log")
+say "the worker counts the retried sends and lost none" \
+	"$([[ $line =~ ([1-9][0-9]*)\ sends\ retried,\ 0\ not\ sent ]]; echo $?)" "$line"
+nl_tap_done
