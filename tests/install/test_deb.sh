@@ -4,7 +4,7 @@
 # of the source tree built with `dpkg-buildpackage -us -uc -b`, then (as root) installed with
 # dpkg -i: every program in /usr/bin runs --help, the units verify, the man pages and
 # share/nlevel are there, the units are neither enabled nor started; removed with dpkg -r
-# (no program left) and purged. Out of the default run (CI time): skips (77) unless
+# (no program left) and purged. Out of the default run (CI time): skips (a TAP skip plan) unless
 # NL_TEST_DEB=1 (NL_TEST_DEB=1 meson test -C BUILD deb); also without dpkg-buildpackage or
 # debhelper, when not
 # root, or when a package named nlevel is installed already (it is not ours to replace).
@@ -12,7 +12,7 @@ set -uo pipefail
 SRC=${NL_SRC_ROOT:?}
 TMP=$(mktemp -d /tmp/nl-deb.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-skip() { echo "1..0 # SKIP $*"; exit 77; }
+skip() { echo "1..0 # SKIP $*"; exit 0; } # TAP: a skip plan, status 0
 n=0 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
