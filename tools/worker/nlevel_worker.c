@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -453,6 +454,8 @@ main(int argc, char **argv)
 	};
 	struct sockaddr_in app;
 	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
+	bool hello_warned = false;
+	char appname[32] = "";
 	struct nl_wq_mach mach[NL_PROTO_MAX_MACH];
 	unsigned int n_mach = 0, n_cmd = 0;
 	struct cmd cmds[MAX_CMDS];
@@ -678,8 +681,6 @@ main(int argc, char **argv)
 
 		if (!max_mem_set && pages > 0 && psz > 0)
 			max_mem = (uint64_t)pages * (uint64_t)psz / n_mach;
-		char appname[32];
-
 		snprintf(appname, sizeof(appname), "%s:%u", inet_ntoa(app.sin_addr),
 			 (unsigned int)ntohs(app.sin_port));
 		if (nl_cg_open(&cg, wid, appname, n_mach, max_mem, max_procs, cg_want, line,
@@ -737,6 +738,17 @@ main(int argc, char **argv)
 			}
 			send_msg(fd, &app, &m);
 			next_hello = now + (hello_ok ? 2000000000ull : 200000000ull);
+		}
+		/* issue #33: a worker whose key the appliance refuses hears nothing back; say so
+		 * (once) within 5 s instead of waiting in silence */
+		if (!hello_ok && !hello_warned && now - t0 >= 5000000000ull) {
+			fprintf(stderr,
+				"nlevel-worker %u: no answer to HELLO from %s in 5 s: is --key the "
+				"appliance's%s? is the appliance up at that address? (%" PRIu64
+				" frames refused so far; still trying)\n",
+				wid, appname, auth_key != NULL ? "" : " (this worker has none)",
+				n_bad);
+			hello_warned = true;
 		}
 		if (hello_ok && now >= next_load) {
 			struct nl_msg m = { .type = NL_MSG_LOAD };
