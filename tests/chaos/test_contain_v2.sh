@@ -142,6 +142,7 @@ n_before=$(pgrep -fc "sleep 3208")
 kill -9 "${CW_PID[1]}" $keeper 2>/dev/null
 sleep 1
 n_mid=$(pgrep -fc "sleep 3208")
+n_joined=$(grep -c -- "joined" "$CT/w1.log")
 chaos_start_worker 1 --cgroup "v2:$BASE"
 chaos_gone "sleep 3208" 10
 left=$?
@@ -152,11 +153,15 @@ say "v2: worker + keeper killed: the restarted worker kills and removes the stal
 # a cancel (nlevel-submit --cancel, helper farm's): the appliance's KILL kills the command's
 # cgroup on the (restarted, no --max-time) worker; state cancelled
 if chaos_has_submit_opt --cancel && chaos_has_submit_opt --tasks; then
+	# the task must be running when it is cancelled (a queued one is withdrawn, no KILL):
+	# the restarted worker has joined first, and the command has started
+	chaos_wait_log 1 "joined" $((n_joined + 1))
 	chaos_sub --wait --quiet --requirements "$REQ" --submit-id 733 --array 1-1 nap 100.733 \
 		>"$CT/733.out" 2>&1 &
 	CHAOS_EXTRA_PIDS+=($!)
-	for _ in $(seq 100); do
-		pgrep -f "sleep 100.733" >/dev/null && break
+	started=no
+	for _ in $(seq 200); do
+		pgrep -f "sleep 100.733" >/dev/null && started=yes && break
 		sleep 0.1
 	done
 	chaos_sub --cancel 733 >"$CT/cancel.out" 2>&1
@@ -169,7 +174,7 @@ if chaos_has_submit_opt --cancel && chaos_has_submit_opt --tasks; then
 	done
 	say "v2: a cancel kills the running command's cgroup (KILL), state cancelled, nothing left" \
 		"$([[ $left == 0 && $state == cancelled ]] && grep -q "cancelled (KILL)" "$CT/w1.log"; echo $?)" \
-		"state '$state'; $(cat "$CT/cancel.out"); left: $CHAOS_LEFT; $(grep -i cancel "$CT/w1.log" | tail -2)"
+		"started before the cancel: $started; state '$state'; $(cat "$CT/cancel.out"); left: $CHAOS_LEFT; $(grep -i cancel "$CT/w1.log" | tail -2)"
 else
 	echo "ok $((n += 1)) - v2: a cancel kills the running command's cgroup # SKIP nlevel-submit has no --cancel / --tasks yet"
 fi
