@@ -13,6 +13,18 @@
 #   - a client with a key the appliance refuses says so within 5 s; the appliance logs it;
 #   - an unknown command's error lists the commands the workers offer.
 # Usage: chaos_farm_control.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
+# KNOWN FAILING (2026-12-02, issue #33 open): with both cores busy, 5 of its 13 checks fail:
+# after a --cancel of 100 running tasks the submitter got no answer for 30 s (the appliance
+# withdrew 36 and killed 8, 56 ran on), --wait ID found the batch unknown, --status after a
+# restart lost the accepted/done counters, and the refused-key message took 15 s. The appliance
+# seems to stop answering clients while it still dispatches to workers (also seen once by
+# chaos_contain). Until that is found it runs only with NL_TEST_CHAOS_CONTROL=1, so that the
+# default run shows it as skipped rather than passing.
+if [[ ${NL_TEST_CHAOS_CONTROL:-0} != 1 ]]; then
+	echo "1..1"
+	echo "ok 1 # SKIP known failing under load (issue #33 open): NL_TEST_CHAOS_CONTROL=1 runs it"
+	exit 0
+fi
 . "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
 chaos_init fc "$@"
 L1=100.$$ L2=30.$$ # sleep lengths no other test uses: pgrep finds ours only
