@@ -192,7 +192,13 @@ ip netns exec "$CNS" "$CWORKER" --appliance "$CAPP_IP" --id $CID3 --allow-root \
 	--mach 1e9:'*' --commands "$CT/w3.conf" >>"$CT/w3.log" 2>&1 &
 CW_PID[3]=$!
 chaos_wait_log 3 "joined" 1
-sleep 1.5
+# the submit needs the appliance to hold this worker's machine record (sent after the join):
+# wait for it there instead of a fixed pause (1.5 s was short with both cores busy: REJECTed)
+for _ in $(seq 200); do
+	python3 "$CHAOS_SRC/tests/dataplane/nl_tel.py" "$CPFX" /nlevel/farm 2>/dev/null |
+		grep -q "w$CID3\.0" && break
+	sleep 0.1
+done
 chaos_sub --wait --quiet --requirements "Name == \"w$CID3.0\"" --array 1-1 bg_setsid \
 	>"$CT/ns.out" 2>&1
 rc=$?
