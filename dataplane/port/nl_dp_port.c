@@ -299,13 +299,18 @@ redispatch_from(struct nl_port *io, const uint8_t *gone)
 
 			if ((mt->done_mask >> s) & 1 || m >= dp->n_mach || !gone[m])
 				continue;
+			if ((t->flags & NL_TF_FAILED) || nl_dp_farm_withdraw(io, t)) {
+				sub_settle(io, t, s); /* failed or cancelled (#33): not run again */
+				continue;
+			}
 			alt = replace_sub(io, t);
 			if (alt == NO_SLOT) {
 				sub_lost(io, t, s);
 				continue;
 			}
 			nl_stat_add_st(&io->c.redispatched, 1);
-			send_dispatch(io, t, s, alt);
+			if (!nl_dp_farm_park(io, t, s, &alt)) /* #33: a busy slot is not doubled up */
+				send_dispatch(io, t, s, alt);
 		}
 	}
 }

@@ -40,11 +40,28 @@ CHAOS_SRC=${NL_SRC_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 chaos_skip() { echo "1..0 # SKIP $*"; exit 0; }
 
 CW_PID=() CHAOS_APP= CHAOS_BUSY=() CHAOS_EXTRA_PIDS=()
+# wait for PIDs (already signalled) for at most S seconds each, then SIGKILL them, saying so on
+# stderr (a worker or appliance that ignores SIGTERM/SIGINT is a defect to see, not a hang)
+chaos_reap() { # S PID...
+	local s=$1 p i
+	shift
+	for p in "$@"; do
+		for ((i = 0; i < s * 10; i++)); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$p" 2>/dev/null; then
+			echo "chaos: pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)) did not exit within $s s of its signal: SIGKILL" >&2
+			kill -9 "$p" 2>/dev/null
+		fi
+		wait "$p" 2>/dev/null
+	done
+}
 chaos_cleanup() {
 	local p
 	for p in "${CW_PID[@]}" "${CHAOS_EXTRA_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${CW_PID[@]}" "${CHAOS_EXTRA_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	if [[ -n $CHAOS_APP ]]; then kill -INT "$CHAOS_APP" 2>/dev/null; wait "$CHAOS_APP" 2>/dev/null; fi
+	chaos_reap 15 "${CW_PID[@]}" "${CHAOS_EXTRA_PIDS[@]}"
+	if [[ -n $CHAOS_APP ]]; then kill -INT "$CHAOS_APP" 2>/dev/null; chaos_reap 30 "$CHAOS_APP"; fi
 	for p in "${CHAOS_BUSY[@]}"; do kill "$p" 2>/dev/null; done
 	nl_veth_down "$CNS" "$CVA"
 	[[ -n ${CT:-} && -z ${CHAOS_KEEP:-} ]] && rm -rf "$CT"
@@ -136,7 +153,8 @@ chaos_wait_log() { # N TEXT K
 	return 1
 }
 
-chaos_sub() { "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" "$@"; }
+# a hung nlevel-submit fails its check (exit 124) instead of the whole test at meson's limit
+chaos_sub() { timeout -k 5 180 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" "$@"; }
 
 chaos_gone() { # PATTERN SECONDS
 	local i lim=$(($2 * 10))

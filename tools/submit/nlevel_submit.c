@@ -880,7 +880,7 @@ static int
 run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 {
 	bool tty = isatty(2) && !quiet;
-	uint64_t last_prog = 0, last_answer = now_ns(), next_scan = 0;
+	uint64_t last_prog = 0, last_answer = now_ns(), next_scan = 0, last_probe = 0;
 	uint32_t next = 0, total = S.n;
 	uint32_t *by_index = NULL, max_index = 0;
 
@@ -1044,6 +1044,18 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 			}
 		}
 		now = now_ns();
+		/* Accepted tasks may run for longer than --timeout without a word: after 5 s of
+		 * silence ask the appliance for the batch's status (every 5 s), so that only a
+		 * silent appliance, not a long task, ends the wait. Its STATUS is an answer. */
+		if (S.n_running > 0 && now - last_answer > 5000000000ull &&
+		    now - last_probe > 5000000000ull) {
+			struct nl_msg q = { .type = NL_MSG_STATUS_Q };
+
+			q.u.farm.status_q.req_id = now;
+			q.u.farm.status_q.submit_id = S.submit_id;
+			send_msg(&q);
+			last_probe = now;
+		}
 		if (timeout_s > 0 && now - last_answer > (uint64_t)(timeout_s * 1e9)) {
 			ferr(NULL, 0, "no answer from the appliance for %.0f s: giving up (--timeout)",
 			     timeout_s);
@@ -1295,7 +1307,10 @@ usage(FILE *f)
 		"                         and go on in the background; see --status); --wait ID\n"
 		"                         alone waits for a batch submitted earlier\n"
 		"  --submit-id N          submit id 1..2^32-1 (default: random)\n"
-		"  --timeout S            give up after S seconds without any answer (default 30)\n"
+		"  --timeout S            give up after S seconds without any answer (default 30;\n"
+		"                         while accepted tasks run, the appliance is asked for the\n"
+		"                         batch's status after 5 s of silence, so long tasks are\n"
+		"                         waited for as long as the appliance answers)\n"
 		"  --key FILE             site key (the appliance's --key), or with --principal\n"
 		"                         the principal's own key file (nlevel-key)\n"
 		"  --principal NAME       submit as principal NAME of the appliance's\n"
