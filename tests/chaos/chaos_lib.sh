@@ -126,6 +126,8 @@ chaos_commands() { # N; the file's lines on stdin
 chaos_start_worker() { # N [worker options]
 	local w=$1
 	shift
+	# a previous worker N still running (e.g. across a restart of the appliance) is reaped too
+	[[ -n ${CW_PID[$w]:-} ]] && kill -0 "${CW_PID[$w]}" 2>/dev/null && CHAOS_EXTRA_PIDS+=("${CW_PID[$w]}")
 	# nsenter --net, not `ip netns exec`: the latter mounts a new /sys, without the cgroup
 	# hierarchies, so the worker would find no cgroups
 	nsenter --net="/var/run/netns/$CNS" "$CWORKER" --appliance "$CAPP_IP" --id "$w" --allow-root \

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -151,8 +152,22 @@ static uint64_t n_send_retry, n_send_lost; /* sendto() failures retried / given 
  * about 0.5 s, not dropped: a lost DONE leaves its task without an answer (issue #33). What
  * still fails is counted and said (the first 10).
  */
+/* The heartbeat (issue #33): the main loop can stall for seconds inside one fork() on a busy
+ * host (seen: 2-4 s, in the kernel's copy of the page tables, at load 8 on 2 cores), and the
+ * appliance removes a worker it has not heard from for --worker-timeout, dispatching its
+ * running sub-tasks again. A second thread repeats the last LOAD when the loop has sent none
+ * for HB_AFTER_NS, so a worker that is only slow stays joined. tx_mu serialises sealing
+ * (seal_tx's counter) and sending between the two threads. */
+#define HB_AFTER_NS 500000000ull
+static pthread_mutex_t tx_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct nl_msg hb_load;    /* the last LOAD the loop sent (under tx_mu) */
+static bool hb_have;             /* hb_load holds one (under tx_mu) */
+static uint64_t hb_last_ns;      /* when a LOAD last went out (under tx_mu) */
+static uint64_t n_heartbeats;    /* LOADs repeated by the heartbeat thread (under tx_mu) */
+static volatile int hb_quit;
+
 static void
-send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
+send_msg_locked(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 {
 	uint8_t buf[NL_PROTO_MAX_LEN];
 	int n = nl_proto_seal(m, auth_key != NULL ? &seal_tx : NULL, nl_auth_now_ns(), buf,
@@ -176,6 +191,43 @@ send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 				m->type == NL_MSG_DONE ? "DONE" : "message", strerror(errno));
 		return;
 	}
+}
+
+static void
+send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
+{
+	pthread_mutex_lock(&tx_mu);
+	send_msg_locked(fd, to, m);
+	if (m->type == NL_MSG_LOAD) {
+		hb_load = *m;
+		hb_have = true;
+		hb_last_ns = now_ns();
+	}
+	pthread_mutex_unlock(&tx_mu);
+}
+
+struct hb_arg {
+	int fd;
+	const struct sockaddr_in *to;
+};
+
+static void *
+heartbeat(void *arg)
+{
+	const struct hb_arg *a = arg;
+	struct timespec ts = { 0, 100000000L };
+
+	while (!hb_quit) {
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&tx_mu);
+		if (hb_have && now_ns() - hb_last_ns > HB_AFTER_NS) {
+			send_msg_locked(a->fd, a->to, &hb_load);
+			hb_last_ns = now_ns();
+			n_heartbeats++;
+		}
+		pthread_mutex_unlock(&tx_mu);
+	}
+	return NULL;
 }
 
 /* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). */
@@ -467,6 +519,7 @@ main(int argc, char **argv)
 	uint64_t next_farm = 0;
 	static struct nl_auth_key key;
 	uint64_t max_mem = 0, max_time_ms = 0, n_kill_unknown = 0;
+	uint64_t loop_prev = 0, loop_gap_max = 0; /* the longest turn of the loop (ns): silence */
 	uint32_t max_procs = NL_CG_DEF_PROCS;
 	bool max_mem_set = false;
 	const char *cg_want = "auto";
@@ -711,12 +764,28 @@ main(int argc, char **argv)
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGPIPE, SIG_IGN);
+	/* the heartbeat thread takes no signal: SIGCHLD and SIGTERM reach the loop */
+	pthread_t hb_th;
+	struct hb_arg hb_a = { .fd = fd, .to = &app };
+	sigset_t all, old_mask;
+	bool hb_started;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+	hb_started = pthread_create(&hb_th, NULL, heartbeat, &hb_a) == 0;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (!hb_started)
+		fprintf(stderr, "nlevel-worker %u: no heartbeat thread: a stalled loop may look "
+			"silent to the appliance\n", wid);
 	max_time_ns = max_time_ms * 1000000ull;
 	t0 = now_ns();
 	while (!stop_flag) {
 		uint64_t now = now_ns(), next = now + 50000000ull;
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
+		if (loop_prev != 0 && now - loop_prev > loop_gap_max)
+			loop_gap_max = now - loop_prev;
+		loop_prev = now;
 		if (die_after > 0 && now - t0 >= (uint64_t)(die_after * 1e9)) {
 			if (!quiet)
 				fprintf(stderr, "nlevel-worker %u: dying without BYE\n", wid);
@@ -800,6 +869,7 @@ main(int argc, char **argv)
 					if (rc == 0)
 						rc = nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id),
 								    &s->d, &l, &m->pid);
+
 					if (rc == 0) {
 						cmd_started(m, i, now);
 						break; /* runs; reaped below */
@@ -943,6 +1013,9 @@ main(int argc, char **argv)
 	struct nl_msg bye = { .type = NL_MSG_BYE };
 
 	bye.u.bye.worker_id = wid;
+	hb_quit = 1;
+	if (hb_started)
+		pthread_join(hb_th, NULL);
 	send_msg(fd, &app, &bye);
 	nl_cg_close(&cg); /* #33: every command's whole cgroup (or group) killed, removed */
 	for (unsigned int i = 0; i < n_mach; i++) {
@@ -958,9 +1031,11 @@ main(int argc, char **argv)
 		nl_replay_free(&replay);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
-				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent)\n", wid,
+				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent; longest "
+				"turn of its loop %.0f ms, %llu heartbeats)\n", wid,
 			(unsigned long long)n_done, (unsigned long long)n_bad,
 			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
-			(unsigned long long)n_send_lost);
+			(unsigned long long)n_send_lost, (double)loop_gap_max / 1e6,
+			(unsigned long long)n_heartbeats);
 	return 0;
 }
