@@ -107,6 +107,7 @@ static struct {
 	uint32_t n_timeout, n_cancelled; /* #33: final states of their own (not exit codes) */
 	uint32_t tl_ms;        /* --time */
 	uint32_t in_flight;    /* tasks SENT or RUNNING */
+	int ready_fd;          /* background: written once the appliance answered (-1: none) */
 	double *start_ms;
 	uint32_t n_start;
 } S;
@@ -876,6 +877,19 @@ progress(bool tty, bool final, uint32_t total)
 	fflush(stderr);
 }
 
+/* In the background: tell the foreground (once) that the appliance knows the batch. */
+static void
+batch_known(void)
+{
+	if (S.ready_fd >= 0) {
+		char c = 1;
+
+		(void)!write(S.ready_fd, &c, 1);
+		close(S.ready_fd);
+		S.ready_fd = -1;
+	}
+}
+
 static int
 run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 {
@@ -942,6 +956,7 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 			if ((tid >> 32) != S.submit_id || idx > max_index || by_index[idx] == UINT32_MAX)
 				continue;
 			t = &S.t[by_index[idx]];
+			batch_known(); /* an answer of the appliance about this batch */
 			if (t->state != T_SENT && t->state != T_RUNNING)
 				continue; /* a late duplicate */
 			switch (m.type) {
@@ -1304,7 +1319,8 @@ usage(FILE *f)
 		"  --resume               skip the tasks --joblog records as ok (reuses its submit id;\n"
 		"                         attempts go on numbering from the log's)\n"
 		"  --wait                 stay until every task ended (default: print the submit id\n"
-		"                         and go on in the background; see --status); --wait ID\n"
+		"                         and go on in the background once the appliance answered\n"
+		"                         for the batch; see --status); --wait ID\n"
 		"                         alone waits for a batch submitted earlier\n"
 		"  --submit-id N          submit id 1..2^32-1 (default: random)\n"
 		"  --timeout S            give up after S seconds without any answer (default 30;\n"
@@ -1372,6 +1388,7 @@ main(int argc, char **argv)
 	char *end;
 	int c;
 
+	S.ready_fd = -1;
 	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -1585,13 +1602,32 @@ main(int argc, char **argv)
 	       S.n_skipped ? ", resumed: skipping ok ones " : "", "");
 	fflush(stdout);
 	if (!wait) {
-		/* go on in the background, like sbatch: follow with --status */
-		pid_t p = fork();
+		/* go on in the background, like sbatch: follow with --status. The foreground
+		 * returns once the appliance has answered one task of the batch (it knows the
+		 * batch: `nlevel-submit --wait ID` or --status right after finds it), or the
+		 * background part ended, or --timeout passed. */
+		int rp[2];
+		pid_t p;
 
+		if (pipe(rp) != 0)
+			return ferr(NULL, 0, "pipe: %s", strerror(errno)), 1;
+		p = fork();
 		if (p < 0)
 			return ferr(NULL, 0, "fork: %s", strerror(errno)), 1;
-		if (p > 0)
-			return 0;
+		if (p > 0) {
+			struct pollfd pf = { .fd = rp[0], .events = POLLIN };
+			char c = 0;
+
+			close(rp[1]);
+			if (poll(&pf, 1, (int)(timeout_s * 1000)) == 1 && read(rp[0], &c, 1) == 1)
+				return 0;
+			return ferr(NULL, 0, "no answer from the appliance for batch %llu yet; it "
+				    "goes on in the background (see --status %llu)",
+				    (unsigned long long)S.submit_id,
+				    (unsigned long long)S.submit_id), 0;
+		}
+		close(rp[0]);
+		S.ready_fd = rp[1];
 		setsid();
 		int dn = open("/dev/null", O_RDWR);
 
@@ -1605,6 +1641,8 @@ main(int argc, char **argv)
 		quiet = true;
 	}
 	int rc = run((unsigned int)window, (unsigned int)retries, timeout_s, quiet);
+
+	batch_known();
 
 	if (S.log != NULL)
 		fclose(S.log);
