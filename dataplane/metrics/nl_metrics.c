@@ -10,11 +10,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl_metrics_priv.h"
+#include "nl_metrics.h"
+#include "nl_metrics_tel.h"
 
 /* engine: bucket b of svc_hist_ns_log2 counts decisions of [2^(b-1), 2^b) ns (nl_dp_tel.c) */
 #define HIST_BUCKETS 24u
@@ -144,7 +147,7 @@ render_stats(FILE *f, const json_t *st, const json_t *pr)
 
 /* /nlevel/managers and /nlevel/managers,ID: per-manager counters, queue depth, decide cost. */
 static void
-render_managers(FILE *f, struct nl_svc *s, const json_t *mg)
+render_managers(FILE *f, struct nl_tel_conn *c, const json_t *mg)
 {
 	static const struct {
 		const char *key, *name, *type, *help;
@@ -186,7 +189,7 @@ render_managers(FILE *f, struct nl_svc *s, const json_t *mg)
 		const json_t *h;
 
 		snprintf(cmd, sizeof(cmd), "/nlevel/managers,%zu", i);
-		one_mg = nl_svc_tel_ctl(s, cmd);
+		one_mg = nl_tel_ask_ctl(c, cmd);
 		h = json_object_get(one_mg, "svc_hist_ns_log2");
 		double samp_s = 0;
 
@@ -269,7 +272,7 @@ render_machines(FILE *f, const json_t *m)
 
 /* /nlevel/submits and /nlevel/submits,ID: task-farm batches by state. */
 static void
-render_farm(FILE *f, struct nl_svc *s, const json_t *fm)
+render_farm(FILE *f, struct nl_tel_conn *c, const json_t *fm)
 {
 	const json_t *ids = json_object_get(fm, "submit_ids");
 	uint64_t b_run = 0, b_ok = 0, b_err = 0, t[5] = { 0 };
@@ -281,7 +284,7 @@ render_farm(FILE *f, struct nl_svc *s, const json_t *fm)
 
 		snprintf(cmd, sizeof(cmd), "/nlevel/submits,%" JSON_INTEGER_FORMAT,
 			 json_integer_value(json_array_get(ids, i)));
-		b = nl_svc_tel_ctl(s, cmd);
+		b = nl_tel_ask_ctl(c, cmd);
 		if (b == NULL || ju(b, "known") == 0) {
 			json_decref(b);
 			continue;
@@ -395,7 +398,7 @@ render_peers(FILE *f, const json_t *ap)
 }
 
 char *
-nl_metrics_render_ctl(struct nl_svc *s, size_t *len)
+nl_metrics_render_ctl(struct nl_tel_conn *c, size_t *len)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -404,29 +407,29 @@ nl_metrics_render_ctl(struct nl_svc *s, size_t *len)
 
 	if (f == NULL)
 		return NULL;
-	pthread_mutex_lock(&s->mu); /* I1 */
-	st = nl_svc_tel_ctl(s, "/nlevel/stats");
-	pr = st != NULL ? nl_svc_tel_ctl(s, "/nlevel/principals") : NULL;
-	mg = st != NULL ? nl_svc_tel_ctl(s, "/nlevel/managers") : NULL;
-	mc = st != NULL ? nl_svc_tel_ctl(s, "/nlevel/machines") : NULL;
-	fm = st != NULL ? nl_svc_tel_ctl(s, "/nlevel/submits") : NULL;
-	ap = st != NULL ? nl_svc_tel_ctl(s, "/nlevel/appliances") : NULL;
+	pthread_mutex_lock(&c->mu); /* I1 */
+	st = nl_tel_ask_ctl(c, "/nlevel/stats");
+	pr = st != NULL ? nl_tel_ask_ctl(c, "/nlevel/principals") : NULL;
+	mg = st != NULL ? nl_tel_ask_ctl(c, "/nlevel/managers") : NULL;
+	mc = st != NULL ? nl_tel_ask_ctl(c, "/nlevel/machines") : NULL;
+	fm = st != NULL ? nl_tel_ask_ctl(c, "/nlevel/submits") : NULL;
+	ap = st != NULL ? nl_tel_ask_ctl(c, "/nlevel/appliances") : NULL;
 	one(f, "nlevel_up", "gauge",
 	    "Whether the appliance answered this scrape (1: serving; 0: starting or stopping).",
 	    st != NULL);
 	if (st != NULL)
 		render_stats(f, st, pr);
 	if (mg != NULL)
-		render_managers(f, s, mg);
+		render_managers(f, c, mg);
 	if (mc != NULL)
 		render_machines(f, mc);
 	if (fm != NULL)
-		render_farm(f, s, fm);
+		render_farm(f, c, fm);
 	if (pr != NULL && json_array_size(json_object_get(pr, "name")) > 0)
 		render_principals(f, pr);
 	if (ap != NULL && json_object_get(ap, "self") != NULL)
 		render_peers(f, ap);
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&c->mu);
 	json_decref(st);
 	json_decref(pr);
 	json_decref(mg);

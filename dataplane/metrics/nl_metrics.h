@@ -33,6 +33,7 @@ extern "C" {
 #endif
 
 struct nl_svc;
+struct nl_tel_conn;
 
 /** Default of the Prometheus endpoint's port when --metrics gives an address only. */
 #define NL_METRICS_DEF_PORT 9477
@@ -70,11 +71,12 @@ void nl_svc_stop(struct nl_svc *s);
 /**
  * Render the Prometheus text exposition of the appliance's state now (what GET /metrics
  * returns): nlevel_up 0 and nothing else when the telemetry does not answer.
- * @param s    Service. @param len Output: the text's length [bytes].
+ * @param c    The telemetry connection (nl_metrics_tel.h). @param len Output: the text's
+ *             length [bytes].
  * @return malloc()ed text (the caller frees), or NULL when out of memory.
  * @par Context Any control thread (serialised by I1); blocks on the telemetry socket.
  */
-char *nl_metrics_render_ctl(struct nl_svc *s, size_t *len);
+char *nl_metrics_render_ctl(struct nl_tel_conn *c, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The operator side's plumbing (nl_metrics.h): the telemetry connection (I1), the HTTP
- * endpoint (libmicrohttpd, one polling thread of its own) and systemd readiness (sd_notify).
- * What a scrape says is built in nl_metrics.c.
+ * The operator side's plumbing (nl_metrics.h): the HTTP endpoint (libmicrohttpd, one polling
+ * thread of its own) and systemd readiness (sd_notify). What a scrape says is built in
+ * nl_metrics.c; both ask the telemetry through nl_metrics_tel.c (the folder's bottom).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
@@ -78,81 +77,6 @@ nl_metrics_parse_addr(const char *s, void *out, unsigned int *len)
 	return 0;
 }
 
-/* Connect to the telemetry socket and read its greeting (max_output_len). Under s->mu. */
-static int
-tel_connect(struct nl_svc *s)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char buf[1024];
-	ssize_t n;
-	int fd;
-
-	if (snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", s->tel_path) >=
-	    (int)sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	n = recv(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0) {
-		close(fd);
-		return -EPROTO;
-	}
-	buf[n] = '\0';
-	json_t *j = json_loads(buf, 0, NULL);
-	json_int_t mx = json_integer_value(json_object_get(j, "max_output_len"));
-
-	json_decref(j);
-	s->tel_max = mx > 0 && mx < (1 << 24) ? (size_t)mx : 16384;
-	s->tel_fd = fd;
-	return 0;
-}
-
-json_t *
-nl_svc_tel_ctl(struct nl_svc *s, const char *cmd)
-{
-	json_t *r = NULL, *v;
-	char *buf;
-	ssize_t n;
-	const char *key;
-
-	/* I1: callers hold s->mu */
-	if (s->tel_fd < 0 && tel_connect(s) != 0)
-		return NULL;
-	buf = malloc(s->tel_max + 1);
-	if (buf == NULL)
-		return NULL;
-	if (send(s->tel_fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0 ||
-	    (n = recv(s->tel_fd, buf, s->tel_max, 0)) <= 0) {
-		close(s->tel_fd); /* the next question reconnects (it may fail after --user) */
-		s->tel_fd = -1;
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	r = json_loadb(buf, (size_t)n, 0, NULL);
-	free(buf);
-	/* {"CMD": value}; an error answers null (or a non-object for our dict commands) */
-	if (r == NULL || json_object_size(r) != 1)
-		goto bad;
-	json_object_foreach(r, key, v) {
-		if (!json_is_object(v))
-			goto bad;
-		json_incref(v);
-		json_decref(r);
-		return v;
-	}
-bad:
-	json_decref(r);
-	return NULL;
-}
-
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 	   const char *version, const char *upload, size_t *upload_len, void **con_cls)
@@ -173,7 +97,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		body = strdup("only GET /metrics\n");
 		code = MHD_HTTP_METHOD_NOT_ALLOWED;
 	} else if (strcmp(url, "/metrics") == 0) {
-		body = nl_metrics_render_ctl(s, &len);
+		body = nl_metrics_render_ctl(&s->tel, &len);
 		if (body == NULL) {
 			body = strdup("out of memory\n");
 			code = MHD_HTTP_INTERNAL_SERVER_ERROR;
@@ -211,9 +135,15 @@ notify_main(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
 		bool quit = s->quit;
-		json_t *st = quit ? NULL : nl_svc_tel_ctl(s, "/nlevel/stats");
 
 		pthread_mutex_unlock(&s->mu);
+		json_t *st = NULL;
+
+		if (!quit) {
+			pthread_mutex_lock(&s->tel.mu); /* I1 */
+			st = nl_tel_ask_ctl(&s->tel, "/nlevel/stats");
+			pthread_mutex_unlock(&s->tel.mu);
+		}
 		if (quit)
 			break;
 		if (st != NULL) {
@@ -249,16 +179,20 @@ nl_svc_start(struct nl_svc **out, const char *metrics_addr, int notify, char *er
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
+	char path[256];
+
 	pthread_mutex_init(&s->mu, NULL);
-	s->tel_fd = -1;
 	s->metrics_addr = metrics_addr;
-	snprintf(s->tel_path, sizeof(s->tel_path), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
-	rc = tel_connect(s); /* now: before --user drops root (the connection stays ours) */
+	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", rte_eal_get_runtime_dir());
+	rc = nl_tel_conn_init(&s->tel, path);
+	if (rc == 0) /* now: before --user drops root (the connection stays ours) */
+		rc = nl_tel_connect_ctl(&s->tel);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot connect to the DPDK telemetry socket %s: %s (the "
 			 "metrics and systemd readiness read it; no EAL --no-telemetry)",
-			 s->tel_path, strerror(-rc));
+			 s->tel.path, strerror(-rc));
+		nl_tel_conn_fini(&s->tel);
+		pthread_mutex_destroy(&s->mu);
 		free(s);
 		return -ENOENT;
 	}
@@ -305,8 +239,7 @@ nl_svc_stop(struct nl_svc *s)
 		sd_notify(0, "STOPPING=1");
 	if (s->mhd != NULL)
 		MHD_stop_daemon(s->mhd);
-	if (s->tel_fd >= 0)
-		close(s->tel_fd);
+	nl_tel_conn_fini(&s->tel);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
 }
