@@ -249,11 +249,6 @@ reply:
 
 static struct farm_sub *sub_find(struct nl_dp_farm *f, uint64_t id, bool add);
 
-struct farm_sub *
-nl_dp_farm_sub(struct nl_dp_farm *f, uint64_t id)
-{
-	return sub_find(f, id, false);
-}
 
 static struct farm_sub *
 sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
@@ -295,10 +290,28 @@ farm_sub_mine(const struct nl_port *io, const struct farm_sub *s)
 	return !s->owned || s->owner == io->principal || io->principal == NL_PRINCIPAL_NONE;
 }
 
-bool
-nl_dp_farm_sub_mine(const struct nl_port *io, const struct farm_sub *s)
+/* The slot of a DONE is free again (occupancy, then a parked sub-task may take it), after
+ * the task's end record: nl_dp_farm_occ.c and nl_dp_farm_ctl.c, this file above both. */
+void
+nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
+		const struct nl_msg_done *d)
 {
-	return farm_sub_mine(io, s);
+	struct nl_dp_farm *f = io->farm;
+
+	if (f == NULL || t->aux >= io->dp->n_pool || f->h_by_aux[t->aux] == 0 ||
+	    f->h_by_aux[t->aux] >= f->n_h)
+		return;
+	nl_dp_farm_ctl_done(io, t, d); /* the task's end record */
+	nl_dp_farm_occ_done(io, t, m, d);
+}
+
+unsigned int
+nl_dp_farm_poll(struct nl_port *io)
+{
+	if (io->farm == NULL)
+		return 0;
+	return nl_dp_farm_ctl_poll(io) /* the records thread's answers */ +
+	       nl_dp_farm_occ_poll(io);
 }
 
 static void
@@ -349,9 +362,14 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 	case NL_MSG_TASKS_Q: /* #33 */
 		nl_dp_farm_ctl_tasks_q(io, &m->u.farm.tasks_q, a);
 		return false;
-	case NL_MSG_CANCEL: /* #33 */
-		nl_dp_farm_ctl_cancel(io, &m->u.farm.cancel, a);
+	case NL_MSG_CANCEL: { /* #33 */
+		struct farm_sub *s = sub_find(io->farm, m->u.farm.cancel.submit_id, false);
+
+		nl_dp_farm_ctl_cancel(io, &m->u.farm.cancel, a,
+				      s != NULL && farm_sub_mine(io, s) ? s : NULL);
+		nl_dp_farm_pull(io); /* parked sub-tasks of a cancelled batch end now */
 		return false;
+	}
 	case NL_MSG_FSUBMIT:
 		break;
 	default: /* REGISTERED, STATUS: ours to send */
@@ -449,7 +467,8 @@ nl_dp_farm_task(struct nl_port *io, struct nl_task *t, struct nl_dp_meta *mt)
 		f->h_by_aux[t->aux] = f->cur_h;
 		nl_dp_farm_dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
 		f->cur_aux = t->aux;
-		nl_dp_farm_ctl_task(io, t->aux); /* #33: time limit, a pending CANCEL */
+		nl_dp_farm_ctl_task(io, t->aux, /* #33: time limit, a pending CANCEL */
+				    f->cur_h != 0 ? sub_find(f, f->cur_tid >> 32, false) : NULL);
 	}
 }
 

@@ -81,17 +81,16 @@ put(struct nl_dp_farm *f, struct nl_farm_rec_ev *e)
 		nl_farm_rec_put(f->rec, e);
 }
 
-/* A submission is being admitted into pool slot aux (nl_dp_farm_task()). */
+/* A submission of batch s (NULL: none) is being admitted into pool slot aux
+ * (nl_dp_farm_task()). */
 void
-nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux)
+nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux, const struct farm_sub *s)
 {
 	struct nl_dp_farm *f = io->farm;
-	struct farm_sub *s;
 
 	memset(&f->end[aux], 0, sizeof(f->end[aux]));
 	f->tl_ms[aux] = f->cur_tl_ms;
 	f->withdraw[aux] = 0;
-	s = f->cur_h != 0 ? nl_dp_farm_sub(f, f->cur_tid >> 32) : NULL;
 	if (s != NULL && s->cancelled) /* a CANCEL came before its admission */
 		f->withdraw[aux] = 1;
 }
@@ -268,17 +267,16 @@ kill_task(struct nl_port *io, uint32_t aux)
 
 void
 nl_dp_farm_ctl_cancel(struct nl_port *io, const struct nl_msg_cancel *c,
-		      const struct nl_frame_addr *a)
+		      const struct nl_frame_addr *a, struct farm_sub *s)
 {
 	struct nl_dp_farm *f = io->farm;
 	struct nl_dp *dp = io->dp;
 	struct nl_msg out = { .type = NL_MSG_CANCELLED };
 	struct nl_msg_cancelled *r = &out.u.farm.cancelled;
-	struct farm_sub *s = nl_dp_farm_sub(f, c->submit_id);
 
 	r->req_id = c->req_id;
 	r->submit_id = c->submit_id;
-	if (s != NULL && nl_dp_farm_sub_mine(io, s)) {
+	if (s != NULL) {
 		r->known = 1;
 		if (c->all)
 			s->cancelled = true; /* FSUBMITs admitted from now on are withdrawn */
@@ -296,7 +294,6 @@ nl_dp_farm_ctl_cancel(struct nl_port *io, const struct nl_msg_cancel *c,
 			else /* not dispatched yet, or parked waiting for a slot */
 				r->withdrawn++;
 		}
-		nl_dp_farm_pull(io); /* parked ones of it end now (REJECT cancelled) */
 		DP_LOG(INFO, "batch %llu%s: cancel: %u withdrawn, %u killed\n",
 		       (unsigned long long)c->submit_id, c->all ? "" : " (one task)", r->withdrawn,
 		       r->killed);

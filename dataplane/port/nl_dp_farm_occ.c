@@ -11,7 +11,7 @@
  *    the DONE of the one before it: workers run a machine's sub-tasks in order);
  *  - the worker's last LOAD report (n_sub, backlog_ns) and when it came.
  * From these the slot's entry of the load table is rewritten at every DISPATCH, DONE and
- * LOAD, and every millisecond while it is occupied (nl_dp_farm_poll()):
+ * LOAD, and every millisecond while it is occupied (nl_dp_farm_occ_poll()):
  *   busy_until = now + max(est_sum - head_est + remaining, reported backlog - its age),
  *   remaining  = max(head_est - elapsed, elapsed, 1 ms)  (a command that ran long is
  *                expected to run about as long again), n_sub = occ;
@@ -137,8 +137,8 @@ nl_dp_farm_occ_dispatch(struct nl_port *io, const struct nl_task *t, uint32_t na
 }
 
 void
-nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
-		const struct nl_msg_done *d)
+nl_dp_farm_occ_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
+		    const struct nl_msg_done *d)
 {
 	struct nl_dp_farm *f = io->farm;
 	uint64_t now = rte_rdtsc();
@@ -148,7 +148,6 @@ nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
 	if (f == NULL || t->aux >= io->dp->n_pool || (h = f->h_by_aux[t->aux]) == 0 ||
 	    h >= f->n_h)
 		return;
-	nl_dp_farm_ctl_done(io, t, d); /* the task's end record */
 	if (m >= io->dp->n_mach || f->occ[m] == 0)
 		return;
 	/* the worker's own measure when it gives one, else since the head started here */
@@ -218,14 +217,13 @@ nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m)
 }
 
 unsigned int
-nl_dp_farm_poll(struct nl_port *io)
+nl_dp_farm_occ_poll(struct nl_port *io)
 {
 	struct nl_dp_farm *f = io->farm;
 	uint64_t now;
 
 	if (f == NULL)
 		return 0;
-	nl_dp_farm_ctl_poll(io); /* the records thread's answers */
 	now = rte_rdtsc();
 	if (now - f->occ_last_poll < rte_get_tsc_hz() / 1000)
 		return 0;

@@ -171,10 +171,11 @@ void nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg
 void nl_dp_farm_dd_fini(struct nl_dp_farm *f);
 int nl_dp_farm_dd_init(struct nl_dp_farm *f, uint32_t n_meta);
 
-/* The counters of batch (submit id) id, or NULL; whether the frame's principal may see it
- * (#35). @par Context The I/O lcore. */
-struct farm_sub *nl_dp_farm_sub(struct nl_dp_farm *f, uint64_t id);
-bool nl_dp_farm_sub_mine(const struct nl_port *io, const struct farm_sub *s);
+/* nl_dp_farm_occ.c's halves of nl_dp_farm_done() and nl_dp_farm_poll() (nl_dp_farm.h): the
+ * slot's occupancy at a DONE; occupied slots' estimates as time passes (how many changed). */
+void nl_dp_farm_occ_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
+			 const struct nl_msg_done *d);
+unsigned int nl_dp_farm_occ_poll(struct nl_port *io);
 
 /*
  * nl_dp_farm_ctl.c (issue #33 items 3 and 5), called from nl_dp_farm.c at the matching
@@ -189,7 +190,7 @@ bool nl_dp_farm_sub_mine(const struct nl_port *io, const struct farm_sub *s);
  */
 int nl_dp_farm_ctl_init(struct nl_port *io);
 void nl_dp_farm_ctl_fini(struct nl_dp_farm *f);
-void nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux);
+void nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux, const struct farm_sub *s);
 void nl_dp_farm_ctl_accept(struct nl_port *io, uint64_t task_id, uint8_t attempt);
 void nl_dp_farm_ctl_dispatch(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d,
 			     uint32_t worker_id);
@@ -201,8 +202,10 @@ void nl_dp_farm_ctl_status_q(struct nl_port *io, const struct nl_msg_status_q *q
 			     const struct nl_frame_addr *a, const struct farm_sub *s);
 void nl_dp_farm_ctl_tasks_q(struct nl_port *io, const struct nl_msg_tasks_q *q,
 			    const struct nl_frame_addr *a);
+/* cancel: s is the batch when the frame's principal may steer it (#35), else NULL (answered
+ * unknown); the caller pulls afterwards (parked sub-tasks of it end then, REJECT cancelled) */
 void nl_dp_farm_ctl_cancel(struct nl_port *io, const struct nl_msg_cancel *c,
-			   const struct nl_frame_addr *a);
+			   const struct nl_frame_addr *a, struct farm_sub *s);
 unsigned int nl_dp_farm_ctl_poll(struct nl_port *io);
 
 #endif /* NL_DP_FARM_PRIV_H */

@@ -4,11 +4,9 @@
  * (SUBMIT from clients; HELLO, LOAD, DONE, BYE from nlevel-workers; ARP requests for our
  * address), hands new tasks to the entry manager's inbox, sends the sub-tasks the managers
  * assigned as DISPATCH frames to the workers that hold the chosen machines, and answers
- * ACCEPT / REJECT / COMPLETE. Machines are the configuration's slots: a worker's HELLO claims
- * free slots whose resource vector matches; a worker that says BYE or stays silent longer
- * than the timeout is removed and the sub-tasks it held are re-dispatched to another live
- * machine of the same group, or reported failed (REJECT reason machine_lost).
- */
+ * ACCEPT / REJECT / COMPLETE. Machines are the configuration's slots, claimed by a worker's
+ * HELLO; a worker that says BYE or is silent past the timeout is removed, and the sub-tasks it
+ * held go to another live machine of the group, or fail (REJECT reason machine_lost). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,8 +112,7 @@ sub_settle(struct nl_port *io, struct nl_task *t, unsigned int sub)
 		nl_dp_port_finish(io, t);
 }
 
-/* Sub-task `sub` of t cannot be placed anywhere: t fails with machine_lost once its other
- * sub-tasks are accounted. */
+/* Sub-task `sub` of t cannot be placed anywhere: t fails with machine_lost (after the rest). */
 static void
 sub_lost(struct nl_port *io, struct nl_task *t, unsigned int sub)
 {
