@@ -849,6 +849,11 @@ nl_cg_kill(struct nl_cg *cg, unsigned int k)
 		}
 		return 0;
 	}
+	/* the command's own process group first: a signal needs no cgroup lock, and cgroup
+	 * writes (freeze, cgroup.kill) can wait seconds on a busy host while other cgroups are
+	 * made, moved into or removed; the sweep below then finds only what left the group */
+	if (s->pgid > 0)
+		kill(-s->pgid, SIGKILL);
 	slot_dir(cg, (unsigned int)mc, k, md, sizeof(md));
 	if (cg->mode == NL_CG_V2)
 		return kill_dir(NL_CG_V2, md, md, v2_has_kill(md));
