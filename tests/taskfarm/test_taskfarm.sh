@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Task farms end to end, as root (issue #15): nlevel on net_af_packet over a veth pair into a
-# private network namespace (10.96.0.0/24, names by PID), two nlevel-workers there with
+# private network namespace (10.91.0.0/24, names by PID), two nlevel-workers there with
 # --commands files (named commands, machine ClassAd attributes, captured output), and
 # nlevel-submit:
 #   - malformed task files, over-long arguments and unknown command names are refused with
@@ -31,7 +31,7 @@ skip() { echo "1..0 # SKIP $*"; exit 0; }
 command -v ip >/dev/null || skip "no iproute2"
 id=$$
 NS=nltf$id VA=nltfa$id VB=nltfb$id PFX=nltf$id
-APP_IP=10.96.0.1 NS_IP=10.96.0.2
+APP_IP=10.91.0.1 NS_IP=10.91.0.2 # a subnet of its own: it runs beside other tests
 TMP=$(mktemp -d /tmp/nltf.XXXXXX)
 chmod 755 "$TMP"
 WPIDS=() APP=
@@ -42,7 +42,7 @@ cleanup() {
 	rm -rf "$TMP" "/var/run/dpdk/$PFX"
 }
 trap cleanup EXIT
-nl_veth_up "$NS" "$VA" "$VB" 10.96.0 || skip "$NL_VETH_ERR"
+nl_veth_up "$NS" "$VA" "$VB" 10.91.0 || skip "$NL_VETH_ERR"
 INNS=(ip netns exec "$NS")
 tel() { python3 "$TEL" "$PFX" "$1" 2>/dev/null; }
 tel_key() { # command, key
