@@ -35,8 +35,6 @@
 #define EST_FIRST_NS 1e9 /* 1 s before a command name's first DONE: the workers' default too
 			  * (nl_wq_backlog_ns()), so their LOAD reports and our bookings agree */
 #define REPORT_TTL_NS 3000000000.0 /* a LOAD report counts for 3 s */
-#define SHORT_NS 50000000.0 /* 50 ms: a command this short on average may wait, one deep, on
-			     * its worker behind another as short (ahead_slot()) */
 
 int
 nl_dp_farm_occ_init(struct nl_dp_farm *f, uint32_t n_mach, uint32_t n_pool)
@@ -164,8 +162,8 @@ nl_dp_farm_occ_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
 	f->occ_head_tsc[m] = now; /* the next one (if any) starts now */
 	f->occ_rep_tsc[m] = 0;    /* a report from before this DONE counts it still */
 	apply(io, m, now);
-	if (f->occ[m] <= 1)
-		nl_dp_farm_pull(io); /* idle (or running a short one): a parked sub-task takes it */
+	if (f->occ[m] == 0)
+		nl_dp_farm_pull(io); /* the slot is idle: a parked sub-task takes it */
 }
 
 void
@@ -261,38 +259,6 @@ idle_slot(struct nl_port *io, const struct nl_task *t, uint32_t h)
 	return NO_SLOT;
 }
 
-/* Dispatch ahead, for short commands only (issue #33's throughput of `true`): when no slot is
- * idle, a sub-task whose command runs at most SHORT_NS on average may go to a live eligible
- * slot that runs exactly one sub-task, itself of a command that short, and wait there on its
- * worker (started the moment the other ends, without the DONE -> DISPATCH round trip). A
- * longer command never waits behind another, nor anything behind a longer one. NO_SLOT if
- * none. */
-static uint32_t
-ahead_slot(struct nl_port *io, const struct nl_task *t, uint32_t h)
-{
-	struct nl_dp *dp = io->dp;
-	struct nl_dp_farm *f = io->farm;
-	const struct nl_tree *tr = dp->gen_rcu->s->tree;
-	const struct nl_match_tab *tab = f->tab;
-	uint32_t leaf = nl_tree_leaf_of(tr, t->need);
-	double own;
-
-	if (h == 0 || h >= f->n_h || leaf == NL_NODE_NONE || tab == NULL || h >= tab->n_h)
-		return NO_SLOT;
-	own = f->name_est_ns[f->hd[h].name];
-	if (own <= 0 || own > SHORT_NS)
-		return NO_SLOT;
-	for (uint32_t c = tr->leaf_off[leaf]; c < tr->leaf_off[leaf + 1]; c++) {
-		uint32_t m = tr->leaf_mach[c];
-
-		if (m < dp->n_mach && m < tab->n_mach && io->alive[m] &&
-		    io->slot_worker[m] != NO_SLOT && f->occ[m] == 1 &&
-		    f->occ_est_sum[m] <= SHORT_NS && ((tab->ent[h].elig[m / 64] >> (m % 64)) & 1))
-			return m;
-	}
-	return NO_SLOT;
-}
-
 bool
 nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t *m)
 {
@@ -306,10 +272,7 @@ nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_
 	if (f->occ[*m] == 0)
 		return false; /* idle: goes now */
 	alt = idle_slot(io, t, h);
-	if (alt == NO_SLOT)
-		alt = ahead_slot(io, t, h);
-	if (alt != NO_SLOT) { /* the manager's view was behind: another slot is idle (or a
-			       * short command's, see ahead_slot()) */
+	if (alt != NO_SLOT) { /* the manager's view was behind: another slot is idle */
 		*m = alt;
 		return false;
 	}
@@ -342,8 +305,6 @@ nl_dp_farm_pull(struct nl_port *io)
 			continue;
 		}
 		m = idle_slot(io, t, f->h_by_aux[p.aux]);
-		if (m == NO_SLOT)
-			m = ahead_slot(io, t, f->h_by_aux[p.aux]);
 		if (m == NO_SLOT) { /* keeps its place, in order */
 			f->park[(f->park_head + kept++) % f->park_cap] = p;
 			continue;

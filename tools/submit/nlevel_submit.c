@@ -1579,7 +1579,7 @@ main(int argc, char **argv)
 		S.n_skipped += S.t[i].state == T_SKIPPED;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
-	if (register_all(timeout_s < 5 ? timeout_s : 5) != 0) /* #33: a refused key says so in 5 s */
+	if (register_all(timeout_s < 4 ? timeout_s : 4) != 0) /* #33: said within 5 s */
 		return 2;
 	for (unsigned int i = 0; i < S.n_hk; i++)
 		if (S.hk[i].n_match == 0 && !quiet)
