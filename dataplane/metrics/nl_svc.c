@@ -137,15 +137,12 @@ notify_main(void *arg)
 		bool quit = s->quit;
 
 		pthread_mutex_unlock(&s->mu);
-		json_t *st = NULL;
-
-		if (!quit) {
-			pthread_mutex_lock(&s->tel.mu); /* I1 */
-			st = nl_tel_ask_ctl(&s->tel, "/nlevel/stats");
-			pthread_mutex_unlock(&s->tel.mu);
-		}
 		if (quit)
 			break;
+		pthread_mutex_lock(&s->tel.mu); /* I1 */
+		json_t *st = nl_tel_ask_ctl(&s->tel, "/nlevel/stats");
+
+		pthread_mutex_unlock(&s->tel.mu);
 		if (st != NULL) {
 			json_decref(st);
 			sd_notifyf(0, "READY=1\nSTATUS=serving%s%s\nMAINPID=%ld",

@@ -249,7 +249,6 @@ reply:
 
 static struct farm_sub *sub_find(struct nl_dp_farm *f, uint64_t id, bool add);
 
-
 static struct farm_sub *
 sub_find(struct nl_dp_farm *f, uint64_t id, bool add)
 {

@@ -164,7 +164,7 @@ static struct nl_msg hb_load;    /* the last LOAD the loop sent (under tx_mu) */
 static bool hb_have;             /* hb_load holds one (under tx_mu) */
 static uint64_t hb_last_ns;      /* when a LOAD last went out (under tx_mu) */
 static uint64_t n_heartbeats;    /* LOADs repeated by the heartbeat thread (under tx_mu) */
-static volatile int hb_quit;
+static int hb_quit; /* set once by the main thread at the end (__atomic) */
 
 static void
 send_msg_locked(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
@@ -217,7 +217,7 @@ heartbeat(void *arg)
 	const struct hb_arg *a = arg;
 	struct timespec ts = { 0, 100000000L };
 
-	while (!hb_quit) {
+	while (!__atomic_load_n(&hb_quit, __ATOMIC_RELAXED)) {
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&tx_mu);
 		if (hb_have && now_ns() - hb_last_ns > HB_AFTER_NS) {
@@ -1013,7 +1013,7 @@ main(int argc, char **argv)
 	struct nl_msg bye = { .type = NL_MSG_BYE };
 
 	bye.u.bye.worker_id = wid;
-	hb_quit = 1;
+	__atomic_store_n(&hb_quit, 1, __ATOMIC_RELAXED);
 	if (hb_started)
 		pthread_join(hb_th, NULL);
 	send_msg(fd, &app, &bye);
