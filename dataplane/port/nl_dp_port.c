@@ -755,13 +755,12 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 			dp->last_publish_vt = now;
 			dp->ctl_dirty = false;
 		}
-		if ((loops & 1023) == 0 && timeout_cyc > 0) {
-			uint64_t c = rte_rdtsc();
+		uint64_t tsc = rte_rdtsc(); /* #33: our own stalls are nobody's silence */
 
-			for (unsigned int i = 0; i < io->n_workers; i++)
-				if (io->workers[i].live && c - io->workers[i].last_seen_tsc > timeout_cyc)
-					remove_worker(io, i, "timeout");
-		}
+		nl_dp_live_turn(io, tsc);
+		for (int32_t wi; (loops & 1023) == 0 && timeout_cyc > 0 &&
+				 (wi = nl_dp_live_due(io, tsc, timeout_cyc)) >= 0;)
+			remove_worker(io, (uint32_t)wi, "timeout");
 		if (io->n_tx > 0)
 			nl_dp_io_tx_flush(io);
 		io->lc->gen = NULL;

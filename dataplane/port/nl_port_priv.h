@@ -114,7 +114,26 @@ struct nl_port {
 	uint64_t snap_seq;            /* seqlock of snap: odd while the control writes it */
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 	struct nl_port_counts psnap;  /* and the port's */
+	uint64_t live_tsc;            /* the I/O loop's last turn (TSC; nl_dp_live_turn()) */
 };
+
+/**
+ * Once per turn of the I/O loop: a turn of over 100 ms since the last one (the lcore held by
+ * the host) moves every live worker's last-heard time on by its length, so that
+ * --worker-timeout counts only silence while the appliance ran (nl_dp_live.c; memberlist's
+ * Lifeguard, "local health awareness"). Logs a turn over 1 s.
+ * @param io   The port. @param tsc  rte_rdtsc() now.
+ * @par Context The I/O lcore only.
+ */
+void nl_dp_live_turn(struct nl_port *io, uint64_t tsc);
+
+/**
+ * The first live worker silent for over timeout_cyc (TSC cycles) at tsc, or -1.
+ * @param io  The port. @param tsc  rte_rdtsc() now. @param timeout_cyc  --worker-timeout in
+ * TSC cycles. @return a worker index, or -1.
+ * @par Context The I/O lcore only; pure (nothing changes).
+ */
+int32_t nl_dp_live_due(const struct nl_port *io, uint64_t tsc, uint64_t timeout_cyc);
 
 /* xorshift64 step of the port's ingress randomness (the start leaf of a task). */
 static inline uint64_t

@@ -3,7 +3,10 @@
 # Issue #33 item 1, placement by real occupancy, with both cores kept busy (two `yes`):
 #   - nlevel-submit --array 1-64 --wait nap 1 on 8 slots: the batch's makespan at most 1.3 x
 #     the ideal 8 s, no slot above 10 tasks (the job log's machine column);
-#   - the same with --window 8 (a new task only when one ended: it must go to the idle slot).
+#   - the same with --window 8 (a new task only when one ended: it must go to the idle slot);
+#   - the appliance and its workers held for 5 s (SIGSTOP, as a loaded host holds them), past
+#     --worker-timeout 3, the appliance let go 1 s before the workers: no worker is removed
+#     (the appliance's own stall is nobody's silence), the 8 tasks running end ok.
 # Usage: chaos_farm_place.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
 . "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
 chaos_init fp "$@"
@@ -43,6 +46,25 @@ PY
 }
 place burst
 place window --window 8
+
+# --- held by the host: the appliance's own stall is not its workers' silence ---
+left0=$(chaos_tel_key /nlevel/stats workers_left)
+chaos_sub --wait --quiet --submit-id 4242 --joblog "$CT/held.csv" --array 1-8 nap 8 \
+	>"$CT/held.out" 2>&1 &
+HELD=$!
+for _ in $(seq 100); do [[ $(pgrep -fc "sleep 8$") -ge 8 ]] && break; sleep 0.1; done
+kill -STOP "$CHAOS_APP" "${CW_PID[1]}" "${CW_PID[2]}"
+sleep 5
+kill -CONT "$CHAOS_APP"
+sleep 1
+kill -CONT "${CW_PID[1]}" "${CW_PID[2]}"
+wait $HELD
+rc=$?
+say "appliance and workers held 5 s (SIGSTOP), the workers 1 s longer: none removed, 8 ok" \
+	"$([[ $rc == 0 && $(chaos_tel_key /nlevel/stats workers_left) == "$left0" &&
+		$(grep -c ',ok,' "$CT/held.csv") == 8 && $(grep -c . "$CT/held.csv") == 9 ]] &&
+		grep -q 'I/O lcore was held' "$CT/app.log"; echo $?)" \
+	"rc $rc, workers_left $left0 -> $(chaos_tel_key /nlevel/stats workers_left): $(tail -n 2 "$CT/held.out") | $(grep -e left -e held "$CT/app.log" | tail -n 4)"
 
 say "the appliance still serves" "$(kill -0 "$CHAOS_APP"; echo $?)" "$(tail -n 5 "$CT/app.log")"
 nl_tap_done

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Liveness of the workers as the I/O lcore sees it (issue #33; nl_port_priv.h). A worker is
+ * lost after --worker-timeout of silence, but only of silence while the appliance itself was
+ * running: a turn of the I/O loop that took long (the lcore descheduled, the host stalled)
+ * heard nobody, so that time is not held against the workers. Each worker's last-heard time
+ * moves on by the length of such a turn, as memberlist's Lifeguard ("local health awareness")
+ * widens its own timeouts when the local member is the slow one. Without it, an appliance
+ * held for 3 s by a loaded host (seen here: 18 s for a fork+exec of /bin/true) removed every
+ * worker at once on its next turn, before reading the LOADs waiting in its receive ring, and
+ * answered their running tasks machine_lost.
+ */
+#include <rte_cycles.h>
+#include <rte_log.h>
+
+#include "nl_dp.h"
+#include "nl_port_priv.h"
+
+#define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+
+void
+nl_dp_live_turn(struct nl_port *io, uint64_t tsc)
+{
+	uint64_t hz = rte_get_tsc_hz(), gap = tsc - io->live_tsc;
+
+	if (io->live_tsc != 0 && tsc > io->live_tsc && gap > hz / 10) { /* a turn over 100 ms */
+		for (unsigned int i = 0; i < io->n_workers; i++)
+			if (io->workers[i].live)
+				io->workers[i].last_seen_tsc += gap;
+		if (gap > hz)
+			DP_LOG(NOTICE, "the I/O lcore was held %.1f s: the workers' silence in that "
+			       "time is not counted against them (--worker-timeout)\n",
+			       (double)gap / (double)hz);
+	}
+	io->live_tsc = tsc;
+}
+
+int32_t
+nl_dp_live_due(const struct nl_port *io, uint64_t tsc, uint64_t timeout_cyc)
+{
+	for (unsigned int i = 0; i < io->n_workers; i++)
+		if (io->workers[i].live && tsc > io->workers[i].last_seen_tsc &&
+		    tsc - io->workers[i].last_seen_tsc > timeout_cyc)
+			return (int32_t)i;
+	return -1;
+}
