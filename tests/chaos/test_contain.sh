@@ -160,7 +160,9 @@ sleep 1.5 # its commands and machine records reach the appliance
 chaos_sub --wait --quiet --requirements "$W2_REQ" --submit-id 702 --array 1-2 forkw 3 3008 \
 	>"$CT/702.out" 2>&1 &
 CHAOS_EXTRA_PIDS+=($!)
-for _ in $(seq 100); do
+# (the wait for the tasks to start, not a bound of the product: 30 s, as two busy cores and
+# another appliance's tests beside this one once kept them from starting within 10 s)
+for _ in $(seq 300); do
 	[[ $(pgrep -fc "sleep 3008") -ge 3 ]] && break
 	sleep 0.1
 done

@@ -269,6 +269,21 @@ send_nostart(int fd, const struct sockaddr_in *to, const struct nl_wq_sub *s, in
 static struct nl_harden_limits cmd_limits;
 /* #33: containment (a cgroup per machine slot, or process groups) */
 static struct nl_cg cg;
+static unsigned int n_slow_sweeps;
+
+/* nl_cg_kill() of slot k, timed: a sweep that holds the loop over 0.5 s (cgroup writes can
+ * wait seconds on a busy host) is said on stderr, the first 20, for the log of a late DONE. */
+static void
+slot_kill(unsigned int k)
+{
+	uint64_t t0 = now_ns(), dt;
+
+	nl_cg_kill(&cg, k);
+	dt = now_ns() - t0;
+	if (dt > 500000000ull && n_slow_sweeps++ < 20)
+		fprintf(stderr, "nlevel-worker: the kill and cgroup sweep of slot %u held the loop "
+			"%llu ms\n", k, (unsigned long long)(dt / 1000000));
+}
 
 /* cmd_limits plus slot k's cgroups and the parent-death signal */
 static struct nl_harden_limits
@@ -400,7 +415,7 @@ on_kill(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach, unsigned
 			mach[k->mach].end_state = before;
 			return true;
 		}
-		nl_cg_kill(&cg, k->mach);
+		slot_kill(k->mach);
 		return true;
 	case NL_WQ_KILL_QUEUED:
 		send_done_u(fd, app, &d, 0, &u);
@@ -907,7 +922,7 @@ main(int argc, char **argv)
 					m->deadline_ns = 0; /* ended on its own in time: EXITED */
 				} else if (now >= m->deadline_ns) {
 					m->end_state = NL_DONE_TIMEOUT;
-					nl_cg_kill(&cg, i);
+					slot_kill(i);
 				} else if (m->deadline_ns < next) {
 					next = m->deadline_ns;
 				}
@@ -930,7 +945,7 @@ main(int argc, char **argv)
 				if (m->pid != p)
 					continue;
 				/* #33: the rest of its process tree goes with it; then its usage */
-				nl_cg_kill(&cg, i);
+				slot_kill(i);
 				u.cpu_ms = nl_wq_ms((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
 							 1000000000ull +
 						 (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
