@@ -121,6 +121,9 @@ t0=$(date +%s)
 chaos_sub --wait --quiet --requirements "$W2_REQ" --joblog "$CT/nap.csv" --submit-id 705 \
 	--array 1-1 nap 100.123 >"$CT/nap.out" 2>&1
 rc=$? dt=$(($(date +%s) - t0))
+# the batch's own time (nlevel-submit's clock, first FSUBMIT to last answer): the wall time
+# adds the start-up and exit of an ASan build, once 22 s on two busy cores (the task: 2.0 s)
+span=$(sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' "$CT/nap.out")
 chaos_gone "sleep 100.123" 5
 left=$?
 # the state from the appliance's per-task records when nlevel-submit has them (issue #33
@@ -131,8 +134,8 @@ else
 	state=$(grep -q "time limit (timeout)" "$CT/w2.log" && echo timeout)
 fi
 say "--max-time 2: nap 100 ends within 10 s, state timeout, nothing left" \
-	"$([[ $dt -le 10 && $rc != 0 && $left == 0 && $state == timeout ]]; echo $?)" \
-	"rc $rc after ${dt}s, state '$state'; $(grep timeout "$CT/w2.log" | tail -1); $(tail -1 "$CT/nap.csv"); $(cat "$CT/nap.out")"
+	"$([[ -n $span && ${span%.*} -lt 10 && $rc != 0 && $left == 0 && $state == timeout ]]; echo $?)" \
+	"rc $rc after ${span:-?} s (wall ${dt} s), state '$state'; $(grep timeout "$CT/w2.log" | tail -1); $(tail -1 "$CT/nap.csv"); $(cat "$CT/nap.out")"
 
 # --- kill -9 of a worker: the keeper kills its commands ---------------------------------------
 chaos_sub --quiet --requirements "$W1_REQ" --submit-id 700 --array 1-4 forkw 5 3006 \

@@ -44,13 +44,11 @@ struct nl_harden_limits {
 int nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim);
 
 /**
- * Start path with argv: clone(CLONE_VM | CLONE_VFORK) as posix_spawn(3) does (no copy of the
- * worker's page tables; the calling thread waits until the child's execve or exit); in the
- * child a new process group (setpgid), stdin from /dev/null, stdout / stderr from out_fd /
- * err_fd when >= 0 (else kept), every other descriptor closed (after joining lim's cgroups and
- * setting its parent-death signal; a failed join exits 126), every signal disposition the
- * default, the limits set (soft = hard, but CPU hard = soft + 1 s), the environment replaced
- * by PATH=/usr/bin:/bin only, then execve. An exec failure exits 127.
+ * Start path with argv: fork; in the child a new process group (setpgid), stdin from
+ * /dev/null, stdout / stderr from out_fd / err_fd when >= 0 (else kept), every other
+ * descriptor closed (after joining lim's cgroups and setting its parent-death signal; a
+ * failed join exits 126), the limits set (soft = hard, but CPU hard = soft + 1 s), the environment
+ * replaced by PATH=/usr/bin:/bin only, then execve. An exec failure exits 127.
  *
  * @param path    Absolute path of the program.
  * @param argv    NULL-terminated arguments (argv[0] = path).
@@ -58,7 +56,7 @@ int nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim);
  * @param out_fd  Descriptor for the command's stdout, or -1 to keep the worker's.
  * @param err_fd  Descriptor for its stderr, or -1.
  * @param pid     Output: the child's pid (also its process group id).
- * @return 0; -errno of clone().
+ * @return 0; -errno of fork().
  * @par Context The worker's thread; async-signal-safe calls only in the child.
  * @par Source setrlimit(2), setpgid(2), close_range(2); the environment rule of sudo's
  *      env_reset and HTCondor's job environment (only what the job is given).
