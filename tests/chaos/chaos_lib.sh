@@ -21,6 +21,10 @@
 #   chaos_wait_log N TEXT K               until worker N's log has K lines holding TEXT
 #   chaos_sub [nlevel-submit args]        nlevel-submit in the namespace (--appliance set)
 #   chaos_tel_key PATH KEY                a telemetry value (-1 when absent)
+#   chaos_elapsed FILE                    the elapsed_s of the last SUMMARY line in FILE
+#                                         (nlevel-submit's own clock: first FSUBMIT to last
+#                                         answer, without the start-up and exit of an ASan
+#                                         build); empty when none
 #   chaos_gone PATTERN SECONDS            0 when no process whose command line matches the
 #                                         extended regex PATTERN is left within SECONDS
 #                                         (pgrep -f); else 1 and CHAOS_LEFT = what is left
@@ -157,6 +161,8 @@ chaos_wait_log() { # N TEXT K
 
 # a hung nlevel-submit fails its check (exit 124) instead of the whole test at meson's limit
 chaos_sub() { timeout -k 5 180 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" "$@"; }
+
+chaos_elapsed() { sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' "$1" | tail -n 1; }
 
 chaos_gone() { # PATTERN SECONDS
 	local i lim=$(($2 * 10))

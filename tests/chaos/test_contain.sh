@@ -123,7 +123,7 @@ chaos_sub --wait --quiet --requirements "$W2_REQ" --joblog "$CT/nap.csv" --submi
 rc=$? dt=$(($(date +%s) - t0))
 # the batch's own time (nlevel-submit's clock, first FSUBMIT to last answer): the wall time
 # adds the start-up and exit of an ASan build, once 22 s on two busy cores (the task: 2.0 s)
-span=$(sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' "$CT/nap.out")
+span=$(chaos_elapsed "$CT/nap.out")
 chaos_gone "sleep 100.123" 5
 left=$?
 # the state from the appliance's per-task records when nlevel-submit has them (issue #33
