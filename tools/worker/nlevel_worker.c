@@ -270,6 +270,7 @@ static struct nl_harden_limits cmd_limits;
 /* #33: containment (a cgroup per machine slot, or process groups) */
 static struct nl_cg cg;
 static unsigned int n_slow_sweeps;
+static unsigned int n_slow_spawns;
 
 /* nl_cg_kill() of slot k, timed: a sweep that holds the loop over 0.5 s (cgroup writes can
  * wait seconds on a busy host) is said on stderr, the first 20, for the log of a late DONE. */
@@ -376,10 +377,17 @@ ended(uint32_t wid, bool quiet, const struct nl_msg_dispatch *d, const struct nl
 		n == 50 ? " (further ones not shown)" : "");
 }
 
-/* Machine m (slot k) started its head's command at now: start, deadline, pid to the keeper. */
+/* Machine m (slot k) started its head's command, asked for at t0 (ns): start (when the spawn
+ * returned), deadline, pid to the keeper. A spawn that held the loop over 0.5 s is said (a fork
+ * on a loaded host copies the page tables; the heartbeat thread waits on them too). */
 static void
-cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t now)
+cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t t0)
 {
+	uint64_t now = now_ns();
+
+	if (now - t0 > 500000000ull && n_slow_spawns++ < 20)
+		fprintf(stderr, "nlevel-worker: starting the command of slot %u held the loop %llu ms\n",
+			k, (unsigned long long)((now - t0) / 1000000));
 	nl_wq_started(m, now, max_time_ns);
 	nl_cg_started(&cg, k, m->pid);
 }
@@ -879,6 +887,7 @@ main(int argc, char **argv)
 					/* issue #15: a named command, output captured; #33: in slot i's
 					 * cgroup, emptied first */
 					struct nl_harden_limits l = slot_limits(i);
+					uint64_t t0 = now_ns();
 					int rc = nl_cg_begin(&cg, i);
 
 					if (rc == 0)
@@ -886,7 +895,7 @@ main(int argc, char **argv)
 								    &s->d, &l, &m->pid);
 
 					if (rc == 0) {
-						cmd_started(m, i, now);
+						cmd_started(m, i, t0);
 						break; /* runs; reaped below */
 					}
 					m->pid = 0;
@@ -895,12 +904,13 @@ main(int argc, char **argv)
 					refused(wid, quiet, &s->d, rc);
 				} else {
 					struct nl_harden_limits l = slot_limits(i);
+					uint64_t t0 = now_ns();
 					int rc = -ENOENT;
 
 					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
 					if (cm != NULL && (rc = nl_cg_begin(&cg, i)) == 0 &&
 					    (rc = spawn_head(m, cm, &l)) == 0) {
-						cmd_started(m, i, now);
+						cmd_started(m, i, t0);
 						break; /* runs; reaped below */
 					}
 					send_nostart(fd, &app, s, rc == -EACCES ? 126 : 127, now);
