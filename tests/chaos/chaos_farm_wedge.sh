@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Issue #33 item 4, no principal can wedge another, with both cores kept busy:
-#   - one nap 100000, then 200 short tasks: all 200 end within 60 s (the long one holds one
-#     slot: the others go to the 7 idle ones, nothing queues behind it);
+#   - one nap 100000, then 200 short tasks: all 200 end ok, on the 7 idle slots only (the long
+#     one holds its slot: nothing queues behind it, which would never end); their makespan is
+#     printed, not checked (this host holds a command's start up to 37 s at times: speed is a
+#     benchmark's figure, docs/benchmarks.md); nlevel-submit is killed after 180 s (chaos_sub);
 #   - with two principals and an admission limit ([admission] max_in_flight = 16): alice has
-#     the long task and 200 short ones, bob 100 short ones at the same time; both end within
-#     60 s, and bob keeps his share: his 100 end before alice's 200, at most 0.9 x her
+#     the long task and 200 short ones, bob 100 short ones at the same time; all end ok, and
+#     bob keeps his share: his 100 end before alice's 200, at most 0.9 x her
 #     makespan (equal shares give 2/3: bob's 100 beside her first 100, then her last 100 on
 #     all slots; a bob without his share ends with her or after; measured 0.83 at load 25).
 # Usage: chaos_farm_wedge.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
@@ -31,13 +33,14 @@ chaos_busy 2
 
 chaos_sub --quiet --submit-id 401 --array 1-1 nap "$LONG" >/dev/null 2>&1
 sleep 1
-out=$(chaos_sub --wait --quiet --submit-id 402 --array 1-200 nap 0.1 2>&1)
+out=$(chaos_sub --wait --quiet --submit-id 402 --joblog "$CT/402.csv" --array 1-200 nap 0.1 2>&1)
 rc=$?
 span=$(field "$out" elapsed_s)
-echo "# 200 x nap 0.1 beside one nap 100000: ${span:-?} s"
-say "one nap 100000, then 200 short tasks: all 200 ok within 60 s" \
-	"$([[ $rc == 0 && $(field "$out" ok) == 200 && -n $span ]] &&
-		python3 -c "import sys; sys.exit(0 if $span < 60 else 1)"; echo $?)" "rc $rc: $out"
+# the machine slots the 200 ran on: the 7 idle ones, never the long task's
+slots=$(python3 -c "import csv,sys; print(len({r['machine'] for r in csv.DictReader(open(sys.argv[1])) if r['result'] == 'ok'}))" "$CT/402.csv" 2>/dev/null)
+echo "# 200 x nap 0.1 beside one nap 100000: makespan ${span:-?} s on ${slots:-?} slots (a figure)"
+say "one nap 100000, then 200 short tasks: all 200 ok, on the 7 idle slots (none behind the long one)" \
+	"$([[ $rc == 0 && $(field "$out" ok) == 200 && $slots == 7 ]]; echo $?)" "rc $rc, $slots slots: $out"
 chaos_sub --cancel 401 >/dev/null 2>&1
 chaos_gone "sleep $LONG" 10
 say "the long task cancelled: nothing left" $? "$CHAOS_LEFT"
@@ -69,9 +72,9 @@ wait $APID
 arc=$?
 as_=$(field "$(cat "$CT/alice.out")" elapsed_s) bs=$(field "$(cat "$CT/bob.out")" elapsed_s)
 echo "# alice 200 short (beside her nap 100000): ${as_:-?} s; bob 100 short: ${bs:-?} s"
-say "principals: alice's 200 and bob's 100 short tasks all ok within 60 s" \
-	"$([[ $arc == 0 && $brc == 0 && -n $as_ && -n $bs ]] &&
-		python3 -c "import sys; sys.exit(0 if $as_ < 60 and $bs < 60 else 1)"; echo $?)" \
+say "principals: alice's 200 and bob's 100 short tasks all ok" \
+	"$([[ $arc == 0 && $brc == 0 && $(field "$(cat "$CT/alice.out")" ok) == 200 &&
+		$(field "$(cat "$CT/bob.out")" ok) == 100 && -n $as_ && -n $bs ]]; echo $?)" \
 	"alice rc $arc: $(cat "$CT/alice.out") | bob rc $brc: $(cat "$CT/bob.out")"
 say "principals: bob (no long task) keeps his share: his makespan <= 0.9 x alice's" \
 	"$([[ -n $as_ && -n $bs ]] && python3 -c "import sys; sys.exit(0 if $bs <= 0.9 * $as_ else 1)"; echo $?)" \
