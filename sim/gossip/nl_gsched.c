@@ -738,6 +738,15 @@ uheap_pop(struct sim *s)
 	return top;
 }
 
+/* Delay between an update leaving node i and it being ready at the collector: the round trips
+ * of its connection when the collector serves connections as they become ready, else none
+ * (a blocking collector spends them itself). */
+static double
+upd_delay(const struct sim *s, uint32_t i)
+{
+	return s->c->coll_blocking ? 0 : s->c->rec_rtts * 2 * s->nd[i].lat_cm_s;
+}
+
 /* Start the next record if the collector is idle and one is ready (else wake it up then). */
 static void
 collect_next(struct sim *s)
@@ -755,18 +764,27 @@ collect_next(struct sim *s)
 	}
 	uheap_pop(s);
 	const struct node *nd = &s->nd[i];
+	/* the record is the node's state when it sent it: now for a blocking collector (the
+	 * connection is served from its first packet), else a one-way delay before the
+	 * collector takes it (a connection that waited sends its data once accepted) */
+	double made = s->c->coll_blocking ? s->now : s->now - nd->lat_cm_s;
+	const struct hev *h = hist_at(nd, made);
 
 	if (nd->st != ST_UP) {
 		/* a failed or gone node sends nothing; it comes back in the heap when it rejoins */
 		collect_next(s);
 		return;
 	}
-	double cost = (s->c->rec_rtts * 2 * nd->lat_cm_s + s->c->rec_cost_s) * s->c->rec_scale;
+	if (h == NULL || h->st != ST_UP)
+		h = hist_at(nd, s->now); /* it came back since: its first update is of now */
+	double cost = s->c->coll_blocking ?
+		(s->c->rec_rtts * 2 * nd->lat_cm_s + s->c->rec_cost_s) * s->c->rec_scale :
+		s->c->rec_cost_s * s->c->rec_scale;
 
 	s->coll_busy = true;
-	s->coll_t[i] = s->now;
-	s->coll_free[i] = (int32_t)nd->free;
-	s->coll_st[i] = nd->st;
+	s->coll_t[i] = made;
+	s->coll_free[i] = h->free;
+	s->coll_st[i] = h->st;
 	s->coll_cost_sum += cost;
 	s->coll_recs++;
 	heap_push(s, s->now + cost, EV_COLLECT, i, 0, 0, 0);
@@ -780,9 +798,9 @@ central_changed(struct sim *s, uint32_t i)
 		return;
 	if (!s->in_uheap[i])
 		return; /* being taken now: collect_done() sends another if it changed since */
-	if (s->next_upd[i] > s->now) {
+	if (s->next_upd[i] > s->now + upd_delay(s, i)) {
 		/* the update leaves now, in arrival order with the others (one per node) */
-		s->next_upd[i] = s->now;
+		s->next_upd[i] = s->now + upd_delay(s, i);
 		uheap_up(s, s->upos[i]);
 	}
 	collect_next(s);
@@ -793,13 +811,19 @@ collect_done(struct sim *s, uint32_t i)
 {
 	s->coll_busy = false;
 	s->coll_recv[i] = s->now;
-	if (!s->c->update_on_change) {
+	if (!s->c->update_on_change && s->c->coll_blocking) {
 		s->next_upd[i] += s->c->update_interval_s;
+	} else if (!s->c->update_on_change) {
+		/* the next update leaves an interval after this one did: it was made one way
+		 * before it was taken, and its connection opened delay - one way before that */
+		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s + s->nd[i].lat_cm_s;
 	} else if ((int32_t)s->nd[i].free != s->coll_free[i] || s->nd[i].st != s->coll_st[i]) {
-		s->next_upd[i] = s->now; /* changed while it was being taken: send again */
+		/* changed while it was being taken: send again */
+		s->next_upd[i] = s->now + upd_delay(s, i);
 	} else {
 		/* the periodic timer restarts from the update just sent */
-		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s;
+		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s +
+				 (s->c->coll_blocking ? 0 : s->nd[i].lat_cm_s);
 	}
 	uheap_push(s, i);
 	if (++s->coll_count >= s->n) {
@@ -1051,7 +1075,7 @@ handle(struct sim *s, const struct ev *e)
 			gossip_open(s, e->a, s->now); /* then gossips as usual */
 		} else {
 			if (!s->in_uheap[e->a]) {
-				s->next_upd[e->a] = s->now;
+				s->next_upd[e->a] = s->now + upd_delay(s, e->a);
 				uheap_push(s, e->a);
 			}
 			collect_next(s);
@@ -1285,7 +1309,7 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		for (uint32_t i = 0; i < s->n; i++) {
 			s->coll_t[i] = -INFINITY;
 			s->coll_recv[i] = -INFINITY;
-			s->next_upd[i] = c->update_interval_s * unif(&s->rng);
+			s->next_upd[i] = c->update_interval_s * unif(&s->rng) + upd_delay(s, i);
 			uheap_push(s, i);
 		}
 		heap_push(s, c->neg_interval_s * unif(&s->rng), EV_NEG, 0, 0, 0, 0);

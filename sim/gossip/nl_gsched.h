@@ -102,6 +102,11 @@ struct nl_gsched_cfg {
 				    *   changes (a job starts or ends), as HTCondor's startd does */
 	double rec_rtts;           /**< round trips per collected record (central) */
 	double rec_cost_s;         /**< fixed cost per collected record (central) [s] */
+	/** Central: the collector waits on its records' round trips (true: one record at a
+	 *  time holds it for rec_rtts round trips + rec_cost_s) or serves connections as they
+	 *  become ready (false, default: the round trips delay each update, in parallel, and
+	 *  only rec_cost_s holds the collector). */
+	bool coll_blocking;
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
 	double match_cost_s;       /**< matchmaking cost per (job, record) evaluation [s] */
 	double ask_timeout_s;      /**< no answer from a failed node after this [s] */
