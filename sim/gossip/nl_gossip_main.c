@@ -281,6 +281,17 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "refresh", refresh, &u, false)) < 0)
 		return rc;
 	b->refresh_on_change = u == 1;
+	static const char *const beliefs[] = { "own-dispatches", "view", NULL };
+	static const char *const retries[] = { "next-candidate", "next-period", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "belief", beliefs, &u, false)) < 0)
+		return rc;
+	b->belief = (enum nl_gsched_belief)u;
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "retry", retries, &u, false)) < 0)
+		return rc;
+	b->retry = (enum nl_gsched_retry)u;
 	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
 				    "refresh = on-change needs view_engine = library");

@@ -71,6 +71,8 @@ struct sched {
 	size_t lc_n, lc_pos;
 	uint32_t view_n;     /* records in the view at the last pass */
 	bool pass_pending;
+	bool asking;         /* retry = period: an ask is out, the queue waits for its answer */
+	double hold_until_s; /* retry = period: refused, no match before this */
 	double age_sum;
 	uint64_t age_n;
 };
@@ -461,14 +463,27 @@ sort_cand(uint32_t *cand, double *rank, size_t n, uint32_t *tc, double *tr)
 	memcpy(rank, tr, n * sizeof(*tr));
 }
 
+int32_t
+nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending, bool refused_since,
+			enum nl_gsched_belief b)
+{
+	if (refused_since)
+		return 0; /* the node said no after this record was made */
+	return rec_free - (b == NL_GSCHED_BELIEF_OWN ? own_since : 0) - pending;
+}
+
 /* Send jobs of scheduler k to its ranked candidates lc[lc_pos..lc_n), serially charging the
- * matchmaking cost of a scan of the view's records per job. */
+ * matchmaking cost of a scan of the view's records per job. With retry = period, one job at a
+ * time: nothing while an ask is out or after a refusal until the next period's view. */
 static void
 dispatch(struct sim *s, unsigned int k)
 {
 	struct sched *sc = &s->sc[k];
 	double t = s->now > sc->busy_until_s ? s->now : sc->busy_until_s;
+	bool one = s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_PERIOD;
 
+	if (one && (sc->asking || s->now < sc->hold_until_s))
+		return;
 	while (sc->lc_pos < sc->lc_n) {
 		double d;
 
@@ -479,6 +494,10 @@ dispatch(struct sim *s, unsigned int k)
 		t += s->c->match_cost_s * sc->view_n;
 		sc->pend[nid]++;
 		heap_push(s, t + latency(s, s->n + k, nid), EV_ASK, nid, k, 0, d);
+		if (one) {
+			sc->asking = true;
+			break;
+		}
 	}
 	sc->busy_until_s = t;
 }
@@ -614,9 +633,11 @@ gossip_pass(struct sim *s, unsigned int k, bool resweep)
 		} else {
 			h = hist_at(&s->nd[i], gi); /* the node's state when it made the record */
 		}
-		if (h == NULL || h->st != ST_UP || sc->refused_s[i] > gi)
+		if (h == NULL || h->st != ST_UP)
 			continue;
-		int32_t f = h->free - own_starts_after(&s->nd[i], gi, k) - sc->pend[i];
+		int32_t f = nl_gsched_believed_free(h->free, own_starts_after(&s->nd[i], gi, k),
+						    sc->pend[i], sc->refused_s[i] > gi,
+						    s->c->belief);
 
 		if (f <= 0)
 			continue;
@@ -971,15 +992,27 @@ static void
 ev_reply(struct sim *s, const struct ev *e)
 {
 	unsigned int k = e->b;
+	struct sched *sc = &s->sc[k];
 
+	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_PERIOD) {
+		sc->asking = false;
+		if (e->c) {
+			request_pass(s, k, s->now, false); /* the next job, on the same view */
+		} else {
+			/* match again on the next period's view (§4.3: redo the matching) */
+			sc->hold_until_s = s->now + s->c->period_s;
+			request_pass(s, k, sc->hold_until_s, true);
+		}
+	}
 	if (e->c)
 		return;
 	s->res->refused++;
 	s->sc[k].refused_s[e->a] = s->now;
 	if (s->c->load > 0)
 		s->oom |= q_push(&s->sc[k].q, e->x, true) != 0;
-	/* gossip: match again at once (§4.3); central: at the next negotiation cycle */
-	if (s->c->sys == NL_GSCHED_GOSSIP)
+	/* gossip: match again at once (§4.3) or a period later (above); central: at the next
+	 * negotiation cycle */
+	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_NEXT)
 		request_pass(s, k, s->now, false);
 }
 

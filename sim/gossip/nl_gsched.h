@@ -62,6 +62,40 @@ enum nl_gsched_view {
 				   *   exchange under anti-entropy (small pools) */
 };
 
+/** What a scheduling node believes about a record (docs/gossip.md "Scheduling node", §4.3). */
+enum nl_gsched_belief {
+	/** The record's free cores minus the jobs this scheduling node started there since the
+	 *  record was made (it remembers what it sent): stale records cause no refusal. */
+	NL_GSCHED_BELIEF_OWN = 0,
+	/** The record as it is (§4.3: the scheduling node matches on the information it got
+	 *  from the grid; a node that already runs a job says so when asked). */
+	NL_GSCHED_BELIEF_VIEW,
+};
+
+/** What a refusal costs a gossip scheduling node (§4.3, §5.2.1). */
+enum nl_gsched_retry {
+	/** Asks leave for every candidate at once; a refused job goes to the next one. */
+	NL_GSCHED_RETRY_NEXT = 0,
+	/** One job at a time (the head of the queue, §5.2.1): ask, wait for the answer; on a
+	 *  refusal match again on the view of the next gossip period (the retry costs a
+	 *  period), the queue behind it waiting. */
+	NL_GSCHED_RETRY_PERIOD,
+};
+
+/**
+ * Free cores a scheduling node believes a node has, from the record it holds.
+ * @param rec_free       Free cores in the record.
+ * @param own_since      Jobs this scheduling node started on the node after the record was made.
+ * @param pending        Its asks to the node not yet answered.
+ * @param refused_since  The node refused it after the record was made.
+ * @param b              Belief rule.
+ * @return Believed free cores (<= 0: not a candidate).
+ * @par Context  Any thread; pure.
+ * @par Source   seed paper §4.3.
+ */
+int32_t nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending,
+				bool refused_since, enum nl_gsched_belief b);
+
 /** Network latency generator (docs/gossip.md "Network"). */
 struct nl_gsched_net {
 	unsigned int sites;  /**< sites placed uniformly at random in a unit square, >= 1 */
@@ -107,6 +141,8 @@ struct nl_gsched_cfg {
 	 *  become ready (false, default: the round trips delay each update, in parallel, and
 	 *  only rec_cost_s holds the collector). */
 	bool coll_blocking;
+	enum nl_gsched_belief belief; /**< gossip scheduling nodes' belief rule */
+	enum nl_gsched_retry retry;   /**< gossip: what a refusal costs */
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
 	double match_cost_s;       /**< matchmaking cost per (job, record) evaluation [s] */
 	double ask_timeout_s;      /**< no answer from a failed node after this [s] */
