@@ -1188,7 +1188,7 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
-	uint64_t exch = 0;
+	uint64_t exch = 0, exch_failed = 0, recs = 0;
 
 	for (size_t i = 0; i < p.n; i++) {
 		if (p.t[i].rc != 0) {
@@ -1199,8 +1199,11 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		}
 		if (p.t[i].kind == T_SCHED) {
 			exch += p.t[i].sr.exchanges;
+			recs += p.t[i].sr.recs_sent;
 		} else {
 			exch += p.t[i].pr.exchanges;
+			exch_failed += p.t[i].pr.failed;
+			recs += p.t[i].pr.recs_sent;
 		}
 	}
 	struct out out = { .dir = o->out_dir };
@@ -1231,10 +1234,14 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (nl_gnuplot_run(o->out_dir, "plot_gossip.gp", "plot_gossip.log") != 0)
 		fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_gossip.log); the "
 				"CSV files are complete\n", o->out_dir);
+	/* exchanges: opened; exchanges_failed: of them, to a peer that could not be contacted
+	 * (spread experiments); records_sent: the messages that carried a record (spread: copies
+	 * of the tracked record; scheduling runs: library engine only, the sweep counts none) */
 	printf("SUMMARY%s match_cost_ns=%.1f sim_days=%g runs=%zu exchanges=%llu "
-	       "exchanges_per_s=%.0f wall_s=%.2f cpu_s=%.2f threads=%u\n", out.summ,
-	       b->match_cost_s * 1e9, g.days, p.n, (unsigned long long)exch, exch / wall, wall, cpu,
-	       n_th);
+	       "exchanges_failed=%llu records_sent=%llu exchanges_per_s=%.0f wall_s=%.2f cpu_s=%.2f "
+	       "threads=%u\n", out.summ, b->match_cost_s * 1e9, g.days, p.n,
+	       (unsigned long long)exch, (unsigned long long)exch_failed, (unsigned long long)recs,
+	       exch / wall, wall, cpu, n_th);
 	free(p.t);
 	free(g.job_ad);
 	return 0;
