@@ -219,7 +219,8 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 		.lifetime_s = 1800, .fanout = 1, .mode = NL_GOSSIP_PUSH_PULL, .cores = 1,
 		.job_min_s = 1800, .job_max_s = 3600, .fail_per_day = 0.01, .leave_per_day = 0.01,
 		.rejoin_s = 7200, .neg_interval_s = 60, .update_interval_s = 60, .rec_rtts = 3,
-		.rec_cost_s = NL_GSIM_RECORD_COST_MS / 1e3, .rec_scale = 1, .match_cost_s = 0, .ask_timeout_s = 1,
+		.rec_cost_s = NL_GSIM_RECORD_COST_MS / 1e3, .rec_scale = 1, .match_cost_s = 0,
+		.ask_timeout_s = 1,
 		.net = { .sites = 20, .intra_min_s = 0.0002, .intra_max_s = 0.002,
 			 .inter_min_s = 0.010, .inter_max_s = 0.200 },
 	};
