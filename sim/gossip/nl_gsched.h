@@ -18,19 +18,22 @@
  * nl_gossip's merge rule would give (tests/gossip: the differential test) at O(exchanges in a
  * lifetime) per view change instead of O(N) records per exchange, i.e. O(N^2) per round.
  *
- * Central side. Every node sends its record every update interval to the collector, which
- * handles one record at a time; a record costs `rec_rtts` round trips between the node and
- * the central manager (a TCP connection then the update and its acknowledgement) plus
- * `rec_cost_s`, times `rec_scale` (the sensitivity sweep). The negotiator runs every
- * negotiation interval on the records collected so far. This makes the collection cycle, and
- * so the age of what the negotiator sees, grow linearly with the node count once N records
- * take longer than one interval (seed §6.2).
+ * Central side. Every node sends its record every update interval straight to the collector
+ * (one hop, §5.2.1), which handles one record at a time. By default (`coll_blocking` false)
+ * an update is delayed by `rec_rtts` round trips between the node and the central manager
+ * (TCP connection, security negotiation, the update and its acknowledgement) and holds the
+ * collector `rec_cost_s` x `rec_scale` (the sensitivity sweep); a blocking collector is held
+ * for the round trips too. The negotiator runs every negotiation interval on the records
+ * collected so far. The collection cycle, and so the age of what the negotiator sees, grows
+ * linearly with the node count once N records take longer than one interval (seed §6.2).
  *
  * Both sides match with the same ClassAd job ad (Requirements, Rank) evaluated by
  * managers/classad against each candidate node record, charge `match_cost_s` per record of
  * their view per job matched, ask the chosen node (one round trip), and put the job back on
- * refusal (gossip: at once, with the next candidate, §4.3; central: at the next negotiation
- * cycle, as Condor does).
+ * refusal (gossip: at once with the next candidate, or with `retry` = next-period one job at
+ * a time, re-matched on the next period's view, §4.3; central: at the next negotiation cycle,
+ * as Condor does). A gossip scheduling node discounts its own jobs started since a record was
+ * made, or with `belief` = view trusts the record and is refused (§4.3).
  */
 #ifndef NL_GSCHED_H
 #define NL_GSCHED_H
