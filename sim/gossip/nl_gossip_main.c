@@ -37,6 +37,15 @@
  * measures the host instead. */
 #define NL_GSIM_MATCH_COST_NS 96.0
 
+/* Default time the central collector spends on one record [ms] (`[central] record_cost_ms`).
+ * The paper gives no per-record cost; we derive it once, for every node count, from the one
+ * place where the paper's central manager is bound by its collector: Table 1 at 10,000 nodes,
+ * 0.844, i.e. an idle gap of 2,700 s x (1/0.844 - 1) = 499 s per job (jobs of 45 min on
+ * average). With a saturated collector a record waits about half a collection cycle, N x c / 2,
+ * after half an update interval (30 s) and half a negotiation interval (30 s): 499 = 60 +
+ * 10,000 x c / 2 gives c = 88 ms, rounded to 90 (docs/gossip.md "Central side"). */
+#define NL_GSIM_RECORD_COST_MS 90.0
+
 /* The job ad of every experiment: any node with a free core and enough memory; prefer big
  * memory, then many cores (HTCondor syntax, evaluated by managers/classad). */
 static const char default_job_ad[] =
@@ -210,7 +219,8 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 		.lifetime_s = 1800, .fanout = 1, .mode = NL_GOSSIP_PUSH_PULL, .cores = 1,
 		.job_min_s = 1800, .job_max_s = 3600, .fail_per_day = 0.01, .leave_per_day = 0.01,
 		.rejoin_s = 7200, .neg_interval_s = 60, .update_interval_s = 60, .rec_rtts = 3,
-		.rec_cost_s = 0, .rec_scale = 1, .match_cost_s = 0, .ask_timeout_s = 1,
+		.rec_cost_s = NL_GSIM_RECORD_COST_MS / 1e3, .rec_scale = 1, .match_cost_s = 0,
+		.ask_timeout_s = 1,
 		.net = { .sites = 20, .intra_min_s = 0.0002, .intra_max_s = 0.002,
 			 .inter_min_s = 0.010, .inter_max_s = 0.200 },
 	};
@@ -272,6 +282,17 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "refresh", refresh, &u, false)) < 0)
 		return rc;
 	b->refresh_on_change = u == 1;
+	static const char *const beliefs[] = { "own-dispatches", "view", NULL };
+	static const char *const retries[] = { "next-candidate", "next-period", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "belief", beliefs, &u, false)) < 0)
+		return rc;
+	b->belief = (enum nl_gsched_belief)u;
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "retry", retries, &u, false)) < 0)
+		return rc;
+	b->retry = (enum nl_gsched_retry)u;
 	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
 				    "refresh = on-change needs view_engine = library");
@@ -339,6 +360,12 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	    (rc = get_d(cfg, s, "record_rtts", &b->rec_rtts, 0, 100)) < 0 ||
 	    (rc = get_bool(cfg, s, "update_on_change", &b->update_on_change)) < 0)
 		return rc;
+	static const char *const colls[] = { "event", "blocking", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "collector", colls, &u, false)) < 0)
+		return rc;
+	b->coll_blocking = u == 1;
 	d = b->rec_cost_s * 1e3;
 	if ((rc = get_d(cfg, s, "record_cost_ms", &d, 0, 1e6)) < 0)
 		return rc;
@@ -1162,7 +1189,7 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
-	uint64_t exch = 0;
+	uint64_t exch = 0, exch_failed = 0, recs = 0;
 
 	for (size_t i = 0; i < p.n; i++) {
 		if (p.t[i].rc != 0) {
@@ -1173,8 +1200,11 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 		}
 		if (p.t[i].kind == T_SCHED) {
 			exch += p.t[i].sr.exchanges;
+			recs += p.t[i].sr.recs_sent;
 		} else {
 			exch += p.t[i].pr.exchanges;
+			exch_failed += p.t[i].pr.failed;
+			recs += p.t[i].pr.recs_sent;
 		}
 	}
 	struct out out = { .dir = o->out_dir };
@@ -1205,10 +1235,14 @@ nl_sim_main_gossip(struct nl_cfg *cfg, const struct nl_sim_opts *o)
 	if (nl_gnuplot_run(o->out_dir, "plot_gossip.gp", "plot_gossip.log") != 0)
 		fprintf(stderr, "nlevel-sim: gnuplot failed or missing (see %s/plot_gossip.log); the "
 				"CSV files are complete\n", o->out_dir);
+	/* exchanges: opened; exchanges_failed: of them, to a peer that could not be contacted
+	 * (spread experiments); records_sent: the messages that carried a record (spread: copies
+	 * of the tracked record; scheduling runs: library engine only, the sweep counts none) */
 	printf("SUMMARY%s match_cost_ns=%.1f sim_days=%g runs=%zu exchanges=%llu "
-	       "exchanges_per_s=%.0f wall_s=%.2f cpu_s=%.2f threads=%u\n", out.summ,
-	       b->match_cost_s * 1e9, g.days, p.n, (unsigned long long)exch, exch / wall, wall, cpu,
-	       n_th);
+	       "exchanges_failed=%llu records_sent=%llu exchanges_per_s=%.0f wall_s=%.2f cpu_s=%.2f "
+	       "threads=%u\n", out.summ, b->match_cost_s * 1e9, g.days, p.n,
+	       (unsigned long long)exch, (unsigned long long)exch_failed, (unsigned long long)recs,
+	       exch / wall, wall, cpu, n_th);
 	free(p.t);
 	free(g.job_ad);
 	return 0;

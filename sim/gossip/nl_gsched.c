@@ -71,6 +71,8 @@ struct sched {
 	size_t lc_n, lc_pos;
 	uint32_t view_n;     /* records in the view at the last pass */
 	bool pass_pending;
+	bool asking;         /* retry = period: an ask is out, the queue waits for its answer */
+	double hold_until_s; /* retry = period: refused, no match before this */
 	double age_sum;
 	uint64_t age_n;
 };
@@ -461,14 +463,27 @@ sort_cand(uint32_t *cand, double *rank, size_t n, uint32_t *tc, double *tr)
 	memcpy(rank, tr, n * sizeof(*tr));
 }
 
+int32_t
+nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending, bool refused_since,
+			enum nl_gsched_belief b)
+{
+	if (refused_since)
+		return 0; /* the node said no after this record was made */
+	return rec_free - (b == NL_GSCHED_BELIEF_OWN ? own_since : 0) - pending;
+}
+
 /* Send jobs of scheduler k to its ranked candidates lc[lc_pos..lc_n), serially charging the
- * matchmaking cost of a scan of the view's records per job. */
+ * matchmaking cost of a scan of the view's records per job. With retry = period, one job at a
+ * time: nothing while an ask is out or after a refusal until the next period's view. */
 static void
 dispatch(struct sim *s, unsigned int k)
 {
 	struct sched *sc = &s->sc[k];
 	double t = s->now > sc->busy_until_s ? s->now : sc->busy_until_s;
+	bool one = s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_PERIOD;
 
+	if (one && (sc->asking || s->now < sc->hold_until_s))
+		return;
 	while (sc->lc_pos < sc->lc_n) {
 		double d;
 
@@ -479,6 +494,10 @@ dispatch(struct sim *s, unsigned int k)
 		t += s->c->match_cost_s * sc->view_n;
 		sc->pend[nid]++;
 		heap_push(s, t + latency(s, s->n + k, nid), EV_ASK, nid, k, 0, d);
+		if (one) {
+			sc->asking = true;
+			break;
+		}
 	}
 	sc->busy_until_s = t;
 }
@@ -614,9 +633,11 @@ gossip_pass(struct sim *s, unsigned int k, bool resweep)
 		} else {
 			h = hist_at(&s->nd[i], gi); /* the node's state when it made the record */
 		}
-		if (h == NULL || h->st != ST_UP || sc->refused_s[i] > gi)
+		if (h == NULL || h->st != ST_UP)
 			continue;
-		int32_t f = h->free - own_starts_after(&s->nd[i], gi, k) - sc->pend[i];
+		int32_t f = nl_gsched_believed_free(h->free, own_starts_after(&s->nd[i], gi, k),
+						    sc->pend[i], sc->refused_s[i] > gi,
+						    s->c->belief);
 
 		if (f <= 0)
 			continue;
@@ -738,6 +759,15 @@ uheap_pop(struct sim *s)
 	return top;
 }
 
+/* Delay between an update leaving node i and it being ready at the collector: the round trips
+ * of its connection when the collector serves connections as they become ready, else none
+ * (a blocking collector spends them itself). */
+static double
+upd_delay(const struct sim *s, uint32_t i)
+{
+	return s->c->coll_blocking ? 0 : s->c->rec_rtts * 2 * s->nd[i].lat_cm_s;
+}
+
 /* Start the next record if the collector is idle and one is ready (else wake it up then). */
 static void
 collect_next(struct sim *s)
@@ -755,18 +785,27 @@ collect_next(struct sim *s)
 	}
 	uheap_pop(s);
 	const struct node *nd = &s->nd[i];
+	/* the record is the node's state when it sent it: now for a blocking collector (the
+	 * connection is served from its first packet), else a one-way delay before the
+	 * collector takes it (a connection that waited sends its data once accepted) */
+	double made = s->c->coll_blocking ? s->now : s->now - nd->lat_cm_s;
+	const struct hev *h = hist_at(nd, made);
 
 	if (nd->st != ST_UP) {
 		/* a failed or gone node sends nothing; it comes back in the heap when it rejoins */
 		collect_next(s);
 		return;
 	}
-	double cost = (s->c->rec_rtts * 2 * nd->lat_cm_s + s->c->rec_cost_s) * s->c->rec_scale;
+	if (h == NULL || h->st != ST_UP)
+		h = hist_at(nd, s->now); /* it came back since: its first update is of now */
+	double cost = s->c->coll_blocking ?
+		(s->c->rec_rtts * 2 * nd->lat_cm_s + s->c->rec_cost_s) * s->c->rec_scale :
+		s->c->rec_cost_s * s->c->rec_scale;
 
 	s->coll_busy = true;
-	s->coll_t[i] = s->now;
-	s->coll_free[i] = (int32_t)nd->free;
-	s->coll_st[i] = nd->st;
+	s->coll_t[i] = made;
+	s->coll_free[i] = h->free;
+	s->coll_st[i] = h->st;
 	s->coll_cost_sum += cost;
 	s->coll_recs++;
 	heap_push(s, s->now + cost, EV_COLLECT, i, 0, 0, 0);
@@ -780,9 +819,9 @@ central_changed(struct sim *s, uint32_t i)
 		return;
 	if (!s->in_uheap[i])
 		return; /* being taken now: collect_done() sends another if it changed since */
-	if (s->next_upd[i] > s->now) {
+	if (s->next_upd[i] > s->now + upd_delay(s, i)) {
 		/* the update leaves now, in arrival order with the others (one per node) */
-		s->next_upd[i] = s->now;
+		s->next_upd[i] = s->now + upd_delay(s, i);
 		uheap_up(s, s->upos[i]);
 	}
 	collect_next(s);
@@ -793,13 +832,19 @@ collect_done(struct sim *s, uint32_t i)
 {
 	s->coll_busy = false;
 	s->coll_recv[i] = s->now;
-	if (!s->c->update_on_change) {
+	if (!s->c->update_on_change && s->c->coll_blocking) {
 		s->next_upd[i] += s->c->update_interval_s;
+	} else if (!s->c->update_on_change) {
+		/* the next update leaves an interval after this one did: it was made one way
+		 * before it was taken, and its connection opened delay - one way before that */
+		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s + s->nd[i].lat_cm_s;
 	} else if ((int32_t)s->nd[i].free != s->coll_free[i] || s->nd[i].st != s->coll_st[i]) {
-		s->next_upd[i] = s->now; /* changed while it was being taken: send again */
+		/* changed while it was being taken: send again */
+		s->next_upd[i] = s->now + upd_delay(s, i);
 	} else {
 		/* the periodic timer restarts from the update just sent */
-		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s;
+		s->next_upd[i] = s->coll_t[i] + s->c->update_interval_s +
+				 (s->c->coll_blocking ? 0 : s->nd[i].lat_cm_s);
 	}
 	uheap_push(s, i);
 	if (++s->coll_count >= s->n) {
@@ -947,15 +992,27 @@ static void
 ev_reply(struct sim *s, const struct ev *e)
 {
 	unsigned int k = e->b;
+	struct sched *sc = &s->sc[k];
 
+	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_PERIOD) {
+		sc->asking = false;
+		if (e->c) {
+			request_pass(s, k, s->now, false); /* the next job, on the same view */
+		} else {
+			/* match again on the next period's view (§4.3: redo the matching) */
+			sc->hold_until_s = s->now + s->c->period_s;
+			request_pass(s, k, sc->hold_until_s, true);
+		}
+	}
 	if (e->c)
 		return;
 	s->res->refused++;
 	s->sc[k].refused_s[e->a] = s->now;
 	if (s->c->load > 0)
 		s->oom |= q_push(&s->sc[k].q, e->x, true) != 0;
-	/* gossip: match again at once (§4.3); central: at the next negotiation cycle */
-	if (s->c->sys == NL_GSCHED_GOSSIP)
+	/* gossip: match again at once (§4.3) or a period later (above); central: at the next
+	 * negotiation cycle */
+	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_NEXT)
 		request_pass(s, k, s->now, false);
 }
 
@@ -1051,7 +1108,7 @@ handle(struct sim *s, const struct ev *e)
 			gossip_open(s, e->a, s->now); /* then gossips as usual */
 		} else {
 			if (!s->in_uheap[e->a]) {
-				s->next_upd[e->a] = s->now;
+				s->next_upd[e->a] = s->now + upd_delay(s, e->a);
 				uheap_push(s, e->a);
 			}
 			collect_next(s);
@@ -1285,7 +1342,7 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		for (uint32_t i = 0; i < s->n; i++) {
 			s->coll_t[i] = -INFINITY;
 			s->coll_recv[i] = -INFINITY;
-			s->next_upd[i] = c->update_interval_s * unif(&s->rng);
+			s->next_upd[i] = c->update_interval_s * unif(&s->rng) + upd_delay(s, i);
 			uheap_push(s, i);
 		}
 		heap_push(s, c->neg_interval_s * unif(&s->rng), EV_NEG, 0, 0, 0, 0);

@@ -18,19 +18,22 @@
  * nl_gossip's merge rule would give (tests/gossip: the differential test) at O(exchanges in a
  * lifetime) per view change instead of O(N) records per exchange, i.e. O(N^2) per round.
  *
- * Central side. Every node sends its record every update interval to the collector, which
- * handles one record at a time; a record costs `rec_rtts` round trips between the node and
- * the central manager (a TCP connection then the update and its acknowledgement) plus
- * `rec_cost_s`, times `rec_scale` (the sensitivity sweep). The negotiator runs every
- * negotiation interval on the records collected so far. This makes the collection cycle, and
- * so the age of what the negotiator sees, grow linearly with the node count once N records
- * take longer than one interval (seed §6.2).
+ * Central side. Every node sends its record every update interval straight to the collector
+ * (one hop, §5.2.1), which handles one record at a time. By default (`coll_blocking` false)
+ * an update is delayed by `rec_rtts` round trips between the node and the central manager
+ * (TCP connection, security negotiation, the update and its acknowledgement) and holds the
+ * collector `rec_cost_s` x `rec_scale` (the sensitivity sweep); a blocking collector is held
+ * for the round trips too. The negotiator runs every negotiation interval on the records
+ * collected so far. The collection cycle, and so the age of what the negotiator sees, grows
+ * linearly with the node count once N records take longer than one interval (seed §6.2).
  *
  * Both sides match with the same ClassAd job ad (Requirements, Rank) evaluated by
  * managers/classad against each candidate node record, charge `match_cost_s` per record of
  * their view per job matched, ask the chosen node (one round trip), and put the job back on
- * refusal (gossip: at once, with the next candidate, §4.3; central: at the next negotiation
- * cycle, as Condor does).
+ * refusal (gossip: at once with the next candidate, or with `retry` = next-period one job at
+ * a time, re-matched on the next period's view, §4.3; central: at the next negotiation cycle,
+ * as Condor does). A gossip scheduling node discounts its own jobs started since a record was
+ * made, or with `belief` = view trusts the record and is refused (§4.3).
  */
 #ifndef NL_GSCHED_H
 #define NL_GSCHED_H
@@ -61,6 +64,40 @@ enum nl_gsched_view {
 	NL_GSCHED_VIEW_LIBRARY,   /**< nl_gossip views on every participant: any rule, O(N) per
 				   *   exchange under anti-entropy (small pools) */
 };
+
+/** What a scheduling node believes about a record (docs/gossip.md "Scheduling node", §4.3). */
+enum nl_gsched_belief {
+	/** The record's free cores minus the jobs this scheduling node started there since the
+	 *  record was made (it remembers what it sent): stale records cause no refusal. */
+	NL_GSCHED_BELIEF_OWN = 0,
+	/** The record as it is (§4.3: the scheduling node matches on the information it got
+	 *  from the grid; a node that already runs a job says so when asked). */
+	NL_GSCHED_BELIEF_VIEW,
+};
+
+/** What a refusal costs a gossip scheduling node (§4.3, §5.2.1). */
+enum nl_gsched_retry {
+	/** Asks leave for every candidate at once; a refused job goes to the next one. */
+	NL_GSCHED_RETRY_NEXT = 0,
+	/** One job at a time (the head of the queue, §5.2.1): ask, wait for the answer; on a
+	 *  refusal match again on the view of the next gossip period (the retry costs a
+	 *  period), the queue behind it waiting. */
+	NL_GSCHED_RETRY_PERIOD,
+};
+
+/**
+ * Free cores a scheduling node believes a node has, from the record it holds.
+ * @param rec_free       Free cores in the record.
+ * @param own_since      Jobs this scheduling node started on the node after the record was made.
+ * @param pending        Its asks to the node not yet answered.
+ * @param refused_since  The node refused it after the record was made.
+ * @param b              Belief rule.
+ * @return Believed free cores (<= 0: not a candidate).
+ * @par Context  Any thread; pure.
+ * @par Source   seed paper §4.3.
+ */
+int32_t nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending,
+				bool refused_since, enum nl_gsched_belief b);
 
 /** Network latency generator (docs/gossip.md "Network"). */
 struct nl_gsched_net {
@@ -102,6 +139,13 @@ struct nl_gsched_cfg {
 				    *   changes (a job starts or ends), as HTCondor's startd does */
 	double rec_rtts;           /**< round trips per collected record (central) */
 	double rec_cost_s;         /**< fixed cost per collected record (central) [s] */
+	/** Central: the collector waits on its records' round trips (true: one record at a
+	 *  time holds it for rec_rtts round trips + rec_cost_s) or serves connections as they
+	 *  become ready (false, default: the round trips delay each update, in parallel, and
+	 *  only rec_cost_s holds the collector). */
+	bool coll_blocking;
+	enum nl_gsched_belief belief; /**< gossip scheduling nodes' belief rule */
+	enum nl_gsched_retry retry;   /**< gossip: what a refusal costs */
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
 	double match_cost_s;       /**< matchmaking cost per (job, record) evaluation [s] */
 	double ask_timeout_s;      /**< no answer from a failed node after this [s] */

@@ -100,6 +100,9 @@ bad "scheduling nodes above the maximum" 5 "counts" $'[gossip]\nseed = 1\n[sched
 bad "stop rule with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrule = stop-k\n[table1]\nnodes = 10'
 bad "records remade on change with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrefresh = on-change\n[table1]\nnodes = 10'
 bad "unknown view engine" 2 "view_engine" $'[gossip]\nview_engine = magic\n[table1]\nnodes = 10'
+bad "unknown belief" 3 "belief" $'[gossip]\nseed = 1\nbelief = hope\n[table1]\nnodes = 10'
+bad "unknown retry" 2 "retry" $'[gossip]\nretry = never\n[table1]\nnodes = 10'
+bad "unknown collector" 3 "collector" $'[gossip]\n[central]\ncollector = magic\n[table1]\nnodes = 10'
 bad "job ad file that is not a ClassAd" 2 "not a ClassAd" $'[gossip]\njob_ad_file = /dev/null\n[table1]\nnodes = 10'
 bad "NAT share that leaves no node to spread to ([nat])" 4 "fewer than 2 nodes outside NAT" $'[gossip]\nseed = 1\n[nat]\nnat_pct = 0, 95\nnodes = 10'
 bad "NAT share that leaves no node to spread to ([spread] curve_nodes)" 2 "curve_nodes" $'[gossip]\nnat_pct = 60\n[spread]\nnodes = 100\ncurve_nodes = 3'
@@ -137,6 +140,16 @@ printf '[gossip]\nseed = 1\n[central]\nupdate_on_change = maybe\n[table1]\nnodes
 o=$("$SIM" -q -c "$D/uc.ini" -o "$D/uc" 2>&1)
 [ $? = 2 ] && grep -q "uc.ini:4:" <<<"$o"
 say "refused with FILE:LINE: update_on_change not a boolean" $? "$o"
+# issue #37: SUMMARY counts failed exchanges and the messages that carried a record
+printf '[gossip]\nseed = 1\n[nat]\nnodes = 50\nnat_pct = 0, 40\ntrials = 2\n' >"$D/msg.ini"
+o=$("$SIM" -q -c "$D/msg.ini" -o "$D/msg" 2>&1)
+grep -Eq " exchanges_failed=[1-9][0-9]* " <<<"$o" && grep -Eq " records_sent=[1-9][0-9]* " <<<"$o"
+say "SUMMARY exchanges_failed and records_sent" $? "$o"
+# the literal reading of §4.3 runs (belief = view, retry = next-period)
+printf '[gossip]\nseed = 1\nbelief = view\nretry = next-period\nnode_days_min = 0\ndays = 0.2\nwarmup_h = 1\n[central]\ncollector = blocking\n[table1]\nnodes = 20\n' >"$D/lit.ini"
+o=$("$SIM" -q -c "$D/lit.ini" -o "$D/lit" 2>&1)
+grep -q "util_gossip_20=0\.[5-9]" <<<"$o" && grep -q "util_central_20=0\.[5-9]" <<<"$o"
+say "belief = view, retry = next-period and collector = blocking run" $? "$o"
 "$SIM" --help | grep -q "gossip"
 say "--help names the gossip model" $?
 echo "1..$n"

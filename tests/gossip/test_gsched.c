@@ -214,6 +214,76 @@ main(void)
 		  "collector (2 s a record: %.4f) slows the central manager (10 ms: %.4f)", usat,
 		  ufree);
 
+	/* issue #37: the collector serves connections as they become ready; an update's round
+	 * trips delay it but do not hold the collector, so 3 round trips a record do not
+	 * saturate it at 2,000 nodes, where a collector waiting on each (about 380 ms a record,
+	 * 760 s a cycle) does */
+	struct nl_gsched_cfg ev = base(2000, NL_GSCHED_CENTRAL, seed);
+	struct nl_gsched_res re, rbk;
+
+	ev.horizon_s = 21600;
+	nl_gsched_run(&ev, &re);
+	ev.coll_blocking = true;
+	nl_gsched_run(&ev, &rbk);
+	nl_tap_ok(re.util > 0.96 && re.cycle_s < 70 && rbk.cycle_s > 500 &&
+			  rbk.util < re.util - 0.05,
+		  "2,000 nodes, 3 round trips a record: a collector serving ready connections "
+		  "(%.4f, cycle %.0f s) is not bound by round trips; one waiting on them is (%.4f, "
+		  "cycle %.0f s)", re.util, re.cycle_s, rbk.util, rbk.cycle_s);
+	/* its own time per record is what grows the cycle: N x cost once that passes the update
+	 * interval, and the central manager slows down with it */
+	ev = base(1000, NL_GSCHED_CENTRAL, seed);
+	ev.rec_cost_s = 0.3; /* 300 s a cycle */
+	nl_gsched_run(&ev, &re);
+	ev.rec_cost_s = 0.03; /* 30 s: within the 60 s update interval */
+	nl_gsched_run(&ev, &rbk);
+	nl_tap_ok(fabs(re.cycle_s - 300) < 15 && fabs(rbk.cycle_s - 60) < 3 &&
+			  re.util < rbk.util - 0.03,
+		  "1,000 nodes: 0.3 s a record makes a %.0f s cycle (%.4f), 0.03 s keeps the %.0f s "
+		  "update interval (%.4f)", re.cycle_s, re.util, rbk.cycle_s, rbk.util);
+
+	/* issue #37, §4.3: what a scheduling node believes about a record */
+	nl_tap_ok(nl_gsched_believed_free(1, 1, 0, false, NL_GSCHED_BELIEF_OWN) == 0 &&
+			  nl_gsched_believed_free(1, 1, 0, false, NL_GSCHED_BELIEF_VIEW) == 1,
+		  "a record made before our own job started there: free only when the scheduling "
+		  "node trusts the record as it is (belief = view)");
+	nl_tap_ok(nl_gsched_believed_free(4, 1, 2, false, NL_GSCHED_BELIEF_OWN) == 1 &&
+			  nl_gsched_believed_free(4, 1, 2, false, NL_GSCHED_BELIEF_VIEW) == 2 &&
+			  nl_gsched_believed_free(4, 0, 0, true, NL_GSCHED_BELIEF_VIEW) == 0,
+		  "asks in flight count under both beliefs; a refusal since the record hides it");
+	/* with belief = view, one scheduling node and no churn, its own stale records are
+	 * refused; remembering its jobs it is never refused */
+	struct nl_gsched_cfg bv = base(30, NL_GSCHED_GOSSIP, seed);
+	struct nl_gsched_res rv, ro;
+
+	bv.horizon_s = 21600;
+	nl_gsched_run(&bv, &ro);
+	bv.belief = NL_GSCHED_BELIEF_VIEW;
+	nl_gsched_run(&bv, &rv);
+	nl_tap_ok(ro.refused == 0 && rv.refused > 0 && fabs(rv.util - ro.util) < 0.01,
+		  "30 nodes, no churn: belief = view is refused %llu times (own jobs: %llu), at "
+		  "once re-matched it costs nothing (%.4f vs %.4f)",
+		  (unsigned long long)rv.refused, (unsigned long long)ro.refused, rv.util, ro.util);
+	/* §4.3 read literally (one job at a time, a refusal costs a gossip period, records
+	 * trusted as they are): the stale records are the scheduling node's own recent jobs,
+	 * whose number grows with N, so the loss grows with N (the paper's falls) */
+	struct nl_gsched_cfg lp = base(20, NL_GSCHED_GOSSIP, seed);
+
+	lp.horizon_s = 21600;
+	lp.belief = NL_GSCHED_BELIEF_VIEW;
+	lp.retry = NL_GSCHED_RETRY_PERIOD;
+	double l20 = util(lp, 3);
+
+	lp.n_nodes = 500;
+	double l500 = util(lp, 1);
+
+	lp.retry = NL_GSCHED_RETRY_NEXT;
+	double n500 = util(lp, 1);
+
+	nl_tap_ok(l20 > 0.9 && l500 < n500 - 0.1,
+		  "retry = next-period with belief = view: 20 nodes %.4f, 500 nodes %.4f (at once: "
+		  "%.4f): the penalty grows with N", l20, l500, n500);
+
 	/* the stop rule with records remade only on a change: an idle node whose "free" record
 	 * died before reaching the scheduling node stays unseen until it re-announces near the
 	 * record's lifetime, so gossip loses utilization, and sends fewer records */
