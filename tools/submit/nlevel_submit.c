@@ -1179,10 +1179,11 @@ status_once(uint64_t id, double timeout_s, bool print, struct nl_msg_status *st)
 
 	if (st->has_tasks) /* #33: tasks, not attempts */
 		printf("submit %llu: %u tasks: %u queued, %u running, %u done ok, %u failed, "
-		       "%u timeout, %u cancelled, %u rejected\n", (unsigned long long)id,
-		       st->t.tasks, n[NL_FARM_T_QUEUED], n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK],
-		       n[NL_FARM_T_FAILED], n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED],
-		       n[NL_FARM_T_REJECTED]);
+		       "%u timeout, %u cancelled, %u rejected, %u shutdown\n",
+		       (unsigned long long)id, st->t.tasks, n[NL_FARM_T_QUEUED],
+		       n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK], n[NL_FARM_T_FAILED],
+		       n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED], n[NL_FARM_T_REJECTED],
+		       n[NL_FARM_T_SHUTDOWN]);
 	printf("SUMMARY submit_id=%llu submitted=%llu accepted=%llu running=%llu "
 	       "done_ok=%llu done_err=%llu rejected=%llu lost=%llu", (unsigned long long)id,
 	       (unsigned long long)c->submitted, (unsigned long long)c->accepted,
@@ -1191,9 +1192,10 @@ status_once(uint64_t id, double timeout_s, bool print, struct nl_msg_status *st)
 	       (unsigned long long)c->lost);
 	if (st->has_tasks)
 		printf(" tasks=%u t_queued=%u t_running=%u t_ok=%u t_failed=%u t_timeout=%u "
-		       "t_cancelled=%u t_rejected=%u", st->t.tasks, n[NL_FARM_T_QUEUED],
-		       n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK], n[NL_FARM_T_FAILED],
-		       n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED], n[NL_FARM_T_REJECTED]);
+		       "t_cancelled=%u t_rejected=%u t_shutdown=%u", st->t.tasks,
+		       n[NL_FARM_T_QUEUED], n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK],
+		       n[NL_FARM_T_FAILED], n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED],
+		       n[NL_FARM_T_REJECTED], n[NL_FARM_T_SHUTDOWN]);
 	printf("\n");
 	return 0;
 }
