@@ -18,6 +18,11 @@ chaos_init dr "$@"
 LONG=300.$$ # a sleep length no other test uses: pgrep finds ours only
 field() { sed -n "s/.*[ ^]$2=\([0-9.]*\).*/\1/p" <<<"$1" | tail -n 1; }
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+# the drain's own length, as the appliance logged it (signal to the end of serving) [s]; the
+# process's exit comes later: teardown, rte_eal_cleanup and an ASan build's leak check, seen
+# taking 9 to 28 s at a load average of 15-20 (reported, not bounded by the drain)
+drain_s() { sed -n 's/.*drain on SIG[A-Z]* ended after \([0-9.]*\) s.*/\1/p' "$CT/app.log" | tail -n 1; }
+lt() { [[ -n $1 ]] && python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; } # A < B (floats)
 mkdir -m 1777 "$CT/runs"
 cat >"$CT/mark.sh" <<EOF
 #!/bin/sh
@@ -40,16 +45,16 @@ stop_app() { # SIGNAL [SECONDS SIGNAL]
 	rc=$?
 	STOP_MS=$(ms_since "$t0") STOP_RC=$rc CHAOS_APP=
 }
-# the appliance and the two workers (they join a restarted appliance by themselves: HELLO
-# every 2 s; started again if they did not within 20 s)
+# the appliance and the two workers (a worker joins a restarted appliance by itself: HELLO
+# every 2 s; it is started only when it is not running: a second worker of the same id would
+# leave the cgroups to the first); up to 60 s to join (a loaded host)
 up() { # [nlevel options]
 	local i
 	[[ -f $CT/app.log ]] && cat "$CT/app.log" >>"$CT/app.all.log"
 	chaos_start_app --worker-timeout 10 "$@"
 	for w in 1 2; do [[ -n ${CW_PID[$w]:-} ]] && kill -0 "${CW_PID[$w]}" 2>/dev/null || chaos_start_worker $w; done
-	chaos_wait_joined 2 1 && return 0
-	for w in 1 2; do chaos_start_worker $w; done
-	chaos_wait_joined 2 1
+	for i in 1 2 3; do chaos_wait_joined 2 1 && return 0; done
+	return 1
 }
 wait_runs() { # N: until N indexes ran (60 s at most)
 	local i
@@ -82,13 +87,15 @@ out=$(cat "$CT/b.out")
 wait $SUBPID
 rc=$?
 aout=$(cat "$CT/a.out")
-echo "# SIGTERM with $running running: exit $arc after $ams ms; $(grep 'drain on' "$CT/app.log" | sed 's/.*nlevel: //' | tr '\n' ';')"
+d1=$(drain_s)
+echo "# SIGTERM with $running running: drain ${d1:-?} s, process exit $arc after $ams ms; $(grep 'drain on' "$CT/app.log" | sed 's/.*nlevel: //' | tr '\n' ';')"
 say "a batch submitted during the drain is answered REJECT shutdown (2 of 2), exit 1" \
 	"$([[ $brc == 1 && $(field "$out" shutdown) == 2 && $out == *"shutting down"* ]]; echo $?)" \
 	"rc $brc: $out"
 drained=$(grep -c 'drain on SIGTERM ended' "$CT/app.log")
-say "SIGTERM with 8 running, 16 waiting: the appliance drains, exits 0 within --drain-timeout 20" \
-	"$([[ $running == 8 && $arc == 0 && $ams -lt 20000 && $drained == 1 &&
+say "SIGTERM with 8 running, 16 waiting: the appliance drains, ends within --drain-timeout 20, exits 0" \
+	"$([[ $running == 8 && $arc == 0 && $drained == 1 ]] && lt "$d1" 20 &&
+		[[ $(grep -c 'SUMMARY mode=port' "$CT/app.log") == 1 &&
 		$(grep 'drain on SIGTERM ended' "$CT/app.log") == *" 0 still running"* ]]; echo $?)" \
 	"$running running at the signal; exit $arc after $ams ms; $(grep -e 'drain on' -e SUMMARY "$CT/app.log" | tr '\n' ';')"
 say "the submitter: 8 ok, 16 shutdown, none lost; it says the appliance stops; exit 1" \
@@ -120,9 +127,11 @@ rc=$?
 tout=$(cat "$CT/t.out")
 chaos_gone "sleep $LONG" 10
 gone=$?
-echo "# --drain-timeout 3 with 4 running: exit $STOP_RC after $STOP_MS ms"
-say "tasks running at --drain-timeout 3: answered REJECT shutdown (4), exit 0 within 15 s" \
-	"$([[ $STOP_RC == 0 && $STOP_MS -ge 2500 && $STOP_MS -lt 15000 && $rc == 1 &&
+d3=$(drain_s)
+echo "# --drain-timeout 3 with 4 running: drain ${d3:-?} s, process exit $STOP_RC after $STOP_MS ms"
+# the deadline is checked by the I/O loop: up to 1 s late when the host holds the lcore
+say "tasks running at --drain-timeout 3: answered REJECT shutdown (4) at 3 s, exit 0" \
+	"$([[ $STOP_RC == 0 ]] && lt 2.9 "$d3" && lt "$d3" 4 && [[ $rc == 1 &&
 		$(field "$tout" shutdown) == 4 && $(grep -c ',shutdown,' "$CT/t.csv") == 4 ]]; echo $?)" \
 	"exit $STOP_RC after $STOP_MS ms; rc $rc: $tout | $(grep 'drain on' "$CT/app.log" | tr '\n' ';')"
 say "... and their commands killed: no process left within 10 s" "$gone" "$CHAOS_LEFT"
@@ -139,8 +148,9 @@ rc=$?
 sout=$(cat "$CT/s.out")
 chaos_gone "sleep $LONG" 10
 gone=$?
-echo "# TERM, 1 s, INT: exit $STOP_RC after $STOP_MS ms"
-say "a second signal 1 s into a 60 s drain stops at once: exit 0 within 10 s, 4 answered shutdown" \
-	"$([[ $STOP_RC == 0 && $STOP_MS -lt 10000 && $rc == 1 && $(field "$sout" shutdown) == 4 && $gone == 0 ]]; echo $?)" \
+d4=$(drain_s)
+echo "# TERM, 1 s, INT: drain ${d4:-?} s, process exit $STOP_RC after $STOP_MS ms"
+say "a second signal 1 s into a 60 s drain stops at once (its drain under 10 s), 4 answered shutdown" \
+	"$([[ $STOP_RC == 0 ]] && lt "$d4" 10 && [[ $rc == 1 && $(field "$sout" shutdown) == 4 && $gone == 0 ]]; echo $?)" \
 	"exit $STOP_RC after $STOP_MS ms; rc $rc: $sout; left: $CHAOS_LEFT"
 nl_tap_done
