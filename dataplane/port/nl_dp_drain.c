@@ -218,6 +218,10 @@ nl_dp_drain_end(struct nl_port *io, unsigned int (*subs)(struct nl_port *io))
 		nl_dp_port_finish(io, t);
 		late++;
 	}
+	/* --principals: submissions still in a fair queue (the admission limit was full of
+	 * running tasks) are admitted now that nothing runs, each answered REJECT shutdown */
+	if (io->sec != NULL && nl_dp_draining(io))
+		nl_dp_sec_poll(io);
 	if (d->sig == 0 && late + inner == 0)
 		return; /* stopped without a signal (a failed start) and nothing to tell */
 	/* ended since the start: those that ran to their end, the withdrawn ones that surfaced

@@ -418,10 +418,6 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	struct nl_task *t;
 	void *obj;
 
-	if (io->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
-		nl_dp_sec_submit(io, s, a);
-		return;
-	}
 	tmp.principal = io->principal;
 	tmp.client_ts_ns = s->client_ts_ns;
 	tmp.client_ip = a->src_ip;
@@ -430,6 +426,10 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	if (nl_dp_draining(io)) { /* #34: drain on stop, no new task (nl_dp_drain.c I2) */
 		nl_dp_drain_refused(io);
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_SHUTDOWN, 0, 0, 0);
+		return;
+	}
+	if (io->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
+		nl_dp_sec_submit(io, s, a);
 		return;
 	}
 	if ((s->need & ~nl_res_mask(dp->m.n_res)) != 0) {

@@ -13,6 +13,8 @@
  *   nl_admit.c         fair admission: shares of the admission limit, the reserve (pure)
  *   nl_fair.c          deficit round robin (pure)
  *   nl_port_tel.c      /nlevel/stats and /nlevel/machine/set
+ *   nl_dp_live.c       workers' liveness, which worker sent a frame, its LOAD
+ *   nl_dp_drain.c      drain on stop (#34): refuse, withdraw, wait, answer the rest
  *   nl_dp_port.c       the I/O and control loop: frames, workers, sub-tasks out, task ends
  * Calls run down this list's reverse order (nl_dp_port.c is the top); the fair queue admits
  * through a callback the loop registers (nl_dp_sec_create()).
