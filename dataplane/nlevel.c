@@ -69,11 +69,13 @@ ring_hop_ns(void)
 	return ns;
 }
 
+/* SIGINT, SIGTERM: in port mode the first one drains (nl_port_drain_request_mt(), #34), a
+ * second one, or any in the other modes, stops at once. */
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	nl_dp_stop();
+	if (!nl_port_drain_request_mt(sig))
+		nl_dp_stop();
 }
 
 static int
@@ -278,6 +280,7 @@ main(int argc, char **argv)
 		.ns_per_vt = DEF_NS_PER_VT,
 		.udp_port = 7477,
 		.worker_timeout_s = 2.0,
+		.drain_timeout_s = NL_DEF_DRAIN_TIMEOUT_S,
 		.work_scale_s = 1e-5,
 		.inbox = 4096,
 		.pool = 32767,
@@ -502,6 +505,7 @@ main(int argc, char **argv)
 				.principals = o.principals,
 				.run_as = o.run_as,
 				.state_dir = o.state_dir, /* #33 */
+				.drain_timeout_s = o.drain_timeout_s, /* #34 */
 			};
 			struct nl_port_counts pc = { 0 };
 			struct nl_dp_counts c;

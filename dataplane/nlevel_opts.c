@@ -64,6 +64,11 @@ nl_app_usage(FILE *f)
 		"                       across restarts for --status (default /var/lib/nlevel;\n"
 		"                       created if missing; start-up fails if not writable)\n"
 		"  --worker-timeout S   remove a worker silent this long, 0.01..86400 (default 2 s)\n"
+		"  --drain-timeout S    port mode, on SIGTERM: refuse new tasks (REJECT shutdown),\n"
+		"                       answer queued ones REJECT shutdown, wait at most S s for\n"
+		"                       the running ones, 0..86400 (default 30; SIGINT: at most\n"
+		"                       2 s); then answer the rest REJECT shutdown and exit 0. A\n"
+		"                       second signal stops at once (docs/taskfarm.md)\n"
 		"  --work-scale S       wall seconds per model second, 0..1000: port mode, the workers'\n"
 		"                       (default 1e-5); native, the booked machines' (default\n"
 		"                       1e-8: a paper-96 sub-task lasts about 1 us)\n"
@@ -104,6 +109,7 @@ const struct option nl_app_long_opts[] = {
 	{ "ip", required_argument, NULL, 'i' },
 	{ "udp-port", required_argument, NULL, 'u' },
 	{ "worker-timeout", required_argument, NULL, 'w' },
+	{ "drain-timeout", required_argument, NULL, 'D' },
 	{ "emulate", no_argument, NULL, 'e' },
 	{ "curve", required_argument, NULL, 'C' },
 	{ "loads", required_argument, NULL, 'l' },
@@ -161,6 +167,8 @@ parse_numbers(struct nl_app_opts *o)
 	}
 	if (cli_number("--worker-timeout", n['w'], NL_MIN_WORKER_TIMEOUT_S,
 		       NL_MAX_WORKER_TIMEOUT_S, NULL, &o->worker_timeout_s) != 0 ||
+	    cli_number("--drain-timeout", n['D'], 0, NL_MAX_DRAIN_TIMEOUT_S, NULL,
+		       &o->drain_timeout_s) != 0 ||
 	    cli_number("--horizon", n['H'], NL_MIN_HORIZON_VT, NL_MAX_HORIZON_VT, NULL,
 		       &o->horizon_vt) != 0 ||
 	    cli_number("--ns-per-vt", n['n'], NL_MIN_NS_PER_VT, NL_MAX_NS_PER_VT, NULL,
@@ -198,7 +206,7 @@ nl_app_parse_args(int argc, char **argv, struct nl_app_opts *o)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", nl_app_long_opts, NULL)) != -1) {
-		if (optarg != NULL && c > 0 && c < 128 && strchr("gkpuwHnNrIPWZ", c) != NULL) {
+		if (optarg != NULL && c > 0 && c < 128 && strchr("gkpuwHnNrIPWZD", c) != NULL) {
 			o->num[c] = optarg; /* checked by parse_numbers() */
 			continue;
 		}

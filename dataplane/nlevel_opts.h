@@ -26,6 +26,8 @@
  * finite or not an integer where one is wanted is a bad command line (exit 2). */
 #define NL_MIN_WORKER_TIMEOUT_S 0.01 /* --worker-timeout [s] */
 #define NL_MAX_WORKER_TIMEOUT_S 86400.0
+#define NL_DEF_DRAIN_TIMEOUT_S 30.0  /* --drain-timeout [s] (#34); SIGINT: at most 2 s */
+#define NL_MAX_DRAIN_TIMEOUT_S 86400.0
 #define NL_MIN_HORIZON_VT 1e-9       /* --horizon [u.t.], as nlevel-sim --horizon */
 #define NL_MAX_HORIZON_VT 1e18
 #define NL_MIN_NS_PER_VT 1e-3        /* --ns-per-vt [ns] */
@@ -59,6 +61,7 @@ struct nl_app_opts {
 	uint16_t udp_port;
 	uint32_t ip;
 	double worker_timeout_s;
+	double drain_timeout_s;    /* --drain-timeout (#34) [s] */
 	double work_scale_s;
 	unsigned int idle_us;
 	unsigned int inbox;

@@ -93,11 +93,28 @@ void nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
 		     const struct nl_msg_done *d);
 
 /**
- * drain_subs(): whether a CANCEL withdrew task t before its dispatch; then t is marked
- * failed with reason cancelled (NL_REJECT_CANCELLED) and its sub-tasks are not sent.
+ * drain_subs(): whether a CANCEL (or a drain on stop, #34) withdrew task t before its
+ * dispatch; then t is marked failed with that reason (NL_REJECT_CANCELLED or
+ * NL_REJECT_SHUTDOWN) and its sub-tasks are not sent.
  * @return true when withdrawn now. @par Context The I/O lcore. @par Source issue #33 item 5.
  */
 bool nl_dp_farm_withdraw(struct nl_port *io, struct nl_task *t);
+
+/**
+ * Drain on stop (#34, nl_dp_drain.c): withdraw the task in pool slot aux, not dispatched yet,
+ * as a CANCEL does but with reason NL_REJECT_SHUTDOWN: drain_subs() or the pull ends it
+ * without running it (REJECT shutdown, record state shutdown). A task a CANCEL withdrew
+ * already keeps its reason. @par Context The I/O lcore.
+ */
+void nl_dp_farm_shutdown(struct nl_port *io, uint32_t aux);
+
+/**
+ * KILL every dispatched sub-task of the task in pool slot aux that has not ended (reason
+ * cancel: the worker kills its cgroup and answers DONE cancelled, or nothing once the
+ * appliance is gone). @return KILLs sent. @par Context The I/O lcore (a CANCEL; the end of
+ * a drain, #34).
+ */
+unsigned int nl_dp_farm_kill(struct nl_port *io, uint32_t aux);
 
 /**
  * on_load(): the worker's LOAD for slot m (sub-tasks n_sub, backlog_ns [ns]) was written to

@@ -92,7 +92,7 @@ nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux, const struct farm_sub *s)
 	f->tl_ms[aux] = f->cur_tl_ms;
 	f->withdraw[aux] = 0;
 	if (s != NULL && s->cancelled) /* a CANCEL came before its admission */
-		f->withdraw[aux] = 1;
+		f->withdraw[aux] = NL_REJECT_CANCELLED;
 }
 
 void
@@ -168,6 +168,7 @@ nl_dp_farm_ctl_end(struct nl_port *io, uint32_t aux, uint64_t task_id, const str
 		unsigned int r = m->u.reply.reason;
 
 		e.state = r == NL_REJECT_CANCELLED ? NL_FARM_T_CANCELLED :
+			  r == NL_REJECT_SHUTDOWN ? NL_FARM_T_SHUTDOWN : /* #34: drain on stop */
 			  r == NL_REJECT_NO_MACHINE || r == NL_REJECT_BAD_TASK ? NL_FARM_T_REJECTED :
 										   NL_FARM_T_FAILED;
 	} else {
@@ -196,8 +197,18 @@ nl_dp_farm_withdraw(struct nl_port *io, struct nl_task *t)
 	if (f == NULL || t->aux >= io->dp->n_pool || !f->withdraw[t->aux] ||
 	    (t->flags & NL_TF_FAILED))
 		return false;
-	t->flags |= NL_TF_FAILED | ((uint32_t)NL_REJECT_CANCELLED << NL_TF_REASON_SHIFT);
+	/* the reason it was withdrawn for: cancelled, or shutdown (#34, nl_dp_farm_shutdown()) */
+	t->flags |= NL_TF_FAILED | ((uint32_t)f->withdraw[t->aux] << NL_TF_REASON_SHIFT);
 	return true;
+}
+
+void
+nl_dp_farm_shutdown(struct nl_port *io, uint32_t aux)
+{
+	struct nl_dp_farm *f = io->farm;
+
+	if (f != NULL && aux < io->dp->n_pool && !f->withdraw[aux])
+		f->withdraw[aux] = NL_REJECT_SHUTDOWN;
 }
 
 /* ---- queries ---- */
@@ -237,8 +248,8 @@ nl_dp_farm_ctl_tasks_q(struct nl_port *io, const struct nl_msg_tasks_q *q,
 }
 
 /* KILL every dispatched, not settled sub-task of the task in pool slot aux; how many. */
-static unsigned int
-kill_task(struct nl_port *io, uint32_t aux)
+unsigned int
+nl_dp_farm_kill(struct nl_port *io, uint32_t aux)
 {
 	unsigned int n = 0;
 
@@ -288,8 +299,8 @@ nl_dp_farm_ctl_cancel(struct nl_port *io, const struct nl_msg_cancel *c,
 			    (!c->all && (uint32_t)tid != c->index) || mt->task == NULL ||
 			    mt->task->id != tid || f->withdraw[aux])
 				continue;
-			f->withdraw[aux] = 1;
-			if (mt->active && kill_task(io, aux) > 0)
+			f->withdraw[aux] = NL_REJECT_CANCELLED;
+			if (mt->active && nl_dp_farm_kill(io, aux) > 0)
 				r->killed++;
 			else /* not dispatched yet, or parked waiting for a slot */
 				r->withdrawn++;

@@ -118,7 +118,8 @@ struct nl_dp_farm {
 	struct nl_farm_rec *rec;   /* records on disk, their thread */
 	uint32_t *tl_ms;           /* [n_pool] wall-clock limit of the task [ms], 0 = none */
 	struct farm_end *end;      /* [n_pool] */
-	uint8_t *withdraw;         /* [n_pool] cancelled: withdrawn before dispatch, or KILLed */
+	uint8_t *withdraw;         /* [n_pool] 0, or the REJECT reason it was withdrawn for
+				    * before dispatch (or KILLed): cancelled, shutdown (#34) */
 	uint32_t cur_tl_ms;        /* of the FSUBMIT being admitted */
 	uint64_t cur_tid;
 };

@@ -8,12 +8,14 @@
  * widens its own timeouts when the local member is the slow one. Without it, an appliance
  * held for 3 s by a loaded host (seen here: 18 s for a fork+exec of /bin/true) removed every
  * worker at once on its next turn, before reading the LOADs waiting in its receive ring, and
- * answered their running tasks machine_lost.
+ * answered their running tasks machine_lost. Also here: which worker a frame comes from, and
+ * its LOAD reports into the load table (moved from nl_dp_port.c, issue #34).
  */
 #include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "nl_dp.h"
+#include "nl_dp_farm.h" /* #33: a farm slot's occupancy beside the worker's report */
 #include "nl_port_priv.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
@@ -43,4 +45,39 @@ nl_dp_live_due(const struct nl_port *io, uint64_t tsc, uint64_t timeout_cyc)
 		    tsc - io->workers[i].last_seen_tsc > timeout_cyc)
 			return (int32_t)i;
 	return -1;
+}
+
+int32_t
+nl_dp_live_worker(const struct nl_port *io, const struct nl_frame_addr *a)
+{
+	for (unsigned int i = 0; i < io->n_workers; i++)
+		if (io->workers[i].live && io->workers[i].ip == a->src_ip &&
+		    io->workers[i].port == a->src_port)
+			return (int32_t)i;
+	return -1;
+}
+
+void
+nl_dp_live_load(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
+{
+	struct nl_dp *dp = io->dp;
+	int32_t wi = nl_dp_live_worker(io, a);
+	double now = nl_dp_now_vt(dp);
+	struct nl_dp_worker *w;
+
+	if (wi < 0)
+		return;
+	w = &io->workers[wi];
+	w->last_seen_tsc = rte_rdtsc();
+	for (unsigned int i = 0; i < h->n_mach && i < w->n_mach; i++) {
+		uint32_t m = w->slot[i];
+		struct nl_mach_load *wl;
+
+		if (m == NO_SLOT || !io->alive[m])
+			continue; /* taken out of service: stays NL_MACH_GONE_VT for the policies */
+		wl = nl_load_entry_ctl(dp->load, m);
+		wl->n_sub = h->mach[i].n_sub;
+		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;
+		nl_dp_farm_load(io, m, h->mach[i].n_sub, h->mach[i].backlog_ns); /* #33 */
+	}
 }

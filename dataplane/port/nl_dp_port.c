@@ -66,7 +66,7 @@ nl_dp_port_finish(struct nl_port *io, struct nl_task *t)
 
 	if (nl_port_ext(io) != NULL && io->o.ext->finish_ctl(io, t))
 		return; /* hook up (scale-out): another appliance's task, handed back */
-	mt->active = 0;
+	mt->active = mt->held = 0;
 	if (io->sec != NULL) /* #16: per-principal accounting, fair queue */
 		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0);
 	if (t->flags & NL_TF_FAILED) {
@@ -341,23 +341,13 @@ remove_worker(struct nl_port *io, uint32_t wi, const char *why)
 	DP_LOG(INFO, "worker %u left (%s)\n", w->worker_id, why);
 }
 
-static int32_t
-find_worker(const struct nl_port *io, const struct nl_frame_addr *a)
-{
-	for (unsigned int i = 0; i < io->n_workers; i++)
-		if (io->workers[i].live && io->workers[i].ip == a->src_ip &&
-		    io->workers[i].port == a->src_port)
-			return (int32_t)i;
-	return -1;
-}
-
 static void
 on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
 	const struct nl_dp_gen *g = dp->gen_rcu;
 	struct nl_msg r = { .type = NL_MSG_HELLO };
-	int32_t wi = find_worker(io, a);
+	int32_t wi = nl_dp_live_worker(io, a);
 	struct nl_dp_worker *w;
 	uint32_t setm[NL_PROTO_MAX_MACH];
 	double sets[NL_PROTO_MAX_MACH];
@@ -421,31 +411,6 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 }
 
 static void
-on_load(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
-{
-	struct nl_dp *dp = io->dp;
-	int32_t wi = find_worker(io, a);
-	double now = nl_dp_now_vt(dp);
-	struct nl_dp_worker *w;
-
-	if (wi < 0)
-		return;
-	w = &io->workers[wi];
-	w->last_seen_tsc = rte_rdtsc();
-	for (unsigned int i = 0; i < h->n_mach && i < w->n_mach; i++) {
-		uint32_t m = w->slot[i];
-		struct nl_mach_load *wl;
-
-		if (m == NO_SLOT || !io->alive[m])
-			continue; /* taken out of service: stays NL_MACH_GONE_VT for the policies */
-		wl = nl_load_entry_ctl(dp->load, m);
-		wl->n_sub = h->mach[i].n_sub;
-		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;
-		nl_dp_farm_load(io, m, h->mach[i].n_sub, h->mach[i].backlog_ns); /* #33 */
-	}
-}
-
-static void
 on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_frame_addr *a)
 {
 	struct nl_dp *dp = io->dp;
@@ -453,15 +418,20 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	struct nl_task *t;
 	void *obj;
 
-	if (io->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
-		nl_dp_sec_submit(io, s, a);
-		return;
-	}
 	tmp.principal = io->principal;
 	tmp.client_ts_ns = s->client_ts_ns;
 	tmp.client_ip = a->src_ip;
 	tmp.client_port = a->src_port;
 	memcpy(tmp.client_mac, a->src_mac, 6);
+	if (nl_dp_draining(io)) { /* #34: drain on stop, no new task (nl_dp_drain.c I2) */
+		nl_dp_drain_refused(io);
+		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_SHUTDOWN, 0, 0, 0);
+		return;
+	}
+	if (io->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
+		nl_dp_sec_submit(io, s, a);
+		return;
+	}
 	if ((s->need & ~nl_res_mask(dp->m.n_res)) != 0) {
 		nl_stat_add_st(&dp->io_rejected, 1);
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_BAD_TASK, 0, 0, 0);
@@ -510,6 +480,7 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;
 	}
+	mt->held = 1; /* #34: answered once, whatever ends it (nl_dp_drain.c I1) */
 	nl_stat_add_st(&dp->io_accepted, 1);
 	/* The task may already be decided on another lcore: reply from the copy, not from t. */
 	reply_client(io, &tmp, s->task_id, NL_MSG_ACCEPT, 0, 0, 0, 0);
@@ -568,10 +539,10 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 		on_hello(io, &m.u.hello, &a);
 		break;
 	case NL_MSG_LOAD:
-		on_load(io, &m.u.hello, &a);
+		nl_dp_live_load(io, &m.u.hello, &a); /* LOAD: the load table */
 		break;
 	case NL_MSG_BYE:
-		wi = find_worker(io, &a);
+		wi = nl_dp_live_worker(io, &a);
 		if (wi >= 0)
 			remove_worker(io, (uint32_t)wi, "bye");
 		break;
@@ -701,6 +672,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 	       io->o.udp_port, dp->n_mgr, dp->n_lc,
 	       io->o.auth ? "authenticated (protocol version 2, --key)" :
 			    "UNAUTHENTICATED (protocol version 1: no --key)");
+	nl_port_drain_arm(true); /* #34: from now on the first signal drains */
 	while (!nl_dp_stopping()) {
 		struct rte_mbuf *rx[RX_BURST];
 		void *fin[64];
@@ -712,6 +684,8 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 		io->lc->gen = rcu_dereference(dp->gen_rcu);
 		if (io->o.auth)
 			io->now_ns = nl_auth_now_ns();
+		if (nl_dp_drain_poll(io)) /* #34: drained, or its time is up */
+			break;
 		n = rte_eth_rx_burst(io->o.port_id, 0, rx, RX_BURST);
 		nl_stat_add_st(&io->c.rx_frames, n);
 		for (unsigned int i = 0; i < n; i++) {
@@ -783,6 +757,7 @@ out:
 	if (launched) {
 		nl_atomic_store_relaxed(&dp->run_quit, 1);
 		rte_eal_mp_wait_lcore();
+		nl_dp_drain_end(io, drain_subs); /* #34: every accepted task answered (I1) */
 		if (nl_port_ext(io) != NULL) /* hook up (scale-out): tasks parked elsewhere fail */
 			io->o.ext->stop_ctl(dp, dp->ext);
 		DP_LOG(INFO, "stopping\n");

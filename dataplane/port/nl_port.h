@@ -80,6 +80,8 @@ struct nl_port_opts {
 	const struct nl_port_ext_ops *ext; /**< scale-out (nl_xa.h), or NULL */
 	const char *state_dir;      /**< #33: the task farm's records (--state-dir); NULL =
 				     *   /var/lib/nlevel */
+	double drain_timeout_s;     /**< #34: drain on stop: the longest wait for running tasks
+				     *   after SIGTERM [s] (SIGINT: at most 2 s); 0 = none */
 };
 
 /** Counters of the port (the I/O lcore writes, telemetry reads relaxed or as a snapshot). */
@@ -97,7 +99,19 @@ struct nl_port_counts {
 };
 
 /**
- * Serve SUBMITs and workers on the port until nl_dp_stop() or a signal: start the port, the
+ * A stop signal arrived (SIGTERM, SIGINT; issue #34): while nl_port_serve() serves, the first
+ * one starts a drain (no new task, queued ones REJECT shutdown, running ones may end within
+ * nl_port_opts.drain_timeout_s) and true is returned; otherwise (not serving, or a second
+ * signal) false: the caller stops at once (nl_dp_stop()).
+ * @param sig  The signal's number. @return true when a drain was started.
+ * @par Context Any thread, a signal handler included (async-signal-safe: atomics only).
+ * @par Source docs/taskfarm.md "Stopping the appliance".
+ */
+bool nl_port_drain_request_mt(int sig);
+
+/**
+ * Serve SUBMITs and workers on the port until nl_dp_stop(), a second signal or the end of a
+ * drain (nl_port_drain_request_mt()): start the port, the
  * farm, security and the port's telemetry (/nlevel/stats, /nlevel/machine/set,
  * /nlevel/principals, the farm's), launch the manager lcores, run the I/O and control loop;
  * at the end stop the lcores, close the telemetry gate and free the port.

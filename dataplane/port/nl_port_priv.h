@@ -13,6 +13,8 @@
  *   nl_admit.c         fair admission: shares of the admission limit, the reserve (pure)
  *   nl_fair.c          deficit round robin (pure)
  *   nl_port_tel.c      /nlevel/stats and /nlevel/machine/set
+ *   nl_dp_live.c       workers' liveness, which worker sent a frame, its LOAD
+ *   nl_dp_drain.c      drain on stop (#34): refuse, withdraw, wait, answer the rest
  *   nl_dp_port.c       the I/O and control loop: frames, workers, sub-tasks out, task ends
  * Calls run down this list's reverse order (nl_dp_port.c is the top); the fair queue admits
  * through a callback the loop registers (nl_dp_sec_create()).
@@ -49,7 +51,8 @@ struct nl_dp_worker {
 struct nl_dp_meta {
 	struct nl_task *task;  /* the task this meta belongs to (dp->pool_task[aux]) */
 	uint8_t active;        /* sub-tasks out on workers */
-	uint8_t pad[3];
+	uint8_t held;          /* #34: accepted here (on_submit) and not answered yet */
+	uint8_t pad[2];
 	uint32_t principal;    /* #16: the submitter (nl_dp_sec.c) */
 	uint64_t client_ts_ns;
 	uint64_t ingress_tsc;
@@ -74,6 +77,16 @@ struct nl_dp_req {
 
 struct nl_dp_sec;
 struct nl_dp_farm;
+
+/* #34: drain on stop (nl_dp_drain.c), the I/O lcore's */
+struct nl_dp_drain {
+	int sig;                 /* the signal that started it; 0 = serving */
+	uint64_t t0_tsc, end_tsc; /* its start and its deadline (--drain-timeout) */
+	uint64_t done0;          /* tasks ended (completed + failed) at its start */
+	uint64_t refused;        /* new SUBMITs and FSUBMITs answered REJECT shutdown */
+	uint64_t withdrawn;      /* accepted tasks not dispatched yet: REJECT shutdown */
+	uint64_t running0;       /* tasks under way at its start */
+};
 
 /* The port: the I/O and control lcore's state (nl_port_serve(); the telemetry handlers find
  * it with nl_dp_tel_driver() while the gate is open). */
@@ -115,7 +128,44 @@ struct nl_port {
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 	struct nl_port_counts psnap;  /* and the port's */
 	uint64_t live_tsc;            /* the I/O loop's last turn (TSC; nl_dp_live_turn()) */
+	struct nl_dp_drain drain;     /* #34: drain on stop */
 };
+
+/**
+ * Drain on stop (#34, nl_dp_drain.c), once per turn of the I/O loop: start the drain when a
+ * signal asked for one (nl_port_drain_request_mt()): no new task from now on, tasks accepted
+ * and not dispatched yet withdrawn (REJECT shutdown), running ones go on; tell when it is over.
+ * @param io  The port. @return true when the loop should end: the drain started and nothing
+ * is in flight any more, or its deadline (--drain-timeout) passed.
+ * @par Context The I/O lcore.
+ */
+bool nl_dp_drain_poll(struct nl_port *io);
+
+/** Whether the port drains (a new SUBMIT is answered REJECT shutdown; nl_dp_drain_refused()
+ * counts it). @par Context The I/O lcore. */
+static inline bool
+nl_dp_draining(const struct nl_port *io)
+{
+	return io->drain.sig != 0;
+}
+
+/** Let a signal start a drain (on: nl_port_serve()'s loop runs) or not (the caller of
+ * nl_port_drain_request_mt() then stops at once). @par Context The I/O lcore. */
+void nl_port_drain_arm(bool on);
+
+/** Count a new submission refused during the drain. @par Context The I/O lcore. */
+void nl_dp_drain_refused(struct nl_port *io);
+
+/**
+ * The end of serving (the manager lcores stopped; a drain timed out, a second signal, or
+ * nothing was left): every task accepted here and not answered yet is answered now, REJECT
+ * shutdown (its sub-tasks still on workers are KILLed first), so none is left silent; logs
+ * the drain's counts. Tasks still inside the engine are only answered (nl_dp_drain_ctl()
+ * returns them to the pool).
+ * @param io  The port. @param subs  The port's handling of the sub-task ring (drain_subs()):
+ * records still there are ended first. @par Context The I/O lcore, lcores stopped.
+ */
+void nl_dp_drain_end(struct nl_port *io, unsigned int (*subs)(struct nl_port *io));
 
 /**
  * Once per turn of the I/O loop: a turn of over 100 ms since the last one (the lcore held by
@@ -134,6 +184,22 @@ void nl_dp_live_turn(struct nl_port *io, uint64_t tsc);
  * @par Context The I/O lcore only; pure (nothing changes).
  */
 int32_t nl_dp_live_due(const struct nl_port *io, uint64_t tsc, uint64_t timeout_cyc);
+
+/**
+ * The live worker that sent from a's source address and port, or -1 (nl_dp_live.c).
+ * @par Context The I/O lcore; pure.
+ */
+int32_t nl_dp_live_worker(const struct nl_port *io, const struct nl_frame_addr *a);
+
+/**
+ * A worker's LOAD: a sign of life, and its per-machine queue and backlog written into the
+ * load table (slots taken out of service are left gone; a farm slot's occupancy counts
+ * beside the report: nl_dp_farm_load()). A LOAD of no joined worker is ignored.
+ * @param io  The port. @param h  The LOAD (HELLO layout). @param a  Its addresses.
+ * @par Context The I/O lcore (nl_dp_live.c).
+ */
+void nl_dp_live_load(struct nl_port *io, const struct nl_msg_hello *h,
+		     const struct nl_frame_addr *a);
 
 /* xorshift64 step of the port's ingress randomness (the start leaf of a task). */
 static inline uint64_t

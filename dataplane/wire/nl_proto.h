@@ -84,6 +84,13 @@ struct nl_msg_submit {
 #define NL_SUBMIT_F_REROUTE 0x01u
 #define NL_SUBMIT_F_ALL 0x01u
 
+/** REJECT reason 9 (issue #34): the appliance is stopping (drain on stop). A new SUBMIT or
+ * FSUBMIT during the drain, a task accepted and not dispatched yet, and one still running at
+ * the drain's end are answered so: not run (or not to its end), to be submitted again.
+ * Reasons 1..5 are enum nl_reject_reason (managers/nl_task.h); 7 no_handle and 8 cancelled
+ * the task farm's (dataplane/port/nl_dp_farm.h); docs/protocol.md lists them all. */
+#define NL_REJECT_SHUTDOWN 9u
+
 struct nl_msg_reply {        /**< ACCEPT, REJECT, COMPLETE */
 	uint64_t task_id;
 	uint64_t client_ts_ns;

@@ -56,6 +56,8 @@ text_ok(const uint8_t *s, size_t len)
 
 #define FIELD NL_PROTO_E_FIELD
 #define TRUNC NL_PROTO_E_TRUNC
+/* STATUS body with the task counts of states 0..7 (#33); the shutdown count (#34) adds 4 */
+#define STATUS_T8 (24u + 7 * 8 + 4 * (1 + NL_FARM_T_SHUTDOWN))
 
 static int
 exact(size_t have, size_t want)
@@ -212,7 +214,8 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 	case NL_MSG_STATUS: {
 		struct nl_msg_status *s = &f->status;
 
-		s->has_tasks = len == 24 + 7 * 8 + 4 * (1 + NL_FARM_T_MAX); /* #33 */
+		/* #33: tasks and states 0..7; #34: then the shutdown count, only when not 0 */
+		s->has_tasks = len == STATUS_T8 || len == STATUS_T8 + 4;
 		e = s->has_tasks ? NL_PROTO_OK : exact(len, 24 + 7 * 8);
 		if (e != NL_PROTO_OK)
 			return e;
@@ -231,8 +234,13 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 		memset(&s->t, 0, sizeof(s->t));
 		if (s->has_tasks) {
 			s->t.tasks = (uint32_t)rd(&p, 4);
-			for (unsigned int i = 0; i < NL_FARM_T_MAX; i++)
+			for (unsigned int i = 0; i < NL_FARM_T_SHUTDOWN; i++)
 				s->t.n[i] = (uint32_t)rd(&p, 4);
+			if (len == STATUS_T8 + 4) {
+				s->t.n[NL_FARM_T_SHUTDOWN] = (uint32_t)rd(&p, 4);
+				if (s->t.n[NL_FARM_T_SHUTDOWN] == 0)
+					return FIELD; /* one encoding: 0 is the short form */
+			}
 			if (s->t.n[0] != 0)
 				return FIELD;
 		}
@@ -478,7 +486,7 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 	case NL_MSG_STATUS: {
 		const struct nl_msg_status *s = &f->status;
 
-		if (cap < 24 + 7 * 8 + (s->has_tasks ? 4u * (1 + NL_FARM_T_MAX) : 0u))
+		if (cap < (s->has_tasks ? STATUS_T8 + 4u : 24u + 7 * 8))
 			return -ENOSPC;
 		if (s->has_tasks && s->t.n[0] != 0)
 			return -EINVAL;
@@ -495,8 +503,10 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, s->c.running, 8);
 		if (s->has_tasks) { /* #33 */
 			p = wr(p, s->t.tasks, 4);
-			for (unsigned int i = 0; i < NL_FARM_T_MAX; i++)
+			for (unsigned int i = 0; i < NL_FARM_T_SHUTDOWN; i++)
 				p = wr(p, s->t.n[i], 4);
+			if (s->t.n[NL_FARM_T_SHUTDOWN] != 0) /* #34: appended when not 0 */
+				p = wr(p, s->t.n[NL_FARM_T_SHUTDOWN], 4);
 		}
 		break;
 	}
@@ -636,7 +646,8 @@ const char *
 nl_farm_tstate_name(unsigned int state)
 {
 	static const char *const n[NL_FARM_T_MAX] = { "none", "queued", "running", "ok", "failed",
-						      "timeout", "cancelled", "rejected" };
+						      "timeout", "cancelled", "rejected",
+						      "shutdown" };
 
 	return state < NL_FARM_T_MAX ? n[state] : "?";
 }

@@ -61,6 +61,8 @@ enum nl_farm_tstate {
 	NL_FARM_T_TIMEOUT = 5,   /**< killed at its wall-clock limit */
 	NL_FARM_T_CANCELLED = 6, /**< withdrawn or killed by a CANCEL */
 	NL_FARM_T_REJECTED = 7,  /**< refused after acceptance: no machine matches, bad task */
+	NL_FARM_T_SHUTDOWN = 8,  /**< not run: the appliance stopped (drain on stop, issue #34);
+				  *   STATUS carries its count only when not 0 */
 	NL_FARM_T_MAX
 };
 

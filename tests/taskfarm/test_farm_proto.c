@@ -221,6 +221,23 @@ main(void)
 				  (buf[27] = 1, nl_proto_decode(buf, 28, &out)) == NL_PROTO_E_FIELD,
 			  "KILL: 20-byte body, a short one truncated, the pad byte checked");
 	}
+	/* #34: STATUS's shutdown count, appended only when not 0 (one encoding per message) */
+	m = sample(NL_MSG_STATUS, true);
+	{
+		int n0 = nl_proto_encode(&m, buf, sizeof(buf)), n;
+		bool ok = n0 > 0 && nl_proto_decode(buf, (size_t)n0, &out) == NL_PROTO_OK &&
+			  out.u.farm.status.t.n[NL_FARM_T_SHUTDOWN] == 0;
+
+		m.u.farm.status.t.n[NL_FARM_T_SHUTDOWN] = 16;
+		n = nl_proto_encode(&m, buf, sizeof(buf));
+		ok = ok && n == n0 + 4 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+		     out.u.farm.status.t.n[NL_FARM_T_SHUTDOWN] == 16 &&
+		     out.u.farm.status.t.n[NL_FARM_T_OK] == 3;
+		memset(buf + n - 4, 0, 4); /* the long form with 0: not canonical */
+		nl_tap_ok(ok && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD &&
+				  strcmp(nl_farm_tstate_name(NL_FARM_T_SHUTDOWN), "shutdown") == 0,
+			  "STATUS: the shutdown count only when not 0 (4 bytes more); 0 there is bad_field");
+	}
 	/* mutations: refused, or canonical */
 	unsigned int bad = 0, accepted = 0;
 

@@ -53,6 +53,7 @@
 /* REJECT reasons on the wire (docs/protocol.md) */
 enum { NL_REJECT_NO_MACHINE = 1, NL_REJECT_BAD_TASK = 2, NL_REJECT_OVERLOAD = 3,
        NL_REJECT_MACHINE_LOST = 4, NL_REJECT_NO_HANDLE = 7, NL_REJECT_CANCELLED = 8 };
+/* 9 shutdown (#34): NL_REJECT_SHUTDOWN, nl_proto.h */
 
 enum tstate { T_PENDING = 0, T_SENT, T_RUNNING, T_OK, T_FAILED, T_SKIPPED };
 
@@ -105,6 +106,9 @@ static struct {
 	/* counters */
 	uint32_t n_ok, n_failed, n_rejected, n_running, n_skipped, n_retried, n_overload;
 	uint32_t n_timeout, n_cancelled; /* #33: final states of their own (not exit codes) */
+	uint32_t n_shutdown;   /* #34: REJECT shutdown (the appliance stops): not run */
+	uint32_t n_not_sent;   /* #34: not sent once the appliance said it stops */
+	bool shutting;         /* #34: a REJECT shutdown came: send nothing new */
 	uint32_t tl_ms;        /* --time */
 	uint32_t in_flight;    /* tasks SENT or RUNNING */
 	int ready_fd;          /* background: written once the appliance answered (-1: none) */
@@ -628,7 +632,8 @@ static const char *
 reason_name(unsigned int r)
 {
 	static const char *const n[] = { "exit", "no_machine", "bad_task", "overload",
-					 "machine_lost", "quota", "?", "no_handle", "cancelled" };
+					 "machine_lost", "quota", "?", "no_handle", "cancelled",
+					 "shutdown" };
 
 	return r < sizeof(n) / sizeof(n[0]) ? n[r] : "?";
 }
@@ -909,7 +914,8 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 	for (uint32_t i = 0; i < S.n; i++)
 		by_index[S.t[i].index] = i;
 	S.t0_ns = now_ns();
-	while (!stop_flag && S.n_ok + S.n_failed + S.n_skipped < total) {
+	while (!stop_flag && S.n_ok + S.n_failed + S.n_skipped < total &&
+	       !(S.shutting && S.in_flight == 0)) { /* #34: nothing more will run */
 		uint64_t now = now_ns();
 		struct nl_msg m;
 
@@ -919,7 +925,7 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 				struct task *t = &S.t[i];
 
 				if (t->state == T_PENDING && now >= t->t_retry_ns &&
-				    S.in_flight < window) {
+				    S.in_flight < window && !S.shutting) {
 					t->attempt++;
 					send_task(t, now);
 				} else if (t->state == T_SENT && now >= t->t_retry_ns) {
@@ -928,7 +934,7 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 			}
 			next_scan = now + 5000000ull;
 		}
-		while (next < S.n && S.in_flight < window) {
+		while (next < S.n && S.in_flight < window && !S.shutting) {
 			struct task *t = &S.t[next++];
 
 			if (t->state == T_SKIPPED)
@@ -1000,6 +1006,15 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 					break;
 				}
 				t->status = -1;
+				if (m.u.reply.reason == NL_REJECT_SHUTDOWN) { /* #34: not run */
+					if (!S.shutting && !quiet)
+						fprintf(stderr, "%snlevel-submit: the appliance is "
+							"shutting down: sending nothing more\n",
+							tty ? "\r\033[K" : "");
+					S.shutting = true;
+					final_state(t, "shutdown", &S.n_shutdown);
+					break;
+				}
 				if (m.u.reply.reason == NL_REJECT_CANCELLED) { /* #33: final */
 					final_state(t, "cancelled", &S.n_cancelled);
 					break;
@@ -1081,6 +1096,8 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 			last_prog = now;
 		}
 	}
+	for (uint32_t i = 0; S.shutting && i < S.n; i++) /* #34: what the stop left unsent */
+		S.n_not_sent += S.t[i].state == T_PENDING;
 	if (!quiet)
 		progress(tty, true, total);
 	free(by_index);
@@ -1162,10 +1179,11 @@ status_once(uint64_t id, double timeout_s, bool print, struct nl_msg_status *st)
 
 	if (st->has_tasks) /* #33: tasks, not attempts */
 		printf("submit %llu: %u tasks: %u queued, %u running, %u done ok, %u failed, "
-		       "%u timeout, %u cancelled, %u rejected\n", (unsigned long long)id,
-		       st->t.tasks, n[NL_FARM_T_QUEUED], n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK],
-		       n[NL_FARM_T_FAILED], n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED],
-		       n[NL_FARM_T_REJECTED]);
+		       "%u timeout, %u cancelled, %u rejected, %u shutdown\n",
+		       (unsigned long long)id, st->t.tasks, n[NL_FARM_T_QUEUED],
+		       n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK], n[NL_FARM_T_FAILED],
+		       n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED], n[NL_FARM_T_REJECTED],
+		       n[NL_FARM_T_SHUTDOWN]);
 	printf("SUMMARY submit_id=%llu submitted=%llu accepted=%llu running=%llu "
 	       "done_ok=%llu done_err=%llu rejected=%llu lost=%llu", (unsigned long long)id,
 	       (unsigned long long)c->submitted, (unsigned long long)c->accepted,
@@ -1174,9 +1192,10 @@ status_once(uint64_t id, double timeout_s, bool print, struct nl_msg_status *st)
 	       (unsigned long long)c->lost);
 	if (st->has_tasks)
 		printf(" tasks=%u t_queued=%u t_running=%u t_ok=%u t_failed=%u t_timeout=%u "
-		       "t_cancelled=%u t_rejected=%u", st->t.tasks, n[NL_FARM_T_QUEUED],
-		       n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK], n[NL_FARM_T_FAILED],
-		       n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED], n[NL_FARM_T_REJECTED]);
+		       "t_cancelled=%u t_rejected=%u t_shutdown=%u", st->t.tasks,
+		       n[NL_FARM_T_QUEUED], n[NL_FARM_T_RUNNING], n[NL_FARM_T_OK],
+		       n[NL_FARM_T_FAILED], n[NL_FARM_T_TIMEOUT], n[NL_FARM_T_CANCELLED],
+		       n[NL_FARM_T_REJECTED], n[NL_FARM_T_SHUTDOWN]);
 	printf("\n");
 	return 0;
 }
@@ -1652,15 +1671,24 @@ main(int argc, char **argv)
 
 	qsort(S.start_ms, S.n_start, sizeof(double), cmp_d);
 	printf("SUMMARY submit_id=%llu tasks=%u ok=%u failed=%u rejected=%u timeout=%u cancelled=%u "
+	       "shutdown=%u not_sent=%u "
 	       "skipped=%u retried=%u overload_backoffs=%u elapsed_s=%.3f rate_tps=%.1f "
 	       "start_p50_ms=%.3f start_p99_ms=%.3f\n",
 	       (unsigned long long)S.submit_id, S.n, S.n_ok, S.n_failed, S.n_rejected, S.n_timeout,
-	       S.n_cancelled, S.n_skipped,
+	       S.n_cancelled, S.n_shutdown, S.n_not_sent, S.n_skipped,
 	       S.n_retried, S.n_overload, el, el > 0 ? (double)(S.n_ok + S.n_failed) / el : 0.0,
 	       pct(S.start_ms, S.n_start, 0.5), pct(S.start_ms, S.n_start, 0.99));
 	if (stop_flag) {
 		fprintf(stderr, "nlevel-submit: interrupted: %u of %u tasks not ended (resume with "
 			"--resume --joblog)\n", S.n - S.n_ok - S.n_failed - S.n_skipped, S.n);
+		return 1;
+	}
+	if (S.shutting) { /* #34: REJECT shutdown; the rest was not sent */
+		fprintf(stderr, "nlevel-submit: appliance is shutting down: %u tasks not run (%u "
+			"answered REJECT shutdown, %u not sent); %u ok, %u failed otherwise; run them "
+			"after its restart with --resume --joblog%s%s\n", S.n_shutdown + S.n_not_sent,
+			S.n_shutdown, S.n_not_sent, S.n_ok + S.n_skipped, S.n_failed - S.n_shutdown,
+			joblog ? " " : " FILE", joblog ? joblog : "");
 		return 1;
 	}
 	if (S.n_ok + S.n_failed + S.n_skipped < S.n) {
