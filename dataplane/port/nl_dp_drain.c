@@ -118,7 +118,7 @@ ended(const struct nl_dp *dp)
 }
 
 static void
-start(struct nl_port *io, int sig)
+drain_start(struct nl_port *io, int sig)
 {
 	struct nl_dp_drain *d = &io->drain;
 	double s = io->o.drain_timeout_s;
@@ -147,7 +147,7 @@ nl_dp_drain_poll(struct nl_port *io)
 
 		if (sig == 0)
 			return false;
-		start(io, sig);
+		drain_start(io, sig);
 	}
 	nl_dp_counts_get(io->dp, &c);
 	return c.in_flight == 0 || rte_rdtsc() >= io->drain.end_tsc;
@@ -165,13 +165,7 @@ nl_dp_drain_refused(struct nl_port *io)
 static void
 answer_only(struct nl_port *io, struct nl_dp_meta *mt)
 {
-	struct nl_msg m = { .type = NL_MSG_REJECT };
-
-	m.u.reply.task_id = mt->task->id;
-	m.u.reply.client_ts_ns = mt->client_ts_ns;
-	m.u.reply.reason = NL_REJECT_SHUTDOWN;
-	nl_dp_farm_reply(io, mt, mt->task->id, NL_MSG_REJECT, 0, &m); /* counters, record */
-	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
+	nl_dp_port_reply(io, mt, mt->task->id, NL_MSG_REJECT, NL_REJECT_SHUTDOWN, 0, 0, 0);
 	if (io->sec != NULL)
 		nl_dp_sec_finish(io, mt, true);
 	mt->held = 0;

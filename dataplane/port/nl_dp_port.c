@@ -37,48 +37,6 @@
 
 #define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
-static void
-reply_client(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id, uint8_t type,
-	     uint16_t reason, uint16_t n_done, int32_t status, uint32_t resp_us)
-{
-	struct nl_msg m = { .type = type };
-
-	m.u.reply.task_id = task_id;
-	m.u.reply.client_ts_ns = mt->client_ts_ns;
-	m.u.reply.reason = reason;
-	m.u.reply.n_done = n_done;
-	m.u.reply.status = status;
-	m.u.reply.resp_us = resp_us;
-	nl_dp_farm_reply(io, mt, task_id, type, status, &m); /* issue #15 hook: counters, resends */
-	/* #16: sealed under the submitter's key */
-	nl_dp_io_send(io, &m, mt->principal, mt->client_mac, mt->client_ip, mt->client_port);
-}
-
-/* Control-lcore end of a task in port mode: COMPLETE or REJECT, then back to the pool (also
- * how the scale-out layer ends a task it cannot carry on). */
-void
-nl_dp_port_finish(struct nl_port *io, struct nl_task *t)
-{
-	struct nl_dp *dp = io->dp;
-	struct nl_dp_meta *mt = &io->meta[t->aux];
-	uint32_t us = (uint32_t)((double)(rte_rdtsc() - mt->ingress_tsc) /
-				 (double)rte_get_tsc_hz() * 1e6);
-
-	if (nl_port_ext(io) != NULL && io->o.ext->finish_ctl(io, t))
-		return; /* hook up (scale-out): another appliance's task, handed back */
-	mt->active = mt->held = 0;
-	if (io->sec != NULL) /* #16: per-principal accounting, fair queue */
-		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0);
-	if (t->flags & NL_TF_FAILED) {
-		uint16_t why = (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff);
-
-		reply_client(io, mt, t->id, NL_MSG_REJECT, why ? why : NL_REJECT_OVERLOAD, 0, 0, 0);
-	} else {
-		reply_client(io, mt, t->id, NL_MSG_COMPLETE, 0, mt->n_done, mt->status, us);
-	}
-	nl_dp_task_finish_ctl(dp, t, nl_dp_now_vt(dp));
-}
-
 /* Where a sub-task of t goes when its machine is lost: the policy's own choice
  * (ops->replace, the cost model of its first pick) on the control's exact load table, where
  * machines that left are NL_MACH_GONE_VT. NO_SLOT when no live machine can serve t. */
@@ -425,7 +383,7 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	memcpy(tmp.client_mac, a->src_mac, 6);
 	if (nl_dp_draining(io)) { /* #34: drain on stop, no new task (nl_dp_drain.c I2) */
 		nl_dp_drain_refused(io);
-		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_SHUTDOWN, 0, 0, 0);
+		nl_dp_port_reply(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_SHUTDOWN, 0, 0, 0);
 		return;
 	}
 	if (io->sec != NULL && !io->sec_admitting) { /* #16: caps, then the fair queue */
@@ -434,14 +392,14 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	}
 	if ((s->need & ~nl_res_mask(dp->m.n_res)) != 0) {
 		nl_stat_add_st(&dp->io_rejected, 1);
-		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_BAD_TASK, 0, 0, 0);
+		nl_dp_port_reply(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_BAD_TASK, 0, 0, 0);
 		return;
 	}
 	if (rte_mempool_get(dp->pool, &obj) != 0) {
 		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
 			return;
 		nl_stat_add_st(&dp->io_rejected, 1);
-		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
+		nl_dp_port_reply(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;
 	}
 	t = obj;
@@ -477,13 +435,13 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
 			return;
 		nl_stat_add_st(&dp->io_rejected, 1);
-		reply_client(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
+		nl_dp_port_reply(io, &tmp, s->task_id, NL_MSG_REJECT, NL_REJECT_OVERLOAD, 0, 0, 0);
 		return;
 	}
 	mt->held = 1; /* #34: answered once, whatever ends it (nl_dp_drain.c I1) */
 	nl_stat_add_st(&dp->io_accepted, 1);
 	/* The task may already be decided on another lcore: reply from the copy, not from t. */
-	reply_client(io, &tmp, s->task_id, NL_MSG_ACCEPT, 0, 0, 0, 0);
+	nl_dp_port_reply(io, &tmp, s->task_id, NL_MSG_ACCEPT, 0, 0, 0, 0);
 }
 
 static void

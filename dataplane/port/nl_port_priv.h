@@ -255,11 +255,24 @@ void nl_dp_io_send_raw(struct nl_port *io, const void *pl, size_t n, const uint8
 		       uint32_t ip, uint16_t port);
 
 /**
+ * Answer a task's submitter: a frame of type (NL_MSG_ACCEPT, NL_MSG_REJECT, NL_MSG_COMPLETE)
+ * for task_id, through the farm's hook (counters, the record kept for resends) and sealed under
+ * the submitter's key (#16).
+ * @param io  The port. @param mt  The task's metadata (the submitter's address and stamp).
+ * @param reason  REJECT reason (NL_REJECT_*), else 0. @param n_done  Sub-tasks done.
+ * @param status  Exit status (COMPLETE). @param resp_us  Response time [us] (COMPLETE).
+ * @par Context The I/O lcore (nl_dp_finish.c). @par Source docs/protocol.md.
+ */
+void nl_dp_port_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_id,
+		      uint8_t type, uint16_t reason, uint16_t n_done, int32_t status,
+		      uint32_t resp_us);
+
+/**
  * The end of task t on the control lcore: the extension's (a task of another appliance, handed
  * back), or COMPLETE / REJECT to its client, accounting (nl_dp_task_finish_ctl()), the pool.
  * Also how the scale-out layer ends a task it cannot carry on.
  * @param io  The port. @param t  A task of the pool, all its sub-tasks settled.
- * @par Context The I/O lcore (nl_dp_port.c).
+ * @par Context The I/O lcore (nl_dp_finish.c).
  */
 void nl_dp_port_finish(struct nl_port *io, struct nl_task *t);
 

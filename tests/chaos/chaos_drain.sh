@@ -64,6 +64,23 @@ wait_runs() { # N: until N indexes ran (60 s at most)
 	done
 	return 1
 }
+# 4 x `mark I LONG` (job log $CT/ID.csv), stopped by stop_app ARGS once all 4 run: RC and
+# OUT of nlevel-submit, GONE = 0 when no command of theirs is left within 10 s
+stop_four() { # ID STOP_APP_ARGS...
+	local id=$1 sp
+	shift
+	rm -f "$CT"/runs/*
+	chaos_sub --wait --quiet --submit-id "$id" --joblog "$CT/$id.csv" --array 1-4 mark {} "$LONG" \
+		>"$CT/$id.out" 2>&1 &
+	sp=$!
+	wait_runs 4
+	stop_app "$@"
+	wait $sp
+	RC=$?
+	OUT=$(cat "$CT/$id.out")
+	chaos_gone "sleep $LONG" 10
+	GONE=$?
+}
 
 # --- SIGTERM mid-batch: 8 running, 16 waiting ---
 up --drain-timeout 20 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
@@ -117,37 +134,21 @@ say "--resume after the restart: the 16 run (16 ok, 8 skipped); each of the 24 r
 		$(n_ran) == 24 && -z $twice ]]; echo $?)" "rc $rrc: $rout; ran $(n_ran), more than once: $twice"
 
 # --- tasks still running at --drain-timeout 3 ---
-rm -f "$CT"/runs/*
-chaos_sub --wait --quiet --submit-id 503 --joblog "$CT/t.csv" --array 1-4 mark {} "$LONG" >"$CT/t.out" 2>&1 &
-SUBPID=$!
-wait_runs 4
-stop_app TERM
-wait $SUBPID
-rc=$?
-tout=$(cat "$CT/t.out")
-chaos_gone "sleep $LONG" 10
-gone=$?
+stop_four 503 TERM
+rc=$RC tout=$OUT gone=$GONE
 d3=$(drain_s)
 echo "# --drain-timeout 3 with 4 running: drain ${d3:-?} s, process exit $STOP_RC after $STOP_MS ms"
 # the deadline is checked by the I/O loop: up to 1 s late when the host holds the lcore
 say "tasks running at --drain-timeout 3: answered REJECT shutdown (4) at 3 s, exit 0" \
 	"$([[ $STOP_RC == 0 ]] && lt 2.9 "$d3" && lt "$d3" 4 && [[ $rc == 1 &&
-		$(field "$tout" shutdown) == 4 && $(grep -c ',shutdown,' "$CT/t.csv") == 4 ]]; echo $?)" \
+		$(field "$tout" shutdown) == 4 && $(grep -c ',shutdown,' "$CT/503.csv") == 4 ]]; echo $?)" \
 	"exit $STOP_RC after $STOP_MS ms; rc $rc: $tout | $(grep 'drain on' "$CT/app.log" | tr '\n' ';')"
 say "... and their commands killed: no process left within 10 s" "$gone" "$CHAOS_LEFT"
 
 # --- a second signal stops at once ---
 up --drain-timeout 60 || say "the restarted appliance: workers join" 1 "$(tail -n 3 "$CT"/w1.log)"
-rm -f "$CT"/runs/*
-chaos_sub --wait --quiet --submit-id 504 --array 1-4 mark {} "$LONG" >"$CT/s.out" 2>&1 &
-SUBPID=$!
-wait_runs 4
-stop_app TERM 1 INT
-wait $SUBPID
-rc=$?
-sout=$(cat "$CT/s.out")
-chaos_gone "sleep $LONG" 10
-gone=$?
+stop_four 504 TERM 1 INT
+rc=$RC sout=$OUT gone=$GONE
 d4=$(drain_s)
 echo "# TERM, 1 s, INT: drain ${d4:-?} s, process exit $STOP_RC after $STOP_MS ms"
 say "a second signal 1 s into a 60 s drain stops at once (its drain under 10 s), 4 answered shutdown" \
