@@ -237,6 +237,7 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 		if (io->principal < NL_PRINCIPAL_MAX)
 			f->pr_h[io->principal]++;
 		rebuild(io); /* the new handle's row, before the client can use it */
+		nl_dp_farm_jrnl_handle(io, h); /* #34: it outlives a restart */
 	}
 	rd->handle = h;
 	rd->status = NL_FARM_REG_OK;
@@ -245,6 +246,38 @@ on_register(struct nl_port *io, const struct nl_msg_register *r, const struct nl
 					 f->tab->ent[h].n_elig);
 reply:
 	send_to(io, a, &out);
+}
+
+int
+nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req,
+			  const char *rank, uint32_t principal)
+{
+	struct nl_dp_farm *f = io->farm;
+	struct farm_handle *hd = &f->hd[h];
+	char err[NL_FARM_ERR_MAX + 1];
+	int id;
+
+	if (h != f->n_h || h >= FARM_HANDLES || (id = name_id(f, name, true)) < 0 ||
+	    nl_match_expr_compile(req, strlen(req), rank, strlen(rank), &hd->x, err,
+				  sizeof(err)) != 0) {
+		DP_LOG(WARNING, "journal: handle %u (%s) not registered again: handles after it "
+				"are registered anew by their submitters\n", h, name);
+		return -1;
+	}
+	hd->name = (uint32_t)id;
+	hd->has_rank = nl_match_expr_has_rank(hd->x);
+	hd->req = strdup(req);
+	hd->rank = strdup(rank);
+	if (hd->req == NULL || hd->rank == NULL) {
+		free(hd->req);
+		free(hd->rank);
+		nl_match_expr_free(hd->x);
+		return -1;
+	}
+	f->n_h++;
+	if (principal < NL_PRINCIPAL_MAX)
+		f->pr_h[principal]++;
+	return 0;
 }
 
 static struct farm_sub *sub_find(struct nl_dp_farm *f, uint64_t id, bool add);
@@ -378,6 +411,8 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 	fs = &m->u.farm.fsubmit;
 	if (nl_dp_farm_dd_resend(io, fs, a))
 		return false; /* a resend of an accepted FSUBMIT: answered, not run again */
+	if (nl_dp_farm_jrnl_resend(io, fs, a))
+		return false; /* #34: ended before a restart: answered from the journal */
 	sc = sub_find(f, fs->task_id >> 32, true);
 	if (sc != NULL && !farm_sub_mine(io, sc)) { /* #35: another principal's batch */
 		struct nl_msg r = { .type = NL_MSG_REJECT };
@@ -417,6 +452,19 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 		send_to(io, a, &r);
 		return false;
 	}
+	if (rte_rdtsc() < f->pin_until_tsc && f->n_h > 1 &&
+	    (f->tab == NULL || fs->handle >= f->tab->n_h || f->tab->ent[fs->handle].n_elig == 0)) {
+		/* #34: just restarted with handles of the journal, and no machine for this one
+		 * has joined again yet: "later", not "no machine" (the client backs off) */
+		struct nl_msg r = { .type = NL_MSG_REJECT };
+
+		r.u.reply.task_id = fs->task_id;
+		r.u.reply.client_ts_ns = fs->client_ts_ns;
+		r.u.reply.reason = NL_REJECT_OVERLOAD;
+		nl_stat_add_st(&dp->io_rejected, 1);
+		send_to(io, a, &r);
+		return false;
+	}
 	s->instr = (uint64_t)nl_dp_farm_instr(io, f->hd[fs->handle].name); /* #33: booking */
 	f->cur_h = fs->handle;
 	f->cur_attempt = fs->attempt;
@@ -434,6 +482,8 @@ nl_dp_farm_ctx_get(const struct nl_port *io, struct nl_dp_farm_ctx *c)
 	c->attempt = f != NULL ? f->cur_attempt : 0;
 	c->tl_ms = f != NULL ? f->cur_tl_ms : 0;
 	c->tid = f != NULL ? f->cur_tid : 0;
+	c->pin_w = f != NULL ? f->cur_pin_w : 0; /* #34 */
+	c->pin_m = f != NULL ? f->cur_pin_m : 0;
 }
 
 void
@@ -447,6 +497,8 @@ nl_dp_farm_ctx_set(struct nl_port *io, const struct nl_dp_farm_ctx *c)
 	f->cur_attempt = c->attempt;
 	f->cur_tl_ms = c->tl_ms;
 	f->cur_tid = c->tid;
+	f->cur_pin_w = c->pin_w; /* #34 */
+	f->cur_pin_m = c->pin_m;
 }
 
 void
@@ -464,6 +516,12 @@ nl_dp_farm_task(struct nl_port *io, struct nl_task *t, struct nl_dp_meta *mt)
 	(void)mt;
 	if (f != NULL && t->aux < io->dp->n_pool) {
 		f->h_by_aux[t->aux] = f->cur_h;
+		f->att[t->aux] = f->cur_h != 0 ? f->cur_attempt : 0; /* #34: in its DISPATCHes */
+		f->pin_w[t->aux] = f->cur_h != 0 ? f->cur_pin_w : 0; /* #34: the journal's run */
+		f->pin_m[t->aux] = f->cur_pin_m;
+		f->cur_pin_w = 0;
+		if (f->cur_h != 0)
+			nl_dp_farm_jrnl_admitted(f, t->id);
 		nl_dp_farm_dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
 		f->cur_aux = t->aux;
 		nl_dp_farm_ctl_task(io, t->aux, /* #33: time limit, a pending CANCEL */
@@ -680,6 +738,12 @@ nl_dp_farm_init(struct nl_port *io)
 	}
 	f->n_h = 1;
 	io->farm = f;
+	rc = nl_dp_farm_jrnl_init(io); /* #34: handles and tasks of the last run */
+	if (rc != 0) {
+		DP_LOG(ERR, "task farm: no memory for the journal\n");
+		nl_dp_farm_fini(io);
+		return rc;
+	}
 	nl_match_src.n_aux = dp->n_pool;
 	nl_match_src.h_by_aux = f->h_by_aux;
 	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
@@ -717,6 +781,7 @@ nl_dp_farm_fini(struct nl_port *io)
 	nl_dp_farm_dd_fini(f);
 	nl_dp_farm_occ_fini(f);
 	nl_dp_farm_ctl_fini(f);
+	nl_dp_farm_jrnl_fini(f);
 	io->farm = NULL;
 	free(f);
 }

@@ -47,6 +47,8 @@ struct nl_dp_farm_ctx {
 	uint8_t attempt;  /**< FSUBMIT attempt number */
 	uint32_t tl_ms;   /**< #33: its wall-clock limit [ms], 0 = none */
 	uint64_t tid;     /**< #33: its task id */
+	uint32_t pin_w;   /**< #34: a run the journal has on worker pin_w - 1, 0 = none */
+	uint16_t pin_m;   /**< #34: its worker-local machine */
 };
 
 /**

@@ -264,7 +264,16 @@ nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_
 {
 	struct nl_dp_farm *f = io->farm;
 	uint32_t h, alt;
+	int pin;
 
+	if (f != NULL && sub == 0 && (pin = nl_dp_farm_jrnl_pin(io, t->aux, m)) != 0) {
+		/* #34: the journal's run goes back to its worker (1), or waits for it (2) */
+		if (pin == 1 || f->park == NULL || f->n_park == f->park_cap)
+			return false;
+		f->park[(f->park_head + f->n_park++) % f->park_cap] =
+			(struct farm_park){ .aux = t->aux, .sub = (uint16_t)sub, .task_id = t->id };
+		return true;
+	}
 	if (f == NULL || f->park == NULL || t->aux >= io->dp->n_pool ||
 	    (h = f->h_by_aux[t->aux]) == 0 || h >= f->n_h || f->hd[h].has_rank ||
 	    *m >= io->dp->n_mach || !io->alive[*m])
@@ -303,6 +312,18 @@ nl_dp_farm_pull(struct nl_port *io)
 		if (f->withdraw[p.aux]) { /* cancelled while it waited */
 			f->withdraw_fn(io, t, p.sub);
 			continue;
+		}
+		if (p.sub == 0 && f->pin_w != NULL && f->pin_w[p.aux] != 0) { /* #34 */
+			int pin = nl_dp_farm_jrnl_pin(io, p.aux, &m);
+
+			if (pin == 2) {
+				f->park[(f->park_head + kept++) % f->park_cap] = p;
+				continue;
+			}
+			if (pin == 1) {
+				f->dispatch_fn(io, t, p.sub, m);
+				continue;
+			}
 		}
 		m = idle_slot(io, t, f->h_by_aux[p.aux]);
 		if (m == NO_SLOT) { /* keeps its place, in order */

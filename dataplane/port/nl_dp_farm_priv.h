@@ -122,6 +122,27 @@ struct nl_dp_farm {
 				    * before dispatch (or KILLed): cancelled, shutdown (#34) */
 	uint32_t cur_tl_ms;        /* of the FSUBMIT being admitted */
 	uint64_t cur_tid;
+	/* #34: the journal read back at start (nl_dp_farm_jrnl.c) */
+	uint8_t *att;              /* [n_pool] the FSUBMIT's attempt, put in its DISPATCHes */
+	struct farm_jr *jr;        /* [jr_cap] open addressing by task id */
+	uint32_t jr_cap, jr_n;
+	uint32_t *pin_w;           /* [n_pool] worker id + 1 of the journal's run, 0 = none */
+	uint16_t *pin_m;           /* [n_pool] its worker-local machine */
+	uint32_t cur_pin_w;        /* of the FSUBMIT being admitted */
+	uint16_t cur_pin_m;
+	uint64_t pin_until_tsc;    /* pinned runs wait this long for their worker to rejoin */
+	uint64_t n_jr_answered, n_jr_pinned, n_jr_unpinned; /* telemetry */
+};
+
+/* #34: a task of the journal, read back at start. */
+struct farm_jr {
+	uint64_t task_id;          /* 0 = empty */
+	uint8_t state;             /* enum nl_farm_tstate; 0 = used up (a tombstone) */
+	uint8_t attempt;
+	int32_t status;
+	uint32_t worker_id;
+	uint16_t mach;
+	uint32_t queue_ms, run_ms, cpu_ms, mem_kib;
 };
 
 /**
@@ -163,6 +184,29 @@ double nl_dp_farm_instr(const struct nl_port *io, uint32_t name);
  * @par Context The I/O lcore (nl_dp_farm_worker_gone()).
  */
 void nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m);
+
+/*
+ * #34, the journal (nl_dp_farm_jrnl.c; docs/taskfarm.md "Exactly once"), on the I/O lcore:
+ *  init    read the records back: handles registered again under their numbers, tasks not
+ *          ended and the last ended ones kept for resends (-errno: no memory);
+ *  resend  an FSUBMIT (attempt != 0) of a task the journal has: ended -> answered from it
+ *          (true); running on a worker -> admitted, pinned to that worker's machine (the
+ *          worker answers a run it holds or ended from its own record); queued -> admitted;
+ *  admitted  the task entered the pool: its journal entry is used up (not ended ones);
+ *  pin     sub-task 0 of a pinned task: *m = its machine (false), or wait for its worker to
+ *          rejoin (true: parked) until pin_until_tsc, then placed as any other;
+ *  handle  a handle registered: journaled.
+ */
+int nl_dp_farm_jrnl_init(struct nl_port *io);
+void nl_dp_farm_jrnl_fini(struct nl_dp_farm *f);
+bool nl_dp_farm_jrnl_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
+			    const struct nl_frame_addr *a);
+void nl_dp_farm_jrnl_admitted(struct nl_dp_farm *f, uint64_t task_id);
+int nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m);
+void nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h);
+/* nl_dp_farm.c: register handle h again (journal replay): 0, or -1 (refused, logged) */
+int nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req,
+			      const char *rank, uint32_t principal);
 
 /* Resent FSUBMITs (nl_dp_farm_dd.c; see the top of nl_dp_farm.c). The I/O lcore. */
 void nl_dp_farm_dd_forget_aux(struct nl_dp_farm *f, uint32_t aux);

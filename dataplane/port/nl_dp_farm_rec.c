@@ -33,7 +33,7 @@
 
 struct nl_farm_rec {
 	sqlite3 *db;
-	sqlite3_stmt *ins_batch, *accept, *dispatch, *end, *counts, *owner, *list;
+	sqlite3_stmt *ins_batch, *accept, *dispatch, *end, *counts, *owner, *list, *handle;
 	struct rte_ring *ev;
 	struct rte_ring *out;
 	pthread_t th;
@@ -54,7 +54,9 @@ static const char *const schema =
 	" run_ms INTEGER NOT NULL DEFAULT 0, cpu_ms INTEGER NOT NULL DEFAULT 0,"
 	" mem_kib INTEGER NOT NULL DEFAULT 0, t_accept_ns INTEGER NOT NULL DEFAULT 0,"
 	" t_end_ns INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(submit, idx)) WITHOUT ROWID;"
-	"PRAGMA user_version=1;";
+	"CREATE TABLE IF NOT EXISTS handle(h INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+	" req TEXT NOT NULL, rank TEXT NOT NULL, principal INTEGER NOT NULL);"
+	"PRAGMA user_version=2;";
 
 static int
 prep(struct nl_farm_rec *r, sqlite3_stmt **st, const char *sql)
@@ -110,6 +112,20 @@ write_ev(struct nl_farm_rec *r, const struct nl_farm_rec_ev *e)
 		sqlite3_bind_int(r->end, 12, e->attempt);
 		step(r->end);
 		break;
+	case NL_REC_HANDLE: { /* #34: "name\0req\0rank" */
+		const char *name = e->text, *req = name + strlen(name) + 1;
+		const char *rank = req + strlen(req) + 1;
+
+		sqlite3_bind_int64(r->handle, 1, e->worker_id);
+		sqlite3_bind_text(r->handle, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(r->handle, 3, req, -1, SQLITE_STATIC);
+		sqlite3_bind_text(r->handle, 4, rank, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(r->handle, 5,
+				   e->principal == NL_PRINCIPAL_NONE ? -1 : (int64_t)e->principal);
+		step(r->handle);
+		free(e->text);
+		break;
+	}
 	default:
 		return;
 	}
@@ -313,7 +329,9 @@ nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_
 	    prep(r, &r->owner, "SELECT owner FROM batch WHERE submit = ?1") != SQLITE_OK ||
 	    prep(r, &r->list, "SELECT idx, state, attempts, status, worker, mach, queue_ms, "
 			      "run_ms FROM task WHERE submit = ?1 AND idx >= ?2 ORDER BY idx "
-			      "LIMIT ?3") != SQLITE_OK) {
+			      "LIMIT ?3") != SQLITE_OK ||
+	    prep(r, &r->handle, "INSERT OR REPLACE INTO handle(h, name, req, rank, principal) "
+				"VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK) {
 		snprintf(err, errlen, "task records %s: %s", path,
 			 r->db != NULL ? sqlite3_errmsg(r->db) : "cannot open");
 		nl_farm_rec_close(r);
@@ -357,6 +375,7 @@ nl_farm_rec_close(struct nl_farm_rec *r)
 	sqlite3_finalize(r->counts);
 	sqlite3_finalize(r->owner);
 	sqlite3_finalize(r->list);
+	sqlite3_finalize(r->handle);
 	sqlite3_close(r->db);
 	free(r);
 }
@@ -367,7 +386,83 @@ nl_farm_rec_put(struct nl_farm_rec *r, const struct nl_farm_rec_ev *ev)
 	if (rte_ring_sp_enqueue_elem(r->ev, (void *)(uintptr_t)ev, sizeof(*ev)) == 0)
 		return true;
 	nl_atomic_store_relaxed(&r->dropped, r->dropped + 1);
+	if (ev->kind == NL_REC_HANDLE)
+		free(ev->text);
 	return false;
+}
+
+static const char *
+col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t != NULL ? (const char *)t : "";
+}
+
+static void
+row_task(sqlite3_stmt *st, struct nl_farm_rec_task *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->task_id = (uint64_t)sqlite3_column_int64(st, 0) << 32 |
+		     ((uint64_t)sqlite3_column_int64(st, 1) & 0xffffffffu);
+	t->state = (uint8_t)sqlite3_column_int(st, 2);
+	t->attempt = (uint8_t)sqlite3_column_int(st, 3);
+	t->status = sqlite3_column_int(st, 4);
+	t->worker_id = (uint32_t)sqlite3_column_int64(st, 5);
+	t->mach = (uint16_t)sqlite3_column_int(st, 6);
+	t->queue_ms = (uint32_t)sqlite3_column_int64(st, 7);
+	t->run_ms = (uint32_t)sqlite3_column_int64(st, 8);
+	t->cpu_ms = (uint32_t)sqlite3_column_int64(st, 9);
+	t->mem_kib = (uint32_t)sqlite3_column_int64(st, 10);
+}
+
+int
+nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_rec_task_fn on_t,
+		   void *ctx, uint32_t max_ended)
+{
+	static const char *const q_task[2] = {
+		"SELECT submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, "
+		"cpu_ms, mem_kib FROM task WHERE state IN (1, 2)",
+		"SELECT submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, "
+		"cpu_ms, mem_kib FROM task WHERE state >= 3 ORDER BY t_end_ns DESC LIMIT ?1",
+	};
+	sqlite3_stmt *st = NULL;
+	int n = 0, rc = SQLITE_OK;
+
+	if (on_h != NULL &&
+	    sqlite3_prepare_v2(r->db, "SELECT h, name, req, rank, principal FROM handle ORDER BY h",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t p = sqlite3_column_int64(st, 4);
+			struct nl_farm_rec_handle h = {
+				.h = (uint32_t)sqlite3_column_int64(st, 0),
+				.principal = p < 0 ? NL_PRINCIPAL_NONE : (uint32_t)p,
+				.name = col_text(st, 1), .req = col_text(st, 2), .rank = col_text(st, 3),
+			};
+
+			on_h(ctx, &h);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -EIO;
+	}
+	for (unsigned int q = 0; on_t != NULL && q < 2; q++) {
+		if (sqlite3_prepare_v2(r->db, q_task[q], -1, &st, NULL) != SQLITE_OK)
+			return -EIO;
+		if (q == 1)
+			sqlite3_bind_int64(st, 1, max_ended);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct nl_farm_rec_task t;
+
+			row_task(st, &t);
+			on_t(ctx, &t);
+			n++;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -EIO;
+	}
+	return n;
 }
 
 struct nl_farm_rec_out *

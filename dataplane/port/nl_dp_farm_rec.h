@@ -26,6 +26,8 @@ enum nl_farm_rec_kind {
 	NL_REC_END,          /**< final answer sent: state, status, times */
 	NL_REC_STATUS_Q,     /**< answer a STATUS_Q (its in-memory counters in m) */
 	NL_REC_TASKS_Q,      /**< answer a TASKS_Q */
+	NL_REC_HANDLE,       /**< #34: a handle registered (worker_id = handle, principal, text
+			      *   = "name\0req\0rank", heap, freed by the records thread) */
 };
 
 /** One ring event (filled by the I/O lcore). */
@@ -49,7 +51,30 @@ struct nl_farm_rec_ev {
 	uint8_t mac[6];
 	struct nl_farm_counts c; /**< STATUS_Q: the batch's in-memory counters */
 	uint8_t known;           /**< STATUS_Q: in memory */
+	char *text;              /**< HANDLE: its texts (malloc'd; the records thread frees it) */
 };
+
+/** #34: a handle of the journal (nl_farm_rec_replay()). */
+struct nl_farm_rec_handle {
+	uint32_t h;            /**< its number, 1.. */
+	uint32_t principal;    /**< who registered it (NL_PRINCIPAL_NONE: the site key) */
+	const char *name, *req, *rank;
+};
+
+/** #34: a task of the journal (nl_farm_rec_replay()). */
+struct nl_farm_rec_task {
+	uint64_t task_id;      /**< (submit << 32) | index */
+	uint8_t state;         /**< enum nl_farm_tstate */
+	uint8_t attempt;       /**< the highest attempt accepted */
+	int32_t status;
+	uint32_t worker_id;    /**< RUNNING and ended: the worker of sub-task 0 (its --id) */
+	uint16_t mach;         /**< its worker-local machine index */
+	uint32_t queue_ms, run_ms, cpu_ms, mem_kib;
+};
+
+/** Callbacks of nl_farm_rec_replay() (ctx is the caller's). */
+typedef void (*nl_farm_rec_handle_fn)(void *ctx, const struct nl_farm_rec_handle *h);
+typedef void (*nl_farm_rec_task_fn)(void *ctx, const struct nl_farm_rec_task *t);
 
 /** An answer for the I/O lcore to send (heap; it frees it). */
 struct nl_farm_rec_out {
@@ -72,6 +97,18 @@ struct nl_farm_rec_out {
  */
 int nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_t udp_port,
 		     char *err, size_t errlen);
+
+/**
+ * #34: read the journal back at start: every registered handle in order of its number, every
+ * task not ended (QUEUED or RUNNING), and the max_ended tasks that ended last (newest first).
+ * @param r  Records just opened. @param on_h, on_t  Called per handle / task (either NULL:
+ * skipped). @param ctx  Their first argument. @param max_ended  Bound on ended tasks.
+ * @return the number of tasks passed; -EIO (an SQLite error; what was passed stays valid).
+ * @par Context The I/O lcore, start-up, before the first nl_farm_rec_put() (the records
+ * thread touches the database only for queued events). @par Source issue #34 item 1.
+ */
+int nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_rec_task_fn on_t,
+		       void *ctx, uint32_t max_ended);
 
 /** Stop the thread after it wrote every queued event; close. NULL accepted. @par Context I/O lcore. */
 void nl_farm_rec_close(struct nl_farm_rec *r);

@@ -195,7 +195,8 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		d->n_split = (uint16_t)get(&r, 2);
 		d->cmd_id = (uint16_t)get(&r, 2);
 		d->args_len = (uint8_t)get(&r, 1);
-		if (get(&r, 1) != 0 || d->n_split == 0 || d->n_split > NL_PROTO_MAX_SPLIT ||
+		d->attempt = (uint8_t)get(&r, 1); /* #34 (a pad before: 0 = not given) */
+		if (d->n_split == 0 || d->n_split > NL_PROTO_MAX_SPLIT ||
 		    d->sub >= d->n_split || d->args_len > NL_PROTO_MAX_ARGS ||
 		    d->mach >= NL_PROTO_MAX_MACH)
 			return NL_PROTO_E_FIELD;
@@ -350,7 +351,7 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p = put(p, d->n_split, 2);
 		p = put(p, d->cmd_id, 2);
 		p = put(p, d->args_len, 1);
-		p = put(p, 0, 1);
+		p = put(p, d->attempt, 1); /* #34 */
 		memcpy(p, d->args, d->args_len);
 		p += d->args_len;
 		if (d->time_limit_ms != 0) /* #33 (version 2: moved after the principal) */

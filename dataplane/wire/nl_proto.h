@@ -110,6 +110,9 @@ struct nl_msg_dispatch {
 	uint16_t n_split;
 	uint16_t cmd_id;
 	uint8_t args_len;
+	uint8_t attempt;      /**< #34: the submitter's attempt of the task (FSUBMIT's), 0 = not
+			       *   given; with task_id and sub it names one run, which a worker
+			       *   answers from its own record when it is sent again */
 	uint8_t args[NL_PROTO_MAX_ARGS];
 	uint32_t principal;   /**< version 2 only (after args; 0 in version 1): the submitter's
 			       *   principal id (nl_principal_id()), 0 = the site key's holder;

@@ -78,6 +78,8 @@ struct task {
 	bool have_info;
 	uint32_t tl_ms;        /* #33: wall-clock limit (--time, @time), 0 = none */
 	struct nl_msg_taskinfo ti; /* #33: the last TASKINFO (its end record: state, times) */
+	uint64_t t_heard_ns;   /* #34: accepted: the last send or word of it */
+	uint8_t n_resend;      /* #34: resends of this attempt since it was accepted */
 };
 
 struct hkey {
@@ -105,6 +107,7 @@ static struct {
 	uint64_t t0_ns;
 	/* counters */
 	uint32_t n_ok, n_failed, n_rejected, n_running, n_skipped, n_retried, n_overload;
+	uint32_t n_resent;     /* #34: accepted tasks sent again for want of a final answer */
 	uint32_t n_timeout, n_cancelled; /* #33: final states of their own (not exit codes) */
 	uint32_t n_shutdown;   /* #34: REJECT shutdown (the appliance stops): not run */
 	uint32_t n_not_sent;   /* #34: not sent once the appliance said it stops */
@@ -831,6 +834,31 @@ send_task(struct task *t, uint64_t now)
 	t->t_retry_ns = now + 2000000000ull; /* resend when neither ACCEPT nor REJECT came */
 }
 
+/*
+ * #34: an accepted task without a final answer is sent again, the same attempt, after 5, 10,
+ * 20, 40 and then every 60 s without a word of it: the appliance answers from its state (ACCEPT
+ * while it runs, its final answer again once it ended; docs/taskfarm.md "Exactly once"),
+ * never runs it twice; so a COMPLETE lost on the link, or an appliance restarted from its
+ * journal, cannot leave the task without an answer.
+ */
+static uint64_t
+resend_gap_ns(const struct task *t)
+{
+	return t->n_resend >= 4 ? 60000000000ull : 5000000000ull << t->n_resend;
+}
+
+static void
+resend_accepted(struct task *t, uint64_t now)
+{
+	t->state = T_SENT; /* already in flight: send_task() counts nothing again */
+	send_task(t, now);
+	t->state = T_RUNNING; /* still accepted and running */
+	t->t_heard_ns = now;
+	if (t->n_resend < 255)
+		t->n_resend++;
+	S.n_resent++;
+}
+
 /* A failure of t's attempt: retry when attempts are left, else final. */
 static void
 attempt_failed(struct task *t, unsigned int retries, const char *result)
@@ -930,6 +958,9 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 					send_task(t, now);
 				} else if (t->state == T_SENT && now >= t->t_retry_ns) {
 					send_task(t, now); /* neither ACCEPT nor REJECT came: again */
+				} else if (t->state == T_RUNNING &&
+					   now - t->t_heard_ns >= resend_gap_ns(t)) {
+					resend_accepted(t, now); /* #34: no final answer yet */
 				}
 			}
 			next_scan = now + 5000000ull;
@@ -970,10 +1001,13 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 				if (t->state == T_SENT) {
 					t->state = T_RUNNING;
 					t->t_accept_ns = rnow;
+					t->n_resend = 0;
 					S.n_running++;
 				}
+				t->t_heard_ns = rnow;
 				break;
 			case NL_MSG_TASKINFO:
+				t->t_heard_ns = rnow;
 				t->have_info = true;
 				t->worker_id = m.u.farm.taskinfo.worker_id;
 				t->slot = m.u.farm.taskinfo.slot;
@@ -983,6 +1017,15 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 				break;
 			case NL_MSG_REJECT:
 				t->last_reason = (uint8_t)m.u.reply.reason;
+				if (m.u.reply.reason == NL_REJECT_OVERLOAD ||
+				    m.u.reply.reason == NL_REJECT_NO_HANDLE) {
+					/* #34: an accepted task the appliance no longer holds (it
+					 * restarted): not accepted any more, sent again as below */
+					if (t->state == T_RUNNING && S.n_running > 0)
+						S.n_running--;
+					if (t->state == T_RUNNING)
+						t->state = T_SENT;
+				}
 				if (m.u.reply.reason == NL_REJECT_OVERLOAD && t->state == T_SENT) {
 					/* admission control: back off and resend, not an attempt */
 					t->backoff_ms = t->backoff_ms == 0 ? 1 :
@@ -1672,11 +1715,11 @@ main(int argc, char **argv)
 	qsort(S.start_ms, S.n_start, sizeof(double), cmp_d);
 	printf("SUMMARY submit_id=%llu tasks=%u ok=%u failed=%u rejected=%u timeout=%u cancelled=%u "
 	       "shutdown=%u not_sent=%u "
-	       "skipped=%u retried=%u overload_backoffs=%u elapsed_s=%.3f rate_tps=%.1f "
+	       "skipped=%u retried=%u overload_backoffs=%u resent=%u elapsed_s=%.3f rate_tps=%.1f "
 	       "start_p50_ms=%.3f start_p99_ms=%.3f\n",
 	       (unsigned long long)S.submit_id, S.n, S.n_ok, S.n_failed, S.n_rejected, S.n_timeout,
 	       S.n_cancelled, S.n_shutdown, S.n_not_sent, S.n_skipped,
-	       S.n_retried, S.n_overload, el, el > 0 ? (double)(S.n_ok + S.n_failed) / el : 0.0,
+	       S.n_retried, S.n_overload, S.n_resent, el, el > 0 ? (double)(S.n_ok + S.n_failed) / el : 0.0,
 	       pct(S.start_ms, S.n_start, 0.5), pct(S.start_ms, S.n_start, 0.99));
 	if (stop_flag) {
 		fprintf(stderr, "nlevel-submit: interrupted: %u of %u tasks not ended (resume with "

@@ -44,6 +44,7 @@
 #include "nl_proto.h"
 #include "nl_worker_farm.h" /* issue #15: named commands, machine records, output capture */
 #include "nl_wqueue.h" /* issue #33: the per-machine queue, occupancy, KILL, DONE */
+#include "nl_wrec.h" /* issue #34: runs ended here, answered again from the record */
 
 extern char **environ;
 
@@ -230,7 +231,14 @@ heartbeat(void *arg)
 	return NULL;
 }
 
-/* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). */
+/* #34: the runs this worker ended (task id, sub-task, attempt): a DISPATCH of one of them
+ * again is answered from here, never run twice (the loop's thread only) */
+static struct nl_wrec wrec;
+static uint64_t n_dup_running, n_dup_ended;
+
+/* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). The
+ * run's end is recorded (#34) unless it never started for want of queue room (125): a
+ * DISPATCH of it again may run it. */
 static void
 send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status,
 	    const struct nl_msg_done *u)
@@ -245,6 +253,44 @@ send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *
 	m.u.done.sub = d->sub;
 	m.u.done.status = status;
 	send_msg(fd, to, &m);
+	if (!(m.u.done.state == NL_DONE_NOSTART && status == 125))
+		nl_wrec_put(&wrec, d->task_id, d->sub, d->attempt, &m.u.done);
+}
+
+/*
+ * #34: a DISPATCH of a run this worker holds or ended (same task id, sub-task and attempt
+ * not 0: the appliance restarted and asks again, docs/taskfarm.md "Exactly once"): a queued
+ * or running one takes the new token and machine index (its DONE answers the new DISPATCH),
+ * an ended one is answered at once from the record. true when answered so (nothing starts).
+ */
+static bool
+dispatch_again(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach,
+	       unsigned int n_mach, const struct nl_msg_dispatch *d)
+{
+	const struct nl_msg_done *rec;
+
+	if (d->attempt == 0)
+		return false;
+	for (unsigned int i = 0; i < n_mach; i++)
+		for (unsigned int k = 0; k < mach[i].n; k++) {
+			struct nl_wq_sub *s = &mach[i].q[(mach[i].head + k) % QCAP];
+
+			if (s->d.task_id == d->task_id && s->d.sub == d->sub &&
+			    s->d.attempt == d->attempt) {
+				s->d.token = d->token;
+				s->d.mach = d->mach;
+				n_dup_running++;
+				return true;
+			}
+		}
+	rec = nl_wrec_find(&wrec, d->task_id, d->sub, d->attempt);
+	if (rec == NULL)
+		return false;
+	struct nl_msg_done u = *rec;
+
+	send_done_u(fd, app, d, rec->status, &u);
+	n_dup_ended++;
+	return true;
 }
 
 static void
@@ -739,6 +785,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-worker: --principal needs --key (its key file)\n");
 		return 2;
 	}
+	if (nl_wrec_init(&wrec) != 0) { /* #34 */
+		fprintf(stderr, "nlevel-worker: out of memory\n");
+		return 1;
+	}
 	if (farm_file != NULL) { /* issue #15: named commands and machine records */
 		struct nl_msg_mach desc[NL_PROTO_MAX_MACH];
 		char err[512];
@@ -1013,6 +1063,8 @@ main(int argc, char **argv)
 			struct nl_wq_mach *m = &mach[msg.u.dispatch.mach];
 			uint64_t t = now_ns();
 
+			if (dispatch_again(fd, &app, mach, n_mach, &msg.u.dispatch))
+				continue; /* #34: held or ended here: never run twice */
 			if (m->n == QCAP) { /* full: report it failed at once */
 				struct nl_wq_sub full = { .d = msg.u.dispatch, .arr_ns = t };
 
@@ -1057,10 +1109,13 @@ main(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
 				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent; longest "
-				"turn of its loop %.0f ms, %llu heartbeats)\n", wid,
+				"turn of its loop %.0f ms, %llu heartbeats; %llu DISPATCHes of runs it "
+				"held and %llu of runs it ended answered without running again)\n", wid,
 			(unsigned long long)n_done, (unsigned long long)n_bad,
 			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
 			(unsigned long long)n_send_lost, (double)loop_gap_max / 1e6,
-			(unsigned long long)n_heartbeats);
+			(unsigned long long)n_heartbeats, (unsigned long long)n_dup_running,
+			(unsigned long long)n_dup_ended);
+	nl_wrec_fini(&wrec);
 	return 0;
 }

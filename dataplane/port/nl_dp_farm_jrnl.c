@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Task farms: the journal read back at start (issue #34 items 1 and 2; nl_dp_farm_priv.h;
+ * docs/taskfarm.md "Exactly once"). The records on disk (nl_dp_farm_rec.h) hold every
+ * accepted task, its first DISPATCH (worker, machine) and its final answer, and every
+ * registered handle. At start:
+ *  - handles are registered again under their numbers, so a submitter that outlived the
+ *    appliance resends its FSUBMITs unchanged;
+ *  - tasks not ended and the last FARM_JR_ENDED ended ones go into jr (open addressing by
+ *    task id). A resent FSUBMIT (same task id and attempt) of an ended one is answered from
+ *    the journal (TASKINFO, then COMPLETE or REJECT), never run again; a running one is
+ *    admitted and its sub-task 0 is dispatched to the same worker and machine (pinned): the
+ *    worker answers a run it holds or ended from its own record (tools/worker/nl_wrec.h)
+ *    and runs it only when it never got it. A pinned run waits for its worker to join again
+ *    (workers say HELLO every 2 s) until --worker-timeout + 5 s after the start; a worker
+ *    that does not come back is dead (its commands die with its cgroups), and the run is
+ *    placed as any other.
+ * Everything runs on the I/O lcore.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_farm_priv.h"
+
+#define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
+#define FARM_JR_ENDED 65536u /* ended tasks read back for resends */
+
+static uint32_t
+jr_hash(uint64_t id, uint32_t cap)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdull;
+	id ^= id >> 33;
+	return (uint32_t)id & (cap - 1);
+}
+
+static struct farm_jr *
+jr_find(struct nl_dp_farm *f, uint64_t id)
+{
+	if (f->jr == NULL || id == 0)
+		return NULL;
+	for (uint32_t i = jr_hash(id, f->jr_cap), k = 0; k < f->jr_cap;
+	     i = (i + 1) & (f->jr_cap - 1), k++) {
+		if (f->jr[i].task_id == id)
+			return &f->jr[i];
+		if (f->jr[i].task_id == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+struct replay_ctx {
+	struct nl_port *io;
+	struct nl_farm_rec_task *t;
+	uint32_t n, cap;
+	uint32_t n_h, n_h_bad;
+};
+
+static void
+on_handle(void *ctx, const struct nl_farm_rec_handle *h)
+{
+	struct replay_ctx *c = ctx;
+
+	if (nl_dp_farm_handle_restore(c->io, h->h, h->name, h->req, h->rank, h->principal) == 0)
+		c->n_h++;
+	else
+		c->n_h_bad++;
+}
+
+static void
+on_task(void *ctx, const struct nl_farm_rec_task *t)
+{
+	struct replay_ctx *c = ctx;
+
+	if (c->n == c->cap) {
+		uint32_t cap = c->cap ? c->cap * 2 : 1024;
+		struct nl_farm_rec_task *n = realloc(c->t, (size_t)cap * sizeof(*n));
+
+		if (n == NULL)
+			return; /* counted below as not read back */
+		c->t = n;
+		c->cap = cap;
+	}
+	c->t[c->n++] = *t;
+}
+
+int
+nl_dp_farm_jrnl_init(struct nl_port *io)
+{
+	struct nl_dp_farm *f = io->farm;
+	struct replay_ctx c = { .io = io };
+	uint32_t n_pool = io->dp->n_pool, n_run = 0, n_q = 0, n_end = 0;
+	double grace = (io->o.worker_timeout_s > 0 ? io->o.worker_timeout_s : 5.0) + 5.0;
+	int n;
+
+	f->att = calloc(n_pool, sizeof(*f->att));
+	f->pin_w = calloc(n_pool, sizeof(*f->pin_w));
+	f->pin_m = calloc(n_pool, sizeof(*f->pin_m));
+	if (f->att == NULL || f->pin_w == NULL || f->pin_m == NULL)
+		return -ENOMEM;
+	f->pin_until_tsc = rte_rdtsc() + (uint64_t)(grace * (double)rte_get_tsc_hz());
+	if (f->rec == NULL)
+		return 0;
+	n = nl_farm_rec_replay(f->rec, on_handle, on_task, &c, FARM_JR_ENDED);
+	if (n < 0)
+		DP_LOG(ERR, "journal: cannot read it back (SQLite error): tasks of the last run "
+			    "are answered as new\n");
+	if (c.n > 0) {
+		uint32_t cap = 2;
+
+		while (cap < 2 * c.n)
+			cap *= 2;
+		f->jr = calloc(cap, sizeof(*f->jr));
+		if (f->jr == NULL) {
+			free(c.t);
+			return -ENOMEM;
+		}
+		f->jr_cap = cap;
+		for (uint32_t i = 0; i < c.n; i++) {
+			const struct nl_farm_rec_task *t = &c.t[i];
+			uint32_t k = jr_hash(t->task_id, cap);
+
+			if (t->task_id == 0 || t->state == 0 || jr_find(f, t->task_id) != NULL)
+				continue; /* a task both not ended and ended cannot be: the first wins */
+			while (f->jr[k].task_id != 0)
+				k = (k + 1) & (cap - 1);
+			f->jr[k] = (struct farm_jr){ .task_id = t->task_id, .state = t->state,
+						     .attempt = t->attempt, .status = t->status,
+						     .worker_id = t->worker_id, .mach = t->mach,
+						     .queue_ms = t->queue_ms, .run_ms = t->run_ms,
+						     .cpu_ms = t->cpu_ms, .mem_kib = t->mem_kib };
+			f->jr_n++;
+			n_run += t->state == NL_FARM_T_RUNNING;
+			n_q += t->state == NL_FARM_T_QUEUED;
+			n_end += t->state >= NL_FARM_T_OK;
+		}
+	}
+	free(c.t);
+	if (c.n_h + c.n_h_bad + f->jr_n > 0)
+		DP_LOG(NOTICE, "journal read back: %u handles (%u refused), %u tasks running on "
+			       "workers at the last stop (asked of their workers when resent), %u "
+			       "queued, %u ended (answered from the journal when resent)\n",
+		       c.n_h, c.n_h_bad, n_run, n_q, n_end);
+	return 0;
+}
+
+void
+nl_dp_farm_jrnl_fini(struct nl_dp_farm *f)
+{
+	free(f->att);
+	free(f->pin_w);
+	free(f->pin_m);
+	free(f->jr);
+	f->att = NULL;
+	f->pin_w = NULL;
+	f->pin_m = NULL;
+	f->jr = NULL;
+}
+
+static void
+send_to(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg *m)
+{
+	nl_dp_io_send(io, m, io->principal, a->src_mac, a->src_ip, a->src_port);
+}
+
+/* The answers of an ended task of the journal: TASKINFO (its end), then COMPLETE (it ran:
+ * exit status) or REJECT (it did not run to its end: the reason its state stands for). */
+static void
+answer_ended(struct nl_port *io, const struct farm_jr *j, const struct nl_msg_fsubmit *fs,
+	     const struct nl_frame_addr *a)
+{
+	struct nl_msg m = { .type = NL_MSG_TASKINFO };
+	struct nl_msg_taskinfo *ti = &m.u.farm.taskinfo;
+	bool ran = j->state == NL_FARM_T_OK || j->state == NL_FARM_T_TIMEOUT ||
+		   (j->state == NL_FARM_T_FAILED && j->status >= 0);
+
+	ti->task_id = fs->task_id;
+	ti->worker_id = j->worker_id;
+	ti->mach = j->mach;
+	ti->n_split = fs->n_split;
+	ti->has_end = 1;
+	ti->state = j->state == NL_FARM_T_TIMEOUT ? NL_DONE_TIMEOUT :
+		    j->state == NL_FARM_T_CANCELLED ? NL_DONE_CANCELLED : NL_DONE_EXITED;
+	ti->run_ms = j->run_ms;
+	ti->queue_ms = j->queue_ms;
+	ti->cpu_ms = j->cpu_ms;
+	ti->mem_kib = j->mem_kib;
+	if (ran)
+		send_to(io, a, &m);
+	memset(&m, 0, sizeof(m));
+	m.type = ran ? NL_MSG_COMPLETE : NL_MSG_REJECT;
+	m.u.reply.task_id = fs->task_id;
+	m.u.reply.client_ts_ns = fs->client_ts_ns;
+	if (ran)
+		m.u.reply.status = j->status;
+	else
+		m.u.reply.reason = j->state == NL_FARM_T_CANCELLED ? NL_REJECT_CANCELLED :
+				   j->state == NL_FARM_T_SHUTDOWN ? NL_REJECT_SHUTDOWN :
+				   j->state == NL_FARM_T_REJECTED ? NL_REJECT_NO_MACHINE :
+								    NL_REJECT_MACHINE_LOST;
+	send_to(io, a, &m);
+}
+
+bool
+nl_dp_farm_jrnl_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
+		       const struct nl_frame_addr *a)
+{
+	struct nl_dp_farm *f = io->farm;
+	struct farm_jr *j;
+
+	f->cur_pin_w = 0;
+	if (fs->attempt == 0 || f->jr_n == 0 || (j = jr_find(f, fs->task_id)) == NULL ||
+	    j->state == 0 || j->attempt != fs->attempt)
+		return false; /* new here, or another attempt: admitted as any FSUBMIT */
+	if (j->state >= NL_FARM_T_OK) {
+		answer_ended(io, j, fs, a);
+		nl_atomic_store_relaxed(&f->n_jr_answered, f->n_jr_answered + 1);
+		return true; /* kept: a later resend is answered the same */
+	}
+	if (j->state == NL_FARM_T_RUNNING) {
+		f->cur_pin_w = j->worker_id + 1;
+		f->cur_pin_m = j->mach;
+	}
+	return false;
+}
+
+void
+nl_dp_farm_jrnl_admitted(struct nl_dp_farm *f, uint64_t task_id)
+{
+	struct farm_jr *j;
+
+	if (f->jr_n == 0 || (j = jr_find(f, task_id)) == NULL || j->state >= NL_FARM_T_OK)
+		return;
+	j->state = 0; /* admitted again: from here on its resends are the live state's */
+}
+
+/* Slot of machine `mach` of the live worker whose id is wid, or NO_SLOT. */
+static uint32_t
+slot_of(const struct nl_port *io, uint32_t wid, uint16_t mach)
+{
+	for (unsigned int i = 0; i < io->n_workers; i++) {
+		const struct nl_dp_worker *w = &io->workers[i];
+
+		if (w->live && w->worker_id == wid && mach < w->n_mach) {
+			uint32_t m = w->slot[mach];
+
+			return m < io->dp->n_mach && io->alive[m] ? m : NO_SLOT;
+		}
+	}
+	return NO_SLOT;
+}
+
+int
+nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m)
+{
+	struct nl_dp_farm *f = io->farm;
+	uint32_t s;
+
+	if (f->pin_w == NULL || aux >= io->dp->n_pool || f->pin_w[aux] == 0)
+		return 0;
+	s = slot_of(io, f->pin_w[aux] - 1, f->pin_m[aux]);
+	if (s != NO_SLOT) {
+		*m = s;
+		f->pin_w[aux] = 0;
+		nl_atomic_store_relaxed(&f->n_jr_pinned, f->n_jr_pinned + 1);
+		return 1;
+	}
+	if (rte_rdtsc() < f->pin_until_tsc)
+		return 2; /* its worker may join again: wait */
+	f->pin_w[aux] = 0; /* gone for good: its commands died with it */
+	nl_atomic_store_relaxed(&f->n_jr_unpinned, f->n_jr_unpinned + 1);
+	return 0;
+}
+
+void
+nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h)
+{
+	struct nl_dp_farm *f = io->farm;
+	const struct farm_handle *hd = &f->hd[h];
+	const char *name = f->names[hd->name];
+	size_t ln = strlen(name) + 1, lq = strlen(hd->req) + 1, lr = strlen(hd->rank) + 1;
+	struct nl_farm_rec_ev e = { .kind = NL_REC_HANDLE, .worker_id = h,
+				    .principal = io->principal };
+
+	if (f->rec == NULL || (e.text = malloc(ln + lq + lr)) == NULL)
+		return;
+	memcpy(e.text, name, ln);
+	memcpy(e.text + ln, hd->req, lq);
+	memcpy(e.text + ln + lq, hd->rank, lr);
+	nl_farm_rec_put(f->rec, &e);
+}

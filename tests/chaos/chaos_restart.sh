@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue #34 items 1 and 2, the journal and idempotent resends, with both cores kept busy. Every
+# run of a command is counted by the command itself (a line in $CT/runs/INDEX):
+#   - the appliance SIGKILLed 2 s into `--array 1-400 --wait mark {} 0.1` and restarted 5 s
+#     later with the same options (same --state-dir), its workers not restarted: nlevel-submit
+#     ends with 400 ok, each index ran exactly once.
+# Usage: chaos_restart.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
+. "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
+chaos_init rs "$@"
+field() { sed -n "s/.*[ ^]$2=\([0-9.]*\).*/\1/p" <<<"$1" | tail -n 1; }
+mkdir -m 1777 "$CT/runs"
+cat >"$CT/mark.sh" <<EOS
+#!/bin/sh
+# one line per run of task \$1, written by the command itself; then sleep \$2 seconds
+echo "\$\$" >>"$CT/runs/\$1"
+exec /bin/sleep "\$2"
+EOS
+chmod 755 "$CT/mark.sh"
+for w in 1 2; do
+	printf 'command mark = %s {1} {2}\n' "$CT/mark.sh" | chaos_commands $w
+done
+n_ran() { ls "$CT/runs" | wc -l; }
+n_twice() { local f n=0; for f in "$CT"/runs/*; do [[ -f $f ]] && (($(wc -l <"$f") > 1)) && n=$((n + 1)); done; echo $n; }
+up() { # [nlevel options]
+	local i
+	[[ -f $CT/app.log ]] && cat "$CT/app.log" >>"$CT/app.all.log"
+	chaos_start_app --worker-timeout 10 "$@"
+	for w in 1 2; do [[ -n ${CW_PID[$w]:-} ]] && kill -0 "${CW_PID[$w]}" 2>/dev/null || chaos_start_worker $w; done
+	for i in 1 2 3; do chaos_wait_joined 2 1 && return 0; done
+	return 1
+}
+chaos_busy 2
+echo "# two workers of 4 machines each; 400 tasks of 0.1 s; the appliance SIGKILLed 2 s in"
+up
+say "the appliance and two workers up" $?
+chaos_sub --wait --quiet --submit-id 7001 --joblog "$CT/7001.csv" --array 1-400 mark {} 0.1 \
+	>"$CT/7001.out" 2>&1 &
+sp=$!
+sleep 2
+kill -9 "$CHAOS_APP"; wait "$CHAOS_APP" 2>/dev/null; CHAOS_APP=
+ran_at_kill=$(n_ran)
+echo "# killed with $ran_at_kill indexes run; restart in 5 s"
+sleep 5
+up
+say "the appliance restarted (same --state-dir), the workers rejoined" $?
+wait $sp
+rc=$?
+out=$(cat "$CT/7001.out")
+sed 's/^/# /' "$CT/7001.out" | tail -n 5
+say "nlevel-submit exits 0" "$([[ $rc == 0 ]]; echo $?)" "got $rc"
+say "400 ok" "$([[ $(field "$out" ok) == 400 ]]; echo $?)" "got ok=$(field "$out" ok)"
+say "every index ran" "$([[ $(n_ran) == 400 ]]; echo $?)" "got $(n_ran)"
+say "no index ran twice" "$([[ $(n_twice) == 0 ]]; echo $?)" "got $(n_twice) twice"
+nl_tap_done
