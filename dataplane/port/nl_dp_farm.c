@@ -9,8 +9,8 @@
  *    through nl_match_src (release store) and freed after a QSBR grace period;
  *  - sub[]: counters per submit id (open addressing; an entry with nothing running is reused
  *    when the table is full);
- *  - dd: resent FSUBMITs (same submitter address, task id and attempt) answered from the
- *    state of the first: ACCEPT while it runs, its stored TASKINFO and final reply once it
+ *  - dd: resent FSUBMITs (same task id and attempt, from any address of its principal: a
+ *    resumed submitter has another port; #34) answered from the state of the first: ACCEPT while it runs, its stored TASKINFO and final reply once it
  *    ended; never run twice. Bounded: an in-flight entry per pool slot (n_meta) and the last
  *    FARM_DONE_KEEP ended ones (a ring; the oldest is forgotten first), in an open-addressing
  *    table of twice that with backward-shift deletion.
@@ -583,7 +583,9 @@ nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_
 			return;
 	}
 	if (at_ingress && type == NL_MSG_ACCEPT && f->cur_aux < dp->n_pool) {
-		struct nl_farm_dd *e = nl_farm_dd_put(&f->dd, task_id, mt->client_ip, mt->client_port);
+		/* #34: keyed by task id alone: a resend from any address of the submitter (a
+		 * resumed one has another port) is answered from this state */
+		struct nl_farm_dd *e = nl_farm_dd_put(&f->dd, task_id, 0, 0);
 
 		e->attempt = f->cur_attempt;
 		e->done = 0;
@@ -607,14 +609,14 @@ nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_
 			nl_atomic_store_relaxed(&s->c.rejected, s->c.rejected + 1);
 			break;
 		}
-		nl_dp_farm_dd_ended(f, (uint32_t)aux, m);
+		nl_dp_farm_dd_ended(f, (uint32_t)aux, m, io->meta[aux].principal);
 		nl_dp_farm_ctl_end(io, (uint32_t)aux, task_id, m, NULL); /* #33 */
 		nl_atomic_store_relaxed(&s->c.lost, s->c.lost + 1);
 		nl_atomic_store_relaxed(&s->c.running, s->c.running - (s->c.running > 0));
 		break;
 	case NL_MSG_COMPLETE:
 		taskinfo(io, mt, task_id);
-		nl_dp_farm_dd_ended(f, (uint32_t)aux, m);
+		nl_dp_farm_dd_ended(f, (uint32_t)aux, m, io->meta[aux].principal);
 		nl_dp_farm_ctl_end(io, (uint32_t)aux, task_id, m, &f->last_ti); /* #33 */
 		if (status == 0)
 			nl_atomic_store_relaxed(&s->c.done_ok, s->c.done_ok + 1);

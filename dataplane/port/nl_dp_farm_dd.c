@@ -28,7 +28,7 @@ nl_dp_farm_dd_forget_aux(struct nl_dp_farm *f, uint32_t aux)
 
 	if (f->inf_tid[aux] == 0)
 		return;
-	e = nl_farm_dd_find(&f->dd, f->inf_tid[aux], f->inf_ip[aux], f->inf_port[aux]);
+	e = nl_farm_dd_find(&f->dd, f->inf_tid[aux], 0, 0);
 	if (e != NULL && !e->done && e->ref == aux)
 		nl_farm_dd_del(&f->dd, e);
 	f->inf_tid[aux] = 0;
@@ -40,22 +40,37 @@ bool
 nl_dp_farm_dd_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs, const struct nl_frame_addr *a)
 {
 	struct nl_dp_farm *f = io->farm;
-	struct nl_farm_dd *e = nl_farm_dd_find(&f->dd, fs->task_id, a->src_ip, a->src_port);
+	struct nl_farm_dd *e = nl_farm_dd_find(&f->dd, fs->task_id, 0, 0);
 	struct nl_msg m = { 0 };
 
 	if (e == NULL)
 		return false;
 	if (e->attempt != fs->attempt || (e->done && fs->attempt == 0) ||
 	    (!e->done && f->inf_tid[e->ref] != fs->task_id))
-		return false; /* new, another attempt (a retry, or a resumed submitter on the same
-			       * port), ended and not told apart from a retry, or stale */
+		return false; /* new, another attempt (a retry), ended and not told apart from a
+			       * retry, or stale */
 	if (!e->done) {
+		struct nl_dp_meta *mt = &io->meta[e->ref];
+
+		if (mt->principal != io->principal)
+			return false; /* another principal's task id: its batch check refuses it */
+		if (mt->client_ip != a->src_ip || mt->client_port != a->src_port) {
+			/* #34: a resumed submitter (another port) resends it: the answers go to
+			 * the one that asked last */
+			mt->client_ip = a->src_ip;
+			mt->client_port = a->src_port;
+			memcpy(mt->client_mac, a->src_mac, sizeof(mt->client_mac));
+			f->inf_ip[e->ref] = a->src_ip;
+			f->inf_port[e->ref] = a->src_port;
+		}
 		m.type = NL_MSG_ACCEPT;
 		m.u.reply.task_id = fs->task_id;
 		m.u.reply.client_ts_ns = fs->client_ts_ns;
 	} else {
 		const struct farm_done *d = &f->done[e->ref];
 
+		if (d->principal != io->principal)
+			return false; /* another principal's task id: its batch check refuses it */
 		if (d->has_info) {
 			m.type = NL_MSG_TASKINFO;
 			m.u.farm.taskinfo = d->ti;
@@ -73,7 +88,8 @@ nl_dp_farm_dd_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs, const 
 
 /* The FSUBMIT of pool slot aux ended with reply m: keep it for resends. */
 void
-nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
+nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m,
+		    uint32_t principal)
 {
 	struct nl_farm_dd *e;
 	struct farm_done *d;
@@ -85,24 +101,25 @@ nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m)
 	uint32_t ip = f->inf_ip[aux];
 	uint16_t port = f->inf_port[aux];
 
-	e = nl_farm_dd_find(&f->dd, tid, ip, port);
+	e = nl_farm_dd_find(&f->dd, tid, 0, 0);
 	f->inf_tid[aux] = 0;
 	if (e == NULL || e->done || e->ref != aux)
 		return;
 	slot = f->done_next++ & (FARM_DONE_KEEP - 1);
 	d = &f->done[slot];
 	if (d->task_id != 0) { /* the ring is full: forget the oldest */
-		struct nl_farm_dd *o = nl_farm_dd_find(&f->dd, d->task_id, d->ip, d->port);
+		struct nl_farm_dd *o = nl_farm_dd_find(&f->dd, d->task_id, 0, 0);
 
 		if (o != NULL && o->done && o->ref == slot)
 			nl_farm_dd_del(&f->dd, o);
-		e = nl_farm_dd_find(&f->dd, tid, ip, port); /* the deletion may have moved it */
+		e = nl_farm_dd_find(&f->dd, tid, 0, 0); /* the deletion may have moved it */
 		if (e == NULL)
 			return;
 	}
 	d->task_id = e->task_id;
-	d->ip = e->ip;
-	d->port = e->port;
+	d->ip = ip;
+	d->port = port;
+	d->principal = principal;
 	d->type = m->type;
 	d->rep = m->u.reply;
 	d->has_info = m->type == NL_MSG_COMPLETE && f->last_ti_id == e->task_id;

@@ -63,8 +63,9 @@ struct farm_end {
 /* The replies of an ended FSUBMIT, sent again to a resend. */
 struct farm_done {
 	uint64_t task_id;          /* 0 = unused */
-	uint32_t ip;
+	uint32_t ip;               /* its last submitter's address */
 	uint16_t port;
+	uint32_t principal;        /* #34: only its principal's resends are answered */
 	bool has_info;
 	struct nl_msg_taskinfo ti;
 	struct nl_msg_reply rep;   /* COMPLETE or REJECT */
@@ -212,7 +213,8 @@ int nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, 
 void nl_dp_farm_dd_forget_aux(struct nl_dp_farm *f, uint32_t aux);
 bool nl_dp_farm_dd_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
 			  const struct nl_frame_addr *a);
-void nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m);
+void nl_dp_farm_dd_ended(struct nl_dp_farm *f, uint32_t aux, const struct nl_msg *m,
+			 uint32_t principal);
 void nl_dp_farm_dd_fini(struct nl_dp_farm *f);
 int nl_dp_farm_dd_init(struct nl_dp_farm *f, uint32_t n_meta);
 
