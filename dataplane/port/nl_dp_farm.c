@@ -343,6 +343,7 @@ nl_dp_farm_poll(struct nl_port *io)
 	if (io->farm == NULL)
 		return 0;
 	return nl_dp_farm_ctl_poll(io) /* the records thread's answers */ +
+	       nl_dp_farm_jrnl_release(io) + /* #34: DISPATCHes whose records are on disk */
 	       nl_dp_farm_occ_poll(io);
 }
 

@@ -119,6 +119,18 @@ void nl_dp_farm_shutdown(struct nl_port *io, uint32_t aux);
 unsigned int nl_dp_farm_kill(struct nl_port *io, uint32_t aux);
 
 /**
+ * #34, write-ahead: send msg (a DISPATCH or KILL to a worker at mac/ip/port, sealed for
+ * principal) once the journal has the records it follows on disk: a farm task's DISPATCH
+ * waits for its DISPATCH record (so an appliance killed at any moment knows, after its
+ * restart, every run it started: docs/taskfarm.md "Exactly once"); a KILL waits behind the
+ * DISPATCHes held before it (order kept). Anything else, or with no records, goes at once.
+ * Held frames go out from nl_dp_farm_poll() (a group commit: about a millisecond).
+ * @par Context The I/O lcore. @par Source issue #34 item 1 (write-ahead logging).
+ */
+void nl_dp_farm_send_worker(struct nl_port *io, const struct nl_msg *msg, uint32_t principal,
+			    const uint8_t mac[6], uint32_t ip, uint16_t port);
+
+/**
  * on_load(): the worker's LOAD for slot m (sub-tasks n_sub, backlog_ns [ns]) was written to
  * the load table; a slot that held farm sub-tasks is rewritten from its occupancy as well
  * (the larger backlog wins). @par Context The I/O lcore. @par Source issue #33 item 1.

@@ -271,7 +271,7 @@ nl_dp_farm_kill(struct nl_port *io, uint32_t aux)
 		k.u.farm.kill.mach = io->slot_local[m];
 		k.u.farm.kill.sub = (uint16_t)s;
 		k.u.farm.kill.reason = NL_KILL_CANCEL;
-		nl_dp_io_send(io, &k, w->principal, w->mac, w->ip, w->port);
+		nl_dp_farm_send_worker(io, &k, w->principal, w->mac, w->ip, w->port); /* #34 */
 		n++;
 	}
 	return n;

@@ -101,7 +101,8 @@ nl_dp_farm_jrnl_init(struct nl_port *io)
 	f->att = calloc(n_pool, sizeof(*f->att));
 	f->pin_w = calloc(n_pool, sizeof(*f->pin_w));
 	f->pin_m = calloc(n_pool, sizeof(*f->pin_m));
-	if (f->att == NULL || f->pin_w == NULL || f->pin_m == NULL)
+	f->held = calloc(FARM_HELD, sizeof(*f->held));
+	if (f->att == NULL || f->pin_w == NULL || f->pin_m == NULL || f->held == NULL)
 		return -ENOMEM;
 	f->pin_until_tsc = rte_rdtsc() + (uint64_t)(grace * (double)rte_get_tsc_hz());
 	if (f->rec == NULL)
@@ -156,6 +157,9 @@ nl_dp_farm_jrnl_fini(struct nl_dp_farm *f)
 	free(f->pin_w);
 	free(f->pin_m);
 	free(f->jr);
+	free(f->held);
+	f->held = NULL;
+	f->n_held = 0;
 	f->att = NULL;
 	f->pin_w = NULL;
 	f->pin_m = NULL;
@@ -293,4 +297,67 @@ nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h)
 	memcpy(e.text + ln, hd->req, lq);
 	memcpy(e.text + ln + lq, hd->rank, lr);
 	nl_farm_rec_put(f->rec, &e);
+}
+
+/* ---- write-ahead: frames to workers held until their records are on disk ---- */
+
+void
+nl_dp_farm_send_worker(struct nl_port *io, const struct nl_msg *msg, uint32_t principal,
+		       const uint8_t mac[6], uint32_t ip, uint16_t port)
+{
+	struct nl_dp_farm *f = io->farm;
+	struct farm_held *h;
+	uint64_t mark;
+	bool farm = false;
+
+	if (f != NULL && msg->type == NL_MSG_DISPATCH && msg->u.dispatch.token < io->dp->n_pool)
+		farm = f->h_by_aux[msg->u.dispatch.token] != 0;
+	if (f == NULL || f->rec == NULL || f->held == NULL ||
+	    !(farm || (msg->type == NL_MSG_KILL && f->n_held > 0)))
+		goto now;
+	mark = nl_farm_rec_mark(f->rec);
+	if (f->n_held == 0 && nl_farm_rec_durable(f->rec, mark))
+		goto now;
+	if (f->n_held == FARM_HELD) {
+		nl_atomic_store_relaxed(&f->n_held_full, f->n_held_full + 1);
+		goto now;
+	}
+	h = &f->held[(f->held_head + f->n_held++) % FARM_HELD];
+	h->type = msg->type;
+	if (msg->type == NL_MSG_DISPATCH)
+		h->u.d = msg->u.dispatch;
+	else
+		h->u.k = msg->u.farm.kill;
+	h->principal = principal;
+	memcpy(h->mac, mac, 6);
+	h->ip = ip;
+	h->port = port;
+	h->mark = mark;
+	return;
+now:
+	nl_dp_io_send(io, msg, principal, mac, ip, port);
+}
+
+unsigned int
+nl_dp_farm_jrnl_release(struct nl_port *io)
+{
+	struct nl_dp_farm *f = io->farm;
+	unsigned int n = 0;
+
+	while (f->n_held > 0) {
+		struct farm_held *h = &f->held[f->held_head];
+		struct nl_msg m = { .type = h->type };
+
+		if (!nl_farm_rec_durable(f->rec, h->mark))
+			break;
+		if (h->type == NL_MSG_DISPATCH)
+			m.u.dispatch = h->u.d;
+		else
+			m.u.farm.kill = h->u.k;
+		nl_dp_io_send(io, &m, h->principal, h->mac, h->ip, h->port);
+		f->held_head = (f->held_head + 1) % FARM_HELD;
+		f->n_held--;
+		n++;
+	}
+	return n;
 }

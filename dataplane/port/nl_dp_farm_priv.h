@@ -133,6 +133,26 @@ struct nl_dp_farm {
 	uint16_t cur_pin_m;
 	uint64_t pin_until_tsc;    /* pinned runs wait this long for their worker to rejoin */
 	uint64_t n_jr_answered, n_jr_pinned, n_jr_unpinned; /* telemetry */
+	struct farm_held *held;    /* [FARM_HELD] ring: DISPATCHes (and KILLs behind them) held
+				    * until their record is on disk (write-ahead) */
+	uint32_t held_head, n_held;
+	uint64_t n_held_full;      /* sent without waiting: the ring was full (telemetry) */
+};
+
+#define FARM_HELD 8192u
+
+/* #34: a frame to a worker held until the journal has what it follows. */
+struct farm_held {
+	uint8_t type;              /* NL_MSG_DISPATCH or NL_MSG_KILL */
+	union {
+		struct nl_msg_dispatch d;
+		struct nl_msg_kill k;
+	} u;
+	uint32_t principal;
+	uint32_t ip;
+	uint16_t port;
+	uint8_t mac[6];
+	uint64_t mark;             /* nl_farm_rec_mark() when it was held */
 };
 
 /* #34: a task of the journal, read back at start. */
@@ -205,6 +225,8 @@ bool nl_dp_farm_jrnl_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
 void nl_dp_farm_jrnl_admitted(struct nl_dp_farm *f, uint64_t task_id);
 int nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m);
 void nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h);
+/* release: send the held frames whose records are on disk, in order (how many) */
+unsigned int nl_dp_farm_jrnl_release(struct nl_port *io);
 /* nl_dp_farm.c: register handle h again (journal replay): 0, or -1 (refused, logged) */
 int nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req,
 			      const char *rank, uint32_t principal);

@@ -5,9 +5,11 @@
  *   batch(submit PRIMARY KEY, owner, t_first_ns)       owner: principal index, -1 = site key
  *   task(submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, cpu_ms,
  *        mem_kib, t_accept_ns, t_end_ns, PRIMARY KEY(submit, idx)) WITHOUT ROWID
- * state is enum nl_farm_tstate. Each pass of the thread writes what the ring holds in one
- * transaction (synchronous = NORMAL in WAL mode: one sync per checkpoint, not per task), then
- * answers the queries it met, in ring order.
+ * state is enum nl_farm_tstate; #34 adds handle(h, name, req, rank, principal) (user_version
+ * 2). Each pass of the thread writes what the ring holds in one transaction (synchronous =
+ * FULL in WAL mode: one fsync of the WAL per pass, a group commit, not one per task), then
+ * publishes how many events are on disk (the I/O lcore holds a farm DISPATCH until its
+ * record is: nl_farm_rec_durable()), then answers the queries it met, in ring order.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,11 +42,13 @@ struct nl_farm_rec {
 	bool started;
 	int quit;
 	uint64_t dropped, written;
+	uint64_t put_n;   /* #34: events queued (the I/O lcore) */
+	uint64_t durable_n; /* #34: events committed (the records thread; release store) */
 };
 
 static const char *const schema =
 	"PRAGMA journal_mode=WAL;"
-	"PRAGMA synchronous=NORMAL;"
+	"PRAGMA synchronous=FULL;" /* #34: each pass's commit is on disk (group commit) */
 	"CREATE TABLE IF NOT EXISTS batch(submit INTEGER PRIMARY KEY, owner INTEGER NOT NULL,"
 	" t_first_ns INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS task(submit INTEGER NOT NULL, idx INTEGER NOT NULL,"
@@ -252,6 +256,8 @@ rec_thread(void *arg)
 		for (unsigned int i = 0; i < n; i++)
 			write_ev(r, &ev[i]);
 		sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+		/* #34: what was queued up to here is on disk: held DISPATCHes may go */
+		__atomic_store_n(&r->durable_n, r->durable_n + n, __ATOMIC_RELEASE);
 		for (unsigned int i = 0; i < n; i++)
 			if (ev[i].kind == NL_REC_STATUS_Q || ev[i].kind == NL_REC_TASKS_Q)
 				answer(r, &ev[i]);
@@ -383,8 +389,10 @@ nl_farm_rec_close(struct nl_farm_rec *r)
 bool
 nl_farm_rec_put(struct nl_farm_rec *r, const struct nl_farm_rec_ev *ev)
 {
-	if (rte_ring_sp_enqueue_elem(r->ev, (void *)(uintptr_t)ev, sizeof(*ev)) == 0)
+	if (rte_ring_sp_enqueue_elem(r->ev, (void *)(uintptr_t)ev, sizeof(*ev)) == 0) {
+		r->put_n++;
 		return true;
+	}
 	nl_atomic_store_relaxed(&r->dropped, r->dropped + 1);
 	if (ev->kind == NL_REC_HANDLE)
 		free(ev->text);
@@ -483,4 +491,16 @@ uint64_t
 nl_farm_rec_written(const struct nl_farm_rec *r)
 {
 	return nl_atomic_load_relaxed(&r->written);
+}
+
+uint64_t
+nl_farm_rec_mark(const struct nl_farm_rec *r)
+{
+	return r->put_n;
+}
+
+bool
+nl_farm_rec_durable(const struct nl_farm_rec *r, uint64_t mark)
+{
+	return __atomic_load_n(&r->durable_n, __ATOMIC_ACQUIRE) >= mark;
 }

@@ -124,6 +124,16 @@ bool nl_farm_rec_put(struct nl_farm_rec *r, const struct nl_farm_rec_ev *ev);
  */
 struct nl_farm_rec_out *nl_farm_rec_answer(struct nl_farm_rec *r);
 
+/**
+ * #34, write-ahead: the count of events queued so far (a mark: the events up to the last
+ * nl_farm_rec_put()), and whether every event up to a mark is committed to disk.
+ * @par Context The I/O lcore only (mark, durable). @par Source SQLite WAL with synchronous =
+ * FULL (https://sqlite.org/pragma.html#pragma_synchronous): a committed pass survives a crash
+ * of the process and of the host.
+ */
+uint64_t nl_farm_rec_mark(const struct nl_farm_rec *r);
+bool nl_farm_rec_durable(const struct nl_farm_rec *r, uint64_t mark);
+
 /** Events dropped (ring full) and written so far. @par Context Any thread (relaxed). */
 uint64_t nl_farm_rec_dropped(const struct nl_farm_rec *r);
 uint64_t nl_farm_rec_written(const struct nl_farm_rec *r);

@@ -108,7 +108,8 @@ send_dispatch(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t 
 	memcpy(d->args, mt->args, mt->args_len);
 	d->principal = nl_dp_sec_principal_id(io, mt->principal); /* #35: the worker's policy */
 	nl_dp_farm_dispatch(io, t, m, d); /* issue #15 hook: the worker's id of a named command */
-	nl_dp_io_send(io, &msg, w->principal, w->mac, w->ip, w->port); /* #16: its key */
+	/* #16: its key; #34: a farm task's once its DISPATCH record is on disk */
+	nl_dp_farm_send_worker(io, &msg, w->principal, w->mac, w->ip, w->port);
 }
 
 /* Sub-tasks the managers assigned: send each to its machine's worker. */

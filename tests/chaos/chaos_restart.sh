@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Issue #34 items 1 and 2, the journal and idempotent resends, with both cores kept busy. Every
 # run of a command is counted by the command itself (a line in $CT/runs/INDEX):
-#   - the appliance SIGKILLed 2 s into `--array 1-400 --wait mark {} 0.1` and restarted 5 s
-#     later with the same options (same --state-dir), its workers not restarted: nlevel-submit
+#   - the appliance SIGKILLed once 24 tasks of `--array 1-400 --wait mark {} 0.1` ran, and
+#     restarted 5 s later with the same options (same --state-dir), its workers not restarted: nlevel-submit
 #     ends with 400 ok, each index ran exactly once.
 # Usage: chaos_restart.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
 . "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
@@ -31,13 +31,15 @@ up() { # [nlevel options]
 	return 1
 }
 chaos_busy 2
-echo "# two workers of 4 machines each; 400 tasks of 0.1 s; the appliance SIGKILLed 2 s in"
+echo "# two workers of 4 machines each; 400 tasks of 0.1 s; the appliance SIGKILLed mid-batch"
 up
 say "the appliance and two workers up" $?
 chaos_sub --wait --quiet --submit-id 7001 --joblog "$CT/7001.csv" --array 1-400 mark {} 0.1 \
 	>"$CT/7001.out" 2>&1 &
 sp=$!
-sleep 2
+# SIGKILL mid-batch: once 24 indexes ran (2-3 s near idle; not a fixed sleep, so a loaded host
+# cannot kill it before the batch started)
+for i in $(seq 600); do (($(n_ran) >= 24)) && break; sleep 0.1; done
 kill -9 "$CHAOS_APP"; wait "$CHAOS_APP" 2>/dev/null; CHAOS_APP=
 ran_at_kill=$(n_ran)
 echo "# killed with $ran_at_kill indexes run; restart in 5 s"

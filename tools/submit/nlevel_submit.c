@@ -982,6 +982,17 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 			struct task *t;
 
 			got++;
+			if (rnow - last_answer > 3000000000ull) {
+				/* #34: the appliance speaks again after 3 s of silence (it may have
+				 * restarted from its journal): every accepted task without a final
+				 * answer is sent again now, not at its backed-off time */
+				for (uint32_t i = 0; i < next; i++)
+					if (S.t[i].state == T_RUNNING) {
+						S.t[i].t_heard_ns = 0;
+						S.t[i].n_resend = 0;
+					}
+				next_scan = 0;
+			}
 			last_answer = rnow;
 			if (m.type == NL_MSG_ACCEPT || m.type == NL_MSG_REJECT || m.type == NL_MSG_COMPLETE)
 				tid = m.u.reply.task_id;
