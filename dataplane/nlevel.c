@@ -281,6 +281,7 @@ main(int argc, char **argv)
 		.udp_port = 7477,
 		.worker_timeout_s = 2.0,
 		.drain_timeout_s = NL_DEF_DRAIN_TIMEOUT_S,
+		.journal_sync = 2, /* #34: full */
 		.work_scale_s = 1e-5,
 		.inbox = 4096,
 		.pool = 32767,
@@ -506,6 +507,7 @@ main(int argc, char **argv)
 				.run_as = o.run_as,
 				.state_dir = o.state_dir, /* #33 */
 				.drain_timeout_s = o.drain_timeout_s, /* #34 */
+				.journal_sync = o.journal_sync,
 			};
 			struct nl_port_counts pc = { 0 };
 			struct nl_dp_counts c;

@@ -63,6 +63,12 @@ nl_app_usage(FILE *f)
 		"  --state-dir DIR      port mode: the task farm's records (SQLite, WAL), kept\n"
 		"                       across restarts for --status (default /var/lib/nlevel;\n"
 		"                       created if missing; start-up fails if not writable)\n"
+		"  --journal-sync MODE  port mode, the records as a journal (#34): full (default:\n"
+		"                       each pass fsynced, a farm DISPATCH leaves once its record\n"
+		"                       is on disk: no run is repeated after a crash of the\n"
+		"                       appliance or of the host), normal (the same write-ahead,\n"
+		"                       durable across a crash of the appliance, not of the host),\n"
+		"                       off (records only: after a crash a run may be repeated)\n"
 		"  --worker-timeout S   remove a worker silent this long, 0.01..86400 (default 2 s)\n"
 		"  --drain-timeout S    port mode, on SIGTERM: refuse new tasks (REJECT shutdown),\n"
 		"                       answer queued ones REJECT shutdown, wait at most S s for\n"
@@ -128,6 +134,7 @@ const struct option nl_app_long_opts[] = {
 	{ "appliance", required_argument, NULL, 'A' },
 	{ "metrics", required_argument, NULL, 'M' },
 	{ "state-dir", required_argument, NULL, 'S' },
+	{ "journal-sync", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -240,6 +247,19 @@ nl_app_parse_args(int argc, char **argv, struct nl_app_opts *o)
 		case 'A': o->appliance = optarg; break;
 		case 'M': o->metrics = optarg; break;
 		case 'S': o->state_dir = optarg; break;
+		case 'j':
+			if (strcmp(optarg, "full") == 0)
+				o->journal_sync = 2;
+			else if (strcmp(optarg, "normal") == 0)
+				o->journal_sync = 1;
+			else if (strcmp(optarg, "off") == 0)
+				o->journal_sync = 0;
+			else {
+				fprintf(stderr, "nlevel: --journal-sync: want full, normal or off, "
+						"got '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'h': nl_app_usage(stdout); exit(0);
 		default: nl_app_usage(stderr); return -EINVAL;
 		}

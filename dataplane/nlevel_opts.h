@@ -72,6 +72,7 @@ struct nl_app_opts {
 	struct nl_principals *principals;
 	const char *run_as;        /* --user (#16) */
 	const char *state_dir;     /* --state-dir (#33): the task farm's records */
+	int journal_sync;          /* --journal-sync (#34): 2 full (default), 1 normal, 0 off */
 	const char *appliance;     /* --appliance: our part of a split tree (nl_xa.h) */
 	struct nl_xa_cfg *xa;      /* the configuration's [appliance] sections */
 	const char *metrics;       /* --metrics ADDR:PORT (port mode; nl_metrics.h) */

@@ -50,7 +50,8 @@ nl_dp_farm_ctl_init(struct nl_port *io)
 	f->withdraw = calloc(n, 1);
 	if (f->tl_ms == NULL || f->end == NULL || f->withdraw == NULL)
 		return -ENOMEM;
-	rc = nl_farm_rec_open(&f->rec, dir, io->o.ip, io->o.udp_port, err, sizeof(err));
+	rc = nl_farm_rec_open(&f->rec, dir, io->o.ip, io->o.udp_port, io->o.journal_sync == 2, err,
+			      sizeof(err));
 	if (rc != 0) {
 		DP_LOG(ERR, "%s\n", err);
 		fprintf(stderr, "nlevel: %s\n", err);

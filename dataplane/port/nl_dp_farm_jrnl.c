@@ -101,8 +101,9 @@ nl_dp_farm_jrnl_init(struct nl_port *io)
 	f->att = calloc(n_pool, sizeof(*f->att));
 	f->pin_w = calloc(n_pool, sizeof(*f->pin_w));
 	f->pin_m = calloc(n_pool, sizeof(*f->pin_m));
-	f->held = calloc(FARM_HELD, sizeof(*f->held));
-	if (f->att == NULL || f->pin_w == NULL || f->pin_m == NULL || f->held == NULL)
+	f->held = io->o.journal_sync > 0 ? calloc(FARM_HELD, sizeof(*f->held)) : NULL;
+	if (f->att == NULL || f->pin_w == NULL || f->pin_m == NULL ||
+	    (f->held == NULL && io->o.journal_sync > 0))
 		return -ENOMEM;
 	f->pin_until_tsc = rte_rdtsc() + (uint64_t)(grace * (double)rte_get_tsc_hz());
 	if (f->rec == NULL)

@@ -48,7 +48,6 @@ struct nl_farm_rec {
 
 static const char *const schema =
 	"PRAGMA journal_mode=WAL;"
-	"PRAGMA synchronous=FULL;" /* #34: each pass's commit is on disk (group commit) */
 	"CREATE TABLE IF NOT EXISTS batch(submit INTEGER PRIMARY KEY, owner INTEGER NOT NULL,"
 	" t_first_ns INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS task(submit INTEGER NOT NULL, idx INTEGER NOT NULL,"
@@ -290,7 +289,7 @@ mkdirs(const char *dir)
 
 int
 nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_t udp_port,
-		 char *err, size_t errlen)
+		 bool full_sync, char *err, size_t errlen)
 {
 	struct nl_farm_rec *r = calloc(1, sizeof(*r));
 	char path[4200], ipt[INET_ADDRSTRLEN] = "0.0.0.0";
@@ -316,6 +315,9 @@ nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_
 	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 				       SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    sqlite3_exec(r->db, schema, NULL, NULL, NULL) != SQLITE_OK ||
+	    /* #34: FULL: each pass's commit is on disk (a group commit) */
+	    sqlite3_exec(r->db, full_sync ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;",
+			 NULL, NULL, NULL) != SQLITE_OK ||
 	    prep(r, &r->ins_batch, "INSERT OR IGNORE INTO batch(submit, owner, t_first_ns) "
 				   "VALUES(?1, ?2, ?3)") != SQLITE_OK ||
 	    prep(r, &r->accept, "INSERT INTO task(submit, idx, state, attempts, t_accept_ns) "

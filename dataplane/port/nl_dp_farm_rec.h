@@ -90,13 +90,14 @@ struct nl_farm_rec_out {
  * missing, and start the records thread.
  * @param out  The records. @param dir  --state-dir. @param ip  The appliance's IPv4 (network
  * order) and @param udp_port  its UDP port: one database per appliance address.
+ * @param full_sync  #34: synchronous = FULL (each pass's commit fsynced), else NORMAL.
  * @param err  Message on failure [errlen].
  * @return 0; -errno (dir not creatable / not writable, SQLite error: -EIO), err says which.
  * @par Context The I/O lcore, start-up. @par Source SQLite "Write-Ahead Logging"
  * (https://sqlite.org/wal.html); HTCondor's job_queue.log, Slurm's StateSaveLocation.
  */
 int nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_t udp_port,
-		     char *err, size_t errlen);
+		     bool full_sync, char *err, size_t errlen);
 
 /**
  * #34: read the journal back at start: every registered handle in order of its number, every

@@ -80,6 +80,8 @@ struct nl_port_opts {
 	const struct nl_port_ext_ops *ext; /**< scale-out (nl_xa.h), or NULL */
 	const char *state_dir;      /**< #33: the task farm's records (--state-dir); NULL =
 				     *   /var/lib/nlevel */
+	int journal_sync;           /**< #34: --journal-sync: 2 full (fsync per pass, write-ahead
+				     *   DISPATCH), 1 normal (write-ahead, no fsync), 0 off */
 	double drain_timeout_s;     /**< #34: drain on stop: the longest wait for running tasks
 				     *   after SIGTERM [s] (SIGINT: at most 2 s); 0 = none */
 };
