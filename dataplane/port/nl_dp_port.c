@@ -259,6 +259,13 @@ redispatch_from(struct nl_port *io, const uint8_t *gone)
 				sub_settle(io, t, s); /* failed or cancelled (#33): not run again */
 				continue;
 			}
+			if (nl_match_handle(t) != 0) {
+				/* #34: a farm command may have started there (its worker's keeper
+				 * killed it): not run a second time behind the user's back; the
+				 * task fails machine_lost, and --retries makes a numbered attempt */
+				sub_lost(io, t, s);
+				continue;
+			}
 			alt = replace_sub(io, t);
 			if (alt == NO_SLOT) {
 				sub_lost(io, t, s);

@@ -20,8 +20,10 @@ chmod 755 "$CT/mark.sh"
 for w in 1 2; do
 	printf 'command mark = %s {1} {2}\n' "$CT/mark.sh" | chaos_commands $w
 done
-n_ran() { ls "$CT/runs" | wc -l; }
-n_twice() { local f n=0; for f in "$CT"/runs/*; do [[ -f $f ]] && (($(wc -l <"$f") > 1)) && n=$((n + 1)); done; echo $n; }
+# indexes LO..HI that ran (at least once; twice)
+n_ran() { local i n=0; for ((i = ${1:-1}; i <= ${2:-400}; i++)); do [[ -f $CT/runs/$i ]] && n=$((n + 1)); done; echo $n; }
+n_twice() { local i n=0; for ((i = ${1:-1}; i <= ${2:-400}; i++)); do [[ -f $CT/runs/$i ]] && (($(wc -l <"$CT/runs/$i") > 1)) && n=$((n + 1)); done; echo $n; }
+wait_ran() { local i; for i in $(seq 600); do (($(n_ran "$1" "$2") >= $3)) && return 0; sleep 0.1; done; return 1; }
 up() { # [nlevel options]
 	local i
 	[[ -f $CT/app.log ]] && cat "$CT/app.log" >>"$CT/app.all.log"
@@ -39,7 +41,7 @@ chaos_sub --wait --quiet --submit-id 7001 --joblog "$CT/7001.csv" --array 1-400 
 sp=$!
 # SIGKILL mid-batch: once 24 indexes ran (2-3 s near idle; not a fixed sleep, so a loaded host
 # cannot kill it before the batch started)
-for i in $(seq 600); do (($(n_ran) >= 24)) && break; sleep 0.1; done
+wait_ran 1 400 24
 kill -9 "$CHAOS_APP"; wait "$CHAOS_APP" 2>/dev/null; CHAOS_APP=
 ran_at_kill=$(n_ran)
 echo "# killed with $ran_at_kill indexes run; restart in 5 s"
@@ -54,4 +56,46 @@ say "nlevel-submit exits 0" "$([[ $rc == 0 ]]; echo $?)" "got $rc"
 say "400 ok" "$([[ $(field "$out" ok) == 400 ]]; echo $?)" "got ok=$(field "$out" ok)"
 say "every index ran" "$([[ $(n_ran) == 400 ]]; echo $?)" "got $(n_ran)"
 say "no index ran twice" "$([[ $(n_twice) == 0 ]]; echo $?)" "got $(n_twice) twice"
+
+echo "# nlevel-submit SIGKILLed mid-batch (200 tasks of 0.2 s), then --resume --joblog"
+rows() { python3 -c "import csv,sys; print(' '.join(r['index'] for r in csv.DictReader(open(sys.argv[1])) if r['result'] == 'ok'))" "$1"; }
+# not through chaos_sub: $! must be nlevel-submit itself
+nsenter --net="/var/run/netns/$CNS" "$CSUBMIT" --appliance "$CAPP_IP" --wait --quiet \
+	--submit-id 7002 --joblog "$CT/7002.csv" --array 1001-1200 mark {} 0.2 >/dev/null 2>&1 &
+sp=$!
+wait_ran 1001 1200 24
+kill -9 "$sp"
+wait "$sp" 2>/dev/null
+before=$(rows "$CT/7002.csv" | wc -w)
+chaos_sub --wait --quiet --resume --joblog "$CT/7002.csv" --array 1001-1200 mark {} 0.2 \
+	>"$CT/7002.out" 2>&1
+rc=$?
+out=$(cat "$CT/7002.out")
+sed 's/^/# /' "$CT/7002.out" | tail -n 2
+say "--resume after nlevel-submit was killed: exit 0, every index ends ok" \
+	"$([[ $rc == 0 && $(rows "$CT/7002.csv" | tr ' ' '\n' | sort -u | grep -c .) == 200 ]]; echo $?)" \
+	"rc $rc, $before ok before the kill, $(rows "$CT/7002.csv" | tr ' ' '\n' | sort -u | grep -c .) ok at the end"
+say "--resume: every index ran, none twice (tasks still running at the kill are answered, not run again)" \
+	"$([[ $(n_ran 1001 1200) == 200 && $(n_twice 1001 1200) == 0 ]]; echo $?)" \
+	"ran $(n_ran 1001 1200), twice $(n_twice 1001 1200)"
+
+echo "# worker 2 SIGKILLed mid-batch (200 tasks of 0.2 s, no --retries) and restarted"
+chaos_sub --wait --quiet --submit-id 7003 --joblog "$CT/7003.csv" --array 2001-2200 mark {} 0.2 \
+	>"$CT/7003.out" 2>&1 &
+sp=$!
+wait_ran 2001 2200 24
+kill -9 "${CW_PID[2]}"
+wait "${CW_PID[2]}" 2>/dev/null
+CW_PID[2]=
+chaos_start_worker 2
+wait $sp
+rc=$?
+out=$(cat "$CT/7003.out")
+sed 's/^/# /' "$CT/7003.out" | tail -n 2
+ok=$(field "$out" ok) failed=$(field "$out" failed)
+say "worker SIGKILLed: every task answered, ok or failed (machine_lost), none lost" \
+	"$([[ -n $ok && $((ok + failed)) == 200 && $ok -gt 0 ]]; echo $?)" "ok=$ok failed=$failed rc $rc"
+say "worker SIGKILLed: no index ran twice; every ok one ran" \
+	"$([[ $(n_twice 2001 2200) == 0 && $(n_ran 2001 2200) -ge $ok ]]; echo $?)" \
+	"twice $(n_twice 2001 2200), ran $(n_ran 2001 2200), ok $ok"
 nl_tap_done
