@@ -32,6 +32,8 @@
 #                                         (worker-ID@APPLIANCE_IP:PORT) still present
 #                                         (v1 and v2), one per line; empty when none
 #   chaos_has_submit_opt OPT              0 when nlevel-submit's --help offers OPT
+#   chaos_invariant_start / _check        #34: the accounting invariant on every telemetry
+#                                         snapshot while the test runs (a TAP line)
 #   chaos_task_state SUBMIT_ID INDEX      task INDEX's state from the appliance's records
 #                                         (nlevel-submit --status ID --tasks: ok, failed,
 #                                         timeout, cancelled, ...); empty when unknown
@@ -182,6 +184,23 @@ chaos_cg_left() { # worker id
 }
 
 chaos_has_submit_opt() { "$CSUBMIT" --help 2>&1 | grep -q -- "$1"; }
+
+# #34 item 5: the accounting invariant (accepted = completed + failed + in_flight) on every
+# consistent telemetry snapshot, polled every 0.2 s across restarts of the appliance:
+# chaos_invariant_start, then chaos_invariant_check (a TAP line; CHAOS_INV = its figures)
+chaos_invariant_start() {
+	python3 "$CHAOS_SRC/tests/chaos/nl_invariant.py" "$CPFX" 0.2 >"$CT/invariant.out" 2>&1 &
+	CHAOS_INV_PID=$!
+	CHAOS_EXTRA_PIDS+=("$CHAOS_INV_PID")
+}
+chaos_invariant_check() {
+	kill "$CHAOS_INV_PID" 2>/dev/null
+	wait "$CHAOS_INV_PID" 2>/dev/null
+	CHAOS_INV=$(tr '\n' ';' <"$CT/invariant.out")
+	say "the accounting invariant held at every telemetry snapshot (accepted = completed + failed + in_flight)" \
+		"$(grep -q '^polls [0-9]* snapshots [1-9][0-9]* violations 0$' "$CT/invariant.out"; echo $?)" \
+		"$CHAOS_INV"
+}
 
 chaos_task_state() { # submit id, task index
 	chaos_sub --status "$1" --tasks 2>/dev/null | awk -v i="$2" '$1 == i { print $2 }'

@@ -33,6 +33,7 @@ up() { # [nlevel options]
 	return 1
 }
 chaos_busy 2
+chaos_invariant_start
 echo "# two workers of 4 machines each; 400 tasks of 0.1 s; the appliance SIGKILLed mid-batch"
 up
 say "the appliance and two workers up" $?
@@ -98,4 +99,5 @@ say "worker SIGKILLed: every task answered, ok or failed (machine_lost), none lo
 say "worker SIGKILLed: no index ran twice; every ok one ran" \
 	"$([[ $(n_twice 2001 2200) == 0 && $(n_ran 2001 2200) -ge $ok ]]; echo $?)" \
 	"twice $(n_twice 2001 2200), ran $(n_ran 2001 2200), ok $ok"
+chaos_invariant_check
 nl_tap_done
