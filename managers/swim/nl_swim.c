@@ -65,6 +65,7 @@ struct nl_swim {
 	uint64_t probe_timeout_at_ns;
 	uint64_t probe_end_at_ns;
 	uint64_t next_probe_ns;
+	uint64_t next_gossip_ns;
 	uint64_t next_deadline_ns;
 	/* shuffled round-robin order (SWIM §4.3) */
 	uint32_t *order;
@@ -112,6 +113,8 @@ nl_swim_cfg_default(struct nl_swim_cfg *cfg, uint32_t n_members, uint32_t self)
 	cfg->awareness_max = 8;
 	cfg->retransmit_mult = 4;
 	cfg->max_piggyback = NL_SWIM_MAX_UPDATES;
+	cfg->gossip_interval_ns = 200000000ull;
+	cfg->gossip_nodes = 3;
 	cfg->lifeguard = true;
 	cfg->suspicion = true;
 	cfg->seed = 0x5eed5a17ull + self;
@@ -415,6 +418,8 @@ nl_swim_create(const struct nl_swim_cfg *cfg, uint64_t now_ns, struct nl_swim **
 	/* stagger the first probe over one period, as memberlist does */
 	sw->next_probe_ns = now_ns + rng_below(sw, (uint32_t)(cfg->probe_interval_ns / 1000u))
 		* 1000ull;
+	sw->next_gossip_ns = now_ns + rng_below(sw, (uint32_t)(cfg->probe_interval_ns / 1000u))
+		% (cfg->gossip_interval_ns / 1000u + 1u) * 1000ull;
 	sw->next_deadline_ns = sw->next_probe_ns;
 	*out = sw;
 	return 0;
@@ -558,8 +563,34 @@ compute_deadline(struct nl_swim *sw)
 	for (uint32_t i = 0; i < sw->n_susp; i++)
 		if (sw->mem[sw->susp[i]].susp_deadline_ns < d)
 			d = sw->mem[sw->susp[i]].susp_deadline_ns;
+	if (sw->cfg.gossip_interval_ns != 0 && sw->n_pend > 0 && sw->next_gossip_ns < d)
+		d = sw->next_gossip_ns;
 	sw->next_deadline_ns = d;
 	return d;
+}
+
+/* memberlist's gossip: the pending updates to gossip_nodes random non-dead members. */
+static void
+gossip_round(struct nl_swim *sw)
+{
+	uint32_t sent[16];
+	unsigned int want = sw->cfg.gossip_nodes < 16 ? sw->cfg.gossip_nodes : 16, got = 0;
+
+	for (unsigned int tries = 0; tries < 4 * want && got < want && sw->n_pend > 0; tries++) {
+		uint32_t id = rng_below(sw, sw->cfg.n_members);
+		bool dup = id == sw->cfg.self || sw->mem[id].state == NL_SWIM_DEAD;
+		struct nl_swim_msg msg;
+
+		for (unsigned int i = 0; i < got && !dup; i++)
+			dup = sent[i] == id;
+		if (dup)
+			continue;
+		sent[got++] = id;
+		msg.type = NL_SWIM_GOSSIP;
+		msg.target = id;
+		msg.seq = 0;
+		send_msg(sw, id, &msg);
+	}
 }
 
 static void
@@ -594,6 +625,13 @@ nl_swim_tick_st(struct nl_swim *sw, uint64_t now_ns)
 			continue;
 		}
 		break;
+	}
+	if (sw->cfg.gossip_interval_ns != 0 && now_ns >= sw->next_gossip_ns) {
+		if (sw->n_pend > 0)
+			gossip_round(sw);
+		sw->next_gossip_ns += sw->cfg.gossip_interval_ns;
+		if (sw->next_gossip_ns <= now_ns)
+			sw->next_gossip_ns = now_ns + sw->cfg.gossip_interval_ns;
 	}
 	for (unsigned int i = 0; i < NL_SWIM_MAX_RELAYS; i++) {
 		struct swim_relay *r = &sw->relay[i];
@@ -630,7 +668,7 @@ msg_valid(const struct nl_swim *sw, const struct nl_swim_msg *msg)
 {
 	uint32_t n = sw->cfg.n_members;
 
-	if (msg->type < NL_SWIM_PING || msg->type > NL_SWIM_NACK ||
+	if (msg->type < NL_SWIM_PING || msg->type > NL_SWIM_GOSSIP ||
 	    msg->n_upd > NL_SWIM_MAX_UPDATES || msg->from >= n || msg->from == sw->cfg.self ||
 	    msg->target >= n)
 		return false;
@@ -700,6 +738,8 @@ nl_swim_recv_st(struct nl_swim *sw, uint64_t now_ns, const struct nl_swim_msg *m
 			}
 		}
 		break;
+	case NL_SWIM_GOSSIP:
+		break;                   /* its updates are all it carries */
 	case NL_SWIM_NACK:
 		if (sw->probing && !sw->acked && msg->seq == sw->probe_seq &&
 		    msg->target == sw->probe_target && sw->nacks < sw->nacks_expected) {

@@ -25,8 +25,10 @@
  * incarnation number; otherwise, when its suspicion timeout ends, it is DEAD. The timeout is
  * fixed (SWIM) or, with Lifeguard, starts at max and falls towards min as independent members
  * confirm the suspicion (Lifeguard §4.2). Membership updates (alive / suspect / dead, with
- * incarnation) travel piggy-backed on the probe messages, each retransmitted
- * retransmit_mult × ceil(log10(N + 1)) times (SWIM §4.1).
+ * incarnation) travel piggy-backed on the probe messages and, while any is pending, in a
+ * GOSSIP message to gossip_nodes random members every gossip_interval (memberlist's
+ * addition to SWIM), each retransmitted retransmit_mult × ceil(log10(N + 1)) times
+ * (SWIM §4.1).
  *
  * Invariants:
  *  - I1 Time is local. Every deadline is the receiver's now_ns plus a duration; no message
@@ -76,6 +78,7 @@ enum nl_swim_type {
 	NL_SWIM_ACK = 2,      /**< target answered seq (directly, or relayed by from) */
 	NL_SWIM_PING_REQ = 3, /**< from asks the receiver to ping target for it, seq is from's */
 	NL_SWIM_NACK = 4,     /**< relay from got no ACK from target for seq (Lifeguard) */
+	NL_SWIM_GOSSIP = 5,   /**< updates only (memberlist's gossip round; no answer) */
 };
 
 /** One membership update (SWIM §4.2 alive / suspect / confirm). */
@@ -126,6 +129,9 @@ struct nl_swim_cfg {
 	unsigned int awareness_max;  /**< LHM upper bound (memberlist 8, Lifeguard) */
 	unsigned int retransmit_mult; /**< an update goes out mult·ceil(log10(N+1)) times (4) */
 	unsigned int max_piggyback;  /**< updates per message, <= NL_SWIM_MAX_UPDATES (8) */
+	uint64_t gossip_interval_ns; /**< pending updates also go to gossip_nodes members every
+	                              *   this [ns] (memberlist 200 ms); 0: piggy-back only (SWIM) */
+	unsigned int gossip_nodes;   /**< members per gossip round (memberlist 3) */
 	bool lifeguard;              /**< LHM, nacks, dynamic suspicion, buddy (default true) */
 	bool suspicion;              /**< false: a failed probe is DEAD at once (plain SWIM §3) */
 	uint64_t seed;               /**< probe order and helper choice (xorshift64*) */
@@ -155,7 +161,8 @@ struct nl_swim;
 /**
  * Fill @p cfg with memberlist's DefaultLANConfig (the Lifeguard paper's implementation):
  * T' = 1 s, probe timeout 500 ms, k = 3, suspicion_mult 4, suspicion_max_mult 6,
- * awareness_max 8, retransmit_mult 4, 8 updates per message, Lifeguard and suspicion on.
+ * awareness_max 8, retransmit_mult 4, gossip every 200 ms to 3 members, 8 updates per
+ * message, Lifeguard and suspicion on.
  * @param cfg  Output. Not NULL. send / on_change / ctx are left NULL.
  * @param n_members  N. @param self  This member's id.
  * @par Context  Any thread; pure.
