@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "nl_swimnet.h"
+#include "nl_version.h"
 
 #define S_NS 1000000000ull
 #define MS_NS 1000000ull
@@ -236,6 +237,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "bad options\n");
 		return 2;
 	}
+	printf("# nlevel-swim-sim %s n=%u nmax=%u trials=%u seconds=%llu paused=%u pause_ms=%llu "
+		"every_ms=%llu loss=%.3f seed=%llu git=%s (memberlist DefaultLANConfig)\n", argv[1],
+		o.n, o.nmax, o.trials, (unsigned long long)o.seconds, o.paused,
+		(unsigned long long)o.pause_ms, (unsigned long long)o.every_ms, o.loss,
+		(unsigned long long)o.seed, NL_GIT_DESCRIBE);
 	if (strcmp(argv[1], "loss") == 0)
 		rc = run_loss(&o);
 	else if (strcmp(argv[1], "pause") == 0)
