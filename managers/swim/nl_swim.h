@@ -181,7 +181,7 @@ void nl_swim_cfg_default(struct nl_swim_cfg *cfg, uint32_t n_members, uint32_t s
  */
 int nl_swim_create(const struct nl_swim_cfg *cfg, uint64_t now_ns, struct nl_swim **out);
 
-/** Free an instance (NULL is fine). @par Context  Owner. */
+/** Free an instance (NULL is fine). @par Context  Owner, control thread. @par Source  — */
 void nl_swim_free(struct nl_swim *sw);
 
 /**
@@ -191,14 +191,16 @@ void nl_swim_free(struct nl_swim *sw);
  * @param sw  Instance. @param now_ns  Owner's monotonic clock [ns] (I1).
  * @return The next time [ns] it wants to be called (earlier calls are harmless).
  * @par Context  Owner (_st); no allocation; calls cfg.send / cfg.on_change.
- *               Cost O(due events · N / 64) (piggy-back choice scans the pending updates).
+ *               Cost per message sent O(max_piggyback · pending updates); O(N) per indirect
+ *               probe (helper choice) and O(suspects + NL_SWIM_MAX_RELAYS) per call.
  * @par Source   SWIM §3, §4.2, §4.3; Lifeguard §4.1, §4.2.
  */
 uint64_t nl_swim_tick_st(struct nl_swim *sw, uint64_t now_ns);
 
 /**
- * Earliest pending deadline [ns] (what nl_swim_tick_st() last returned, updated by
- * nl_swim_recv_st()). @par Context  Owner. @par Source  —
+ * Earliest pending deadline [ns] on the owner's clock (what nl_swim_tick_st() last returned,
+ * updated by nl_swim_recv_st()); the host calls nl_swim_tick_st() then, or earlier.
+ * @return Time [ns]. @par Context  Owner; pure read. @par Source  —
  */
 uint64_t nl_swim_next_deadline(const struct nl_swim *sw);
 
@@ -215,10 +217,12 @@ uint64_t nl_swim_next_deadline(const struct nl_swim *sw);
  */
 int nl_swim_recv_st(struct nl_swim *sw, uint64_t now_ns, const struct nl_swim_msg *msg);
 
-/** @return @p id's state in this view (DEAD for an unknown id). @par Context Owner. */
+/** @return @p id's state in this view (DEAD for an unknown id).
+ * @par Context  Owner; pure read. @par Source  SWIM §4.2 (alive / suspect / confirmed). */
 enum nl_swim_state nl_swim_state_of(const struct nl_swim *sw, uint32_t id);
 
-/** @return @p id's known incarnation (0 for an unknown id). @par Context Owner. */
+/** @return @p id's known incarnation (0 for an unknown id).
+ * @par Context  Owner; pure read. @par Source  SWIM §4.2. */
 uint32_t nl_swim_incarnation_of(const struct nl_swim *sw, uint32_t id);
 
 /**
@@ -236,7 +240,8 @@ unsigned int nl_swim_lhm(const struct nl_swim *sw);
  */
 uint64_t nl_swim_suspicion_timeout_ns(const struct nl_swim *sw, unsigned int confirmations);
 
-/** @return the counters. @par Context Owner. */
+/** @return the counters (valid while @p sw lives). @par Context  Owner; pure read.
+ * @par Source  — */
 const struct nl_swim_stats *nl_swim_stats(const struct nl_swim *sw);
 
 #ifdef __cplusplus
