@@ -8,6 +8,9 @@
  *   nlevel-swim-sim pause  [--n 32] [--seconds 600] [--paused C] [--pause-ms 3000]
  *                          [--every-ms 10000] [--loss P] [--seed S]
  *       false positives while C members are paused (SIGSTOP-like) pause-ms in every every-ms
+ *   nlevel-swim-sim partition [--n 3] [--trials 20] [--seed S]
+ *       members 0 .. n/2-1 cut from the rest for 1, 2, ... 10 s: how many trials declared
+ *       anyone dead (a cut longer than the suspicion timeout is, by design, a death)
  *   nlevel-swim-sim detect [--nmax 1024] [--trials 5] [--seed S]
  *       detection time of one crashed member vs N = 8, 16, ... nmax
  *
@@ -147,6 +150,45 @@ run_pause(const struct opts *o)
 }
 
 static int
+run_partition(const struct opts *o)
+{
+	printf("mode,n,cut_s,trials,trials_with_false_death,false_death_events\n");
+	for (uint64_t cut = 1; cut <= 10; cut++)
+		for (unsigned int m = 1; m < 3; m++) {
+			unsigned int hit = 0;
+			uint64_t ev = 0;
+
+			for (uint32_t t = 0; t < o->trials; t++) {
+				struct nl_swimnet_cfg c;
+				struct nl_swimnet *net;
+				uint64_t at = 20 * S_NS + (o->seed + t * 7777) % 1000 * MS_NS;
+				int rc;
+
+				base_cfg(&c, o->n, m, o->loss, o->seed + 100 * cut + t);
+				rc = nl_swimnet_create(&c, &net);
+				if (rc != 0)
+					return rc;
+				rc = nl_swimnet_partition(net, (UINT64_C(1) << (o->n / 2)) - 1, at,
+					at + cut * S_NS);
+				if (rc != 0) {
+					nl_swimnet_free(net);
+					return rc;
+				}
+				nl_swimnet_run(net, at + cut * S_NS + 60 * S_NS);
+				hit += nl_swimnet_res(net)->fp_dead_healthy > 0;
+				ev += nl_swimnet_res(net)->fp_dead_healthy;
+				nl_swimnet_free(net);
+			}
+			printf("%s,%u,%llu,%u,%u,%llu\n", modes[m].name, o->n,
+				(unsigned long long)cut, o->trials, hit, (unsigned long long)ev);
+			fflush(stdout);
+		}
+	printf("SUMMARY experiment=partition n=%u trials=%u loss=%.2f seed=%llu\n", o->n,
+		o->trials, o->loss, (unsigned long long)o->seed);
+	return 0;
+}
+
+static int
 run_detect(const struct opts *o)
 {
 	printf("mode,n,trials,first_suspect_s,first_dead_s,all_dead_s,undetected\n");
@@ -202,7 +244,7 @@ main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s loss|pause|detect [--n N] [--nmax N] [--trials T] "
+		fprintf(stderr, "usage: %s loss|pause|partition|detect [--n N] [--nmax N] [--trials T] "
 			"[--seconds S] [--paused C] [--pause-ms MS] [--every-ms MS] [--loss P] "
 			"[--seed S]\n", argv[0]);
 		return 2;
@@ -248,6 +290,8 @@ main(int argc, char **argv)
 		rc = run_pause(&o);
 	else if (strcmp(argv[1], "detect") == 0)
 		rc = run_detect(&o);
+	else if (strcmp(argv[1], "partition") == 0)
+		rc = (o.n <= 64) ? run_partition(&o) : -EINVAL;
 	else {
 		fprintf(stderr, "unknown experiment %s\n", argv[1]);
 		return 2;

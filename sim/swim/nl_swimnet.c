@@ -43,6 +43,8 @@ struct nl_swimnet {
 	uint64_t order;
 	uint64_t now_ns;
 	uint64_t rng;
+	uint64_t cut_mask;        /* nl_swimnet_partition() */
+	uint64_t cut_from_ns, cut_to_ns;
 };
 
 static uint64_t
@@ -150,6 +152,9 @@ net_send(void *ctx, uint32_t to, const struct nl_swim_msg *msg)
 	net->res.msgs++;
 	if (net->cfg.loss > 0 && rnd01(net) < net->cfg.loss)
 		return 0;
+	if (net->now_ns >= net->cut_from_ns && net->now_ns < net->cut_to_ns && nd->id < 64 &&
+	    to < 64 && (((net->cut_mask >> nd->id) ^ (net->cut_mask >> to)) & 1u) != 0)
+		return 0;                /* sent across the cut */
 	e.t_ns = net->now_ns + net->cfg.delay_min_ns;
 	if (net->cfg.delay_max_ns > net->cfg.delay_min_ns)
 		e.t_ns += rnd(net) % (net->cfg.delay_max_ns - net->cfg.delay_min_ns + 1);
@@ -290,6 +295,18 @@ nl_swimnet_pause(struct nl_swimnet *net, uint32_t id, uint64_t from_ns, uint64_t
 	e.kind = EV_RESUME;
 	e.t_ns = to_ns;
 	return rc != 0 ? rc : push(net, &e);
+}
+
+int
+nl_swimnet_partition(struct nl_swimnet *net, uint64_t side_mask, uint64_t from_ns,
+	uint64_t to_ns)
+{
+	if (to_ns <= from_ns || net->cfg.n > 64)
+		return -EINVAL;
+	net->cut_mask = side_mask;
+	net->cut_from_ns = from_ns;
+	net->cut_to_ns = to_ns;
+	return 0;
 }
 
 static void

@@ -68,6 +68,15 @@ int nl_swimnet_crash(struct nl_swimnet *net, uint32_t id, uint64_t at_ns);
  * @return 0; -EINVAL; -ENOMEM. */
 int nl_swimnet_pause(struct nl_swimnet *net, uint32_t id, uint64_t from_ns, uint64_t to_ns);
 
+/**
+ * Cut the network in two over [from_ns, to_ns): every message between a member whose bit is
+ * set in @p side_mask (members 0..63) and one whose bit is clear is lost. One cut at a time.
+ * A member on either side is healthy: a DEAD about it is a false death.
+ * @return 0; -EINVAL. @par Context  Simulator, before run. @par Source  —
+ */
+int nl_swimnet_partition(struct nl_swimnet *net, uint64_t side_mask, uint64_t from_ns,
+	uint64_t to_ns);
+
 /** Run until @p until_ns of virtual time. @par Context  Simulator. */
 void nl_swimnet_run(struct nl_swimnet *net, uint64_t until_ns);
 

@@ -675,6 +675,27 @@ test_net_long_pause_is_death_then_rejoin(uint64_t seed)
 	nl_swimnet_free(net);
 }
 
+static void
+test_net_short_partition_is_not_death_thanks_to_the_buddy_system(uint64_t seed)
+{
+	uint64_t fp[2];
+
+	for (int lg = 0; lg < 2; lg++) {
+		struct nl_swimnet *net = net_mk(3, lg, 0, seed);
+
+		nl_swimnet_partition(net, 1u, 20 * S_NS, 22 * S_NS);
+		nl_swimnet_run(net, 80 * S_NS);
+		fp[lg] = nl_swimnet_res(net)->fp_dead_healthy;
+		nl_swimnet_free(net);
+	}
+	/* without the buddy system the suspicion's few retransmissions are all lost in the cut,
+	 * the suspect never hears of it, cannot refute, and is declared dead after 4 s */
+	nl_tap_ok(fp[1] == 0 && fp[0] > 0,
+		"3 members, a 2 s cut (below the 4 s suspicion): Lifeguard declares nobody dead "
+		"(%llu), SWIM without the buddy system does (%llu)", (unsigned long long)fp[1],
+		(unsigned long long)fp[0]);
+}
+
 int
 main(void)
 {
@@ -705,5 +726,6 @@ main(void)
 	test_net_lifeguard_cuts_false_positives_under_loss(seed);
 	test_net_short_pause_is_not_death(seed);
 	test_net_long_pause_is_death_then_rejoin(seed);
+	test_net_short_partition_is_not_death_thanks_to_the_buddy_system(seed);
 	return nl_tap_done();
 }
