@@ -42,6 +42,9 @@ while not stop:
             time.sleep(poll)  # the appliance stopped (or restarts): wait for the next one
         time.sleep(poll)
         continue
+    if not isinstance(d, dict):  # not serving yet (or any more): no counters to check
+        time.sleep(poll)
+        continue
     polls += 1
     if d.get("snapshot") == 1:
         snaps += 1
