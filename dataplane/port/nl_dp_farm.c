@@ -453,7 +453,7 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 		send_to(io, a, &r);
 		return false;
 	}
-	if (rte_rdtsc() < f->pin_until_tsc && f->n_h > 1 &&
+	if (fs->handle < f->n_h_restored && rte_rdtsc() < f->pin_until_tsc &&
 	    (f->tab == NULL || fs->handle >= f->tab->n_h || f->tab->ent[fs->handle].n_elig == 0)) {
 		/* #34: just restarted with handles of the journal, and no machine for this one
 		 * has joined again yet: "later", not "no machine" (the client backs off) */

@@ -143,6 +143,7 @@ nl_dp_farm_jrnl_init(struct nl_port *io)
 		}
 	}
 	free(c.t);
+	f->n_h_restored = f->n_h;
 	if (c.n_h + c.n_h_bad + f->jr_n > 0)
 		DP_LOG(NOTICE, "journal read back: %u handles (%u refused), %u tasks running on "
 			       "workers at the last stop (asked of their workers when resent), %u "

@@ -132,6 +132,7 @@ struct nl_dp_farm {
 	uint32_t cur_pin_w;        /* of the FSUBMIT being admitted */
 	uint16_t cur_pin_m;
 	uint64_t pin_until_tsc;    /* pinned runs wait this long for their worker to rejoin */
+	uint32_t n_h_restored;     /* handles 1..n_h_restored-1 came from the journal */
 	uint64_t n_jr_answered, n_jr_pinned, n_jr_unpinned; /* telemetry */
 	struct farm_held *held;    /* [FARM_HELD] ring: DISPATCHes (and KILLs behind them) held
 				    * until their record is on disk (write-ahead) */

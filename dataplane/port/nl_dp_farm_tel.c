@@ -57,6 +57,11 @@ tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "commands", f->n_names);
 	rte_tel_data_add_dict_u64(d, "match_rebuilds", nl_atomic_load_relaxed(&f->n_rebuilds));
 	rte_tel_data_add_dict_u64(d, "resent", nl_atomic_load_relaxed(&f->n_resent));
+	/* #34: the journal */
+	rte_tel_data_add_dict_u64(d, "journal_answered", nl_atomic_load_relaxed(&f->n_jr_answered));
+	rte_tel_data_add_dict_u64(d, "journal_pinned", nl_atomic_load_relaxed(&f->n_jr_pinned));
+	rte_tel_data_add_dict_u64(d, "journal_unpinned", nl_atomic_load_relaxed(&f->n_jr_unpinned));
+	rte_tel_data_add_dict_u64(d, "journal_held_full", nl_atomic_load_relaxed(&f->n_held_full));
 	struct rte_tel_data *ids = rte_tel_data_alloc();
 
 	if (ids == NULL)

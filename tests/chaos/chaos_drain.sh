@@ -85,6 +85,7 @@ stop_four() { # ID STOP_APP_ARGS...
 # --- SIGTERM mid-batch: 8 running, 16 waiting ---
 up --drain-timeout 20 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 chaos_sub --wait --quiet --submit-id 501 --joblog "$CT/a.csv" --array 1-24 mark {} 12 >"$CT/a.out" 2>&1 &
 SUBPID=$!
 wait_runs 8
@@ -154,4 +155,5 @@ echo "# TERM, 1 s, INT: drain ${d4:-?} s, process exit $STOP_RC after $STOP_MS m
 say "a second signal 1 s into a 60 s drain stops at once (its drain under 10 s), 4 answered shutdown" \
 	"$([[ $STOP_RC == 0 ]] && lt "$d4" 10 && [[ $rc == 1 && $(field "$sout" shutdown) == 4 && $gone == 0 ]]; echo $?)" \
 	"exit $STOP_RC after $STOP_MS ms; rc $rc: $sout; left: $CHAOS_LEFT"
+chaos_invariant_check
 nl_tap_done

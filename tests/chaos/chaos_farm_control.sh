@@ -24,6 +24,7 @@ for w in 1 2; do
 done
 chaos_wait_joined 2 3 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 field() { sed -n "s/.*[ ^]$2=\([0-9.]*\).*/\1/p" <<<"$1" | tail -n 1; }
 
 # --- --time ---
@@ -137,4 +138,5 @@ chaos_wait_joined 2 3
 out=$(chaos_sub --wait --array 1-1 no_such_cmd 2>&1)
 say "an unknown command's error lists the commands the workers offer" \
 	"$([[ $out == *"offered: "*nap* ]]; echo $?)" "$out"
+chaos_invariant_check
 nl_tap_done

@@ -19,6 +19,7 @@ for w in 1 2; do
 done
 chaos_wait_joined 2 2 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 
 place() { # name, extra nlevel-submit options
 	local name=$1 t0 t1 el span most n_ok spread
@@ -79,4 +80,5 @@ say "appliance and workers held 5 s (SIGSTOP), the workers 1 s longer: none remo
 	"rc $rc, workers_left $left0 -> $(chaos_tel_key /nlevel/stats workers_left): $(tail -n 2 "$CT/held.out") | $(grep -e left -e held "$CT/app.log" | tail -n 4)"
 
 say "the appliance still serves" "$(kill -0 "$CHAOS_APP"; echo $?)" "$(tail -n 5 "$CT/app.log")"
+chaos_invariant_check
 nl_tap_done

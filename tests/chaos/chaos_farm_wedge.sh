@@ -30,6 +30,7 @@ workers() { # [worker options]
 chaos_start_app --worker-timeout 10
 workers || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 
 chaos_sub --quiet --submit-id 401 --array 1-1 nap "$LONG" >/dev/null 2>&1
 sleep 1
@@ -82,4 +83,5 @@ say "principals: bob (no long task) keeps his share: his makespan <= 0.9 x alice
 as alice --cancel 411 >/dev/null 2>&1
 chaos_gone "sleep $LONG" 10
 say "alice's long task cancelled by alice: nothing left" $? "$CHAOS_LEFT"
+chaos_invariant_check
 nl_tap_done

@@ -18,6 +18,7 @@ SRC=${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/chaos/chaos_lib.sh"
 chaos_init ct "$1" "$2" "$3"
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 
 # the commands (scripts the test writes; sleep durations mark each scenario's processes)
 cat >"$CT/bg_setsid.sh" <<'EOF'
@@ -182,4 +183,5 @@ say "worker + keeper killed: their sleeps survive in stale cgroups; the restarte
 	"$([[ $n_before -ge 3 && $n_mid -ge 3 && -n $keeper && $stale -ge 1 && $left == 0 ]] &&
 		grep -q "[1-9][0-9]* stale removed" "$CT/w2.log"; echo $?)" \
 	"before $n_before, after the kills $n_mid (keeper '$keeper'), $stale stale cgroups, left $(grep -c . <<<"$CHAOS_LEFT"); $(grep stale "$CT/w2.log" | tail -1); $(cat "$CT/702.out")"
+chaos_invariant_check
 nl_tap_done

@@ -44,6 +44,7 @@ v2_cleanup() {
 }
 trap v2_cleanup EXIT
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 
 cat >"$CT/bg_setsid.sh" <<'EOF'
 #!/bin/sh
@@ -217,4 +218,5 @@ say "a second worker of the same id leaves the first one's cgroups alone and say
 	"$(grep -q "another worker with id $CID3 of this appliance runs on this host" "$CT/w3b.log" &&
 		kill -0 "${CW_PID[3]}" && [[ -n $(chaos_cg_left $CID3) ]]; echo $?)" \
 	"$(cat "$CT/w3b.log")"
+chaos_invariant_check
 nl_tap_done

@@ -12,6 +12,7 @@ SHIM=$4
 . "$SRC/tests/chaos/chaos_lib.sh"
 chaos_init dr "$1" "$2" "$3"
 chaos_busy 2
+chaos_invariant_start # #34 item 5
 chaos_commands 1 <<EOF
 command t = /bin/true
 EOF
@@ -31,4 +32,5 @@ wait "${CW_PID[1]}"
 line=$(grep -o "bye after .*" "$CT/w1.log")
 say "the worker counts the retried sends and lost none" \
 	"$([[ $line =~ ([1-9][0-9]*)\ sends\ retried,\ 0\ not\ sent ]]; echo $?)" "$line"
+chaos_invariant_check
 nl_tap_done
