@@ -763,6 +763,7 @@ nl_dp_farm_fini(struct nl_port *io)
 
 	if (f == NULL)
 		return;
+	nl_dp_farm_jrnl_stop(io); /* #34 */
 	/* the manager lcores have stopped: nobody reads the table any more */
 	__atomic_store_n(&nl_match_src.tab, NULL, __ATOMIC_RELEASE);
 	nl_match_src.h_by_aux = NULL;

@@ -363,3 +363,23 @@ nl_dp_farm_jrnl_release(struct nl_port *io)
 	}
 	return n;
 }
+
+void
+nl_dp_farm_jrnl_stop(struct nl_port *io)
+{
+	struct nl_dp_farm *f = io->farm;
+
+	/* at the stop: a held DISPATCH's task was answered already (shutdown) and is not sent;
+	 * a KILL behind it goes (a KILL of a sub-task a worker does not hold is counted there) */
+	for (; f != NULL && f->n_held > 0; f->n_held--) {
+		struct farm_held *h = &f->held[f->held_head];
+
+		if (h->type == NL_MSG_KILL) {
+			struct nl_msg m = { .type = NL_MSG_KILL };
+
+			m.u.farm.kill = h->u.k;
+			nl_dp_io_send(io, &m, h->principal, h->mac, h->ip, h->port);
+		}
+		f->held_head = (f->held_head + 1) % FARM_HELD;
+	}
+}

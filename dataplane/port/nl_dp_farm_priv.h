@@ -228,6 +228,8 @@ int nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m);
 void nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h);
 /* release: send the held frames whose records are on disk, in order (how many) */
 unsigned int nl_dp_farm_jrnl_release(struct nl_port *io);
+/* stop: the held KILLs go, the held DISPATCHes (their tasks answered already) do not */
+void nl_dp_farm_jrnl_stop(struct nl_port *io);
 /* nl_dp_farm.c: register handle h again (journal replay): 0, or -1 (refused, logged) */
 int nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req,
 			      const char *rank, uint32_t principal);
