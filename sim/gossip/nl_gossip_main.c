@@ -639,6 +639,7 @@ wait_runs(struct pool *p)
 /* Mean utilization (and other figures) over the replicas of (exp, i, j, sys). */
 struct agg {
 	double util, age, cycle, rec;
+	double gap; /* idle core time per job started [s] (after warm-up) */
 	double recs_per_x; /* gossip records per exchange (library engine; NAN with the sweep) */
 	unsigned int n;
 };
@@ -660,6 +661,7 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.age += t->sr.info_age_s;
 		a.cycle += t->sr.cycle_s;
 		a.rec += t->sr.rec_cost_s;
+		a.gap += t->sr.idle_gap_s;
 		x += t->sr.exchanges;
 		r += t->sr.recs_sent;
 		lib |= t->sc.view == NL_GSCHED_VIEW_LIBRARY;
@@ -670,6 +672,7 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.age /= a.n;
 		a.cycle /= a.n;
 		a.rec /= a.n;
+		a.gap /= a.n;
 	}
 	a.recs_per_x = lib && x > 0 ? (double)r / (double)x : NAN;
 	return a;
@@ -819,19 +822,21 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		if (f == NULL)
 			return -errno;
 		fprintf(f, "nodes,util_central,util_gossip,ratio,age_central_s,age_gossip_s,"
-			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange\n");
+			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange,"
+			   "gap_central_s,gap_gossip_s\n");
 		for (unsigned int i = 0; i < g->n_t1; i++) {
 			struct agg c = agg_sched(p, E_T1, i, 0, NL_GSCHED_CENTRAL);
 			struct agg q = agg_sched(p, E_T1, i, 0, NL_GSCHED_GOSSIP);
 			unsigned int n = (unsigned int)g->t1_nodes[i];
 
-			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f\n", n, c.util,
-				q.util, c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
-				c.n ? c.n : q.n, q.recs_per_x);
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f,%.1f,%.1f\n", n,
+				c.util, q.util, c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle,
+				c.rec, c.n ? c.n : q.n, q.recs_per_x, c.n ? c.gap : NAN,
+				q.n ? q.gap : NAN);
 			if (c.n)
-				summ(o, "util_central_%u=%.4f", n, c.util);
+				summ(o, "util_central_%u=%.4f gap_central_%u=%.0f", n, c.util, n, c.gap);
 			if (q.n)
-				summ(o, "util_gossip_%u=%.4f", n, q.util);
+				summ(o, "util_gossip_%u=%.4f gap_gossip_%u=%.0f", n, q.util, n, q.gap);
 		}
 		fclose(f);
 		gp_head(o, "table1.png", "Table 1: mean utilization, central manager vs gossip",

@@ -981,6 +981,8 @@ ev_ask(struct sim *s, const struct ev *e)
 		hist_add(nd, s->now, (int8_t)k);
 		heap_push(s, s->now + e->x, EV_JOB_END, e->a, nd->inc, 0, 0);
 		s->res->started++;
+		if (s->now > s->c->warmup_s)
+			s->res->started_meas++;
 		central_changed(s, e->a);
 	} else if (nd->st == ST_DOWN) {
 		back = s->c->ask_timeout_s; /* no answer: the scheduler times out */
@@ -1404,6 +1406,8 @@ nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res)
 	}
 	account(&s, c->horizon_s);
 	res->util = s.live_int > 0 ? s.busy_int / s.live_int : 0;
+	res->idle_gap_s = res->started_meas > 0 ?
+				  (s.live_int - s.busy_int) / (double)res->started_meas : NAN;
 	double as = 0;
 	uint64_t an = 0;
 
