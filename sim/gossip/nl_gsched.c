@@ -375,8 +375,13 @@ sweep_ring(struct sim *s, unsigned int k)
 		live += i >= s->n || s->nd[i].st == ST_UP;
 	}
 	g[dst] = now;
+	/* newest first: ring slot (ct_head + j) mod ct_cap for j = ct_n - 1 ... 0, walked with a
+	 * wrapping index (no division per contact) */
+	size_t slot = (s->ct_head + s->ct_n) % s->ct_cap;
+
 	for (size_t j = s->ct_n; j-- > 0;) {
-		const struct nl_gsched_contact *ct = &s->ct[(s->ct_head + j) % s->ct_cap];
+		slot = slot == 0 ? s->ct_cap - 1 : slot - 1;
+		const struct nl_gsched_contact *ct = &s->ct[slot];
 		double t1 = ct->t_s + ct->lat_s, t2 = ct->t_s + 2 * (double)ct->lat_s;
 
 		if (ct->t_s < now - c->lifetime_s)
