@@ -50,7 +50,7 @@ rc=$?
 say "a small configuration with every experiment runs" "$rc" "$out"
 s=$(grep '^SUMMARY' <<<"$out")
 miss=""
-for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
+for k in util_central_10 util_gossip_40 gap_central_10 gap_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
 	rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
 	nat50_share nat50_share_f1 share_paperrule_f1_20 t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
@@ -62,6 +62,13 @@ for f in table1 rounds fig6 fig7 fig8 table2 fig9 sensitivity; do
 	[ -s "$D/a/$f.csv" ] || { ok=1; echo "# no $f.csv"; }
 done
 say "every experiment wrote its CSV" $ok
+# table1.csv's waits agree with its utilizations: u = L / (L + wait), L = 45 min (the default
+# job length); a run of 6 h has boundary effects, hence 0.02
+awk -F, '!/^#/ && $1 != "nodes" { for (c = 2; c <= 3; c++) { w = $(c == 2 ? 11 : 12);
+	d = $c - 2700 / (2700 + w); if (d > 0.02 || d < -0.02) bad = 1; n++ } }
+	END { exit bad || n != 4 }' "$D/a/table1.csv"
+say "table1.csv: each wait gives its utilization (u = L / (L + wait))" $? \
+	"$(tail -n 2 "$D/a/table1.csv" | tr '\n' ' ')"
 if command -v gnuplot >/dev/null; then
 	ok=0
 	for f in table1 fig6 fig7 fig8 table2 fig9 sensitivity; do
