@@ -50,8 +50,8 @@ rc=$?
 say "a small configuration with every experiment runs" "$rc" "$out"
 s=$(grep '^SUMMARY' <<<"$out")
 miss=""
-for k in util_central_10 util_gossip_40 gap_central_10 gap_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
-	rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
+for k in util_central_10 util_gossip_40 gap_central_10 gap_gossip_40 \
+	rounds_pp_100 rounds_push_100 rounds_pp_f1_100 rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
 	nat50_share nat50_share_f1 share_paperrule_f1_20 t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
 	grep -q " $k=" <<<"$s" || miss="$miss $k"
