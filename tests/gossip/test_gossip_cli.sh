@@ -122,6 +122,14 @@ if command -v gnuplot >/dev/null; then
 		! grep -q "gnuplot failed" <<<"$o"
 	say "sensitivity without a crossover in range still draws its PNG" $? "status $r: $o"
 fi
+# node_days_max caps a large pool's simulated time (6 h a day here): 10 nodes keep the 6 h,
+# 40 nodes get 9 / 40 days = 5.4 h, 100 nodes the floor (1 h warm-up + 4 jobs of 60 min)
+printf '[gossip]\nseed = 1\ndays = 0.25\nwarmup_h = 1\nnode_days_min = 1\nnode_days_max = 9\n[table1]\nnodes = 10, 40, 100\nsystems = central\n' >"$D/cap.ini"
+o=$("$SIM" -q -c "$D/cap.ini" -o "$D/cap" 2>&1)
+r=$?
+[ $r = 0 ] && [ "$(awk -F, '!/^#/ && $1 != "nodes" { printf "%s:%s ", $1, $13 }' "$D/cap/table1.csv")" = "10:6.0 40:5.4 100:5.0 " ]
+say "node_days_max: 6 h at 10 nodes, 5.4 h at 40, the 5 h floor at 100 (table1.csv sim_h)" $? \
+	"status $r: $(tail -n 3 "$D/cap/table1.csv" 2>&1 | tr '\n' ' ')"
 printf '[gossip]\nseed = 1\n' >"$D/none.ini"
 o=$("$SIM" -q -c "$D/none.ini" -o "$D/y" 2>&1)
 r=$?
