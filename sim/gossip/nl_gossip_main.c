@@ -88,6 +88,7 @@ struct gcfg {
 	uint64_t seed;
 	unsigned int threads;
 	double days, node_days_min;
+	double node_days_max; /* large pools: simulated node-days cap (0: none) */
 	bool match_auto;
 	char *job_ad;
 	bool on[E_N];
@@ -238,6 +239,7 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	    (rc = get_d(cfg, s, "days", &g->days, 0.01, 365)) < 0 ||
 	    (rc = get_d(cfg, s, "warmup_h", &warm_h, 0, 24 * 365)) < 0 ||
 	    (rc = get_d(cfg, s, "node_days_min", &g->node_days_min, 0, 1e7)) < 0 ||
+	    (rc = get_d(cfg, s, "node_days_max", &g->node_days_max, 0, 1e9)) < 0 ||
 	    (rc = get_d(cfg, s, "period_s", &b->period_s, 0.001, 86400)) < 0 ||
 	    (rc = get_d(cfg, s, "lifetime_s", &b->lifetime_s, 0.001, 1e7)) < 0 ||
 	    (rc = get_u(cfg, s, "fanout", &b->fanout, 1, NL_GOSSIP_MAX_FANOUT)) < 0 ||
@@ -521,13 +523,24 @@ add_sched(struct pool *p, const struct gcfg *g, unsigned int exp, unsigned int i
 	  const struct nl_gsched_cfg *c)
 {
 	unsigned int r = replicas(g, c->n_nodes);
+	double horizon_s = c->horizon_s;
 
+	/* large pools: no more than node_days_max node-days, but at least the warm-up and four
+	 * of the longest jobs measured (steady state: utilization over many job lengths) */
+	if (g->node_days_max > 0) {
+		double cap_s = g->node_days_max / c->n_nodes * 86400,
+		       floor_s = c->warmup_s + 4 * c->job_max_s;
+
+		cap_s = cap_s > floor_s ? cap_s : floor_s;
+		horizon_s = cap_s < horizon_s ? cap_s : horizon_s;
+	}
 	for (unsigned int k = 0; k < r; k++) {
 		struct task *t = add_task(p, T_SCHED, exp, i, j);
 
 		if (t == NULL)
 			return -ENOMEM;
 		t->sc = *c;
+		t->sc.horizon_s = horizon_s;
 		/* the same seed for both systems at one point: the same nodes and network */
 		t->sc.seed = mix(g->seed, exp, c->n_nodes, k);
 	}
@@ -639,6 +652,8 @@ wait_runs(struct pool *p)
 /* Mean utilization (and other figures) over the replicas of (exp, i, j, sys). */
 struct agg {
 	double util, age, cycle, rec;
+	double gap; /* idle core time per job started [s] (after warm-up) */
+	double sim_s; /* simulated time of one run [s] */
 	double recs_per_x; /* gossip records per exchange (library engine; NAN with the sweep) */
 	unsigned int n;
 };
@@ -660,6 +675,8 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.age += t->sr.info_age_s;
 		a.cycle += t->sr.cycle_s;
 		a.rec += t->sr.rec_cost_s;
+		a.gap += t->sr.idle_gap_s;
+		a.sim_s = t->sr.sim_s;
 		x += t->sr.exchanges;
 		r += t->sr.recs_sent;
 		lib |= t->sc.view == NL_GSCHED_VIEW_LIBRARY;
@@ -670,6 +687,7 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.age /= a.n;
 		a.cycle /= a.n;
 		a.rec /= a.n;
+		a.gap /= a.n;
 	}
 	a.recs_per_x = lib && x > 0 ? (double)r / (double)x : NAN;
 	return a;
@@ -819,19 +837,21 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 		if (f == NULL)
 			return -errno;
 		fprintf(f, "nodes,util_central,util_gossip,ratio,age_central_s,age_gossip_s,"
-			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange\n");
+			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange,"
+			   "gap_central_s,gap_gossip_s,sim_h\n");
 		for (unsigned int i = 0; i < g->n_t1; i++) {
 			struct agg c = agg_sched(p, E_T1, i, 0, NL_GSCHED_CENTRAL);
 			struct agg q = agg_sched(p, E_T1, i, 0, NL_GSCHED_GOSSIP);
 			unsigned int n = (unsigned int)g->t1_nodes[i];
 
-			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f\n", n, c.util,
-				q.util, c.n ? q.util / c.util : NAN, c.age, q.age, c.cycle, c.rec,
-				c.n ? c.n : q.n, q.recs_per_x);
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f,%.1f,%.1f,%.1f\n",
+				n, c.util, q.util, c.n ? q.util / c.util : NAN, c.age, q.age,
+				c.cycle, c.rec, c.n ? c.n : q.n, q.recs_per_x, c.n ? c.gap : NAN,
+				q.n ? q.gap : NAN, (c.n ? c.sim_s : q.sim_s) / 3600);
 			if (c.n)
-				summ(o, "util_central_%u=%.4f", n, c.util);
+				summ(o, "util_central_%u=%.4f gap_central_%u=%.0f", n, c.util, n, c.gap);
 			if (q.n)
-				summ(o, "util_gossip_%u=%.4f", n, q.util);
+				summ(o, "util_gossip_%u=%.4f gap_gossip_%u=%.0f", n, q.util, n, q.gap);
 		}
 		fclose(f);
 		gp_head(o, "table1.png", "Table 1: mean utilization, central manager vs gossip",

@@ -375,21 +375,34 @@ sweep_ring(struct sim *s, unsigned int k)
 		live += i >= s->n || s->nd[i].st == ST_UP;
 	}
 	g[dst] = now;
-	for (size_t j = s->ct_n; j-- > 0;) {
-		const struct nl_gsched_contact *ct = &s->ct[(s->ct_head + j) % s->ct_cap];
-		double t1 = ct->t_s + ct->lat_s, t2 = ct->t_s + 2 * (double)ct->lat_s;
+	/* newest first: ring slot (ct_head + j) mod ct_cap for j = ct_n - 1 ... 0, walked with a
+	 * wrapping index (no division per contact) */
+	size_t slot = (s->ct_head + s->ct_n) % s->ct_cap;
 
-		if (ct->t_s < now - c->lifetime_s)
+	/* the tests of a contact are combined with & into one branch per half, taken only when
+	 * g changes: the same results as short-circuit tests (both g loads are always valid).
+	 * Whether it is faster could not be measured on the shared 2-core host (no counters,
+	 * CPU times varying by 1.8x between identical runs). */
+	const bool pull = c->mode != NL_GOSSIP_PUSH, push = c->mode != NL_GOSSIP_PULL;
+	const double oldest = now - c->lifetime_s;
+
+	for (size_t j = s->ct_n; j-- > 0;) {
+		slot = slot == 0 ? s->ct_cap - 1 : slot - 1;
+		const struct nl_gsched_contact *ct = &s->ct[slot];
+		const uint32_t a = ct->a, b = ct->b;
+		const double ts = ct->t_s, t1 = ts + ct->lat_s, t2 = ts + 2 * (double)ct->lat_s;
+
+		if (ts < oldest)
 			break;
-		if (c->mode != NL_GOSSIP_PUSH && t2 <= now && g[ct->a] >= t2 && g[ct->b] < t1) {
-			reached += g[ct->b] == -INFINITY &&
-				   (ct->b >= s->n || s->nd[ct->b].st == ST_UP);
-			g[ct->b] = t1;
+		double ga = g[a], gb = g[b];
+
+		if (pull & (t2 <= now) & (ga >= t2) & (gb < t1)) {
+			reached += gb == -INFINITY && (b >= s->n || s->nd[b].st == ST_UP);
+			g[b] = gb = t1;
 		}
-		if (c->mode != NL_GOSSIP_PULL && t1 <= now && g[ct->b] >= t1 && g[ct->a] < ct->t_s) {
-			reached += g[ct->a] == -INFINITY &&
-				   (ct->a >= s->n || s->nd[ct->a].st == ST_UP);
-			g[ct->a] = ct->t_s;
+		if (push & (t1 <= now) & (gb >= t1) & (ga < ts)) {
+			reached += ga == -INFINITY && (a >= s->n || s->nd[a].st == ST_UP);
+			g[a] = ts;
 		}
 		if (reached >= live)
 			break;
@@ -981,6 +994,8 @@ ev_ask(struct sim *s, const struct ev *e)
 		hist_add(nd, s->now, (int8_t)k);
 		heap_push(s, s->now + e->x, EV_JOB_END, e->a, nd->inc, 0, 0);
 		s->res->started++;
+		if (s->now > s->c->warmup_s)
+			s->res->started_meas++;
 		central_changed(s, e->a);
 	} else if (nd->st == ST_DOWN) {
 		back = s->c->ask_timeout_s; /* no answer: the scheduler times out */
@@ -1404,6 +1419,8 @@ nl_gsched_run(const struct nl_gsched_cfg *c, struct nl_gsched_res *res)
 	}
 	account(&s, c->horizon_s);
 	res->util = s.live_int > 0 ? s.busy_int / s.live_int : 0;
+	res->idle_gap_s = res->started_meas > 0 ?
+				  (s.live_int - s.busy_int) / (double)res->started_meas : NAN;
 	double as = 0;
 	uint64_t an = 0;
 

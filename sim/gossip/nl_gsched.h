@@ -165,6 +165,11 @@ struct nl_gsched_res {
 	double cycle_s;            /**< central: mean time to collect every node once [s] */
 	double rec_cost_s;         /**< central: mean cost of one collected record [s] */
 	uint64_t started;          /**< jobs started */
+	uint64_t started_meas;     /**< of them, started after warm-up */
+	/** Idle core time after warm-up per job started after warm-up [s]: how long a free core
+	 *  waits for its next job (the queue never dry: util = L / (L + gap), L the mean job
+	 *  length); NAN when no job started after warm-up. */
+	double idle_gap_s;
 	uint64_t refused;          /**< asks refused (busy, failed or gone node) */
 	uint64_t requeued;         /**< jobs lost on a failed node or a leaving one, run again */
 	uint64_t exchanges;        /**< gossip exchanges opened */

@@ -50,8 +50,8 @@ rc=$?
 say "a small configuration with every experiment runs" "$rc" "$out"
 s=$(grep '^SUMMARY' <<<"$out")
 miss=""
-for k in util_central_10 util_gossip_40 rounds_pp_100 rounds_push_100 rounds_pp_f1_100 \
-	rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
+for k in util_central_10 util_gossip_40 gap_central_10 gap_gossip_40 \
+	rounds_pp_100 rounds_push_100 rounds_pp_f1_100 rounds_push_f1_100 share_paperrule_20 recs_node_paperrule_f1_20 recs_node_pp_ae_f1_20 \
 	nat50_share nat50_share_f1 share_paperrule_f1_20 t2_ratio_2_20 util_sched_2 crossover_x4 match_cost_ns sim_days wall_s \
 	exchanges_per_s; do
 	grep -q " $k=" <<<"$s" || miss="$miss $k"
@@ -62,6 +62,13 @@ for f in table1 rounds fig6 fig7 fig8 table2 fig9 sensitivity; do
 	[ -s "$D/a/$f.csv" ] || { ok=1; echo "# no $f.csv"; }
 done
 say "every experiment wrote its CSV" $ok
+# table1.csv's waits agree with its utilizations: u = L / (L + wait), L = 45 min (the default
+# job length); a run of 6 h has boundary effects, hence 0.02
+awk -F, '!/^#/ && $1 != "nodes" { for (c = 2; c <= 3; c++) { w = $(c == 2 ? 11 : 12);
+	d = $c - 2700 / (2700 + w); if (d > 0.02 || d < -0.02) bad = 1; n++ } }
+	END { exit bad || n != 4 }' "$D/a/table1.csv"
+say "table1.csv: each wait gives its utilization (u = L / (L + wait))" $? \
+	"$(tail -n 2 "$D/a/table1.csv" | tr '\n' ' ')"
 if command -v gnuplot >/dev/null; then
 	ok=0
 	for f in table1 fig6 fig7 fig8 table2 fig9 sensitivity; do
@@ -115,6 +122,14 @@ if command -v gnuplot >/dev/null; then
 		! grep -q "gnuplot failed" <<<"$o"
 	say "sensitivity without a crossover in range still draws its PNG" $? "status $r: $o"
 fi
+# node_days_max caps a large pool's simulated time (6 h a day here): 10 nodes keep the 6 h,
+# 40 nodes get 9 / 40 days = 5.4 h, 100 nodes the floor (1 h warm-up + 4 jobs of 60 min)
+printf '[gossip]\nseed = 1\ndays = 0.25\nwarmup_h = 1\nnode_days_min = 1\nnode_days_max = 9\n[table1]\nnodes = 10, 40, 100\nsystems = central\n' >"$D/cap.ini"
+o=$("$SIM" -q -c "$D/cap.ini" -o "$D/cap" 2>&1)
+r=$?
+[ $r = 0 ] && [ "$(awk -F, '!/^#/ && $1 != "nodes" { printf "%s:%s ", $1, $13 }' "$D/cap/table1.csv")" = "10:6.0 40:5.4 100:5.0 " ]
+say "node_days_max: 6 h at 10 nodes, 5.4 h at 40, the 5 h floor at 100 (table1.csv sim_h)" $? \
+	"status $r: $(tail -n 3 "$D/cap/table1.csv" 2>&1 | tr '\n' ' ')"
 printf '[gossip]\nseed = 1\n' >"$D/none.ini"
 o=$("$SIM" -q -c "$D/none.ini" -o "$D/y" 2>&1)
 r=$?
