@@ -27,17 +27,13 @@
 static uint64_t
 ju(const json_t *o, const char *k)
 {
-	const json_t *v = json_object_get(o, k);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	return nl_tel_u64(json_object_get(o, k));
 }
 
 static uint64_t
 jai(const json_t *o, const char *k, size_t i)
 {
-	const json_t *v = json_array_get(json_object_get(o, k), i);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	return nl_tel_u64(json_array_get(json_object_get(o, k), i));
 }
 
 /* A label value, escaped as the text format wants (\\, \", \n). */
@@ -194,13 +190,13 @@ render_managers(FILE *f, struct nl_tel_conn *c, const json_t *mg)
 		double samp_s = 0;
 
 		for (size_t b = 0; b < HIST_BUCKETS && b < json_array_size(h); b++) {
-			json_int_t c = json_integer_value(json_array_get(h, b));
+			uint64_t c = nl_tel_u64(json_array_get(h, b));
 			/* [2^(b-1), 2^b) ns: counted at 3/4 of 2^b (the middle), within x 4/3 */
 			double each_s = 0.75 * ldexp(1.0, (int)b) * 1e-9;
 
-			if (c <= 0)
+			if (c == 0)
 				continue;
-			hist[b] += (uint64_t)c;
+			hist[b] += c;
 			samp_s += (double)c * each_s;
 			have_hist = true;
 		}
@@ -282,8 +278,8 @@ render_farm(FILE *f, struct nl_tel_conn *c, const json_t *fm)
 		char cmd[64];
 		json_t *b;
 
-		snprintf(cmd, sizeof(cmd), "/nlevel/submits,%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_array_get(ids, i)));
+		snprintf(cmd, sizeof(cmd), "/nlevel/submits,%" PRIu64,
+			 nl_tel_u64(json_array_get(ids, i)));
 		b = nl_tel_ask_ctl(c, cmd);
 		if (b == NULL || ju(b, "known") == 0) {
 			json_decref(b);
