@@ -358,30 +358,46 @@ render_principals(FILE *f, const json_t *pr)
 	}
 }
 
-/* /nlevel/appliances: scale-out peers (docs/scale-out.md); absent without [appliance]. */
+/* /nlevel/appliances: scale-out peers (docs/scale-out.md); absent without [appliance]. The
+ * command lists every appliance of the configuration, this one ("self") included: the series
+ * below are of the others only. */
+static bool
+is_self(const json_t *names, size_t i, const char *self)
+{
+	const char *name = json_string_value(json_array_get(names, i));
+
+	return self != NULL && name != NULL && strcmp(self, name) == 0;
+}
+
 static void
 render_peers(FILE *f, const json_t *ap)
 {
 	const json_t *names = json_object_get(ap, "name");
 	size_t n = json_array_size(names);
-	uint64_t live = 0;
+	uint64_t live = 0, gone = 0;
 	const char *self = json_string_value(json_object_get(ap, "self"));
 
 	for (size_t i = 0; i < n; i++)
-		live += jai(ap, "live", i) != 0 &&
-			(self == NULL || strcmp(self, json_string_value(json_array_get(names, i)) ?: "") != 0);
+		if (!is_self(names, i, self)) {
+			live += jai(ap, "live", i) != 0;
+			gone += jai(ap, "live", i) == 0;
+		}
 	family(f, "nlevel_scaleout_peers", "gauge",
 	       "Peer appliances of a split tree, by state (live: heard from within gone_after).");
 	fprintf(f, "nlevel_scaleout_peers{state=\"live\"} %" PRIu64 "\n", live);
-	fprintf(f, "nlevel_scaleout_peers{state=\"gone\"} %" PRIu64 "\n", n > 0 ? n - 1 - live : 0);
+	fprintf(f, "nlevel_scaleout_peers{state=\"gone\"} %" PRIu64 "\n", gone);
 	family(f, "nlevel_scaleout_peer_up", "gauge", "Whether the peer appliance is live.");
 	for (size_t i = 0; i < n; i++) {
+		if (is_self(names, i, self))
+			continue;
 		fprintf(f, "nlevel_scaleout_peer_up{peer=\"");
 		lv(f, json_string_value(json_array_get(names, i)));
 		fprintf(f, "\"} %" PRIu64 "\n", jai(ap, "live", i));
 	}
 	family(f, "nlevel_scaleout_tasks_out_total", "counter", "Tasks handed to the peer.");
 	for (size_t i = 0; i < n; i++) {
+		if (is_self(names, i, self))
+			continue;
 		fprintf(f, "nlevel_scaleout_tasks_out_total{peer=\"");
 		lv(f, json_string_value(json_array_get(names, i)));
 		fprintf(f, "\"} %" PRIu64 "\n", jai(ap, "tasks_out", i));
