@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The Debian package (TAP; root): a copy of the source tree built with
 # `dpkg-buildpackage -us -uc -b` (a release build of what the package installs: no tests, no
-# micro-benchmarks, no -dbgsym package; 90 s of CPU, 5 min at a load average of 6-12), then
+# micro-benchmarks, no -dbgsym package; 90-130 s of CPU, 3½-8 min at load 6-13), then
 # installed with dpkg -i: every program in /usr/bin runs --help, the units verify, the man pages
 # and share/nlevel are there, the units are neither enabled nor started; removed with dpkg -r
 # (no program left) and purged. Suite `slow` (tests/install/meson.build says why it is out of
