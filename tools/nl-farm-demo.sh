@@ -120,7 +120,7 @@ say "== 2. nlevel on $VA (net_af_packet, --no-huge), port mode, NLSC, $(basename
 say "   frames authenticated with the site key $KEY (made with: head -c 32 /dev/urandom; mode 600)"
 CMDLINE=("$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1
 	"--vdev=net_af_packet0,iface=$VA" -- --config "$CFG" --scheme nlsc --ip "$APP_IP"
-	--work-scale 1e-3 --idle-sleep-us 50 --key "$KEY")
+	--work-scale 1e-3 --idle-sleep-us 50 --key "$KEY" --state-dir "$TMP")
 say "   ${CMDLINE[*]#$ROOT/}"
 "${CMDLINE[@]}" >"$TMP/nlevel.log" 2>&1 &
 APP=$!

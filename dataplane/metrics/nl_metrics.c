@@ -27,17 +27,13 @@
 static uint64_t
 ju(const json_t *o, const char *k)
 {
-	const json_t *v = json_object_get(o, k);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	return nl_tel_u64(json_object_get(o, k));
 }
 
 static uint64_t
 jai(const json_t *o, const char *k, size_t i)
 {
-	const json_t *v = json_array_get(json_object_get(o, k), i);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	return nl_tel_u64(json_array_get(json_object_get(o, k), i));
 }
 
 /* A label value, escaped as the text format wants (\\, \", \n). */
@@ -194,13 +190,13 @@ render_managers(FILE *f, struct nl_tel_conn *c, const json_t *mg)
 		double samp_s = 0;
 
 		for (size_t b = 0; b < HIST_BUCKETS && b < json_array_size(h); b++) {
-			json_int_t c = json_integer_value(json_array_get(h, b));
+			uint64_t c = nl_tel_u64(json_array_get(h, b));
 			/* [2^(b-1), 2^b) ns: counted at 3/4 of 2^b (the middle), within x 4/3 */
 			double each_s = 0.75 * ldexp(1.0, (int)b) * 1e-9;
 
-			if (c <= 0)
+			if (c == 0)
 				continue;
-			hist[b] += (uint64_t)c;
+			hist[b] += c;
 			samp_s += (double)c * each_s;
 			have_hist = true;
 		}
@@ -282,8 +278,8 @@ render_farm(FILE *f, struct nl_tel_conn *c, const json_t *fm)
 		char cmd[64];
 		json_t *b;
 
-		snprintf(cmd, sizeof(cmd), "/nlevel/submits,%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_array_get(ids, i)));
+		snprintf(cmd, sizeof(cmd), "/nlevel/submits,%" PRIu64,
+			 nl_tel_u64(json_array_get(ids, i)));
 		b = nl_tel_ask_ctl(c, cmd);
 		if (b == NULL || ju(b, "known") == 0) {
 			json_decref(b);
@@ -362,30 +358,46 @@ render_principals(FILE *f, const json_t *pr)
 	}
 }
 
-/* /nlevel/appliances: scale-out peers (docs/scale-out.md); absent without [appliance]. */
+/* /nlevel/appliances: scale-out peers (docs/scale-out.md); absent without [appliance]. The
+ * command lists every appliance of the configuration, this one ("self") included: the series
+ * below are of the others only. */
+static bool
+is_self(const json_t *names, size_t i, const char *self)
+{
+	const char *name = json_string_value(json_array_get(names, i));
+
+	return self != NULL && name != NULL && strcmp(self, name) == 0;
+}
+
 static void
 render_peers(FILE *f, const json_t *ap)
 {
 	const json_t *names = json_object_get(ap, "name");
 	size_t n = json_array_size(names);
-	uint64_t live = 0;
+	uint64_t live = 0, gone = 0;
 	const char *self = json_string_value(json_object_get(ap, "self"));
 
 	for (size_t i = 0; i < n; i++)
-		live += jai(ap, "live", i) != 0 &&
-			(self == NULL || strcmp(self, json_string_value(json_array_get(names, i)) ?: "") != 0);
+		if (!is_self(names, i, self)) {
+			live += jai(ap, "live", i) != 0;
+			gone += jai(ap, "live", i) == 0;
+		}
 	family(f, "nlevel_scaleout_peers", "gauge",
 	       "Peer appliances of a split tree, by state (live: heard from within gone_after).");
 	fprintf(f, "nlevel_scaleout_peers{state=\"live\"} %" PRIu64 "\n", live);
-	fprintf(f, "nlevel_scaleout_peers{state=\"gone\"} %" PRIu64 "\n", n > 0 ? n - 1 - live : 0);
+	fprintf(f, "nlevel_scaleout_peers{state=\"gone\"} %" PRIu64 "\n", gone);
 	family(f, "nlevel_scaleout_peer_up", "gauge", "Whether the peer appliance is live.");
 	for (size_t i = 0; i < n; i++) {
+		if (is_self(names, i, self))
+			continue;
 		fprintf(f, "nlevel_scaleout_peer_up{peer=\"");
 		lv(f, json_string_value(json_array_get(names, i)));
 		fprintf(f, "\"} %" PRIu64 "\n", jai(ap, "live", i));
 	}
 	family(f, "nlevel_scaleout_tasks_out_total", "counter", "Tasks handed to the peer.");
 	for (size_t i = 0; i < n; i++) {
+		if (is_self(names, i, self))
+			continue;
 		fprintf(f, "nlevel_scaleout_tasks_out_total{peer=\"");
 		lv(f, json_string_value(json_array_get(names, i)));
 		fprintf(f, "\"} %" PRIu64 "\n", jai(ap, "tasks_out", i));

@@ -82,6 +82,12 @@ nl_tel_ask_ctl(struct nl_tel_conn *c, const char *cmd)
 	}
 	buf[n] = '\0';
 	r = json_loadb(buf, (size_t)n, 0, NULL);
+	/* DPDK writes u64 values as unsigned decimals; one above INT64_MAX (the random
+	 * incarnation of /nlevel/appliances, half the time) is "too big" for json_int_t and
+	 * jansson refuses the whole reply: read it again with every number as a double (exact
+	 * to 2^53; nl_tel_u64() reads either) */
+	if (r == NULL)
+		r = json_loadb(buf, (size_t)n, JSON_DECODE_INT_AS_REAL, NULL);
 	free(buf);
 	/* {"CMD": value}; an error answers null (or a non-object for our dict commands) */
 	if (r == NULL || json_object_size(r) != 1)
@@ -96,6 +102,16 @@ nl_tel_ask_ctl(struct nl_tel_conn *c, const char *cmd)
 bad:
 	json_decref(r);
 	return NULL;
+}
+
+uint64_t
+nl_tel_u64(const json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	if (json_is_real(v) && json_real_value(v) > 0 && json_real_value(v) < 0x1p64)
+		return (uint64_t)json_real_value(v);
+	return 0;
 }
 
 void

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -41,6 +42,15 @@ int nl_tel_connect_ctl(struct nl_tel_conn *c);
  * @par Context A control thread holding c->mu (I1); blocks on the socket.
  */
 json_t *nl_tel_ask_ctl(struct nl_tel_conn *c, const char *cmd);
+
+/**
+ * A number of a reply as an unsigned count: a JSON integer, or a real when the reply held a
+ * value above INT64_MAX and was read with every number as a double (nl_tel_ask_ctl()).
+ * @param v  A value of a reply, NULL accepted.
+ * @return Its value [the command's unit], truncated toward 0; 0 when v is not a positive number.
+ * @par Context Any thread; pure.
+ */
+uint64_t nl_tel_u64(const json_t *v);
 
 /** Close the connection (NULL accepted). @par Context Main thread, the others stopped. */
 void nl_tel_conn_fini(struct nl_tel_conn *c);

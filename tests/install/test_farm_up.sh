@@ -54,6 +54,8 @@ check "/metrics: 200 tasks completed ($done_n)" test "$done_n" == 200
 ip netns exec "$NAME" nlevel-submit --appliance "$IP" --key "$TMP/run/site.key" --array 1-3 \
 	--submit-id 77 nap 0.1 >"$TMP/bg.log" 2>&1
 check "a batch in the background: 'Submitted batch 77'" grep -q "Submitted batch 77" "$TMP/bg.log"
+check "the farm's records are in its own folder (--state-dir), not in /var/lib/nlevel" \
+	test -n "$(ls "$TMP"/run/farm-*.sqlite 2>/dev/null)" -a ! -e "/var/lib/nlevel/farm-${IP}_7477.sqlite"
 NLEVEL_FARM_DIR=$TMP/run nlevel-farm-down --name "$NAME" >"$TMP/down.log" 2>&1
 check "nlevel-farm-down: exit 0" test $? == 0
 check "the namespace and the veth pair are gone" \

@@ -40,6 +40,8 @@ for p in "${progs[@]}"; do
 	check "$p: man page $prefix/share/man/man1/$p.1" test -s "$R/share/man/man1/$p.1"
 done
 check "nlevel-benchtab installed" test -x "$R/bin/nlevel-benchtab"
+check "nlevel-benchtab: man page $prefix/share/man/man1/nlevel-benchtab.1" \
+	test -s "$R/share/man/man1/nlevel-benchtab.1"
 for f in farm.ini paper-96.ini farm-demo.ini hpc2500.ini policies/fig8-running-jobs.cad \
 	nlevel.env worker.env grafana/nlevel.json; do
 	check "share/nlevel/$f" test -s "$R/share/nlevel/$f"

@@ -86,7 +86,8 @@ PY
 PIDS+=($!)
 for _ in $(seq 50); do [[ -S $TMP/notify.sock ]] && break; sleep 0.1; done
 NOTIFY_SOCKET=$TMP/notify.sock "$NLEVEL" "${EAL[@]}" -- --config "$CFG" --scheme nlsc \
-	--ip "$APP_IP" --idle-sleep-us 50 --metrics "127.0.0.1:$MPORT" >"$TMP/nlevel.log" 2>&1 &
+	--ip "$APP_IP" --idle-sleep-us 50 --metrics "127.0.0.1:$MPORT" --state-dir "$TMP" \
+	>"$TMP/nlevel.log" 2>&1 &
 APP=$!
 URL=http://127.0.0.1:$MPORT/metrics
 scrape() { curl -sf --max-time 10 "$URL"; }

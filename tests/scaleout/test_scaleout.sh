@@ -14,6 +14,8 @@
 #        declared gone by gossip; tasks of b's client, which asked for re-routing (SUBMIT
 #        flag), are re-routed, none answered machine_lost; c restarts, rejoins (its
 #        summaries reach a) and gets traffic again
+#        (1, 2 and 4: appliance a's Prometheus endpoint: two peers live, tasks out per peer
+#        as its telemetry says, promtool finds nothing; after the kill one live, one gone)
 #   5    forged and malformed inter-appliance datagrams (a client claiming to be appliance
 #        b, a truncated hand-back, a bad type) are counted and dropped, nothing acts on them
 # Usage: test_scaleout.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or without
@@ -24,9 +26,24 @@ SRC=${NL_SRC_ROOT:?}
 CFG=$SRC/tests/scaleout/scaleout.ini
 . "$SRC/tests/scaleout/nl_so_net.sh"
 
+# appliance a serves Prometheus metrics (docs/operations.md) in its namespace: the scale-out
+# series (peers by state, tasks handed to each peer) against what its telemetry says
+MPORT=9477
+scrape_a() { # name: a's /metrics into $TMP/name.prom; 1 without curl or an answer
+	command -v curl >/dev/null &&
+		ip netns exec "${NS[a]}" curl -sf --max-time 10 "http://127.0.0.1:$MPORT/metrics" \
+			>"$TMP/$1.prom"
+}
+mval() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' "$TMP/$2.prom"; }
+promcheck() { # name: promtool's complaints about $TMP/name.prom (none: empty; no promtool: empty)
+	command -v promtool >/dev/null || return 0
+	promtool check metrics <"$TMP/$1.prom" 2>&1 | head -n 3 | tr '\n' ' '
+}
+
 # 1-2: 10,000 tasks under each scheme, submitted to all three appliances
 up3() { # scheme: three appliances, two workers each, every one seeing the others live
-	launch_app a "$1" && launch_app b "$1" && launch_app c "$1" || return 1
+	launch_app a "$1" --metrics "127.0.0.1:$MPORT" && launch_app b "$1" && launch_app c "$1" ||
+		return 1
 	wait_app a && wait_app b && wait_app c || return 1
 	for x in a b c; do workers "$x"; done
 	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
@@ -45,7 +62,7 @@ load3() { # seed base: 4,000 + 3,000 + 3,000 tasks into a, b, c, all expected to
 }
 for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debugging)
 	t0=$SECONDS
-	r=1
+	r=1 m=1 md="not run"
 	if up3 "$scheme"; then
 		r=0
 		load3 0 || r=1
@@ -61,10 +78,25 @@ for scheme in ${NL_SO_SCHEMES:-nlsc 2lsc}; do # NL_SO_SCHEMES: a subset (debuggi
 		cross=$(so_eval "p['a']['tasks_out'][1] > 0 and p['a']['tasks_out'][2] > 0 and p['a']['handbacks_in'][1] + p['a']['handbacks_in'][2] > 0 and p['b']['handbacks_in'][0] + p['b']['handbacks_in'][2] > 0")
 		echo "# $scheme: completed $total of 10000, appliances accepted $acc, crossed: $cross"
 		[[ $total == 10000 && $acc == 10000 && $cross == True ]] || r=1
+		md="no answer from a's /metrics"
+		if scrape_a "m_$scheme"; then
+			pl=$(mval 'nlevel_scaleout_peers{state="live"}' "m_$scheme")
+			pg=$(mval 'nlevel_scaleout_peers{state="gone"}' "m_$scheme")
+			tb=$(mval 'nlevel_scaleout_tasks_out_total{peer="b"}' "m_$scheme")
+			tc=$(mval 'nlevel_scaleout_tasks_out_total{peer="c"}' "m_$scheme")
+			ta=$(mval 'nlevel_scaleout_tasks_out_total{peer="a"}' "m_$scheme")
+			want=$(so_eval "(p['a']['tasks_out'][1], p['a']['tasks_out'][2])")
+			pc=$(promcheck "m_$scheme")
+			md="peers live $pl gone $pg; tasks out to b $tb, c $tc (telemetry $want), to a: $ta; promtool: ${pc:-ok}"
+			echo "# $scheme metrics of a: $md"
+			[[ $pl == 2 && $pg == 0 && "($tb, $tc)" == "$want" && $tb -gt 0 && $ta == missing &&
+				-z $pc ]] && m=0
+		fi
 	fi
 	stop_all || r=1
 	echo "# $scheme: $((SECONDS - t0)) s"
 	say "scaleout_${scheme}_10000_tasks_cross_appliances_all_complete" $r "see the log"
+	say "scaleout_${scheme}_metrics_two_peers_live_tasks_out_per_peer_as_telemetry" $m "$md"
 done
 [[ -n ${NL_SO_SCHEMES:-} ]] && nl_tap_done
 
@@ -100,7 +132,7 @@ KEY=$TMP/site.key
 head -c 32 /dev/urandom >"$KEY"
 chmod 600 "$KEY"
 KEYARGS=(--key "$KEY")
-r=1
+r=1 m=1 md="not run"
 t0=$SECONDS
 if up3 2lsc; then
 	r=0
@@ -122,6 +154,13 @@ if up3 2lsc; then
 	done
 	report a b || r=1
 	so_wait 10 "not live('a', 'c') and not live('b', 'c')" || r=1
+	# a's metrics say so too: one peer live (b), one gone (c), c's series down
+	md="no answer from a's /metrics"
+	if scrape_a m_kill; then
+		md="peers live $(mval 'nlevel_scaleout_peers{state="live"}' m_kill) gone $(mval 'nlevel_scaleout_peers{state="gone"}' m_kill), c up $(mval 'nlevel_scaleout_peer_up{peer="c"}' m_kill)"
+		[[ $md == "peers live 1 gone 1, c up 0" ]] && m=0
+	fi
+	echo "# metrics of a after c was killed: $md"
 	echo "# gone: $(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['a']['lost_tasks_total'], p['b']['lost_tasks_total'], p['a']['rerouted'], p['b']['rerouted'])") (a, b: times c was declared gone; tasks answered machine_lost; tasks re-routed)"
 	# b's client asked for re-routing: none of its tasks was lost with c, some were re-routed
 	lost_b=$(( $(val "$TMP/lg_b.log" rejected_machine_lost) + $(val "$TMP/lg_b.log" failed_machine_lost) ))
@@ -150,6 +189,7 @@ stop_all || r=1
 KEYARGS=()
 echo "# kill and rejoin: $((SECONDS - t0)) s"
 say "scaleout_kill_one_appliance_every_task_answered_once_rerouted_if_asked_then_rejoin" $r "see the log"
+say "scaleout_kill_one_appliance_metrics_say_one_peer_live_one_gone" $m "$md"
 
 # 5: forged and malformed inter-appliance datagrams are counted and dropped
 r=1
