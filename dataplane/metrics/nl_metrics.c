@@ -139,6 +139,24 @@ render_stats(FILE *f, const json_t *st, const json_t *pr)
 			lv(f, k + 3);
 			fprintf(f, "\"} %" PRIu64 "\n", ju(st, k));
 		}
+	/* #39: ingress to the DISPATCH of a task's sub-task 0 (log2 buckets of microseconds) */
+	const json_t *h = json_object_get(st, "dispatch_hist_us_log2");
+	uint64_t cum = 0;
+
+	if (json_array_size(h) == 0)
+		return;
+	family(f, "nlevel_dispatch_latency_seconds", "histogram",
+	       "Time from a task's arrival at the appliance to the DISPATCH of its first "
+	       "sub-task to a worker (port mode; the I/O lcore's clock).");
+	for (size_t b = 0; b + 1 < json_array_size(h); b++) {
+		cum += jai(st, "dispatch_hist_us_log2", b);
+		fprintf(f, "nlevel_dispatch_latency_seconds_bucket{le=\"%.9g\"} %" PRIu64 "\n",
+			ldexp(1.0, (int)b) * 1e-6, cum);
+	}
+	cum += jai(st, "dispatch_hist_us_log2", json_array_size(h) - 1);
+	fprintf(f, "nlevel_dispatch_latency_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cum);
+	fprintf(f, "nlevel_dispatch_latency_seconds_sum %.9g\n", (double)ju(st, "dispatch_sum_us") * 1e-6);
+	fprintf(f, "nlevel_dispatch_latency_seconds_count %" PRIu64 "\n", cum);
 }
 
 /* /nlevel/managers and /nlevel/managers,ID: per-manager counters, queue depth, decide cost. */

@@ -92,6 +92,13 @@ send_dispatch(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t 
 	double dur = nl_model_sub_vt(&dp->bg, &dp->gen_rcu->mach[m], m, t, now) * dp->work_scale_us;
 
 	mt->sub_mach[sub] = m;
+	if (sub == 0) { /* #39: the dispatch latency histogram (I/O lcore, not the managers') */
+		uint64_t us = (uint64_t)((double)(rte_rdtsc() - mt->ingress_tsc) * io->us_per_cyc);
+		unsigned int b = us == 0 ? 0 : 64u - (unsigned int)__builtin_clzll(us);
+
+		nl_stat_add_st(&io->c.disp_hist_us[b < NL_PORT_DISP_HIST ? b : NL_PORT_DISP_HIST - 1], 1);
+		nl_stat_add_st(&io->c.disp_sum_us, us);
+	}
 	if (wl != NULL) {
 		wl->busy_until_vt = (wl->busy_until_vt > now ? wl->busy_until_vt : now) + dur;
 		wl->n_sub++;
@@ -560,6 +567,7 @@ port_create(struct nl_port **out, struct nl_dp *dp, const struct nl_port_opts *o
 	if (io == NULL)
 		return -ENOMEM;
 	io->dp = dp;
+	io->us_per_cyc = 1e6 / (double)rte_get_tsc_hz();
 	io->o = *o;
 	io->rnd = 0x9e3779b97f4a7c15ull;
 	io->principal = NL_PRINCIPAL_NONE;

@@ -86,6 +86,8 @@ struct nl_port_opts {
 				     *   after SIGTERM [s] (SIGINT: at most 2 s); 0 = none */
 };
 
+#define NL_PORT_DISP_HIST 32u /**< dispatch latency buckets (2^31 us: 36 min and above) */
+
 /** Counters of the port (the I/O lcore writes, telemetry reads relaxed or as a snapshot). */
 struct nl_port_counts {
 	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
@@ -98,6 +100,10 @@ struct nl_port_counts {
 	uint64_t tx_fail;           /**< frames not sent (no mbuf, port full, encode failed) */
 	uint64_t drops[NL_PROTO_E_MAX]; /**< malformed frames per reason */
 	uint64_t rx_msgs[NL_MSG_TYPE_MAX]; /**< authentic messages per type */
+	/** #39: dispatch latency, a task's ingress to the DISPATCH of its sub-task 0 [us], log2
+	 *  buckets: bucket b counts [2^(b-1), 2^b) us (bucket 0: under 1 us; the last: the rest) */
+	uint64_t disp_hist_us[NL_PORT_DISP_HIST];
+	uint64_t disp_sum_us;       /**< their sum [us] */
 };
 
 /**

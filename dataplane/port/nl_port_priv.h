@@ -92,6 +92,7 @@ struct nl_dp_drain {
  * it with nl_dp_tel_driver() while the gate is open). */
 struct nl_port {
 	struct nl_dp *dp;
+	double us_per_cyc;       /* #39: 1e6 / TSC hz (the dispatch latency histogram) */
 	struct nl_port_opts o;   /* copied */
 	struct rte_mempool *mbufs;
 	struct rte_mbuf *tx[TX_BUF];

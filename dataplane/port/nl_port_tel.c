@@ -64,6 +64,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rx_appliance", pc.rx_appliance); /* scale-out */
 	rte_tel_data_add_dict_u64(d, "tx_frames", pc.tx_frames);
 	rte_tel_data_add_dict_u64(d, "tx_fail", pc.tx_fail);
+	rte_tel_data_add_dict_u64(d, "dispatch_sum_us", pc.disp_sum_us); /* #39 */
 	rte_tel_data_add_dict_u64(d, "load_publishes",
 				  nl_atomic_load_relaxed(&dp->load->n_publish));
 	for (unsigned int i = 1; i < NL_PROTO_E_MAX; i++) {
@@ -74,6 +75,15 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		snprintf(name, sizeof(name), "rx_%s", nl_msg_type_name(i));
 		rte_tel_data_add_dict_u64(d, name, pc.rx_msgs[i]);
 	}
+	/* #39: ingress to the DISPATCH of sub-task 0, log2 buckets of microseconds */
+	struct rte_tel_data *h = rte_tel_data_alloc();
+
+	if (h == NULL)
+		return 0;
+	rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
+	for (unsigned int b = 0; b < NL_PORT_DISP_HIST; b++)
+		rte_tel_data_add_array_u64(h, pc.disp_hist_us[b]);
+	rte_tel_data_add_dict_container(d, "dispatch_hist_us_log2", h, 0);
 	return 0;
 }
 

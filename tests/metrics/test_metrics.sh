@@ -153,6 +153,11 @@ dec=$(val nlevel_decide_duration_seconds_count "$TMP/m2.txt")
 dsum=$(awk '$1 ~ /^nlevel_manager_tasks_out_total\{/ { s += $2 } END { print s + 0 }' "$TMP/m2.txt")
 check "the decide-time histogram sampled 1..$dsum decisions ($dec; one in 16 is timed)" \
 	test "$dec" -ge 1 -a "$dec" -le "$dsum"
+dl=$(val nlevel_dispatch_latency_seconds_count "$TMP/m2.txt")
+dls=$(val nlevel_dispatch_latency_seconds_sum "$TMP/m2.txt")
+dl1=$(grep '^nlevel_dispatch_latency_seconds_bucket{le="1.048576"}' "$TMP/m2.txt" | awk '{ print $2 }')
+check "the dispatch latency histogram counts the 65 tasks' first DISPATCH (count $dl, sum $dls s, $dl1 within 1.05 s)" \
+	test "$dl" == 65 -a -n "$dl1"
 fsum=$(awk '$1 ~ /^nlevel_manager_dispatched_total\{/ { s += $2 } END { print s + 0 }' "$TMP/m2.txt")
 check "the managers dispatched 65 tasks in all ($fsum)" test "$fsum" == 65
 check "per-machine series for 8 machines" \
