@@ -24,6 +24,7 @@
 #include <sodium.h>
 
 #include "nl_atomic.h"
+#include "nl_dp_farm.h"
 #include "nl_dp_inline.h"
 #include "nl_port_priv.h"
 #include "nl_gossip.h"
@@ -130,6 +131,25 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	struct nl_xa_task r;
 	uint64_t now = rte_rdtsc();
 
+	if (xt->state != XA_FOREIGN && (xt->flags & XA_TF_FARM)) {
+		/* #34 item 4: a farm task's command, handle and journal are this appliance's; a
+		 * HANDOVER carries none of them, so another appliance would run it as a plain
+		 * task (no command) and we would answer COMPLETE 0 for a run that never
+		 * happened. Its machines are not here: say so. */
+		nl_atomic_store_relaxed(&xa->farm_no_machine, xa->farm_no_machine + 1);
+		if (now - xa->farm_warn_tsc > rte_get_tsc_hz()) {
+			xa->farm_warn_tsc = now;
+			XA_LOG(WARNING,
+			       "farm task %llx routed to appliance %s (manager %u): answered REJECT "
+			       "no_machine (%llu so far); a farm task runs on the appliance it is "
+			       "submitted to: submit it to the appliance whose workers have its "
+			       "machines\n",
+			       (unsigned long long)t->id, xa->cfg.app[app].name, to_mgr,
+			       (unsigned long long)xa->farm_no_machine);
+		}
+		fail_task(io, t, NL_REJECT_NO_MACHINE);
+		return;
+	}
 	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
 		if (reroute(io, t, false))
 			return;
@@ -580,7 +600,7 @@ nl_xa_place_ctl(struct nl_port *io, const struct nl_dp_sub *rec, unsigned int n_
 	 * first of them there */
 	if (rec[0].sub != 0 || mt->active || n == 0 || n > n_rec || m >= dp->n_mach ||
 	    io->alive[m] || !xa->mach_inst[m] || (xt->flags & NL_XA_TF_PLACED) ||
-	    (t->flags & NL_TF_FAILED))
+	    (t->flags & NL_TF_FAILED) || (xt->flags & XA_TF_FARM)) /* farm: runs here (#34) */
 		return 0;
 	app = xa->mach_app[m];
 	if (!xa->peer[app].live)
@@ -622,12 +642,18 @@ nl_xa_keeps_load(const void *ext, uint32_t m)
 	return xa != NULL && xa->mach_inst[m];
 }
 
-/* A SUBMIT's task: whether its client asked to be re-routed when an appliance is lost. */
+/* A SUBMIT's task: whether its client asked to be re-routed when an appliance is lost, and
+ * whether it is a farm task (an FSUBMIT being admitted: its match handle is set), which never
+ * leaves this appliance (XA_TF_FARM). */
 static void
 task_new(struct nl_port *io, struct nl_task *t, uint8_t submit_flags)
 {
+	struct nl_dp_farm_ctx c;
+
+	nl_dp_farm_ctx_get(io, &c);
 	nl_xa_of(io->dp)->task[t->aux].flags =
-		(submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0;
+		(uint8_t)(((submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0) |
+			  (c.h != 0 ? XA_TF_FARM : 0));
 }
 
 /* ---------------------------------------------------------------- hooks ---- */
