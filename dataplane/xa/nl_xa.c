@@ -120,6 +120,32 @@ reroute(struct nl_port *io, struct nl_task *t, bool again)
 	return true;
 }
 
+/* #34 item 4: a farm task (XA_TF_FARM) whose route leaves this appliance (NLSC: it entered at
+ * a random leaf, maybe another appliance's; 2LSC: it entered at `global`, maybe elsewhere) is
+ * put into this appliance's next own subtree root instead, each root once: routed from there,
+ * it reaches this appliance's machines of its vector if there are any. false: no root left
+ * (or its inbox full): the caller answers it. */
+static bool
+farm_keep(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < xa->n_root; i++) {
+		if (xa->root[i].app != xa->self || k++ < xt->farm_try)
+			continue;
+		xt->farm_try++;
+		t->flags &= ~NL_MODEL_SUBS_MASK;
+		t->hops++;
+		if (!inbox_put_ctl(io->dp, t, xa->root[i].mgr))
+			return false;
+		nl_atomic_store_relaxed(&xa->farm_kept, xa->farm_kept + 1);
+		return true;
+	}
+	return false;
+}
+
 static void
 hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 {
@@ -135,14 +161,17 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 		/* #34 item 4: a farm task's command, handle and journal are this appliance's; a
 		 * HANDOVER carries none of them, so another appliance would run it as a plain
 		 * task (no command) and we would answer COMPLETE 0 for a run that never
-		 * happened. Its machines are not here: say so. */
+		 * happened. Into our own part of the tree, else its machines are not here. */
+		if (farm_keep(io, t))
+			return;
 		nl_atomic_store_relaxed(&xa->farm_no_machine, xa->farm_no_machine + 1);
 		if (now - xa->farm_warn_tsc > rte_get_tsc_hz()) {
 			xa->farm_warn_tsc = now;
 			XA_LOG(WARNING,
-			       "farm task %llx routed to appliance %s (manager %u): answered REJECT "
-			       "no_machine (%llu so far); a farm task runs on the appliance it is "
-			       "submitted to: submit it to the appliance whose workers have its "
+			       "farm task %llx: no machine for it in this appliance's part of the "
+			       "tree (its route goes on to appliance %s, manager %u): answered "
+			       "REJECT no_machine (%llu so far); a farm task runs on the appliance "
+			       "it is submitted to: submit it to one whose workers have its "
 			       "machines\n",
 			       (unsigned long long)t->id, xa->cfg.app[app].name, to_mgr,
 			       (unsigned long long)xa->farm_no_machine);
@@ -649,11 +678,12 @@ static void
 task_new(struct nl_port *io, struct nl_task *t, uint8_t submit_flags)
 {
 	struct nl_dp_farm_ctx c;
+	struct xa_task *xt = &nl_xa_of(io->dp)->task[t->aux];
 
 	nl_dp_farm_ctx_get(io, &c);
-	nl_xa_of(io->dp)->task[t->aux].flags =
-		(uint8_t)(((submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0) |
-			  (c.h != 0 ? XA_TF_FARM : 0));
+	xt->flags = (uint8_t)(((submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0) |
+			      (c.h != 0 ? XA_TF_FARM : 0));
+	xt->farm_try = 0;
 }
 
 /* ---------------------------------------------------------------- hooks ---- */
