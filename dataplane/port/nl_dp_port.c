@@ -324,7 +324,7 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 	struct nl_dp_worker *w;
 	uint32_t setm[NL_PROTO_MAX_MACH];
 	double sets[NL_PROTO_MAX_MACH];
-	unsigned int ns = 0;
+	unsigned int ns = 0, n_other = 0; /* #34: machines whose only slots are another appliance's */
 
 	if (h->flags & NL_HELLO_F_REPLY)
 		return;
@@ -347,14 +347,18 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 		for (unsigned int i = 0; i < h->n_mach; i++) {
 			const struct nl_msg_mach *x = &h->mach[i];
 
+			bool other = false;
+
 			w->slot[i] = NO_SLOT;
 			for (uint32_t m = 0; m < g->n_mach; m++) {
 				if (io->slot_worker[m] != NO_SLOT || g->mach[m].res.set != x->res_set ||
 				    g->mach[m].res.any != x->res_any ||
 				    (io->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
 					continue;
-				if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m))
+				if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m)) {
+					other = true;
 					continue; /* hook up (scale-out): another appliance's slot */
+				}
 				w->slot[i] = m;
 				io->slot_worker[m] = (uint32_t)wi;
 				io->slot_local[m] = i;
@@ -363,6 +367,7 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 				sets[ns++] = (double)x->speed_ips;
 				break;
 			}
+			n_other += w->slot[i] == NO_SLOT && other;
 		}
 		/* #35: a principal's HELLO that gets no slot keeps no record (a flood fills none) */
 		if (ns == 0 && io->sec != NULL && io->principal != NL_PRINCIPAL_NONE) {
@@ -370,7 +375,15 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 		} else {
 			publish_machines(io, setm, sets, ns);
 			nl_stat_add_st(&io->c.workers_joined, 1);
-			DP_LOG(INFO, "worker %u joined with %u machines\n", w->worker_id, ns);
+			DP_LOG(INFO, "worker %u joined with %u of its %u machines\n", w->worker_id, ns,
+			       h->n_mach);
+			if (ns < h->n_mach) /* #34: say why, on both sides (its HELLO reply) */
+				DP_LOG(WARNING,
+				       "worker %u: %u of its %u machines got no slot here (%u match only "
+				       "slots of another appliance of the split: start that worker "
+				       "with --appliance set to it; the rest: no free slot of their "
+				       "resource vector); they take no task\n",
+				       w->worker_id, h->n_mach - ns, h->n_mach, n_other);
 		}
 	}
 	w = &io->workers[wi];

@@ -24,6 +24,7 @@
 #include <sodium.h>
 
 #include "nl_atomic.h"
+#include "nl_dp_farm.h"
 #include "nl_dp_inline.h"
 #include "nl_port_priv.h"
 #include "nl_gossip.h"
@@ -119,6 +120,32 @@ reroute(struct nl_port *io, struct nl_task *t, bool again)
 	return true;
 }
 
+/* #34 item 4: a farm task (XA_TF_FARM) whose route leaves this appliance (NLSC: it entered at
+ * a random leaf, maybe another appliance's; 2LSC: it entered at `global`, maybe elsewhere) is
+ * put into this appliance's next own subtree root instead, each root once: routed from there,
+ * it reaches this appliance's machines of its vector if there are any. false: no root left
+ * (or its inbox full): the caller answers it. */
+static bool
+farm_keep(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < xa->n_root; i++) {
+		if (xa->root[i].app != xa->self || k++ < xt->farm_try)
+			continue;
+		xt->farm_try++;
+		t->flags &= ~NL_MODEL_SUBS_MASK;
+		t->hops++;
+		if (!inbox_put_ctl(io->dp, t, xa->root[i].mgr))
+			return false;
+		nl_atomic_store_relaxed(&xa->farm_kept, xa->farm_kept + 1);
+		return true;
+	}
+	return false;
+}
+
 static void
 hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 {
@@ -130,6 +157,28 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	struct nl_xa_task r;
 	uint64_t now = rte_rdtsc();
 
+	if (xt->state != XA_FOREIGN && (xt->flags & XA_TF_FARM)) {
+		/* #34 item 4: a farm task's command, handle and journal are this appliance's; a
+		 * HANDOVER carries none of them, so another appliance would run it as a plain
+		 * task (no command) and we would answer COMPLETE 0 for a run that never
+		 * happened. Into our own part of the tree, else its machines are not here. */
+		if (farm_keep(io, t))
+			return;
+		nl_atomic_store_relaxed(&xa->farm_no_machine, xa->farm_no_machine + 1);
+		if (now - xa->farm_warn_tsc > rte_get_tsc_hz()) {
+			xa->farm_warn_tsc = now;
+			XA_LOG(WARNING,
+			       "farm task %llx: no machine for it in this appliance's part of the "
+			       "tree (its route goes on to appliance %s, manager %u): answered "
+			       "REJECT no_machine (%llu so far); a farm task runs on the appliance "
+			       "it is submitted to: submit it to one whose workers have its "
+			       "machines\n",
+			       (unsigned long long)t->id, xa->cfg.app[app].name, to_mgr,
+			       (unsigned long long)xa->farm_no_machine);
+		}
+		fail_task(io, t, NL_REJECT_NO_MACHINE);
+		return;
+	}
 	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
 		if (reroute(io, t, false))
 			return;
@@ -580,7 +629,7 @@ nl_xa_place_ctl(struct nl_port *io, const struct nl_dp_sub *rec, unsigned int n_
 	 * first of them there */
 	if (rec[0].sub != 0 || mt->active || n == 0 || n > n_rec || m >= dp->n_mach ||
 	    io->alive[m] || !xa->mach_inst[m] || (xt->flags & NL_XA_TF_PLACED) ||
-	    (t->flags & NL_TF_FAILED))
+	    (t->flags & NL_TF_FAILED) || (xt->flags & XA_TF_FARM)) /* farm: runs here (#34) */
 		return 0;
 	app = xa->mach_app[m];
 	if (!xa->peer[app].live)
@@ -622,12 +671,19 @@ nl_xa_keeps_load(const void *ext, uint32_t m)
 	return xa != NULL && xa->mach_inst[m];
 }
 
-/* A SUBMIT's task: whether its client asked to be re-routed when an appliance is lost. */
+/* A SUBMIT's task: whether its client asked to be re-routed when an appliance is lost, and
+ * whether it is a farm task (an FSUBMIT being admitted: its match handle is set), which never
+ * leaves this appliance (XA_TF_FARM). */
 static void
 task_new(struct nl_port *io, struct nl_task *t, uint8_t submit_flags)
 {
-	nl_xa_of(io->dp)->task[t->aux].flags =
-		(submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0;
+	struct nl_dp_farm_ctx c;
+	struct xa_task *xt = &nl_xa_of(io->dp)->task[t->aux];
+
+	nl_dp_farm_ctx_get(io, &c);
+	xt->flags = (uint8_t)(((submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0) |
+			      (c.h != 0 ? XA_TF_FARM : 0));
+	xt->farm_try = 0;
 }
 
 /* ---------------------------------------------------------------- hooks ---- */

@@ -31,7 +31,15 @@
 
 #define XA_MAX_ROOTS NL_XA_MAX_ROOTS
 
-/* struct xa_task.flags: NL_XA_TF_* (travel in HANDOVER records) */
+/* struct xa_task.flags: NL_XA_TF_* (travel in HANDOVER records), and XA_TF_FARM (local) */
+
+/* A task-farm task (FSUBMIT: a named command of this appliance's workers, its match handle
+ * registered here). Never sent (outside NL_XA_TF_ALL): a HANDOVER carries no farm state, so
+ * such a task cannot run on another appliance; hand_out() puts it into this appliance's own
+ * subtree roots instead, each once, and answers it REJECT no_machine when none keeps it
+ * (issue #34 item 4, docs/scale-out.md "Task farms on a split tree"). */
+#define XA_TF_FARM 0x80u
+_Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on the wire");
 
 #define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
 #define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
@@ -90,6 +98,7 @@ struct xa_task {
 	uint32_t token;      /* foreign: the origin's handle */
 	uint32_t seq;        /* parked: our hand-over sequence; foreign: the origin's */
 	uint32_t rr_epoch;   /* xa->gone_epoch when this appliance last re-routed it */
+	uint8_t farm_try;    /* XA_TF_FARM: own subtree roots it was put back into (#34) */
 };
 
 struct nl_xa {
@@ -113,6 +122,9 @@ struct nl_xa {
 	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
 	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
+	uint64_t farm_no_machine; /* farm tasks that would have left: REJECT no_machine */
+	uint64_t farm_kept;       /* farm tasks routed out, put into an own subtree root */
+	uint64_t farm_warn_tsc;   /* last WARNING about them (one a second at most) */
 	uint64_t rtx_cyc;
 	uint32_t gone_epoch; /* declarations of a peer gone so far */
 	struct nl_gossip_view *view;

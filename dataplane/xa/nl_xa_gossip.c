@@ -341,6 +341,9 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "summaries_installed", nl_atomic_load_relaxed(&xa->installs));
 	rte_tel_data_add_dict_u64(d, "placed_out", nl_atomic_load_relaxed(&xa->placed_out));
 	rte_tel_data_add_dict_u64(d, "rerouted", nl_atomic_load_relaxed(&xa->rerouted));
+	rte_tel_data_add_dict_u64(d, "farm_no_machine",
+				  nl_atomic_load_relaxed(&xa->farm_no_machine));
+	rte_tel_data_add_dict_u64(d, "farm_kept", nl_atomic_load_relaxed(&xa->farm_kept));
 	rte_tel_data_add_dict_u64(d, "test_dropped", nl_atomic_load_relaxed(&xa->test_dropped));
 	for (unsigned int k = 0; k < K_N; k++) {
 		a[k] = rte_tel_data_alloc();

@@ -575,6 +575,7 @@ main(int argc, char **argv)
 	};
 	struct sockaddr_in app;
 	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
+	unsigned int n_slot_seen = UINT32_MAX; /* #34: slots the last HELLO reply gave */
 	bool hello_warned = false;
 	char appname[32] = "";
 	struct nl_wq_mach mach[NL_PROTO_MAX_MACH];
@@ -1044,10 +1045,25 @@ main(int argc, char **argv)
 				continue;
 			}
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY)) {
-				for (unsigned int i = 0; i < n_mach && i < msg.u.hello.n_mach; i++)
+				unsigned int n_slot = 0;
+
+				for (unsigned int i = 0; i < n_mach && i < msg.u.hello.n_mach; i++) {
 					mach[i].slot = msg.u.hello.mach[i].slot;
+					n_slot += mach[i].slot != UINT32_MAX;
+				}
+				/* #34: count what the appliance placed (its log says the same); a
+				 * machine without a slot takes no task. Said even with --quiet. */
 				if (!hello_ok && !quiet)
-					fprintf(stderr, "nlevel-worker %u: joined, %u machines\n", wid, n_mach);
+					fprintf(stderr, "nlevel-worker %u: joined, %u of %u machines\n", wid,
+						n_slot, n_mach);
+				if ((!hello_ok || n_slot != n_slot_seen) && n_slot < n_mach)
+					fprintf(stderr,
+						"nlevel-worker %u: warning: %u of %u machines got no slot "
+						"at the appliance (their resource vectors have no free slot "
+						"there, e.g. another appliance of a split tree owns them): "
+						"they take no task\n",
+						wid, n_mach - n_slot, n_mach);
+				n_slot_seen = n_slot;
 				hello_ok = true;
 				continue;
 			}
