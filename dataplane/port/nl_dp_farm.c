@@ -248,9 +248,11 @@ reply:
 	send_to(io, a, &out);
 }
 
-int
-nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req,
-			  const char *rank, uint32_t principal)
+/* #34: register handle h again from the journal (nl_dp_farm_jrnl_init()'s restore): 0, or -1
+ * (refused, logged) */
+static int
+handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req, const char *rank,
+	       uint32_t principal)
 {
 	struct nl_dp_farm *f = io->farm;
 	struct farm_handle *hd = &f->hd[h];
@@ -741,7 +743,7 @@ nl_dp_farm_init(struct nl_port *io)
 	}
 	f->n_h = 1;
 	io->farm = f;
-	rc = nl_dp_farm_jrnl_init(io); /* #34: handles and tasks of the last run */
+	rc = nl_dp_farm_jrnl_init(io, handle_restore); /* #34: handles and tasks of the last run */
 	if (rc != 0) {
 		DP_LOG(ERR, "task farm: no memory for the journal\n");
 		nl_dp_farm_fini(io);

@@ -56,6 +56,7 @@ jr_find(struct nl_dp_farm *f, uint64_t id)
 
 struct replay_ctx {
 	struct nl_port *io;
+	nl_dp_farm_restore_fn restore;
 	struct nl_farm_rec_task *t;
 	uint32_t n, cap;
 	uint32_t n_h, n_h_bad;
@@ -66,7 +67,7 @@ on_handle(void *ctx, const struct nl_farm_rec_handle *h)
 {
 	struct replay_ctx *c = ctx;
 
-	if (nl_dp_farm_handle_restore(c->io, h->h, h->name, h->req, h->rank, h->principal) == 0)
+	if (c->restore(c->io, h->h, h->name, h->req, h->rank, h->principal) == 0)
 		c->n_h++;
 	else
 		c->n_h_bad++;
@@ -90,10 +91,10 @@ on_task(void *ctx, const struct nl_farm_rec_task *t)
 }
 
 int
-nl_dp_farm_jrnl_init(struct nl_port *io)
+nl_dp_farm_jrnl_init(struct nl_port *io, nl_dp_farm_restore_fn restore)
 {
 	struct nl_dp_farm *f = io->farm;
-	struct replay_ctx c = { .io = io };
+	struct replay_ctx c = { .io = io, .restore = restore };
 	uint32_t n_pool = io->dp->n_pool, n_run = 0, n_q = 0, n_end = 0;
 	double grace = (io->o.worker_timeout_s > 0 ? io->o.worker_timeout_s : 5.0) + 5.0;
 	int n;

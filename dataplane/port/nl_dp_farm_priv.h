@@ -209,7 +209,8 @@ void nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m);
 
 /*
  * #34, the journal (nl_dp_farm_jrnl.c; docs/taskfarm.md "Exactly once"), on the I/O lcore:
- *  init    read the records back: handles registered again under their numbers, tasks not
+ *  init    read the records back: handles registered again under their numbers (restore:
+ *          nl_dp_farm.c's registration, 0 or -1 refused and logged), tasks not
  *          ended and the last ended ones kept for resends (-errno: no memory);
  *  resend  an FSUBMIT (attempt != 0) of a task the journal has: ended -> answered from it
  *          (true); running on a worker -> admitted, pinned to that worker's machine (the
@@ -219,7 +220,9 @@ void nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m);
  *          rejoin (true: parked) until pin_until_tsc, then placed as any other;
  *  handle  a handle registered: journaled.
  */
-int nl_dp_farm_jrnl_init(struct nl_port *io);
+typedef int (*nl_dp_farm_restore_fn)(struct nl_port *io, uint32_t h, const char *name,
+				     const char *req, const char *rank, uint32_t principal);
+int nl_dp_farm_jrnl_init(struct nl_port *io, nl_dp_farm_restore_fn restore);
 void nl_dp_farm_jrnl_fini(struct nl_dp_farm *f);
 bool nl_dp_farm_jrnl_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
 			    const struct nl_frame_addr *a);
@@ -230,9 +233,6 @@ void nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h);
 unsigned int nl_dp_farm_jrnl_release(struct nl_port *io);
 /* stop: the held KILLs go, the held DISPATCHes (their tasks answered already) do not */
 void nl_dp_farm_jrnl_stop(struct nl_port *io);
-/* nl_dp_farm.c: register handle h again (journal replay): 0, or -1 (refused, logged) */
-int nl_dp_farm_handle_restore(struct nl_port *io, uint32_t h, const char *name, const char *req,
-			      const char *rank, uint32_t principal);
 
 /* Resent FSUBMITs (nl_dp_farm_dd.c; see the top of nl_dp_farm.c). The I/O lcore. */
 void nl_dp_farm_dd_forget_aux(struct nl_dp_farm *f, uint32_t aux);
