@@ -1337,21 +1337,26 @@ static int
 wait_cmd(uint64_t id, double timeout_s)
 {
 	struct nl_msg_status st;
+	/* the first question is answered within 5 s or the appliance is not there (#33); once it
+	 * answered, a stall of it (a host holding its lcores for seconds was seen) is waited out
+	 * up to --timeout without any answer */
+	double t = timeout_s < 5 ? timeout_s : 5;
 	int rc;
 
 	for (;;) {
-		rc = status_once(id, timeout_s < 5 ? timeout_s : 5, false, &st);
+		rc = status_once(id, t, false, &st);
 		if (rc == 2)
 			return rc;
+		t = timeout_s;
 		if (rc == 1 || !st.has_tasks) {
-			status_once(id, 5, true, &st);
+			status_once(id, t, true, &st);
 			return 1;
 		}
 		if (st.t.n[NL_FARM_T_QUEUED] + st.t.n[NL_FARM_T_RUNNING] == 0 || stop_flag)
 			break;
 		usleep(500000);
 	}
-	status_once(id, 5, true, &st);
+	status_once(id, t, true, &st);
 	return st.t.n[NL_FARM_T_OK] == st.t.tasks && !stop_flag ? 0 : 1;
 }
 
