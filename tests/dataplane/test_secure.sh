@@ -83,8 +83,8 @@ print(p[sys.argv[2]][p["name"].index(sys.argv[1])])' "$1" "$2" 2>/dev/null || ec
 start_app() { # extra args
 	"$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "$PFX" -l 0-1 \
 		--vdev="net_af_packet0,iface=$VA" -- --config "${APP_CFG:-$CFG}" --scheme nlsc \
-		--ip $APPIP --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 0.5 "$@" \
-		>"$TMP/app.log" 2>&1 &
+		--ip $APPIP --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 0.5 \
+		--state-dir "$TMP/state.$RANDOM" "$@" >"$TMP/app.log" 2>&1 &
 	APP=$!
 	for _ in $(seq 100); do
 		[[ $(stat accepted) != -1 ]] && return 0
