@@ -370,11 +370,26 @@ on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl
 	send_to(io, a, &out);
 }
 
+/* Answer the FSUBMIT being handled REJECT reason (counted as rejected at ingress): false, the
+ * frame is not admitted. */
+static bool
+reject(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg_fsubmit *fs,
+       uint16_t reason)
+{
+	struct nl_msg r = { .type = NL_MSG_REJECT };
+
+	r.u.reply.task_id = fs->task_id;
+	r.u.reply.client_ts_ns = fs->client_ts_ns;
+	r.u.reply.reason = reason;
+	nl_stat_add_st(&io->dp->io_rejected, 1);
+	send_to(io, a, &r);
+	return false;
+}
+
 bool
 nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a,
 		 struct nl_msg_submit *s)
 {
-	struct nl_dp *dp = io->dp;
 	struct nl_dp_farm *f = io->farm;
 	const struct nl_msg_fsubmit *fs;
 	struct farm_sub *sc;
@@ -418,14 +433,7 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 		return false; /* #34: ended before a restart: answered from the journal */
 	sc = sub_find(f, fs->task_id >> 32, true);
 	if (sc != NULL && !farm_sub_mine(io, sc)) { /* #35: another principal's batch */
-		struct nl_msg r = { .type = NL_MSG_REJECT };
-
-		r.u.reply.task_id = fs->task_id;
-		r.u.reply.client_ts_ns = fs->client_ts_ns;
-		r.u.reply.reason = NL_REJECT_BAD_TASK;
-		nl_stat_add_st(&dp->io_rejected, 1);
-		send_to(io, a, &r);
-		return false;
+		return reject(io, a, fs, NL_REJECT_BAD_TASK);
 	}
 	if (sc != NULL) {
 		if (!sc->owned)
@@ -444,29 +452,15 @@ nl_dp_farm_frame(struct nl_port *io, const struct nl_msg *m, const struct nl_fra
 	s->args_len = fs->args_len;
 	memcpy(s->args, fs->args, fs->args_len);
 	if (fs->handle >= f->n_h) { /* e.g. the appliance restarted: the client registers again */
-		struct nl_msg r = { .type = NL_MSG_REJECT };
-
-		r.u.reply.task_id = fs->task_id;
-		r.u.reply.client_ts_ns = fs->client_ts_ns;
-		r.u.reply.reason = NL_REJECT_NO_HANDLE;
 		if (sc != NULL)
 			sc->c.rejected++;
-		nl_stat_add_st(&dp->io_rejected, 1);
-		send_to(io, a, &r);
-		return false;
+		return reject(io, a, fs, NL_REJECT_NO_HANDLE);
 	}
 	if (fs->handle < f->n_h_restored && rte_rdtsc() < f->pin_until_tsc &&
 	    (f->tab == NULL || fs->handle >= f->tab->n_h || f->tab->ent[fs->handle].n_elig == 0)) {
 		/* #34: just restarted with handles of the journal, and no machine for this one
 		 * has joined again yet: "later", not "no machine" (the client backs off) */
-		struct nl_msg r = { .type = NL_MSG_REJECT };
-
-		r.u.reply.task_id = fs->task_id;
-		r.u.reply.client_ts_ns = fs->client_ts_ns;
-		r.u.reply.reason = NL_REJECT_OVERLOAD;
-		nl_stat_add_st(&dp->io_rejected, 1);
-		send_to(io, a, &r);
-		return false;
+		return reject(io, a, fs, NL_REJECT_OVERLOAD);
 	}
 	s->instr = (uint64_t)nl_dp_farm_instr(io, f->hd[fs->handle].name); /* #33: booking */
 	f->cur_h = fs->handle;

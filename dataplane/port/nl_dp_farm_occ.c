@@ -259,6 +259,18 @@ idle_slot(struct nl_port *io, const struct nl_task *t, uint32_t h)
 	return NO_SLOT;
 }
 
+/* Sub-task sub of t waits at the appliance, last in line: true; false when the line is full
+ * (or there is none). */
+static bool
+park_push(struct nl_dp_farm *f, const struct nl_task *t, unsigned int sub)
+{
+	if (f->park == NULL || f->n_park == f->park_cap)
+		return false;
+	f->park[(f->park_head + f->n_park++) % f->park_cap] =
+		(struct farm_park){ .aux = t->aux, .sub = (uint16_t)sub, .task_id = t->id };
+	return true;
+}
+
 bool
 nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t *m)
 {
@@ -268,11 +280,7 @@ nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_
 
 	if (f != NULL && sub == 0 && (pin = nl_dp_farm_jrnl_pin(io, t->aux, m)) != 0) {
 		/* #34: the journal's run goes back to its worker (1), or waits for it (2) */
-		if (pin == 1 || f->park == NULL || f->n_park == f->park_cap)
-			return false;
-		f->park[(f->park_head + f->n_park++) % f->park_cap] =
-			(struct farm_park){ .aux = t->aux, .sub = (uint16_t)sub, .task_id = t->id };
-		return true;
+		return pin == 2 && park_push(f, t, sub);
 	}
 	if (f == NULL || f->park == NULL || t->aux >= io->dp->n_pool ||
 	    (h = f->h_by_aux[t->aux]) == 0 || h >= f->n_h || f->hd[h].has_rank ||
@@ -285,11 +293,7 @@ nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_
 		*m = alt;
 		return false;
 	}
-	if (f->n_park == f->park_cap)
-		return false; /* full: it queues on its worker */
-	f->park[(f->park_head + f->n_park++) % f->park_cap] =
-		(struct farm_park){ .aux = t->aux, .sub = (uint16_t)sub, .task_id = t->id };
-	return true;
+	return park_push(f, t, sub); /* full: it queues on its worker */
 }
 
 void
