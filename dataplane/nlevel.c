@@ -536,6 +536,19 @@ main(int argc, char **argv)
 			if (rc != 0)
 				fprintf(stderr, "nlevel: %s\n", strerror(-rc));
 			nl_dp_counts_get(dp, &c);
+			{ /* the port's frames, for the log of a run that lost something */
+				uint64_t bad = 0;
+
+				for (unsigned int e = 0; e < NL_PROTO_E_MAX; e++)
+					bad += pc.drops[e];
+				fprintf(stderr, "nlevel: frames: %llu received (%llu DONEs, %llu "
+					"of them stale), %llu malformed; %llu sent, %llu not sent\n",
+					(unsigned long long)pc.rx_frames,
+					(unsigned long long)pc.rx_msgs[NL_MSG_DONE],
+					(unsigned long long)pc.stale_done, (unsigned long long)bad,
+					(unsigned long long)pc.tx_frames,
+					(unsigned long long)pc.tx_fail);
+			}
 			printf("SUMMARY mode=port wall_s=%.1f accepted=%llu rejected=%llu completed=%llu "
 			       "failed=%llu in_flight=%llu workers_joined=%llu workers_left=%llu\n",
 			       (double)(rte_rdtsc() - t0) / (double)rte_get_tsc_hz(),

@@ -93,6 +93,9 @@ sleep 0.5
 running=$(n_ran)
 t0=$(date +%s%N)
 kill -TERM "$CHAOS_APP"
+# for the log of a drain that runs late: the commands and workers 15 s after the signal (the
+# 8 end about 11 s after it)
+(sleep 15; ps -eo pid,stat,etime,wchan:24,args | grep -e "[s]leep 12" -e "[n]level-worker" >"$CT/ps15.txt") &
 # during the drain (the 8 run about 11 s more): a new batch is refused
 sleep 0.3
 chaos_sub --wait --submit-id 502 --array 1-2 mark {} 0 >"$CT/b.out" 2>&1 &
@@ -115,7 +118,7 @@ say "SIGTERM with 8 running, 16 waiting: the appliance drains, ends within --dra
 	"$([[ $running == 8 && $arc == 0 && $drained == 1 ]] && lt "$d1" 20 &&
 		[[ $(grep -c 'SUMMARY mode=port' "$CT/app.log") == 1 &&
 		$(grep 'drain on SIGTERM ended' "$CT/app.log") == *" 0 still running"* ]]; echo $?)" \
-	"$running running at the signal; exit $arc after $ams ms; $(grep -e 'drain on' -e SUMMARY "$CT/app.log" | tr '\n' ';')"
+	"$running running at the signal; exit $arc after $ams ms; $(grep -e 'drain on' -e SUMMARY -e 'frames:' "$CT/app.log" | tr '\n' ';'); workers: $(tail -q -n 2 "$CT"/w[12].log | tr '\n' ';'); 15 s after the signal: $(cat "$CT/ps15.txt" 2>/dev/null | tr -s ' ' | tr '\n' ';')"
 say "the submitter: 8 ok, 16 shutdown, none lost; it says the appliance stops; exit 1" \
 	"$([[ $rc == 1 && $(field "$aout" ok) == 8 && $(field "$aout" shutdown) == 16 &&
 		$(field "$aout" not_sent) == 0 && $aout == *"appliance is shutting down: 16 tasks not run"* ]]; echo $?)" \
