@@ -370,6 +370,12 @@ on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl
 	send_to(io, a, &out);
 }
 
+static void
+f_last_reject(struct nl_port *io, uint16_t reason)
+{
+	io->farm->last_reject = reason; /* #34: for a task the journal admits again */
+}
+
 /* Answer the FSUBMIT being handled REJECT reason (counted as rejected at ingress): false, the
  * frame is not admitted. */
 static bool
@@ -383,6 +389,7 @@ reject(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg_fs
 	r.u.reply.reason = reason;
 	nl_stat_add_st(&io->dp->io_rejected, 1);
 	send_to(io, a, &r);
+	f_last_reject(io, reason);
 	return false;
 }
 
@@ -517,8 +524,6 @@ nl_dp_farm_task(struct nl_port *io, struct nl_task *t, struct nl_dp_meta *mt)
 		f->pin_w[t->aux] = f->cur_h != 0 ? f->cur_pin_w : 0; /* #34: the journal's run */
 		f->pin_m[t->aux] = f->cur_pin_m;
 		f->cur_pin_w = 0;
-		if (f->cur_h != 0)
-			nl_dp_farm_jrnl_admitted(f, t->id);
 		nl_dp_farm_dd_forget_aux(f, t->aux); /* the slot's last FSUBMIT, if it never ended here */
 		f->cur_aux = t->aux;
 		nl_dp_farm_ctl_task(io, t->aux, /* #33: time limit, a pending CANCEL */
@@ -591,7 +596,10 @@ nl_dp_farm_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t task_
 		f->inf_ip[f->cur_aux] = mt->client_ip;
 		f->inf_port[f->cur_aux] = mt->client_port;
 		nl_dp_farm_ctl_accept(io, task_id, f->cur_attempt); /* #33: recorded queued */
+		nl_dp_farm_jrnl_admitted(f, task_id); /* #34: accepted (not at a REJECT overload) */
 	}
+	if (at_ingress && type == NL_MSG_REJECT && m != NULL)
+		f->last_reject = m->u.reply.reason; /* #34: for a task the journal admits again */
 	s = sub_find(f, task_id >> 32, false);
 	if (s == NULL)
 		return;

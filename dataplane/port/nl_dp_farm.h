@@ -171,4 +171,25 @@ void nl_dp_farm_pull(struct nl_port *io);
 void nl_dp_farm_set_port_fns(struct nl_port *io, nl_dp_farm_dispatch_fn d,
 			     nl_dp_farm_withdraw_fn w);
 
+/**
+ * #34: the next task of the journal to admit again without its submitter (tasks not ended at
+ * the last stop whose FSUBMIT the journal kept; docs/taskfarm.md "Exactly once"): its FSUBMIT
+ * in *m, the submitter's address in *a and its principal in *principal, for the caller to
+ * admit as a received FSUBMIT (nl_dp_farm_frame(), then the SUBMIT path) and then to call
+ * nl_dp_farm_requeue_done(). Tasks whose handle has no machine yet wait; one a resend
+ * admitted first is skipped.
+ * @return true: one to admit; false: none now (looks again every 10 ms while any is left).
+ * @par Context The I/O lcore, not while draining. @par Source issue #34 item 1.
+ */
+bool nl_dp_farm_requeue_next(struct nl_port *io, struct nl_msg *m, struct nl_frame_addr *a,
+			     uint32_t *principal);
+
+/**
+ * #34: the admission of the task nl_dp_farm_requeue_next() returned last is over: accepted
+ * (or answered from its state), it is done; REJECT overload, it is tried again after 0.5 s;
+ * another REJECT, it is dropped (logged, counted in /nlevel/submits journal_requeue_refused).
+ * @par Context The I/O lcore.
+ */
+void nl_dp_farm_requeue_done(struct nl_port *io);
+
 #endif /* NL_DP_FARM_H */

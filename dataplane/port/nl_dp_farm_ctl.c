@@ -99,11 +99,34 @@ nl_dp_farm_ctl_task(struct nl_port *io, uint32_t aux, const struct farm_sub *s)
 void
 nl_dp_farm_ctl_accept(struct nl_port *io, uint64_t task_id, uint8_t attempt)
 {
+	struct nl_dp_farm *f = io->farm;
 	struct nl_farm_rec_ev e = { .kind = NL_REC_ACCEPT, .task_id = task_id,
 				    .attempt = attempt, .principal = io->principal,
 				    .t_ns = wall_ns() };
 
-	put(io->farm, &e);
+	if (f->rec != NULL && f->cur_aux < io->dp->n_pool &&
+	    (e.sub = malloc(sizeof(*e.sub))) != NULL) {
+		/* #34: the FSUBMIT, for a restart to admit it again (nl_dp_farm_jrnl.c) */
+		const struct nl_dp_meta *mt = &io->meta[f->cur_aux];
+		const struct nl_task *t = mt->task;
+		struct nl_farm_rec_sub *q = e.sub;
+
+		memset(q, 0, sizeof(*q));
+		q->handle = f->cur_h;
+		q->tl_ms = f->cur_tl_ms;
+		q->need = t->need;
+		q->data_bits = (uint64_t)t->data_bits;
+		q->client_ts_ns = mt->client_ts_ns;
+		q->n_split = (uint16_t)t->n_split;
+		q->attempt = attempt;
+		q->args_len = mt->args_len;
+		memcpy(q->args, mt->args, mt->args_len);
+		q->principal = io->principal;
+		q->ip = mt->client_ip;
+		q->port = mt->client_port;
+		memcpy(q->mac, mt->client_mac, 6);
+	}
+	put(f, &e);
 }
 
 void

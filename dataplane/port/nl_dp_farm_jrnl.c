@@ -15,6 +15,12 @@
  *    (workers say HELLO every 2 s) until --worker-timeout + 5 s after the start; a worker
  *    that does not come back is dead (its commands die with its cgroups), and the run is
  *    placed as any other.
+ *  - without waiting for a resend, tasks not ended whose FSUBMIT the journal kept (table
+ *    fsubmit, attempt != 0) are admitted again by the appliance itself (requeue: the port's
+ *    loop takes them from nl_dp_farm_requeue_next()) once a machine for their handle has
+ *    joined: queued ones queue again, running ones go back to their worker as above; their
+ *    answers go to the address that submitted them (or the last that resent them). A resend
+ *    that comes first admits it instead; one that comes after is answered from its state.
  * Everything runs on the I/O lcore.
  */
 #include <errno.h>
@@ -143,13 +149,29 @@ nl_dp_farm_jrnl_init(struct nl_port *io, nl_dp_farm_restore_fn restore)
 			n_end += t->state >= NL_FARM_T_OK;
 		}
 	}
+	for (uint32_t i = 0; i < c.n; i++) /* #34: the FSUBMITs to admit again */
+		f->rq_n += c.t[i].has_sub && c.t[i].sub.attempt != 0 &&
+			   (c.t[i].state == NL_FARM_T_QUEUED || c.t[i].state == NL_FARM_T_RUNNING);
+	if (f->rq_n > 0 && (f->rq = calloc(f->rq_n, sizeof(*f->rq))) == NULL) {
+		free(c.t);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0, k = 0; i < c.n && k < f->rq_n; i++) {
+		const struct nl_farm_rec_task *t = &c.t[i];
+
+		if (t->has_sub && t->sub.attempt != 0 &&
+		    (t->state == NL_FARM_T_QUEUED || t->state == NL_FARM_T_RUNNING))
+			f->rq[k++] = (struct farm_rq){ .task_id = t->task_id, .q = t->sub };
+	}
+	f->rq_left = f->rq_n;
 	free(c.t);
 	f->n_h_restored = f->n_h;
 	if (c.n_h + c.n_h_bad + f->jr_n > 0)
 		DP_LOG(NOTICE, "journal read back: %u handles (%u refused), %u tasks running on "
-			       "workers at the last stop (asked of their workers when resent), %u "
-			       "queued, %u ended (answered from the journal when resent)\n",
-		       c.n_h, c.n_h_bad, n_run, n_q, n_end);
+			       "workers at the last stop (asked of their workers again), %u "
+			       "queued, %u ended (answered from the journal when resent); %u "
+			       "admitted again as their machines join\n",
+		       c.n_h, c.n_h_bad, n_run, n_q, n_end, f->rq_n);
 	return 0;
 }
 
@@ -160,6 +182,9 @@ nl_dp_farm_jrnl_fini(struct nl_dp_farm *f)
 	free(f->pin_w);
 	free(f->pin_m);
 	free(f->jr);
+	free(f->rq);
+	f->rq = NULL;
+	f->rq_n = f->rq_left = 0;
 	free(f->held);
 	f->held = NULL;
 	f->n_held = 0;
@@ -383,4 +408,102 @@ nl_dp_farm_jrnl_stop(struct nl_port *io)
 		}
 		f->held_head = (f->held_head + 1) % FARM_HELD;
 	}
+}
+
+/* ---- tasks of the journal admitted again without their submitter ---- */
+
+#define RQ_LOOK 256u     /* entries looked at per call */
+#define RQ_IDLE_MS 10u   /* nothing due: look again after [ms] */
+#define RQ_RETRY_MS 500u /* REJECT overload (the pool is full): again after [ms] */
+
+static void
+rq_done(struct nl_dp_farm *f, struct farm_rq *e)
+{
+	e->task_id = 0;
+	f->rq_left--;
+}
+
+/* Whether a machine for handle h has joined (its match table entry has one eligible). */
+static bool
+rq_eligible(const struct nl_dp_farm *f, uint32_t h)
+{
+	return f->tab != NULL && h < f->tab->n_h && f->tab->ent[h].n_elig > 0;
+}
+
+bool
+nl_dp_farm_requeue_next(struct nl_port *io, struct nl_msg *m, struct nl_frame_addr *a,
+			uint32_t *principal)
+{
+	struct nl_dp_farm *f = io->farm;
+	uint64_t now, hz;
+
+	if (f == NULL || f->rq_left == 0)
+		return false;
+	now = rte_rdtsc();
+	if (now < f->rq_next_tsc)
+		return false;
+	hz = rte_get_tsc_hz();
+	for (uint32_t k = 0; k < RQ_LOOK && k < f->rq_n; k++) {
+		uint32_t i = (f->rq_cur + k) % f->rq_n;
+		struct farm_rq *e = &f->rq[i];
+		const struct farm_jr *j;
+		struct nl_msg_fsubmit *fs;
+
+		if (e->task_id == 0)
+			continue;
+		j = jr_find(f, e->task_id);
+		if (j == NULL || j->state == 0 || j->state >= NL_FARM_T_OK) {
+			rq_done(f, e); /* a resend admitted it first (or it ended) */
+			continue;
+		}
+		if (now < e->retry_tsc || !rq_eligible(f, e->q.handle))
+			continue; /* its machines have not joined (again) yet */
+		memset(m, 0, sizeof(*m));
+		m->type = NL_MSG_FSUBMIT;
+		fs = &m->u.farm.fsubmit;
+		fs->task_id = e->task_id;
+		fs->need = e->q.need;
+		fs->data_bits = e->q.data_bits;
+		fs->client_ts_ns = e->q.client_ts_ns;
+		fs->handle = e->q.handle;
+		fs->n_split = e->q.n_split;
+		fs->args_len = e->q.args_len;
+		fs->attempt = e->q.attempt;
+		memcpy(fs->args, e->q.args, e->q.args_len);
+		fs->time_limit_ms = e->q.tl_ms;
+		memset(a, 0, sizeof(*a));
+		memcpy(a->src_mac, e->q.mac, 6);
+		a->src_ip = e->q.ip;
+		a->src_port = e->q.port;
+		*principal = e->q.principal;
+		e->retry_tsc = now + (uint64_t)RQ_RETRY_MS * hz / 1000;
+		f->rq_cur = (i + 1) % f->rq_n;
+		f->rq_last = i;
+		f->last_reject = 0;
+		return true;
+	}
+	f->rq_cur = (f->rq_cur + RQ_LOOK) % f->rq_n;
+	f->rq_next_tsc = now + (uint64_t)RQ_IDLE_MS * hz / 1000;
+	return false;
+}
+
+void
+nl_dp_farm_requeue_done(struct nl_port *io)
+{
+	struct nl_dp_farm *f = io->farm;
+	struct farm_rq *e;
+
+	if (f == NULL || f->rq_last >= f->rq_n || (e = &f->rq[f->rq_last])->task_id == 0)
+		return;
+	if (f->last_reject == NL_REJECT_OVERLOAD)
+		return; /* the pool or the engine is full: again after RQ_RETRY_MS */
+	if (f->last_reject != 0) {
+		nl_atomic_store_relaxed(&f->n_jr_requeue_refused, f->n_jr_requeue_refused + 1);
+		DP_LOG(WARNING, "journal: task %u_%u not admitted again (REJECT reason %u); "
+				"its submitter may resend it\n", (unsigned int)(e->task_id >> 32),
+		       (unsigned int)(e->task_id & 0xffffffffu), f->last_reject);
+	} else {
+		nl_atomic_store_relaxed(&f->n_jr_requeued, f->n_jr_requeued + 1);
+	}
+	rq_done(f, e);
 }

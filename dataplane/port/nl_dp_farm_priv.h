@@ -138,6 +138,19 @@ struct nl_dp_farm {
 				    * until their record is on disk (write-ahead) */
 	uint32_t held_head, n_held;
 	uint64_t n_held_full;      /* sent without waiting: the ring was full (telemetry) */
+	/* #34: tasks of the journal not ended, admitted again without their submitter */
+	struct farm_rq *rq;        /* [rq_n], task_id 0 = done */
+	uint32_t rq_n, rq_left, rq_cur, rq_last;
+	uint64_t rq_next_tsc;      /* the next look at the list */
+	uint16_t last_reject;      /* reason of the last REJECT at admission, 0 = none */
+	uint64_t n_jr_requeued, n_jr_requeue_refused; /* telemetry */
+};
+
+/* #34: a task of the journal to admit again (its FSUBMIT as the journal kept it) */
+struct farm_rq {
+	uint64_t task_id;
+	uint64_t retry_tsc;        /* not before */
+	struct nl_farm_rec_sub q;
 };
 
 #define FARM_HELD 8192u

@@ -6,7 +6,9 @@
  *   task(submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, cpu_ms,
  *        mem_kib, t_accept_ns, t_end_ns, PRIMARY KEY(submit, idx)) WITHOUT ROWID
  * state is enum nl_farm_tstate; #34 adds handle(h, name, req, rank, principal) (user_version
- * 2). Each pass of the thread writes what the ring holds in one transaction (synchronous =
+ * 2) and fsubmit(submit, idx, handle, attempt, need, data_bits, n_split, tl_ms, args,
+ * client_ip, client_port, client_mac, client_ts_ns, principal) (user_version 3): the FSUBMIT
+ * of each task not ended, deleted with its end, so a restart admits it again. Each pass of the thread writes what the ring holds in one transaction (synchronous =
  * FULL in WAL mode: one fsync of the WAL per pass, a group commit, not one per task), then
  * publishes how many events are on disk (the I/O lcore holds a farm DISPATCH until its
  * record is: nl_farm_rec_durable()), then answers the queries it met, in ring order.
@@ -36,6 +38,7 @@
 struct nl_farm_rec {
 	sqlite3 *db;
 	sqlite3_stmt *ins_batch, *accept, *dispatch, *end, *counts, *owner, *list, *handle;
+	sqlite3_stmt *ins_sub, *del_sub; /* #34: fsubmit */
 	struct rte_ring *ev;
 	struct rte_ring *out;
 	pthread_t th;
@@ -59,7 +62,13 @@ static const char *const schema =
 	" t_end_ns INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(submit, idx)) WITHOUT ROWID;"
 	"CREATE TABLE IF NOT EXISTS handle(h INTEGER PRIMARY KEY, name TEXT NOT NULL,"
 	" req TEXT NOT NULL, rank TEXT NOT NULL, principal INTEGER NOT NULL);"
-	"PRAGMA user_version=2;";
+	"CREATE TABLE IF NOT EXISTS fsubmit(submit INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" handle INTEGER NOT NULL, attempt INTEGER NOT NULL, need INTEGER NOT NULL,"
+	" data_bits INTEGER NOT NULL, n_split INTEGER NOT NULL, tl_ms INTEGER NOT NULL,"
+	" args BLOB, client_ip INTEGER NOT NULL, client_port INTEGER NOT NULL,"
+	" client_mac BLOB, client_ts_ns INTEGER NOT NULL, principal INTEGER NOT NULL,"
+	" PRIMARY KEY(submit, idx)) WITHOUT ROWID;"
+	"PRAGMA user_version=3;";
 
 static int
 prep(struct nl_farm_rec *r, sqlite3_stmt **st, const char *sql)
@@ -92,6 +101,27 @@ write_ev(struct nl_farm_rec *r, const struct nl_farm_rec_ev *e)
 		sqlite3_bind_int(r->accept, 3, e->attempt);
 		sqlite3_bind_int64(r->accept, 4, (int64_t)e->t_ns);
 		step(r->accept);
+		if (e->sub != NULL) { /* #34: kept until the task ends */
+			const struct nl_farm_rec_sub *q = e->sub;
+
+			sqlite3_bind_int64(r->ins_sub, 1, sub);
+			sqlite3_bind_int64(r->ins_sub, 2, idx);
+			sqlite3_bind_int64(r->ins_sub, 3, q->handle);
+			sqlite3_bind_int(r->ins_sub, 4, q->attempt);
+			sqlite3_bind_int64(r->ins_sub, 5, (int64_t)q->need);
+			sqlite3_bind_int64(r->ins_sub, 6, (int64_t)q->data_bits);
+			sqlite3_bind_int(r->ins_sub, 7, q->n_split);
+			sqlite3_bind_int64(r->ins_sub, 8, q->tl_ms);
+			sqlite3_bind_blob(r->ins_sub, 9, q->args, q->args_len, SQLITE_STATIC);
+			sqlite3_bind_int64(r->ins_sub, 10, q->ip);
+			sqlite3_bind_int(r->ins_sub, 11, q->port);
+			sqlite3_bind_blob(r->ins_sub, 12, q->mac, 6, SQLITE_STATIC);
+			sqlite3_bind_int64(r->ins_sub, 13, (int64_t)q->client_ts_ns);
+			sqlite3_bind_int64(r->ins_sub, 14, q->principal == NL_PRINCIPAL_NONE ?
+								  -1 : (int64_t)q->principal);
+			step(r->ins_sub);
+			free(e->sub);
+		}
 		break;
 	case NL_REC_DISPATCH:
 		sqlite3_bind_int64(r->dispatch, 1, e->worker_id);
@@ -114,6 +144,9 @@ write_ev(struct nl_farm_rec *r, const struct nl_farm_rec_ev *e)
 		sqlite3_bind_int64(r->end, 11, (int64_t)e->t_ns);
 		sqlite3_bind_int(r->end, 12, e->attempt);
 		step(r->end);
+		sqlite3_bind_int64(r->del_sub, 1, sub); /* #34: ended: not admitted again */
+		sqlite3_bind_int64(r->del_sub, 2, idx);
+		step(r->del_sub);
 		break;
 	case NL_REC_HANDLE: { /* #34: "name\0req\0rank" */
 		const char *name = e->text, *req = name + strlen(name) + 1;
@@ -339,7 +372,13 @@ nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_
 			      "run_ms FROM task WHERE submit = ?1 AND idx >= ?2 ORDER BY idx "
 			      "LIMIT ?3") != SQLITE_OK ||
 	    prep(r, &r->handle, "INSERT OR REPLACE INTO handle(h, name, req, rank, principal) "
-				"VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK) {
+				"VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK ||
+	    prep(r, &r->ins_sub, "INSERT OR REPLACE INTO fsubmit(submit, idx, handle, attempt, "
+				 "need, data_bits, n_split, tl_ms, args, client_ip, client_port, "
+				 "client_mac, client_ts_ns, principal) VALUES(?1, ?2, ?3, ?4, ?5, "
+				 "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)") != SQLITE_OK ||
+	    prep(r, &r->del_sub, "DELETE FROM fsubmit WHERE submit = ?1 AND idx = ?2") !=
+		    SQLITE_OK) {
 		snprintf(err, errlen, "task records %s: %s", path,
 			 r->db != NULL ? sqlite3_errmsg(r->db) : "cannot open");
 		nl_farm_rec_close(r);
@@ -384,6 +423,8 @@ nl_farm_rec_close(struct nl_farm_rec *r)
 	sqlite3_finalize(r->owner);
 	sqlite3_finalize(r->list);
 	sqlite3_finalize(r->handle);
+	sqlite3_finalize(r->ins_sub);
+	sqlite3_finalize(r->del_sub);
 	sqlite3_close(r->db);
 	free(r);
 }
@@ -398,6 +439,8 @@ nl_farm_rec_put(struct nl_farm_rec *r, const struct nl_farm_rec_ev *ev)
 	nl_atomic_store_relaxed(&r->dropped, r->dropped + 1);
 	if (ev->kind == NL_REC_HANDLE)
 		free(ev->text);
+	if (ev->kind == NL_REC_ACCEPT)
+		free(ev->sub);
 	return false;
 }
 
@@ -407,6 +450,38 @@ col_text(sqlite3_stmt *st, int i)
 	const unsigned char *t = sqlite3_column_text(st, i);
 
 	return t != NULL ? (const char *)t : "";
+}
+
+/* #34: columns 11.. of a task not ended: its FSUBMIT, when the journal kept it */
+static void
+row_sub(sqlite3_stmt *st, struct nl_farm_rec_task *t)
+{
+	struct nl_farm_rec_sub *q = &t->sub;
+	int64_t p;
+	int n;
+
+	if (sqlite3_column_type(st, 11) == SQLITE_NULL)
+		return;
+	q->handle = (uint32_t)sqlite3_column_int64(st, 11);
+	q->attempt = (uint8_t)sqlite3_column_int(st, 12);
+	q->need = (uint64_t)sqlite3_column_int64(st, 13);
+	q->data_bits = (uint64_t)sqlite3_column_int64(st, 14);
+	q->n_split = (uint16_t)sqlite3_column_int(st, 15);
+	q->tl_ms = (uint32_t)sqlite3_column_int64(st, 16);
+	n = sqlite3_column_bytes(st, 17);
+	if (n < 0 || n > (int)NL_PROTO_MAX_ARGS)
+		return; /* not ours: not admitted again */
+	if (n > 0)
+		memcpy(q->args, sqlite3_column_blob(st, 17), (size_t)n);
+	q->args_len = (uint8_t)n;
+	q->ip = (uint32_t)sqlite3_column_int64(st, 18);
+	q->port = (uint16_t)sqlite3_column_int(st, 19);
+	if (sqlite3_column_bytes(st, 20) == 6)
+		memcpy(q->mac, sqlite3_column_blob(st, 20), 6);
+	q->client_ts_ns = (uint64_t)sqlite3_column_int64(st, 21);
+	p = sqlite3_column_int64(st, 22);
+	q->principal = p < 0 ? NL_PRINCIPAL_NONE : (uint32_t)p;
+	t->has_sub = q->handle != 0 && q->n_split >= 1 && q->n_split <= NL_PROTO_MAX_SPLIT;
 }
 
 static void
@@ -432,7 +507,9 @@ nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_re
 {
 	static const char *const q_task[2] = {
 		"SELECT submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, "
-		"cpu_ms, mem_kib FROM task WHERE state IN (1, 2)",
+		"cpu_ms, mem_kib, handle, attempt, need, data_bits, n_split, tl_ms, args, "
+		"client_ip, client_port, client_mac, client_ts_ns, principal FROM task LEFT JOIN "
+		"fsubmit USING(submit, idx) WHERE state IN (1, 2) ORDER BY submit, idx",
 		"SELECT submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, "
 		"cpu_ms, mem_kib FROM task WHERE state >= 3 ORDER BY t_end_ns DESC LIMIT ?1",
 	};
@@ -465,6 +542,8 @@ nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_re
 			struct nl_farm_rec_task t;
 
 			row_task(st, &t);
+			if (q == 0)
+				row_sub(st, &t);
 			on_t(ctx, &t);
 			n++;
 		}

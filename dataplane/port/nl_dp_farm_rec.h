@@ -21,13 +21,34 @@ struct nl_farm_rec;
 
 /** Record kinds (ring events). */
 enum nl_farm_rec_kind {
-	NL_REC_ACCEPT = 1,   /**< accepted: queued (attempt, owner principal) */
+	NL_REC_ACCEPT = 1,   /**< accepted: queued (attempt, owner principal; #34: sub, the
+			      *   FSUBMIT to admit again after a restart) */
 	NL_REC_DISPATCH,     /**< sub-task 0 dispatched: running (worker, mach) */
 	NL_REC_END,          /**< final answer sent: state, status, times */
 	NL_REC_STATUS_Q,     /**< answer a STATUS_Q (its in-memory counters in m) */
 	NL_REC_TASKS_Q,      /**< answer a TASKS_Q */
 	NL_REC_HANDLE,       /**< #34: a handle registered (worker_id = handle, principal, text
 			      *   = "name\0req\0rank", heap, freed by the records thread) */
+};
+
+/**
+ * #34: an accepted FSUBMIT as the journal keeps it until the task ends (table fsubmit): what
+ * a restarted appliance needs to admit it again without its submitter (nl_dp_farm_jrnl.c).
+ */
+struct nl_farm_rec_sub {
+	uint32_t handle;       /**< REGISTERED handle (the journal's handle table keeps it) */
+	uint32_t tl_ms;        /**< wall-clock limit [ms], 0 = none */
+	uint64_t need;         /**< resource vector (bit per resource) */
+	uint64_t data_bits;    /**< data to move [bits] */
+	uint64_t client_ts_ns; /**< the submitter's time stamp, echoed in replies */
+	uint16_t n_split;      /**< sub-tasks */
+	uint8_t attempt;       /**< the submitter's attempt, 0 = not given */
+	uint8_t args_len;
+	uint8_t args[NL_PROTO_MAX_ARGS];
+	uint32_t principal;    /**< owner (NL_PRINCIPAL_NONE: the site key) */
+	uint32_t ip;           /**< the submitter's address (network order): answers go there */
+	uint16_t port;         /**< (network order) */
+	uint8_t mac[6];
 };
 
 /** One ring event (filled by the I/O lcore). */
@@ -52,6 +73,8 @@ struct nl_farm_rec_ev {
 	struct nl_farm_counts c; /**< STATUS_Q: the batch's in-memory counters */
 	uint8_t known;           /**< STATUS_Q: in memory */
 	char *text;              /**< HANDLE: its texts (malloc'd; the records thread frees it) */
+	struct nl_farm_rec_sub *sub; /**< #34, ACCEPT: the FSUBMIT (malloc'd, the records
+				      *   thread frees it), NULL = not kept */
 };
 
 /** #34: a handle of the journal (nl_farm_rec_replay()). */
@@ -70,6 +93,8 @@ struct nl_farm_rec_task {
 	uint32_t worker_id;    /**< RUNNING and ended: the worker of sub-task 0 (its --id) */
 	uint16_t mach;         /**< its worker-local machine index */
 	uint32_t queue_ms, run_ms, cpu_ms, mem_kib;
+	bool has_sub;          /**< not ended, and its FSUBMIT was kept (schema 3): sub valid */
+	struct nl_farm_rec_sub sub;
 };
 
 /** Callbacks of nl_farm_rec_replay() (ctx is the caller's). */

@@ -62,6 +62,9 @@ tel_submits(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "journal_pinned", nl_atomic_load_relaxed(&f->n_jr_pinned));
 	rte_tel_data_add_dict_u64(d, "journal_unpinned", nl_atomic_load_relaxed(&f->n_jr_unpinned));
 	rte_tel_data_add_dict_u64(d, "journal_held_full", nl_atomic_load_relaxed(&f->n_held_full));
+	rte_tel_data_add_dict_u64(d, "journal_requeued", nl_atomic_load_relaxed(&f->n_jr_requeued));
+	rte_tel_data_add_dict_u64(d, "journal_requeue_refused",
+				  nl_atomic_load_relaxed(&f->n_jr_requeue_refused));
 	struct rte_tel_data *ids = rte_tel_data_alloc();
 
 	if (ids == NULL)

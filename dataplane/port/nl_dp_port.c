@@ -538,6 +538,30 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 	}
 }
 
+/* #34: tasks of the journal not ended at the last stop, admitted again as if their
+ * submitter had resent them (nl_dp_farm_requeue_next()); a few per turn. How many. */
+static unsigned int
+requeue(struct nl_port *io)
+{
+	uint32_t saved = io->principal, principal;
+	struct nl_frame_addr a;
+	struct nl_msg m;
+	unsigned int n = 0;
+
+	while (n < 16 && !nl_dp_draining(io) && nl_dp_farm_requeue_next(io, &m, &a, &principal)) {
+		struct nl_msg_submit fs;
+
+		io->principal = principal;
+		if (nl_dp_farm_frame(io, &m, &a, &fs))
+			on_submit(io, &fs, &a);
+		nl_dp_farm_submit_end(io);
+		io->principal = saved;
+		nl_dp_farm_requeue_done(io);
+		n++;
+	}
+	return n;
+}
+
 /* #33: a parked sub-task of a cancelled farm task ends without running (REJECT cancelled). */
 static void
 farm_withdrawn(struct nl_port *io, struct nl_task *t, unsigned int sub)
@@ -687,6 +711,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 		work += n;
 		work += drain_subs(io);
 		work += nl_dp_farm_poll(io); /* #33: occupied slots stay busy as time passes */
+		work += requeue(io);         /* #34: the journal's tasks, without their submitter */
 		if (nl_port_ext(io) != NULL) /* hook up (scale-out): proxies, gossip */
 			work += io->o.ext->poll_ctl(io);
 		n = rte_ring_sc_dequeue_burst(dp->fin_ring, fin, 64, NULL);

@@ -4,7 +4,12 @@
 # run of a command is counted by the command itself (a line in $CT/runs/INDEX):
 #   - the appliance SIGKILLed once 24 tasks of `--array 1-400 --wait mark {} 0.1` ran, and
 #     restarted 5 s later with the same options (same --state-dir), its workers not restarted: nlevel-submit
-#     ends with 400 ok, each index ran exactly once.
+#     ends with 400 ok, each index ran exactly once;
+#   - the appliance and nlevel-submit SIGKILLed together mid-batch: the restarted appliance
+#     admits the journal's tasks by itself (no resend), each index runs exactly once, and
+#     `--wait ID` finds every task ok;
+#   - nlevel-submit SIGKILLed and --resume'd: no index twice;
+#   - a worker SIGKILLed and restarted: every task answered ok or failed, none twice.
 # Usage: chaos_restart.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
 . "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
 chaos_init rs "$@"
@@ -57,6 +62,29 @@ say "nlevel-submit exits 0" "$([[ $rc == 0 ]]; echo $?)" "got $rc"
 say "400 ok" "$([[ $(field "$out" ok) == 400 ]]; echo $?)" "got ok=$(field "$out" ok)"
 say "every index ran" "$([[ $(n_ran) == 400 ]]; echo $?)" "got $(n_ran)"
 say "no index ran twice" "$([[ $(n_twice) == 0 ]]; echo $?)" "got $(n_twice) twice"
+
+echo "# the appliance and nlevel-submit SIGKILLed together mid-batch (120 tasks of 0.2 s); no resend"
+nsenter --net="/var/run/netns/$CNS" "$CSUBMIT" --appliance "$CAPP_IP" --wait --quiet \
+	--submit-id 7004 --array 3001-3120 mark {} 0.2 >/dev/null 2>&1 &
+sp=$!
+wait_ran 3001 3120 24
+kill -9 "$sp" "$CHAOS_APP"
+wait "$sp" "$CHAOS_APP" 2>/dev/null
+CHAOS_APP=
+ran_at_kill=$(n_ran 3001 3120)
+up
+say "the appliance restarted with the submitter gone, the workers rejoined" $?
+# the restarted appliance admits the journal's queued and running tasks by itself; --wait ID
+# follows the batch from its records until every task ended (exit 0: all ok)
+# (chaos_sub's 180 s bound: without the journal's tasks the batch would wait for ever)
+out=$(chaos_sub --wait 7004 2>&1)
+rc=$?
+echo "# $ran_at_kill ran at the kill; $(grep -o '[0-9]* admitted again' "$CT/app.log")"
+say "without a resend the restarted appliance runs the rest: --wait 7004 ends, every task ok" \
+	"$([[ $rc == 0 ]]; echo $?)" "rc $rc: $(tail -n 3 <<<"$out")"
+say "... every index ran, none twice" \
+	"$([[ $(n_ran 3001 3120) == 120 && $(n_twice 3001 3120) == 0 ]]; echo $?)" \
+	"ran $(n_ran 3001 3120), twice $(n_twice 3001 3120)"
 
 echo "# nlevel-submit SIGKILLed mid-batch (200 tasks of 0.2 s), then --resume --joblog"
 rows() { python3 -c "import csv,sys; print(' '.join(r['index'] for r in csv.DictReader(open(sys.argv[1])) if r['result'] == 'ok'))" "$1"; }
