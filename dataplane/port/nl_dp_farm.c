@@ -132,6 +132,7 @@ on_cmds(struct nl_port *io, const struct nl_msg_cmds *c, const struct nl_frame_a
 		return;
 	memcpy(f->wk[wi].cmd, cmd, sizeof(cmd));
 	rebuild(io);
+	nl_dp_farm_pull(io); /* #34: a pinned run waits for its worker's commands */
 }
 
 static void
@@ -342,8 +343,14 @@ nl_dp_farm_done(struct nl_port *io, const struct nl_task *t, uint32_t m,
 unsigned int
 nl_dp_farm_poll(struct nl_port *io)
 {
-	if (io->farm == NULL)
+	struct nl_dp_farm *f = io->farm;
+
+	if (f == NULL)
 		return 0;
+	if (f->pin_until_tsc != 0 && rte_rdtsc() >= f->pin_until_tsc) {
+		f->pin_until_tsc = 0; /* #34: runs still waiting for their worker are placed now */
+		nl_dp_farm_pull(io);
+	}
 	return nl_dp_farm_ctl_poll(io) /* the records thread's answers */ +
 	       nl_dp_farm_jrnl_release(io) + /* #34: DISPATCHes whose records are on disk */
 	       nl_dp_farm_occ_poll(io);

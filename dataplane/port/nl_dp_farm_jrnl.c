@@ -271,16 +271,22 @@ nl_dp_farm_jrnl_admitted(struct nl_dp_farm *f, uint64_t task_id)
 	j->state = 0; /* admitted again: from here on its resends are the live state's */
 }
 
-/* Slot of machine `mach` of the live worker whose id is wid, or NO_SLOT. */
+/* Slot of machine `mach` of the live worker whose id is wid, once that worker offers the
+ * command of handle h again (its CMDS follow its HELLO: a DISPATCH before them would name no
+ * command, and the worker would answer 127 without running it); else NO_SLOT. */
 static uint32_t
-slot_of(const struct nl_port *io, uint32_t wid, uint16_t mach)
+slot_of(const struct nl_port *io, uint32_t wid, uint16_t mach, uint32_t h)
 {
+	const struct nl_dp_farm *f = io->farm;
+
 	for (unsigned int i = 0; i < io->n_workers; i++) {
 		const struct nl_dp_worker *w = &io->workers[i];
 
 		if (w->live && w->worker_id == wid && mach < w->n_mach) {
 			uint32_t m = w->slot[mach];
 
+			if (h == 0 || h >= f->n_h || f->wk[i].cmd[f->hd[h].name] == 0)
+				return NO_SLOT;
 			return m < io->dp->n_mach && io->alive[m] ? m : NO_SLOT;
 		}
 	}
@@ -295,7 +301,7 @@ nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m)
 
 	if (f->pin_w == NULL || aux >= io->dp->n_pool || f->pin_w[aux] == 0)
 		return 0;
-	s = slot_of(io, f->pin_w[aux] - 1, f->pin_m[aux]);
+	s = slot_of(io, f->pin_w[aux] - 1, f->pin_m[aux], f->h_by_aux[aux]);
 	if (s != NO_SLOT) {
 		*m = s;
 		f->pin_w[aux] = 0;

@@ -45,17 +45,6 @@ stop_app() { # SIGNAL [SECONDS SIGNAL]
 	rc=$?
 	STOP_MS=$(ms_since "$t0") STOP_RC=$rc CHAOS_APP=
 }
-# the appliance and the two workers (a worker joins a restarted appliance by itself: HELLO
-# every 2 s; it is started only when it is not running: a second worker of the same id would
-# leave the cgroups to the first); up to 60 s to join (a loaded host)
-up() { # [nlevel options]
-	local i
-	[[ -f $CT/app.log ]] && cat "$CT/app.log" >>"$CT/app.all.log"
-	chaos_start_app --worker-timeout 10 "$@"
-	for w in 1 2; do [[ -n ${CW_PID[$w]:-} ]] && kill -0 "${CW_PID[$w]}" 2>/dev/null || chaos_start_worker $w; done
-	for i in 1 2 3; do chaos_wait_joined 2 1 && return 0; done
-	return 1
-}
 wait_runs() { # N: until N indexes ran (60 s at most)
 	local i
 	for i in $(seq 600); do
@@ -83,7 +72,7 @@ stop_four() { # ID STOP_APP_ARGS...
 }
 
 # --- SIGTERM mid-batch: 8 running, 16 waiting ---
-up --drain-timeout 20 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
+chaos_up --drain-timeout 20 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
 chaos_busy 2
 chaos_invariant_start # #34 item 5
 chaos_sub --wait --quiet --submit-id 501 --joblog "$CT/a.csv" --array 1-24 mark {} 12 >"$CT/a.out" 2>&1 &
@@ -129,7 +118,7 @@ say "the job log: each of the 24 indexes once (8 ok, 16 shutdown); the 16 never 
 		$answers == 0 && $(n_ran) == 8 ]]; echo $?)" "$(n_ran) ran; $(tail -n +2 "$CT/a.csv" | cut -d, -f1,3,15 | tr '\n' ' ')"
 
 # --- restart, --resume: the rest, each index once in all ---
-up --drain-timeout 3 || say "the restarted appliance: workers join" 1 "$(tail -n 3 "$CT"/w1.log)"
+chaos_up --drain-timeout 3 || say "the restarted appliance: workers join" 1 "$(tail -n 3 "$CT"/w1.log)"
 rout=$(chaos_sub --wait --quiet --resume --joblog "$CT/a.csv" --array 1-24 mark {} 0.5 2>&1)
 rrc=$?
 twice=$(for f in "$CT"/runs/*; do [[ $(wc -l <"$f") != 1 ]] && basename "$f"; done | tr '\n' ' ')
@@ -150,7 +139,7 @@ say "tasks running at --drain-timeout 3: answered REJECT shutdown (4) at 3 s, ex
 say "... and their commands killed: no process left within 10 s" "$gone" "$CHAOS_LEFT"
 
 # --- a second signal stops at once ---
-up --drain-timeout 60 || say "the restarted appliance: workers join" 1 "$(tail -n 3 "$CT"/w1.log)"
+chaos_up --drain-timeout 60 || say "the restarted appliance: workers join" 1 "$(tail -n 3 "$CT"/w1.log)"
 stop_four 504 TERM 1 INT
 rc=$RC sout=$OUT gone=$GONE
 d4=$(drain_s)

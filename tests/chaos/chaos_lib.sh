@@ -18,6 +18,9 @@
 #   chaos_start_worker N [worker options] worker N (--id N, 4 machines 1e9:*) in the
 #                                         namespace, log $CT/wN.log, pid in CW_PID[N]
 #   chaos_wait_joined K NCMD              until K workers joined and NCMD commands known
+#   chaos_up [nlevel options]             (re)start the appliance (--worker-timeout 10; its
+#                                         last log appended to $CT/app.all.log) and workers 1
+#                                         and 2 when not running; 0 once both joined
 #   chaos_wait_log N TEXT K               until worker N's log has K lines holding TEXT
 #   chaos_sub [nlevel-submit args]        nlevel-submit in the namespace (--appliance set)
 #   chaos_tel_key PATH KEY                a telemetry value (-1 when absent)
@@ -149,6 +152,18 @@ chaos_wait_joined() { # K NCMD
 			$(chaos_tel_key /nlevel/submits commands) -ge $2 ]] && return 0
 		sleep 0.1
 	done
+	return 1
+}
+
+# the appliance and the two workers (a worker joins a restarted appliance by itself: HELLO
+# every 2 s; it is started only when it is not running: a second worker of the same id would
+# leave the cgroups to the first); up to 60 s to join (a loaded host)
+chaos_up() { # [nlevel options]
+	local i w
+	[[ -f $CT/app.log ]] && cat "$CT/app.log" >>"$CT/app.all.log"
+	chaos_start_app --worker-timeout 10 "$@"
+	for w in 1 2; do [[ -n ${CW_PID[$w]:-} ]] && kill -0 "${CW_PID[$w]}" 2>/dev/null || chaos_start_worker $w; done
+	for i in 1 2 3; do chaos_wait_joined 2 1 && return 0; done
 	return 1
 }
 

@@ -29,18 +29,10 @@ done
 n_ran() { local i n=0; for ((i = ${1:-1}; i <= ${2:-400}; i++)); do [[ -f $CT/runs/$i ]] && n=$((n + 1)); done; echo $n; }
 n_twice() { local i n=0; for ((i = ${1:-1}; i <= ${2:-400}; i++)); do [[ -f $CT/runs/$i ]] && (($(wc -l <"$CT/runs/$i") > 1)) && n=$((n + 1)); done; echo $n; }
 wait_ran() { local i; for i in $(seq 600); do (($(n_ran "$1" "$2") >= $3)) && return 0; sleep 0.1; done; return 1; }
-up() { # [nlevel options]
-	local i
-	[[ -f $CT/app.log ]] && cat "$CT/app.log" >>"$CT/app.all.log"
-	chaos_start_app --worker-timeout 10 "$@"
-	for w in 1 2; do [[ -n ${CW_PID[$w]:-} ]] && kill -0 "${CW_PID[$w]}" 2>/dev/null || chaos_start_worker $w; done
-	for i in 1 2 3; do chaos_wait_joined 2 1 && return 0; done
-	return 1
-}
 chaos_busy 2
 chaos_invariant_start
 echo "# two workers of 4 machines each; 400 tasks of 0.1 s; the appliance SIGKILLed mid-batch"
-up
+chaos_up
 say "the appliance and two workers up" $?
 chaos_sub --wait --quiet --submit-id 7001 --joblog "$CT/7001.csv" --array 1-400 mark {} 0.1 \
 	>"$CT/7001.out" 2>&1 &
@@ -52,7 +44,7 @@ kill -9 "$CHAOS_APP"; wait "$CHAOS_APP" 2>/dev/null; CHAOS_APP=
 ran_at_kill=$(n_ran)
 echo "# killed with $ran_at_kill indexes run; restart in 5 s"
 sleep 5
-up
+chaos_up
 say "the appliance restarted (same --state-dir), the workers rejoined" $?
 wait $sp
 rc=$?
@@ -72,7 +64,7 @@ kill -9 "$sp" "$CHAOS_APP"
 wait "$sp" "$CHAOS_APP" 2>/dev/null
 CHAOS_APP=
 ran_at_kill=$(n_ran 3001 3120)
-up
+chaos_up
 say "the appliance restarted with the submitter gone, the workers rejoined" $?
 # the restarted appliance admits the journal's queued and running tasks by itself; --wait ID
 # follows the batch from its records until every task ended (exit 0: all ok)
