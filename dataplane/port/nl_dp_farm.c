@@ -377,12 +377,6 @@ on_status_q(struct nl_port *io, const struct nl_msg_status_q *q, const struct nl
 	send_to(io, a, &out);
 }
 
-static void
-f_last_reject(struct nl_port *io, uint16_t reason)
-{
-	io->farm->last_reject = reason; /* #34: for a task the journal admits again */
-}
-
 /* Answer the FSUBMIT being handled REJECT reason (counted as rejected at ingress): false, the
  * frame is not admitted. */
 static bool
@@ -396,7 +390,7 @@ reject(struct nl_port *io, const struct nl_frame_addr *a, const struct nl_msg_fs
 	r.u.reply.reason = reason;
 	nl_stat_add_st(&io->dp->io_rejected, 1);
 	send_to(io, a, &r);
-	f_last_reject(io, reason);
+	io->farm->last_reject = reason; /* #34: for a task the journal admits again */
 	return false;
 }
 
