@@ -453,12 +453,10 @@ nl_xa_telemetry_init(struct nl_dp *dp)
 	if (nl_xa_of(dp) == NULL)
 		return;
 	nl_dp_tel_register("/nlevel/appliances", tel_appliances,
-				   "Scale-out: this appliance and each peer (SWIM state and "
-				   "incarnation, live, tasks and hand-backs each way, datagrams, "
-				   "lost tasks, suspicions, refutations, last heard).");
+				   "Scale-out: each peer (SWIM state, incarnation, suspicions, "
+				   "live, tasks and hand-backs each way, datagrams, lost tasks).");
 	nl_dp_tel_register("/nlevel/summaries", tel_summaries,
 				   "Scale-out: the group-load summary of every subtree root "
-				   "(own: made; remote: received by gossip) and its age [ms] since "
-				   "receipt on this appliance's monotonic clock.");
+				   "(own: made; remote: received by gossip), its age [ms] since receipt.");
 }
 
