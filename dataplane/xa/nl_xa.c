@@ -552,7 +552,7 @@ nl_xa_poll_ctl(struct nl_port *io)
 	for (unsigned int a = 0; a < xa->cfg.n_app; a++)
 		if (xa->peer[a].out_task.n > 0 || xa->peer[a].out_back.n > 0 ||
 		    xa->peer[a].out_ack.n > 0)
-			nl_xa_flush_peer_ctl(io, a);
+			nl_xa_flush_round_ctl(io, a, now);
 	return work;
 }
 

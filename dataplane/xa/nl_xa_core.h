@@ -56,6 +56,11 @@ _Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on 
  * members (SWIM §4.3). [ns] */
 #define XA_SWIM_RECONNECT_NS 1000000000ull
 
+/* A peer is stalled when a datagram to it is unacknowledged for this many retransmission
+ * intervals (5 x 20 ms by default); while it is, partial batches are sent this often. */
+#define XA_STALL_RTX 5u
+#define XA_STALL_FLUSH_MS 25u
+
 #define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
 #define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
 
@@ -65,6 +70,7 @@ struct xa_unacked {
 	uint16_t len;
 	uint16_t tries;
 	uint64_t sent_tsc;
+	uint64_t first_tsc;  /* first sent (the peer's stall: nl_xa_retransmit_ctl()) */
 	uint8_t buf[NL_PROTO_MAX_LEN]; /* encoded, unsealed (sealed anew at each send) */
 };
 
@@ -99,6 +105,12 @@ struct xa_peer {
 	uint32_t rx_hi;      /* highest datagram number received from it (its incarnation) */
 	uint64_t rx_win[XA_DEDUP_WIN / 64]; /* bit (seq % XA_DEDUP_WIN): received */
 	uint64_t retx, dup_rx, acked, rtx_overflow;
+	/* stalled: a datagram unacknowledged for XA_STALL_CYC(retransmit) (a paused or
+	 * overloaded peer): partial batches go out once per XA_STALL_FLUSH_MS only, so a pause
+	 * does not fill the retransmission ring with one- and two-task datagrams (#36) */
+	bool stalled;
+	uint64_t flush_tsc;  /* last batch sent while stalled */
+	uint64_t held;       /* rounds a partial batch was held because the peer stalled */
 	/* counters (control writes, telemetry reads relaxed) */
 	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
 	uint64_t lost_tasks, gone, rejoined;
@@ -424,6 +436,11 @@ void nl_xa_queue_ack_ctl(struct nl_port *io, unsigned int app, uint32_t seq);
 
 /** Send app's batches (tasks and hand-backs numbered, acknowledgements not). */
 void nl_xa_flush_peer_ctl(struct nl_port *io, unsigned int app);
+
+/** The end of a control round: send app's batches, except that while app is stalled
+ *  (p->stalled) partial task / hand-back batches wait up to XA_STALL_FLUSH_MS (full ones
+ *  go at once, acknowledgements always). @param now TSC. @par Context Control lcore. */
+void nl_xa_flush_round_ctl(struct nl_port *io, unsigned int app, uint64_t now);
 
 /** Add a task record to app's HANDOVER batch (sent when full, or at the round's end). */
 void nl_xa_queue_task_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_task *r);

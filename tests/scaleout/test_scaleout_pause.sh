@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Scale-out membership by SWIM + Lifeguard (issue #36), as root: the three appliances of
+# tests/scaleout/scaleout.ini (NLSC: a the root, b and c one subtree each), each in its own
+# network namespace, clients of a and b loading the tree (their tasks cross to c).
+#   1  c paused with SIGSTOP for 3 s mid-load, then SIGCONT: a and b may suspect it, but it
+#      refutes: nobody declares it (or, once resumed, it anybody) gone; no task answered
+#      REJECT machine_lost; every task of a's and b's clients COMPLETEs; per appliance
+#      accepted = completed + failed + in flight, nothing in flight at rest, no stale
+#      hand-back (a task answered elsewhere that ran anyway)
+#   2  c killed (SIGKILL): a and b declare it gone within the detection bound (SWIM: a probe
+#      period to suspect it, then the suspicion timeout, docs/scale-out.md "Membership")
+# (A paused appliance does not count its own workers' silence while it was held: the port's
+# --worker-timeout already excuses a held I/O lcore.)
+# Usage: test_scaleout_pause.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or
+# without netns/veth/bridge.
+set -u
+NLEVEL=$1 WORKER=$2 LOADGEN=$3
+SRC=${NL_SRC_ROOT:?}
+CFG=$SRC/tests/scaleout/scaleout.ini
+. "$SRC/tests/scaleout/nl_so_net.sh"
+
+up3() {
+	launch_app a nlsc && launch_app b nlsc && launch_app c nlsc || return 1
+	wait_app a && wait_app b && wait_app c || return 1
+	for x in a b c; do workers "$x"; done
+	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
+}
+
+# 1: a 3 s SIGSTOP of c while a's and b's clients load the tree
+r=1 t0=$SECONDS
+if up3; then
+	r=0
+	g0=$(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['c']['gone'][0], p['c']['gone'][1])")
+	loadgen a 2400 600 31 --expect-complete & la=$!
+	loadgen b 2400 600 32 --expect-complete & lb=$!
+	sleep 1
+	kill -STOP "${APP[c]}"
+	sleep 3
+	kill -CONT "${APP[c]}"
+	wait $la || { r=1; echo "# a's client: not every task COMPLETE"; }
+	wait $lb || { r=1; echo "# b's client: not every task COMPLETE"; }
+	for x in a b; do
+		echo "# pause, client of $x: $(summary "$TMP/lg_$x.log")"
+		[[ $(val "$TMP/lg_$x.log" completed) == 2400 && $(val "$TMP/lg_$x.log" lost) == 0 &&
+			$(val "$TMP/lg_$x.log" rejected_machine_lost) == 0 &&
+			$(val "$TMP/lg_$x.log" failed_machine_lost) == 0 ]] || r=1
+	done
+	if [[ -n ${NL_SO_DIAG:-} ]]; then
+		for i in 1 2 3 4; do
+			echo "# diag: $(so_eval "(p['a']['retransmitted'][2], p['a']['acked'][2], p['a']['unacked_overflow'][2], s['c']['rx_frames'], s['c']['rx_appliance'], p['c']['duplicates_in'][0], p['c']['datagrams_in'][0], p['c']['datagrams_out'][0], s['c']['tx_frames'], p['a']['datagrams_in'][2])")"
+			ip netns exec "${NS[c]}" ip -s link show "nsc$id" | sed -n '3,6p' | tr '\n' ' '; echo
+			sleep 2
+		done
+	fi
+	report a b c || r=1
+	for x in a b c; do
+		echo "# $x frames: $(so_eval "dict((k, v) for k, v in s['$x'].items() if (k.startswith('drop_') or k.startswith('rx_') or k.startswith('tx_')) and v)")"
+	done
+	so_wait 5 "all(live(o, q) for o in 'abc' for q in 'abc')" || { r=1; echo "# not all live"; }
+	g1=$(so_eval "(p['a']['gone'][2], p['b']['gone'][2], p['c']['gone'][0], p['c']['gone'][1])")
+	res=$(so_eval "(sum(s[x]['accepted'] for x in 'abc'), sum(p[x]['stale_handback'] + p[x]['lost_tasks_total'] for x in 'abc'))")
+	echo "# gone counts (a of c, b of c, c of a, c of b) before $g0 after $g1; (accepted by the three, stale hand-backs + tasks lost) = $res"
+	echo "# SWIM: suspected c (a, b) = $(so_eval "(p['a']['suspected'][2], p['b']['suspected'][2])"), refuted (a, b) = $(so_eval "(p['a']['refuted'][2], p['b']['refuted'][2])"), c refuted itself $(so_eval "p['c']['swim_refuted_self']") times, its clock held $(so_eval "p['c']['swim_stalls']") times, incarnation $(so_eval "p['c']['swim_incarnation']"), LHM (a, b, c) = $(so_eval "tuple(p[x]['swim_lhm'] for x in 'abc')")"
+	[[ $g1 == "$g0" && $g1 == "(0, 0, 0, 0)" && $res == "(4800, 0)" ]] || r=1
+fi
+echo "# pause: $((SECONDS - t0)) s"
+say "scaleout_paused_3s_appliance_not_declared_gone_no_machine_lost_all_complete" $r "see the log"
+
+# 2: c killed: a and b declare it gone (SWIM DEAD) within the bound
+r=1
+if [[ -n ${APP[c]} ]]; then
+	kill -KILL "${APP[c]}"
+	ts=$(date +%s.%N)
+	wait "${APP[c]}" 2>/dev/null
+	APP[c]=
+	if so_wait 15 "not live('a', 'c') and not live('b', 'c')"; then
+		dt=$(echo "$(date +%s.%N) - $ts" | bc)
+		echo "# c killed: declared gone by a and b after $dt s (SWIM: a and b's swim_state of c $(so_eval "(p['a']['swim_state'][2], p['b']['swim_state'][2])"))"
+		# period 0.4 s, suspicion 9 x 0.4 s: 4.0 .. 4.8 s at LHM 1, more when a host is slow
+		[[ $(echo "$dt < 9" | bc) == 1 ]] && r=0
+	else
+		echo "# c killed: still live after 15 s"
+	fi
+fi
+stop_all || r=1
+say "scaleout_killed_appliance_declared_dead_by_swim_within_seconds" $r "see the log"
+nl_tap_done
