@@ -300,14 +300,14 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	double now_s = nl_xa_real_s();
 	enum { K_NAME, K_IP, K_SWIM, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
 	       K_GONE, K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_SINC, K_SUSP, K_REFU,
-	       K_SDEAD, K_N };
+	       K_SDEAD, K_HELD, K_N };
 	static const char *const key[K_N] = { "name", "ip", "swim_state", "live", "tasks_out",
 					      "tasks_in", "handbacks_out", "handbacks_in",
 					      "datagrams_out", "datagrams_in", "lost_tasks", "gone",
 					      "rejoined", "last_heard_ms", "retransmitted",
 					      "duplicates_in", "acked", "unacked_overflow",
 					      "swim_incarnation", "suspected", "refuted",
-					      "swim_dead" };
+					      "swim_dead", "held" };
 	static const char *const swim_name[3] = { "alive", "suspect", "dead" };
 	struct rte_tel_data *a[K_N];
 
@@ -394,6 +394,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[K_SUSP], nl_atomic_load_relaxed(&p->suspected));
 		rte_tel_data_add_array_u64(a[K_REFU], nl_atomic_load_relaxed(&p->refuted));
 		rte_tel_data_add_array_u64(a[K_SDEAD], nl_atomic_load_relaxed(&p->swim_declared_dead));
+		rte_tel_data_add_array_u64(a[K_HELD], nl_atomic_load_relaxed(&p->held));
 	}
 	for (unsigned int k = 0; k < K_N; k++)
 		rte_tel_data_add_dict_container(d, key[k], a[k], 0);
