@@ -8,7 +8,10 @@
 #      REJECT machine_lost; every task of a's and b's clients COMPLETEs; per appliance
 #      accepted = completed + failed + in flight, nothing in flight at rest, no stale
 #      hand-back (a task answered elsewhere that ran anyway)
-#   2  c killed (SIGKILL): a and b declare it gone within the detection bound (SWIM: a probe
+#   2  CPU contention: 12 busy loops beside the three appliances (load ~18 on 2 cores) while
+#      a's and b's clients load the tree: suspicions may come and go, nobody is declared gone,
+#      every task COMPLETEs
+#   3  c killed (SIGKILL): a and b declare it gone within the detection bound (SWIM: a probe
 #      period to suspect it, then the suspicion timeout, docs/scale-out.md "Membership")
 # (A paused appliance does not count its own workers' silence while it was held: the port's
 # --worker-timeout already excuses a held I/O lcore.)
@@ -68,7 +71,38 @@ fi
 echo "# pause: $((SECONDS - t0)) s"
 say "scaleout_paused_3s_appliance_not_declared_gone_no_machine_lost_all_complete" $r "see the log"
 
-# 2: c killed: a and b declare it gone (SWIM DEAD) within the bound
+# 2: CPU contention (issue #36: load 12-28 on 2 cores declared live appliances gone)
+r=1
+if [[ -n ${APP[c]} ]]; then
+	r=0
+	g0=$(so_eval "tuple(sum(p[x]['gone']) for x in 'abc')")
+	s0=$(so_eval "tuple(sum(p[x]['suspected']) for x in 'abc')")
+	busy=()
+	for _ in $(seq 12); do
+		(while :; do :; done) &
+		busy+=($!)
+		PIDS+=($!)
+	done
+	loadgen a 1500 300 41 --expect-complete & la=$!
+	loadgen b 1500 300 42 --expect-complete & lb=$!
+	wait $la || r=1
+	wait $lb || r=1
+	echo "# contention: load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	kill "${busy[@]}" 2>/dev/null
+	wait "${busy[@]}" 2>/dev/null
+	for x in a b; do
+		echo "# contention, client of $x: $(summary "$TMP/lg_$x.log")"
+		[[ $(val "$TMP/lg_$x.log" completed) == 1500 ]] || r=1
+	done
+	report a b c || r=1
+	g1=$(so_eval "tuple(sum(p[x]['gone']) for x in 'abc')")
+	s1=$(so_eval "tuple(sum(p[x]['suspected']) for x in 'abc')")
+	echo "# contention: times a peer was declared gone (a, b, c) before $g0 after $g1; suspicions before $s0 after $s1"
+	[[ $g1 == "$g0" ]] || r=1
+fi
+say "scaleout_cpu_contention_no_appliance_declared_gone_all_complete" $r "see the log"
+
+# 3: c killed: a and b declare it gone (SWIM DEAD) within the bound
 r=1
 if [[ -n ${APP[c]} ]]; then
 	kill -KILL "${APP[c]}"
