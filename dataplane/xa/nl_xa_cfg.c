@@ -32,6 +32,7 @@
 #include "nl_model_cfg.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
+#include "nl_swim.h"
 #include "nl_xa_core.h"
 
 /* ---------------------------------------------------------------- configuration ---- */
@@ -397,7 +398,7 @@ nl_xa_free(void *ext)
 		return;
 	for (unsigned int i = 0; i < xa->n_root; i++)
 		free(xa->root[i].mach);
-	nl_xa_swim_free(xa);
+	nl_swim_free(xa->swim); /* the detector (nl_xa_swim.c made it) */
 	nl_gossip_view_free(xa->view);
 	free(xa->grec);
 	free(xa->gack);

@@ -302,11 +302,6 @@ int nl_xa_swim_tick_ctl(struct nl_port *io);
  */
 int nl_xa_swim_rx_ctl(struct nl_port *io, const struct nl_xa_msg *m);
 
-/**
- * Free the detector (NULL fine). @par Context  Control, lcores stopped. @par Source  —
- */
-void nl_xa_swim_free(struct nl_xa *xa);
-
 /* ---- the hooks and the rest of scale-out (nl_xa.c, nl_xa_cfg.c) ---- */
 
 struct nl_dp_lcore;

@@ -125,7 +125,7 @@ swim_change(void *ctx, uint32_t id, enum nl_swim_state old_state, enum nl_swim_s
 }
 
 static void
-publish(struct nl_xa *xa)
+swim_publish(struct nl_xa *xa)
 {
 	const struct nl_swim_stats *st = nl_swim_stats(xa->swim);
 
@@ -139,7 +139,7 @@ publish(struct nl_xa *xa)
 }
 
 static int
-start(struct nl_port *io)
+swim_start(struct nl_port *io)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct nl_swim_cfg c;
@@ -169,7 +169,7 @@ start(struct nl_port *io)
 
 /* Tell every DEAD peer its verdict, with our own alive (see the file's comment). */
 static void
-reconnect(struct nl_xa *xa)
+swim_reconnect(struct nl_xa *xa)
 {
 	struct nl_swim_msg msg;
 	uint32_t me = xa->self;
@@ -196,7 +196,7 @@ nl_xa_swim_tick_ctl(struct nl_port *io)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	uint64_t now;
-	int rc = start(io);
+	int rc = swim_start(io);
 
 	if (rc != 0)
 		return rc;
@@ -206,9 +206,9 @@ nl_xa_swim_tick_ctl(struct nl_port *io)
 		xa->swim_next_ns = nl_swim_tick_st(xa->swim, now);
 	if (now >= xa->swim_reconnect_ns) {
 		xa->swim_reconnect_ns = now + XA_SWIM_RECONNECT_NS;
-		reconnect(xa);
+		swim_reconnect(xa);
 	}
-	publish(xa);
+	swim_publish(xa);
 	return 0;
 }
 
@@ -217,7 +217,7 @@ nl_xa_swim_rx_ctl(struct nl_port *io, const struct nl_xa_msg *m)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct nl_swim_msg msg;
-	int rc = start(io);
+	int rc = swim_start(io);
 
 	if (rc != 0)
 		return rc;
@@ -238,15 +238,6 @@ nl_xa_swim_rx_ctl(struct nl_port *io, const struct nl_xa_msg *m)
 	if (rc != 0)
 		nl_stat_add_st(&xa->swim_bad, 1);
 	xa->swim_next_ns = nl_swim_next_deadline(xa->swim);
-	publish(xa);
+	swim_publish(xa);
 	return rc;
-}
-
-void
-nl_xa_swim_free(struct nl_xa *xa)
-{
-	if (xa == NULL)
-		return;
-	nl_swim_free(xa->swim);
-	xa->swim = NULL;
 }
