@@ -433,8 +433,11 @@ void nl_xa_queue_ack_ctl(struct nl_port *io, unsigned int app, uint32_t seq);
 void nl_xa_flush_peer_ctl(struct nl_port *io, unsigned int app);
 
 /** The end of a control round: send app's batches, except that while app is stalled
- *  (p->stalled) partial task / hand-back batches wait up to XA_STALL_FLUSH_MS (full ones
- *  go at once, acknowledgements always). @param now TSC. @par Context Control lcore. */
+ *  (p->stalled: nl_xa_retransmit_ctl() found a datagram unacknowledged for XA_STALL_RTX
+ *  retransmission intervals) partial task / hand-back batches wait up to XA_STALL_FLUSH_MS
+ *  (full ones go at once, acknowledgements always), counted in p->held.
+ *  @param io  Port state. @param app  Appliance index, < cfg.n_app. @param now  TSC.
+ *  @par Context Control lcore. @par Source docs/scale-out.md "Stalled peers" (issue #36). */
 void nl_xa_flush_round_ctl(struct nl_port *io, unsigned int app, uint64_t now);
 
 /** Add a task record to app's HANDOVER batch (sent when full, or at the round's end). */

@@ -159,6 +159,12 @@ swim_start(struct nl_port *io)
 	xa->swim_io = io;
 	rc = nl_swim_create(&c, swim_clock(xa), &xa->swim);
 	if (rc != 0) {
+		static bool said; /* control lcore only (X2) */
+
+		if (!said)
+			XA_LOG(ERR, "SWIM failure detector not created (%d): no appliance will be "
+			       "declared gone\n", rc);
+		said = true;
 		xa->swim = NULL;
 		return rc;
 	}
