@@ -387,6 +387,23 @@ is_self(const json_t *names, size_t i, const char *self)
 	return self != NULL && name != NULL && strcmp(self, name) == 0;
 }
 
+/* One series per peer (not this appliance) from the per-appliance array `key`. */
+static void
+peer_series(FILE *f, const json_t *ap, const char *self, const char *name, const char *type,
+	    const char *help, const char *key)
+{
+	const json_t *names = json_object_get(ap, "name");
+
+	family(f, name, type, help);
+	for (size_t i = 0; i < json_array_size(names); i++) {
+		if (is_self(names, i, self))
+			continue;
+		fprintf(f, "%s{peer=\"", name);
+		lv(f, json_string_value(json_array_get(names, i)));
+		fprintf(f, "\"} %" PRIu64 "\n", jai(ap, key, i));
+	}
+}
+
 static void
 render_peers(FILE *f, const json_t *ap)
 {
@@ -401,7 +418,7 @@ render_peers(FILE *f, const json_t *ap)
 			gone += jai(ap, "live", i) == 0;
 		}
 	family(f, "nlevel_scaleout_peers", "gauge",
-	       "Peer appliances of a split tree, by state (live: heard from within gone_after).");
+	       "Peer appliances of a split tree, by state (gone: declared dead by SWIM).");
 	fprintf(f, "nlevel_scaleout_peers{state=\"live\"} %" PRIu64 "\n", live);
 	fprintf(f, "nlevel_scaleout_peers{state=\"gone\"} %" PRIu64 "\n", gone);
 	family(f, "nlevel_scaleout_peer_up", "gauge", "Whether the peer appliance is live.");
@@ -420,6 +437,33 @@ render_peers(FILE *f, const json_t *ap)
 		lv(f, json_string_value(json_array_get(names, i)));
 		fprintf(f, "\"} %" PRIu64 "\n", jai(ap, "tasks_out", i));
 	}
+	peer_series(f, ap, self, "nlevel_scaleout_peer_swim_incarnation", "gauge",
+		    "The peer's SWIM incarnation as this appliance knows it.", "swim_incarnation");
+	peer_series(f, ap, self, "nlevel_scaleout_peer_suspicions_total", "counter",
+		    "Times the peer became SUSPECT in this appliance's SWIM view.", "suspected");
+	peer_series(f, ap, self, "nlevel_scaleout_peer_refutations_total", "counter",
+		    "Times a suspicion of the peer was refuted (SUSPECT -> ALIVE).", "refuted");
+	family(f, "nlevel_scaleout_peer_swim_state", "gauge",
+	       "The peer's SWIM state (1 for the one it is in: alive, suspect, dead).");
+	for (size_t i = 0; i < n; i++) {
+		const char *st = json_string_value(json_array_get(json_object_get(ap, "swim_state"), i));
+		static const char *const states[3] = { "alive", "suspect", "dead" };
+
+		if (is_self(names, i, self) || st == NULL)
+			continue;
+		for (unsigned int k = 0; k < 3; k++) {
+			fprintf(f, "nlevel_scaleout_peer_swim_state{peer=\"");
+			lv(f, json_string_value(json_array_get(names, i)));
+			fprintf(f, "\",state=\"%s\"} %d\n", states[k], strcmp(st, states[k]) == 0);
+		}
+	}
+	one(f, "nlevel_scaleout_swim_refuted_self_total", "counter",
+	    "Times this appliance refuted a suspicion of itself (SWIM).", ju(ap, "swim_refuted_self"));
+	one(f, "nlevel_scaleout_swim_lhm", "gauge",
+	    "This appliance's local health multiplier (Lifeguard), 1 = healthy.", ju(ap, "swim_lhm"));
+	one(f, "nlevel_scaleout_summaries_future_refused_total", "counter",
+	    "Summary records refused: dated more than 60 s ahead of this appliance's clock.",
+	    ju(ap, "summaries_future_refused"));
 	one(f, "nlevel_scaleout_lost_tasks_total", "counter",
 	    "Tasks lost with a peer appliance (each answered FAILED to its client).",
 	    ju(ap, "lost_tasks_total"));

@@ -61,6 +61,8 @@ rec_len(const struct nl_xa_msg *m, unsigned int i)
 		return NL_XA_BACK_LEN;
 	case NL_XA_MSG_ACK:
 		return NL_XA_ACK_LEN;
+	case NL_XA_MSG_SWIM:
+		return NL_XA_SWIM_LEN;
 	default:
 		return NL_XA_SUM_LEN;
 	}
@@ -78,6 +80,8 @@ max_recs(uint8_t type)
 		return NL_XA_MAX_SUMS;
 	case NL_XA_MSG_ACK:
 		return NL_XA_MAX_ACKS;
+	case NL_XA_MSG_SWIM:
+		return 1 + NL_XA_SWIM_MAX_UPD; /* the head, then the updates */
 	default:
 		return 0;
 	}
@@ -107,6 +111,26 @@ back_ok(const struct nl_xa_back *b)
 }
 
 static int
+swim_head_ok(const struct nl_xa_swim *w)
+{
+	return w->type >= 1 && w->type <= NL_XA_SWIM_TYPE_MAX && w->target < NL_XA_MAX_APPS;
+}
+
+static int
+swim_upd_ok(const struct nl_xa_swim_upd *u)
+{
+	return u->id < NL_XA_MAX_APPS && u->from < NL_XA_MAX_APPS &&
+	       u->state <= NL_XA_SWIM_STATE_MAX;
+}
+
+bool
+nl_xa_sum_from_future(const struct nl_xa_sum *s, double now_s, double ahead_max_s)
+{
+	/* !(a <= b) also refuses what cannot be compared (the decoder refuses NaN already) */
+	return !(s->created_s <= now_s + ahead_max_s);
+}
+
+static int
 sum_ok(const struct nl_xa_sum *s)
 {
 	return s->state <= 1 && isfinite(s->created_s) && isfinite(s->lifetime_s) &&
@@ -122,7 +146,8 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 
 	if (m == NULL || buf == NULL || max_recs(m->type) == 0 || m->n == 0 ||
 	    m->n > max_recs(m->type) || m->from_app >= NL_XA_MAX_APPS ||
-	    !seq_ok(m->type, m->dgram_seq))
+	    !seq_ok(m->type, m->dgram_seq) ||
+	    (m->type == NL_XA_MSG_SWIM && m->n != 1u + m->u.swim.n_upd))
 		return -EINVAL;
 	for (unsigned int i = 0; i < m->n; i++)
 		len += rec_len(m, i);
@@ -182,6 +207,26 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 				return -EINVAL;
 			p = wr_be(p, m->u.ack[i], 4);
 			p = wr_be(p, 0, 4);
+		} else if (m->type == NL_XA_MSG_SWIM && i == 0) {
+			const struct nl_xa_swim *w = &m->u.swim;
+
+			if (!swim_head_ok(w))
+				return -EINVAL;
+			p = wr_be(p, w->type, 1);
+			p = wr_be(p, 0, 3);
+			p = wr_be(p, w->target, 4);
+			p = wr_be(p, w->seq, 4);
+			p = wr_be(p, 0, 4);
+		} else if (m->type == NL_XA_MSG_SWIM) {
+			const struct nl_xa_swim_upd *u = &m->u.swim.upd[i - 1];
+
+			if (!swim_upd_ok(u))
+				return -EINVAL;
+			p = wr_be(p, u->id, 4);
+			p = wr_be(p, u->incarnation, 4);
+			p = wr_be(p, u->from, 4);
+			p = wr_be(p, u->state, 1);
+			p = wr_be(p, 0, 3);
 		} else {
 			const struct nl_xa_sum *s = &m->u.sum[i];
 
@@ -309,6 +354,33 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 			if (out->u.ack[i] == 0 || !zeros(p, 4))
 				return NL_PROTO_E_FIELD;
 			p += 4;
+		} else if (out->type == NL_XA_MSG_SWIM) {
+			struct nl_xa_swim *w = &out->u.swim;
+
+			if ((size_t)(end - p) < NL_XA_SWIM_LEN)
+				return NL_PROTO_E_TRUNC;
+			if (i == 0) {
+				w->type = (uint8_t)rd_be(&p, 1);
+				w->n_upd = (uint8_t)(n - 1);
+				if (!zeros(p, 3))
+					return NL_PROTO_E_FIELD;
+				p += 3;
+				w->target = (uint32_t)rd_be(&p, 4);
+				w->seq = (uint32_t)rd_be(&p, 4);
+				if (!zeros(p, 4) || !swim_head_ok(w))
+					return NL_PROTO_E_FIELD;
+				p += 4;
+			} else {
+				struct nl_xa_swim_upd *u = &w->upd[i - 1];
+
+				u->id = (uint32_t)rd_be(&p, 4);
+				u->incarnation = (uint32_t)rd_be(&p, 4);
+				u->from = (uint32_t)rd_be(&p, 4);
+				u->state = (uint8_t)rd_be(&p, 1);
+				if (!zeros(p, 3) || !swim_upd_ok(u))
+					return NL_PROTO_E_FIELD;
+				p += 3;
+			}
 		} else {
 			struct nl_xa_sum *s = &out->u.sum[i];
 

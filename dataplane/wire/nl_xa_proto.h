@@ -6,11 +6,13 @@
  * target and the unit tests link it), beside nl_proto.h whose header, versions, length rule
  * and authentication trailer these messages share (docs/protocol.md "Between appliances").
  *
- * Types 16..23 are reserved for these messages; four are defined:
+ * Types 16..23 are reserved for these messages; five are defined:
  *   16 HANDOVER  tasks handed to the appliance that owns their next manager, with their state
  *   17 HANDBACK  the end of tasks handed over, back to the appliance that accepted them
- *   18 SUMMARY   gossip records: membership and one group-load summary per owned subtree root
+ *   18 SUMMARY   gossip records: one group-load summary per owned subtree root
  *   19 ACK       the datagram numbers of HANDOVERs and HANDBACKs received (retransmission)
+ *   20 SWIM      one failure-detector message (managers/swim: PING, ACK, PING_REQ, NACK,
+ *                GOSSIP) with its piggy-backed membership updates (SWIM §4.1, Lifeguard §4)
  *
  * Every message: the 8-byte header of nl_proto.h, then a 16-byte prefix (from_app,
  * n records, the datagram number dgram_seq, the sender's incarnation), then n records. As in nl_proto.h, everything the
@@ -20,6 +22,7 @@
 #ifndef NL_XA_PROTO_H
 #define NL_XA_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +36,7 @@ extern "C" {
 #define NL_XA_MSG_HANDBACK 17u /**< appliance -> accepting appliance: task ends */
 #define NL_XA_MSG_SUMMARY 18u  /**< appliance -> appliance: gossip records */
 #define NL_XA_MSG_ACK 19u      /**< appliance -> appliance: datagram numbers received */
+#define NL_XA_MSG_SWIM 20u     /**< appliance -> appliance: a failure-detector message */
 #define NL_XA_MSG_FIRST 16u    /**< types 16..23 are the scale-out range */
 #define NL_XA_MSG_LAST 23u
 
@@ -43,6 +47,13 @@ extern "C" {
 #define NL_XA_BACK_LEN 32u      /**< HANDBACK record */
 #define NL_XA_SUM_LEN 64u       /**< SUMMARY record (one gossip record) */
 #define NL_XA_ACK_LEN 8u        /**< ACK record: dgram_seq (4), pad (4) */
+#define NL_XA_SWIM_LEN 16u      /**< SWIM record: the head first, then one per update */
+#define NL_XA_SWIM_MAX_UPD 8u   /**< updates one SWIM message carries (NL_SWIM_MAX_UPDATES) */
+#define NL_XA_SWIM_TYPE_MAX 5u  /**< SWIM message types 1..5 (enum nl_swim_type) */
+#define NL_XA_SWIM_STATE_MAX 2u /**< update states 0..2: alive, suspect, dead */
+/** A SUMMARY record dated more than this ahead of the receiver's wall clock is refused: the
+ *  clocks of a site's appliances agree within it (docs/scale-out.md). [s] */
+#define NL_XA_SUM_AHEAD_MAX_S 60.0
 /** Room for records in one message, trailer included (version 2). */
 #define NL_XA_ROOM (NL_PROTO_MAX_LEN - NL_PROTO_HDR_LEN - NL_XA_PREFIX_LEN - NL_AUTH_TRAILER_LEN)
 #define NL_XA_MAX_TASKS (NL_XA_ROOM / NL_XA_TASK_LEN) /**< 20 */
@@ -105,19 +116,40 @@ struct nl_xa_sum {
 	uint64_t aux[3];
 };
 
+/** One membership update of a SWIM message (struct nl_swim_update, on the wire). */
+struct nl_xa_swim_upd {
+	uint32_t id;          /**< appliance the update is about (< NL_XA_MAX_APPS) */
+	uint32_t incarnation; /**< its SWIM incarnation number (SWIM §4.2) */
+	uint32_t from;        /**< suspect: the appliance suspecting it (< NL_XA_MAX_APPS) */
+	uint8_t state;        /**< 0 alive, 1 suspect, 2 dead */
+};
+
+/** A SWIM message (struct nl_swim_msg; its sender is the message's from_app). On the wire:
+ *  n = 1 + n_upd records of NL_XA_SWIM_LEN bytes, the head first: type (1), 3 zero bytes,
+ *  target (4), seq (4), 4 zero bytes; then each update: id (4), incarnation (4), from (4),
+ *  state (1), 3 zero bytes. No time travels in it (nl_swim.h I1). */
+struct nl_xa_swim {
+	uint8_t type;         /**< 1 PING, 2 ACK, 3 PING_REQ, 4 NACK, 5 GOSSIP */
+	uint8_t n_upd;        /**< updates, 0..NL_XA_SWIM_MAX_UPD (the message's n - 1) */
+	uint32_t target;      /**< the appliance probed (< NL_XA_MAX_APPS) */
+	uint32_t seq;         /**< the prober's sequence number */
+	struct nl_xa_swim_upd upd[NL_XA_SWIM_MAX_UPD];
+};
+
 /** A decoded inter-appliance message (host byte order). */
 struct nl_xa_msg {
 	uint8_t type;          /**< NL_XA_MSG_* */
 	uint16_t from_app;     /**< sender's appliance index (< NL_XA_MAX_APPS) */
 	uint16_t n;            /**< records, >= 1 */
 	uint32_t dgram_seq;    /**< HANDOVER, HANDBACK: the sender's datagram number to this
-				*   receiver, != 0 (acknowledged by ACK); SUMMARY, ACK: 0 */
+				*   receiver, != 0 (acknowledged by ACK); SUMMARY, ACK, SWIM: 0 */
 	uint64_t incarnation;  /**< sender's start (random, != 0): changes when it restarts */
 	union {
 		struct nl_xa_task task[NL_XA_MAX_TASKS];
 		struct nl_xa_back back[NL_XA_MAX_BACKS];
 		struct nl_xa_sum sum[NL_XA_MAX_SUMS];
 		uint32_t ack[NL_XA_MAX_ACKS]; /**< ACK: datagram numbers received, != 0 */
+		struct nl_xa_swim swim; /**< SWIM: n = 1 + swim.n_upd */
 	} u;
 };
 
@@ -143,10 +175,12 @@ int nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap);
  * Decode an inter-appliance message of protocol version `version` (1, or 2 with its trailer,
  * whose MAC the caller checked).
  * @return NL_PROTO_OK, or the drop reason (nl_proto.h): truncated, oversized, bad_magic,
- *         bad_version, bad_type (not 16..19), bad_field (n = 0, from_app / origin_app /
+ *         bad_version, bad_type (not 16..20), bad_field (n = 0, from_app / origin_app /
  *         to_mgr out of range, L or args out of bounds, pad or reserved != 0, an unknown
- *         flag, dgram_seq 0 on a HANDOVER / HANDBACK or != 0 on a SUMMARY / ACK, an ACK of
- *         datagram 0, a NaN or non-positive lifetime, ...).
+ *         flag, dgram_seq 0 on a HANDOVER / HANDBACK or != 0 on a SUMMARY / ACK / SWIM, an
+ *         ACK of datagram 0, a NaN or non-positive lifetime, a SWIM type outside 1..5, a
+ *         SWIM target / update id / from >= NL_XA_MAX_APPS or state > 2, more than
+ *         NL_XA_SWIM_MAX_UPD updates, ...).
  * @par Context Pure.
  */
 enum nl_proto_err nl_xa_decode(const void *buf, size_t len, unsigned int version,
@@ -171,6 +205,19 @@ int nl_xa_seal(const void *msg, size_t n, struct nl_auth_tx *tx, uint64_t now_ns
  */
 enum nl_proto_err nl_xa_open(const struct nl_auth_key *key, struct nl_replay *rp, const void *buf,
 			     size_t len, uint64_t now_ns, struct nl_xa_msg *out);
+
+/**
+ * Whether a SUMMARY record is dated in the future beyond what clock disagreement explains:
+ * its created_s (the sender's wall clock) later than the receiver's wall clock plus
+ * ahead_max_s. Such a record is refused (counted), never merged: a record from the future
+ * would outlive every later one of its source (newer wins) and never expire.
+ * @param s            A decoded SUMMARY record.
+ * @param now_s        The receiver's CLOCK_REALTIME [s].
+ * @param ahead_max_s  Tolerance [s], >= 0 (NL_XA_SUM_AHEAD_MAX_S).
+ * @return true when refused.
+ * @par Context Pure. @par Source docs/scale-out.md "Membership, summaries, faults" (issue #36).
+ */
+bool nl_xa_sum_from_future(const struct nl_xa_sum *s, double now_s, double ahead_max_s);
 
 /**
  * Whether the type byte of a datagram is in the scale-out range (16..23). The caller checks

@@ -462,6 +462,9 @@ nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why)
 	       (unsigned long long)r);
 }
 
+/* Any datagram of appliance `app`: its MAC, its boot incarnation (a new one: it restarted,
+ * what was parked at it is answered). Whether it is live is SWIM's word alone (swim_events()),
+ * never "it spoke": a peer declared dead that speaks again is told so by SWIM and refutes. */
 static void
 peer_heard(struct nl_port *io, unsigned int app, uint64_t inc, const struct nl_frame_addr *a)
 {
@@ -472,21 +475,48 @@ peer_heard(struct nl_port *io, unsigned int app, uint64_t inc, const struct nl_f
 	p->mac_known = true;
 	p->last_rx_s = nl_xa_real_s();
 	p->rx_dgrams++;
-	if (p->inc != 0 && p->inc != inc) {
+	if (p->inc != 0 && p->inc != inc && p->live) {
 		nl_xa_declare_lost_ctl(io, app, "restarted");
 		p->gone++;
-		if (p->live)
-			p->rejoined++;
+		p->rejoined++;
 	}
 	if (p->inc != inc) { /* a new incarnation numbers its datagrams from 1 */
 		p->rx_hi = 0;
 		memset(p->rx_win, 0, sizeof(p->rx_win));
 	}
 	p->inc = inc;
-	if (!p->live) {
-		p->live = true;
-		p->rejoined++;
-		XA_LOG(INFO, "appliance %s rejoined\n", xa->cfg.app[app].name);
+}
+
+/* Act on SWIM's verdicts (flagged by nl_xa_swim.c): a DEAD appliance is declared gone (what
+ * was parked there answered or re-routed, its machines gone in the load table); one that
+ * refuted its death (a new SWIM incarnation) is live again, its last summaries installed. A
+ * SUSPECT appliance stays live: suspicion is not a verdict (SWIM §4.2). */
+static void
+swim_events(struct nl_port *io)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	uint64_t dead = xa->swim_dead_pend, alive = xa->swim_alive_pend;
+
+	xa->swim_dead_pend = 0;
+	xa->swim_alive_pend = 0;
+	for (unsigned int a = 0; a < xa->cfg.n_app; a++) {
+		struct xa_peer *p = &xa->peer[a];
+
+		if (a == xa->self)
+			continue;
+		if ((dead & (UINT64_C(1) << a)) && p->live) {
+			p->live = false;
+			p->gone++;
+			nl_xa_declare_lost_ctl(io, a, "gone (SWIM: suspected and not refuted within "
+						      "the suspicion timeout)");
+		}
+		if ((alive & (UINT64_C(1) << a)) && !p->live) {
+			p->live = true;
+			p->rejoined++;
+			XA_LOG(INFO, "appliance %s rejoined (SWIM: alive at incarnation %u)\n",
+			       xa->cfg.app[a].name, p->swim_inc);
+			nl_xa_install_ctl(io, a, false);
+		}
 	}
 }
 
@@ -509,18 +539,12 @@ nl_xa_poll_ctl(struct nl_port *io)
 		for (unsigned int a = 0; a < xa->cfg.n_app; a++)
 			if (a != xa->self)
 				nl_xa_retransmit_ctl(io, a, now);
+		/* membership: SWIM's timers on our monotonic clock, then its verdicts */
+		if (nl_xa_swim_tick_ctl(io) == 0)
+			swim_events(io);
 		if (s >= xa->next_gossip_s) {
 			xa->next_gossip_s = s + xa->cfg.gossip_period_s;
-			uint64_t silent = nl_xa_gossip_round_ctl(io, s);
-
-			for (unsigned int a = 0; a < xa->cfg.n_app; a++) {
-				if (!(silent & (UINT64_C(1) << a)))
-					continue;
-				xa->peer[a].live = false;
-				xa->peer[a].gone++;
-				nl_xa_declare_lost_ctl(io, a, "gone (no gossip record within "
-							      "gone_after_s)");
-			}
+			nl_xa_gossip_round_ctl(io, s);
 			nl_xa_gossip_push_ctl(io);
 			work++;
 		}
@@ -528,7 +552,7 @@ nl_xa_poll_ctl(struct nl_port *io)
 	for (unsigned int a = 0; a < xa->cfg.n_app; a++)
 		if (xa->peer[a].out_task.n > 0 || xa->peer[a].out_back.n > 0 ||
 		    xa->peer[a].out_ack.n > 0)
-			nl_xa_flush_peer_ctl(io, a);
+			nl_xa_flush_round_ctl(io, a, now);
 	return work;
 }
 
@@ -581,6 +605,10 @@ nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *p
 	case NL_XA_MSG_ACK:
 		for (unsigned int i = 0; i < m.n; i++)
 			nl_xa_acked_ctl(&xa->peer[m.from_app], m.u.ack[i]);
+		break;
+	case NL_XA_MSG_SWIM:
+		nl_xa_swim_rx_ctl(io, &m);
+		swim_events(io);
 		break;
 	default:
 		nl_xa_summary_in_ctl(io, &m);

@@ -90,6 +90,12 @@ struct nl_xa_cfg {
 				      *   HANDOVER / HANDBACK is sent again after it */
 	unsigned int test_drop_every; /**< [scaleout] test_drop_every: test hook, every k-th
 				       *   inter-appliance datagram not sent (0 = off) */
+	/* membership: SWIM + Lifeguard (managers/swim, docs/scale-out.md "Membership") */
+	double swim_period_s;        /**< [scaleout] swim_period_ms / 1000: protocol period T' */
+	double swim_timeout_s;       /**< [scaleout] swim_timeout_ms / 1000: direct ACK wait */
+	unsigned int swim_suspicion_mult; /**< [scaleout] swim_suspicion_mult: a suspect has
+					   *   mult x max(1, log10 N) x T' to refute */
+	unsigned int swim_indirect;  /**< [scaleout] swim_indirect: k, helpers per failed probe */
 };
 
 /**

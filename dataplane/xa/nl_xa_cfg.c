@@ -32,6 +32,7 @@
 #include "nl_model_cfg.h"
 #include "nl_policy.h"
 #include "nl_rng.h"
+#include "nl_swim.h"
 #include "nl_xa_core.h"
 
 /* ---------------------------------------------------------------- configuration ---- */
@@ -172,9 +173,13 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 	out->fanout = 2;
 	out->retransmit_s = 0.02;
 	out->test_drop_every = 0;
+	out->swim_period_s = 0.4;
+	out->swim_timeout_s = 0.2;
+	out->swim_suspicion_mult = 9;
+	out->swim_indirect = 3;
 	if (nl_cfg_has_section(c, "scaleout")) {
-		double ms = 50, rt_ms = 20;
-		uint64_t f = 2, drop = 0;
+		double ms = 50, rt_ms = 20, sp_ms = 400, st_ms = 200;
+		uint64_t f = 2, drop = 0, smult = 9, sk = 3;
 		int rc = nl_cfg_get_double(c, "scaleout", "gossip_period_ms", &ms, 1, 60000, false);
 
 		if (rc >= 0)
@@ -186,8 +191,27 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 			rc = nl_cfg_get_double(c, "scaleout", "retransmit_ms", &rt_ms, 1, 10000, false);
 		if (rc >= 0)
 			rc = nl_cfg_get_u64(c, "scaleout", "test_drop_every", &drop, 0, 1000000, false);
+		if (rc >= 0)
+			rc = nl_cfg_get_double(c, "scaleout", "swim_period_ms", &sp_ms, 10, 60000,
+					       false);
+		if (rc >= 0)
+			rc = nl_cfg_get_double(c, "scaleout", "swim_timeout_ms", &st_ms, 1, 60000,
+					       false);
+		if (rc >= 0)
+			rc = nl_cfg_get_u64(c, "scaleout", "swim_suspicion_mult", &smult, 1, 100,
+					    false);
+		if (rc >= 0)
+			rc = nl_cfg_get_u64(c, "scaleout", "swim_indirect", &sk, 1, 16, false);
 		if (rc < 0)
 			return rc;
+		if (st_ms > sp_ms)
+			return nl_cfg_error(c, nl_cfg_find(c, "scaleout", "swim_timeout_ms"),
+					    "the probe's ACK wait must fit its period "
+					    "(swim_period_ms = %g)", sp_ms);
+		out->swim_period_s = sp_ms / 1000.0;
+		out->swim_timeout_s = st_ms / 1000.0;
+		out->swim_suspicion_mult = (unsigned int)smult;
+		out->swim_indirect = (unsigned int)sk;
 		if (drop == 1)
 			return nl_cfg_error(c, nl_cfg_find(c, "scaleout", "test_drop_every"),
 					    "1 would drop every datagram (0 = off, k >= 2)");
@@ -329,7 +353,7 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	xa->proxy->dp = dp;
 	xa->proxy->lcore_id = rte_get_main_lcore();
 	for (unsigned int a = 0; a < cfg->n_app; a++) {
-		xa->peer[a].live = true; /* until silent for gone_after_s from our start */
+		xa->peer[a].live = true; /* until SWIM declares it DEAD (nl_xa_swim.c) */
 		xa->peer[a].mac_known = cfg->app[a].has_mac;
 		memcpy(xa->peer[a].mac, cfg->app[a].mac, 6);
 		xa->peer[a].out_task.type = NL_XA_MSG_HANDOVER;
@@ -374,6 +398,7 @@ nl_xa_free(void *ext)
 		return;
 	for (unsigned int i = 0; i < xa->n_root; i++)
 		free(xa->root[i].mach);
+	nl_swim_free(xa->swim); /* the detector (nl_xa_swim.c made it) */
 	nl_gossip_view_free(xa->view);
 	free(xa->grec);
 	free(xa->gack);

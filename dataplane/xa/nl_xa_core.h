@@ -5,6 +5,8 @@
  *                   tables it registers on the engine and the port (nl_xa_dp_ext,
  *                   nl_xa_port_ext)
  *   nl_xa_gossip.c  group-load summaries by gossip, their install in the load table, telemetry
+ *   nl_xa_swim.c    membership: the SWIM + Lifeguard detector (managers/swim) on the control
+ *                   lcore's monotonic clock; its verdicts are queued for nl_xa.c (no call up)
  *   nl_xa_link.c    numbered datagrams: batches, sending, acknowledgement, retransmission,
  *                   de-duplication
  *   nl_xa_cfg.c     configuration, placement of managers and machines on appliances
@@ -16,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+#include <rte_cycles.h>
 
 #include "nl_port_priv.h"
 #include "nl_gossip.h"
@@ -41,6 +45,22 @@
 #define XA_TF_FARM 0x80u
 _Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on the wire");
 
+/* SWIM (nl_xa_swim.c): the control lcore's monotonic clock advances the detector's clock by
+ * at most this much per reading, so time this process did not run (SIGSTOP, a host that held
+ * it) is not counted as the peers' silence: a paused appliance neither declares its healthy
+ * peers dead when it resumes nor fires their suspicion timers (Lifeguard §4.1's point: local
+ * slowness must not become another member's death). [ns] */
+#define XA_SWIM_STEP_MAX_NS 200000000ull
+/* A peer SWIM declared dead is told so (with our own alive) this often, so that a partition
+ * or a pause that outlasted the suspicion heals: the detector itself probes only non-dead
+ * members (SWIM §4.3). [ns] */
+#define XA_SWIM_RECONNECT_NS 1000000000ull
+
+/* A peer is stalled when a datagram to it is unacknowledged for this many retransmission
+ * intervals (5 x 20 ms by default); while it is, partial batches are sent this often. */
+#define XA_STALL_RTX 5u
+#define XA_STALL_FLUSH_MS 25u
+
 #define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
 #define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
 
@@ -50,6 +70,7 @@ struct xa_unacked {
 	uint16_t len;
 	uint16_t tries;
 	uint64_t sent_tsc;
+	uint64_t first_tsc;  /* first sent (the peer's stall: nl_xa_retransmit_ctl()) */
 	uint8_t buf[NL_PROTO_MAX_LEN]; /* encoded, unsealed (sealed anew at each send) */
 };
 
@@ -61,7 +82,8 @@ struct xa_root {
 	unsigned int n_mach;
 	/* the last summary of this root (own: made; remote: received); telemetry reads it */
 	double created_s;
-	double rx_s;         /* when it was received (own: made) [CLOCK_REALTIME s] */
+	double rx_s;         /* when it was received (own: made) [CLOCK_REALTIME s] (log only) */
+	uint64_t rx_tsc;     /* when it was received (own: made) [TSC]: its age is ours (#36) */
 	uint32_t live, idle, n_sub;
 	uint64_t free_mask;
 	uint32_t backlog_us;
@@ -83,10 +105,22 @@ struct xa_peer {
 	uint32_t rx_hi;      /* highest datagram number received from it (its incarnation) */
 	uint64_t rx_win[XA_DEDUP_WIN / 64]; /* bit (seq % XA_DEDUP_WIN): received */
 	uint64_t retx, dup_rx, acked, rtx_overflow;
+	/* stalled: a datagram unacknowledged for XA_STALL_CYC(retransmit) (a paused or
+	 * overloaded peer): partial batches go out once per XA_STALL_FLUSH_MS only, so a pause
+	 * does not fill the retransmission ring with one- and two-task datagrams (#36) */
+	bool stalled;
+	uint64_t flush_tsc;  /* last batch sent while stalled */
+	uint64_t held;       /* rounds a partial batch was held because the peer stalled */
 	/* counters (control writes, telemetry reads relaxed) */
 	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
 	uint64_t lost_tasks, gone, rejoined;
 	uint32_t gone_epoch; /* xa->gone_epoch when last declared gone (0 = never) */
+	/* SWIM's view of it (copied from the detector's on_change; telemetry reads relaxed) */
+	uint32_t swim_state; /* enum nl_swim_state */
+	uint32_t swim_inc;   /* its SWIM incarnation as we know it */
+	uint64_t suspected;  /* times it became SUSPECT in our view */
+	uint64_t refuted;    /* times a suspicion of it was refuted (SUSPECT -> ALIVE) */
+	uint64_t swim_declared_dead; /* times it became DEAD in our view */
 };
 
 /* Scale-out's record of a task object of the pool (index nl_task.aux; control lcore only). */
@@ -136,6 +170,22 @@ struct nl_xa {
 	size_t grec_n;               /* how many (nl_xa_gossip_round_ctl()) */
 	struct nl_gossip_ack *gack;
 	size_t gcap;
+	uint64_t sum_future; /* SUMMARY records refused: dated > NL_XA_SUM_AHEAD_MAX_S ahead */
+	/* membership (nl_xa_swim.c) */
+	struct nl_swim *swim;
+	struct nl_port *swim_io;   /* the port of the call in progress (the send callback's) */
+	uint64_t swim_dead_pend;   /* bit a: SWIM declared appliance a DEAD (nl_xa.c acts) */
+	uint64_t swim_alive_pend;  /* bit a: a DEAD appliance is ALIVE again (nl_xa.c acts) */
+	uint64_t mono_last_ns;     /* CLOCK_MONOTONIC at the last reading [ns] */
+	uint64_t swim_now_ns;      /* the detector's clock: monotonic, steps clamped [ns] */
+	uint64_t swim_stalls;      /* readings clamped (this process did not run for a while) */
+	uint64_t swim_next_ns;     /* the detector's next deadline (its clock) */
+	uint64_t swim_reconnect_ns; /* next reconnect round to DEAD peers (its clock) */
+	uint64_t swim_reconnects;  /* reconnect messages sent to DEAD peers */
+	uint64_t swim_bad;         /* SWIM messages the detector refused */
+	/* copies for telemetry (control writes, telemetry reads relaxed) */
+	uint64_t swim_self_inc, swim_lhm, swim_refuted_self, swim_msgs_in, swim_msgs_out;
+	uint64_t swim_probes, swim_probes_failed;
 };
 
 /* The scale-out state of dp (the engine extension's, dp->ext), or NULL when not split. */
@@ -153,6 +203,16 @@ nl_xa_real_s(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A summary's age [s]: time since this appliance received (own: made) it, on its monotonic
+ * TSC; -1 before the first. Never the sender's clock against ours (issue #36). */
+static inline double
+nl_xa_root_age_s(const struct xa_root *r)
+{
+	if (r->rx_tsc == 0)
+		return -1;
+	return (double)(rte_rdtsc() - r->rx_tsc) / (double)rte_get_tsc_hz();
 }
 
 /**
@@ -183,16 +243,13 @@ void nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *wh
 
 /**
  * One gossip round (every gossip_period_ms), first half: our own subtree summaries into the
- * gossip view, expiry, membership (an appliance is live while one of its records is). The
- * caller declares the silent ones lost (nl_xa_declare_lost_ctl()), then pushes
- * (nl_xa_gossip_push_ctl()).
- * @param now_s  Wall clock [s] (nl_xa_real_s()).
- * @return bit a set: appliance a is live for us, has no valid record left and our start is
- *         gone_after_s ago.
+ * gossip view, expiry, the records to push collected. Membership is not decided here (SWIM,
+ * nl_xa_swim.c). The caller then pushes (nl_xa_gossip_push_ctl()).
+ * @param now_s  Wall clock [s] (nl_xa_real_s()): the records' dates (their lifetime).
  * @par Context  Control lcore only (nl_xa_gossip.c).
  * @par Source   managers/gossip/nl_gossip.h (Umeda, Nakada, Matsuoka); docs/scale-out.md.
  */
-uint64_t nl_xa_gossip_round_ctl(struct nl_port *io, double now_s);
+void nl_xa_gossip_round_ctl(struct nl_port *io, double now_s);
 
 /**
  * The round's second half: push the view's valid records (collected by the first half) to
@@ -203,7 +260,8 @@ void nl_xa_gossip_push_ctl(struct nl_port *io);
 
 /**
  * A SUMMARY received: its records merged into the gossip view (telemetry /nlevel/summaries
- * shows them with their age).
+ * shows them with their age since receipt); a record dated more than NL_XA_SUM_AHEAD_MAX_S
+ * ahead of our wall clock is refused and counted (sum_future).
  * @param m  Decoded and authenticated SUMMARY (1..20 records).
  * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/protocol.md, type 18.
  */
@@ -216,6 +274,33 @@ void nl_xa_summary_in_ctl(struct nl_port *io, const struct nl_xa_msg *m);
  * @par Context  Control lcore only (nl_xa_gossip.c). @par Source docs/scale-out.md "Summaries".
  */
 void nl_xa_install_ctl(struct nl_port *io, unsigned int app, bool gone);
+
+/* ---- membership by SWIM + Lifeguard (nl_xa_swim.c) ---- */
+
+/**
+ * Create this appliance's detector on first use (members = the configured appliances in
+ * file order, this one = cfg.self, every other ALIVE at incarnation 0; parameters from
+ * [scaleout] swim_*), then run its timers due now: probes, indirect probes, suspicions,
+ * deaths; every XA_SWIM_RECONNECT_NS tell each DEAD peer its verdict (with our alive).
+ * Verdicts are not acted on here: a peer that became DEAD / ALIVE again is flagged in
+ * xa->swim_dead_pend / swim_alive_pend for the caller (nl_xa.c) to act on.
+ * @param io  The control lcore's port state (the send path).
+ * @return 0; -ENOMEM or -EINVAL (the detector could not be created: membership stays as
+ *         configured, all live; logged once).
+ * @par Context  Control lcore only (nl_xa.h X2); no allocation after the first call.
+ * @par Source   SWIM §3, §4 (Das et al. 2002); Lifeguard §4 (Dadgar et al. 2018).
+ */
+int nl_xa_swim_tick_ctl(struct nl_port *io);
+
+/**
+ * A SWIM message (type 20) from appliance m->from_app, decoded, authenticated and from its
+ * configured address: handed to the detector (answers, relays, updates; refutes a
+ * suspicion of this appliance). Verdicts are flagged as by nl_xa_swim_tick_ctl().
+ * @param io  The control lcore's port state. @param m  The message (type NL_XA_MSG_SWIM).
+ * @return 0; -EINVAL when the detector refused it (counted swim_bad); -ENOMEM as above.
+ * @par Context  Control lcore only. @par Source  SWIM §3, §4.2; Lifeguard §4.1, §4.3.
+ */
+int nl_xa_swim_rx_ctl(struct nl_port *io, const struct nl_xa_msg *m);
 
 /* ---- the hooks and the rest of scale-out (nl_xa.c, nl_xa_cfg.c) ---- */
 
@@ -346,6 +431,14 @@ void nl_xa_queue_ack_ctl(struct nl_port *io, unsigned int app, uint32_t seq);
 
 /** Send app's batches (tasks and hand-backs numbered, acknowledgements not). */
 void nl_xa_flush_peer_ctl(struct nl_port *io, unsigned int app);
+
+/** The end of a control round: send app's batches, except that while app is stalled
+ *  (p->stalled: nl_xa_retransmit_ctl() found a datagram unacknowledged for XA_STALL_RTX
+ *  retransmission intervals) partial task / hand-back batches wait up to XA_STALL_FLUSH_MS
+ *  (full ones go at once, acknowledgements always), counted in p->held.
+ *  @param io  Port state. @param app  Appliance index, < cfg.n_app. @param now  TSC.
+ *  @par Context Control lcore. @par Source docs/scale-out.md "Stalled peers" (issue #36). */
+void nl_xa_flush_round_ctl(struct nl_port *io, unsigned int app, uint64_t now);
 
 /** Add a task record to app's HANDOVER batch (sent when full, or at the round's end). */
 void nl_xa_queue_task_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_task *r);

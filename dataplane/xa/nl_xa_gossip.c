@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Scale-out (nl_xa.h): group-load summaries and membership by gossip
- * (managers/gossip), and telemetry.
+ * Scale-out (nl_xa.h): group-load summaries by gossip (managers/gossip), and telemetry.
+ * Membership is SWIM's (nl_xa_swim.c), not the summaries': a summary's age is measured on the
+ * receiver's monotonic clock from its receipt, and a record dated in the future beyond
+ * NL_XA_SUM_AHEAD_MAX_S is refused (counted summaries_future_refused).
  */
 #include <errno.h>
 #include <math.h>
@@ -70,6 +72,7 @@ make_summary(struct nl_port *io, struct xa_root *r, double now_s, struct nl_goss
 	g->aux[1] = mask;
 	g->aux[2] = live > 0 ? (uint64_t)(backlog / live) : 0; /* mean backlog [us] */
 	r->created_s = r->rx_s = now_s;
+	r->rx_tsc = rte_rdtsc();
 	r->live = live;
 	r->idle = idle;
 	r->n_sub = n_sub;
@@ -83,13 +86,14 @@ make_summary(struct nl_port *io, struct xa_root *r, double now_s, struct nl_goss
  * over them, the rest gone; everything gone when `gone`. Exactly what a policy reading load
  * needs (free capacity per resource, queue depth), as old as the summary. */
 static void
-install_root(struct nl_port *io, struct xa_root *r, double now_s, bool gone)
+install_root(struct nl_port *io, struct xa_root *r, bool gone)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = nl_xa_of(dp);
 	const struct nl_dp_gen *gen = dp->gen_rcu;
 	double now_vt = nl_dp_now_vt(dp);
-	double age_vt = (now_s - r->created_s) * 1e9 / dp->o.ns_per_vt;
+	/* its age on our monotonic clock since we received it (never the sender's clock) */
+	double age_vt = nl_xa_root_age_s(r) * 1e9 / dp->o.ns_per_vt;
 	uint32_t busy = r->live > r->idle ? r->live - r->idle : 0;
 	double left_vt = busy > 0 ? (double)r->backlog_us * r->live / busy - age_vt : 0;
 	uint32_t n_idle = 0, n_busy = 0;
@@ -143,12 +147,11 @@ void
 nl_xa_install_ctl(struct nl_port *io, unsigned int app, bool gone)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	double now_s = nl_xa_real_s();
 
 	for (unsigned int i = 0; i < xa->n_root; i++)
 		if (xa->root[i].app != xa->self && (app >= NL_XA_MAX_APPS || xa->root[i].app == app) &&
 		    (gone || xa->root[i].created_s > 0))
-			install_root(io, &xa->root[i], now_s, gone);
+			install_root(io, &xa->root[i], gone);
 	nl_load_publish_ctl(io->dp->load);
 }
 
@@ -161,13 +164,10 @@ root_of_src(struct nl_xa *xa, uint32_t src)
 	return NULL;
 }
 
-uint64_t
+void
 nl_xa_gossip_round_ctl(struct nl_port *io, double now_s)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	bool present[NL_XA_MAX_APPS] = { false };
-	uint64_t silent = 0;
-	size_t n;
 
 	for (unsigned int i = 0; i < xa->n_root; i++) {
 		struct nl_gossip_rec g;
@@ -181,21 +181,7 @@ nl_xa_gossip_round_ctl(struct nl_port *io, double now_s)
 			nl_gossip_merge_st(xa->view, &g, now_s);
 	}
 	nl_gossip_expire_st(xa->view, now_s);
-	n = nl_gossip_collect_st(xa->view, &xa->gcfg, now_s, xa->grec, xa->gcap);
-	/* membership: an appliance is live while one of its records is */
-	for (size_t i = 0; i < n; i++)
-		if (xa->grec[i].state == NL_GOSSIP_UP && xa->grec[i].src / 64u < NL_XA_MAX_APPS)
-			present[xa->grec[i].src / 64u] = true;
-	for (unsigned int a = 0; a < xa->cfg.n_app; a++) {
-		struct xa_peer *p = &xa->peer[a];
-
-		if (a == xa->self || present[a] || !p->live ||
-		    now_s - xa->start_s < xa->cfg.gone_after_s)
-			continue;
-		silent |= UINT64_C(1) << a; /* the caller declares it lost (nl_xa.c) */
-	}
-	xa->grec_n = n;
-	return silent;
+	xa->grec_n = nl_gossip_collect_st(xa->view, &xa->gcfg, now_s, xa->grec, xa->gcap);
 }
 
 void
@@ -247,12 +233,20 @@ nl_xa_summary_in_ctl(struct nl_port *io, const struct nl_xa_msg *m)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	double now_s = nl_xa_real_s();
-	size_t n_ack = 0, n_new = 0;
+	uint64_t now_tsc = rte_rdtsc();
+	size_t n_ack = 0, n_new = 0, n = 0;
+	bool fresh = false;
 
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct nl_xa_sum *s = &m->u.sum[i];
-		struct nl_gossip_rec *g = &xa->grec[i];
+		struct nl_gossip_rec *g;
 
+		if (nl_xa_sum_from_future(s, now_s, NL_XA_SUM_AHEAD_MAX_S)) {
+			/* newer wins: it would outlive every later record of its source */
+			nl_stat_add_st(&xa->sum_future, 1);
+			continue;
+		}
+		g = &xa->grec[n++];
 		memset(g, 0, sizeof(*g));
 		g->src = s->src;
 		g->cores = s->cores;
@@ -265,36 +259,31 @@ nl_xa_summary_in_ctl(struct nl_port *io, const struct nl_xa_msg *m)
 		g->lifetime_s = s->lifetime_s;
 		memcpy(g->aux, s->aux, sizeof(g->aux));
 	}
-	nl_gossip_receive_st(xa->view, xa->grec, m->n, now_s, xa->gack, &n_ack, &n_new);
-	xa->sum_rx += m->n;
-	bool fresh = false;
-
+	if (n > 0)
+		nl_gossip_receive_st(xa->view, xa->grec, n, now_s, xa->gack, &n_ack, &n_new);
+	xa->sum_rx += n;
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct nl_xa_sum *s = &m->u.sum[i];
 		struct xa_root *r = root_of_src(xa, s->src);
 		unsigned int app = s->src / 64u;
 
-		if (r == NULL || r->app == xa->self || s->created_s <= r->created_s)
+		/* newer wins, by its source's own clock (one host's dates compared with each
+		 * other only); the age is ours: time since receipt */
+		if (r == NULL || r->app == xa->self || s->created_s <= r->created_s ||
+		    nl_xa_sum_from_future(s, now_s, NL_XA_SUM_AHEAD_MAX_S))
 			continue;
 		r->created_s = s->created_s;
 		r->rx_s = now_s;
+		r->rx_tsc = now_tsc;
 		r->live = s->cores;
 		r->idle = s->free_cores;
 		r->n_sub = s->mem_mb;
 		r->free_mask = s->aux[1];
 		r->backlog_us = (uint32_t)s->aux[2];
 		r->n_rx++;
+		/* membership is SWIM's: a record installs load only while its appliance is live */
 		if (app < xa->cfg.n_app && xa->peer[app].live && s->state == NL_GOSSIP_UP) {
-			install_root(io, r, now_s, false); /* the policies read it from now on */
-			fresh = true;
-		}
-		/* a record younger than our last word from it, of another incarnation: restarted */
-		if (app < xa->cfg.n_app && app != xa->self && s->state == NL_GOSSIP_UP &&
-		    now_s - s->created_s < xa->cfg.gone_after_s && !xa->peer[app].live) {
-			xa->peer[app].live = true;
-			xa->peer[app].rejoined++;
-			XA_LOG(INFO, "appliance %s rejoined (gossip)\n", xa->cfg.app[app].name);
-			install_root(io, r, now_s, false);
+			install_root(io, r, false); /* the policies read it from now on */
 			fresh = true;
 		}
 	}
@@ -309,13 +298,17 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct nl_dp *dp = nl_dp_tel_dp();
 	struct nl_xa *xa = dp != NULL ? nl_xa_of(dp) : NULL;
 	double now_s = nl_xa_real_s();
-	enum { K_NAME, K_IP, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST, K_GONE,
-	       K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_N };
-	static const char *const key[K_N] = { "name", "ip", "live", "tasks_out", "tasks_in",
-					      "handbacks_out", "handbacks_in", "datagrams_out",
-					      "datagrams_in", "lost_tasks", "gone", "rejoined",
-					      "last_heard_ms", "retransmitted", "duplicates_in",
-					      "acked", "unacked_overflow" };
+	enum { K_NAME, K_IP, K_SWIM, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
+	       K_GONE, K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_SINC, K_SUSP, K_REFU,
+	       K_SDEAD, K_HELD, K_N };
+	static const char *const key[K_N] = { "name", "ip", "swim_state", "live", "tasks_out",
+					      "tasks_in", "handbacks_out", "handbacks_in",
+					      "datagrams_out", "datagrams_in", "lost_tasks", "gone",
+					      "rejoined", "last_heard_ms", "retransmitted",
+					      "duplicates_in", "acked", "unacked_overflow",
+					      "swim_incarnation", "suspected", "refuted",
+					      "swim_dead", "held" };
+	static const char *const swim_name[3] = { "alive", "suspect", "dead" };
 	struct rte_tel_data *a[K_N];
 
 	(void)cmd;
@@ -345,6 +338,21 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 				  nl_atomic_load_relaxed(&xa->farm_no_machine));
 	rte_tel_data_add_dict_u64(d, "farm_kept", nl_atomic_load_relaxed(&xa->farm_kept));
 	rte_tel_data_add_dict_u64(d, "test_dropped", nl_atomic_load_relaxed(&xa->test_dropped));
+	rte_tel_data_add_dict_u64(d, "summaries_future_refused",
+				  nl_atomic_load_relaxed(&xa->sum_future));
+	rte_tel_data_add_dict_u64(d, "swim_incarnation", nl_atomic_load_relaxed(&xa->swim_self_inc));
+	rte_tel_data_add_dict_u64(d, "swim_lhm", nl_atomic_load_relaxed(&xa->swim_lhm));
+	rte_tel_data_add_dict_u64(d, "swim_refuted_self",
+				  nl_atomic_load_relaxed(&xa->swim_refuted_self));
+	rte_tel_data_add_dict_u64(d, "swim_probes", nl_atomic_load_relaxed(&xa->swim_probes));
+	rte_tel_data_add_dict_u64(d, "swim_probes_failed",
+				  nl_atomic_load_relaxed(&xa->swim_probes_failed));
+	rte_tel_data_add_dict_u64(d, "swim_msgs_in", nl_atomic_load_relaxed(&xa->swim_msgs_in));
+	rte_tel_data_add_dict_u64(d, "swim_msgs_out", nl_atomic_load_relaxed(&xa->swim_msgs_out));
+	rte_tel_data_add_dict_u64(d, "swim_bad", nl_atomic_load_relaxed(&xa->swim_bad));
+	rte_tel_data_add_dict_u64(d, "swim_stalls", nl_atomic_load_relaxed(&xa->swim_stalls));
+	rte_tel_data_add_dict_u64(d, "swim_reconnects",
+				  nl_atomic_load_relaxed(&xa->swim_reconnects));
 	for (unsigned int k = 0; k < K_N; k++) {
 		a[k] = rte_tel_data_alloc();
 		if (a[k] == NULL) {
@@ -352,7 +360,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 				rte_tel_data_free(a[--k]);
 			return -ENOMEM;
 		}
-		rte_tel_data_start_array(a[k], k <= K_IP ? RTE_TEL_STRING_VAL :
+		rte_tel_data_start_array(a[k], k <= K_SWIM ? RTE_TEL_STRING_VAL :
 					 k == K_HEARD ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
 	}
 	for (unsigned int i = 0; i < xa->cfg.n_app; i++) {
@@ -362,6 +370,8 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		inet_ntop(AF_INET, &xa->cfg.app[i].ip, ip, sizeof(ip));
 		rte_tel_data_add_array_string(a[K_NAME], xa->cfg.app[i].name);
 		rte_tel_data_add_array_string(a[K_IP], ip);
+		rte_tel_data_add_array_string(a[K_SWIM], i == xa->self ? "alive" :
+					      swim_name[nl_atomic_load_relaxed(&p->swim_state) % 3]);
 		rte_tel_data_add_array_u64(a[K_LIVE], i == xa->self || p->live);
 		rte_tel_data_add_array_u64(a[K_TOUT], nl_atomic_load_relaxed(&p->tx_tasks));
 		rte_tel_data_add_array_u64(a[K_TIN], nl_atomic_load_relaxed(&p->rx_tasks));
@@ -378,6 +388,13 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[K_DUP], nl_atomic_load_relaxed(&p->dup_rx));
 		rte_tel_data_add_array_u64(a[K_ACKED], nl_atomic_load_relaxed(&p->acked));
 		rte_tel_data_add_array_u64(a[K_OVF], nl_atomic_load_relaxed(&p->rtx_overflow));
+		rte_tel_data_add_array_u64(a[K_SINC], i == xa->self ?
+						      nl_atomic_load_relaxed(&xa->swim_self_inc) :
+						      nl_atomic_load_relaxed(&p->swim_inc));
+		rte_tel_data_add_array_u64(a[K_SUSP], nl_atomic_load_relaxed(&p->suspected));
+		rte_tel_data_add_array_u64(a[K_REFU], nl_atomic_load_relaxed(&p->refuted));
+		rte_tel_data_add_array_u64(a[K_SDEAD], nl_atomic_load_relaxed(&p->swim_declared_dead));
+		rte_tel_data_add_array_u64(a[K_HELD], nl_atomic_load_relaxed(&p->held));
 	}
 	for (unsigned int k = 0; k < K_N; k++)
 		rte_tel_data_add_dict_container(d, key[k], a[k], 0);
@@ -389,7 +406,6 @@ tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct nl_dp *dp = nl_dp_tel_dp();
 	struct nl_xa *xa = dp != NULL ? nl_xa_of(dp) : NULL;
-	double now_s = nl_xa_real_s();
 	struct rte_tel_data *a[10];
 	static const char *const key[10] = { "root", "appliance", "live", "idle", "n_sub",
 					     "backlog_us", "free_res_mask", "age_ms", "received",
@@ -412,7 +428,7 @@ tel_summaries(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned int i = 0; i < xa->n_root; i++) {
 		const struct xa_root *r = &xa->root[i];
 		char name[64];
-		double age = r->created_s > 0 ? (now_s - r->created_s) * 1e3 : -1;
+		double age = nl_xa_root_age_s(r) * 1e3; /* since receipt, our clock (#36) */
 
 		dp->gen_rcu->s->ops->mgr_name(dp->gen_rcu->s, r->mgr, name,
 					       sizeof(name));
@@ -438,10 +454,10 @@ nl_xa_telemetry_init(struct nl_dp *dp)
 	if (nl_xa_of(dp) == NULL)
 		return;
 	nl_dp_tel_register("/nlevel/appliances", tel_appliances,
-				   "Scale-out: this appliance and each peer (live, tasks and "
-				   "hand-backs each way, datagrams, lost tasks, last heard).");
+				   "Scale-out: each peer (SWIM state, incarnation, suspicions, "
+				   "live, tasks and hand-backs each way, datagrams, lost tasks).");
 	nl_dp_tel_register("/nlevel/summaries", tel_summaries,
 				   "Scale-out: the group-load summary of every subtree root "
-				   "(own: made; remote: received by gossip) and its age [ms].");
+				   "(own: made; remote: received by gossip), its age [ms] since receipt.");
 }
 

@@ -62,6 +62,7 @@ nl_xa_send_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_msg *m)
 		u->len = (uint16_t)n;
 		u->tries = 1;
 		u->sent_tsc = rte_rdtsc();
+		u->first_tsc = u->sent_tsc;
 		memcpy(u->buf, buf, (size_t)n);
 	}
 	send_bytes(io, app, buf, (size_t)n);
@@ -82,21 +83,27 @@ nl_xa_retransmit_ctl(struct nl_port *io, unsigned int app, uint64_t now)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_peer *p = &xa->peer[app];
+	bool stalled = false;
 
-	if (p->rtx == NULL || !p->live)
+	if (p->rtx == NULL || !p->live) {
+		p->stalled = false;
 		return;
+	}
 	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
 		struct xa_unacked *u = &p->rtx[i];
 
-		/* backing off: retransmit_s, then twice and four times as long (a dead peer is
-		 * declared gone within gone_after_s; the ring holds longer than that) */
-		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 3 ? u->tries - 1 : 2))
+		if (u->seq != 0 && now - u->first_tsc >= xa->rtx_cyc * XA_STALL_RTX)
+			stalled = true;
+		/* backing off: retransmit_s, then 2, 4, 8 and 16 times as long (a peer that is
+		 * paused or overloaded is not flooded; a dead one is declared so by SWIM) */
+		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 5 ? u->tries - 1 : 4))
 			continue;
 		u->sent_tsc = now;
 		u->tries++;
 		nl_stat_add_st(&p->retx, 1);
 		send_bytes(io, app, u->buf, u->len);
 	}
+	p->stalled = stalled;
 }
 
 /* Appliance app acknowledged datagram seq: forget it. */
@@ -181,6 +188,26 @@ nl_xa_flush_peer_ctl(struct nl_port *io, unsigned int app)
 		nl_xa_send_ctl(io, app, &p->out_ack);
 		p->out_ack.n = 0;
 	}
+}
+
+void
+nl_xa_flush_round_ctl(struct nl_port *io, unsigned int app, uint64_t now)
+{
+	struct xa_peer *p = &nl_xa_of(io->dp)->peer[app];
+
+	if (p->stalled && p->out_task.n < NL_XA_MAX_TASKS && p->out_back.n < NL_XA_MAX_BACKS &&
+	    now - p->flush_tsc < rte_get_tsc_hz() / 1000 * XA_STALL_FLUSH_MS) {
+		if (p->out_ack.n > 0) {
+			nl_xa_send_ctl(io, app, &p->out_ack);
+			p->out_ack.n = 0;
+		}
+		if (p->out_task.n > 0 || p->out_back.n > 0)
+			nl_stat_add_st(&p->held, 1);
+		return;
+	}
+	if (p->stalled)
+		p->flush_tsc = now;
+	nl_xa_flush_peer_ctl(io, app);
 }
 
 void

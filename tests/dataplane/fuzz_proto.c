@@ -155,7 +155,7 @@ main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	for (unsigned int t = NL_XA_MSG_HANDOVER; t <= NL_XA_MSG_ACK; t++) {
+	for (unsigned int t = NL_XA_MSG_HANDOVER; t <= NL_XA_MSG_SWIM; t++) {
 		uint8_t b[NL_PROTO_MAX_LEN], s[NL_PROTO_MAX_LEN];
 		char path[4096];
 		int n;
@@ -184,6 +184,16 @@ main(int argc, char **argv)
 			xm.u.back[1].reason = NL_XA_REASON_MOVED;
 		if (t == NL_XA_MSG_ACK)
 			xm.u.ack[0] = 7, xm.u.ack[1] = 8;
+		if (t == NL_XA_MSG_SWIM) { /* a PING carrying one suspicion (n = 1 + updates) */
+			xm.u.swim.type = 1;
+			xm.u.swim.n_upd = 1;
+			xm.u.swim.target = 2;
+			xm.u.swim.seq = 9;
+			xm.u.swim.upd[0].id = 2;
+			xm.u.swim.upd[0].incarnation = 3;
+			xm.u.swim.upd[0].from = 1;
+			xm.u.swim.upd[0].state = 1;
+		}
 		n = nl_xa_encode(&xm, b, sizeof(b));
 		if (n <= 0)
 			return 1;

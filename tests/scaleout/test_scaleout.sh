@@ -208,10 +208,10 @@ s.sendto(hdr(17, 8 + len(body)) + body, dst)
 task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
 body = struct.pack(">HHIQ", 1, 1, 1, 12345) + task
 s.sendto(hdr(16, 8 + len(body)) + body, dst)
-# truncated (length says more than was sent), bad type 20, bad field (n = 0)
+# truncated (length says more than was sent), bad type 23 (reserved), bad field (n = 0)
 s.sendto(hdr(17, 64) + b"\0" * 8, dst)
 body = struct.pack(">HHIQ", 1, 1, 0, 12345)
-s.sendto(hdr(20, 8 + len(body)) + body, dst)
+s.sendto(hdr(23, 8 + len(body)) + body, dst)
 s.sendto(hdr(18, 8 + len(body)) + struct.pack(">HHIQ", 1, 0, 0, 12345), dst)
 EOF
 	so_wait 5 "p['a']['bad_peer'] >= 2 and $DROPS >= $d0 + 3"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inter-appliance messages (dataplane/wire/nl_xa_proto.h): round trips of HANDOVER, HANDBACK and
- * SUMMARY in both versions; every way a message can be malformed is refused with its reason;
+ * Inter-appliance messages (dataplane/wire/nl_xa_proto.h): round trips of HANDOVER, HANDBACK,
+ * SUMMARY, ACK and SWIM in both versions; a SUMMARY dated in the future is refused; every way a message can be malformed is refused with its reason;
  * a forged, altered or replayed sealed message is refused; random mutations are refused or
  * canonical. And the simulated split (managers/nl_model.h): parts and cut-edge delays.
  */
@@ -49,6 +49,18 @@ fill(uint8_t type, unsigned int n)
 			t->flags = (uint8_t)(i & NL_XA_TF_ALL);
 		} else if (type == NL_XA_MSG_ACK) {
 			m.u.ack[i] = 0xffffff00u + i;
+		} else if (type == NL_XA_MSG_SWIM && i == 0) {
+			m.u.swim.type = 1 + (uint8_t)(n % NL_XA_SWIM_TYPE_MAX);
+			m.u.swim.n_upd = (uint8_t)(n - 1);
+			m.u.swim.target = 63;
+			m.u.swim.seq = 0xfedcba98u;
+		} else if (type == NL_XA_MSG_SWIM) {
+			struct nl_xa_swim_upd *u = &m.u.swim.upd[i - 1];
+
+			u->id = i;
+			u->incarnation = 0x80000000u + i;
+			u->from = 63 - i;
+			u->state = (uint8_t)(i % 3);
 		} else if (type == NL_XA_MSG_HANDBACK) {
 			struct nl_xa_back *b = &m.u.back[i];
 
@@ -98,6 +110,16 @@ same(void)
 		} else if (m.type == NL_XA_MSG_ACK) {
 			if (m.u.ack[i] != out.u.ack[i])
 				return 0;
+		} else if (m.type == NL_XA_MSG_SWIM && i == 0) {
+			if (m.u.swim.type != out.u.swim.type || m.u.swim.n_upd != out.u.swim.n_upd ||
+			    m.u.swim.target != out.u.swim.target || m.u.swim.seq != out.u.swim.seq)
+				return 0;
+		} else if (m.type == NL_XA_MSG_SWIM) {
+			const struct nl_xa_swim_upd *a = &m.u.swim.upd[i - 1], *b = &out.u.swim.upd[i - 1];
+
+			if (a->id != b->id || a->incarnation != b->incarnation || a->from != b->from ||
+			    a->state != b->state)
+				return 0;
 		} else if (m.type == NL_XA_MSG_HANDBACK) {
 			const struct nl_xa_back *a = &m.u.back[i], *b = &out.u.back[i];
 
@@ -122,8 +144,8 @@ same(void)
 static void
 test_round_trips(void)
 {
-	static const unsigned int max[4] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS,
-					     NL_XA_MAX_ACKS };
+	static const unsigned int max[5] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS,
+					     NL_XA_MAX_ACKS, 1 + NL_XA_SWIM_MAX_UPD };
 	uint8_t buf[NL_PROTO_MAX_LEN], sealed[NL_PROTO_MAX_LEN];
 	int ok1 = 1, ok2 = 1, full = 1;
 	struct nl_auth_tx tx;
@@ -132,7 +154,7 @@ test_round_trips(void)
 	nl_auth_tx_init(&tx, &key);
 	if (nl_replay_init(&rp, 16) != 0)
 		abort();
-	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_ACK; ty++) {
+	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_SWIM; ty++) {
 		for (unsigned int n = 1; n <= max[ty - NL_XA_MSG_HANDOVER]; n++) {
 			int len, sl;
 
@@ -187,7 +209,7 @@ test_malformed(void)
 	c[2] = 2;
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_VERSION;
 	memcpy(c, b, (size_t)n);
-	c[3] = 20;
+	c[3] = 21;
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
 	c[3] = 9; /* a client/worker type is not an inter-appliance one */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
@@ -256,6 +278,102 @@ test_malformed(void)
 	nl_tap_check(ok, "malformed_handback_summary_and_ack_refused_encoder_agrees");
 }
 
+/* Type 20 (SWIM): the head, then 0..8 updates of 16 bytes each; every bound refused. */
+static void
+test_swim_malformed(void)
+{
+	uint8_t b[NL_PROTO_MAX_LEN];
+	int n, ok = 1;
+
+	fill(NL_XA_MSG_SWIM, 3); /* head + 2 updates */
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= n == 24 + 3 * 16 && dec(b, (size_t)n) == NL_PROTO_OK && same();
+	b[24] = 0; /* SWIM type 0 */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	b[24] = NL_XA_SWIM_TYPE_MAX + 1;
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[25] = 1; /* head pad */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[24 + 7] = 64; /* target 64 */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[24 + 15] = 1; /* head's trailing pad */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[40 + 3] = 64; /* update id 64 */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[40 + 11] = 64; /* update from 64 */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[40 + 12] = 3; /* state 3 */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[40 + 13] = 1; /* update pad */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[12 + 3] = 1; /* SWIM is not numbered */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= dec(b, (size_t)n - 8) == NL_PROTO_E_TRUNC; /* length field says more */
+	b[5] = (uint8_t)(n - 8); /* ... and a record cut in half */
+	b[11] = 3;
+	ok &= dec(b, (size_t)n - 8) == NL_PROTO_E_TRUNC;
+	fill(NL_XA_MSG_SWIM, 1);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= n == 24 + 16 && dec(b, (size_t)n) == NL_PROTO_OK && out.u.swim.n_upd == 0;
+	/* the encoder refuses what the decoder would */
+	fill(NL_XA_MSG_SWIM, 1 + NL_XA_SWIM_MAX_UPD);
+	ok &= nl_xa_encode(&m, b, sizeof(b)) > 0;
+	m.n++;
+	m.u.swim.n_upd++;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL; /* 9 updates */
+	fill(NL_XA_MSG_SWIM, 3);
+	m.u.swim.n_upd = 1; /* n != 1 + n_upd */
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_SWIM, 3);
+	m.u.swim.upd[1].state = 3;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_SWIM, 3);
+	m.u.swim.target = 64;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_SWIM, 3);
+	m.dgram_seq = 5;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	nl_tap_check(ok, "swim_message_round_trip_and_every_bound_refused_encoder_agrees");
+}
+
+/* A SUMMARY record dated ahead of the receiver's clock by more than the tolerance is refused
+ * (a forged record an hour ahead would otherwise win over every later record of its source);
+ * within the tolerance, or in the past however far, it is not (its age is measured on the
+ * receiver's monotonic clock from its receipt, not from this date). */
+static void
+test_future_dated(void)
+{
+	const double now = 1.7e9;
+	struct nl_xa_sum s = { .created_s = now, .lifetime_s = 2 };
+	int ok = 1;
+
+	ok &= !nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = now + 3;      /* a clock 3 s ahead: tolerated */
+	ok &= !nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = now + 60;     /* the bound itself */
+	ok &= !nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = now + 60.001;
+	ok &= nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = now + 3600;   /* the forged SUMMARY of issue #36, an hour ahead */
+	ok &= nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = INFINITY;
+	ok &= nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = NAN;
+	ok &= nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	s.created_s = now - 86400;  /* a clock a day behind: old, not refused */
+	ok &= !nl_xa_sum_from_future(&s, now, NL_XA_SUM_AHEAD_MAX_S);
+	nl_tap_check(ok, "summary_dated_over_60_s_ahead_refused_behind_or_within_60_s_kept");
+}
+
 static void
 test_forged(void)
 {
@@ -295,7 +413,8 @@ test_random(void)
 		int n, k;
 
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		fill((uint8_t)(NL_XA_MSG_HANDOVER + x % 3), 1 + (unsigned int)((x >> 8) % 3));
+		fill((uint8_t)(x % 4 == 3 ? NL_XA_MSG_SWIM : NL_XA_MSG_HANDOVER + x % 4),
+		     1 + (unsigned int)((x >> 8) % 3));
 		n = nl_xa_encode(&m, b, sizeof(b));
 		for (int j = 0; j < 1 + (int)((x >> 16) % 3); j++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -384,6 +503,8 @@ main(void)
 {
 	test_round_trips();
 	test_malformed();
+	test_swim_malformed();
+	test_future_dated();
 	test_forged();
 	test_random();
 	test_split();
