@@ -93,6 +93,17 @@ nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, uint32_t to, const uin
 }
 
 void
+nl_dp_io_done_ack(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
+{
+	struct nl_msg m = { .type = NL_MSG_DONE_ACK };
+
+	m.u.farm.done_ack.task_id = d->task_id;
+	m.u.farm.done_ack.token = d->token;
+	m.u.farm.done_ack.sub = d->sub;
+	nl_dp_io_send(io, &m, io->principal, a->src_mac, a->src_ip, a->src_port);
+}
+
+void
 nl_dp_io_send_raw(struct nl_port *io, const void *pl, size_t n, const uint8_t *mac, uint32_t ip,
 		  uint16_t port)
 {

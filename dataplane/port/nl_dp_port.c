@@ -518,8 +518,9 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 	case NL_MSG_SUBMIT:
 		on_submit(io, &m.u.submit, &a);
 		break;
-	case NL_MSG_DONE:
+	case NL_MSG_DONE: /* #34: acknowledged, settling or not: the worker resends no more */
 		on_done(io, &m.u.done, &a);
+		nl_dp_io_done_ack(io, &m.u.done, &a);
 		break;
 	case NL_MSG_HELLO:
 		on_hello(io, &m.u.hello, &a);

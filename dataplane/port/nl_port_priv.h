@@ -248,6 +248,17 @@ void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, uint32_t to, cons
 		   uint32_t ip, uint16_t port);
 
 /**
+ * Acknowledge DONE d to its sender (issue #34): a DONE_ACK with d's task id, token and
+ * sub-task to the frame's source address, sealed under the sender's principal key
+ * (io->principal); sent for every DONE that passed the key and rights checks, whether it
+ * settled a sub-task or was a duplicate or stale, so that the worker stops resending it.
+ * @param io  The port. @param d  The DONE. @param a  Its frame's addresses.
+ * @par Context The I/O lcore, while handling d's frame. @par Source docs/protocol.md "DONE_ACK".
+ */
+void nl_dp_io_done_ack(struct nl_port *io, const struct nl_msg_done *d,
+		       const struct nl_frame_addr *a);
+
+/**
  * Queue a payload the caller encoded and sealed (the inter-appliance codec: nl_xa_seal()).
  * @param pl  Payload [n bytes], n <= NL_PROTO_MAX_LEN (else counted tx_fail, not sent).
  * @param mac, ip, port  As nl_dp_io_send(). @par Context The I/O lcore.

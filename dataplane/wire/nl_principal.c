@@ -498,6 +498,7 @@ static const uint8_t rights[256] = {
 	[NL_MSG_TASKS_Q] = S | O,
 	[NL_MSG_TASKS] = 0,
 	[NL_MSG_KILL] = 0,
+	[NL_MSG_DONE_ACK] = 0,
 };
 
 #undef S

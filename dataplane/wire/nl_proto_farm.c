@@ -369,6 +369,18 @@ nl_farm_decode_body(unsigned int type, const uint8_t *b, size_t len, void *outv)
 			return FIELD;
 		return NL_PROTO_OK;
 	}
+	case NL_MSG_DONE_ACK: { /* issue #34: task_id (8), token (4), sub (2), pad (2) */
+		struct nl_msg_done_ack *k = &f->done_ack;
+
+		if ((e = exact(len, 16)) != NL_PROTO_OK)
+			return e;
+		k->task_id = rd(&p, 8);
+		k->token = (uint32_t)rd(&p, 4);
+		k->sub = (uint16_t)rd(&p, 2);
+		if (rd(&p, 2) != 0 || k->sub >= NL_PROTO_MAX_SPLIT)
+			return FIELD;
+		return NL_PROTO_OK;
+	}
 	}
 	return NL_PROTO_E_TYPE;
 }
@@ -624,6 +636,19 @@ nl_farm_encode_body(unsigned int type, const union nl_msg_farm *f, uint8_t *b, s
 		p = wr(p, 0, 1);
 		break;
 	}
+	case NL_MSG_DONE_ACK: {
+		const struct nl_msg_done_ack *k = &f->done_ack;
+
+		if (cap < 16)
+			return -ENOSPC;
+		if (k->sub >= NL_PROTO_MAX_SPLIT)
+			return -EINVAL;
+		p = wr(p, k->task_id, 8);
+		p = wr(p, k->token, 4);
+		p = wr(p, k->sub, 2);
+		p = wr(p, 0, 2);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -635,7 +660,7 @@ nl_farm_type_name(unsigned int type)
 {
 	static const char *const n[NL_FARM_TYPE_MAX - NL_FARM_TYPE_MIN + 1] = {
 		"CMDS", "MACHAD", "REGISTER", "REGISTERED", "FSUBMIT", "STATUS_Q", "STATUS",
-		"TASKINFO", "KILL", "CANCEL", "CANCELLED", "TASKS_Q", "TASKS",
+		"TASKINFO", "KILL", "CANCEL", "CANCELLED", "TASKS_Q", "TASKS", "DONE_ACK",
 	};
 
 	return nl_farm_type(type) && n[type - NL_FARM_TYPE_MIN] != NULL ?

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define NL_FARM_TYPE_MIN 24u
-#define NL_FARM_TYPE_MAX 39u   /**< 24..39: task-farm range (KILL 32; 33..39 client side) */
+#define NL_FARM_TYPE_MAX 39u   /**< 24..39: task-farm range (KILL 32, DONE_ACK 37: to workers) */
 #define NL_FARM_NAME_MAX 31u   /**< bytes of a command name: [A-Za-z0-9_.+-], 1..31 */
 #define NL_FARM_MAX_CMDS 32u   /**< command names per CMDS message (per worker) */
 #define NL_FARM_AD_MAX 1024u   /**< bytes of a machine ClassAd text */
@@ -47,6 +47,8 @@ enum nl_farm_msg_type {
 	NL_MSG_CANCELLED = 34,  /**< appliance -> client: what the CANCEL withdrew and killed */
 	NL_MSG_TASKS_Q = 35,    /**< client -> appliance: per-task records of a batch, from an index */
 	NL_MSG_TASKS = 36,      /**< appliance -> client: up to NL_FARM_TASKS_MAX of them */
+	/* issue #34: */
+	NL_MSG_DONE_ACK = 37,   /**< appliance -> worker: this DONE was received (resend no more) */
 };
 
 #define NL_FARM_TASKS_MAX 40u  /**< task records per TASKS message */
@@ -238,6 +240,17 @@ struct nl_msg_kill {
 	uint8_t reason;      /**< NL_KILL_CANCEL */
 };
 
+/** A DONE received (issue #34, docs/protocol.md "DONE_ACK"): the appliance answers every
+ * DONE it takes in (one that settles a sub-task, a duplicate and a stale one alike) with the
+ * DONE's own task id, token and sub-task, sent to the DONE's source address; the worker
+ * resends a DONE not acknowledged so (tools/worker/nl_wpend.h), so that one lost datagram
+ * does not leave a task without its answer. */
+struct nl_msg_done_ack {
+	uint64_t task_id;
+	uint32_t token;      /**< the DONE's token */
+	uint16_t sub;        /**< sub-task index < NL_PROTO_MAX_SPLIT */
+};
+
 /** Decoded task-farm messages (member of struct nl_msg's union). */
 union nl_msg_farm {
 	struct nl_msg_cmds cmds;
@@ -253,6 +266,7 @@ union nl_msg_farm {
 	struct nl_msg_tasks_q tasks_q;
 	struct nl_msg_tasks tasks;
 	struct nl_msg_kill kill;
+	struct nl_msg_done_ack done_ack;
 };
 
 /** @return true for a type of the task-farm range (24..39; an unassigned one decodes as

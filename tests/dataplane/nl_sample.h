@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A well-formed message of every type the codec knows (types 1..9 and the task farm's
- * 24..36), for the rights tests: tests/dataplane/test_rights.c (unit) and nl-send (live,
+ * 24..37), for the rights tests: tests/dataplane/test_rights.c (unit) and nl-send (live,
  * test_secure.sh case 7). Header-only, test code.
  */
 #ifndef NL_SAMPLE_H
@@ -19,7 +19,7 @@ static const uint8_t nl_sample_types[] = {
 	NL_MSG_DONE, NL_MSG_LOAD, NL_MSG_HELLO, NL_MSG_BYE, NL_MSG_CMDS, NL_MSG_MACHAD,
 	NL_MSG_REGISTER, NL_MSG_REGISTERED, NL_MSG_FSUBMIT, NL_MSG_STATUS_Q, NL_MSG_STATUS,
 	NL_MSG_TASKINFO, NL_MSG_KILL, NL_MSG_CANCEL, NL_MSG_CANCELLED, NL_MSG_TASKS_Q,
-	NL_MSG_TASKS,
+	NL_MSG_TASKS, NL_MSG_DONE_ACK,
 };
 
 /*
@@ -126,6 +126,9 @@ nl_sample_msg(unsigned int type, uint32_t wid, struct nl_msg *m)
 	case NL_MSG_KILL: /* #33: appliance -> worker only; nobody else may send it */
 		m->u.farm.kill.task_id = (0x5a3eull << 32) | 1;
 		m->u.farm.kill.reason = NL_KILL_CANCEL;
+		return true;
+	case NL_MSG_DONE_ACK: /* #34: appliance -> worker only; nobody else may send it */
+		m->u.farm.done_ack.task_id = (0x5a3eull << 32) | 1;
 		return true;
 	default:
 		return false;

@@ -112,6 +112,10 @@ sample(unsigned int type, bool ext)
 						      .token = 77, .mach = 2, .sub = 1,
 						      .reason = NL_KILL_CANCEL };
 		break;
+	case NL_MSG_DONE_ACK:
+		m.u.farm.done_ack = (struct nl_msg_done_ack){ .task_id = (UINT64_C(42) << 32) | 5,
+							      .token = 77, .sub = 63 };
+		break;
 	}
 	if (ext) { /* #33: the fields appended to FSUBMIT, STATUS, TASKINFO */
 		m.u.farm.fsubmit.time_limit_ms = type == NL_MSG_FSUBMIT ? 2000 : m.u.farm.fsubmit.time_limit_ms;
@@ -133,7 +137,7 @@ sample(unsigned int type, bool ext)
 	return m;
 }
 
-static const unsigned int types[] = { 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36 };
+static const unsigned int types[] = { 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37 };
 #define N_TYPES (sizeof(types) / sizeof(types[0]))
 
 static uint64_t rs = 0x243f6a8885a308d3ull;
@@ -220,6 +224,23 @@ main(void)
 		nl_tap_ok(n == 28 && nl_proto_decode(buf, 27, &out) == NL_PROTO_E_TRUNC &&
 				  (buf[27] = 1, nl_proto_decode(buf, 28, &out)) == NL_PROTO_E_FIELD,
 			  "KILL: 20-byte body, a short one truncated, the pad byte checked");
+	}
+	/* #34: DONE_ACK */
+	m = sample(NL_MSG_DONE_ACK, false);
+	m.u.farm.done_ack.sub = NL_PROTO_MAX_SPLIT;
+	nl_tap_ok(nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL, "DONE_ACK: sub-task 64 is refused");
+	m = sample(NL_MSG_DONE_ACK, false);
+	{
+		int n = nl_proto_encode(&m, buf, sizeof(buf));
+		bool ok = n == 24 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+			  out.u.farm.done_ack.task_id == ((UINT64_C(42) << 32) | 5) &&
+			  out.u.farm.done_ack.token == 77 && out.u.farm.done_ack.sub == 63;
+
+		nl_tap_ok(ok && nl_proto_decode(buf, 23, &out) == NL_PROTO_E_TRUNC &&
+				  (buf[23] = 1, nl_proto_decode(buf, 24, &out)) == NL_PROTO_E_FIELD &&
+				  (buf[23] = 0, buf[21] = 64, nl_proto_decode(buf, 24, &out)) ==
+					  NL_PROTO_E_FIELD,
+			  "DONE_ACK: 16-byte body, a short one truncated, pad and sub-task checked");
 	}
 	/* #34: STATUS's shutdown count, appended only when not 0 (one encoding per message) */
 	m = sample(NL_MSG_STATUS, true);

@@ -44,6 +44,7 @@
 #include "nl_proto.h"
 #include "nl_worker_farm.h" /* issue #15: named commands, machine records, output capture */
 #include "nl_wqueue.h" /* issue #33: the per-machine queue, occupancy, KILL, DONE */
+#include "nl_wpend.h" /* issue #34: DONEs resent until acknowledged */
 #include "nl_wrec.h" /* issue #34: runs ended here, answered again from the record */
 
 extern char **environ;
@@ -235,6 +236,23 @@ heartbeat(void *arg)
  * again is answered from here, never run twice (the loop's thread only) */
 static struct nl_wrec wrec;
 static uint64_t n_dup_running, n_dup_ended;
+/* #34: DONEs sent and not acknowledged yet, resent with back-off (the loop's thread only) */
+static struct nl_wpend wpend;
+
+struct resend_to {
+	int fd;
+	const struct sockaddr_in *to;
+};
+
+static void
+resend_done(void *arg, const struct nl_msg_done *d)
+{
+	const struct resend_to *r = arg;
+	struct nl_msg m = { .type = NL_MSG_DONE };
+
+	m.u.done = *d;
+	send_msg(r->fd, r->to, &m); /* sealed anew: a fresh sequence number, not a replay */
+}
 
 /* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). The
  * run's end is recorded (#34) unless it never started for want of queue room (125): a
@@ -253,6 +271,7 @@ send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *
 	m.u.done.sub = d->sub;
 	m.u.done.status = status;
 	send_msg(fd, to, &m);
+	nl_wpend_add(&wpend, &m.u.done, now_ns()); /* until its DONE_ACK */
 	if (!(m.u.done.state == NL_DONE_NOSTART && status == 125))
 		nl_wrec_put(&wrec, d->task_id, d->sub, d->attempt, &m.u.done);
 }
@@ -786,7 +805,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-worker: --principal needs --key (its key file)\n");
 		return 2;
 	}
-	if (nl_wrec_init(&wrec) != 0) { /* #34 */
+	if (nl_wrec_init(&wrec) != 0 || nl_wpend_init(&wpend) != 0) { /* #34 */
 		fprintf(stderr, "nlevel-worker: out of memory\n");
 		return 1;
 	}
@@ -1022,6 +1041,13 @@ main(int argc, char **argv)
 				next = now; /* start the next one at once */
 			}
 		}
+		{ /* #34: DONEs not acknowledged in time, sent again */
+			struct resend_to rt = { fd, &app };
+			uint64_t due = nl_wpend_poll(&wpend, now_ns(), resend_done, &rt);
+
+			if (due < next)
+				next = due;
+		}
 		int ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 
 		if ((n_cmd > 0 || wfarm.n_cmd > 0) && ms > 5)
@@ -1067,6 +1093,11 @@ main(int argc, char **argv)
 				hello_ok = true;
 				continue;
 			}
+			if (msg.type == NL_MSG_DONE_ACK) { /* #34: that DONE arrived */
+				nl_wpend_ack(&wpend, msg.u.farm.done_ack.task_id, msg.u.farm.done_ack.sub,
+					     msg.u.farm.done_ack.token);
+				continue;
+			}
 			if (msg.type == NL_MSG_KILL) { /* #33: cancel one sub-task */
 				if (!on_kill(fd, &app, mach, n_mach, &msg.u.farm.kill))
 					n_kill_unknown++;
@@ -1102,6 +1133,28 @@ main(int argc, char **argv)
 			m->n++;
 		}
 	}
+	/* #34: DONEs sent last and not acknowledged yet: wait for their acks (resending) up to
+	 * 1 s, or the BYE would make the appliance run again a sub-task that ended here */
+	for (uint64_t end = now_ns() + 1000000000ull; wpend.n > 0 && now_ns() < end;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct resend_to rt = { fd, &app };
+		uint8_t buf[2048];
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		struct nl_msg msg;
+		ssize_t n;
+
+		nl_wpend_poll(&wpend, now_ns(), resend_done, &rt);
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		while ((n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from,
+				     &fl)) >= 0 && (fl = sizeof(from)) > 0)
+			if (from.sin_addr.s_addr == app.sin_addr.s_addr && from.sin_port == app.sin_port &&
+			    nl_proto_open(auth_key, &replay, buf, (size_t)n, nl_auth_now_ns(), &msg) ==
+				    NL_PROTO_OK && msg.type == NL_MSG_DONE_ACK)
+				nl_wpend_ack(&wpend, msg.u.farm.done_ack.task_id,
+					     msg.u.farm.done_ack.sub, msg.u.farm.done_ack.token);
+	}
 	/* leave: BYE (the appliance re-dispatches what we still hold) */
 	struct nl_msg bye = { .type = NL_MSG_BYE };
 
@@ -1126,12 +1179,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
 				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent; longest "
 				"turn of its loop %.0f ms, %llu heartbeats; %llu DISPATCHes of runs it "
-				"held and %llu of runs it ended answered without running again)\n", wid,
+				"held and %llu of runs it ended answered without running again; DONEs: "
+				"%llu acknowledged, %llu resent, %llu given up after %.0f s, %llu not "
+				"kept (table full), %u still unacknowledged)\n", wid,
 			(unsigned long long)n_done, (unsigned long long)n_bad,
 			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
 			(unsigned long long)n_send_lost, (double)loop_gap_max / 1e6,
 			(unsigned long long)n_heartbeats, (unsigned long long)n_dup_running,
-			(unsigned long long)n_dup_ended);
+			(unsigned long long)n_dup_ended, (unsigned long long)wpend.n_acked,
+			(unsigned long long)wpend.n_resent, (unsigned long long)wpend.n_gave_up,
+			(double)NL_WPEND_GIVE_UP_NS / 1e9, (unsigned long long)wpend.n_full, wpend.n);
 	nl_wrec_fini(&wrec);
+	nl_wpend_fini(&wpend);
 	return 0;
 }

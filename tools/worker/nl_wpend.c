@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlevel-worker's DONEs not yet acknowledged (nl_wpend.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "nl_wpend.h"
+
+static struct nl_wpend_ent *
+set_of(struct nl_wpend *p, uint64_t task_id, uint16_t sub, uint32_t token)
+{
+	uint64_t h = task_id ^ ((uint64_t)sub << 48) ^ ((uint64_t)token << 20);
+
+	h ^= h >> 33; /* splitmix64's finalizer */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return &p->e[(size_t)(h & (NL_WPEND_SETS - 1)) * NL_WPEND_WAYS];
+}
+
+static bool
+same(const struct nl_wpend_ent *e, uint64_t task_id, uint16_t sub, uint32_t token)
+{
+	return e->done.task_id == task_id && e->done.sub == sub && e->done.token == token;
+}
+
+int
+nl_wpend_init(struct nl_wpend *p)
+{
+	*p = (struct nl_wpend){ .next_ns = UINT64_MAX };
+	p->e = calloc((size_t)NL_WPEND_SETS * NL_WPEND_WAYS, sizeof(*p->e));
+	return p->e != NULL ? 0 : -ENOMEM;
+}
+
+void
+nl_wpend_fini(struct nl_wpend *p)
+{
+	free(p->e);
+	p->e = NULL;
+	p->n = 0;
+}
+
+bool
+nl_wpend_add(struct nl_wpend *p, const struct nl_msg_done *d, uint64_t now_ns)
+{
+	struct nl_wpend_ent *s, *free_way = NULL;
+
+	if (d->task_id == 0 || p->e == NULL)
+		return false;
+	s = set_of(p, d->task_id, d->sub, d->token);
+	for (unsigned int w = 0; w < NL_WPEND_WAYS; w++) {
+		if (same(&s[w], d->task_id, d->sub, d->token)) {
+			free_way = &s[w];
+			p->n--;
+			break;
+		}
+		if (s[w].done.task_id == 0 && free_way == NULL)
+			free_way = &s[w];
+	}
+	if (free_way == NULL) {
+		p->n_full++;
+		return false;
+	}
+	free_way->done = *d;
+	free_way->first_ns = now_ns;
+	free_way->gap_ns = NL_WPEND_FIRST_NS;
+	free_way->due_ns = now_ns + NL_WPEND_FIRST_NS;
+	if (free_way->due_ns < p->next_ns)
+		p->next_ns = free_way->due_ns;
+	p->n++;
+	p->n_kept++;
+	return true;
+}
+
+bool
+nl_wpend_ack(struct nl_wpend *p, uint64_t task_id, uint16_t sub, uint32_t token)
+{
+	struct nl_wpend_ent *s;
+
+	if (task_id != 0 && p->e != NULL) {
+		s = set_of(p, task_id, sub, token);
+		for (unsigned int w = 0; w < NL_WPEND_WAYS; w++)
+			if (same(&s[w], task_id, sub, token)) {
+				s[w].done.task_id = 0;
+				p->n--;
+				p->n_acked++;
+				if (p->n == 0)
+					p->next_ns = UINT64_MAX;
+				return true;
+			}
+	}
+	p->n_ack_unknown++;
+	return false;
+}
+
+uint64_t
+nl_wpend_poll(struct nl_wpend *p, uint64_t now_ns,
+	      void (*resend)(void *arg, const struct nl_msg_done *d), void *arg)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (p->n == 0 || now_ns < p->next_ns)
+		return p->n == 0 ? UINT64_MAX : p->next_ns;
+	for (size_t i = 0; i < (size_t)NL_WPEND_SETS * NL_WPEND_WAYS; i++) {
+		struct nl_wpend_ent *e = &p->e[i];
+
+		if (e->done.task_id == 0)
+			continue;
+		if (now_ns >= e->due_ns) {
+			if (now_ns - e->first_ns >= NL_WPEND_GIVE_UP_NS) {
+				e->done.task_id = 0;
+				p->n--;
+				p->n_gave_up++;
+				continue;
+			}
+			resend(arg, &e->done);
+			p->n_resent++;
+			e->gap_ns = e->gap_ns * 2 < NL_WPEND_MAX_GAP_NS ? e->gap_ns * 2
+									 : NL_WPEND_MAX_GAP_NS;
+			e->due_ns = now_ns + e->gap_ns;
+		}
+		if (e->due_ns < next)
+			next = e->due_ns;
+	}
+	p->next_ns = next;
+	return next;
+}
