@@ -82,6 +82,8 @@ render_stats(FILE *f, const json_t *st, const json_t *pr)
 		  "Sub-tasks moved off a removed worker." },
 		{ "stale_done", "nlevel_stale_done_total", "counter",
 		  "DONE messages that matched no outstanding sub-task." },
+		{ "rejoin_asked", "nlevel_workers_rejoin_asked_total", "counter",
+		  "LOADs from no joined worker, answered with a request to join again." },
 		{ "workers_joined", "nlevel_workers_joined_total", "counter", "Workers that joined." },
 		{ "workers_left", "nlevel_workers_left_total", "counter",
 		  "Workers that left (BYE or silent past --worker-timeout)." },

@@ -9,11 +9,14 @@
  * held for 3 s by a loaded host (seen here: 18 s for a fork+exec of /bin/true) removed every
  * worker at once on its next turn, before reading the LOADs waiting in its receive ring, and
  * answered their running tasks machine_lost. Also here: which worker a frame comes from, and
- * its LOAD reports into the load table (moved from nl_dp_port.c, issue #34).
+ * its LOAD reports into the load table (moved from nl_dp_port.c, issue #34). A LOAD from an
+ * address that is no joined worker (this appliance restarted, or timed the worker out) is
+ * answered with a HELLO reply flagged NL_HELLO_F_REJOIN, and the worker joins again (#36).
  */
 #include <rte_cycles.h>
 #include <rte_log.h>
 
+#include "nl_atomic.h"
 #include "nl_dp.h"
 #include "nl_dp_farm.h" /* #33: a farm slot's occupancy beside the worker's report */
 #include "nl_port_priv.h"
@@ -65,8 +68,17 @@ nl_dp_live_load(struct nl_port *io, const struct nl_msg_hello *h, const struct n
 	double now = nl_dp_now_vt(dp);
 	struct nl_dp_worker *w;
 
-	if (wi < 0)
+	if (wi < 0) { /* #36: not (or no longer) a worker of ours: ask it to join again */
+		struct nl_msg r = { .type = NL_MSG_HELLO };
+
+		r.u.hello = *h;
+		r.u.hello.flags = NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN;
+		for (unsigned int i = 0; i < h->n_mach; i++)
+			r.u.hello.mach[i].slot = UINT32_MAX;
+		nl_dp_io_send(io, &r, io->principal, a->src_mac, a->src_ip, a->src_port);
+		nl_stat_add_st(&io->c.rejoin_asked, 1);
 		return;
+	}
 	w = &io->workers[wi];
 	w->last_seen_tsc = rte_rdtsc();
 	for (unsigned int i = 0; i < h->n_mach && i < w->n_mach; i++) {

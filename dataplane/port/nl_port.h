@@ -92,6 +92,7 @@ struct nl_port_opts {
 struct nl_port_counts {
 	uint64_t redispatched;      /**< sub-tasks moved off a removed worker */
 	uint64_t stale_done;        /**< DONEs matching nothing outstanding */
+	uint64_t rejoin_asked;      /**< #36: LOADs of no joined worker, answered "join again" */
 	uint64_t workers_joined;
 	uint64_t workers_left;
 	uint64_t rx_frames;         /**< frames received */

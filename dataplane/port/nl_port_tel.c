@@ -58,6 +58,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "redispatched", pc.redispatched);
 	rte_tel_data_add_dict_u64(d, "xhops", c.xhops);
 	rte_tel_data_add_dict_u64(d, "stale_done", pc.stale_done);
+	rte_tel_data_add_dict_u64(d, "rejoin_asked", pc.rejoin_asked);
 	rte_tel_data_add_dict_u64(d, "workers_joined", pc.workers_joined);
 	rte_tel_data_add_dict_u64(d, "workers_left", pc.workers_left);
 	rte_tel_data_add_dict_u64(d, "rx_frames", pc.rx_frames);

@@ -159,11 +159,15 @@ struct nl_msg_mach {
 struct nl_msg_hello {        /**< HELLO, LOAD */
 	uint32_t worker_id;
 	uint16_t n_mach;      /**< 1..NL_PROTO_MAX_MACH */
-	uint16_t flags;       /**< HELLO: NL_HELLO_F_REPLY from the appliance */
+	uint16_t flags;       /**< HELLO: NL_HELLO_F_REPLY (and NL_HELLO_F_REJOIN) from the appliance */
 	struct nl_msg_mach mach[NL_PROTO_MAX_MACH];
 };
 
 #define NL_HELLO_F_REPLY 0x1u
+/** HELLO reply flag (issue #36, with NL_HELLO_F_REPLY only): the appliance does not know the
+ * worker that sent this LOAD (it restarted, or timed the worker out): join again (HELLO).
+ * The reply's machine entries carry no slot (UINT32_MAX). */
+#define NL_HELLO_F_REJOIN 0x2u
 
 struct nl_msg_bye {
 	uint32_t worker_id;

@@ -226,6 +226,15 @@ test_out_of_bound_fields(void)
 	m = sample(NL_MSG_HELLO);
 	m.u.hello.mach[0].res_set = 2; /* both held and '*' */
 	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_hello_set_and_any_refused");
+	m = sample(NL_MSG_HELLO); /* #36: "join again" only within a reply */
+	m.u.hello.flags = NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	nl_tap_check(n > 0 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+			     out.u.hello.flags == (NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN) &&
+			     (buf[8 + 7] = NL_HELLO_F_REJOIN,
+			      nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD) &&
+			     (buf[8 + 7] = 4, nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD),
+		     "test_hello_rejoin_flag_only_in_a_reply");
 	m = sample(NL_MSG_LOAD);
 	m.u.hello.n_mach = NL_PROTO_MAX_MACH + 1;
 	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_load_too_many_machines_refused");

@@ -605,7 +605,7 @@ main(int argc, char **argv)
 	uint64_t t0, next_hello = 0, next_load = 0, n_done = 0, n_bad = 0;
 	const char *key_file = NULL, *principal = NULL, *farm_file = NULL;
 	static struct nl_wfarm wfarm; /* --commands (issue #15) */
-	uint64_t next_farm = 0;
+	uint64_t next_farm = 0, last_rejoin_ns = 0, n_rejoin = 0; /* #36: joined again */
 	static struct nl_auth_key key;
 	uint64_t max_mem = 0, max_time_ms = 0, n_kill_unknown = 0;
 	uint64_t loop_prev = 0, loop_gap_max = 0; /* the longest turn of the loop (ns): silence */
@@ -1070,6 +1070,23 @@ main(int argc, char **argv)
 				n_bad++;
 				continue;
 			}
+			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REJOIN)) {
+				/* #36: the appliance does not know us (it restarted, or timed us
+				 * out): HELLO again now, at most once a second */
+				uint64_t t = now_ns();
+
+				if (t - last_rejoin_ns >= 1000000000ull) {
+					if (!quiet || n_rejoin == 0)
+						fprintf(stderr, "nlevel-worker %u: the appliance does not "
+							"know this worker (it restarted, or timed it out): "
+							"joining again\n", wid);
+					last_rejoin_ns = t;
+					n_rejoin++;
+					hello_ok = false;
+					next_hello = 0;
+				}
+				continue;
+			}
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY)) {
 				unsigned int n_slot = 0;
 
@@ -1181,14 +1198,16 @@ main(int argc, char **argv)
 				"turn of its loop %.0f ms, %llu heartbeats; %llu DISPATCHes of runs it "
 				"held and %llu of runs it ended answered without running again; DONEs: "
 				"%llu acknowledged, %llu resent, %llu given up after %.0f s, %llu not "
-				"kept (table full), %u still unacknowledged)\n", wid,
+				"kept (table full), %u still unacknowledged; asked to join again %llu "
+				"times)\n", wid,
 			(unsigned long long)n_done, (unsigned long long)n_bad,
 			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
 			(unsigned long long)n_send_lost, (double)loop_gap_max / 1e6,
 			(unsigned long long)n_heartbeats, (unsigned long long)n_dup_running,
 			(unsigned long long)n_dup_ended, (unsigned long long)wpend.n_acked,
 			(unsigned long long)wpend.n_resent, (unsigned long long)wpend.n_gave_up,
-			(double)NL_WPEND_GIVE_UP_NS / 1e9, (unsigned long long)wpend.n_full, wpend.n);
+			(double)NL_WPEND_GIVE_UP_NS / 1e9, (unsigned long long)wpend.n_full, wpend.n,
+			(unsigned long long)n_rejoin);
 	nl_wrec_fini(&wrec);
 	nl_wpend_fini(&wpend);
 	return 0;
