@@ -9,7 +9,8 @@
  *  - tasks not ended and the last FARM_JR_ENDED ended ones go into jr (open addressing by
  *    task id). A resent FSUBMIT (same task id and attempt) of an ended one is answered from
  *    the journal (TASKINFO, then COMPLETE or REJECT), never run again; a running one is
- *    admitted and its sub-task 0 is dispatched to the same worker and machine (pinned): the
+ *    admitted and each of its sub-tasks is dispatched to the same worker and machine as
+ *    before (pinned: sub-task 0 from the task table, the others from table fdisp): the
  *    worker answers a run it holds or ended from its own record (tools/worker/nl_wrec.h)
  *    and runs it only when it never got it. A pinned run waits for its worker to join again
  *    (workers say HELLO every 2 s) until --worker-timeout + 5 s after the start; a worker
@@ -60,13 +61,56 @@ jr_find(struct nl_dp_farm *f, uint64_t id)
 	return NULL;
 }
 
+struct replay_disp {
+	uint64_t task_id;
+	struct farm_jr_sub s;
+};
+
 struct replay_ctx {
 	struct nl_port *io;
 	nl_dp_farm_restore_fn restore;
 	struct nl_farm_rec_task *t;
 	uint32_t n, cap;
 	uint32_t n_h, n_h_bad;
+	struct replay_disp *d; /* #34: fdisp rows */
+	uint32_t n_d, cap_d;
 };
+
+static void
+on_disp(void *ctx, uint64_t task_id, uint16_t sub, uint32_t worker_id, uint16_t mach)
+{
+	struct replay_ctx *c = ctx;
+
+	if (c->n_d == c->cap_d) {
+		uint32_t cap = c->cap_d ? c->cap_d * 2 : 256;
+		struct replay_disp *n = realloc(c->d, (size_t)cap * sizeof(*n));
+
+		if (n == NULL)
+			return; /* that sub-task is placed as any other */
+		c->d = n;
+		c->cap_d = cap;
+	}
+	c->d[c->n_d++] = (struct replay_disp){ task_id, { worker_id + 1, sub, mach } };
+}
+
+/* Give each running task of jr the later sub-tasks' workers and machines (c->d, in task order). */
+static void
+attach_subs(struct nl_dp_farm *f, const struct replay_ctx *c)
+{
+	for (uint32_t i = 0, k; i < c->n_d; i = k) {
+		struct farm_jr *j = jr_find(f, c->d[i].task_id);
+
+		for (k = i; k < c->n_d && c->d[k].task_id == c->d[i].task_id; k++)
+			;
+		/* queued too: sub-task 0 may wait while later ones run */
+		if (j == NULL || j->state < NL_FARM_T_QUEUED || j->state > NL_FARM_T_RUNNING ||
+		    j->subs != NULL ||
+		    (j->subs = malloc((k - i) * sizeof(*j->subs))) == NULL)
+			continue;
+		for (uint32_t x = i; x < k; x++)
+			j->subs[j->n_subs++] = c->d[x].s;
+	}
+}
 
 static void
 on_handle(void *ctx, const struct nl_farm_rec_handle *h)
@@ -115,7 +159,7 @@ nl_dp_farm_jrnl_init(struct nl_port *io, nl_dp_farm_restore_fn restore)
 	f->pin_until_tsc = rte_rdtsc() + (uint64_t)(grace * (double)rte_get_tsc_hz());
 	if (f->rec == NULL)
 		return 0;
-	n = nl_farm_rec_replay(f->rec, on_handle, on_task, &c, FARM_JR_ENDED);
+	n = nl_farm_rec_replay(f->rec, on_handle, on_task, on_disp, &c, FARM_JR_ENDED);
 	if (n < 0)
 		DP_LOG(ERR, "journal: cannot read it back (SQLite error): tasks of the last run "
 			    "are answered as new\n");
@@ -127,6 +171,7 @@ nl_dp_farm_jrnl_init(struct nl_port *io, nl_dp_farm_restore_fn restore)
 		f->jr = calloc(cap, sizeof(*f->jr));
 		if (f->jr == NULL) {
 			free(c.t);
+			free(c.d);
 			return -ENOMEM;
 		}
 		f->jr_cap = cap;
@@ -148,7 +193,9 @@ nl_dp_farm_jrnl_init(struct nl_port *io, nl_dp_farm_restore_fn restore)
 			n_q += t->state == NL_FARM_T_QUEUED;
 			n_end += t->state >= NL_FARM_T_OK;
 		}
+		attach_subs(f, &c);
 	}
+	free(c.d);
 	for (uint32_t i = 0; i < c.n; i++) /* #34: the FSUBMITs to admit again */
 		f->rq_n += c.t[i].has_sub && c.t[i].sub.attempt != 0 &&
 			   (c.t[i].state == NL_FARM_T_QUEUED || c.t[i].state == NL_FARM_T_RUNNING);
@@ -181,6 +228,8 @@ nl_dp_farm_jrnl_fini(struct nl_dp_farm *f)
 	free(f->att);
 	free(f->pin_w);
 	free(f->pin_m);
+	for (uint32_t i = 0; f->jr != NULL && i < f->jr_cap; i++)
+		free(f->jr[i].subs);
 	free(f->jr);
 	free(f->rq);
 	f->rq = NULL;
@@ -311,6 +360,36 @@ nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m)
 	if (rte_rdtsc() < f->pin_until_tsc)
 		return 2; /* its worker may join again: wait */
 	f->pin_w[aux] = 0; /* gone for good: its commands died with it */
+	nl_atomic_store_relaxed(&f->n_jr_unpinned, f->n_jr_unpinned + 1);
+	return 0;
+}
+
+int
+nl_dp_farm_jrnl_pin_sub(struct nl_port *io, const struct nl_task *t, unsigned int sub, uint32_t *m)
+{
+	struct nl_dp_farm *f = io->farm;
+	struct farm_jr *j;
+	struct farm_jr_sub *e = NULL;
+	uint32_t s;
+
+	if (f->jr_n == 0 || sub == 0 || t->aux >= io->dp->n_pool ||
+	    (j = jr_find(f, t->id)) == NULL || j->subs == NULL || j->attempt != f->att[t->aux])
+		return 0;
+	for (unsigned int i = 0; i < j->n_subs && e == NULL; i++)
+		if (j->subs[i].sub == sub && j->subs[i].w1 != 0)
+			e = &j->subs[i];
+	if (e == NULL)
+		return 0;
+	s = slot_of(io, e->w1 - 1, e->mach, f->h_by_aux[t->aux]);
+	if (s != NO_SLOT) {
+		*m = s;
+		e->w1 = 0;
+		nl_atomic_store_relaxed(&f->n_jr_pinned, f->n_jr_pinned + 1);
+		return 1;
+	}
+	if (rte_rdtsc() < f->pin_until_tsc)
+		return 2;
+	e->w1 = 0;
 	nl_atomic_store_relaxed(&f->n_jr_unpinned, f->n_jr_unpinned + 1);
 	return 0;
 }

@@ -278,7 +278,8 @@ nl_dp_farm_park(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_
 	uint32_t h, alt;
 	int pin;
 
-	if (f != NULL && sub == 0 && (pin = nl_dp_farm_jrnl_pin(io, t->aux, m)) != 0) {
+	if (f != NULL && (pin = sub == 0 ? nl_dp_farm_jrnl_pin(io, t->aux, m) :
+					   nl_dp_farm_jrnl_pin_sub(io, t, sub, m)) != 0) {
 		/* #34: the journal's run goes back to its worker (1), or waits for it (2) */
 		return pin == 2 && park_push(f, t, sub);
 	}
@@ -317,8 +318,10 @@ nl_dp_farm_pull(struct nl_port *io)
 			f->withdraw_fn(io, t, p.sub);
 			continue;
 		}
-		if (p.sub == 0 && f->pin_w != NULL && f->pin_w[p.aux] != 0) { /* #34 */
-			int pin = nl_dp_farm_jrnl_pin(io, p.aux, &m);
+		if ((p.sub == 0 && f->pin_w != NULL && f->pin_w[p.aux] != 0) ||
+		    (p.sub != 0 && f->jr_n > 0)) { /* #34 */
+			int pin = p.sub == 0 ? nl_dp_farm_jrnl_pin(io, p.aux, &m) :
+					       nl_dp_farm_jrnl_pin_sub(io, t, p.sub, &m);
 
 			if (pin == 2) {
 				f->park[(f->park_head + kept++) % f->park_cap] = p;

@@ -170,8 +170,16 @@ struct farm_held {
 };
 
 /* #34: a task of the journal, read back at start. */
+/* #34: where a later sub-task (>= 1) of a task of the journal not ended was dispatched */
+struct farm_jr_sub {
+	uint32_t w1;               /* its worker's id + 1; 0 = pinned already, or given up */
+	uint16_t sub, mach;
+};
+
 struct farm_jr {
 	uint64_t task_id;          /* 0 = empty */
+	struct farm_jr_sub *subs;  /* #34: [n_subs] (malloc'd), NULL = none */
+	uint16_t n_subs;
 	uint8_t state;             /* enum nl_farm_tstate; 0 = used up (a tombstone) */
 	uint8_t attempt;
 	int32_t status;
@@ -229,8 +237,10 @@ void nl_dp_farm_slot_gone(struct nl_port *io, uint32_t m);
  *          (true); running on a worker -> admitted, pinned to that worker's machine (the
  *          worker answers a run it holds or ended from its own record); queued -> admitted;
  *  admitted  the task entered the pool: its journal entry is used up (not ended ones);
- *  pin     sub-task 0 of a pinned task: *m = its machine (false), or wait for its worker to
- *          rejoin (true: parked) until pin_until_tsc, then placed as any other;
+ *  pin     sub-task 0 of a pinned task: *m = its machine (1), or wait for its worker to
+ *          rejoin (2: parked) until pin_until_tsc, then placed as any other (0);
+ *  pin_sub the same for sub-task sub >= 1 of task t, pinned when the journal's fdisp table
+ *          held where it ran and t is the same attempt (0 when not pinned);
  *  handle  a handle registered: journaled.
  */
 typedef int (*nl_dp_farm_restore_fn)(struct nl_port *io, uint32_t h, const char *name,
@@ -241,6 +251,8 @@ bool nl_dp_farm_jrnl_resend(struct nl_port *io, const struct nl_msg_fsubmit *fs,
 			    const struct nl_frame_addr *a);
 void nl_dp_farm_jrnl_admitted(struct nl_dp_farm *f, uint64_t task_id);
 int nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m);
+int nl_dp_farm_jrnl_pin_sub(struct nl_port *io, const struct nl_task *t, unsigned int sub,
+			    uint32_t *m);
 void nl_dp_farm_jrnl_handle(struct nl_port *io, uint32_t h);
 /* release: send the held frames whose records are on disk, in order (how many) */
 unsigned int nl_dp_farm_jrnl_release(struct nl_port *io);

@@ -8,7 +8,10 @@
  * state is enum nl_farm_tstate; #34 adds handle(h, name, req, rank, principal) (user_version
  * 2) and fsubmit(submit, idx, handle, attempt, need, data_bits, n_split, tl_ms, args,
  * client_ip, client_port, client_mac, client_ts_ns, principal) (user_version 3): the FSUBMIT
- * of each task not ended, deleted with its end, so a restart admits it again. Each pass of the thread writes what the ring holds in one transaction (synchronous =
+ * of each task not ended, deleted with its end, so a restart admits it again; fdisp(submit,
+ * idx, sub, worker, mach) (user_version 4): where each sub-task after the first of a task not
+ * ended was dispatched (sub-task 0's is task.worker, task.mach), deleted with its end, so a
+ * restart sends each back to its own worker. Each pass of the thread writes what the ring holds in one transaction (synchronous =
  * FULL in WAL mode: one fsync of the WAL per pass, a group commit, not one per task), then
  * publishes how many events are on disk (the I/O lcore holds a farm DISPATCH until its
  * record is: nl_farm_rec_durable()), then answers the queries it met, in ring order.
@@ -39,6 +42,7 @@ struct nl_farm_rec {
 	sqlite3 *db;
 	sqlite3_stmt *ins_batch, *accept, *dispatch, *end, *counts, *owner, *list, *handle;
 	sqlite3_stmt *ins_sub, *del_sub; /* #34: fsubmit */
+	sqlite3_stmt *ins_disp, *del_disp; /* #34: fdisp */
 	struct rte_ring *ev;
 	struct rte_ring *out;
 	pthread_t th;
@@ -68,7 +72,10 @@ static const char *const schema =
 	" args BLOB, client_ip INTEGER NOT NULL, client_port INTEGER NOT NULL,"
 	" client_mac BLOB, client_ts_ns INTEGER NOT NULL, principal INTEGER NOT NULL,"
 	" PRIMARY KEY(submit, idx)) WITHOUT ROWID;"
-	"PRAGMA user_version=3;";
+	"CREATE TABLE IF NOT EXISTS fdisp(submit INTEGER NOT NULL, idx INTEGER NOT NULL,"
+	" sub INTEGER NOT NULL, worker INTEGER NOT NULL, mach INTEGER NOT NULL,"
+	" PRIMARY KEY(submit, idx, sub)) WITHOUT ROWID;"
+	"PRAGMA user_version=4;";
 
 static int
 prep(struct nl_farm_rec *r, sqlite3_stmt **st, const char *sql)
@@ -124,6 +131,15 @@ write_ev(struct nl_farm_rec *r, const struct nl_farm_rec_ev *e)
 		}
 		break;
 	case NL_REC_DISPATCH:
+		if (e->subtask != 0) { /* #34: a later sub-task's worker and machine */
+			sqlite3_bind_int64(r->ins_disp, 1, sub);
+			sqlite3_bind_int64(r->ins_disp, 2, idx);
+			sqlite3_bind_int(r->ins_disp, 3, e->subtask);
+			sqlite3_bind_int64(r->ins_disp, 4, e->worker_id);
+			sqlite3_bind_int(r->ins_disp, 5, e->mach);
+			step(r->ins_disp);
+			break;
+		}
 		sqlite3_bind_int64(r->dispatch, 1, e->worker_id);
 		sqlite3_bind_int(r->dispatch, 2, e->mach);
 		sqlite3_bind_int64(r->dispatch, 3, sub);
@@ -147,6 +163,9 @@ write_ev(struct nl_farm_rec *r, const struct nl_farm_rec_ev *e)
 		sqlite3_bind_int64(r->del_sub, 1, sub); /* #34: ended: not admitted again */
 		sqlite3_bind_int64(r->del_sub, 2, idx);
 		step(r->del_sub);
+		sqlite3_bind_int64(r->del_disp, 1, sub);
+		sqlite3_bind_int64(r->del_disp, 2, idx);
+		step(r->del_disp);
 		break;
 	case NL_REC_HANDLE: { /* #34: "name\0req\0rank" */
 		const char *name = e->text, *req = name + strlen(name) + 1;
@@ -378,6 +397,10 @@ nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uint16_
 				 "client_mac, client_ts_ns, principal) VALUES(?1, ?2, ?3, ?4, ?5, "
 				 "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)") != SQLITE_OK ||
 	    prep(r, &r->del_sub, "DELETE FROM fsubmit WHERE submit = ?1 AND idx = ?2") !=
+		    SQLITE_OK ||
+	    prep(r, &r->ins_disp, "INSERT OR REPLACE INTO fdisp(submit, idx, sub, worker, mach) "
+				  "VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK ||
+	    prep(r, &r->del_disp, "DELETE FROM fdisp WHERE submit = ?1 AND idx = ?2") !=
 		    SQLITE_OK) {
 		snprintf(err, errlen, "task records %s: %s", path,
 			 r->db != NULL ? sqlite3_errmsg(r->db) : "cannot open");
@@ -425,6 +448,8 @@ nl_farm_rec_close(struct nl_farm_rec *r)
 	sqlite3_finalize(r->handle);
 	sqlite3_finalize(r->ins_sub);
 	sqlite3_finalize(r->del_sub);
+	sqlite3_finalize(r->ins_disp);
+	sqlite3_finalize(r->del_disp);
 	sqlite3_close(r->db);
 	free(r);
 }
@@ -503,7 +528,7 @@ row_task(sqlite3_stmt *st, struct nl_farm_rec_task *t)
 
 int
 nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_rec_task_fn on_t,
-		   void *ctx, uint32_t max_ended)
+		   nl_farm_rec_disp_fn on_d, void *ctx, uint32_t max_ended)
 {
 	static const char *const q_task[2] = {
 		"SELECT submit, idx, state, attempts, status, worker, mach, queue_ms, run_ms, "
@@ -547,6 +572,20 @@ nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_re
 			on_t(ctx, &t);
 			n++;
 		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return -EIO;
+	}
+	if (on_d != NULL) {
+		if (sqlite3_prepare_v2(r->db, "SELECT submit, idx, d.sub, d.worker, d.mach FROM "
+				       "fdisp AS d JOIN task USING(submit, idx) WHERE state IN (1, 2) "
+				       "ORDER BY submit, idx, d.sub", -1, &st, NULL) != SQLITE_OK)
+			return -EIO;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			on_d(ctx, ((uint64_t)sqlite3_column_int64(st, 0) << 32) |
+					  (uint32_t)sqlite3_column_int64(st, 1),
+			     (uint16_t)sqlite3_column_int(st, 2),
+			     (uint32_t)sqlite3_column_int64(st, 3), (uint16_t)sqlite3_column_int(st, 4));
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
 			return -EIO;

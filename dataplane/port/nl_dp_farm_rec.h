@@ -23,7 +23,8 @@ struct nl_farm_rec;
 enum nl_farm_rec_kind {
 	NL_REC_ACCEPT = 1,   /**< accepted: queued (attempt, owner principal; #34: sub, the
 			      *   FSUBMIT to admit again after a restart) */
-	NL_REC_DISPATCH,     /**< sub-task 0 dispatched: running (worker, mach) */
+	NL_REC_DISPATCH,     /**< sub-task `subtask` dispatched (worker, mach); sub-task 0's
+			      *   makes the task running */
 	NL_REC_END,          /**< final answer sent: state, status, times */
 	NL_REC_STATUS_Q,     /**< answer a STATUS_Q (its in-memory counters in m) */
 	NL_REC_TASKS_Q,      /**< answer a TASKS_Q */
@@ -54,6 +55,7 @@ struct nl_farm_rec_sub {
 /** One ring event (filled by the I/O lcore). */
 struct nl_farm_rec_ev {
 	uint8_t kind;
+	uint16_t subtask;     /**< DISPATCH: the sub-task (#34: every one is recorded) */
 	uint8_t state;        /**< END: enum nl_farm_tstate */
 	uint8_t attempt;
 	uint16_t mach;
@@ -100,6 +102,9 @@ struct nl_farm_rec_task {
 /** Callbacks of nl_farm_rec_replay() (ctx is the caller's). */
 typedef void (*nl_farm_rec_handle_fn)(void *ctx, const struct nl_farm_rec_handle *h);
 typedef void (*nl_farm_rec_task_fn)(void *ctx, const struct nl_farm_rec_task *t);
+/** #34: where sub-task `sub` (>= 1) of a task of the journal not ended was dispatched. */
+typedef void (*nl_farm_rec_disp_fn)(void *ctx, uint64_t task_id, uint16_t sub, uint32_t worker_id,
+				    uint16_t mach);
 
 /** An answer for the I/O lcore to send (heap; it frees it). */
 struct nl_farm_rec_out {
@@ -126,15 +131,16 @@ int nl_farm_rec_open(struct nl_farm_rec **out, const char *dir, uint32_t ip, uin
 
 /**
  * #34: read the journal back at start: every registered handle in order of its number, every
- * task not ended (QUEUED or RUNNING), and the max_ended tasks that ended last (newest first).
- * @param r  Records just opened. @param on_h, on_t  Called per handle / task (either NULL:
- * skipped). @param ctx  Their first argument. @param max_ended  Bound on ended tasks.
+ * task not ended (QUEUED or RUNNING), and the max_ended tasks that ended last (newest first),
+ * then where each sub-task after the first of a task not ended was dispatched (table fdisp).
+ * @param r  Records just opened. @param on_h, on_t, on_d  Called per handle / task /
+ * dispatched later sub-task (any NULL: skipped). @param ctx  Their first argument. @param max_ended  Bound on ended tasks.
  * @return the number of tasks passed; -EIO (an SQLite error; what was passed stays valid).
  * @par Context The I/O lcore, start-up, before the first nl_farm_rec_put() (the records
  * thread touches the database only for queued events). @par Source issue #34 item 1.
  */
 int nl_farm_rec_replay(struct nl_farm_rec *r, nl_farm_rec_handle_fn on_h, nl_farm_rec_task_fn on_t,
-		       void *ctx, uint32_t max_ended);
+		       nl_farm_rec_disp_fn on_d, void *ctx, uint32_t max_ended);
 
 /** Stop the thread after it wrote every queued event; close. NULL accepted. @par Context I/O lcore. */
 void nl_farm_rec_close(struct nl_farm_rec *r);

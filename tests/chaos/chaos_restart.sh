@@ -8,6 +8,8 @@
 #   - the appliance and nlevel-submit SIGKILLed together mid-batch: the restarted appliance
 #     admits the journal's tasks by itself (no resend), each index runs exactly once, and
 #     `--wait ID` finds every task ok;
+#   - split tasks (3 sub-tasks each) with the appliance SIGKILLed and restarted: each sub-task
+#     runs exactly once (journal table fdisp sends each back to its worker);
 #   - nlevel-submit SIGKILLed and --resume'd: no index twice;
 #   - a worker SIGKILLed and restarted: every task answered ok or failed, none twice.
 # Usage: chaos_restart.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
@@ -77,6 +79,28 @@ say "without a resend the restarted appliance runs the rest: --wait 7004 ends, e
 say "... every index ran, none twice" \
 	"$([[ $(n_ran 3001 3120) == 120 && $(n_twice 3001 3120) == 0 ]]; echo $?)" \
 	"ran $(n_ran 3001 3120), twice $(n_twice 3001 3120)"
+
+echo "# split tasks (60 tasks of 3 sub-tasks of 0.3 s): the appliance SIGKILLed mid-batch, restarted"
+# runs of indexes LO..HI (lines); indexes whose runs are not exactly K
+n_runs() { local i n=0; for ((i = $1; i <= $2; i++)); do [[ -f $CT/runs/$i ]] && n=$((n + $(wc -l <"$CT/runs/$i"))); done; echo $n; }
+n_not() { local i n=0; for ((i = $1; i <= $2; i++)); do (($( [[ -f $CT/runs/$i ]] && wc -l <"$CT/runs/$i" || echo 0) != $3)) && n=$((n + 1)); done; echo $n; }
+chaos_sub --wait --quiet --submit-id 7005 --joblog "$CT/7005.csv" --split 3 --array 4001-4060 \
+	mark {} 0.3 >"$CT/7005.out" 2>&1 &
+sp=$!
+for _ in $(seq 600); do (($(n_runs 4001 4060) >= 30)) && break; sleep 0.1; done
+kill -9 "$CHAOS_APP"; wait "$CHAOS_APP" 2>/dev/null; CHAOS_APP=
+runs_at_kill=$(n_runs 4001 4060)
+sleep 2
+chaos_up
+say "split tasks: the appliance restarted, the workers rejoined" $?
+wait $sp
+rc=$?
+out=$(cat "$CT/7005.out")
+echo "# $runs_at_kill sub-task runs at the kill; $(grep -o 'journal read back.*' "$CT/app.log" | tail -n 1 | cut -c1-200)"
+sed 's/^/# /' "$CT/7005.out" | tail -n 2
+say "split tasks across a restart: all 60 ok, each sub-task ran exactly once (3 runs per index)" \
+	"$([[ $rc == 0 && $(field "$out" ok) == 60 && $(n_not 4001 4060 3) == 0 ]]; echo $?)" \
+	"rc $rc ok=$(field "$out" ok); $(n_not 4001 4060 3) indexes without exactly 3 runs ($(for i in $(seq 4001 4060); do n=$(wc -l <"$CT/runs/$i" 2>/dev/null || echo 0); ((n != 3)) && echo -n "$i:$n "; done))"
 
 echo "# nlevel-submit SIGKILLed mid-batch (200 tasks of 0.2 s), then --resume --joblog"
 rows() { python3 -c "import csv,sys; print(' '.join(r['index'] for r in csv.DictReader(open(sys.argv[1])) if r['result'] == 'ok'))" "$1"; }
