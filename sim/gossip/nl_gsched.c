@@ -485,6 +485,21 @@ nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending, bo
 	return rec_free - (b == NL_GSCHED_BELIEF_OWN ? own_since : 0) - pending;
 }
 
+double
+nl_gsched_spread_wait_s(uint32_t n_part, double period_s, unsigned int fanout,
+			enum nl_gossip_mode mode)
+{
+	double h = 0;
+
+	if (n_part < 2 || !(period_s > 0) || !isfinite(period_s) || fanout == 0 ||
+	    (mode != NL_GOSSIP_PUSH_PULL && mode != NL_GOSSIP_PUSH && mode != NL_GOSSIP_PULL))
+		return NAN;
+	/* H(n - 1), smallest terms first */
+	for (uint32_t i = n_part - 1; i >= 1; i--)
+		h += 1.0 / i;
+	return h * period_s / ((mode == NL_GOSSIP_PUSH_PULL ? 2.0 : 1.0) * fanout);
+}
+
 /* Send jobs of scheduler k to its ranked candidates lc[lc_pos..lc_n), serially charging the
  * matchmaking cost of a scan of the view's records per job. With retry = period, one job at a
  * time: nothing while an ask is out or after a refusal until the next period's view. */

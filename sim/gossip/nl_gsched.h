@@ -99,6 +99,31 @@ enum nl_gsched_retry {
 int32_t nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending,
 				bool refused_since, enum nl_gsched_belief b);
 
+/**
+ * Expected time for a record made at one participant to reach one other given participant by
+ * anti-entropy gossip, in the standard asynchronous model: every participant opens `fanout`
+ * exchanges per period at exponential times, each with a peer drawn uniformly among the
+ * others. With i participants informed, the next one is informed at rate
+ * r x i (n - i) / (n - 1), r = 2 f / P for push-pull (either end of a contact can carry the
+ * record) and f / P for push or pull only; the given participant is still uninformed at count i
+ * with probability (n - i) / (n - 1), so the expectation is the sum over i of that probability
+ * times the mean sojourn at i: H(n - 1) / r, H the harmonic number (about (ln n + 0.577) / r).
+ * Read as a scheduling wait (docs/gossip.md "How fast a record reaches the scheduling node"):
+ * the time a compute node that has just become free waits until its "free" record reaches the
+ * scheduling node, the floor of gossip's idle gap with a queue that never runs dry.
+ * @param n_part    Participants (compute nodes + scheduling nodes), >= 2.
+ * @param period_s  Gossip period P [s], > 0.
+ * @param fanout    f, exchanges a participant opens per period, >= 1.
+ * @param mode      Push-pull, push or pull.
+ * @return Expected time [s]; NAN when an argument is out of range.
+ * @par Context  Any thread; pure; O(n_part).
+ * @par Source   Umeda, Nakada, Matsuoka §4.5 (exchanges with random nodes), §5.2 (once a
+ *               minute); the sojourn argument is the SI epidemic on a complete graph (Pittel,
+ *               "On spreading a rumor", SIAM J. Appl. Math. 1987, for push).
+ */
+double nl_gsched_spread_wait_s(uint32_t n_part, double period_s, unsigned int fanout,
+			       enum nl_gossip_mode mode);
+
 /** Network latency generator (docs/gossip.md "Network"). */
 struct nl_gsched_net {
 	unsigned int sites;  /**< sites placed uniformly at random in a unit square, >= 1 */

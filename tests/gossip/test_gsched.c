@@ -324,6 +324,56 @@ main(void)
 		  "gossip's idle gap grows with the pool: %.0f s at 20 nodes, %.0f s at 1,000",
 		  g20.idle_gap_s, g1k.idle_gap_s);
 
+	/* issue #37: the floor of that wait, the time a freed node's record needs to reach the
+	 * scheduling node by push-pull anti-entropy (exponential clocks): P H(n - 1) / (2 f) */
+	double h10 = 0;
+
+	for (int i = 1; i <= 10; i++)
+		h10 += 1.0 / i;
+	nl_tap_ok(fabs(nl_gsched_spread_wait_s(2, 60, 1, NL_GOSSIP_PUSH_PULL) - 30) < 1e-9 &&
+			  fabs(nl_gsched_spread_wait_s(11, 60, 1, NL_GOSSIP_PUSH_PULL) - 30 * h10) <
+				  1e-9 &&
+			  fabs(nl_gsched_spread_wait_s(11, 60, 1, NL_GOSSIP_PUSH) - 60 * h10) < 1e-9 &&
+			  fabs(nl_gsched_spread_wait_s(11, 60, 1, NL_GOSSIP_PULL) - 60 * h10) < 1e-9 &&
+			  fabs(nl_gsched_spread_wait_s(11, 60, 2, NL_GOSSIP_PUSH_PULL) - 15 * h10) <
+				  1e-9,
+		  "spread wait: 30 s between 2 participants (one contact, either end, 2 a period), "
+		  "P H(10) / 2 = %.2f s among 11; push or pull only twice that, fan-out 2 half",
+		  nl_gsched_spread_wait_s(11, 60, 1, NL_GOSSIP_PUSH_PULL));
+	double w1k = nl_gsched_spread_wait_s(1001, 60, 1, NL_GOSSIP_PUSH_PULL),
+	       w10k = nl_gsched_spread_wait_s(10001, 60, 1, NL_GOSSIP_PUSH_PULL);
+
+	nl_tap_ok(w10k > w1k && fabs(w1k - 30 * (log(1000) + 0.5772)) < 0.1 &&
+			  fabs(w10k - 30 * (log(10000) + 0.5772)) < 0.1,
+		  "spread wait grows as P (ln N + 0.577) / 2: %.1f s at 1,000 nodes, %.1f s at "
+		  "10,000", w1k, w10k);
+	nl_tap_ok(isnan(nl_gsched_spread_wait_s(1, 60, 1, NL_GOSSIP_PUSH_PULL)) &&
+			  isnan(nl_gsched_spread_wait_s(10, 0, 1, NL_GOSSIP_PUSH_PULL)) &&
+			  isnan(nl_gsched_spread_wait_s(10, NAN, 1, NL_GOSSIP_PUSH_PULL)) &&
+			  isnan(nl_gsched_spread_wait_s(10, 60, 0, NL_GOSSIP_PUSH_PULL)) &&
+			  isnan(nl_gsched_spread_wait_s(10, 60, 1, (enum nl_gossip_mode)7)),
+		  "spread wait: fewer than 2 participants, a period <= 0 or NaN, fan-out 0 or an "
+		  "unknown mode give NaN");
+	/* the engine's gossip wait follows the theory (its clocks are periodic at a random
+	 * phase, not exponential: within 20 %) */
+	double t20 = nl_gsched_spread_wait_s(21, 60, 1, NL_GOSSIP_PUSH_PULL);
+
+	nl_tap_ok(fabs(g20.idle_gap_s / t20 - 1) < 0.2 && fabs(g1k.idle_gap_s / w1k - 1) < 0.2,
+		  "the gossip wait is the spread wait: 20 nodes %.0f s (theory %.0f), 1,000 nodes "
+		  "%.0f s (theory %.0f)", g20.idle_gap_s, t20, g1k.idle_gap_s, w1k);
+	struct nl_gsched_res g2;
+
+	gp.fanout = 2;
+	nl_gsched_run(&gp, &g2);
+	/* the engine opens a participant's f exchanges at one instant of its period, so they
+	 * spread less than f independent exponential clocks: above the theory, yet well below
+	 * f = 1 */
+	nl_tap_ok(g2.idle_gap_s > nl_gsched_spread_wait_s(1001, 60, 2, NL_GOSSIP_PUSH_PULL) &&
+			  g2.idle_gap_s < 0.65 * g1k.idle_gap_s,
+		  "fan-out 2 at 1,000 nodes: the wait falls towards half (%.0f s, theory %.0f; f = 1 "
+		  "%.0f s)", g2.idle_gap_s,
+		  nl_gsched_spread_wait_s(1001, 60, 2, NL_GOSSIP_PUSH_PULL), g1k.idle_gap_s);
+
 	struct nl_gsched_cfg m = base(200, NL_GSCHED_GOSSIP, seed);
 
 	m.load = 1.0;
