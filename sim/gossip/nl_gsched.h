@@ -85,6 +85,22 @@ enum nl_gsched_retry {
 	NL_GSCHED_RETRY_PERIOD,
 };
 
+/** Where a gossip scheduling node gets its records besides its own periodic exchanges. */
+enum nl_gsched_pull {
+	/** §4.1: "the machine that submits jobs obtains the shared resource information from
+	 *  an arbitrary node of the grid and matches on it"; §4.3: the scheduling node selects
+	 *  arbitrary nodes and obtains the records they hold. One exchange with a random
+	 *  contactable participant for every job it matches, its records used from the next
+	 *  pass on (default). */
+	NL_GSCHED_PULL_PER_JOB = 0,
+	/** Nowhere else: it is a participant like any other (one exchange a period, and those
+	 *  others open with it); the model before this key. */
+	NL_GSCHED_PULL_NONE,
+};
+
+/** Default of nl_gsched_cfg.pull_batch_s [s]. */
+#define NL_GSCHED_PULL_BATCH_S 5.0
+
 /**
  * Free cores a scheduling node believes a node has, from the record it holds.
  * @param rec_free       Free cores in the record.
@@ -171,6 +187,12 @@ struct nl_gsched_cfg {
 	bool coll_blocking;
 	enum nl_gsched_belief belief; /**< gossip scheduling nodes' belief rule */
 	enum nl_gsched_retry retry;   /**< gossip: what a refusal costs */
+	enum nl_gsched_pull sched_pull; /**< gossip: records fetched per job matched (§4.1) */
+	/** With NL_GSCHED_PULL_PER_JOB a scheduling node recomputes its view for pulled records
+	 *  at most this often [s]; 0 = NL_GSCHED_PULL_BATCH_S. An engine bound on the number of
+	 *  sweeps (several jobs a second in a large pool), not a model parameter:
+	 *  tests/gossip/test_gsched.c checks that 1 s gives the same utilization within 0.003. */
+	double pull_batch_s;
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
 	double match_cost_s;       /**< matchmaking cost per (job, record) evaluation [s] */
 	double ask_timeout_s;      /**< no answer from a failed node after this [s] */
