@@ -99,7 +99,7 @@ enum nl_gsched_pull {
 };
 
 /** Default of nl_gsched_cfg.pull_batch_s [s]. */
-#define NL_GSCHED_PULL_BATCH_S 5.0
+#define NL_GSCHED_PULL_BATCH_S 15.0
 
 /**
  * Free cores a scheduling node believes a node has, from the record it holds.

@@ -410,7 +410,7 @@ main(void)
 	gp.pull_batch_s = 1;
 	nl_gsched_run(&gp, &pb);
 	nl_tap_ok(fabs(pb.util - p1k.util) < 0.003 && pb.sweeps > p1k.sweeps,
-		  "the view recomputed for pulled records every 1 s instead of 5 s: %.4f vs %.4f "
+		  "the view recomputed for pulled records every 1 s instead of 15 s: %.4f vs %.4f "
 		  "(%llu vs %llu sweeps)", pb.util, p1k.util, (unsigned long long)pb.sweeps,
 		  (unsigned long long)p1k.sweeps);
 	gp.pull_batch_s = -1;
