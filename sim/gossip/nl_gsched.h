@@ -17,6 +17,10 @@
  * (latest-departure temporal paths), each time q's view changes. This gives exactly the view
  * nl_gossip's merge rule would give (tests/gossip: the differential test) at O(exchanges in a
  * lifetime) per view change instead of O(N) records per exchange, i.e. O(N^2) per round.
+ * A scheduling node also fetches the records of a random node for every job it matches
+ * (`sched_pull`, default; §4.1: the machine that places jobs obtains the shared information
+ * from an arbitrary node and matches on it), so in a large pool it hears of a freed node once a
+ * few nodes hold its record; nl_gsched_spread_wait_s() gives the wait without the fetches.
  *
  * Central side. Every node sends its record every update interval straight to the collector
  * (one hop, §5.2.1), which handles one record at a time. By default (`coll_blocking` false)
