@@ -301,6 +301,12 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "sched_pull", pulls, &u, false)) < 0)
 		return rc;
 	b->sched_pull = (enum nl_gsched_pull)u;
+	static const char *const roles[] = { "participant", "client", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "sched_role", roles, &u, false)) < 0)
+		return rc;
+	b->sched_client = u == 1;
 	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
 				    "refresh = on-change needs view_engine = library");

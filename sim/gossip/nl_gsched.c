@@ -1008,8 +1008,8 @@ gossip_open_n(struct sim *s, uint32_t p, double t, unsigned int count)
 		for (int tries = 0; tries < 32; tries++) {
 			uint32_t q = (uint32_t)(nl_rng_u64(&s->rng) % s->n_part);
 
-			if (q == p)
-				continue;
+			if (q == p || (q >= s->n && s->c->sched_client))
+				continue; /* sched_client: records are obtained from compute nodes */
 			if (q < s->n) {
 				const struct node *nq = &s->nd[q];
 

@@ -192,6 +192,11 @@ struct nl_gsched_cfg {
 	enum nl_gsched_belief belief; /**< gossip scheduling nodes' belief rule */
 	enum nl_gsched_retry retry;   /**< gossip: what a refusal costs */
 	enum nl_gsched_pull sched_pull; /**< gossip: records fetched per job matched (§4.1) */
+	/** Gossip: scheduling nodes are clients, not participants (§4.1: compute nodes exchange
+	 *  records among themselves; a scheduling node obtains them from compute nodes). Nobody
+	 *  draws a scheduling node as a peer; it still opens its periodic exchange and its
+	 *  fetches, with compute nodes only. false (default): a participant like any other. */
+	bool sched_client;
 	/** With NL_GSCHED_PULL_PER_JOB a scheduling node recomputes its view for pulled records
 	 *  at most this often [s]; 0 = NL_GSCHED_PULL_BATCH_S. An engine bound on the number of
 	 *  sweeps (several jobs a second in a large pool), not a model parameter:
