@@ -295,6 +295,18 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "retry", retries, &u, false)) < 0)
 		return rc;
 	b->retry = (enum nl_gsched_retry)u;
+	static const char *const pulls[] = { "per-job", "none", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "sched_pull", pulls, &u, false)) < 0)
+		return rc;
+	b->sched_pull = (enum nl_gsched_pull)u;
+	static const char *const roles[] = { "participant", "client", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "sched_role", roles, &u, false)) < 0)
+		return rc;
+	b->sched_client = u == 1;
 	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
 				    "refresh = on-change needs view_engine = library");
@@ -655,6 +667,7 @@ struct agg {
 	double gap; /* idle core time per job started [s] (after warm-up) */
 	double sim_s; /* simulated time of one run [s] */
 	double recs_per_x; /* gossip records per exchange (library engine; NAN with the sweep) */
+	double refused_per_job; /* asks refused per job started, all replicas */
 	unsigned int n;
 };
 
@@ -663,7 +676,7 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 	  enum nl_gsched_sys sys)
 {
 	struct agg a = { 0 };
-	uint64_t x = 0, r = 0;
+	uint64_t x = 0, r = 0, nref = 0, nst = 0;
 	bool lib = false;
 
 	for (size_t k = 0; k < p->n; k++) {
@@ -679,6 +692,8 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.sim_s = t->sr.sim_s;
 		x += t->sr.exchanges;
 		r += t->sr.recs_sent;
+		nref += t->sr.refused;
+		nst += t->sr.started;
 		lib |= t->sc.view == NL_GSCHED_VIEW_LIBRARY;
 		a.n++;
 	}
@@ -690,6 +705,7 @@ agg_sched(const struct pool *p, unsigned int exp, unsigned int i, unsigned int j
 		a.gap /= a.n;
 	}
 	a.recs_per_x = lib && x > 0 ? (double)r / (double)x : NAN;
+	a.refused_per_job = nst > 0 ? (double)nref / (double)nst : NAN;
 	return a;
 }
 
@@ -838,16 +854,23 @@ report(const struct gcfg *g, const struct pool *p, struct out *o, const char *co
 			return -errno;
 		fprintf(f, "nodes,util_central,util_gossip,ratio,age_central_s,age_gossip_s,"
 			   "collect_cycle_s,record_cost_s,replicas,gossip_records_per_exchange,"
-			   "gap_central_s,gap_gossip_s,sim_h\n");
+			   "gap_central_s,gap_gossip_s,sim_h,wait_theory_s,refused_per_job_gossip\n");
 		for (unsigned int i = 0; i < g->n_t1; i++) {
 			struct agg c = agg_sched(p, E_T1, i, 0, NL_GSCHED_CENTRAL);
 			struct agg q = agg_sched(p, E_T1, i, 0, NL_GSCHED_GOSSIP);
 			unsigned int n = (unsigned int)g->t1_nodes[i];
 
-			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f,%.1f,%.1f,%.1f\n",
+			/* the floor of gossip's wait: a freed node's record reaching the one
+			 * scheduling node (n + 1 participants) */
+			double wt = nl_gsched_spread_wait_s(n + 1, g->base.period_s,
+							    g->base.fanout, g->base.mode);
+
+			fprintf(f, "%u,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%u,%.3f,%.1f,%.1f,%.1f,"
+				   "%.1f,%.4f\n",
 				n, c.util, q.util, c.n ? q.util / c.util : NAN, c.age, q.age,
 				c.cycle, c.rec, c.n ? c.n : q.n, q.recs_per_x, c.n ? c.gap : NAN,
-				q.n ? q.gap : NAN, (c.n ? c.sim_s : q.sim_s) / 3600);
+				q.n ? q.gap : NAN, (c.n ? c.sim_s : q.sim_s) / 3600, wt,
+				q.n ? q.refused_per_job : NAN);
 			if (c.n)
 				summ(o, "util_central_%u=%.4f gap_central_%u=%.0f", n, c.util, n, c.gap);
 			if (q.n)

@@ -73,6 +73,7 @@ struct sched {
 	bool pass_pending;
 	bool asking;         /* retry = period: an ask is out, the queue waits for its answer */
 	double hold_until_s; /* retry = period: refused, no match before this */
+	double pull_pass_s;  /* sched_pull: the pending (or last) pass for pulled views, -inf */
 	double age_sum;
 	uint64_t age_n;
 };
@@ -485,6 +486,23 @@ nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending, bo
 	return rec_free - (b == NL_GSCHED_BELIEF_OWN ? own_since : 0) - pending;
 }
 
+double
+nl_gsched_spread_wait_s(uint32_t n_part, double period_s, unsigned int fanout,
+			enum nl_gossip_mode mode)
+{
+	double h = 0;
+
+	if (n_part < 2 || !(period_s > 0) || !isfinite(period_s) || fanout == 0 ||
+	    (mode != NL_GOSSIP_PUSH_PULL && mode != NL_GOSSIP_PUSH && mode != NL_GOSSIP_PULL))
+		return NAN;
+	/* H(n - 1), smallest terms first */
+	for (uint32_t i = n_part - 1; i >= 1; i--)
+		h += 1.0 / i;
+	return h * period_s / ((mode == NL_GOSSIP_PUSH_PULL ? 2.0 : 1.0) * fanout);
+}
+
+static void gossip_open_n(struct sim *s, uint32_t p, double t, unsigned int count);
+
 /* Send jobs of scheduler k to its ranked candidates lc[lc_pos..lc_n), serially charging the
  * matchmaking cost of a scan of the view's records per job. With retry = period, one job at a
  * time: nothing while an ask is out or after a refusal until the next period's view. */
@@ -494,6 +512,8 @@ dispatch(struct sim *s, unsigned int k)
 	struct sched *sc = &s->sc[k];
 	double t = s->now > sc->busy_until_s ? s->now : sc->busy_until_s;
 	bool one = s->c->sys == NL_GSCHED_GOSSIP && s->c->retry == NL_GSCHED_RETRY_PERIOD;
+
+	unsigned int sent = 0;
 
 	if (one && (sc->asking || s->now < sc->hold_until_s))
 		return;
@@ -505,6 +525,7 @@ dispatch(struct sim *s, unsigned int k)
 		uint32_t nid = sc->lc[sc->lc_pos++];
 
 		t += s->c->match_cost_s * sc->view_n;
+		sent++;
 		sc->pend[nid]++;
 		heap_push(s, t + latency(s, s->n + k, nid), EV_ASK, nid, k, 0, d);
 		if (one) {
@@ -513,6 +534,10 @@ dispatch(struct sim *s, unsigned int k)
 		}
 	}
 	sc->busy_until_s = t;
+	/* §4.1: the machine that places a job obtains the shared records from an arbitrary
+	 * node of the grid; one view fetched per job matched, used from the next pass on */
+	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->sched_pull == NL_GSCHED_PULL_PER_JOB && sent > 0)
+		gossip_open_n(s, s->n + k, s->now, sent);
 }
 
 /* Shuffle (random order among equal ranks), rank, and keep as scheduler k's candidates. */
@@ -908,6 +933,29 @@ schedule_churn(struct sim *s, uint32_t i)
 	heap_push(s, t, fail ? EV_FAIL : EV_LEAVE, i, s->nd[i].inc, 0, 0);
 }
 
+/* Scheduling node k's own exchange brings records at `due`: re-match then. With sched_pull =
+ * per-job (an exchange per job matched, several a second in a large pool) the view is
+ * recomputed at most every pull_batch_s: a reply due before a pending recomputation is taken
+ * by it, a later one by the next, at least that much later. */
+static void
+sched_view_due(struct sim *s, unsigned int k, double due)
+{
+	struct sched *sc = &s->sc[k];
+
+	if (s->c->sched_pull != NL_GSCHED_PULL_PER_JOB) {
+		request_pass(s, k, due, true);
+		return;
+	}
+	double batch = s->c->pull_batch_s > 0 ? s->c->pull_batch_s : NL_GSCHED_PULL_BATCH_S;
+
+	if (sc->pull_pass_s >= due)
+		return; /* a pending recomputation takes it */
+	if (due < sc->pull_pass_s + batch)
+		due = sc->pull_pass_s + batch;
+	sc->pull_pass_s = due;
+	request_pass(s, k, due, true);
+}
+
 static void
 add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 {
@@ -927,7 +975,7 @@ add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 		if (b >= s->n && s->c->mode != NL_GOSSIP_PULL)
 			request_pass(s, b - s->n, t + lat, true);
 		if (a >= s->n && s->c->mode != NL_GOSSIP_PUSH)
-			request_pass(s, a - s->n, t + 2 * lat, true);
+			sched_view_due(s, a - s->n, t + 2 * lat);
 		return;
 	}
 	if (s->ct_n == s->ct_cap) {
@@ -947,21 +995,21 @@ add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 	if (b >= s->n && s->c->mode != NL_GOSSIP_PULL)
 		request_pass(s, b - s->n, t + c->lat_s, true);
 	if (a >= s->n && s->c->mode != NL_GOSSIP_PUSH)
-		request_pass(s, a - s->n, t + 2 * (double)c->lat_s, true);
+		sched_view_due(s, a - s->n, t + 2 * (double)c->lat_s);
 }
 
-/* Participant p opens its exchanges at time t. */
+/* Participant p opens `count` exchanges at time t, each with a random contactable peer. */
 static void
-gossip_open(struct sim *s, uint32_t p, double t)
+gossip_open_n(struct sim *s, uint32_t p, double t, unsigned int count)
 {
 	if (p < s->n && s->nd[p].st != ST_UP)
 		return;
-	for (unsigned int f = 0; f < s->c->fanout; f++) {
+	for (unsigned int f = 0; f < count; f++) {
 		for (int tries = 0; tries < 32; tries++) {
 			uint32_t q = (uint32_t)(nl_rng_u64(&s->rng) % s->n_part);
 
-			if (q == p)
-				continue;
+			if (q == p || (q >= s->n && s->c->sched_client))
+				continue; /* sched_client: records are obtained from compute nodes */
 			if (q < s->n) {
 				const struct node *nq = &s->nd[q];
 
@@ -977,6 +1025,13 @@ gossip_open(struct sim *s, uint32_t p, double t)
 			break;
 		}
 	}
+}
+
+/* Participant p opens its f exchanges of a period at time t. */
+static void
+gossip_open(struct sim *s, uint32_t p, double t)
+{
+	gossip_open_n(s, p, t, s->c->fanout);
 }
 
 static void
@@ -1171,6 +1226,9 @@ check_cfg(const struct nl_gsched_cfg *c)
 		return -EINVAL;
 	if (c->sys == NL_GSCHED_CENTRAL && c->n_sched != 1)
 		return -EINVAL;
+	if ((unsigned int)c->sched_pull > NL_GSCHED_PULL_NONE || !(c->pull_batch_s >= 0) ||
+	    !isfinite(c->pull_batch_s))
+		return -EINVAL;
 	if ((unsigned int)c->view > NL_GSCHED_VIEW_LIBRARY ||
 	    (unsigned int)c->rule > NL_GOSSIP_STOP_K ||
 	    (c->rule == NL_GOSSIP_STOP_K && (c->stop_k == 0 || c->view != NL_GSCHED_VIEW_LIBRARY)))
@@ -1306,6 +1364,7 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 			return -ENOMEM;
 		for (uint32_t i = 0; i < s->n; i++)
 			s->sc[k].refused_s[i] = -INFINITY;
+		s->sc[k].pull_pass_s = -INFINITY;
 		for (uint32_t i = 0; i < s->n_part; i++)
 			s->sc[k].g[i] = -INFINITY; /* nothing known before the first exchange */
 	}

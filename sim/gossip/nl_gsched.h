@@ -17,6 +17,10 @@
  * (latest-departure temporal paths), each time q's view changes. This gives exactly the view
  * nl_gossip's merge rule would give (tests/gossip: the differential test) at O(exchanges in a
  * lifetime) per view change instead of O(N) records per exchange, i.e. O(N^2) per round.
+ * A scheduling node also fetches the records of a random node for every job it matches
+ * (`sched_pull`, default; §4.1: the machine that places jobs obtains the shared information
+ * from an arbitrary node and matches on it), so in a large pool it hears of a freed node once a
+ * few nodes hold its record; nl_gsched_spread_wait_s() gives the wait without the fetches.
  *
  * Central side. Every node sends its record every update interval straight to the collector
  * (one hop, §5.2.1), which handles one record at a time. By default (`coll_blocking` false)
@@ -85,6 +89,22 @@ enum nl_gsched_retry {
 	NL_GSCHED_RETRY_PERIOD,
 };
 
+/** Where a gossip scheduling node gets its records besides its own periodic exchanges. */
+enum nl_gsched_pull {
+	/** §4.1: "the machine that submits jobs obtains the shared resource information from
+	 *  an arbitrary node of the grid and matches on it"; §4.3: the scheduling node selects
+	 *  arbitrary nodes and obtains the records they hold. One exchange with a random
+	 *  contactable participant for every job it matches, its records used from the next
+	 *  pass on (default). */
+	NL_GSCHED_PULL_PER_JOB = 0,
+	/** Nowhere else: it is a participant like any other (one exchange a period, and those
+	 *  others open with it); the model before this key. */
+	NL_GSCHED_PULL_NONE,
+};
+
+/** Default of nl_gsched_cfg.pull_batch_s [s]. */
+#define NL_GSCHED_PULL_BATCH_S 15.0
+
 /**
  * Free cores a scheduling node believes a node has, from the record it holds.
  * @param rec_free       Free cores in the record.
@@ -98,6 +118,31 @@ enum nl_gsched_retry {
  */
 int32_t nl_gsched_believed_free(int32_t rec_free, int32_t own_since, int32_t pending,
 				bool refused_since, enum nl_gsched_belief b);
+
+/**
+ * Expected time for a record made at one participant to reach one other given participant by
+ * anti-entropy gossip, in the standard asynchronous model: every participant opens `fanout`
+ * exchanges per period at exponential times, each with a peer drawn uniformly among the
+ * others. With i participants informed, the next one is informed at rate
+ * r x i (n - i) / (n - 1), r = 2 f / P for push-pull (either end of a contact can carry the
+ * record) and f / P for push or pull only; the given participant is still uninformed at count i
+ * with probability (n - i) / (n - 1), so the expectation is the sum over i of that probability
+ * times the mean sojourn at i: H(n - 1) / r, H the harmonic number (about (ln n + 0.577) / r).
+ * Read as a scheduling wait (docs/gossip.md "How fast a record reaches the scheduling node"):
+ * the time a compute node that has just become free waits until its "free" record reaches the
+ * scheduling node, the floor of gossip's idle gap with a queue that never runs dry.
+ * @param n_part    Participants (compute nodes + scheduling nodes), >= 2.
+ * @param period_s  Gossip period P [s], > 0.
+ * @param fanout    f, exchanges a participant opens per period, >= 1.
+ * @param mode      Push-pull, push or pull.
+ * @return Expected time [s]; NAN when an argument is out of range.
+ * @par Context  Any thread; pure; O(n_part).
+ * @par Source   Umeda, Nakada, Matsuoka §4.5 (exchanges with random nodes), §5.2 (once a
+ *               minute); the sojourn argument is the SI epidemic on a complete graph (Pittel,
+ *               "On spreading a rumor", SIAM J. Appl. Math. 1987, for push).
+ */
+double nl_gsched_spread_wait_s(uint32_t n_part, double period_s, unsigned int fanout,
+			       enum nl_gossip_mode mode);
 
 /** Network latency generator (docs/gossip.md "Network"). */
 struct nl_gsched_net {
@@ -146,6 +191,17 @@ struct nl_gsched_cfg {
 	bool coll_blocking;
 	enum nl_gsched_belief belief; /**< gossip scheduling nodes' belief rule */
 	enum nl_gsched_retry retry;   /**< gossip: what a refusal costs */
+	enum nl_gsched_pull sched_pull; /**< gossip: records fetched per job matched (§4.1) */
+	/** Gossip: scheduling nodes are clients, not participants (§4.1: compute nodes exchange
+	 *  records among themselves; a scheduling node obtains them from compute nodes). Nobody
+	 *  draws a scheduling node as a peer; it still opens its periodic exchange and its
+	 *  fetches, with compute nodes only. false (default): a participant like any other. */
+	bool sched_client;
+	/** With NL_GSCHED_PULL_PER_JOB a scheduling node recomputes its view for pulled records
+	 *  at most this often [s]; 0 = NL_GSCHED_PULL_BATCH_S. An engine bound on the number of
+	 *  sweeps (several jobs a second in a large pool), not a model parameter:
+	 *  tests/gossip/test_gsched.c checks that 1 s gives the same utilization within 0.003. */
+	double pull_batch_s;
 	double rec_scale;          /**< multiplies the per-record cost (sensitivity) */
 	double match_cost_s;       /**< matchmaking cost per (job, record) evaluation [s] */
 	double ask_timeout_s;      /**< no answer from a failed node after this [s] */
