@@ -9,7 +9,8 @@
 #        hand-backs crossed between every pair that the placement connects
 #   3    every 7th inter-appliance datagram dropped (test hook): every task COMPLETEs exactly
 #        once (acknowledgement, retransmission, de-duplication)
-#   4    appliance c killed (SIGKILL) mid-run (2LSC, --key): every task accepted by a or b
+#   4    appliance c killed (SIGKILL) mid-run (2LSC, --key), two busy loops beside (both
+#        cores busy): every task accepted by a or b
 #        ends in exactly one COMPLETE or REJECT (none lost), a and b keep dispatching, c is
 #        declared gone by gossip; tasks of b's client, which asked for re-routing (SUBMIT
 #        flag), are re-routed, none answered machine_lost; c restarts, rejoins (its
@@ -136,6 +137,12 @@ r=1 m=1 md="not run"
 t0=$SECONDS
 if up3 2lsc; then
 	r=0
+	busy=() # both cores kept busy while the tasks run and c dies (issue #34's acceptance)
+	for _ in 1 2; do
+		(while :; do :; done) &
+		busy+=($!)
+		PIDS+=($!)
+	done
 	loadgen a 2500 1000 11 & la=$!
 	loadgen b 2500 1000 12 --reroute & lb=$!
 	sleep 1.2
@@ -144,6 +151,9 @@ if up3 2lsc; then
 	APP[c]=
 	wait $la || r=1
 	wait $lb || r=1
+	echo "# kill: load average $(cut -d' ' -f1-3 /proc/loadavg) (two busy loops beside)"
+	kill "${busy[@]}" 2>/dev/null
+	wait "${busy[@]}" 2>/dev/null
 	for x in a b; do
 		echo "# kill $x: $(summary "$TMP/lg_$x.log")"
 		# every accepted task got a final answer (none lost); none got two: the appliance
