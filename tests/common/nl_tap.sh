@@ -7,7 +7,15 @@ n=0
 fail=0
 say() { # name, status (0 = ok), detail
 	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1 (${3//$'\n'/ | })"; fail=1; fi
+	if [ "$2" = 0 ]; then
+		echo "ok $n - $1"
+	else
+		# also on stderr: meson's --print-errorlogs (CI's log) shows stderr, not the TAP
+		local msg="not ok $n - $1 (${3//$'\n'/ | })"
+		echo "$msg"
+		echo "$msg" >&2
+		fail=1
+	fi
 }
 t() { # name, expected exit status, expected output substring, command...
 	local name=$1 want_rc=$2 want=$3 out rc
