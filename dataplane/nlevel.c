@@ -345,7 +345,9 @@ main(int argc, char **argv)
 
 	o.xa = &xa_cfg;
 	if (rc != 0 || nl_model_cfg_parse(cfg, &m) != 0 ||
-	    nl_xa_cfg_parse(cfg, &m, o.appliance, o.xa) != 0 || nl_cfg_check_unused(cfg) != 0) {
+	    nl_xa_cfg_parse(cfg, &m, o.appliance, o.xa) != 0 || nl_cfg_check_unused(cfg) != 0 ||
+	    nl_xa_cfg_keys(o.xa, o.appliance_key, o.key_file != NULL, cfg->err,
+			   sizeof(cfg->err)) != 0) {
 		fprintf(stderr, "nlevel: %s\n", rc != 0 ? err : cfg->err);
 		nl_cfg_free(cfg);
 		rte_eal_cleanup();

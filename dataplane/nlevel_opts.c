@@ -47,6 +47,10 @@ nl_app_usage(FILE *f)
 		"  --appliance NAME     a tree split over appliances: run the part the\n"
 		"                       configuration's [appliance NAME] owns; --ip and\n"
 		"                       --udp-port default to its address (docs/scale-out.md)\n"
+		"  --appliance-key FILE with --appliance and --key: this appliance's own key\n"
+		"                       (nlevel-key --appliance); datagrams between appliances\n"
+		"                       are then sealed under each pair's key, from the\n"
+		"                       configuration's public_key lines, never the site key\n"
 		"  --key FILE           site key (owner-only permissions, like MUNGE's): every\n"
 		"                       frame is authenticated (protocol version 2) and frames\n"
 		"                       without a valid MAC or replayed are dropped; without\n"
@@ -132,6 +136,7 @@ const struct option nl_app_long_opts[] = {
 	{ "principals", required_argument, NULL, 'X' },
 	{ "user", required_argument, NULL, 'U' },
 	{ "appliance", required_argument, NULL, 'A' },
+	{ "appliance-key", required_argument, NULL, 'Y' },
 	{ "metrics", required_argument, NULL, 'M' },
 	{ "state-dir", required_argument, NULL, 'S' },
 	{ "journal-sync", required_argument, NULL, 'j' },
@@ -245,6 +250,7 @@ nl_app_parse_args(int argc, char **argv, struct nl_app_opts *o)
 		case 'X': o->principals_file = optarg; break;
 		case 'U': o->run_as = optarg; break;
 		case 'A': o->appliance = optarg; break;
+		case 'Y': o->appliance_key = optarg; break;
 		case 'M': o->metrics = optarg; break;
 		case 'S': o->state_dir = optarg; break;
 		case 'j':

@@ -68,6 +68,7 @@ struct nl_app_opts {
 	unsigned int pool;
 	const char *key_file;      /* --key: authenticated protocol (version 2) */
 	struct nl_auth_key key;
+	const char *appliance_key; /* --appliance-key (#36): this appliance's own key */
 	const char *principals_file; /* --principals (#16) */
 	struct nl_principals *principals;
 	const char *run_as;        /* --user (#16) */

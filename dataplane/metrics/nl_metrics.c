@@ -445,6 +445,9 @@ render_peers(FILE *f, const json_t *ap)
 		    "Times the peer became SUSPECT in this appliance's SWIM view.", "suspected");
 	peer_series(f, ap, self, "nlevel_scaleout_peer_refutations_total", "counter",
 		    "Times a suspicion of the peer was refuted (SUSPECT -> ALIVE).", "refuted");
+	peer_series(f, ap, self, "nlevel_scaleout_peer_pair_key_refused_total", "counter",
+		    "Datagrams from the peer's address not sealed under the pair's key (dropped).",
+		    "pair_refused");
 	family(f, "nlevel_scaleout_peer_swim_state", "gauge",
 	       "The peer's SWIM state (1 for the one it is in: alive, suspect, dead).");
 	for (size_t i = 0; i < n; i++) {

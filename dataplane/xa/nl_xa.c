@@ -556,6 +556,17 @@ nl_xa_poll_ctl(struct nl_port *io)
 	return work;
 }
 
+/* #36 paired: the configured peer speaking from a's address, or NL_XA_MAX_APPS. */
+static unsigned int
+pair_from(const struct nl_xa *xa, const struct nl_frame_addr *a)
+{
+	for (unsigned int i = 0; i < xa->cfg.n_app; i++)
+		if (i != xa->self && xa->cfg.app[i].ip == a->src_ip &&
+		    xa->cfg.app[i].port == a->src_port)
+			return i;
+	return NL_XA_MAX_APPS;
+}
+
 void
 nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *pl, size_t plen)
 {
@@ -572,7 +583,20 @@ nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *p
 		nl_stat_add_st(&xa->not_ours, 1);
 		return;
 	}
-	e = nl_xa_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns, &m);
+	if (xa->cfg.paired) { /* #36: only the pair's key speaks for the appliance at a's address */
+		unsigned int from = pair_from(xa, a);
+
+		if (from == NL_XA_MAX_APPS) {
+			nl_stat_add_st(&xa->bad_peer, 1);
+			return;
+		}
+		e = nl_xa_open(&xa->cfg.pair[from], &io->rp, pl, plen, io->now_ns, &m);
+		if (e == NL_PROTO_E_MAC)
+			nl_stat_add_st(&xa->peer[from].pair_refused, 1);
+	} else {
+		e = nl_xa_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
+			       &m);
+	}
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1);
 		return;

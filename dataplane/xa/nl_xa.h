@@ -75,6 +75,9 @@ struct nl_xa_app_cfg {
 	unsigned int n_owns;
 	char owns[NL_XA_MAX_OWNS][NL_XA_NAME_LEN]; /**< manager names (policy mgr_name()) */
 	unsigned int owns_line;      /**< line of `owns` (errors) */
+	uint8_t pk[32];              /**< `public_key =`: its X25519 public key (#36) */
+	bool has_pk;
+	unsigned int pk_line;        /**< line of `public_key` (errors) */
 };
 
 /** The scale-out part of a configuration. */
@@ -96,6 +99,9 @@ struct nl_xa_cfg {
 	unsigned int swim_suspicion_mult; /**< [scaleout] swim_suspicion_mult: a suspect has
 					   *   mult x max(1, log10 N) x T' to refute */
 	unsigned int swim_indirect;  /**< [scaleout] swim_indirect: k, helpers per failed probe */
+	/* appliance keys (#36, docs/scale-out.md "Appliance keys"): set by nl_xa_cfg_keys() */
+	bool paired;                 /**< datagrams to and from each peer under the pair's key */
+	struct nl_auth_key pair[NL_XA_MAX_APPS]; /**< [app] the pair (self, app)'s MAC key */
 };
 
 /**
@@ -115,6 +121,29 @@ struct nl_xa_cfg {
  */
 int nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self,
 		    struct nl_xa_cfg *out);
+
+/**
+ * Appliance keys (issue #36, docs/scale-out.md "Appliance keys"): with this appliance's own
+ * key, compute each pair's MAC key from the configuration's `public_key` lines, so that the
+ * datagrams between appliances are sealed and verified under the pair's key (nl_appkey.h),
+ * never under the site key.
+ *
+ * @param x        Parsed scale-out configuration (nl_xa_cfg_parse()); x->paired and x->pair
+ *                 are set on success with a key.
+ * @param keyfile  --appliance-key FILE, or NULL.
+ * @param auth     Whether --key is given (sealed protocol, version 2).
+ * @param err      Output: "FILE:LINE: ..." or "--appliance-key FILE: ..." on error.
+ * @param errlen   Size of err [bytes].
+ * @return 0 (also: no key and no public_key anywhere: the site key seals as before); -EINVAL
+ *         for a key without --appliance or without --key, public keys configured but no
+ *         --appliance-key (an appliance of such a tree never takes the site key's word), an
+ *         appliance without public_key, a key that is not this appliance's (its public key
+ *         differs from the configuration's), a public key unusable as a peer's (low-order,
+ *         or two appliances with one key); the key file's errors (nl_appkey_load()).
+ * @par Context Control path, at start.
+ */
+int nl_xa_cfg_keys(struct nl_xa_cfg *x, const char *keyfile, bool auth, char *err,
+		   size_t errlen);
 
 /**
  * The hooks scale-out registers on the layers below it: on the engine (placement of managers

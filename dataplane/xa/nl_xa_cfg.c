@@ -24,6 +24,7 @@
 
 #include <sodium.h>
 
+#include "nl_appkey.h"
 #include "nl_atomic.h"
 #include "nl_dp_inline.h"
 #include "nl_port_priv.h"
@@ -113,6 +114,17 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 				return nl_cfg_error(c, nl_cfg_find(c, sec, "mac"),
 						    "'%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", v);
 			a->has_mac = true;
+		}
+		rc = nl_cfg_get_str(c, sec, "public_key", &v, false); /* #36: appliance keys */
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			e = nl_cfg_find(c, sec, "public_key");
+			if (nl_appkey_pub_parse(v, a->pk) != 0)
+				return nl_cfg_error(c, e, "'%s' is not a public key (64 hex digits, "
+						    "as nlevel-key --appliance prints)", v);
+			a->has_pk = true;
+			a->pk_line = e != NULL ? e->line : c->section_line[i];
 		}
 		rc = nl_cfg_get_str(c, sec, "owns", &v, false);
 		if (rc < 0)
@@ -302,6 +314,10 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	xa->dp = dp;
 	xa->cfg = *cfg;
 	xa->self = (unsigned int)cfg->self;
+	if (cfg->paired) /* #36: one sealing state per pair (its own sender id and sequence) */
+		for (unsigned int a = 0; a < cfg->n_app; a++)
+			if (a != xa->self)
+				nl_auth_tx_init(&xa->peer[a].tx, &cfg->pair[a]);
 	do
 		randombytes_buf(&xa->inc, sizeof(xa->inc));
 	while (xa->inc == 0);
@@ -438,4 +454,72 @@ nl_xa_foreign_live(const void *ext)
 	const struct nl_xa *xa = ext;
 
 	return xa == NULL ? 0 : nl_atomic_load_relaxed(&xa->foreign_live);
+}
+
+int
+nl_xa_cfg_keys(struct nl_xa_cfg *x, const char *keyfile, bool auth, char *err, size_t errlen)
+{
+	uint8_t sk[NL_APPKEY_LEN], pk[NL_APPKEY_LEN];
+	char hex[2 * NL_APPKEY_LEN + 1], kerr[512];
+	const struct nl_xa_app_cfg *me;
+	int rc = 0;
+
+	x->paired = false;
+	if (x->n_app == 0 || x->self < 0) {
+		if (keyfile != NULL) {
+			snprintf(err, errlen, "--appliance-key %s: only with --appliance NAME (a split "
+					      "tree's appliance)", keyfile);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	me = &x->app[x->self];
+	if (keyfile == NULL) {
+		for (unsigned int a = 0; a < x->n_app; a++)
+			if (x->app[a].has_pk) {
+				snprintf(err, errlen, "%s:%u: [appliance %s] has a public_key: start "
+						      "appliance %s with --appliance-key FILE (its own key, "
+						      "nlevel-key --appliance), or remove every public_key "
+						      "to seal with the site key", x->path,
+					 x->app[a].pk_line, x->app[a].name, me->name);
+				return -EINVAL;
+			}
+		return 0;
+	}
+	if (!auth) {
+		snprintf(err, errlen, "--appliance-key %s: needs --key (datagrams between appliances "
+				      "are sealed: protocol version 2)", keyfile);
+		return -EINVAL;
+	}
+	for (unsigned int a = 0; a < x->n_app; a++)
+		if (!x->app[a].has_pk) {
+			snprintf(err, errlen, "%s: [appliance %s] has no public_key (needed with "
+					      "--appliance-key; nlevel-key --appliance %s --out FILE "
+					      "makes its key and prints the line)", x->path,
+				 x->app[a].name, x->app[a].name);
+			return -EINVAL;
+		}
+	if (nl_appkey_load(keyfile, sk, pk, kerr, sizeof(kerr)) != 0) {
+		snprintf(err, errlen, "--appliance-key: %s", kerr);
+		return -EINVAL;
+	}
+	if (memcmp(pk, me->pk, sizeof(pk)) != 0) {
+		nl_appkey_pub_hex(pk, hex);
+		snprintf(err, errlen, "%s:%u: --appliance-key %s is not appliance %s's key: its "
+				      "public key is %s", x->path, me->pk_line, keyfile, me->name, hex);
+		rc = -EINVAL;
+	}
+	for (unsigned int a = 0; rc == 0 && a < x->n_app; a++) {
+		if (a == (unsigned int)x->self)
+			continue;
+		if (nl_appkey_pair(sk, pk, x->app[a].pk, &x->pair[a]) != 0) {
+			snprintf(err, errlen, "%s:%u: [appliance %s] public_key: unusable (a low-order "
+					      "point, or the same key as appliance %s)", x->path,
+				 x->app[a].pk_line, x->app[a].name, me->name);
+			rc = -EINVAL;
+		}
+	}
+	sodium_memzero(sk, sizeof(sk));
+	x->paired = rc == 0;
+	return rc;
 }

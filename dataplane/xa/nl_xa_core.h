@@ -121,6 +121,8 @@ struct xa_peer {
 	uint64_t suspected;  /* times it became SUSPECT in our view */
 	uint64_t refuted;    /* times a suspicion of it was refuted (SUSPECT -> ALIVE) */
 	uint64_t swim_declared_dead; /* times it became DEAD in our view */
+	struct nl_auth_tx tx;  /* #36 paired: our sealing state to it (the pair's key) */
+	uint64_t pair_refused; /* #36 paired: datagrams from its address not under the pair's key */
 };
 
 /* Scale-out's record of a task object of the pool (index nl_task.aux; control lcore only). */

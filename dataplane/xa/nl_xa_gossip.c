@@ -300,14 +300,14 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	double now_s = nl_xa_real_s();
 	enum { K_NAME, K_IP, K_SWIM, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
 	       K_GONE, K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_SINC, K_SUSP, K_REFU,
-	       K_SDEAD, K_HELD, K_N };
+	       K_SDEAD, K_HELD, K_PREF, K_N };
 	static const char *const key[K_N] = { "name", "ip", "swim_state", "live", "tasks_out",
 					      "tasks_in", "handbacks_out", "handbacks_in",
 					      "datagrams_out", "datagrams_in", "lost_tasks", "gone",
 					      "rejoined", "last_heard_ms", "retransmitted",
 					      "duplicates_in", "acked", "unacked_overflow",
 					      "swim_incarnation", "suspected", "refuted",
-					      "swim_dead", "held" };
+					      "swim_dead", "held", "pair_refused" };
 	static const char *const swim_name[3] = { "alive", "suspect", "dead" };
 	struct rte_tel_data *a[K_N];
 
@@ -323,6 +323,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "lost_tasks_total", nl_atomic_load_relaxed(&xa->lost_tasks));
 	rte_tel_data_add_dict_u64(d, "stale_handback", nl_atomic_load_relaxed(&xa->stale_back));
 	rte_tel_data_add_dict_u64(d, "bad_peer", nl_atomic_load_relaxed(&xa->bad_peer));
+	rte_tel_data_add_dict_u64(d, "paired", xa->cfg.paired); /* #36: appliance keys */
 	rte_tel_data_add_dict_u64(d, "bad_task", nl_atomic_load_relaxed(&xa->bad_task));
 	rte_tel_data_add_dict_u64(d, "overload_in", nl_atomic_load_relaxed(&xa->overload_in));
 	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));
@@ -395,6 +396,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[K_REFU], nl_atomic_load_relaxed(&p->refuted));
 		rte_tel_data_add_array_u64(a[K_SDEAD], nl_atomic_load_relaxed(&p->swim_declared_dead));
 		rte_tel_data_add_array_u64(a[K_HELD], nl_atomic_load_relaxed(&p->held));
+		rte_tel_data_add_array_u64(a[K_PREF], nl_atomic_load_relaxed(&p->pair_refused));
 	}
 	for (unsigned int k = 0; k < K_N; k++)
 		rte_tel_data_add_dict_container(d, key[k], a[k], 0);

@@ -30,9 +30,10 @@ send_bytes(struct nl_port *io, unsigned int app, const uint8_t *buf, size_t n)
 		nl_stat_add_st(&xa->test_dropped, 1);
 		return;
 	}
-	/* sealed with the site key when one is set; until we heard from it (or were told its
-	 * MAC), Ethernet broadcast on our segment */
-	k = nl_xa_seal(buf, n, io->o.auth ? &io->seal : NULL, io->now_ns, out, sizeof(out));
+	/* sealed with the pair's key (#36, --appliance-key), else with the site key when one is
+	 * set; until we heard from it (or were told its MAC), Ethernet broadcast on our segment */
+	k = nl_xa_seal(buf, n, xa->cfg.paired ? &p->tx : io->o.auth ? &io->seal : NULL,
+		       io->now_ns, out, sizeof(out));
 	if (k < 0) {
 		nl_stat_add_st(&io->c.tx_fail, 1);
 		return;

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "nl_appkey.h"
 #include "nl_machine.h"
 #include "nl_model.h"
 #include "nl_tap.h"
@@ -402,6 +405,70 @@ test_forged(void)
 	nl_tap_check(ok, "forged_altered_and_unauthenticated_sealed_messages_refused");
 }
 
+/* #36: appliance keys: three key files, their pair keys symmetric and distinct, a datagram
+ * sealed under the pair (a, b) opens at b only under that pair's key: not under the site key
+ * (what a client or worker holds), not under the pair (a, c) or (b, c); bad public keys. */
+static void
+test_pair_keys(void)
+{
+	uint8_t sk[3][NL_APPKEY_LEN], pk[3][NL_APPKEY_LEN], b[NL_PROTO_MAX_LEN], s[NL_PROTO_MAX_LEN];
+	uint8_t zero[NL_APPKEY_LEN] = { 0 }, raw[32], back[NL_APPKEY_LEN];
+	char path[64], hex[2 * NL_APPKEY_LEN + 1], err[256];
+	struct nl_auth_key ab, ba, ac, bc, bad;
+	struct nl_auth_tx tx;
+	struct nl_replay rp;
+	int n, k, ok = 1;
+
+	for (int i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/tmp/nl_xa_appkey_%d_%d", (int)getpid(), i);
+		for (unsigned int j = 0; j < sizeof(raw); j++)
+			raw[j] = (uint8_t)(37 * i + 11 * j + 1);
+		f = fopen(path, "wb");
+		if (f == NULL || fwrite(raw, 1, sizeof(raw), f) != sizeof(raw) || fclose(f) != 0)
+			abort();
+		chmod(path, 0600);
+		ok &= nl_appkey_load(path, sk[i], pk[i], err, sizeof(err)) == 0;
+		chmod(path, 0644); /* too wide: refused, as a site key */
+		ok &= nl_appkey_load(path, sk[i], back, err, sizeof(err)) == -EPERM;
+		unlink(path);
+	}
+	ok &= nl_appkey_pair(sk[0], pk[0], pk[1], &ab) == 0;
+	ok &= nl_appkey_pair(sk[1], pk[1], pk[0], &ba) == 0;
+	ok &= nl_appkey_pair(sk[0], pk[0], pk[2], &ac) == 0;
+	ok &= nl_appkey_pair(sk[1], pk[1], pk[2], &bc) == 0;
+	ok &= memcmp(&ab, &ba, sizeof(ab)) == 0 && memcmp(&ab, &ac, sizeof(ab)) != 0 &&
+	      memcmp(&ab, &bc, sizeof(ab)) != 0 && memcmp(&ab, &key, sizeof(ab)) != 0;
+	/* a low-order point (all zero) and our own key are no peer's */
+	ok &= nl_appkey_pair(sk[0], pk[0], zero, &bad) == -EINVAL;
+	ok &= nl_appkey_pair(sk[0], pk[0], pk[0], &bad) == -EINVAL;
+	/* hex: round trip; wrong length, a non-hex digit refused */
+	nl_appkey_pub_hex(pk[2], hex);
+	ok &= nl_appkey_pub_parse(hex, back) == 0 && memcmp(back, pk[2], sizeof(back)) == 0;
+	hex[63] = 'g';
+	ok &= nl_appkey_pub_parse(hex, back) == -EINVAL;
+	hex[63] = '\0';
+	ok &= nl_appkey_pub_parse(hex, back) == -EINVAL;
+	/* sealed by a under (a, b): opens at b under (b, a) only */
+	fill(NL_XA_MSG_SUMMARY, 1);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	if (nl_replay_init(&rp, 16) != 0)
+		abort();
+	nl_auth_tx_init(&tx, &ab);
+	k = nl_xa_seal(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
+	ok &= nl_xa_open(&key, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
+	ok &= nl_xa_open(&ac, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
+	ok &= nl_xa_open(&bc, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
+	ok &= nl_xa_open(&ba, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_OK;
+	/* the site key's holder forging as a: refused under the pair's key */
+	nl_auth_tx_init(&tx, &key);
+	k = nl_xa_seal(b, (size_t)n, &tx, nl_auth_now_ns(), s, sizeof(s));
+	ok &= nl_xa_open(&ba, &rp, s, (size_t)k, nl_auth_now_ns(), &out) == NL_PROTO_E_MAC;
+	nl_replay_free(&rp);
+	nl_tap_check(ok, "appliance_pair_keys_symmetric_distinct_and_the_site_key_cannot_speak_as_a_peer");
+}
+
 static void
 test_random(void)
 {
@@ -506,6 +573,7 @@ main(void)
 	test_swim_malformed();
 	test_future_dated();
 	test_forged();
+	test_pair_keys();
 	test_random();
 	test_split();
 	return nl_tap_done();

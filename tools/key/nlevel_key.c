@@ -3,6 +3,8 @@
  * nlevel-key: write a principal's key file, derived from the site key (docs/security.md).
  *
  *   nlevel-key --key SITE_KEY --principal NAME --out FILE
+ *   nlevel-key --appliance NAME --out FILE      an appliance's own key (issue #36)
+ *   nlevel-key --public FILE                    the public key of an appliance's key file
  *
  * FILE (created, owner-only) holds the 32 bytes nl_principal_derive() gives for NAME; give it
  * to NAME only (the submitter's or the worker's host) and name it there with
@@ -18,6 +20,7 @@
 
 #include <sodium.h>
 
+#include "nl_appkey.h"
 #include "nl_principal.h"
 #include "nl_proto.h"
 
@@ -26,15 +29,77 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nlevel-key --key SITE_KEY --principal NAME --out FILE\n"
+		"       nlevel-key --appliance NAME --out FILE\n"
+		"       nlevel-key --public FILE\n"
 		"Write principal NAME's key file (32 bytes, mode 0600), derived from the site key\n"
 		"with keyed BLAKE2b (docs/security.md). FILE must not exist.\n"
+		"With --appliance: write appliance NAME's own key (32 random bytes, mode 0600) and\n"
+		"print the line for its [appliance NAME] section, public_key = HEX (X25519; the\n"
+		"datagrams between two appliances are sealed under their pair's key,\n"
+		"docs/scale-out.md \"Appliance keys\"). With --public: print that line again for an\n"
+		"existing appliance key file.\n"
 		"  --key FILE         the site key (owner-only permissions; a regular file, not a\n"
 		"                     symbolic link)\n"
 		"  --principal NAME   1..%u characters of A-Z a-z 0-9 . _ -\n"
 		"  --out FILE         the key file to create\n"
+		"  --appliance NAME   an appliance's key instead (no --key, no --principal)\n"
+		"  --public FILE      print the public key of appliance key FILE\n"
 		"  --help             this text\n"
 		"Exit status: 0 written; 1 cannot write; 2 bad command line or site key.\n",
 		NL_PRINCIPAL_NAME_MAX);
+}
+
+/* Print the configuration line of appliance key file path (and its name when given). */
+static int
+public_key(const char *path)
+{
+	uint8_t sk[NL_APPKEY_LEN], pk[NL_APPKEY_LEN];
+	char hex[2 * NL_APPKEY_LEN + 1], err[512];
+
+	if (nl_appkey_load(path, sk, pk, err, sizeof(err)) != 0) {
+		fprintf(stderr, "nlevel-key: %s\n", err);
+		return 2;
+	}
+	sodium_memzero(sk, sizeof(sk));
+	nl_appkey_pub_hex(pk, hex);
+	printf("public_key = %s\n", hex);
+	return 0;
+}
+
+/* --appliance NAME --out FILE: 32 random bytes, owner-only; then its public key. */
+static int
+appliance_key(const char *name, const char *out)
+{
+	uint8_t raw[32];
+	int fd;
+
+	if (!nl_principal_name_ok(name)) {
+		fprintf(stderr, "nlevel-key: --appliance '%s': 1..%u characters of A-Z a-z 0-9 . _ -\n",
+			name, NL_PRINCIPAL_NAME_MAX);
+		return 2;
+	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "nlevel-key: libsodium failed to initialise\n");
+		return 2;
+	}
+	randombytes_buf(raw, sizeof(raw));
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || write(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw) || fsync(fd) != 0) {
+		int e = errno;
+
+		fprintf(stderr, "nlevel-key: --out %s: %s\n", out, strerror(e));
+		if (fd >= 0) {
+			close(fd);
+			unlink(out);
+		}
+		sodium_memzero(raw, sizeof(raw));
+		return 1;
+	}
+	close(fd);
+	sodium_memzero(raw, sizeof(raw));
+	printf("# %s: appliance %s's own key; in every appliance's configuration:\n", out, name);
+	printf("[appliance %s]\n", name);
+	return public_key(out);
 }
 
 int
@@ -44,10 +109,12 @@ main(int argc, char **argv)
 		{ "key", required_argument, NULL, 'k' },
 		{ "principal", required_argument, NULL, 'p' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "appliance", required_argument, NULL, 'a' },
+		{ "public", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *site_file = NULL, *name = NULL, *out = NULL;
+	const char *site_file = NULL, *name = NULL, *out = NULL, *app = NULL, *pub = NULL;
 	struct nl_auth_key site;
 	uint8_t raw[NL_PRINCIPAL_DERIVED_LEN];
 	char err[512];
@@ -58,6 +125,8 @@ main(int argc, char **argv)
 		case 'k': site_file = optarg; break;
 		case 'p': name = optarg; break;
 		case 'o': out = optarg; break;
+		case 'a': app = optarg; break;
+		case 'P': pub = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -67,6 +136,16 @@ main(int argc, char **argv)
 			argv[optind]);
 		usage(stderr);
 		return 2;
+	}
+	if (app != NULL || pub != NULL) {
+		if (site_file != NULL || name != NULL || (app != NULL) == (pub != NULL) ||
+		    (app != NULL) != (out != NULL)) {
+			fprintf(stderr, "nlevel-key: --appliance NAME --out FILE, or --public FILE, "
+					"alone\n");
+			usage(stderr);
+			return 2;
+		}
+		return app != NULL ? appliance_key(app, out) : public_key(pub);
 	}
 	if (site_file == NULL || name == NULL || out == NULL) {
 		fprintf(stderr, "nlevel-key: --key, --principal and --out are required\n");
