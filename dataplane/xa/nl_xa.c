@@ -590,12 +590,13 @@ nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *p
 			nl_stat_add_st(&xa->bad_peer, 1);
 			return;
 		}
-		e = nl_xa_open(&xa->cfg.pair[from], &io->rp, pl, plen, io->now_ns, &m);
+		e = nl_xa_open(&xa->cfg.pair[from], &io->rp, pl, plen,
+			       nl_xa_skewed_ns(io->now_ns), &m);
 		if (e == NL_PROTO_E_MAC)
 			nl_stat_add_st(&xa->peer[from].pair_refused, 1);
 	} else {
-		e = nl_xa_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen, io->now_ns,
-			       &m);
+		e = nl_xa_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen,
+			       nl_xa_skewed_ns(io->now_ns), &m);
 	}
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1);

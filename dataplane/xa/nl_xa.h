@@ -78,6 +78,8 @@ struct nl_xa_app_cfg {
 	uint8_t pk[32];              /**< `public_key =`: its X25519 public key (#36) */
 	bool has_pk;
 	unsigned int pk_line;        /**< line of `public_key` (errors) */
+	double test_skew_s;          /**< `test_clock_skew_ms` / 1000: test hook, its wall clock
+				      *   this far off (records' dates, seals' sequence) [s] */
 };
 
 /** The scale-out part of a configuration. */

@@ -115,6 +115,14 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 						    "'%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", v);
 			a->has_mac = true;
 		}
+		/* test hook (#36): this appliance's wall clock runs this far off, for the records it
+		 * dates and the datagrams it seals (a host with a skewed clock) */
+		a->test_skew_s = 0;
+		rc = nl_cfg_get_double(c, sec, "test_clock_skew_ms", &a->test_skew_s, -600000,
+				       600000, false);
+		if (rc < 0)
+			return rc;
+		a->test_skew_s *= 1e-3;
 		rc = nl_cfg_get_str(c, sec, "public_key", &v, false); /* #36: appliance keys */
 		if (rc < 0)
 			return rc;
@@ -314,6 +322,7 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	xa->dp = dp;
 	xa->cfg = *cfg;
 	xa->self = (unsigned int)cfg->self;
+	nl_xa_test_skew_s = cfg->app[cfg->self].test_skew_s; /* test hook (#36) */
 	if (cfg->paired) /* #36: one sealing state per pair (its own sender id and sequence) */
 		for (unsigned int a = 0; a < cfg->n_app; a++)
 			if (a != xa->self)
@@ -455,6 +464,8 @@ nl_xa_foreign_live(const void *ext)
 
 	return xa == NULL ? 0 : nl_atomic_load_relaxed(&xa->foreign_live);
 }
+
+double nl_xa_test_skew_s;
 
 int
 nl_xa_cfg_keys(struct nl_xa_cfg *x, const char *keyfile, bool auth, char *err, size_t errlen)

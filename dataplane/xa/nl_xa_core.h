@@ -197,14 +197,25 @@ nl_xa_of(const struct nl_dp *dp)
 	return dp->ext;
 }
 
-/* CLOCK_REALTIME [s] (the clock of gossip records). */
+/* Test hook (#36): this appliance's wall clock is off by this much [s] ([appliance NAME]
+ * test_clock_skew_ms; 0 in production): the dates of its records and its seals' sequence. */
+extern double nl_xa_test_skew_s;
+
+/* CLOCK_REALTIME [s] (the clock of gossip records), skewed by the test hook. */
 static inline double
 nl_xa_real_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + nl_xa_test_skew_s;
+}
+
+/* The port's wall clock [ns] (io->now_ns) as this appliance's skewed clock (test hook). */
+static inline uint64_t
+nl_xa_skewed_ns(uint64_t now_ns)
+{
+	return (uint64_t)((int64_t)now_ns + (int64_t)(nl_xa_test_skew_s * 1e9));
 }
 
 /* A summary's age [s]: time since this appliance received (own: made) it, on its monotonic

@@ -33,7 +33,7 @@ send_bytes(struct nl_port *io, unsigned int app, const uint8_t *buf, size_t n)
 	/* sealed with the pair's key (#36, --appliance-key), else with the site key when one is
 	 * set; until we heard from it (or were told its MAC), Ethernet broadcast on our segment */
 	k = nl_xa_seal(buf, n, xa->cfg.paired ? &p->tx : io->o.auth ? &io->seal : NULL,
-		       io->now_ns, out, sizeof(out));
+		       nl_xa_skewed_ns(io->now_ns), out, sizeof(out));
 	if (k < 0) {
 		nl_stat_add_st(&io->c.tx_fail, 1);
 		return;
