@@ -11,25 +11,52 @@
 import json, os, socket, sys, time
 
 
-def query(prefix, cmd):
+WHY = {}  # prefix -> why its last query gave nothing (diagnostics of "no telemetry")
+
+
+def session(prefix, cmds):
+    """Answers to cmds from one appliance, over one connection (DPDK's telemetry serves at
+    most 10 connections at once and closes any more at once: a busy host, whose server
+    threads are slow to notice our earlier closes, refuses a burst of new ones; so one
+    connection per appliance and snapshot, and a refused or empty greeting is tried again,
+    up to 10 times 0.1 s apart). A command that fails reads as {} (WHY says why)."""
     path = os.path.join("/var/run", "dpdk", prefix, "dpdk_telemetry.v2")
-    try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        s.settimeout(2)
-        s.connect(path)
-        info = json.loads(s.recv(16384).decode())
-        s.send(cmd.encode())
-        out = json.loads(s.recv(info.get("max_output_len", 16384)).decode())
-        s.close()
-        return out.get(cmd.split(",")[0]) or {}
-    except (OSError, ValueError):
-        return {}
+    out = {c: {} for c in cmds}
+    for attempt in range(10):
+        raw = b""
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+                s.settimeout(2)
+                s.connect(path)
+                raw = s.recv(16384)
+                info = json.loads(raw.decode())
+                for c in cmds:
+                    s.send(c.encode())
+                    raw = s.recv(info.get("max_output_len", 16384))
+                    got = json.loads(raw.decode()).get(c.split(",")[0])
+                    if not got:
+                        WHY[prefix] = "%s answered %r" % (c, raw[:200])
+                    out[c] = got or {}
+            return out
+        except (OSError, ValueError) as e:
+            WHY[prefix] = "try %d: %s: %s (%d bytes: %r)" % (attempt + 1, type(e).__name__,
+                                                             e, len(raw), raw[:120])
+            if isinstance(e, socket.timeout) or (raw and not isinstance(e, OSError)):
+                return out  # an answer that came and was bad, or none in 2 s: no retry
+            time.sleep(0.1)
+    return out
+
+
+def query(prefix, cmd):
+    return session(prefix, [cmd])[cmd]
 
 
 def snap(apps):
-    s = {n: query(p, "/nlevel/stats") for n, p in apps}
-    p = {n: query(x, "/nlevel/appliances") for n, x in apps}
-    m = {n: query(x, "/nlevel/summaries") for n, x in apps}
+    cmds = ["/nlevel/stats", "/nlevel/appliances", "/nlevel/summaries"]
+    got = {n: session(x, cmds) for n, x in apps}
+    s = {n: got[n][cmds[0]] for n, _ in apps}
+    p = {n: got[n][cmds[1]] for n, _ in apps}
+    m = {n: got[n][cmds[2]] for n, _ in apps}
 
     def live(obs, peer):
         j = p.get(obs) or {}
@@ -89,10 +116,11 @@ def accounting(n, st):
 def report(apps, err=None):
     ok = True
     for n, x in apps:
-        st, j = query(x, "/nlevel/stats"), query(x, "/nlevel/appliances")
+        both = session(x, ["/nlevel/stats", "/nlevel/appliances"])
+        st, j = both["/nlevel/stats"], both["/nlevel/appliances"]
         if not st:
-            print("# %s: no telemetry" % n)
-            print("# %s: no telemetry" % n, file=sys.stderr)
+            print("# %s: no telemetry (%s)" % (n, WHY.get(x, "?")))
+            print("# %s: no telemetry (%s)" % (n, WHY.get(x, "?")), file=sys.stderr)
             ok = False
             continue
         line, good = accounting(n, st)

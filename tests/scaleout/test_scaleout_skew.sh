@@ -38,6 +38,7 @@ for skew in -3000 3000; do
 		"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 	r=1
 	up=1
+	res=
 	for x in a b c; do launch_app "$x" nlsc || up=0; done
 	for x in a b c; do [[ $up == 1 ]] && { wait_app "$x" || up=0; }; done
 	if [[ $up == 1 ]]; then
@@ -67,13 +68,15 @@ ok = gone == [0, 0, 0] and all(i > j for i, j in zip(inst, inst0)) and out[0] + 
 sys.exit(0 if ok else 1)
 PY
 	fi
+	# on a failure, what membership said (suspicions, verdicts) goes into the detail (CI's log)
+	why=$(grep -h "suspected\|gone\|refuted\|alive again" "$TMP"/app_?.log 2>/dev/null | head -n 8)
 	stop_all || r=1
 	for _ in 1 2; do # stop_all ended the busy loops too
 		(while :; do :; done) &
 		PIDS+=($!)
 	done
 	say "c's clock ${skew} ms off: 2 x 1,200 crossing tasks all COMPLETE, nobody declared gone, summaries installed both ways" \
-		$r "see the log"
+		$r "${res:-not up}; membership: ${why:-quiet}"
 done
 for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 echo "# $((SECONDS - T0)) s"
