@@ -473,6 +473,15 @@ const struct nl_engine_ops nl_dp_engine_ops_lockstep = {
 };
 
 int
+nl_dp_ingress_at_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr, double stamp_vt)
+{
+	t->at_mgr = mgr;
+	if (nl_dp_hand_put_st(lc, t, t->at_mgr))
+		return 0;
+	return inbox_put(lc->dp, t, t->at_mgr, stamp_vt) ? 0 : -ENOBUFS;
+}
+
+int
 nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uint64_t rnd)
 {
 	const struct nl_sched *s = lc->gen->s;

@@ -261,6 +261,15 @@ int nl_dp_gen_publish_ctl(struct nl_dp *dp, const struct nl_machine *mach, const
 int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt, uint64_t rnd);
 
 /**
+ * As nl_dp_ingress_st(), at a given entry manager instead of the policy's entry(): port mode's
+ * local entry of a split tree (issue #36, nl_port_ext_ops.entry_ctl), where the extension
+ * drew mgr from the policy's own entry() restricted to this appliance's managers.
+ * @param mgr  A manager id < the policy's n_mgr. @return 0; -ENOBUFS (inbox full).
+ * @par Context The lcore that owns lc (port mode: the I/O lcore).
+ */
+int nl_dp_ingress_at_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr, double stamp_vt);
+
+/**
  * Native and port modes: hand t to manager `mgr` without its inbox (no atomic, no pending
  * bit). A manager of the same lcore gets it through the lcore's hand-over FIFO, decided when
  * the lcore drains it, in FIFO order. A manager of another manager lcore gets it through the

@@ -458,7 +458,12 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	if (nl_port_ext(io) != NULL) /* hook up (scale-out): the SUBMIT's re-route flag */
 		io->o.ext->task_new_ctl(io, t, s->flags);
 	nl_dp_farm_task(io, t, mt); /* issue #15 hook: the task's match handle (0 = none) */
-	if (nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, nl_port_xorshift(&io->rnd)) != 0) {
+	uint64_t rnd = nl_port_xorshift(&io->rnd);
+	uint32_t at = nl_port_ext(io) != NULL && io->o.ext->entry_ctl != NULL ?
+			      io->o.ext->entry_ctl(io, t, rnd) : NL_NODE_NONE; /* #36: local entry */
+
+	if ((at != NL_NODE_NONE ? nl_dp_ingress_at_st(io->lc, t, at, t->t_arrive_vt) :
+				  nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
 		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */
 			return;

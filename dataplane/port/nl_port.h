@@ -46,6 +46,9 @@ struct nl_port_ext_ops {
 	unsigned int (*poll_ctl)(struct nl_port *io);
 	/** A SUBMIT's task object was filled, before its ingress (flags: NL_SUBMIT_F_*). */
 	void (*task_new_ctl)(struct nl_port *io, struct nl_task *t, uint8_t submit_flags);
+	/** The entry manager of a new task (issue #36, local entry): one of this appliance's
+	 *  managers, or NL_NODE_NONE for the policy's own entry(). rnd: uniform random. */
+	uint32_t (*entry_ctl)(struct nl_port *io, const struct nl_task *t, uint64_t rnd);
 	/** The end of task t: @return true when the extension took it (a task of another
 	 *  appliance, handed back), false when the port answers its client. */
 	bool (*finish_ctl)(struct nl_port *io, struct nl_task *t);

@@ -755,6 +755,7 @@ const struct nl_port_ext_ops nl_xa_port_ext = {
 	.rx_ctl = nl_xa_rx_ctl,
 	.poll_ctl = nl_xa_poll_ctl,
 	.task_new_ctl = task_new,
+	.entry_ctl = nl_xa_entry_ctl,
 	.finish_ctl = nl_xa_finish_ctl,
 	.place_ctl = nl_xa_place_ctl,
 	.local_load_ctl = nl_xa_local_load_ctl,

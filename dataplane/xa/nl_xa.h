@@ -101,6 +101,10 @@ struct nl_xa_cfg {
 	unsigned int swim_suspicion_mult; /**< [scaleout] swim_suspicion_mult: a suspect has
 					   *   mult x max(1, log10 N) x T' to refute */
 	unsigned int swim_indirect;  /**< [scaleout] swim_indirect: k, helpers per failed probe */
+	bool entry_tree;             /**< [scaleout] entry = tree: a task enters where the
+				      *   policy's entry() says over the whole tree; local (default):
+				      *   at one of this appliance's entry managers when its own
+				      *   machines can take it (#36, docs/scale-out.md "Local entry") */
 	/* appliance keys (#36, docs/scale-out.md "Appliance keys"): set by nl_xa_cfg_keys() */
 	bool paired;                 /**< datagrams to and from each peer under the pair's key */
 	struct nl_auth_key pair[NL_XA_MAX_APPS]; /**< [app] the pair (self, app)'s MAC key */

@@ -197,6 +197,7 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 	out->swim_timeout_s = 0.2;
 	out->swim_suspicion_mult = 9;
 	out->swim_indirect = 3;
+	out->entry_tree = false;
 	if (nl_cfg_has_section(c, "scaleout")) {
 		double ms = 50, rt_ms = 20, sp_ms = 400, st_ms = 200;
 		uint64_t f = 2, drop = 0, smult = 9, sk = 3;
@@ -222,6 +223,13 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 					    false);
 		if (rc >= 0)
 			rc = nl_cfg_get_u64(c, "scaleout", "swim_indirect", &sk, 1, 16, false);
+		if (rc >= 0) { /* #36: where a task enters the tree */
+			static const char *const entries[] = { "local", "tree", NULL };
+			unsigned int en = 0;
+
+			rc = nl_cfg_get_enum(c, "scaleout", "entry", entries, &en, false);
+			out->entry_tree = en == 1;
+		}
 		if (rc < 0)
 			return rc;
 		if (st_ms > sp_ms)
@@ -365,6 +373,7 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	/* the manager that dispatches to each machine (its leaf in NLSC, its group in 2LSC) and
 	 * that manager's appliance, as nlevel-sim's split model has them */
 	nl_model_split_mach_parts(s, xa->mgr_app, xa->mach_app, xa->mach_mgr);
+	nl_xa_entry_init(xa, s); /* #36: local entry */
 	/* Summary roots: every listed manager, and the top if nobody lists it. */
 	if (listed[s->ops->top_mgr(s)] < 0 && (rc = add_root(xa, s, s->ops->top_mgr(s), 0)) != 0)
 		goto fail;

@@ -137,6 +137,18 @@ struct xa_task {
 	uint8_t farm_try;    /* XA_TF_FARM: own subtree roots it was put back into (#34) */
 };
 
+#define XA_LOCAL_VEC 32u /* distinct machine vectors listed for local entry */
+#define XA_ENTRY_TRIES 32u /* draws of the policy's entry() for one of our managers */
+
+struct nl_xa;
+
+/* Local entry (nl_xa_entry.c, #36): list this appliance's machine vectors (init). */
+void nl_xa_entry_init(struct nl_xa *xa, const struct nl_sched *s);
+
+/* Port hook entry_ctl: one of our managers for t, or NL_NODE_NONE (the policy's entry()).
+ * Control lcore. */
+uint32_t nl_xa_entry_ctl(struct nl_port *io, const struct nl_task *t, uint64_t rnd);
+
 struct nl_xa {
 	struct nl_dp *dp;
 	struct xa_task *task; /* [dp->n_pool] */
@@ -188,6 +200,11 @@ struct nl_xa {
 	/* copies for telemetry (control writes, telemetry reads relaxed) */
 	uint64_t swim_self_inc, swim_lhm, swim_refuted_self, swim_msgs_in, swim_msgs_out;
 	uint64_t swim_probes, swim_probes_failed;
+	/* local entry (#36, nl_xa_entry.c): this appliance's machine vectors, distinct */
+	struct nl_resvec local_vec[XA_LOCAL_VEC];
+	unsigned int n_local_vec;  /* 0: no machine here; XA_LOCAL_VEC + 1: too many to list */
+	uint64_t entry_local;      /* tasks entered at one of our managers (local entry) */
+	uint64_t entry_policy;     /* tasks entered where the policy's entry() said */
 };
 
 /* The scale-out state of dp (the engine extension's, dp->ext), or NULL when not split. */

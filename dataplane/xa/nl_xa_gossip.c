@@ -324,6 +324,9 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "stale_handback", nl_atomic_load_relaxed(&xa->stale_back));
 	rte_tel_data_add_dict_u64(d, "bad_peer", nl_atomic_load_relaxed(&xa->bad_peer));
 	rte_tel_data_add_dict_u64(d, "paired", xa->cfg.paired); /* #36: appliance keys */
+	rte_tel_data_add_dict_string(d, "entry", xa->cfg.entry_tree ? "tree" : "local"); /* #36 */
+	rte_tel_data_add_dict_u64(d, "entry_local", nl_atomic_load_relaxed(&xa->entry_local));
+	rte_tel_data_add_dict_u64(d, "entry_policy", nl_atomic_load_relaxed(&xa->entry_policy));
 	rte_tel_data_add_dict_u64(d, "bad_task", nl_atomic_load_relaxed(&xa->bad_task));
 	rte_tel_data_add_dict_u64(d, "overload_in", nl_atomic_load_relaxed(&xa->overload_in));
 	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scale-out: local entry (issue #36, docs/scale-out.md "Local entry"). Without it a new task
+ * enters the tree where the policy's entry() says over the whole tree (NLSC: a random leaf;
+ * 2LSC: a random group scheduler), so with k appliances about (k - 1) / k of the tasks start by
+ * crossing. With it ([scaleout] entry = local, the default) a task that this appliance's own
+ * machines can take enters at one of this appliance's managers, drawn from the policy's own
+ * entry() restricted to them (up to XA_ENTRY_TRIES draws: the policy's distribution over our
+ * managers, by rejection), and crosses only when the policy's routing sends it elsewhere.
+ * The entry manager is handed to the engine (nl_dp_ingress_at_st()); the manager lcores see
+ * no difference. Control lcore only.
+ */
+#include "nl_atomic.h"
+#include "nl_xa_core.h"
+
+void
+nl_xa_entry_init(struct nl_xa *xa, const struct nl_sched *s)
+{
+	xa->n_local_vec = 0;
+	for (uint32_t m = 0; m < s->n_mach; m++) {
+		const struct nl_resvec *v = &s->mach[m].res;
+		unsigned int i;
+
+		if (xa->mach_app[m] != xa->self)
+			continue;
+		for (i = 0; i < xa->n_local_vec && i < XA_LOCAL_VEC; i++)
+			if (xa->local_vec[i].set == v->set && xa->local_vec[i].any == v->any)
+				break;
+		if (i < xa->n_local_vec)
+			continue;
+		if (xa->n_local_vec == XA_LOCAL_VEC) {
+			xa->n_local_vec = XA_LOCAL_VEC + 1; /* too many to list: every task may */
+			return;
+		}
+		xa->local_vec[xa->n_local_vec++] = *v;
+	}
+}
+
+/* Whether one of our machines holds what t needs (a leaf's machines' rule, subset). */
+static bool
+can_take(const struct nl_xa *xa, const struct nl_sched *s, uint64_t need)
+{
+	if (xa->n_local_vec > XA_LOCAL_VEC)
+		return true;
+	for (unsigned int i = 0; i < xa->n_local_vec; i++)
+		if (nl_res_match(&xa->local_vec[i], need, s->tree->n_res, true))
+			return true;
+	return false;
+}
+
+uint32_t
+nl_xa_entry_ctl(struct nl_port *io, const struct nl_task *t, uint64_t rnd)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct nl_sched *s;
+	uint64_t r = rnd;
+
+	if (xa == NULL || xa->cfg.entry_tree)
+		return NL_NODE_NONE;
+	s = io->dp->gen_rcu->s;
+	if (xa->n_local_vec == 0 || !can_take(xa, s, t->need)) {
+		nl_stat_add_st(&xa->entry_policy, 1);
+		return NL_NODE_NONE;
+	}
+	for (unsigned int i = 0; i < XA_ENTRY_TRIES; i++) {
+		uint32_t m = s->ops->entry(s, t, r);
+
+		if (m < s->n_mgr && xa->mgr_app[m] == xa->self) {
+			nl_stat_add_st(&xa->entry_local, 1);
+			return m;
+		}
+		r = r * 6364136223846793005ull + 1442695040888963407ull; /* next draw (Knuth LCG) */
+		r ^= r >> 29;
+	}
+	nl_stat_add_st(&xa->entry_policy, 1);
+	return NL_NODE_NONE;
+}
