@@ -137,13 +137,10 @@ nl_dp_farm_ctl_dispatch(struct nl_port *io, const struct nl_task *t, struct nl_m
 
 	d->time_limit_ms = f->tl_ms[t->aux]; /* #33 item 3: the worker enforces it */
 	d->attempt = f->att[t->aux];          /* #34: (task, sub, attempt) names the run */
-	{ /* every sub-task's worker and machine (#34: a restart sends each back there) */
-		struct nl_farm_rec_ev e = { .kind = NL_REC_DISPATCH, .task_id = t->id,
-					    .subtask = d->sub, .worker_id = worker_id,
-					    .mach = (uint16_t)d->mach };
-
-		put(f, &e);
-	}
+	/* every sub-task's worker and machine (#34: a restart sends each back there) */
+	put(f, &(struct nl_farm_rec_ev){ .kind = NL_REC_DISPATCH, .task_id = t->id,
+					 .subtask = d->sub, .worker_id = worker_id,
+					 .mach = (uint16_t)d->mach });
 }
 
 void

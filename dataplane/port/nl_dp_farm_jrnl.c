@@ -342,26 +342,36 @@ slot_of(const struct nl_port *io, uint32_t wid, uint16_t mach, uint32_t h)
 	return NO_SLOT;
 }
 
-int
-nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m)
+/* A journaled run of handle h on worker w1 - 1, machine mach: *m = that slot now (1; *w1 = 0,
+ * decided), wait for the worker to join again (2), or given up (0; *w1 = 0): its commands
+ * died with it. Sub-task 0's (pin_w, pin_m) and the later ones' (farm_jr.subs) alike. */
+static int
+pin_try(struct nl_port *io, uint32_t *w1, uint16_t mach, uint32_t h, uint32_t *m)
 {
 	struct nl_dp_farm *f = io->farm;
-	uint32_t s;
+	uint32_t s = slot_of(io, *w1 - 1, mach, h);
 
-	if (f->pin_w == NULL || aux >= io->dp->n_pool || f->pin_w[aux] == 0)
-		return 0;
-	s = slot_of(io, f->pin_w[aux] - 1, f->pin_m[aux], f->h_by_aux[aux]);
 	if (s != NO_SLOT) {
 		*m = s;
-		f->pin_w[aux] = 0;
+		*w1 = 0;
 		nl_atomic_store_relaxed(&f->n_jr_pinned, f->n_jr_pinned + 1);
 		return 1;
 	}
 	if (rte_rdtsc() < f->pin_until_tsc)
 		return 2; /* its worker may join again: wait */
-	f->pin_w[aux] = 0; /* gone for good: its commands died with it */
+	*w1 = 0; /* gone for good: its commands died with it */
 	nl_atomic_store_relaxed(&f->n_jr_unpinned, f->n_jr_unpinned + 1);
 	return 0;
+}
+
+int
+nl_dp_farm_jrnl_pin(struct nl_port *io, uint32_t aux, uint32_t *m)
+{
+	struct nl_dp_farm *f = io->farm;
+
+	if (f->pin_w == NULL || aux >= io->dp->n_pool || f->pin_w[aux] == 0)
+		return 0;
+	return pin_try(io, &f->pin_w[aux], f->pin_m[aux], f->h_by_aux[aux], m);
 }
 
 int
@@ -369,28 +379,13 @@ nl_dp_farm_jrnl_pin_sub(struct nl_port *io, const struct nl_task *t, unsigned in
 {
 	struct nl_dp_farm *f = io->farm;
 	struct farm_jr *j;
-	struct farm_jr_sub *e = NULL;
-	uint32_t s;
 
 	if (f->jr_n == 0 || sub == 0 || t->aux >= io->dp->n_pool ||
 	    (j = jr_find(f, t->id)) == NULL || j->subs == NULL || j->attempt != f->att[t->aux])
 		return 0;
-	for (unsigned int i = 0; i < j->n_subs && e == NULL; i++)
+	for (unsigned int i = 0; i < j->n_subs; i++)
 		if (j->subs[i].sub == sub && j->subs[i].w1 != 0)
-			e = &j->subs[i];
-	if (e == NULL)
-		return 0;
-	s = slot_of(io, e->w1 - 1, e->mach, f->h_by_aux[t->aux]);
-	if (s != NO_SLOT) {
-		*m = s;
-		e->w1 = 0;
-		nl_atomic_store_relaxed(&f->n_jr_pinned, f->n_jr_pinned + 1);
-		return 1;
-	}
-	if (rte_rdtsc() < f->pin_until_tsc)
-		return 2;
-	e->w1 = 0;
-	nl_atomic_store_relaxed(&f->n_jr_unpinned, f->n_jr_unpinned + 1);
+			return pin_try(io, &j->subs[i].w1, j->subs[i].mach, f->h_by_aux[t->aux], m);
 	return 0;
 }
 

@@ -14,21 +14,11 @@ int
 nl_appkey_load(const char *path, uint8_t sk[NL_APPKEY_LEN], uint8_t pk[NL_APPKEY_LEN],
 	       char *err, size_t errlen)
 {
-	uint8_t raw[NL_KEY_FILE_MAX + 1];
-	crypto_generichash_state st;
-	size_t n;
-	int rc = nl_key_file_read(path, raw, &n, err, errlen);
+	int rc = nl_key_file_derive(path, secret_label, sk, NL_APPKEY_LEN, err, errlen);
 
-	if (rc != 0)
-		return rc;
-	crypto_generichash_init(&st, NULL, 0, NL_APPKEY_LEN);
-	crypto_generichash_update(&st, (const uint8_t *)secret_label, sizeof(secret_label));
-	crypto_generichash_update(&st, raw, n);
-	crypto_generichash_final(&st, sk, NL_APPKEY_LEN);
-	sodium_memzero(raw, sizeof(raw));
-	sodium_memzero(&st, sizeof(st));
-	crypto_scalarmult_base(pk, sk);
-	return 0;
+	if (rc == 0)
+		crypto_scalarmult_base(pk, sk);
+	return rc;
 }
 
 int

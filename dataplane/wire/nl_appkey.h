@@ -27,28 +27,31 @@
 
 /**
  * Read a key file under the site key's rules (nl_auth_key_load(): a regular file, not a
- * symbolic link, mode & 077 == 0, 32..4096 bytes).
+ * symbolic link, mode & 077 == 0, 32..4096 bytes) and derive outlen bytes from it:
+ * BLAKE2b(label, its NUL included, || the file's bytes). nl_auth_key_load() is this with
+ * "nlevel site key v2" and 16 bytes; nl_appkey_load() with "nlevel appliance key v1" and 32.
  *
- * @param path  Key file.
- * @param raw   Output: its bytes (NL_KEY_FILE_MAX + 1 bytes of room).
- * @param len   Output: how many [bytes].
- * @param err   Output: a one-line error naming the file and the fix; may be NULL.
- * @param errlen Size of err [bytes].
+ * @param path    Key file.
+ * @param label   Domain label (NUL-terminated).
+ * @param out     Output, outlen bytes (crypto_generichash: 16..64).
+ * @param err     Output: a one-line error naming the file and the fix; may be NULL.
+ * @param errlen  Size of err [bytes].
  * @return 0; -errno of open/fstat/read (-ELOOP: a symbolic link); -EPERM: permissions too
  *         wide; -EINVAL: not a regular file or the wrong size; -EIO: libsodium cannot start.
- * @par Context Any thread; never blocks on a FIFO. @par Source MUNGE key file rules (munged(8)).
+ * @par Context Any thread; never blocks on a FIFO. @par Source MUNGE key file rules
+ *      (munged(8)); libsodium crypto_generichash (BLAKE2b, RFC 7693).
  */
-int nl_key_file_read(const char *path, uint8_t raw[NL_KEY_FILE_MAX + 1], size_t *len,
-		     char *err, size_t errlen);
+int nl_key_file_derive(const char *path, const char *label, uint8_t *out, size_t outlen,
+		       char *err, size_t errlen);
 
 /**
  * Load an appliance's key file: its X25519 secret and public key.
  *
- * @param path  Key file (nl_key_file_read() rules).
+ * @param path  Key file (nl_key_file_derive() rules).
  * @param sk    Output: secret scalar (32 bytes).
  * @param pk    Output: public key (32 bytes).
- * @param err, errlen  As nl_key_file_read().
- * @return 0 or nl_key_file_read()'s errors.
+ * @param err, errlen  As nl_key_file_derive().
+ * @return 0 or nl_key_file_derive()'s errors.
  * @par Context Any thread. @par Source libsodium crypto_scalarmult_base (X25519, RFC 7748).
  */
 int nl_appkey_load(const char *path, uint8_t sk[NL_APPKEY_LEN], uint8_t pk[NL_APPKEY_LEN],

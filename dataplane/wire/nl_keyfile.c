@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Key files (nl_appkey.h, nl_proto.h): the owner-only file reader shared by the site key
- * (nl_auth_key_load(), a principal's key file) and an appliance's own key
- * (nl_appkey_load()). Moved out of nl_proto.c unchanged in behaviour (issue #36).
+ * Key files (nl_appkey.h, nl_proto.h): the owner-only file reader and the labelled BLAKE2b
+ * of its bytes (nl_key_file_derive()), shared by the site key (nl_auth_key_load(), a
+ * principal's key file) and an appliance's own key (nl_appkey_load()). Moved out of
+ * nl_proto.c unchanged in behaviour (issue #36).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +25,10 @@ errf(char *err, size_t n, const char *fmt, const char *path, const char *what)
 		snprintf(err, n, fmt, path, what);
 }
 
-int
-nl_key_file_read(const char *path, uint8_t raw[NL_KEY_FILE_MAX + 1], size_t *len, char *err,
-		 size_t errlen)
+/* Read a key file under the site key's rules into raw (*len bytes). */
+static int
+key_file_read(const char *path, uint8_t raw[NL_KEY_FILE_MAX + 1], size_t *len, char *err,
+	      size_t errlen)
 {
 	struct stat sb;
 	ssize_t n;
@@ -107,22 +109,29 @@ nl_key_file_read(const char *path, uint8_t raw[NL_KEY_FILE_MAX + 1], size_t *len
 }
 
 int
-nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t errlen)
+nl_key_file_derive(const char *path, const char *label, uint8_t *out, size_t outlen, char *err,
+		   size_t errlen)
 {
-	static const char label[] = "nlevel site key v2";
 	uint8_t raw[NL_KEY_FILE_MAX + 1];
 	crypto_generichash_state st;
-	size_t have;
-	int rc = nl_key_file_read(path, raw, &have, err, errlen);
+	size_t have = 0;
+	int rc = key_file_read(path, raw, &have, err, errlen);
 
 	if (rc != 0)
 		return rc;
-	/* The MAC key is a BLAKE2b hash of the file (any length, any bytes), domain-separated. */
-	crypto_generichash_init(&st, NULL, 0, NL_AUTH_KEY_LEN);
-	crypto_generichash_update(&st, (const uint8_t *)label, sizeof(label));
+	/* a BLAKE2b hash of the file (any length, any bytes), domain-separated by the label
+	 * (its terminating NUL included, as the site key's always was) */
+	crypto_generichash_init(&st, NULL, 0, outlen);
+	crypto_generichash_update(&st, (const uint8_t *)label, strlen(label) + 1);
 	crypto_generichash_update(&st, raw, have);
-	crypto_generichash_final(&st, key->k, NL_AUTH_KEY_LEN);
+	crypto_generichash_final(&st, out, outlen);
 	sodium_memzero(raw, sizeof(raw));
 	sodium_memzero(&st, sizeof(st));
 	return 0;
+}
+
+int
+nl_auth_key_load(const char *path, struct nl_auth_key *key, char *err, size_t errlen)
+{
+	return nl_key_file_derive(path, "nlevel site key v2", key->k, NL_AUTH_KEY_LEN, err, errlen);
 }

@@ -573,6 +573,8 @@ nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *p
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = nl_xa_of(dp);
 	static struct nl_xa_msg m; /* control lcore only (X2); too large for its stack */
+	const struct nl_auth_key *key = io->o.auth ? &io->o.auth_key : NULL;
+	unsigned int from = NL_XA_MAX_APPS; /* paired: the peer at a's address */
 	enum nl_proto_err e;
 
 	if (xa == NULL) {
@@ -584,20 +586,16 @@ nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *p
 		return;
 	}
 	if (xa->cfg.paired) { /* #36: only the pair's key speaks for the appliance at a's address */
-		unsigned int from = pair_from(xa, a);
-
+		from = pair_from(xa, a);
 		if (from == NL_XA_MAX_APPS) {
 			nl_stat_add_st(&xa->bad_peer, 1);
 			return;
 		}
-		e = nl_xa_open(&xa->cfg.pair[from], &io->rp, pl, plen,
-			       nl_xa_skewed_ns(io->now_ns), &m);
-		if (e == NL_PROTO_E_MAC)
-			nl_stat_add_st(&xa->peer[from].pair_refused, 1);
-	} else {
-		e = nl_xa_open(io->o.auth ? &io->o.auth_key : NULL, &io->rp, pl, plen,
-			       nl_xa_skewed_ns(io->now_ns), &m);
+		key = &xa->cfg.pair[from];
 	}
+	e = nl_xa_open(key, &io->rp, pl, plen, nl_xa_skewed_ns(io->now_ns), &m);
+	if (e == NL_PROTO_E_MAC && from != NL_XA_MAX_APPS)
+		nl_stat_add_st(&xa->peer[from].pair_refused, 1);
 	if (e != NL_PROTO_OK) {
 		nl_stat_add_st(&io->c.drops[e], 1);
 		return;

@@ -47,10 +47,6 @@ def session(prefix, cmds):
     return out
 
 
-def query(prefix, cmd):
-    return session(prefix, [cmd])[cmd]
-
-
 def snap(apps):
     cmds = ["/nlevel/stats", "/nlevel/appliances", "/nlevel/summaries"]
     got = {n: session(x, cmds) for n, x in apps}

@@ -97,6 +97,28 @@ stop_all() {
 	done
 	return $rc
 }
+declare -A APPOPT # nlevel options of one appliance for up3 (words, e.g. "--metrics A:P")
+up3() { # scheme: the three appliances (each with APPOPT[x]), two workers each, every one
+	# seeing the others live; 0 when all that holds
+	local x
+	for x in a b c; do launch_app "$x" "$1" ${APPOPT[$x]:-} || return 1; done
+	for x in a b c; do wait_app "$x" || return 1; done
+	for x in a b c; do workers "$x"; done
+	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
+}
+busy2() { # both cores kept busy (issues #34, #36): two busy loops, ended with PIDS (stop_all)
+	for _ in 1 2; do
+		(while :; do :; done) &
+		PIDS+=($!)
+	done
+}
+site_key() { # a fresh site key in $KEY (owner-only) and KEYARGS=(--key $KEY)
+	KEY=$TMP/site.key
+	head -c 32 /dev/urandom >"$KEY"
+	chmod 600 "$KEY"
+	KEYARGS=(--key "$KEY")
+}
 workers() { # app: two workers offering every vector; the appliance claims its own slots
 	local x=$1 w
 	for w in 1 2; do

@@ -42,14 +42,7 @@ promcheck() { # name: promtool's complaints about $TMP/name.prom (none: empty; n
 }
 
 # 1-2: 10,000 tasks under each scheme, submitted to all three appliances
-up3() { # scheme: three appliances, two workers each, every one seeing the others live
-	launch_app a "$1" --metrics "127.0.0.1:$MPORT" && launch_app b "$1" && launch_app c "$1" ||
-		return 1
-	wait_app a && wait_app b && wait_app c || return 1
-	for x in a b c; do workers "$x"; done
-	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
-		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
-}
+APPOPT[a]="--metrics 127.0.0.1:$MPORT" # up3 (nl_so_net.sh): a serves its metrics
 load3() { # seed base: 4,000 + 3,000 + 3,000 tasks into a, b, c, all expected to COMPLETE;
 	# 0 when every nlevel-loadgen says so
 	local la lb lc ok=0
@@ -129,10 +122,7 @@ say "scaleout_lossy_every_7th_datagram_dropped_all_complete_exactly_once" $r "se
 
 # 4: c killed mid-run, then restarted; 2LSC, the authenticated protocol (--key), b's client
 # asks for re-routing (SUBMIT flag, version 2), a's does not
-KEY=$TMP/site.key
-head -c 32 /dev/urandom >"$KEY"
-chmod 600 "$KEY"
-KEYARGS=(--key "$KEY")
+site_key
 r=1 m=1 md="not run"
 t0=$SECONDS
 if up3 2lsc; then

@@ -4,7 +4,7 @@
 # tests/scaleout/scaleout.ini (NLSC: a owns the root and no machine slot, b the vectors 00 and
 # 01, c 10 and 11), one nlevel-worker per appliance with 8 machines and a commands file whose
 # command writes a marker file per run (mktemp: one new file each time it runs), both cores kept
-# busy with two `yes >/dev/null`:
+# busy with two busy loops:
 #   1  membership counted the same on both sides: a's worker (vectors 00/01, which only b has)
 #      joins a with 0 of its 8 machines and says so (appliance log and worker: "0 of 8", and
 #      why); b's and c's workers get 8 of 8 on both sides
@@ -26,10 +26,7 @@ CFG=$SRC/tests/scaleout/scaleout.ini
 T0=$SECONDS
 N=${NL_SO_FARM_N:-200}
 
-for _ in 1 2; do # both cores busy, as the acceptance asks
-	yes >/dev/null &
-	PIDS+=($!)
-done
+busy2 # both cores busy, as the acceptance asks
 
 # one worker per appliance: 8 machines, a marker per run in its own directory
 declare -A VEC=([a]="00 01" [b]="00 01" [c]="10 11")

@@ -23,15 +23,11 @@ SRC=${NL_SRC_ROOT:?}
 CFG=$TMP/keys.ini
 T0=$SECONDS
 
-for _ in 1 2; do # both cores busy, as issues #34 and #36 ask of live tests
-	(while :; do :; done) &
-	PIDS+=($!)
-done
+busy2 # both cores busy, as issues #34 and #36 ask of live tests
 
 # keys: the site key (clients, workers) and one per appliance; public keys into the config
-KEY=$TMP/site.key
-head -c 32 /dev/urandom >"$KEY"
-chmod 600 "$KEY"
+site_key
+KEYARGS=() # until the paired tree (clients and workers then use the site key)
 declare -A PUB FP
 r=0
 for x in a b c; do
@@ -73,14 +69,9 @@ say "bad starts refused with file:line (no --appliance-key; no --key; another ap
 
 # 2: the paired tree works
 KEYARGS=(--key "$KEY") # clients and workers: the site key
+for x in a b c; do APPOPT[$x]="--appliance-key $TMP/$x.key"; done
 up=1
-for x in a b c; do launch_app "$x" nlsc --appliance-key "$TMP/$x.key" || up=0; done
-for x in a b c; do [[ $up == 1 ]] && { wait_app "$x" || up=0; }; done
-if [[ $up == 1 ]]; then
-	for x in a b c; do workers "$x"; done
-	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
-		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=0
-fi
+up3 nlsc || up=0
 r=1
 if [[ $up == 1 ]]; then
 	r=0

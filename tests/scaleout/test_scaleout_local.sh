@@ -21,28 +21,16 @@ SRC=${NL_SRC_ROOT:?}
 . "$SRC/tests/scaleout/nl_so_net.sh"
 T0=$SECONDS
 
-busy() {
-	for _ in 1 2; do # both cores busy, as issues #34 and #36 ask of live tests
-		(while :; do :; done) &
-		PIDS+=($!)
-	done
-}
 declare -A XPT # crossings per accepted task at b and c, by scheme and entry
 for scheme in nlsc 2lsc; do
 	for entry in tree local; do
 		CFG=$TMP/$entry.ini
 		sed "s/^entry = tree$/entry = $entry/" "$SRC/tests/scaleout/scaleout.ini" >"$CFG"
-		busy
+		busy2 # both cores busy, as issues #34 and #36 ask of live tests
 		r=1
 		up=1
 		res="not up"
-		for x in a b c; do launch_app "$x" "$scheme" || up=0; done
-		for x in a b c; do [[ $up == 1 ]] && { wait_app "$x" || up=0; }; done
-		if [[ $up == 1 ]]; then
-			for x in a b c; do workers "$x"; done
-			wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
-				so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=0
-		fi
+		up3 "$scheme" || up=0
 		if [[ $up == 1 ]]; then
 			r=0
 			loadgen b 1200 400 51 --expect-complete & lb=$!

@@ -21,14 +21,8 @@ SRC=${NL_SRC_ROOT:?}
 CFG=$TMP/skew.ini
 T0=$SECONDS
 
-for _ in 1 2; do # both cores busy, as issues #34 and #36 ask of live tests
-	(while :; do :; done) &
-	PIDS+=($!)
-done
-KEY=$TMP/site.key
-head -c 32 /dev/urandom >"$KEY"
-chmod 600 "$KEY"
-KEYARGS=(--key "$KEY")
+busy2 # both cores busy, as issues #34 and #36 ask of live tests
+site_key
 
 # installed summaries: of c's roots at a and b, of a's and b's roots at c
 INST="(sum(n for n, x in zip(m['a']['installed'], m['a']['appliance']) if x == 'c'), sum(n for n, x in zip(m['b']['installed'], m['b']['appliance']) if x == 'c'), sum(n for n, x in zip(m['c']['installed'], m['c']['appliance']) if x != 'c'))"
@@ -39,13 +33,7 @@ for skew in -3000 3000; do
 	r=1
 	up=1
 	res=
-	for x in a b c; do launch_app "$x" nlsc || up=0; done
-	for x in a b c; do [[ $up == 1 ]] && { wait_app "$x" || up=0; }; done
-	if [[ $up == 1 ]]; then
-		for x in a b c; do workers "$x"; done
-		wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
-			so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=0
-	fi
+	up3 nlsc || up=0
 	if [[ $up == 1 ]]; then
 		r=0
 		inst0=$(so_eval "$INST")
@@ -71,10 +59,7 @@ PY
 	# on a failure, what membership said (suspicions, verdicts) goes into the detail (CI's log)
 	why=$(grep -h "suspected\|gone\|refuted\|alive again" "$TMP"/app_?.log 2>/dev/null | head -n 8)
 	stop_all || r=1
-	for _ in 1 2; do # stop_all ended the busy loops too
-		(while :; do :; done) &
-		PIDS+=($!)
-	done
+	busy2 # stop_all ended the busy loops too
 	say "c's clock ${skew} ms off: 2 x 1,200 crossing tasks all COMPLETE, nobody declared gone, summaries installed both ways" \
 		$r "${res:-not up}; membership: ${why:-quiet}"
 done

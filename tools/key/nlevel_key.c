@@ -49,6 +49,26 @@ usage(FILE *f)
 		NL_PRINCIPAL_NAME_MAX);
 }
 
+/* Create key file out (owner-only, not there before) with raw's n bytes, on disk; raw is
+ * wiped either way. 0, or -1 with the error printed (nothing left behind). */
+static int
+write_key(const char *out, uint8_t *raw, size_t n)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int rc = 0;
+
+	if (fd < 0 || write(fd, raw, n) != (ssize_t)n || fsync(fd) != 0) {
+		fprintf(stderr, "nlevel-key: --out %s: %s\n", out, strerror(errno));
+		if (fd >= 0)
+			unlink(out);
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	sodium_memzero(raw, n);
+	return rc;
+}
+
 /* Print the configuration line of appliance key file path (and its name when given). */
 static int
 public_key(const char *path)
@@ -71,7 +91,6 @@ static int
 appliance_key(const char *name, const char *out)
 {
 	uint8_t raw[32];
-	int fd;
 
 	if (!nl_principal_name_ok(name)) {
 		fprintf(stderr, "nlevel-key: --appliance '%s': 1..%u characters of A-Z a-z 0-9 . _ -\n",
@@ -83,20 +102,8 @@ appliance_key(const char *name, const char *out)
 		return 2;
 	}
 	randombytes_buf(raw, sizeof(raw));
-	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || write(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw) || fsync(fd) != 0) {
-		int e = errno;
-
-		fprintf(stderr, "nlevel-key: --out %s: %s\n", out, strerror(e));
-		if (fd >= 0) {
-			close(fd);
-			unlink(out);
-		}
-		sodium_memzero(raw, sizeof(raw));
+	if (write_key(out, raw, sizeof(raw)) != 0)
 		return 1;
-	}
-	close(fd);
-	sodium_memzero(raw, sizeof(raw));
 	printf("# %s: appliance %s's own key; in every appliance's configuration:\n", out, name);
 	printf("[appliance %s]\n", name);
 	return public_key(out);
@@ -118,7 +125,7 @@ main(int argc, char **argv)
 	struct nl_auth_key site;
 	uint8_t raw[NL_PRINCIPAL_DERIVED_LEN];
 	char err[512];
-	int c, fd;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -166,20 +173,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	sodium_memzero(&site, sizeof(site));
-	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || write(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw) || fsync(fd) != 0) {
-		int e = errno;
-
-		fprintf(stderr, "nlevel-key: --out %s: %s\n", out, strerror(e));
-		if (fd >= 0) {
-			close(fd);
-			unlink(out);
-		}
-		sodium_memzero(raw, sizeof(raw));
+	if (write_key(out, raw, sizeof(raw)) != 0)
 		return 1;
-	}
-	close(fd);
-	sodium_memzero(raw, sizeof(raw));
 	printf("nlevel-key: %s: key of principal %s (id %08x)\n", out, name, nl_principal_id(name));
 	return 0;
 }
