@@ -89,6 +89,9 @@ struct gcfg {
 	unsigned int threads;
 	double days, node_days_min;
 	double node_days_max; /* large pools: simulated node-days cap (0: none) */
+	/* view_engine = library: larger pools run on the sweep (anti-entropy, records remade at
+	 * every exchange); 0 = library at every size */
+	unsigned int library_max_nodes;
 	bool match_auto;
 	char *job_ad;
 	bool on[E_N];
@@ -240,6 +243,7 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	    (rc = get_d(cfg, s, "warmup_h", &warm_h, 0, 24 * 365)) < 0 ||
 	    (rc = get_d(cfg, s, "node_days_min", &g->node_days_min, 0, 1e7)) < 0 ||
 	    (rc = get_d(cfg, s, "node_days_max", &g->node_days_max, 0, 1e9)) < 0 ||
+	    (rc = get_u(cfg, s, "library_max_nodes", &g->library_max_nodes, 0, UINT32_MAX)) < 0 ||
 	    (rc = get_d(cfg, s, "period_s", &b->period_s, 0.001, 86400)) < 0 ||
 	    (rc = get_d(cfg, s, "lifetime_s", &b->lifetime_s, 0.001, 1e7)) < 0 ||
 	    (rc = get_u(cfg, s, "fanout", &b->fanout, 1, NL_GOSSIP_MAX_FANOUT)) < 0 ||
@@ -314,6 +318,9 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "rule"),
 				    "the stop-k rule needs view_engine = library (the sweep "
 				    "assumes whole-view exchanges)");
+	if (g->library_max_nodes > 0 && b->view != NL_GSCHED_VIEW_LIBRARY)
+		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "library_max_nodes"),
+				    "library_max_nodes needs view_engine = library");
 	/* fixed by default, so a result does not move with the host's load; `auto` measures */
 	g->match_auto = false;
 	b->match_cost_s = NL_GSIM_MATCH_COST_NS * 1e-9;
@@ -536,6 +543,18 @@ add_sched(struct pool *p, const struct gcfg *g, unsigned int exp, unsigned int i
 {
 	unsigned int r = replicas(g, c->n_nodes);
 	double horizon_s = c->horizon_s;
+	struct nl_gsched_cfg cl = *c;
+
+	/* library_max_nodes: a larger pool runs on the sweep, exact for whole-view exchanges
+	 * with records remade at every exchange; the library engine is O(view) per exchange.
+	 * docs/gossip.md gives the measurement that makes the two agree there. */
+	if (g->library_max_nodes > 0 && c->view == NL_GSCHED_VIEW_LIBRARY &&
+	    c->n_nodes > g->library_max_nodes) {
+		cl.view = NL_GSCHED_VIEW_SWEEP;
+		cl.rule = NL_GOSSIP_ANTI_ENTROPY;
+		cl.refresh_on_change = false;
+	}
+	c = &cl;
 
 	/* large pools: no more than node_days_max node-days, but at least the warm-up and four
 	 * of the longest jobs measured (steady state: utilization over many job lengths) */

@@ -106,6 +106,7 @@ bad "latency maximum below minimum" 5 "maximum below minimum" $'[gossip]\nseed =
 bad "scheduling nodes above the maximum" 5 "counts" $'[gossip]\nseed = 1\n[schedulers]\nnodes = 100\ncounts = 1, 100'
 bad "stop rule with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrule = stop-k\n[table1]\nnodes = 10'
 bad "records remade on change with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nrefresh = on-change\n[table1]\nnodes = 10'
+bad "library_max_nodes with the sweep engine" 3 "view_engine = library" $'[gossip]\nseed = 1\nlibrary_max_nodes = 100\n[table1]\nnodes = 10'
 bad "unknown view engine" 2 "view_engine" $'[gossip]\nview_engine = magic\n[table1]\nnodes = 10'
 bad "unknown belief" 3 "belief" $'[gossip]\nseed = 1\nbelief = hope\n[table1]\nnodes = 10'
 bad "unknown retry" 2 "retry" $'[gossip]\nretry = never\n[table1]\nnodes = 10'
@@ -139,6 +140,14 @@ printf '[gossip]\nseed = 2\nview_engine = library\nrule = stop-k\nnode_days_min 
 o=$("$SIM" -q -c "$D/lib.ini" -o "$D/lib" 2>&1)
 grep -q "util_gossip_20=0\.[5-9]" <<<"$o"
 say "the library view engine with the stop rule runs" $? "$o"
+# library_max_nodes: pools above it run on the sweep (records per exchange: nan), those up to
+# it on the library engine (a number)
+printf '[gossip]\nseed = 2\nview_engine = library\nrule = stop-k\nrefresh = on-change\nlibrary_max_nodes = 20\nnode_days_min = 0\ndays = 0.2\nwarmup_h = 1\n[table1]\nnodes = 20, 40\nsystems = gossip\n' >"$D/lmax.ini"
+o=$("$SIM" -q -c "$D/lmax.ini" -o "$D/lmax" 2>&1)
+[ "$(awk -F, '!/^#/ && $1 != "nodes" { printf "%s:%s ", $1, ($10 == "nan" ? "sweep" : "library") }' \
+	"$D/lmax/table1.csv")" = "20:library 40:sweep " ]
+say "library_max_nodes: 20 nodes on the library engine, 40 on the sweep" $? \
+	"$o $(tail -n 2 "$D/lmax/table1.csv" 2>&1 | tr '\n' ' ')"
 # the matchmaking cost is fixed unless asked for: without the key the SUMMARY says 96.0 ns
 printf '[gossip]\nseed = 1\n[rounds]\nnodes = 50\ntrials = 2\n' >"$D/mc.ini"
 o=$("$SIM" -q -c "$D/mc.ini" -o "$D/mc" 2>&1)
