@@ -396,7 +396,8 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
 			xa->task[t->aux].at = b->at_app;
 		xa->moved++;
-		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live) {
+		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live &&
+		    xa->peer[b->at_app].hold_tsc == 0) { /* (held there: settle_lost() answers) */
 			/* moved to an appliance declared gone before the note arrived: lost there,
 			 * unless it was gone already when we re-routed the task (the mover did not
 			 * know yet): then it goes back into the tree again */
@@ -426,20 +427,16 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 
 /* ---------------------------------------------------------------- membership ---- */
 
-/* Appliance `app` is gone (silent past its records' lifetime, or restarted): what was parked
- * at it is answered REJECT machine_lost, now (X1: each exactly once). */
-void
-nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why)
+/* What was parked at appliance `app` (declared dead `why`, its hold over or not wanted) is
+ * answered REJECT machine_lost or re-routed, now (X1: each exactly once); our unacknowledged
+ * HANDOVERs to it are forgotten (HANDBACKs too when it `restarted`). */
+static void
+settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarted)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = nl_xa_of(dp);
 	uint64_t n = 0, r = 0;
 
-	nl_xa_flush_peer_ctl(io, app);
-	xa->peer[app].gone_epoch = ++xa->gone_epoch;
-	/* its machines are gone for the policies first: a task re-routed below must not be
-	 * placed on them again (the lcore that takes it sees this snapshot) */
-	nl_xa_install_ctl(io, app, true);
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		const struct xa_task *xt = &xa->task[i];
 		struct nl_task *t = dp->pool_task[i];
@@ -454,12 +451,47 @@ nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why)
 		fail_task(io, t, NL_REJECT_MACHINE_LOST);
 		n++;
 	}
-	nl_xa_rtx_clear_ctl(&xa->peer[app]);
+	nl_xa_rtx_clear_ctl(&xa->peer[app], restarted);
+	xa->peer[app].hold_tsc = 0;
 	xa->peer[app].lost_tasks += n;
 	xa->lost_tasks += n;
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
 	       "%llu re-routed\n", xa->cfg.app[app].name, why, (unsigned long long)n,
 	       (unsigned long long)r);
+}
+
+/* Tasks parked at appliance app now. */
+static uint64_t
+parked_at(const struct nl_dp *dp, const struct nl_xa *xa, unsigned int app)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < dp->n_pool; i++)
+		n += xa->task[i].state == XA_PARKED && xa->task[i].at == app &&
+		     dp->pool_task[i] != NULL;
+	return n;
+}
+
+void
+nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why, bool hold)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = nl_xa_of(dp);
+	struct xa_peer *p = &xa->peer[app];
+
+	nl_xa_flush_peer_ctl(io, app);
+	p->gone_epoch = ++xa->gone_epoch;
+	/* its machines are gone for the policies first: a task re-routed below must not be
+	 * placed on them again (the lcore that takes it sees this snapshot) */
+	nl_xa_install_ctl(io, app, true);
+	if (!hold || xa->cfg.dead_hold_s <= 0) {
+		settle_lost(io, app, why, !hold);
+		return;
+	}
+	p->hold_tsc = rte_rdtsc() + (uint64_t)(xa->cfg.dead_hold_s * (double)rte_get_tsc_hz());
+	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there held for %g s (dead_hold_s) "
+	       "in case it returns, then answered\n", xa->cfg.app[app].name, why,
+	       (unsigned long long)parked_at(dp, xa, app), xa->cfg.dead_hold_s);
 }
 
 /* Any datagram of appliance `app`: its MAC, its boot incarnation (a new one: it restarted,
@@ -476,9 +508,11 @@ peer_heard(struct nl_port *io, unsigned int app, uint64_t inc, const struct nl_f
 	p->last_rx_s = nl_xa_real_s();
 	p->rx_dgrams++;
 	if (p->inc != 0 && p->inc != inc && p->live) {
-		nl_xa_declare_lost_ctl(io, app, "restarted");
+		nl_xa_declare_lost_ctl(io, app, "restarted", false);
 		p->gone++;
 		p->rejoined++;
+	} else if (p->inc != 0 && p->inc != inc && p->hold_tsc != 0) {
+		settle_lost(io, app, "restarted while declared dead", true); /* it has lost them */
 	}
 	if (p->inc != inc) { /* a new incarnation numbers its datagrams from 1 */
 		p->rx_hi = 0;
@@ -508,13 +542,18 @@ swim_events(struct nl_port *io)
 			p->live = false;
 			p->gone++;
 			nl_xa_declare_lost_ctl(io, a, "gone (SWIM: suspected and not refuted within "
-						      "the suspicion timeout)");
+						      "the suspicion timeout)", true);
 		}
 		if ((alive & (UINT64_C(1) << a)) && !p->live) {
+			uint64_t kept = p->hold_tsc != 0 ? parked_at(io->dp, xa, a) : 0;
+
 			p->live = true;
 			p->rejoined++;
-			XA_LOG(INFO, "appliance %s rejoined (SWIM: alive at incarnation %u)\n",
-			       xa->cfg.app[a].name, p->swim_inc);
+			p->hold_tsc = 0; /* back in time: its hand-backs settle what it holds */
+			p->hold_kept += kept;
+			XA_LOG(INFO, "appliance %s rejoined (SWIM: alive at incarnation %u); %llu tasks "
+			       "parked there kept\n", xa->cfg.app[a].name, p->swim_inc,
+			       (unsigned long long)kept);
 			nl_xa_install_ctl(io, a, false);
 		}
 	}
@@ -536,9 +575,14 @@ nl_xa_poll_ctl(struct nl_port *io)
 		double s = nl_xa_real_s();
 
 		xa->next_check_tsc = now + xa->check_cyc;
-		for (unsigned int a = 0; a < xa->cfg.n_app; a++)
-			if (a != xa->self)
-				nl_xa_retransmit_ctl(io, a, now);
+		for (unsigned int a = 0; a < xa->cfg.n_app; a++) {
+			if (a == xa->self)
+				continue;
+			nl_xa_retransmit_ctl(io, a, now);
+			if (xa->peer[a].hold_tsc != 0 && !xa->peer[a].live &&
+			    now >= xa->peer[a].hold_tsc)
+				settle_lost(io, a, "not back within dead_hold_s", false);
+		}
 		/* membership: SWIM's timers on our monotonic clock, then its verdicts */
 		if (nl_xa_swim_tick_ctl(io) == 0)
 			swim_events(io);
@@ -660,8 +704,6 @@ nl_xa_drain_ctl(struct nl_dp *dp, void *ext)
 	nl_stat_add_st(&dp->failed, n); /* I1: what a stop leaves unfinished is reported failed */
 }
 
-/* ---------------------------------------------------------------- telemetry ---- */
-
 /* ---------------------------------------------------------------- placement by load ---- */
 
 unsigned int
@@ -697,29 +739,6 @@ nl_xa_place_ctl(struct nl_port *io, const struct nl_dp_sub *rec, unsigned int n_
 	nl_atomic_store_relaxed(&xa->placed_out, xa->placed_out + 1);
 	hand_out(io, t, xa->mach_mgr[m]);
 	return n;
-}
-
-const struct nl_mach_load *
-nl_xa_local_load_ctl(void *ext, const struct nl_mach_load *w, unsigned int n_mach)
-{
-	struct nl_xa *xa = ext;
-
-	if (xa == NULL)
-		return w;
-	for (unsigned int m = 0; m < n_mach; m++) {
-		xa->local_load[m] = w[m];
-		if (xa->mach_app[m] != xa->self)
-			xa->local_load[m].busy_until_vt = NL_MACH_GONE_VT;
-	}
-	return xa->local_load;
-}
-
-bool
-nl_xa_keeps_load(const void *ext, uint32_t m)
-{
-	const struct nl_xa *xa = ext;
-
-	return xa != NULL && xa->mach_inst[m];
 }
 
 /* A SUBMIT's task: whether its client asked to be re-routed when an appliance is lost, and

@@ -101,6 +101,10 @@ struct nl_xa_cfg {
 	unsigned int swim_suspicion_mult; /**< [scaleout] swim_suspicion_mult: a suspect has
 					   *   mult x max(1, log10 N) x T' to refute */
 	unsigned int swim_indirect;  /**< [scaleout] swim_indirect: k, helpers per failed probe */
+	double dead_hold_s;          /**< [scaleout] dead_hold_s: tasks parked at an appliance
+				      *   declared dead are held this long for its return (a
+				      *   partition, a false verdict) before they are answered
+				      *   REJECT machine_lost or re-routed (#36; 0 = at once) */
 	bool entry_tree;             /**< [scaleout] entry = tree: a task enters where the
 				      *   policy's entry() says over the whole tree; local (default):
 				      *   at one of this appliance's entry managers when its own

@@ -51,10 +51,10 @@ _Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on 
  * peers dead when it resumes nor fires their suspicion timers (Lifeguard §4.1's point: local
  * slowness must not become another member's death). [ns] */
 #define XA_SWIM_STEP_MAX_NS 200000000ull
-/* A peer SWIM declared dead is told so (with our own alive) this often, so that a partition
- * or a pause that outlasted the suspicion heals: the detector itself probes only non-dead
- * members (SWIM §4.3). [ns] */
-#define XA_SWIM_RECONNECT_NS 1000000000ull
+/* Every SWIM protocol period ([scaleout] swim_period_ms) each DEAD peer is told its verdict
+ * (with our alive), so that both sides of a partition or a pause that outlasted the suspicion
+ * heal within about two periods of its end (the detector itself probes only non-dead
+ * members, SWIM §4.3), well inside [scaleout] dead_hold_s (#36). */
 
 /* A peer is stalled when a datagram to it is unacknowledged for this many retransmission
  * intervals (5 x 20 ms by default); while it is, partial batches are sent this often. */
@@ -115,6 +115,11 @@ struct xa_peer {
 	uint64_t tx_tasks, rx_tasks, tx_backs, rx_backs, tx_dgrams, rx_dgrams;
 	uint64_t lost_tasks, gone, rejoined;
 	uint32_t gone_epoch; /* xa->gone_epoch when last declared gone (0 = never) */
+	/* declared dead (#36 "a REJECT only for tasks that did not run"): what was parked at it
+	 * and the datagrams it has not acknowledged are held until hold_tsc (its return, as
+	 * after a partition, finds them where they were); 0 = nothing held */
+	uint64_t hold_tsc;
+	uint64_t hold_kept;  /* tasks parked at it when declared dead, still there at its return */
 	/* SWIM's view of it (copied from the detector's on_change; telemetry reads relaxed) */
 	uint32_t swim_state; /* enum nl_swim_state */
 	uint32_t swim_inc;   /* its SWIM incarnation as we know it */
@@ -263,13 +268,18 @@ void nl_xa_send_ctl(struct nl_port *io, unsigned int app, const struct nl_xa_msg
 void nl_xa_prep_ctl(struct nl_xa *xa, struct nl_xa_msg *m);
 
 /**
- * Appliance `app` is gone (expired) or restarted (new incarnation): flush what we queued for
- * it and answer every task parked there REJECT machine_lost (counted in lost_tasks).
- * @param app  Appliance index, < cfg.n_app.
- * @param why  For the log line ("gone", "restarted").
+ * Appliance `app` is declared dead (SWIM) or restarted (new incarnation): flush what we
+ * queued for it, take its machines out of the load table, and answer every task parked there
+ * REJECT machine_lost (counted in lost_tasks) or re-route it (client's flag) — at once, or,
+ * with `hold`, only if it has not come back within [scaleout] dead_hold_s (a partition or a
+ * false verdict: its return finds the tasks parked and its hand-backs settle them, so a task
+ * that ran is not answered REJECT; nl_xa_poll_ctl() ends the hold).
+ * @param app   Appliance index, < cfg.n_app.
+ * @param why   For the log line ("gone ...", "restarted").
+ * @param hold  Whether its tasks may be held (false: it restarted, it has lost them).
  * @par Context  Control lcore only (nl_xa.c); O(task pool). @par Source docs/scale-out.md "Faults".
  */
-void nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why);
+void nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why, bool hold);
 
 /**
  * One gossip round (every gossip_period_ms), first half: our own subtree summaries into the
@@ -311,7 +321,7 @@ void nl_xa_install_ctl(struct nl_port *io, unsigned int app, bool gone);
  * Create this appliance's detector on first use (members = the configured appliances in
  * file order, this one = cfg.self, every other ALIVE at incarnation 0; parameters from
  * [scaleout] swim_*), then run its timers due now: probes, indirect probes, suspicions,
- * deaths; every XA_SWIM_RECONNECT_NS tell each DEAD peer its verdict (with our alive).
+ * deaths; every protocol period tell each DEAD peer its verdict (with our alive).
  * Verdicts are not acted on here: a peer that became DEAD / ALIVE again is flagged in
  * xa->swim_dead_pend / swim_alive_pend for the caller (nl_xa.c) to act on.
  * @param io  The control lcore's port state (the send path).
@@ -448,9 +458,10 @@ void nl_xa_retransmit_ctl(struct nl_port *io, unsigned int app, uint64_t now);
 /** Appliance app acknowledged datagram seq: forget it. @par Context Control lcore. */
 void nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq);
 
-/** Forget every unacknowledged datagram to a peer (gone or restarted: what they carried was
- *  answered by nl_xa_declare_lost_ctl()). @par Context Control lcore. */
-void nl_xa_rtx_clear_ctl(struct xa_peer *p);
+/** Forget the unacknowledged HANDOVERs to a peer (declared dead: what they carried was
+ *  answered), and with `all` (it restarted) every unacknowledged datagram to it; HANDBACKs
+ *  otherwise stay for its return. @par Context Control lcore. */
+void nl_xa_rtx_clear_ctl(struct xa_peer *p, bool all);
 
 /** Receiver: whether datagram seq of the peer (its current incarnation) arrived before;
  *  marks it. @return true for a duplicate (X4). @par Context Control lcore. */

@@ -8,7 +8,7 @@
  * entry() restricted to them (up to XA_ENTRY_TRIES draws: the policy's distribution over our
  * managers, by rejection), and crosses only when the policy's routing sends it elsewhere.
  * The entry manager is handed to the engine (nl_dp_ingress_at_st()); the manager lcores see
- * no difference. Control lcore only.
+ * no difference. Also here: which machines' load is this appliance's own. Control lcore only.
  */
 #include "nl_atomic.h"
 #include "nl_xa_core.h"
@@ -74,4 +74,30 @@ nl_xa_entry_ctl(struct nl_port *io, const struct nl_task *t, uint64_t rnd)
 	}
 	nl_stat_add_st(&xa->entry_policy, 1);
 	return NL_NODE_NONE;
+}
+
+/* The load tables' view of this appliance's machines: the summaries of other appliances'
+ * subtrees stand for their machines (placement by load, nl_xa_place_ctl()). */
+
+const struct nl_mach_load *
+nl_xa_local_load_ctl(void *ext, const struct nl_mach_load *w, unsigned int n_mach)
+{
+	struct nl_xa *xa = ext;
+
+	if (xa == NULL)
+		return w;
+	for (unsigned int m = 0; m < n_mach; m++) {
+		xa->local_load[m] = w[m];
+		if (xa->mach_app[m] != xa->self)
+			xa->local_load[m].busy_until_vt = NL_MACH_GONE_VT;
+	}
+	return xa->local_load;
+}
+
+bool
+nl_xa_keeps_load(const void *ext, uint32_t m)
+{
+	const struct nl_xa *xa = ext;
+
+	return xa != NULL && xa->mach_inst[m];
 }

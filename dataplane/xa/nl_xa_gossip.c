@@ -300,14 +300,15 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	double now_s = nl_xa_real_s();
 	enum { K_NAME, K_IP, K_SWIM, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
 	       K_GONE, K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_SINC, K_SUSP, K_REFU,
-	       K_SDEAD, K_HELD, K_PREF, K_N };
+	       K_SDEAD, K_HELD, K_PREF, K_HOLD, K_KEPT, K_N };
 	static const char *const key[K_N] = { "name", "ip", "swim_state", "live", "tasks_out",
 					      "tasks_in", "handbacks_out", "handbacks_in",
 					      "datagrams_out", "datagrams_in", "lost_tasks", "gone",
 					      "rejoined", "last_heard_ms", "retransmitted",
 					      "duplicates_in", "acked", "unacked_overflow",
 					      "swim_incarnation", "suspected", "refuted",
-					      "swim_dead", "held", "pair_refused" };
+					      "swim_dead", "held", "pair_refused",
+					      "dead_hold", "hold_kept" };
 	static const char *const swim_name[3] = { "alive", "suspect", "dead" };
 	struct rte_tel_data *a[K_N];
 
@@ -325,6 +326,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "bad_peer", nl_atomic_load_relaxed(&xa->bad_peer));
 	rte_tel_data_add_dict_u64(d, "paired", xa->cfg.paired); /* #36: appliance keys */
 	rte_tel_data_add_dict_string(d, "entry", xa->cfg.entry_tree ? "tree" : "local"); /* #36 */
+	rte_tel_data_add_dict_u64(d, "dead_hold_ms", (uint64_t)(xa->cfg.dead_hold_s * 1e3));
 	rte_tel_data_add_dict_u64(d, "entry_local", nl_atomic_load_relaxed(&xa->entry_local));
 	rte_tel_data_add_dict_u64(d, "entry_policy", nl_atomic_load_relaxed(&xa->entry_policy));
 	rte_tel_data_add_dict_u64(d, "bad_task", nl_atomic_load_relaxed(&xa->bad_task));
@@ -398,6 +400,8 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[K_SUSP], nl_atomic_load_relaxed(&p->suspected));
 		rte_tel_data_add_array_u64(a[K_REFU], nl_atomic_load_relaxed(&p->refuted));
 		rte_tel_data_add_array_u64(a[K_SDEAD], nl_atomic_load_relaxed(&p->swim_declared_dead));
+		rte_tel_data_add_array_u64(a[K_HOLD], nl_atomic_load_relaxed(&p->hold_tsc) != 0);
+		rte_tel_data_add_array_u64(a[K_KEPT], nl_atomic_load_relaxed(&p->hold_kept));
 		rte_tel_data_add_array_u64(a[K_HELD], nl_atomic_load_relaxed(&p->held));
 		rte_tel_data_add_array_u64(a[K_PREF], nl_atomic_load_relaxed(&p->pair_refused));
 	}

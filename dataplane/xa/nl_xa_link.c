@@ -122,13 +122,18 @@ nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq)
 	}
 }
 
-/* Forget every unacknowledged datagram to app (it is gone or restarted: what they carried
- * was answered by nl_xa_declare_lost_ctl()). */
+/* Forget the unacknowledged datagrams to app: its HANDOVERs (what they carried was answered
+ * by settle_lost() in nl_xa.c: it must never arrive and run now), and with `all` (it
+ * restarted: it numbers anew and holds none of our tasks) every other one too. HANDBACKs to a
+ * peer declared dead stay: they answer its tasks, and a peer that returns still waits for
+ * them (#36). */
 void
-nl_xa_rtx_clear_ctl(struct xa_peer *p)
+nl_xa_rtx_clear_ctl(struct xa_peer *p, bool all)
 {
-	if (p->rtx != NULL)
-		for (unsigned int i = 0; i < XA_RTX_CAP; i++)
+	if (p->rtx == NULL)
+		return;
+	for (unsigned int i = 0; i < XA_RTX_CAP; i++)
+		if (all || p->rtx[i].buf[3] == NL_XA_MSG_HANDOVER) /* header: type at byte 3 */
 			p->rtx[i].seq = 0;
 }
 

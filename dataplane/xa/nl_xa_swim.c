@@ -17,7 +17,7 @@
  *
  * Reconnection. The detector probes and gossips to non-dead members only (SWIM §4.3). After
  * a partition or a pause longer than the suspicion, both sides may hold the other DEAD and
- * never speak again; so every XA_SWIM_RECONNECT_NS each DEAD peer is sent a GOSSIP carrying
+ * never speak again; so every protocol period (swim_period_ms) each DEAD peer is sent a GOSSIP carrying
  * its verdict (it refutes: a higher incarnation, SWIM §4.2) and our own alive (which a side
  * that declared us dead accepts once we refuted).
  */
@@ -169,7 +169,7 @@ swim_start(struct nl_port *io)
 		return rc;
 	}
 	xa->swim_next_ns = 0;
-	xa->swim_reconnect_ns = xa->swim_now_ns + XA_SWIM_RECONNECT_NS;
+	xa->swim_reconnect_ns = xa->swim_now_ns + (uint64_t)(xa->cfg.swim_period_s * 1e9);
 	return 0;
 }
 
@@ -211,7 +211,7 @@ nl_xa_swim_tick_ctl(struct nl_port *io)
 	if (now >= xa->swim_next_ns)
 		xa->swim_next_ns = nl_swim_tick_st(xa->swim, now);
 	if (now >= xa->swim_reconnect_ns) {
-		xa->swim_reconnect_ns = now + XA_SWIM_RECONNECT_NS;
+		xa->swim_reconnect_ns = now + (uint64_t)(xa->cfg.swim_period_s * 1e9);
 		swim_reconnect(xa);
 	}
 	swim_publish(xa);

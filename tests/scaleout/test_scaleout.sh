@@ -133,8 +133,11 @@ if up3 2lsc; then
 		busy+=($!)
 		PIDS+=($!)
 	done
-	loadgen a 2500 1000 11 & la=$!
-	loadgen b 2500 1000 12 --reroute & lb=$!
+	# what was parked at c is answered (REJECT machine_lost, or re-routed) only after SWIM's
+	# verdict plus [scaleout] dead_hold_s (10 s: c might be only partitioned away), so the
+	# clients wait up to 25 s after their last answer
+	loadgen a 2500 1000 11 --timeout 25 & la=$!
+	loadgen b 2500 1000 12 --reroute --timeout 25 & lb=$!
 	sleep 1.2
 	kill -KILL "${APP[c]}"
 	wait "${APP[c]}" 2>/dev/null
