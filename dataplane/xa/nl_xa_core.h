@@ -51,10 +51,6 @@ _Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on 
  * peers dead when it resumes nor fires their suspicion timers (Lifeguard §4.1's point: local
  * slowness must not become another member's death). [ns] */
 #define XA_SWIM_STEP_MAX_NS 200000000ull
-/* Every SWIM protocol period ([scaleout] swim_period_ms) each DEAD peer is told its verdict
- * (with our alive), so that both sides of a partition or a pause that outlasted the suspicion
- * heal within about two periods of its end (the detector itself probes only non-dead
- * members, SWIM §4.3), well inside [scaleout] dead_hold_s (#36). */
 
 /* A peer is stalled when a datagram to it is unacknowledged for this many retransmission
  * intervals (5 x 20 ms by default); while it is, partial batches are sent this often. */
