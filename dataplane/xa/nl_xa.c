@@ -83,8 +83,6 @@ fail_task(struct nl_port *io, struct nl_task *t, enum nl_reject_reason why)
 
 /* ---------------------------------------------------------------- hand-over out ---- */
 
-static bool inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
-
 /* A task whose next appliance is gone, when its client asked for it (SUBMIT flag reroute):
  * once, back into a live part of the tree: the top manager when its appliance is live, else
  * the first subtree root this appliance owns. It is routed from there as a new task would be
@@ -114,7 +112,7 @@ reroute(struct nl_port *io, struct nl_task *t, bool again)
 	xt->rr_epoch = xa->gone_epoch;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
-	if (!inbox_put_ctl(dp, t, to))
+	if (!nl_xa_inbox_put_ctl(dp, t, to))
 		return false;
 	nl_atomic_store_relaxed(&xa->rerouted, xa->rerouted + 1);
 	return true;
@@ -138,7 +136,7 @@ farm_keep(struct nl_port *io, struct nl_task *t)
 		xt->farm_try++;
 		t->flags &= ~NL_MODEL_SUBS_MASK;
 		t->hops++;
-		if (!inbox_put_ctl(io->dp, t, xa->root[i].mgr))
+		if (!nl_xa_inbox_put_ctl(io->dp, t, xa->root[i].mgr))
 			return false;
 		nl_atomic_store_relaxed(&xa->farm_kept, xa->farm_kept + 1);
 		return true;
@@ -180,7 +178,7 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 		return;
 	}
 	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
-		if (reroute(io, t, false))
+		if (nl_xa_detour_ctl(io, t, to_mgr) || reroute(io, t, false))
 			return;
 		xa->peer[app].lost_tasks++;
 		xa->lost_tasks++;
@@ -277,18 +275,6 @@ reject_back(struct nl_port *io, const struct nl_xa_task *r, enum nl_reject_reaso
 	nl_xa_queue_back_ctl(io, r->origin_app, &b);
 }
 
-static bool
-inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to)
-{
-	struct nl_dp_msg msg = { .t = t, .stamp_vt = nl_dp_now_vt(dp) };
-
-	t->at_mgr = to;
-	if (rte_ring_mp_enqueue_elem(dp->mgr[to].inbox, &msg, sizeof(msg)) != 0)
-		return false;
-	nl_dp_mgr_mark(&dp->mgr[to]);
-	return true;
-}
-
 static struct nl_task *
 parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id)
 {
@@ -337,7 +323,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		unpark(xa, t);
 		t->hops = r->hops;
 		xa->task[t->aux].flags = r->flags;
-		if (!inbox_put_ctl(dp, t, r->to_mgr))
+		if (!nl_xa_inbox_put_ctl(dp, t, r->to_mgr))
 			fail_task(io, t, NL_REJECT_OVERLOAD);
 		return;
 	}
@@ -373,7 +359,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 	xt->token = r->origin_token;
 	xt->seq = r->origin_seq;
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live + 1);
-	if (!inbox_put_ctl(dp, t, r->to_mgr))
+	if (!nl_xa_inbox_put_ctl(dp, t, r->to_mgr))
 		fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 

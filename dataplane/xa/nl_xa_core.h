@@ -43,7 +43,13 @@
  * subtree roots instead, each once, and answers it REJECT no_machine when none keeps it
  * (issue #34 item 4, docs/scale-out.md "Task farms on a split tree"). */
 #define XA_TF_FARM 0x80u
-_Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on the wire");
+/* Entered anew at a live subtree root because its next manager's appliance was dead (#36
+ * detour, once per appliance; local) and the bound on the transfers a detoured task may have
+ * made (a task that subtrees keep sending up to a dead manager is answered, not bounced). */
+#define XA_TF_DETOURED 0x40u
+#define XA_DETOUR_MAX_HOPS 256u
+_Static_assert(((XA_TF_FARM | XA_TF_DETOURED) & NL_XA_TF_ALL) == 0,
+	       "XA_TF_FARM and XA_TF_DETOURED are local, never on the wire");
 
 /* SWIM (nl_xa_swim.c): the control lcore's monotonic clock advances the detector's clock by
  * at most this much per reading, so time this process did not run (SIGSTOP, a host that held
@@ -58,6 +64,10 @@ _Static_assert((XA_TF_FARM & NL_XA_TF_ALL) == 0, "XA_TF_FARM is local, never on 
 #define XA_STALL_FLUSH_MS 25u
 
 #define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
+/* At most this many retransmissions per peer per check (100 a second): a peer back from a
+ * partition or a pause gets what it missed paced (6,400 datagrams/s), not one burst of up to
+ * XA_RTX_CAP that overflows its receive ring with its SWIM messages (#36). */
+#define XA_RTX_BURST 64u
 #define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
 
 /* A numbered datagram sent and not yet acknowledged (retransmitted every retransmit_s). */
@@ -171,6 +181,7 @@ struct nl_xa {
 	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
 	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
+	uint64_t detoured;   /* tasks entered anew past a dead appliance's manager (#36) */
 	uint64_t farm_no_machine; /* farm tasks that would have left: REJECT no_machine */
 	uint64_t farm_kept;       /* farm tasks routed out, put into an own subtree root */
 	uint64_t farm_warn_tsc;   /* last WARNING about them (one a second at most) */
@@ -444,6 +455,38 @@ uint64_t nl_xa_foreign_live(const void *ext);
  */
 void nl_xa_drain_ctl(struct nl_dp *dp, void *ext);
 
+
+/**
+ * Detour (issue #36): a live subtree root for a task whose next manager is on an appliance
+ * declared dead (the task never got there, so entering it anew cannot run it twice): the
+ * first root, this appliance's own first, whose appliance is live and one of whose machines
+ * holds what the task needs (subset rule), other than `avoid`.
+ * @param s     The current scheduler snapshot (its machines' resource vectors).
+ * @param need  The task's resource set.
+ * @return A manager index, or NL_NODE_NONE (no live subtree can take it).
+ * @par Context  Control lcore only (nl_xa_entry.c); O(machines of the roots tried).
+ */
+uint32_t nl_xa_detour_root_ctl(const struct nl_xa *xa, const struct nl_sched *s, uint64_t need,
+			       uint32_t avoid);
+
+/**
+ * Put task t into manager `to`'s inbox (any manager: ours runs it, a proxy hands it out).
+ * @return false when the inbox is full (the caller answers the task).
+ * @par Context  Control lcore only (nl_xa_entry.c).
+ */
+bool nl_xa_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
+
+/**
+ * Detour (issue #36): task t's next manager to_mgr is on an appliance declared dead, so it
+ * never got there: enter it anew at nl_xa_detour_root_ctl()'s live subtree root, once on
+ * this appliance (XA_TF_DETOURED) and while it has made fewer than XA_DETOUR_MAX_HOPS
+ * transfers. Counted in xa->detoured (telemetry `detoured`).
+ * @return true when it was put there; false: no live subtree can take it, or it was
+ *         detoured here before (the caller re-routes on the client's flag, or answers
+ *         REJECT machine_lost: truthful, it ran nowhere).
+ * @par Context  Control lcore only (nl_xa_entry.c).
+ */
+bool nl_xa_detour_ctl(struct nl_port *io, struct nl_task *t, uint32_t to_mgr);
 
 /* ---- the datagram link (nl_xa_link.c) ---- */
 

@@ -8,10 +8,28 @@
  * entry() restricted to them (up to XA_ENTRY_TRIES draws: the policy's distribution over our
  * managers, by rejection), and crosses only when the policy's routing sends it elsewhere.
  * The entry manager is handed to the engine (nl_dp_ingress_at_st()); the manager lcores see
- * no difference. Also here: which machines' load is this appliance's own. Control lcore only.
+ * no difference. Also here: the detour of a task whose next manager is on a dead appliance
+ * (issue #36, docs/scale-out.md "Detours"), and which machines' load is this appliance's own.
+ * Control lcore only.
  */
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
 #include "nl_atomic.h"
+#include "nl_dp_inline.h"
 #include "nl_xa_core.h"
+
+bool
+nl_xa_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to)
+{
+	struct nl_dp_msg msg = { .t = t, .stamp_vt = nl_dp_now_vt(dp) };
+
+	t->at_mgr = to;
+	if (rte_ring_mp_enqueue_elem(dp->mgr[to].inbox, &msg, sizeof(msg)) != 0)
+		return false;
+	nl_dp_mgr_mark(&dp->mgr[to]);
+	return true;
+}
 
 void
 nl_xa_entry_init(struct nl_xa *xa, const struct nl_sched *s)
@@ -74,6 +92,55 @@ nl_xa_entry_ctl(struct nl_port *io, const struct nl_task *t, uint64_t rnd)
 	}
 	nl_stat_add_st(&xa->entry_policy, 1);
 	return NL_NODE_NONE;
+}
+
+/* Whether subtree root r (of a live appliance) has a machine holding need. */
+static bool
+root_can_take(const struct xa_root *r, const struct nl_sched *s, uint64_t need)
+{
+	for (unsigned int i = 0; i < r->n_mach; i++)
+		if (r->mach[i] < s->n_mach &&
+		    nl_res_match(&s->mach[r->mach[i]].res, need, s->tree->n_res, true))
+			return true;
+	return false;
+}
+
+uint32_t
+nl_xa_detour_root_ctl(const struct nl_xa *xa, const struct nl_sched *s, uint64_t need,
+		      uint32_t avoid)
+{
+	for (unsigned int pass = 0; pass < 2; pass++) /* our own roots first, then live peers' */
+		for (unsigned int i = 0; i < xa->n_root; i++) {
+			const struct xa_root *r = &xa->root[i];
+			bool own = r->app == xa->self;
+
+			if (own != (pass == 0) || r->mgr == avoid || (!own && !xa->peer[r->app].live))
+				continue;
+			if (root_can_take(r, s, need))
+				return r->mgr;
+		}
+	return NL_NODE_NONE;
+}
+
+bool
+nl_xa_detour_ctl(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+	uint32_t to;
+
+	if ((xt->flags & XA_TF_DETOURED) || t->hops >= XA_DETOUR_MAX_HOPS)
+		return false;
+	to = nl_xa_detour_root_ctl(xa, io->dp->gen_rcu->s, t->need, to_mgr);
+	if (to == NL_NODE_NONE)
+		return false;
+	xt->flags |= XA_TF_DETOURED;
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	t->hops++;
+	if (!nl_xa_inbox_put_ctl(io->dp, t, to))
+		return false;
+	nl_atomic_store_relaxed(&xa->detoured, xa->detoured + 1);
+	return true;
 }
 
 /* The load tables' view of this appliance's machines: the summaries of other appliances'

@@ -340,6 +340,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "summaries_installed", nl_atomic_load_relaxed(&xa->installs));
 	rte_tel_data_add_dict_u64(d, "placed_out", nl_atomic_load_relaxed(&xa->placed_out));
 	rte_tel_data_add_dict_u64(d, "rerouted", nl_atomic_load_relaxed(&xa->rerouted));
+	rte_tel_data_add_dict_u64(d, "detoured", nl_atomic_load_relaxed(&xa->detoured));
 	rte_tel_data_add_dict_u64(d, "farm_no_machine",
 				  nl_atomic_load_relaxed(&xa->farm_no_machine));
 	rte_tel_data_add_dict_u64(d, "farm_kept", nl_atomic_load_relaxed(&xa->farm_kept));

@@ -90,17 +90,20 @@ nl_xa_retransmit_ctl(struct nl_port *io, unsigned int app, uint64_t now)
 		p->stalled = false;
 		return;
 	}
-	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
+	for (unsigned int i = 0, burst = 0; i < XA_RTX_CAP; i++) {
 		struct xa_unacked *u = &p->rtx[i];
 
 		if (u->seq != 0 && now - u->first_tsc >= xa->rtx_cyc * XA_STALL_RTX)
 			stalled = true;
+		if (burst == XA_RTX_BURST) /* the rest at the next check (XA_RTX_BURST) */
+			continue;
 		/* backing off: retransmit_s, then 2, 4, 8 and 16 times as long (a peer that is
 		 * paused or overloaded is not flooded; a dead one is declared so by SWIM) */
 		if (u->seq == 0 || now - u->sent_tsc < xa->rtx_cyc << (u->tries < 5 ? u->tries - 1 : 4))
 			continue;
 		u->sent_tsc = now;
 		u->tries++;
+		burst++;
 		nl_stat_add_st(&p->retx, 1);
 		send_bytes(io, app, u->buf, u->len);
 	}
