@@ -299,7 +299,7 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "retry", retries, &u, false)) < 0)
 		return rc;
 	b->retry = (enum nl_gsched_retry)u;
-	static const char *const pulls[] = { "per-job", "none", NULL };
+	static const char *const pulls[] = { "per-job", "none", "per-pass", NULL };
 
 	u = 0;
 	if ((rc = nl_cfg_get_enum(cfg, s, "sched_pull", pulls, &u, false)) < 0)
@@ -311,6 +311,12 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "sched_role", roles, &u, false)) < 0)
 		return rc;
 	b->sched_client = u == 1;
+	static const char *const fetches[] = { "exchange", "pull", "view", NULL };
+
+	u = 0;
+	if ((rc = nl_cfg_get_enum(cfg, s, "sched_fetch", fetches, &u, false)) < 0)
+		return rc;
+	b->sched_fetch = (enum nl_gsched_fetch)u;
 	if (b->refresh_on_change && b->view != NL_GSCHED_VIEW_LIBRARY)
 		return nl_cfg_error(cfg, nl_cfg_find(cfg, s, "refresh"),
 				    "refresh = on-change needs view_engine = library");

@@ -125,6 +125,7 @@ struct sim {
 	struct nl_gossip_scratch scr;
 	struct nl_gossip_rec *vcopy;  /* a scheduling node's copy of its view */
 	size_t vcopy_cap;
+	struct nl_gossip_ack *fetch_ack; /* [n_part] a scheduling node's "already known" replies */
 	int32_t *lib_free;            /* [n] free cores in the copied record */
 	uint8_t *lib_st;              /* [n] its state */
 	uint32_t leaving;             /* participant sending its leave message, or UINT32_MAX */
@@ -536,8 +537,9 @@ dispatch(struct sim *s, unsigned int k)
 	sc->busy_until_s = t;
 	/* §4.1: the machine that places a job obtains the shared records from an arbitrary
 	 * node of the grid; one view fetched per job matched, used from the next pass on */
-	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->sched_pull == NL_GSCHED_PULL_PER_JOB && sent > 0)
-		gossip_open_n(s, s->n + k, s->now, sent);
+	if (s->c->sys == NL_GSCHED_GOSSIP && s->c->sched_pull != NL_GSCHED_PULL_NONE && sent > 0)
+		gossip_open_n(s, s->n + k, s->now,
+			      s->c->sched_pull == NL_GSCHED_PULL_PER_JOB ? sent : 1);
 }
 
 /* Shuffle (random order among equal ranks), rank, and keep as scheduler k's candidates. */
@@ -942,11 +944,13 @@ sched_view_due(struct sim *s, unsigned int k, double due)
 {
 	struct sched *sc = &s->sc[k];
 
-	if (s->c->sched_pull != NL_GSCHED_PULL_PER_JOB) {
+	if (s->c->sched_pull == NL_GSCHED_PULL_NONE) {
 		request_pass(s, k, due, true);
 		return;
 	}
-	double batch = s->c->pull_batch_s > 0 ? s->c->pull_batch_s : NL_GSCHED_PULL_BATCH_S;
+	double batch = s->c->pull_batch_s > 0 ? s->c->pull_batch_s :
+		       s->c->sched_pull == NL_GSCHED_PULL_PER_PASS ? NL_GSCHED_PASS_BATCH_S :
+		       NL_GSCHED_PULL_BATCH_S;
 
 	if (sc->pull_pass_s >= due)
 		return; /* a pending recomputation takes it */
@@ -956,9 +960,36 @@ sched_view_due(struct sim *s, unsigned int k, double due)
 	request_pass(s, k, due, true);
 }
 
+/* Library engine: scheduling node a obtains peer b's records (sched_fetch = pull or view): b
+ * sends what its rule sends, or every valid record it holds; a answers "already known" to the
+ * ones it had (b's rumour counters, §4.5 step 3) and sends nothing. */
+static void
+lib_fetch(struct sim *s, uint32_t a, uint32_t b, double t)
+{
+	static const struct nl_gossip_cfg all = { .fanout = 1, .mode = NL_GOSSIP_PULL,
+						  .rule = NL_GOSSIP_ANTI_ENTROPY, .stop_k = 1 };
+	const struct nl_gossip_cfg *rule = s->c->sched_fetch == NL_GSCHED_FETCH_VIEW ? &all :
+				           &s->gcfg;
+	size_t nb, n_ack = 0;
+
+	lib_self(s, b, t);
+	nb = nl_gossip_collect_st(s->view[b], rule, t, s->vcopy, s->vcopy_cap);
+	s->oom |= nl_gossip_receive_st(s->view[a], s->vcopy, nb, t, s->fetch_ack, &n_ack,
+				       NULL) == -ENOMEM;
+	nl_gossip_acked_st(s->view[b], &s->gcfg, s->fetch_ack, n_ack);
+	s->res->recs_sent += nb;
+	s->res->exchanges++;
+}
+
 static void
 add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 {
+	if (s->c->view == NL_GSCHED_VIEW_LIBRARY && a >= s->n &&
+	    s->c->sched_fetch != NL_GSCHED_FETCH_EXCHANGE) {
+		lib_fetch(s, a, b, t);
+		sched_view_due(s, a - s->n, t + 2 * latency(s, a, b));
+		return;
+	}
 	if (s->c->view == NL_GSCHED_VIEW_LIBRARY) {
 		double lat = latency(s, a, b);
 
@@ -1226,7 +1257,8 @@ check_cfg(const struct nl_gsched_cfg *c)
 		return -EINVAL;
 	if (c->sys == NL_GSCHED_CENTRAL && c->n_sched != 1)
 		return -EINVAL;
-	if ((unsigned int)c->sched_pull > NL_GSCHED_PULL_NONE || !(c->pull_batch_s >= 0) ||
+	if ((unsigned int)c->sched_pull > NL_GSCHED_PULL_PER_PASS ||
+	    (unsigned int)c->sched_fetch > NL_GSCHED_FETCH_VIEW || !(c->pull_batch_s >= 0) ||
 	    !isfinite(c->pull_batch_s))
 		return -EINVAL;
 	if ((unsigned int)c->view > NL_GSCHED_VIEW_LIBRARY ||
@@ -1289,6 +1321,7 @@ sim_free(struct sim *s)
 	free(s->vcopy);
 	free(s->lib_free);
 	free(s->lib_st);
+	free(s->fetch_ack);
 	nl_gossip_scratch_fini(&s->scr);
 	nl_cad_ctx_free(s->ctx);
 	nl_cad_prog_free(s->prog);
@@ -1379,7 +1412,9 @@ sim_init(struct sim *s, const struct nl_gsched_cfg *c, struct nl_gsched_res *res
 		s->vcopy = malloc(s->vcopy_cap * sizeof(*s->vcopy));
 		s->lib_free = calloc(s->n, sizeof(*s->lib_free));
 		s->lib_st = calloc(s->n, 1);
-		if (s->view == NULL || s->vcopy == NULL || s->lib_free == NULL || s->lib_st == NULL)
+		s->fetch_ack = malloc(s->n_part * sizeof(*s->fetch_ack));
+		if (s->view == NULL || s->vcopy == NULL || s->lib_free == NULL || s->lib_st == NULL ||
+		    s->fetch_ack == NULL)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < s->n_part; i++)
 			if (nl_gossip_view_create(&s->view[i], i, 16) != 0)

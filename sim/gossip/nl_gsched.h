@@ -100,10 +100,36 @@ enum nl_gsched_pull {
 	/** Nowhere else: it is a participant like any other (one exchange a period, and those
 	 *  others open with it); the model before this key. */
 	NL_GSCHED_PULL_NONE,
+	/** One exchange with a random contactable participant for every matching pass that
+	 *  sent at least one job, however many (§4.1 read as "obtain, then match the jobs on
+	 *  it"), its records used from the next pass on. */
+	NL_GSCHED_PULL_PER_PASS,
 };
 
-/** Default of nl_gsched_cfg.pull_batch_s [s]. */
+/** What an exchange opened by a gossip scheduling node brings it (library view engine; on the
+ *  sweep, which computes only the scheduling nodes' views, all three are the same). */
+enum nl_gsched_fetch {
+	/** The rule's exchange in the configured mode, both ways: under the stop rule the
+	 *  scheduling node also pushes its own hot records and the peer answers "already
+	 *  known" (default; the model before this key). */
+	NL_GSCHED_FETCH_EXCHANGE = 0,
+	/** A pull: the peer sends what its rule sends (under the stop rule, its records still
+	 *  being spread), the scheduling node answers "already known" and pushes nothing
+	 *  (§4.1: it obtains records from compute nodes). */
+	NL_GSCHED_FETCH_PULL,
+	/** A pull of every valid record the peer holds, whatever the rule (§4.3: "obtains the
+	 *  resource information they have accumulated"; §4.5: a joining node asks a nearby node
+	 *  for its records "as the scheduling node does"). */
+	NL_GSCHED_FETCH_VIEW,
+};
+
+/** Default of nl_gsched_cfg.pull_batch_s with NL_GSCHED_PULL_PER_JOB [s]. */
 #define NL_GSCHED_PULL_BATCH_S 15.0
+
+/** Default of nl_gsched_cfg.pull_batch_s with NL_GSCHED_PULL_PER_PASS [s]: there a pass that
+ *  sent jobs opens the next fetch, so the bound sets how fast the obtain-match loop runs;
+ *  0.25 s gives the same utilizations within 0.004 (docs/results.md, Table 1). */
+#define NL_GSCHED_PASS_BATCH_S 1.0
 
 /**
  * Free cores a scheduling node believes a node has, from the record it holds.
@@ -197,8 +223,12 @@ struct nl_gsched_cfg {
 	 *  draws a scheduling node as a peer; it still opens its periodic exchange and its
 	 *  fetches, with compute nodes only. false (default): a participant like any other. */
 	bool sched_client;
-	/** With NL_GSCHED_PULL_PER_JOB a scheduling node recomputes its view for pulled records
-	 *  at most this often [s]; 0 = NL_GSCHED_PULL_BATCH_S. An engine bound on the number of
+	/** Gossip: what the exchanges a scheduling node opens bring it (periodic ones and the
+	 *  fetches of NL_GSCHED_PULL_PER_JOB). */
+	enum nl_gsched_fetch sched_fetch;
+	/** With NL_GSCHED_PULL_PER_JOB or _PER_PASS a scheduling node recomputes its view for
+	 *  pulled records at most this often [s]; 0 = NL_GSCHED_PULL_BATCH_S (per job) or
+	 *  NL_GSCHED_PASS_BATCH_S (per pass). An engine bound on the number of
 	 *  sweeps (several jobs a second in a large pool), not a model parameter:
 	 *  tests/gossip/test_gsched.c checks that 1 s gives the same utilization within 0.003. */
 	double pull_batch_s;

@@ -316,6 +316,37 @@ main(void)
 		  (double)rb.recs_sent / (double)rb.exchanges, ra.util,
 		  (double)ra.recs_sent / (double)ra.exchanges);
 
+	/* issue #37, the Table 1 model at 100 nodes (stop rule, records remade on a change, a
+	 * client scheduling node). What an exchange the scheduling node opens brings it: its own
+	 * pushes only revive rumours it already knew, so a pull is the same run; every record the
+	 * peer holds (§4.3 "accumulated") removes the small-pool penalty. How often it fetches:
+	 * one fetch per matching pass that sent jobs opens fewer exchanges than one per job, and
+	 * the free node waits longer */
+	struct nl_gsched_res fx, fp, fv, fpp;
+
+	rf.n_nodes = 100;
+	rf.sched_client = true;
+	rf.sched_pull = NL_GSCHED_PULL_PER_JOB;
+	nl_gsched_run(&rf, &fx);
+	rf.sched_fetch = NL_GSCHED_FETCH_PULL;
+	nl_gsched_run(&rf, &fp);
+	rf.sched_fetch = NL_GSCHED_FETCH_VIEW;
+	nl_gsched_run(&rf, &fv);
+	rf.sched_fetch = NL_GSCHED_FETCH_EXCHANGE;
+	rf.sched_pull = NL_GSCHED_PULL_PER_PASS;
+	nl_gsched_run(&rf, &fpp);
+	nl_tap_ok(fabs(fp.util - fx.util) < 0.001 && fp.recs_sent < fx.recs_sent &&
+			  fv.util > fx.util + 0.03,
+		  "100 nodes, stop-k on change, client: a pull %.4f (%llu records), an exchange "
+		  "%.4f (%llu), the whole view %.4f", fp.util, (unsigned long long)fp.recs_sent,
+		  fx.util, (unsigned long long)fx.recs_sent, fv.util);
+	nl_tap_ok(fpp.exchanges < fx.exchanges && fpp.idle_gap_s > fx.idle_gap_s,
+		  "100 nodes: a fetch per pass %llu exchanges, wait %.0f s; per job %llu, %.0f s",
+		  (unsigned long long)fpp.exchanges, fpp.idle_gap_s,
+		  (unsigned long long)fx.exchanges, fx.idle_gap_s);
+	rf.sched_fetch = (enum nl_gsched_fetch)3;
+	nl_tap_ok(nl_gsched_run(&rf, &fpp) == -EINVAL, "an unknown sched_fetch is refused");
+
 	/* issue #37: the wait a free core has before its next job (idle_gap_s). With a queue
 	 * that never runs dry the utilization is L / (L + gap), L = 45 min the mean job length,
 	 * so a utilization reads as a wait; gossip's wait grows with the pool (a record crosses
@@ -430,7 +461,7 @@ main(void)
 	gp.pull_batch_s = -1;
 	nl_tap_ok(nl_gsched_run(&gp, &pb) == -EINVAL, "a negative pull_batch_s is refused");
 	gp.pull_batch_s = 0;
-	gp.sched_pull = (enum nl_gsched_pull)2;
+	gp.sched_pull = (enum nl_gsched_pull)3;
 	nl_tap_ok(nl_gsched_run(&gp, &pb) == -EINVAL, "an unknown sched_pull is refused");
 
 	struct nl_gsched_cfg m = base(200, NL_GSCHED_GOSSIP, seed);
