@@ -128,7 +128,7 @@ enum nl_gsched_fetch {
 
 /** Default of nl_gsched_cfg.pull_batch_s with NL_GSCHED_PULL_PER_PASS [s]: there a pass that
  *  sent jobs opens the next fetch, so the bound sets how fast the obtain-match loop runs;
- *  0.25 s gives the same utilizations within 0.004 (docs/results.md, Table 1). */
+ *  0.25 s gives the same utilizations within 0.005 (docs/results.md, Table 1). */
 #define NL_GSCHED_PASS_BATCH_S 1.0
 
 /**
