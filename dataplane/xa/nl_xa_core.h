@@ -65,9 +65,9 @@ _Static_assert(((XA_TF_FARM | XA_TF_DETOURED) & NL_XA_TF_ALL) == 0,
 
 #define XA_RTX_CAP 1024u   /* unacknowledged datagrams kept per peer (ring by dgram_seq) */
 /* At most this many retransmissions per peer per check (100 a second): a peer back from a
- * partition or a pause gets what it missed paced (6,400 datagrams/s), not one burst of up to
+ * partition or a pause gets what it missed paced (1,600 datagrams/s), not one burst of up to
  * XA_RTX_CAP that overflows its receive ring with its SWIM messages (#36). */
-#define XA_RTX_BURST 64u
+#define XA_RTX_BURST 16u
 #define XA_DEDUP_WIN 4096u /* datagram numbers remembered per peer (> XA_RTX_CAP) */
 
 /* A numbered datagram sent and not yet acknowledged (retransmitted every retransmit_s). */

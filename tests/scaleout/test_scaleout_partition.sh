@@ -69,7 +69,7 @@ KEPT="[sum(p[x]['hold_kept']) for x in 'abc']"
 for hold in ${HOLDS:-10}; do
 	awk -v h="$hold" '{ print } /^\[scaleout\]/ { print "dead_hold_s = " h }' \
 		"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
-	r=1
+	r=1 rh=0 part_len=
 	res=
 	if up3 nlsc; then
 		r=0
@@ -91,6 +91,7 @@ for hold in ${HOLDS:-10}; do
 			verdict=$(echo "$(date +%s.%N) - $t0" | bc) || verdict="none within the partition"
 		wait $healer
 		t1=$(cat "$TMP/t_healed")
+		part_len=$(echo "$t1 - $t0" | bc)
 		so_wait 30 "all(live(o, q) for o in 'abc' for q in 'abc')" &&
 			back=$(echo "$(date +%s.%N) - $t1" | bc) || back=none
 		echo "# dead_hold_s $hold: partition of c $(echo "$(cat "$TMP/t_heal") - $t0" | bc) s (heal: tc took $(echo "$t1 - $(cat "$TMP/t_heal")" | bc) s more); verdicts (a on c and c on a) seen ${verdict} s after the cut, all live again ${back} s after it ended"
@@ -106,9 +107,13 @@ for hold in ${HOLDS:-10}; do
 			done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
 		done
 		report a b c || r=1
-		res=$(so_eval "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
+		for _ in 1 2 3; do # a busy appliance's telemetry may not answer at once
+			res=$(so_eval "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
+			[[ -n $res && $res != None ]] && break
+			sleep 1
+		done
 		echo "# dead_hold_s $hold: (gone per appliance, hold_kept, REJECTed machine_lost (not run) per appliance) = $res, $((SECONDS - t_cut)) s after the cut"
-		python3 - "$res" <<'PY' || r=1
+		python3 - "$res" <<'PY' || rh=1
 import ast, sys
 gone, kept, lost = ast.literal_eval(sys.argv[1])
 sys.exit(0 if all(g >= 1 for g in gone) and sum(kept) > 0 else 1)
@@ -122,10 +127,20 @@ PY
 	# means a task answered REJECT ran (or one ran twice)
 	n_ran=$(ran)
 	echo "# dead_hold_s $hold: sub-tasks the workers ran $n_ran, sub-tasks of the tasks answered COMPLETE $((2 * ${done_n:-0}))"
-	[[ $n_ran == $((2 * ${done_n:-0})) ]] || r=1
+	[[ $n_ran == $((2 * ${done_n:-0})) ]] || rh=1
 	if [[ $hold != 0 ]]; then
-		say "a ${PART_S} s partition of c, hold ${hold} s: 3 x 1,200 tasks each answered once, none REJECTed that ran (workers' runs = COMPLETEs), verdicts made and the held tasks kept" \
+		say "a ${PART_S} s partition of c: 3 x 1,200 tasks each answered once (COMPLETE or REJECT machine_lost), nothing lost or in flight" \
 			$r "${res:-not up}; membership: ${why:-quiet}"
+		# the hold's promise is for a partition shorter than the verdict plus the hold: when
+		# this host stalled so long that the cut lasted far longer than PART_S (seen once: the
+		# heal's own 5 s timer woke 18.8 s late), that run says nothing about it
+		if [[ -n $part_len && $(echo "$part_len > $PART_S + 3" | bc) == 1 ]]; then
+			echo "ok $((n + 1)) - hold ${hold} s: none REJECTed that ran, held tasks kept # SKIP the partition lasted ${part_len} s, not ${PART_S} (the host stalled the test's timer)"
+			n=$((n + 1))
+		else
+			say "hold ${hold} s: none REJECTed that ran (workers' runs = COMPLETEs), verdicts made and the held tasks kept" \
+				$((r | rh)) "${res:-not up}; workers ran $n_ran sub-tasks for $((2 * ${done_n:-0})) of COMPLETEs; membership: ${why:-quiet}"
+		fi
 	else
 		echo "# dead_hold_s 0 (the behaviour before, not asserted): $([[ $r == 0 ]] && echo "no REJECTed task ran" || echo "REJECTed tasks ran, or a check failed")"
 	fi
@@ -158,7 +173,11 @@ if up3 nlsc; then
 		done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
 	done
 	report b c || r=1
-	res=$(so_eval "[p[x]['detoured'] for x in 'bc']")
+	for _ in 1 2 3; do # a busy appliance's telemetry may not answer at once
+		res=$(so_eval "[p[x]['detoured'] for x in 'bc']")
+		[[ -n $res && $res != None ]] && break
+		sleep 1
+	done
 	echo "# root owner killed: tasks detoured past it at b and c $res"
 	[[ -n $res && $res != "None" && $res != "[0, 0]" ]] || r=1
 fi
