@@ -413,6 +413,24 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 
 /* ---------------------------------------------------------------- membership ---- */
 
+/* Whether pool task i is parked at appliance app. */
+static bool
+parked_there(const struct nl_dp *dp, const struct nl_xa *xa, unsigned int i, unsigned int app)
+{
+	return xa->task[i].state == XA_PARKED && xa->task[i].at == app && dp->pool_task[i] != NULL;
+}
+
+/* Tasks parked at appliance app now. */
+static uint64_t
+parked_at(const struct nl_dp *dp, const struct nl_xa *xa, unsigned int app)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < dp->n_pool; i++)
+		n += parked_there(dp, xa, i, app);
+	return n;
+}
+
 /* What was parked at appliance `app` (declared dead `why`, its hold over or not wanted) is
  * answered REJECT machine_lost or re-routed, now (X1: each exactly once); our unacknowledged
  * HANDOVERs to it are forgotten (HANDBACKs too when it `restarted`). */
@@ -424,10 +442,9 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 	uint64_t n = 0, r = 0;
 
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
-		const struct xa_task *xt = &xa->task[i];
 		struct nl_task *t = dp->pool_task[i];
 
-		if (xt->state != XA_PARKED || xt->at != app || t == NULL)
+		if (!parked_there(dp, xa, i, app))
 			continue;
 		unpark(xa, t);
 		if (reroute(io, t, false)) {
@@ -444,18 +461,6 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
 	       "%llu re-routed\n", xa->cfg.app[app].name, why, (unsigned long long)n,
 	       (unsigned long long)r);
-}
-
-/* Tasks parked at appliance app now. */
-static uint64_t
-parked_at(const struct nl_dp *dp, const struct nl_xa *xa, unsigned int app)
-{
-	uint64_t n = 0;
-
-	for (unsigned int i = 0; i < dp->n_pool; i++)
-		n += xa->task[i].state == XA_PARKED && xa->task[i].at == app &&
-		     dp->pool_task[i] != NULL;
-	return n;
 }
 
 void
@@ -493,12 +498,14 @@ peer_heard(struct nl_port *io, unsigned int app, uint64_t inc, const struct nl_f
 	p->mac_known = true;
 	p->last_rx_s = nl_xa_real_s();
 	p->rx_dgrams++;
-	if (p->inc != 0 && p->inc != inc && p->live) {
-		nl_xa_declare_lost_ctl(io, app, "restarted", false);
-		p->gone++;
-		p->rejoined++;
-	} else if (p->inc != 0 && p->inc != inc && p->hold_tsc != 0) {
-		settle_lost(io, app, "restarted while declared dead", true); /* it has lost them */
+	if (p->inc != 0 && p->inc != inc) { /* it restarted: it has lost what it held of ours */
+		if (p->live) {
+			nl_xa_declare_lost_ctl(io, app, "restarted", false);
+			p->gone++;
+			p->rejoined++;
+		} else if (p->hold_tsc != 0) {
+			settle_lost(io, app, "restarted while declared dead", true);
+		}
 	}
 	if (p->inc != inc) { /* a new incarnation numbers its datagrams from 1 */
 		p->rx_hi = 0;

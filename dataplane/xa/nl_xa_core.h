@@ -457,19 +457,6 @@ void nl_xa_drain_ctl(struct nl_dp *dp, void *ext);
 
 
 /**
- * Detour (issue #36): a live subtree root for a task whose next manager is on an appliance
- * declared dead (the task never got there, so entering it anew cannot run it twice): the
- * first root, this appliance's own first, whose appliance is live and one of whose machines
- * holds what the task needs (subset rule), other than `avoid`.
- * @param s     The current scheduler snapshot (its machines' resource vectors).
- * @param need  The task's resource set.
- * @return A manager index, or NL_NODE_NONE (no live subtree can take it).
- * @par Context  Control lcore only (nl_xa_entry.c); O(machines of the roots tried).
- */
-uint32_t nl_xa_detour_root_ctl(const struct nl_xa *xa, const struct nl_sched *s, uint64_t need,
-			       uint32_t avoid);
-
-/**
  * Put task t into manager `to`'s inbox (any manager: ours runs it, a proxy hands it out).
  * @return false when the inbox is full (the caller answers the task).
  * @par Context  Control lcore only (nl_xa_entry.c).
@@ -478,7 +465,8 @@ bool nl_xa_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
 
 /**
  * Detour (issue #36): task t's next manager to_mgr is on an appliance declared dead, so it
- * never got there: enter it anew at nl_xa_detour_root_ctl()'s live subtree root, once on
+ * never got there: enter it anew at a live subtree root whose machines hold what it needs
+ * (this appliance's own roots first, then live peers'), once on
  * this appliance (XA_TF_DETOURED) and while it has made fewer than XA_DETOUR_MAX_HOPS
  * transfers. Counted in xa->detoured (telemetry `detoured`).
  * @return true when it was put there; false: no live subtree can take it, or it was

@@ -105,9 +105,9 @@ root_can_take(const struct xa_root *r, const struct nl_sched *s, uint64_t need)
 	return false;
 }
 
-uint32_t
-nl_xa_detour_root_ctl(const struct nl_xa *xa, const struct nl_sched *s, uint64_t need,
-		      uint32_t avoid)
+/* The first live subtree root, ours first, other than avoid, whose machines hold need. */
+static uint32_t
+detour_root(const struct nl_xa *xa, const struct nl_sched *s, uint64_t need, uint32_t avoid)
 {
 	for (unsigned int pass = 0; pass < 2; pass++) /* our own roots first, then live peers' */
 		for (unsigned int i = 0; i < xa->n_root; i++) {
@@ -131,7 +131,7 @@ nl_xa_detour_ctl(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 
 	if ((xt->flags & XA_TF_DETOURED) || t->hops >= XA_DETOUR_MAX_HOPS)
 		return false;
-	to = nl_xa_detour_root_ctl(xa, io->dp->gen_rcu->s, t->need, to_mgr);
+	to = detour_root(xa, io->dp->gen_rcu->s, t->need, to_mgr);
 	if (to == NL_NODE_NONE)
 		return false;
 	xt->flags |= XA_TF_DETOURED;

@@ -61,6 +61,27 @@ cut_c() { # prep|add|del: the partition between c and {a, b}. prep (before the l
 busy2
 site_key
 WOPT=() # the workers' bye lines count the sub-tasks they ran
+answered() { # tasks, clients...: each client's tasks answered once (COMPLETE or REJECT
+	# machine_lost), none lost; adds their COMPLETEs to done_n; 0 when all hold
+	local n=$1 x rc=0
+	shift
+	for x in "$@"; do
+		echo "# $CASE, client of $x: $(summary "$TMP/lg_$x.log")"
+		[[ $(val "$TMP/lg_$x.log" accepted) == "$n" && $(val "$TMP/lg_$x.log" lost) == 0 &&
+			$(( $(val "$TMP/lg_$x.log" completed) + $(val "$TMP/lg_$x.log" rejected_machine_lost) )) == "$n" ]] || rc=1
+		done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
+	done
+	return $rc
+}
+tel() { # EXPR: so_eval, tried again while a busy appliance's telemetry does not answer
+	local v
+	for _ in 1 2 3; do
+		v=$(so_eval "$1")
+		[[ -n $v && $v != None ]] && break
+		sleep 1
+	done
+	echo "$v"
+}
 ran() { # sub-tasks the six workers ran (their bye lines)
 	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
 }
@@ -99,19 +120,10 @@ for hold in ${HOLDS:-10}; do
 		wait $lb
 		wait $lc
 		done_n=0
-		for x in a b c; do
-			echo "# dead_hold_s $hold, client of $x: $(summary "$TMP/lg_$x.log")"
-			# every task answered: COMPLETE, or REJECT machine_lost (never ran: checked below)
-			[[ $(val "$TMP/lg_$x.log" accepted) == 1200 && $(val "$TMP/lg_$x.log" lost) == 0 &&
-				$(( $(val "$TMP/lg_$x.log" completed) + $(val "$TMP/lg_$x.log" rejected_machine_lost) )) == 1200 ]] || r=1
-			done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
-		done
+		CASE="dead_hold_s $hold"
+		answered 1200 a b c || r=1
 		report a b c || r=1
-		for _ in 1 2 3; do # a busy appliance's telemetry may not answer at once
-			res=$(so_eval "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
-			[[ -n $res && $res != None ]] && break
-			sleep 1
-		done
+		res=$(tel "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
 		echo "# dead_hold_s $hold: (gone per appliance, hold_kept, REJECTed machine_lost (not run) per appliance) = $res, $((SECONDS - t_cut)) s after the cut"
 		python3 - "$res" <<'PY' || rh=1
 import ast, sys
@@ -166,18 +178,10 @@ if up3 nlsc; then
 	wait $lb
 	wait $lc
 	done_n=0
-	for x in b c; do
-		echo "# root owner killed, client of $x: $(summary "$TMP/lg_$x.log")"
-		[[ $(val "$TMP/lg_$x.log" accepted) == 3000 && $(val "$TMP/lg_$x.log" lost) == 0 &&
-			$(( $(val "$TMP/lg_$x.log" completed) + $(val "$TMP/lg_$x.log" rejected_machine_lost) )) == 3000 ]] || r=1
-		done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
-	done
+	CASE="root owner killed"
+	answered 3000 b c || r=1
 	report b c || r=1
-	for _ in 1 2 3; do # a busy appliance's telemetry may not answer at once
-		res=$(so_eval "[p[x]['detoured'] for x in 'bc']")
-		[[ -n $res && $res != None ]] && break
-		sleep 1
-	done
+	res=$(tel "[p[x]['detoured'] for x in 'bc']")
 	echo "# root owner killed: tasks detoured past it at b and c $res"
 	[[ -n $res && $res != "None" && $res != "[0, 0]" ]] || r=1
 fi
