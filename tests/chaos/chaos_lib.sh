@@ -45,6 +45,7 @@
 CHAOS_SRC=${NL_SRC_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 . "$CHAOS_SRC/tests/common/nl_tap.sh"
 . "$CHAOS_SRC/tests/common/nl_veth.sh"
+. "$CHAOS_SRC/tests/common/nl_tmp.sh"
 
 chaos_skip() { echo "1..0 # SKIP $*"; exit 0; }
 
@@ -86,8 +87,7 @@ chaos_init() { # TAG NLEVEL WORKER SUBMIT
 	CNS=nlc$tag$CID CVA=nlca$CID CVB=nlcb$CID CPFX=nlc$tag$CID
 	CNET=10.$((100 + CID % 100)).$((CID / 100 % 250))
 	CAPP_IP=$CNET.1
-	CT=$(mktemp -d /tmp/nlchaos.XXXXXX)
-	chmod 755 "$CT"
+	CT=$(nl_scratch nlchaos) # tmpfs: the journal fsyncs fast (nl_tmp.sh)
 	trap chaos_cleanup EXIT
 	nl_veth_up "$CNS" "$CVA" "$CVB" "$CNET" || chaos_skip "$NL_VETH_ERR"
 	CINNS=(ip netns exec "$CNS")

@@ -48,6 +48,7 @@ TEL=$SRC/tests/dataplane/nl_tel.py
 SAMPLER=$SRC/tests/dataplane/nl_sampler.py
 n=0 fails=0
 . "$SRC/tests/common/nl_veth.sh"
+. "$SRC/tests/common/nl_tmp.sh"
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # NL_SECURE_ONLY="2 4": run only those cases (development)
 want() { [[ -z ${NL_SECURE_ONLY:-} || " $NL_SECURE_ONLY " == *" $1 "* ]]; }
@@ -57,8 +58,7 @@ ok() { n=$((n + 1)); if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok
 command -v ip >/dev/null || skip "no iproute2"
 id=$$
 NS=nls$id VA=nsa$id VB=nsb$id PFX=nls$id
-TMP=$(mktemp -d)
-chmod 755 "$TMP"
+TMP=$(nl_scratch nlsec) # tmpfs: the journal fsyncs fast (nl_tmp.sh)
 PIDS=()
 APP=
 cleanup() {

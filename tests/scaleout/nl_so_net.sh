@@ -5,6 +5,7 @@
 # and clients and read their telemetry. Needs NLEVEL WORKER LOADGEN SRC CFG set; a TAP skip
 # plan when not root or without netns/veth/bridge.
 . "$SRC/tests/common/nl_tap.sh"
+. "$SRC/tests/common/nl_tmp.sh"
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 
 [[ $(id -u) == 0 ]] || skip "not root"
@@ -15,7 +16,7 @@ declare -A NS IP PFX APP
 for x in a b c; do NS[$x]=nls$x$id; PFX[$x]=nls$x$id; APP[$x]=; done
 IP[a]=10.98.0.1 IP[b]=10.98.0.2 IP[c]=10.98.0.3
 declare -A WID=([a]=1 [b]=2 [c]=3)
-TMP=${NL_SO_KEEP:-$(mktemp -d)} # NL_SO_KEEP=DIR keeps the logs (debugging)
+TMP=${NL_SO_KEEP:-$(nl_scratch nlso)} # NL_SO_KEEP=DIR keeps the logs (debugging)
 mkdir -p "$TMP"
 PIDS=()
 KEYARGS=() # (--key FILE): the authenticated protocol (version 2) for appliances, workers, clients

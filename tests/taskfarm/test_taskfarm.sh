@@ -24,6 +24,7 @@ SRC=${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 CFG=$SRC/tests/taskfarm/farm.ini
 TEL=$SRC/tests/dataplane/nl_tel.py
 . "$SRC/tests/common/nl_tap.sh"
+. "$SRC/tests/common/nl_tmp.sh"
 . "$SRC/tests/common/nl_veth.sh"
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 
@@ -32,8 +33,7 @@ command -v ip >/dev/null || skip "no iproute2"
 id=$$
 NS=nltf$id VA=nltfa$id VB=nltfb$id PFX=nltf$id
 APP_IP=10.91.0.1 NS_IP=10.91.0.2 # a subnet of its own: it runs beside other tests
-TMP=$(mktemp -d /tmp/nltf.XXXXXX)
-chmod 755 "$TMP"
+TMP=$(nl_scratch nltf) # tmpfs: the journal fsyncs fast (nl_tmp.sh)
 WPIDS=() APP=
 cleanup() {
 	for p in "${WPIDS[@]}"; do kill "$p" 2>/dev/null; done
