@@ -69,15 +69,28 @@ for _ in $(seq 100); do [[ $(pgrep -fc "sleep 8$") -ge 8 ]] && break; sleep 0.1;
 kill -STOP "$CHAOS_APP" "${CW_PID[1]}" "${CW_PID[2]}"
 sleep 5
 kill -CONT "$CHAOS_APP"
+t_app=$(date +%s.%N)
 sleep 1
 kill -CONT "${CW_PID[1]}" "${CW_PID[2]}"
+t_w=$(date +%s.%N)
 wait $HELD
 rc=$?
-say "appliance and workers held 5 s (SIGSTOP), the workers 1 s longer: none removed, 8 ok" \
-	"$([[ $rc == 0 && $(chaos_tel_key /nlevel/stats workers_left) == "$left0" &&
-		$(grep -c ',ok,' "$CT/held.csv") == 8 && $(grep -c . "$CT/held.csv") == 9 ]] &&
-		grep -q 'I/O lcore was held' "$CT/app.log"; echo $?)" \
-	"rc $rc, workers_left $left0 -> $(chaos_tel_key /nlevel/stats workers_left): $(tail -n 2 "$CT/held.out") | $(grep -e left -e held "$CT/app.log" | tail -n 4)"
+what="appliance and workers held 5 s (SIGSTOP), the workers 1 s longer: none removed, 8 ok"
+late=$(echo "$t_w - $t_app" | bc)
+if [[ $(echo "$late > 2" | bc) == 1 ]]; then
+	# the promise is for workers silent 1 s past the appliance's own hold, within
+	# --worker-timeout 3; when this host stalled the test's 1 s timer itself (seen: the
+	# partition test's 5 s timer woke 7 and 13.8 s late), the workers were silent longer and a
+	# removal is right: the run says nothing about the promise
+	echo "ok $((n + 1)) - $what # SKIP the workers were resumed ${late} s after the appliance, not 1 s (the host stalled the test's timer)"
+	n=$((n + 1))
+else
+	say "$what" \
+		"$([[ $rc == 0 && $(chaos_tel_key /nlevel/stats workers_left) == "$left0" &&
+			$(grep -c ',ok,' "$CT/held.csv") == 8 && $(grep -c . "$CT/held.csv") == 9 ]] &&
+			grep -q 'I/O lcore was held' "$CT/app.log"; echo $?)" \
+		"rc $rc, workers resumed ${late} s after the appliance, workers_left $left0 -> $(chaos_tel_key /nlevel/stats workers_left): $(tail -n 2 "$CT/held.out") | $(grep -e left -e held "$CT/app.log" | tail -n 4)"
+fi
 
 say "the appliance still serves" "$(kill -0 "$CHAOS_APP"; echo $?)" "$(tail -n 5 "$CT/app.log")"
 chaos_invariant_check
