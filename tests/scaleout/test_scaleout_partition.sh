@@ -73,15 +73,6 @@ answered() { # tasks, clients...: each client's tasks answered once (COMPLETE or
 	done
 	return $rc
 }
-tel() { # EXPR: so_eval, tried again while a busy appliance's telemetry does not answer
-	local v
-	for _ in 1 2 3; do
-		v=$(so_eval "$1")
-		[[ -n $v && $v != None ]] && break
-		sleep 1
-	done
-	echo "$v"
-}
 ran() { # sub-tasks the six workers ran (their bye lines)
 	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
 }
@@ -123,7 +114,7 @@ for hold in ${HOLDS:-10}; do
 		CASE="dead_hold_s $hold"
 		answered 1200 a b c || r=1
 		report a b c || r=1
-		res=$(tel "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
+		res=$(so_eval "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
 		echo "# dead_hold_s $hold: (gone per appliance, hold_kept, REJECTed machine_lost (not run) per appliance) = $res, $((SECONDS - t_cut)) s after the cut"
 		python3 - "$res" <<'PY' || rh=1
 import ast, sys
@@ -181,7 +172,7 @@ if up3 nlsc; then
 	CASE="root owner killed"
 	answered 3000 b c || r=1
 	report b c || r=1
-	res=$(tel "[p[x]['detoured'] for x in 'bc']")
+	res=$(so_eval "[p[x]['detoured'] for x in 'bc']")
 	echo "# root owner killed: tasks detoured past it at b and c $res"
 	[[ -n $res && $res != "None" && $res != "[0, 0]" ]] || r=1
 fi
