@@ -765,9 +765,12 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 			idle = 0;
 		}
 		if (dp->o.idle_sleep_us > 0 && idle > 256) {
+			uint64_t t0 = rte_rdtsc();
+
 			urcu_qsbr_thread_offline();
 			rte_delay_us_sleep(dp->o.idle_sleep_us);
 			urcu_qsbr_thread_online();
+			io->nap_cyc = rte_rdtsc() - t0; /* a late wake-up tells in nl_dp_live_turn() */
 		}
 	}
 	rc = 0;

@@ -129,6 +129,10 @@ struct nl_port {
 	struct nl_dp_counts snap;     /* the control lcore's snapshot of request snap_done */
 	struct nl_port_counts psnap;  /* and the port's */
 	uint64_t live_tsc;            /* the I/O loop's last turn (TSC; nl_dp_live_turn()) */
+	uint64_t nap_cyc;             /* the last turn's idle nap (TSC cycles; --idle-sleep-us) */
+	uint64_t ru_tsc;              /* when ru was read (at most every 100 ms) */
+	double ru_cpu_s;              /* this thread's CPU time then [s] (getrusage) */
+	long ru_nivcsw, ru_nvcsw;     /* and its context switches then */
 	struct nl_dp_drain drain;     /* #34: drain on stop */
 };
 
@@ -172,7 +176,9 @@ void nl_dp_drain_end(struct nl_port *io, unsigned int (*subs)(struct nl_port *io
  * Once per turn of the I/O loop: a turn of over 100 ms since the last one (the lcore held by
  * the host) moves every live worker's last-heard time on by its length, so that
  * --worker-timeout counts only silence while the appliance ran (nl_dp_live.c; memberlist's
- * Lifeguard, "local health awareness"). Logs a turn over 1 s.
+ * Lifeguard, "local health awareness"). Logs a turn over 1 s with where its time went: in
+ * the lcore's idle nap (io->nap_cyc; the kernel woke it late), on the CPU (a long turn), or
+ * neither (not scheduled), read from getrusage(RUSAGE_THREAD) every 100 ms.
  * @param io   The port. @param tsc  rte_rdtsc() now.
  * @par Context The I/O lcore only.
  */

@@ -11,7 +11,7 @@
 #include "nl_load.h"
 
 static struct nl_load_snap *
-snap_alloc(unsigned int n_mach, unsigned int n_mgr)
+snap_alloc(struct nl_load_table *t, unsigned int n_mach, unsigned int n_mgr)
 {
 	struct nl_load_snap *s;
 	size_t sz = sizeof(*s) + n_mgr * sizeof(uint64_t) + n_mach * sizeof(struct nl_mach_load);
@@ -19,17 +19,60 @@ snap_alloc(unsigned int n_mach, unsigned int n_mgr)
 	s = calloc(1, sz);
 	if (s == NULL)
 		return NULL;
-	s->n_mach = n_mach;
+	s->n_mach = s->cap_mach = n_mach;
 	s->n_mgr = n_mgr;
 	s->applied = (uint64_t *)(s + 1);
 	s->load = (struct nl_mach_load *)(s->applied + n_mgr);
+	s->table = t;
+	cds_lfs_node_init(&s->spare);
+	if (t != NULL)
+		t->n_snap_alloc++;
 	return s;
 }
 
+/* A snapshot for the next publish: a spare one past its grace period when it has room (the
+ * writer is the only popper, which is what __cds_lfs_pop() asks), else a new one. */
+static struct nl_load_snap *
+snap_get(struct nl_load_table *t)
+{
+	struct cds_lfs_node *n;
+
+	while ((n = __cds_lfs_pop(&t->spare)) != NULL) {
+		struct nl_load_snap *s = caa_container_of(n, struct nl_load_snap, spare);
+
+		uatomic_dec(&t->n_spare);
+		if (s->cap_mach >= t->n_mach && s->n_mgr == t->n_mgr) {
+			s->n_mach = t->n_mach;
+			return s;
+		}
+		free(s); /* the table grew: too small */
+	}
+	return snap_alloc(t, t->n_mach, t->n_mgr);
+}
+
+/* call_rcu thread: the grace period is over, no reader holds s any more (I2, I3) */
 static void
 snap_free_cb(struct rcu_head *head)
 {
-	free(caa_container_of(head, struct nl_load_snap, rcu));
+	struct nl_load_snap *s = caa_container_of(head, struct nl_load_snap, rcu);
+	struct nl_load_table *t = s->table;
+
+	if (uatomic_add_return(&t->n_spare, 1) > NL_LOAD_SPARE_MAX) {
+		uatomic_dec(&t->n_spare);
+		free(s);
+		return;
+	}
+	cds_lfs_push(&t->spare, &s->spare);
+}
+
+static void
+spare_free(struct nl_load_table *t)
+{
+	struct cds_lfs_node *n;
+
+	while ((n = __cds_lfs_pop(&t->spare)) != NULL)
+		free(caa_container_of(n, struct nl_load_snap, spare));
+	t->n_spare = 0;
 }
 
 int
@@ -42,6 +85,7 @@ nl_load_create(struct nl_load_table **out, unsigned int n_mach, unsigned int n_m
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return -ENOMEM;
+	__cds_lfs_init(&t->spare);
 	t->w_load = calloc(n_mach, sizeof(*t->w_load));
 	t->w_applied = calloc(n_mgr, sizeof(*t->w_applied));
 	t->n_mach = n_mach;
@@ -52,7 +96,7 @@ nl_load_create(struct nl_load_table **out, unsigned int n_mach, unsigned int n_m
 		free(t);
 		return -ENOMEM;
 	}
-	struct nl_load_snap *s = snap_alloc(n_mach, n_mgr);
+	struct nl_load_snap *s = snap_alloc(t, n_mach, n_mgr);
 
 	if (s == NULL) {
 		free(t->w_load);
@@ -74,6 +118,7 @@ nl_load_free(struct nl_load_table *t)
 		return;
 	/* Wait for callbacks of earlier publishes so no freed-later snapshot outlives us. */
 	urcu_qsbr_barrier();
+	spare_free(t);
 	free(t->cur_rcu);
 	free(t->w_load);
 	free(t->w_applied);
@@ -112,7 +157,7 @@ nl_load_mark_applied_ctl(struct nl_load_table *t, uint32_t mgr, uint64_t seq)
 int
 nl_load_publish_ctl(struct nl_load_table *t)
 {
-	struct nl_load_snap *s = snap_alloc(t->n_mach, t->n_mgr), *old;
+	struct nl_load_snap *s = snap_get(t), *old;
 
 	if (s == NULL)
 		return -ENOMEM;

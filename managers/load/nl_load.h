@@ -8,7 +8,12 @@
  * it publishes an immutable snapshot: a fresh copy of the working table, a version number and,
  * per manager, the sequence number of the last booking of that manager the working table
  * already reflects (`applied`). The snapshot pointer is replaced with rcu_assign_pointer() and
- * the old snapshot is freed by urcu_qsbr_call_rcu() after a grace period.
+ * the old snapshot is given back by urcu_qsbr_call_rcu() after a grace period: onto a
+ * lock-free stack of spare snapshots (liburcu's cds_lfs; the call_rcu thread pushes, the writer
+ * pops), which the next publish reuses. In steady state a publish allocates nothing, so the
+ * writer (the I/O lcore) makes no mmap()/munmap() through the allocator: on a host whose kernel
+ * holds a process's memory-map locks for seconds (seen here: DAMON's kdamond, preempted inside
+ * its page-access checks for up to 6.3 s), such a call held the I/O lcore and its telemetry.
  *
  * A manager never reads the shared snapshot during a decision. It keeps a private view
  * (struct nl_load_view): on refresh, when the snapshot's version changed, it copies the
@@ -43,6 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <urcu/lfstack.h>
 #include <urcu/urcu-qsbr.h>
 
 #include "nl_machine.h"
@@ -58,7 +64,10 @@ struct nl_load_snap {
 	unsigned int n_mgr;         /**< managers in applied[] */
 	uint64_t *applied;          /**< [n_mgr] last booking seq of each manager reflected */
 	struct nl_mach_load *load;  /**< [n_mach] */
+	unsigned int cap_mach;      /**< machines load[] has room for (a reused snapshot) */
+	struct nl_load_table *table; /**< whose spare stack takes it back */
 	struct rcu_head rcu;        /**< for urcu_qsbr_call_rcu() */
+	struct cds_lfs_node spare;  /**< on the table's spare stack */
 };
 
 /** The table: RCU root plus the writer's working state. */
@@ -70,7 +79,14 @@ struct nl_load_table {
 	unsigned int n_mgr;
 	uint64_t version;             /**< of the last publish */
 	uint64_t n_publish;           /**< publishes so far (statistics) */
+	uint64_t n_snap_alloc;        /**< snapshots allocated (not reused) so far (statistics) */
+	struct __cds_lfs_stack spare; /**< snapshots past their grace period, for reuse (no lock) */
+	unsigned long n_spare;        /**< on it (uatomic; at most NL_LOAD_SPARE_MAX) */
 };
+
+/** Spare snapshots a table keeps at most; more are freed (only as many as wait for a grace
+ *  period at once are ever needed). */
+#define NL_LOAD_SPARE_MAX 64u
 
 /** One booking a manager made since its last snapshot. */
 struct nl_load_booking {
@@ -153,11 +169,13 @@ int nl_load_apply_ctl(struct nl_load_table *t, uint32_t mgr, uint64_t seq, uint3
 void nl_load_mark_applied_ctl(struct nl_load_table *t, uint32_t mgr, uint64_t seq);
 
 /**
- * Publish the working table as a new snapshot; the old one is freed after a grace period.
+ * Publish the working table as a new snapshot; the old one goes back to the table's spare
+ * stack after a grace period (I2), and a publish reuses a spare one: it allocates only when
+ * none is left or the machine count grew past the spare's room.
  *
  * @param t  Table.
  * @return 0; -ENOMEM (the old snapshot stays current).
- * @par Context  Writer only (I1); registered and online QSBR thread (call_rcu); allocates.
+ * @par Context  Writer only (I1); registered and online QSBR thread (call_rcu).
  */
 int nl_load_publish_ctl(struct nl_load_table *t);
 

@@ -55,6 +55,41 @@ test_view_replays_unapplied_bookings(void)
 	urcu_qsbr_thread_online();
 }
 
+/* A publish after its predecessor's grace period reuses that snapshot instead of allocating
+ * (in steady state the writer, the I/O lcore, allocates nothing and so maps no memory); one
+ * that grew past a spare's room allocates a new one; the contents are the working table's. */
+static void
+test_publish_reuses_snapshots_past_their_grace_period(void)
+{
+	struct nl_load_table *t;
+	struct nl_load_view v;
+	bool good = true;
+
+	nl_load_create(&t, 8, 1);
+	nl_load_view_init(&v, 0, 16, 8);
+	for (uint32_t k = 1; k <= 10; k++) {
+		nl_load_entry_ctl(t, k % 8)->n_sub = k;
+		nl_load_publish_ctl(t);
+		urcu_qsbr_thread_offline();
+		urcu_qsbr_barrier(); /* the predecessor's callback has run: it is spare */
+		urcu_qsbr_thread_online();
+		good &= nl_load_view_refresh_rcu(&v, t) && v.load[k % 8].n_sub == k;
+	}
+	printf("# 10 publishes, each after the last one's grace period: %lu snapshots allocated\n",
+	       (unsigned long)t->n_snap_alloc);
+	/* the first at create, the second at the first publish (nothing spare yet) */
+	nl_tap_check(good && t->n_snap_alloc == 2, "test_publish_reuses_snapshots_past_their_grace_period");
+	nl_load_resize_ctl(t, 12); /* the spare has room for 8: a new one */
+	nl_load_entry_ctl(t, 11)->n_sub = 7;
+	nl_load_publish_ctl(t);
+	good = nl_load_view_refresh_rcu(&v, t) && v.n_mach == 12 && v.load[11].n_sub == 7;
+	nl_tap_check(good && t->n_snap_alloc > 2, "test_grown_table_does_not_reuse_a_smaller_snapshot");
+	nl_load_view_fini(&v);
+	urcu_qsbr_thread_offline();
+	nl_load_free(t);
+	urcu_qsbr_thread_online();
+}
+
 struct rd {
 	struct nl_load_table *t;
 	unsigned long torn, refreshes;
@@ -123,6 +158,7 @@ main(void)
 	urcu_qsbr_register_thread();
 	test_view_replays_unapplied_bookings();
 	test_readers_never_see_torn_or_freed_snapshots();
+	test_publish_reuses_snapshots_past_their_grace_period();
 	urcu_qsbr_unregister_thread();
 	return nl_tap_done();
 }
