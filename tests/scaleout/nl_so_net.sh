@@ -139,6 +139,17 @@ wait_joined() { # app, workers
 	return 1
 }
 summary() { grep '^SUMMARY' "$1" | tail -n 1; }
+so_why() { # for a failure's detail: the clients' counts and what the appliances' logs said
+	local f out=
+	for f in "$TMP"/lg_?.log; do
+		[[ -f $f ]] && out+="client of ${f: -5:1}: $(summary "$f" | tr ' ' '\n' |
+			grep -E '^(sent|accepted|completed|rejected|lost|failed|rejected_machine_lost|rejected_overload)=' |
+			tr '\n' ' ')| "
+	done
+	out+=$(grep -h "suspected\|gone (\|was held\|refuted\|ERROR\|exit status" "$TMP"/app_?.log 2>/dev/null |
+		head -n 8 | cut -c1-220 | tr '\n' '|')
+	echo "$out"
+}
 val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 loadgen() { # app, tasks, rate, seed, extra args
 	local x=$1 n=$2 r=$3 s=$4

@@ -53,6 +53,7 @@ PY
 			fi
 		fi
 		stop_all || r=1
+		[[ $r == 0 ]] || res+="; $(so_why)"
 		say "$scheme entry=$entry: 2 x 1,200 tasks all COMPLETE$([[ $entry == local ]] && echo ", entered at own managers, under 3/4 of entry=tree's hand-overs per task")" \
 			$r "(entry_local, entry_policy, hand-overs per task) = $res; entry=tree: ${XPT[$scheme.tree]:-?}"
 	done
