@@ -25,17 +25,18 @@
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
+/* The thread's CPU time and context switches, into io->ru_* (every 100 ms, and at a hold) */
 static void
-live_ru(struct nl_port *io, uint64_t tsc, double *cpu_s, long *nivcsw, long *nvcsw)
+live_ru(struct nl_port *io, uint64_t tsc)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_THREAD, &ru) != 0)
 		return;
-	*cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-		 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	*nivcsw = ru.ru_nivcsw;
-	*nvcsw = ru.ru_nvcsw;
+	io->ru_cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	io->ru_nivcsw = ru.ru_nivcsw;
+	io->ru_nvcsw = ru.ru_nvcsw;
 	io->ru_tsc = tsc;
 }
 
@@ -52,20 +53,17 @@ nl_dp_live_turn(struct nl_port *io, uint64_t tsc)
 			double cpu = io->ru_cpu_s, held = (double)(tsc - io->ru_tsc) / (double)hz;
 			long niv = io->ru_nivcsw, nv = io->ru_nvcsw;
 
-			live_ru(io, tsc, &cpu, &niv, &nv);
+			live_ru(io, tsc);
 			DP_LOG(NOTICE, "the I/O lcore was held %.1f s: the workers' silence in that "
 			       "time is not counted against them (--worker-timeout); of the last "
 			       "%.1f s, %.1f s in its idle nap (--idle-sleep-us), %.2f s on a CPU, "
 			       "%ld involuntary and %ld voluntary context switches\n",
 			       (double)gap / (double)hz, held, (double)io->nap_cyc / (double)hz,
-			       cpu - io->ru_cpu_s, niv - io->ru_nivcsw, nv - io->ru_nvcsw);
-			io->ru_cpu_s = cpu;
-			io->ru_nivcsw = niv;
-			io->ru_nvcsw = nv;
+			       io->ru_cpu_s - cpu, io->ru_nivcsw - niv, io->ru_nvcsw - nv);
 		}
 	}
 	if (tsc - io->ru_tsc > hz / 10)
-		live_ru(io, tsc, &io->ru_cpu_s, &io->ru_nivcsw, &io->ru_nvcsw);
+		live_ru(io, tsc);
 	io->live_tsc = tsc;
 	io->nap_cyc = 0;
 }

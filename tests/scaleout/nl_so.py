@@ -49,6 +49,17 @@ def session(prefix, cmds):
     return out
 
 
+def again(get, good, secs=10, step=0.2):
+    """get() until good(result) or secs pass (step s apart); the last result either way. A
+    telemetry reading that is missing is a slow server thread on a loaded host, not a value."""
+    end = time.time() + secs
+    v = get()
+    while not good(v) and time.time() < end:
+        time.sleep(step)
+        v = get()
+    return v
+
+
 def snap(apps):
     cmds = ["/nlevel/stats", "/nlevel/appliances", "/nlevel/summaries"]
     got = {n: session(x, cmds) for n, x in apps}
@@ -82,20 +93,11 @@ def main():
         rest = sys.argv[2:]
     apps = [a.split("=", 1) for a in rest]
     if mode == "wait":
-        end = time.time() + secs
-        while time.time() < end:
-            if ev(expr, apps):
-                return 0
-            time.sleep(0.1)
-        return 1
+        return 0 if again(lambda: ev(expr, apps), bool, secs, 0.1) else 1
     if mode == "eval":
         # an appliance whose telemetry did not answer reads as {}, and EXPR then fails (None):
         # on a loaded host that is a slow server thread, not a value, so try again for 10 s
-        end = time.time() + 10
-        v = ev(expr, apps)
-        while v is None and time.time() < end:
-            time.sleep(0.2)
-            v = ev(expr, apps)
+        v = again(lambda: ev(expr, apps), lambda v: v is not None)
         if v is None:
             print("# nl_so eval: %s gave nothing for 10 s (%s)" % (expr[:80], WHY), file=sys.stderr)
         print(v)
@@ -127,13 +129,9 @@ def report(apps, err=None):
         # here: the ASan build's telemetry thread waiting 2+ s in the kernel for its memory
         # map, the I/O lcore serving on; docs/dataplane.md "What holds the I/O lcore"): ask
         # again for 10 s, as eval does, before the reading counts as missing
-        end = time.time() + 10
-        while True:
-            both = session(x, ["/nlevel/stats", "/nlevel/appliances"])
-            st, j = both["/nlevel/stats"], both["/nlevel/appliances"]
-            if st or time.time() >= end:
-                break
-            time.sleep(0.2)
+        both = again(lambda: session(x, ["/nlevel/stats", "/nlevel/appliances"]),
+                     lambda b: b["/nlevel/stats"])
+        st, j = both["/nlevel/stats"], both["/nlevel/appliances"]
         if not st:
             print("# %s: no telemetry (%s)" % (n, WHY.get(x, "?")))
             print("# %s: no telemetry (%s)" % (n, WHY.get(x, "?")), file=sys.stderr)
