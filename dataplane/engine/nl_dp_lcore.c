@@ -112,8 +112,10 @@ hand_drain_st(struct nl_dp_lcore *lc, double now_vt)
 	return n;
 }
 
-static unsigned int
-mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
+/* mg's periodic measurement when due and a burst of its inbox decided; the decisions'
+ * hand-overs on this lcore stay in its FIFO (the caller drains them). */
+static inline unsigned int
+mgr_poll_inbox_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 {
 	struct nl_dp *dp = lc->dp;
 	struct nl_sched *s = lc->gen->s;
@@ -151,8 +153,41 @@ mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
 		decide_st(lc, s, mg, mg->cur.t, emu ? mg->cur_done_vt : now_vt);
 		n++;
 	}
-	if (!emu)
+	return n;
+}
+
+static unsigned int
+mgr_poll_st(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg, double now_vt)
+{
+	unsigned int n = mgr_poll_inbox_st(lc, mg, now_vt);
+
+	if (!lc->dp->o.emulate)
 		n += hand_drain_st(lc, now_vt); /* the burst's tasks on to their leaves */
+	return n;
+}
+
+unsigned int
+nl_dp_mgr_serve_ctl(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg)
+{
+	struct nl_dp *dp = lc->dp;
+	unsigned int n;
+
+	if (dp->o.emulate || mg->owner != lc)
+		return 0;
+	lc->gen = dp->gen_rcu; /* the caller publishes the generations (I3): the current one */
+	n = mgr_poll_inbox_st(lc, mg, nl_dp_now_vt(dp));
+	/* Forwards to managers lc also owns went to its FIFO (nl_dp_hand_put_st()); lc owns
+	 * managers this caller does not decide at (a scale-out proxy's), so each goes to its
+	 * inbox and the caller sees it on its next drain: decided here or carried away. */
+	while (lc->hand_head != lc->hand_tail) {
+		struct nl_dp_hand h = lc->hand[lc->hand_head++ & (NL_DP_HAND_CAP - 1)];
+
+		if (!nl_dp_inbox_put_ctl(dp, h.t, h.mgr))
+			nl_dp_task_fail_st(lc, h.t, NL_REJECT_OVERLOAD);
+	}
+	nl_dp_lat_flush_st(lc);
+	if (mg->has_cur || rte_ring_count(mg->inbox) > 0 || mg->id == dp->measure_mgr)
+		nl_dp_mgr_mark(mg);
 	return n;
 }
 

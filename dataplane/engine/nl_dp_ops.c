@@ -412,6 +412,29 @@ const struct nl_engine_ops nl_dp_engine_ops = {
 	.load_gen = eng_load_gen,
 };
 
+/* A decision on a manager the control lcore serves (nl_dp_mgr_serve_ctl()) passes on at
+ * once to no other manager (I6): the lcore struct it runs on also owns managers that are
+ * not decided here (a scale-out proxy's), so every hop goes through an inbox. */
+static bool
+eng_pass_never(void *ctx, struct nl_task *t, uint32_t to, double now_vt)
+{
+	(void)ctx;
+	(void)t;
+	(void)to;
+	(void)now_vt;
+	return false;
+}
+
+const struct nl_engine_ops nl_dp_engine_ops_ctl = {
+	.forward = eng_forward,
+	.dispatch = eng_dispatch,
+	.reject = eng_reject,
+	.load = eng_load,
+	.queue_len = eng_queue_len,
+	.pass = eng_pass_never,
+	.load_gen = eng_load_gen,
+};
+
 /*
  * Lock-step runs only (opts.lockstep, one thread): a booking is put into every other view at
  * once, so a manager deciding later at the same instant sees it, as the simulator's one load
@@ -471,6 +494,13 @@ const struct nl_engine_ops nl_dp_engine_ops_lockstep = {
 	.pass = eng_pass,
 	.load_gen = eng_load_gen_lockstep,
 };
+
+bool
+nl_dp_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t mgr)
+{
+	t->at_mgr = mgr;
+	return inbox_put(dp, t, mgr, nl_dp_now_vt(dp));
+}
 
 int
 nl_dp_ingress_at_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr, double stamp_vt)

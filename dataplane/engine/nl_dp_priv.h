@@ -270,6 +270,29 @@ int nl_dp_ingress_st(struct nl_dp_lcore *lc, struct nl_task *t, double stamp_vt,
 int nl_dp_ingress_at_st(struct nl_dp_lcore *lc, struct nl_task *t, uint32_t mgr, double stamp_vt);
 
 /**
+ * Put t on manager `mgr`'s inbox, stamped now, and set its lcore's pending bit (any
+ * manager: one a manager lcore polls, or a scale-out proxy's).
+ * @return true; false when mgr does not exist or its inbox is full (the caller fails t).
+ * @par Context Any thread that holds t (inboxes are multi-producer).
+ */
+bool nl_dp_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t mgr);
+
+/**
+ * Decide at manager mg on lc, an lcore struct no manager lcore runs (a scale-out proxy's,
+ * whose managers this caller has adopted, issue #36 standby): the policy's periodic
+ * measurement when mg is the measuring manager and it is due, then a burst of mg's inbox,
+ * exactly as a manager lcore's poll does (mgr_poll_st()), with lc->eng.ops =
+ * nl_dp_engine_ops_ctl (no pass-through, I6: lc owns managers the caller does not decide
+ * at). Hand-overs to managers of lc go to their inboxes; mg's pending bit is set again when
+ * it still has work.
+ * @return tasks decided (0 when timing is emulated or lc does not own mg).
+ * @par Context The one thread that serves lc (the control lcore), which publishes the
+ * machine generations (it reads dp->gen_rcu without a read-side section).
+ * @par Source docs/scale-out.md "Standby".
+ */
+unsigned int nl_dp_mgr_serve_ctl(struct nl_dp_lcore *lc, struct nl_dp_mgr *mg);
+
+/**
  * Native and port modes: hand t to manager `mgr` without its inbox (no atomic, no pending
  * bit). A manager of the same lcore gets it through the lcore's hand-over FIFO, decided when
  * the lcore drains it, in FIFO order. A manager of another manager lcore gets it through the
@@ -368,6 +391,8 @@ void nl_dp_kick_ctl(struct nl_dp *dp);
 extern const struct nl_engine_ops nl_dp_engine_ops;
 /** The same with lock-step's shared bookings (opts.lockstep: lockstep_share(), nl_dp_ops.c). */
 extern const struct nl_engine_ops nl_dp_engine_ops_lockstep;
+/** The same without pass-through (I6), for nl_dp_mgr_serve_ctl()'s lcore. */
+extern const struct nl_engine_ops nl_dp_engine_ops_ctl;
 
 /** Free a machine generation now (no reader may hold it). @par Context Control. */
 void nl_dp_gen_free_ctl(struct nl_dp_gen *g);

@@ -12,16 +12,20 @@
  * its LOAD reports into the load table (moved from nl_dp_port.c, issue #34). A LOAD from an
  * address that is no joined worker (this appliance restarted, or timed the worker out) is
  * answered with a HELLO reply flagged NL_HELLO_F_REJOIN, and the worker joins again (#36).
+ * And the slots a worker's HELLO claims (nl_dp_claim_slots()).
  */
 #include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_log.h>
 
+#include <rte_ethdev.h>
+
 #include "nl_atomic.h"
 #include "nl_dp.h"
 #include "nl_dp_farm.h" /* #33: a farm slot's occupancy beside the worker's report */
 #include "nl_port_priv.h"
+#include "nl_dp_sec.h" /* #16: slots a principal may take */
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -38,6 +42,20 @@ live_ru(struct nl_port *io, uint64_t tsc)
 	io->ru_nivcsw = ru.ru_nivcsw;
 	io->ru_nvcsw = ru.ru_nvcsw;
 	io->ru_tsc = tsc;
+}
+
+/* The port's own drop counters into io->c (every 100 ms): a frame it dropped before we read
+ * it (a full receive ring) is otherwise nowhere counted (a client's SUBMIT never answered) */
+static void
+live_eth(struct nl_port *io)
+{
+	struct rte_eth_stats st;
+
+	if (rte_eth_stats_get(io->o.port_id, &st) != 0)
+		return;
+	nl_atomic_store_relaxed(&io->c.rx_missed, st.imissed);
+	nl_atomic_store_relaxed(&io->c.rx_errors, st.ierrors);
+	nl_atomic_store_relaxed(&io->c.rx_nombuf, st.rx_nombuf);
 }
 
 void
@@ -62,8 +80,10 @@ nl_dp_live_turn(struct nl_port *io, uint64_t tsc)
 			       io->ru_cpu_s - cpu, io->ru_nivcsw - niv, io->ru_nvcsw - nv);
 		}
 	}
-	if (tsc - io->ru_tsc > hz / 10)
+	if (tsc - io->ru_tsc > hz / 10) {
 		live_ru(io, tsc);
+		live_eth(io);
+	}
 	io->live_tsc = tsc;
 	io->nap_cyc = 0;
 }
@@ -119,5 +139,40 @@ nl_dp_live_load(struct nl_port *io, const struct nl_msg_hello *h, const struct n
 		wl->n_sub = h->mach[i].n_sub;
 		wl->busy_until_vt = now + (double)h->mach[i].backlog_ns / dp->o.ns_per_vt;
 		nl_dp_farm_load(io, m, h->mach[i].n_sub, h->mach[i].backlog_ns); /* #33 */
+	}
+}
+
+void
+nl_dp_claim_slots(struct nl_port *io, int32_t wi, const struct nl_msg_hello *h, uint32_t *setm,
+	    double *sets, unsigned int *ns, unsigned int *n_other)
+{
+	struct nl_dp *dp = io->dp;
+	const struct nl_dp_gen *g = dp->gen_rcu;
+	struct nl_dp_worker *w = &io->workers[wi];
+
+	for (unsigned int i = 0; i < w->n_mach && i < h->n_mach; i++) {
+		const struct nl_msg_mach *x = &h->mach[i];
+		bool other = false;
+
+		if (w->slot[i] != NO_SLOT)
+			continue;
+		for (uint32_t m = 0; m < g->n_mach; m++) {
+			if (io->slot_worker[m] != NO_SLOT || g->mach[m].res.set != x->res_set ||
+			    g->mach[m].res.any != x->res_any ||
+			    (io->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
+				continue;
+			if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m)) {
+				other = true;
+				continue; /* hook up (scale-out): another appliance's slot */
+			}
+			w->slot[i] = m;
+			io->slot_worker[m] = (uint32_t)wi;
+			io->slot_local[m] = i;
+			io->alive[m] = 1;
+			setm[*ns] = m;
+			sets[(*ns)++] = (double)x->speed_ips;
+			break;
+		}
+		*n_other += w->slot[i] == NO_SLOT && other;
 	}
 }

@@ -317,8 +317,6 @@ remove_worker(struct nl_port *io, uint32_t wi, const char *why)
 static void
 on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame_addr *a)
 {
-	struct nl_dp *dp = io->dp;
-	const struct nl_dp_gen *g = dp->gen_rcu;
 	struct nl_msg r = { .type = NL_MSG_HELLO };
 	int32_t wi = nl_dp_live_worker(io, a);
 	struct nl_dp_worker *w;
@@ -344,31 +342,9 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 		w->port = a->src_port;
 		memcpy(w->mac, a->src_mac, 6);
 		w->n_mach = h->n_mach;
-		for (unsigned int i = 0; i < h->n_mach; i++) {
-			const struct nl_msg_mach *x = &h->mach[i];
-
-			bool other = false;
-
+		for (unsigned int i = 0; i < h->n_mach; i++)
 			w->slot[i] = NO_SLOT;
-			for (uint32_t m = 0; m < g->n_mach; m++) {
-				if (io->slot_worker[m] != NO_SLOT || g->mach[m].res.set != x->res_set ||
-				    g->mach[m].res.any != x->res_any ||
-				    (io->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
-					continue;
-				if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m)) {
-					other = true;
-					continue; /* hook up (scale-out): another appliance's slot */
-				}
-				w->slot[i] = m;
-				io->slot_worker[m] = (uint32_t)wi;
-				io->slot_local[m] = i;
-				io->alive[m] = 1;
-				setm[ns] = m;
-				sets[ns++] = (double)x->speed_ips;
-				break;
-			}
-			n_other += w->slot[i] == NO_SLOT && other;
-		}
+		nl_dp_claim_slots(io, wi, h, setm, sets, &ns, &n_other);
 		/* #35: a principal's HELLO that gets no slot keeps no record (a flood fills none) */
 		if (ns == 0 && io->sec != NULL && io->principal != NL_PRINCIPAL_NONE) {
 			w->live = false;
@@ -384,6 +360,16 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 				       "with --appliance set to it; the rest: no free slot of their "
 				       "resource vector); they take no task\n",
 				       w->worker_id, h->n_mach - ns, h->n_mach, n_other);
+		}
+	} else {
+		/* A HELLO again (idempotent): machines without a slot try once more; slots this
+		 * appliance did not own before may be its own now (#36: a standby that adopted a
+		 * dead appliance's subtree takes that appliance's workers) */
+		nl_dp_claim_slots(io, wi, h, setm, sets, &ns, &n_other);
+		if (ns > 0) {
+			publish_machines(io, setm, sets, ns);
+			DP_LOG(INFO, "worker %u: %u more of its %u machines got a slot here\n",
+			       io->workers[wi].worker_id, ns, h->n_mach);
 		}
 	}
 	w = &io->workers[wi];

@@ -99,6 +99,10 @@ struct nl_port_counts {
 	uint64_t workers_joined;
 	uint64_t workers_left;
 	uint64_t rx_frames;         /**< frames received */
+	/** frames the port dropped before the I/O lcore read them (rte_eth_stats imissed: its
+	 *  receive ring full), its receive errors (ierrors) and mbuf shortages (rx_nombuf); read
+	 *  by the I/O lcore every 100 ms (nl_dp_live_turn()) */
+	uint64_t rx_missed, rx_errors, rx_nombuf;
 	uint64_t rx_appliance;      /**< inter-appliance datagrams received (types 16..23) */
 	uint64_t tx_frames;         /**< frames sent */
 	uint64_t tx_fail;           /**< frames not sent (no mbuf, port full, encode failed) */

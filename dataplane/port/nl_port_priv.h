@@ -192,6 +192,14 @@ void nl_dp_live_turn(struct nl_port *io, uint64_t tsc);
  */
 int32_t nl_dp_live_due(const struct nl_port *io, uint64_t tsc, uint64_t timeout_cyc);
 
+/* Slots for worker wi's machines that have none (h: its HELLO, first or again): each takes a
+ * free slot of its exact resource vector that this appliance owns (scale-out: a slot of
+ * another appliance's counts in *n_other; a standby's adopted slots are its own, #36). The
+ * machines that got one (alive now, not yet published) go into setm[]/sets[] (*ns of them;
+ * room for NL_PROTO_MAX_MACH). I/O lcore (nl_dp_live.c). */
+void nl_dp_claim_slots(struct nl_port *io, int32_t wi, const struct nl_msg_hello *h,
+		       uint32_t *setm, double *sets, unsigned int *ns, unsigned int *n_other);
+
 /**
  * The live worker that sent from a's source address and port, or -1 (nl_dp_live.c).
  * @par Context The I/O lcore; pure.

@@ -62,6 +62,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "workers_joined", pc.workers_joined);
 	rte_tel_data_add_dict_u64(d, "workers_left", pc.workers_left);
 	rte_tel_data_add_dict_u64(d, "rx_frames", pc.rx_frames);
+	rte_tel_data_add_dict_u64(d, "rx_missed", pc.rx_missed);
+	rte_tel_data_add_dict_u64(d, "rx_errors", pc.rx_errors);
+	rte_tel_data_add_dict_u64(d, "rx_nombuf", pc.rx_nombuf);
 	rte_tel_data_add_dict_u64(d, "rx_appliance", pc.rx_appliance); /* scale-out */
 	rte_tel_data_add_dict_u64(d, "tx_frames", pc.tx_frames);
 	rte_tel_data_add_dict_u64(d, "tx_fail", pc.tx_fail);

@@ -112,7 +112,7 @@ reroute(struct nl_port *io, struct nl_task *t, bool again)
 	xt->rr_epoch = xa->gone_epoch;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
-	if (!nl_xa_inbox_put_ctl(dp, t, to))
+	if (!nl_dp_inbox_put_ctl(dp, t, to))
 		return false;
 	nl_atomic_store_relaxed(&xa->rerouted, xa->rerouted + 1);
 	return true;
@@ -136,7 +136,7 @@ farm_keep(struct nl_port *io, struct nl_task *t)
 		xt->farm_try++;
 		t->flags &= ~NL_MODEL_SUBS_MASK;
 		t->hops++;
-		if (!nl_xa_inbox_put_ctl(io->dp, t, xa->root[i].mgr))
+		if (!nl_dp_inbox_put_ctl(io->dp, t, xa->root[i].mgr))
 			return false;
 		nl_atomic_store_relaxed(&xa->farm_kept, xa->farm_kept + 1);
 		return true;
@@ -228,7 +228,9 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	nl_xa_queue_task_ctl(io, app, &r);
 }
 
-/* Drain the proxies' inboxes (the pending bits other lcores set, as a manager lcore does). */
+/* Drain the proxies' inboxes (the pending bits other lcores set, as a manager lcore does):
+ * tasks for another appliance's managers are handed out; at managers this appliance adopted
+ * as a standby (#36) the control lcore decides itself. */
 static unsigned int
 drain_proxies(struct nl_port *io)
 {
@@ -249,6 +251,12 @@ drain_proxies(struct nl_port *io)
 			unsigned int n;
 
 			bits &= bits - 1;
+			if (xa->mgr_app[mg->id] == xa->self) { /* #36: adopted as a standby */
+				n = nl_dp_mgr_serve_ctl(px, mg);
+				nl_atomic_store_relaxed(&xa->adopted_in, xa->adopted_in + n);
+				work += n;
+				continue;
+			}
 			n = rte_ring_sc_dequeue_burst_elem(mg->inbox, msg, sizeof(msg[0]), 32, NULL);
 			for (unsigned int i = 0; i < n; i++)
 				hand_out(io, msg[i].t, mg->id);
@@ -323,7 +331,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		unpark(xa, t);
 		t->hops = r->hops;
 		xa->task[t->aux].flags = r->flags;
-		if (!nl_xa_inbox_put_ctl(dp, t, r->to_mgr))
+		if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
 			fail_task(io, t, NL_REJECT_OVERLOAD);
 		return;
 	}
@@ -359,7 +367,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 	xt->token = r->origin_token;
 	xt->seq = r->origin_seq;
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live + 1);
-	if (!nl_xa_inbox_put_ctl(dp, t, r->to_mgr))
+	if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
 		fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 
@@ -536,6 +544,7 @@ swim_events(struct nl_port *io)
 			p->gone++;
 			nl_xa_declare_lost_ctl(io, a, "gone (SWIM: suspected and not refuted within "
 						      "the suspicion timeout)", true);
+			nl_xa_standby_dead_ctl(io, a); /* #36: its standby takes its subtree */
 		}
 		if ((alive & (UINT64_C(1) << a)) && !p->live) {
 			uint64_t kept = p->hold_tsc != 0 ? parked_at(io->dp, xa, a) : 0;
@@ -547,6 +556,7 @@ swim_events(struct nl_port *io)
 			XA_LOG(INFO, "appliance %s rejoined (SWIM: alive at incarnation %u); %llu tasks "
 			       "parked there kept\n", xa->cfg.app[a].name, p->swim_inc,
 			       (unsigned long long)kept);
+			nl_xa_standby_alive_ctl(io, a); /* #36: its subtree back from its standby */
 			nl_xa_install_ctl(io, a, false);
 		}
 	}

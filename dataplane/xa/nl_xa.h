@@ -80,6 +80,11 @@ struct nl_xa_app_cfg {
 	unsigned int pk_line;        /**< line of `public_key` (errors) */
 	double test_skew_s;          /**< `test_clock_skew_ms` / 1000: test hook, its wall clock
 				      *   this far off (records' dates, seals' sequence) [s] */
+	int standby;                 /**< `standby = OTHER`: the appliance that adopts this one's
+				      *   subtree when it is declared dead (#36, docs/scale-out.md
+				      *   "Standby"); index into nl_xa_cfg.app, -1 = none */
+	unsigned int standby_line;   /**< line of `standby` (errors) */
+	char standby_name[NL_XA_NAME_LEN]; /**< as written (resolved after every section) */
 };
 
 /** The scale-out part of a configuration. */

@@ -134,6 +134,18 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 			a->has_pk = true;
 			a->pk_line = e != NULL ? e->line : c->section_line[i];
 		}
+		a->standby = -1; /* #36: `standby = OTHER`, resolved once every section is read */
+		rc = nl_cfg_get_str(c, sec, "standby", &v, false);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			e = nl_cfg_find(c, sec, "standby");
+			a->standby_line = e != NULL ? e->line : c->section_line[i];
+			if (strlen(v) == 0 || strlen(v) >= NL_XA_NAME_LEN)
+				return nl_cfg_error(c, e, "'%s' is no appliance name (1..%u characters)",
+						    v, NL_XA_NAME_LEN - 1);
+			snprintf(a->standby_name, sizeof(a->standby_name), "%s", v);
+		}
 		rc = nl_cfg_get_str(c, sec, "owns", &v, false);
 		if (rc < 0)
 			return rc;
@@ -187,6 +199,23 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 		if (self != NULL && strcmp(self, a->name) == 0)
 			out->self = (int)out->n_app;
 		out->n_app++;
+	}
+	for (unsigned int i = 0; i < out->n_app; i++) { /* #36: standby names, now all known */
+		struct nl_xa_app_cfg *a = &out->app[i];
+
+		if (a->standby_name[0] == '\0')
+			continue;
+		for (unsigned int k = 0; k < out->n_app; k++)
+			if (strcmp(out->app[k].name, a->standby_name) == 0)
+				a->standby = (int)k;
+		if (a->standby < 0 || a->standby == (int)i) {
+			snprintf(c->err, sizeof(c->err),
+				 "%s:%u: [appliance %s] standby = %s: %s", c->path, a->standby_line,
+				 a->name, a->standby_name,
+				 a->standby < 0 ? "no [appliance] section has that name" :
+						  "an appliance cannot be its own standby");
+			return -EINVAL;
+		}
 	}
 	out->gossip_period_s = 0.05;
 	out->gone_after_s = 1.0;
@@ -300,7 +329,9 @@ add_root(struct nl_xa *xa, const struct nl_sched *s, uint32_t mgr, unsigned int 
 	memset(r, 0, sizeof(*r));
 	r->mgr = mgr;
 	r->app = (uint16_t)app;
+	r->home = (uint16_t)app;
 	r->k = (uint16_t)k;
+	r->src = app * 64u + k;
 	r->mach = calloc(s->n_mach, sizeof(uint32_t));
 	if (r->mach == NULL)
 		return -ENOMEM;
@@ -345,11 +376,14 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	nl_rng_seed(&xa->rng, xa->inc);
 	xa->mgr_app = calloc(dp->n_mgr, 1);
 	xa->mach_app = calloc(dp->n_mach, 1);
+	xa->mgr_home = calloc(dp->n_mgr, 1);
+	xa->mach_home = calloc(dp->n_mach, 1);
 	xa->mach_mgr = calloc(dp->n_mach, sizeof(*xa->mach_mgr));
 	xa->mach_inst = calloc(dp->n_mach, 1);
 	xa->local_load = calloc(dp->n_mach, sizeof(*xa->local_load));
 	xa->task = calloc(dp->o.pool_size, sizeof(*xa->task)); /* by pool index (nl_task.aux) */
 	if (xa->mgr_app == NULL || xa->mach_app == NULL || xa->mach_mgr == NULL ||
+	    xa->mgr_home == NULL || xa->mach_home == NULL ||
 	    xa->mach_inst == NULL || xa->local_load == NULL || xa->task == NULL)
 		goto fail;
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
@@ -377,6 +411,10 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	/* the manager that dispatches to each machine (its leaf in NLSC, its group in 2LSC) and
 	 * that manager's appliance, as nlevel-sim's split model has them */
 	nl_model_split_mach_parts(s, xa->mgr_app, xa->mach_app, xa->mach_mgr);
+	memcpy(xa->mgr_home, xa->mgr_app, dp->n_mgr); /* #36: a standby's adoption changes */
+	memcpy(xa->mach_home, xa->mach_app, dp->n_mach); /* the *_app ones, never these */
+	for (unsigned int a = 0; a < NL_XA_MAX_APPS; a++)
+		xa->holder[a] = (uint8_t)a;
 	nl_xa_entry_init(xa, s); /* #36: local entry */
 	/* Summary roots: every listed manager, and the top if nobody lists it. */
 	if (listed[s->ops->top_mgr(s)] < 0 && (rc = add_root(xa, s, s->ops->top_mgr(s), 0)) != 0)
@@ -390,6 +428,11 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 		goto fail;
 	xa->proxy->dp = dp;
 	xa->proxy->lcore_id = rte_get_main_lcore();
+	/* #36 standby: the control lcore decides at the managers it adopted, on this lcore
+	 * struct (nl_dp_mgr_serve_ctl()) */
+	xa->proxy->eng.ops = &nl_dp_engine_ops_ctl;
+	xa->proxy->eng.ctx = xa->proxy;
+	xa->proxy->hk_mask = 63;
 	for (unsigned int a = 0; a < cfg->n_app; a++) {
 		xa->peer[a].live = true; /* until SWIM declares it DEAD (nl_xa_swim.c) */
 		xa->peer[a].mac_known = cfg->app[a].has_mac;
@@ -445,6 +488,8 @@ nl_xa_free(void *ext)
 		free(xa->peer[a].rtx);
 	free(xa->mgr_app);
 	free(xa->mach_app);
+	free(xa->mgr_home);
+	free(xa->mach_home);
 	free(xa->mach_mgr);
 	free(xa->mach_inst);
 	free(xa->local_load);

@@ -4,6 +4,7 @@
  *   nl_xa.c         hand-over, hand-back, membership, the control round, reception; the hook
  *                   tables it registers on the engine and the port (nl_xa_dp_ext,
  *                   nl_xa_port_ext)
+ *   nl_xa_standby.c a standby adopts a dead appliance's subtree, gives it back (#36)
  *   nl_xa_gossip.c  group-load summaries by gossip, their install in the load table, telemetry
  *   nl_xa_swim.c    membership: the SWIM + Lifeguard detector (managers/swim) on the control
  *                   lcore's monotonic clock; its verdicts are queued for nl_xa.c (no call up)
@@ -82,8 +83,10 @@ struct xa_unacked {
 
 struct xa_root {
 	uint32_t mgr;        /* subtree root manager */
-	uint16_t app;        /* owner */
-	uint16_t k;          /* index among the owner's roots (gossip src = app * 64 + k) */
+	uint16_t app;        /* owner now: its configured one, or the standby that adopted it */
+	uint16_t k;          /* index among the configured owner's roots */
+	uint16_t home;       /* its configured owner (`owns`) */
+	uint32_t src;        /* gossip source id: home * 64 + k, whoever makes its records */
 	uint32_t *mach;      /* machines of the subtree */
 	unsigned int n_mach;
 	/* the last summary of this root (own: made; remote: received); telemetry reads it */
@@ -153,6 +156,14 @@ struct xa_task {
 
 struct nl_xa;
 
+/* Standby (nl_xa_standby.c, #36): appliance a was declared dead: its standby, when live (or
+ * us), takes its subtree in this appliance's map; subtrees a held as a standby go back to
+ * their own (dead) appliance. Call after its machines were installed gone. Control lcore. */
+void nl_xa_standby_dead_ctl(struct nl_port *io, unsigned int a);
+
+/* Standby (#36): appliance a is live again: its subtree is its own again. Control lcore. */
+void nl_xa_standby_alive_ctl(struct nl_port *io, unsigned int a);
+
 /* Local entry (nl_xa_entry.c, #36): list this appliance's machine vectors (init). */
 void nl_xa_entry_init(struct nl_xa *xa, const struct nl_sched *s);
 
@@ -166,8 +177,16 @@ struct nl_xa {
 	struct nl_xa_cfg cfg;
 	unsigned int self;
 	uint64_t inc;
-	uint8_t *mgr_app;    /* [n_mgr] */
-	uint8_t *mach_app;   /* [n_mach] */
+	uint8_t *mgr_app;    /* [n_mgr] the appliance running it now (standby adoption, #36) */
+	uint8_t *mach_app;   /* [n_mach] the appliance its worker joins now */
+	uint8_t *mgr_home;   /* [n_mgr] its configured appliance (`owns`) */
+	uint8_t *mach_home;  /* [n_mach] its configured appliance */
+	/* #36 standby: holder[a], the appliance running a's subtree now (a itself, or its
+	 * standby while a is declared dead and the standby live: nl_xa_standby.c) */
+	uint8_t holder[NL_XA_MAX_APPS];
+	uint64_t adoptions;  /* subtrees this appliance adopted as a standby */
+	uint64_t returned;   /* adopted subtrees given back (their appliance came back) */
+	uint64_t adopted_in; /* tasks decided here at adopted managers */
 	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
 	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
 	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */
@@ -454,14 +473,6 @@ uint64_t nl_xa_foreign_live(const void *ext);
  * @par Context Control, lcores stopped.
  */
 void nl_xa_drain_ctl(struct nl_dp *dp, void *ext);
-
-
-/**
- * Put task t into manager `to`'s inbox (any manager: ours runs it, a proxy hands it out).
- * @return false when the inbox is full (the caller answers the task).
- * @par Context  Control lcore only (nl_xa_entry.c).
- */
-bool nl_xa_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to);
 
 /**
  * Detour (issue #36): task t's next manager to_mgr is on an appliance declared dead, so it

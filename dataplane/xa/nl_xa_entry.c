@@ -19,18 +19,6 @@
 #include "nl_dp_inline.h"
 #include "nl_xa_core.h"
 
-bool
-nl_xa_inbox_put_ctl(struct nl_dp *dp, struct nl_task *t, uint32_t to)
-{
-	struct nl_dp_msg msg = { .t = t, .stamp_vt = nl_dp_now_vt(dp) };
-
-	t->at_mgr = to;
-	if (rte_ring_mp_enqueue_elem(dp->mgr[to].inbox, &msg, sizeof(msg)) != 0)
-		return false;
-	nl_dp_mgr_mark(&dp->mgr[to]);
-	return true;
-}
-
 void
 nl_xa_entry_init(struct nl_xa *xa, const struct nl_sched *s)
 {
@@ -137,7 +125,7 @@ nl_xa_detour_ctl(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	xt->flags |= XA_TF_DETOURED;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
-	if (!nl_xa_inbox_put_ctl(io->dp, t, to))
+	if (!nl_dp_inbox_put_ctl(io->dp, t, to))
 		return false;
 	nl_atomic_store_relaxed(&xa->detoured, xa->detoured + 1);
 	return true;

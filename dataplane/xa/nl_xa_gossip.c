@@ -60,7 +60,7 @@ make_summary(struct nl_port *io, struct xa_root *r, double now_s, struct nl_goss
 		}
 	}
 	memset(g, 0, sizeof(*g));
-	g->src = r->app * 64u + r->k;
+	g->src = r->src; /* its own id whoever makes it (a standby that adopted it, #36) */
 	g->cores = live;
 	g->free_cores = idle;
 	g->mem_mb = n_sub;
@@ -159,7 +159,7 @@ static struct xa_root *
 root_of_src(struct nl_xa *xa, uint32_t src)
 {
 	for (unsigned int i = 0; i < xa->n_root; i++)
-		if (xa->root[i].app * 64u + xa->root[i].k == src)
+		if (xa->root[i].src == src)
 			return &xa->root[i];
 	return NULL;
 }
@@ -175,7 +175,7 @@ nl_xa_gossip_round_ctl(struct nl_port *io, double now_s)
 		if (xa->root[i].app != xa->self)
 			continue;
 		make_summary(io, &xa->root[i], now_s, &g);
-		if (xa->root[i].k == 0)
+		if (xa->root[i].src == xa->self * 64u)
 			nl_gossip_set_self_st(xa->view, &g);
 		else
 			nl_gossip_merge_st(xa->view, &g, now_s);
@@ -265,12 +265,15 @@ nl_xa_summary_in_ctl(struct nl_port *io, const struct nl_xa_msg *m)
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct nl_xa_sum *s = &m->u.sum[i];
 		struct xa_root *r = root_of_src(xa, s->src);
-		unsigned int app = s->src / 64u;
+		unsigned int app = r != NULL ? r->app : NL_XA_MAX_APPS;
 
 		/* newer wins, by its source's own clock (one host's dates compared with each
-		 * other only); the age is ours: time since receipt */
+		 * other only); the age is ours: time since receipt. Only the records its
+		 * appliance now makes count (#36 standby: a root moves to the standby and back;
+		 * a record of the other, or of an earlier incarnation, still relayed, does not) */
 		if (r == NULL || r->app == xa->self || s->created_s <= r->created_s ||
-		    nl_xa_sum_from_future(s, now_s, NL_XA_SUM_AHEAD_MAX_S))
+		    nl_xa_sum_from_future(s, now_s, NL_XA_SUM_AHEAD_MAX_S) ||
+		    (xa->peer[app].inc != 0 && s->aux[0] != xa->peer[app].inc))
 			continue;
 		r->created_s = s->created_s;
 		r->rx_s = now_s;
@@ -298,10 +301,11 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct nl_dp *dp = nl_dp_tel_dp();
 	struct nl_xa *xa = dp != NULL ? nl_xa_of(dp) : NULL;
 	double now_s = nl_xa_real_s();
-	enum { K_NAME, K_IP, K_SWIM, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
+	enum { K_NAME, K_IP, K_SWIM, K_SBY, K_HOLDER, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
 	       K_GONE, K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_SINC, K_SUSP, K_REFU,
 	       K_SDEAD, K_HELD, K_PREF, K_HOLD, K_KEPT, K_N };
-	static const char *const key[K_N] = { "name", "ip", "swim_state", "live", "tasks_out",
+	static const char *const key[K_N] = { "name", "ip", "swim_state", "standby",
+					      "subtree_at", "live", "tasks_out",
 					      "tasks_in", "handbacks_out", "handbacks_in",
 					      "datagrams_out", "datagrams_in", "lost_tasks", "gone",
 					      "rejoined", "last_heard_ms", "retransmitted",
@@ -341,6 +345,9 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "placed_out", nl_atomic_load_relaxed(&xa->placed_out));
 	rte_tel_data_add_dict_u64(d, "rerouted", nl_atomic_load_relaxed(&xa->rerouted));
 	rte_tel_data_add_dict_u64(d, "detoured", nl_atomic_load_relaxed(&xa->detoured));
+	rte_tel_data_add_dict_u64(d, "adoptions", nl_atomic_load_relaxed(&xa->adoptions));
+	rte_tel_data_add_dict_u64(d, "adopted_returned", nl_atomic_load_relaxed(&xa->returned));
+	rte_tel_data_add_dict_u64(d, "adopted_in", nl_atomic_load_relaxed(&xa->adopted_in));
 	rte_tel_data_add_dict_u64(d, "farm_no_machine",
 				  nl_atomic_load_relaxed(&xa->farm_no_machine));
 	rte_tel_data_add_dict_u64(d, "farm_kept", nl_atomic_load_relaxed(&xa->farm_kept));
@@ -367,7 +374,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 				rte_tel_data_free(a[--k]);
 			return -ENOMEM;
 		}
-		rte_tel_data_start_array(a[k], k <= K_SWIM ? RTE_TEL_STRING_VAL :
+		rte_tel_data_start_array(a[k], k <= K_HOLDER ? RTE_TEL_STRING_VAL :
 					 k == K_HEARD ? RTE_TEL_INT_VAL : RTE_TEL_U64_VAL);
 	}
 	for (unsigned int i = 0; i < xa->cfg.n_app; i++) {
@@ -379,6 +386,11 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(a[K_IP], ip);
 		rte_tel_data_add_array_string(a[K_SWIM], i == xa->self ? "alive" :
 					      swim_name[nl_atomic_load_relaxed(&p->swim_state) % 3]);
+		rte_tel_data_add_array_string(a[K_SBY], xa->cfg.app[i].standby < 0 ? "" :
+					      xa->cfg.app[xa->cfg.app[i].standby].name);
+		rte_tel_data_add_array_string(a[K_HOLDER],
+					      xa->cfg.app[nl_atomic_load_relaxed(&xa->holder[i]) %
+							   xa->cfg.n_app].name);
 		rte_tel_data_add_array_u64(a[K_LIVE], i == xa->self || p->live);
 		rte_tel_data_add_array_u64(a[K_TOUT], nl_atomic_load_relaxed(&p->tx_tasks));
 		rte_tel_data_add_array_u64(a[K_TIN], nl_atomic_load_relaxed(&p->rx_tasks));

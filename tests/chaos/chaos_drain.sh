@@ -23,6 +23,10 @@ ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 # taking 9 to 28 s at a load average of 15-20 (reported, not bounded by the drain)
 drain_s() { sed -n 's/.*drain on SIG[A-Z]* ended after \([0-9.]*\) s.*/\1/p' "$CT/app.log" | tail -n 1; }
 lt() { [[ -n $1 ]] && python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; } # A < B (floats)
+# the seconds this appliance's I/O lcore was held, as it logged them (docs/dataplane.md "What
+# holds the I/O lcore": on this VM, blocked in the kernel behind DAMON's kdamond for up to
+# 11.6 s); a deadline the loop checks is late by that much, and it is not the drain's doing
+held_s() { sed -n 's/.*the I\/O lcore was held \([0-9.]*\) s.*/\1/p' "$CT/app.log" | awk '{ s += $1 } END { print s + 0 }'; }
 mkdir -m 1777 "$CT/runs"
 cat >"$CT/mark.sh" <<EOF
 #!/bin/sh
@@ -72,7 +76,10 @@ stop_four() { # ID STOP_APP_ARGS...
 }
 
 # --- SIGTERM mid-batch: 8 running, 16 waiting ---
-chaos_up --drain-timeout 20 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
+# --drain-timeout 40: the 8 end about 11 s after the signal; the margin is for a worker or the
+# appliance held in the kernel on this VM (docs/dataplane.md "What holds the I/O lcore": up to
+# 11.6 s), which would end the drain at its deadline with tasks still running
+chaos_up --drain-timeout 40 || { echo "not ok 1 - two workers join"; echo 1..1; exit 1; }
 chaos_busy 2
 chaos_invariant_start # #34 item 5
 chaos_sub --wait --quiet --submit-id 501 --joblog "$CT/a.csv" --array 1-24 mark {} 12 >"$CT/a.out" 2>&1 &
@@ -103,8 +110,8 @@ say "a batch submitted during the drain is answered REJECT shutdown (2 of 2), ex
 	"$([[ $brc == 1 && $(field "$out" shutdown) == 2 && $out == *"shutting down"* ]]; echo $?)" \
 	"rc $brc: $out"
 drained=$(grep -c 'drain on SIGTERM ended' "$CT/app.log")
-say "SIGTERM with 8 running, 16 waiting: the appliance drains, ends within --drain-timeout 20, exits 0" \
-	"$([[ $running == 8 && $arc == 0 && $drained == 1 ]] && lt "$d1" 20 &&
+say "SIGTERM with 8 running, 16 waiting: the appliance drains, ends within --drain-timeout 40, exits 0" \
+	"$([[ $running == 8 && $arc == 0 && $drained == 1 ]] && lt "$d1" 40 &&
 		[[ $(grep -c 'SUMMARY mode=port' "$CT/app.log") == 1 &&
 		$(grep 'drain on SIGTERM ended' "$CT/app.log") == *" 0 still running"* ]]; echo $?)" \
 	"$running running at the signal; exit $arc after $ams ms; $(grep -e 'drain on' -e SUMMARY -e 'frames:' "$CT/app.log" | tr '\n' ';'); workers: $(tail -q -n 2 "$CT"/w[12].log | tr '\n' ';'); 15 s after the signal: $(cat "$CT/ps15.txt" 2>/dev/null | tr -s ' ' | tr '\n' ';')"
@@ -129,11 +136,12 @@ say "--resume after the restart: the 16 run (16 ok, 8 skipped); each of the 24 r
 # --- tasks still running at --drain-timeout 3 ---
 stop_four 503 TERM
 rc=$RC tout=$OUT gone=$GONE
-d3=$(drain_s)
-echo "# --drain-timeout 3 with 4 running: drain ${d3:-?} s, process exit $STOP_RC after $STOP_MS ms"
-# the deadline is checked by the I/O loop: up to 1 s late when the host holds the lcore
+d3=$(drain_s) h3=$(held_s)
+echo "# --drain-timeout 3 with 4 running: drain ${d3:-?} s (I/O lcore held $h3 s), process exit $STOP_RC after $STOP_MS ms"
+# the deadline is checked by the I/O loop: up to 1 s late on a loaded host, and later by as
+# long as the kernel held the lcore (held_s)
 say "tasks running at --drain-timeout 3: answered REJECT shutdown (4) at 3 s, exit 0" \
-	"$([[ $STOP_RC == 0 ]] && lt 2.9 "$d3" && lt "$d3" 4 && [[ $rc == 1 &&
+	"$([[ $STOP_RC == 0 ]] && lt 2.9 "$d3" && lt "$d3" "4 + $h3" && [[ $rc == 1 &&
 		$(field "$tout" shutdown) == 4 && $(grep -c ',shutdown,' "$CT/503.csv") == 4 ]]; echo $?)" \
 	"exit $STOP_RC after $STOP_MS ms; rc $rc: $tout | $(grep 'drain on' "$CT/app.log" | tr '\n' ';')"
 say "... and their commands killed: no process left within 10 s" "$gone" "$CHAOS_LEFT"

@@ -7,9 +7,8 @@
 #     benchmark's figure, docs/benchmarks.md); nlevel-submit is killed after 180 s (chaos_sub);
 #   - with two principals and an admission limit ([admission] max_in_flight = 16): alice has
 #     the long task and 200 short ones, bob 100 short ones at the same time; all end ok, and
-#     bob keeps his share: his 100 end before alice's 200, at most 0.9 x her
-#     makespan (equal shares give 2/3: bob's 100 beside her first 100, then her last 100 on
-#     all slots; a bob without his share ends with her or after; measured 0.83 at load 25).
+#     bob keeps his share: of the tasks that start while his 100 wait, at least 0.42 are his
+#     (counted from the job logs: equal shares give 1/2, first come first served 1/3).
 # Usage: chaos_farm_wedge.sh NLEVEL WORKER SUBMIT. TAP; skips when not root or without netns.
 . "${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/chaos/chaos_lib.sh"
 chaos_init fw "$@"
@@ -65,9 +64,9 @@ workers --key "$CT/site.key" || { say "workers join with the site key" 1 "$(tail
 as() { local p=$1; shift; chaos_sub --key "$CT/$p.key" --principal "$p" "$@"; }
 as alice --quiet --submit-id 411 --array 1-1 nap "$LONG" >/dev/null 2>&1
 sleep 1
-as alice --wait --quiet --submit-id 412 --array 1-200 nap 0.2 >"$CT/alice.out" 2>&1 &
+as alice --wait --quiet --submit-id 412 --joblog "$CT/alice.csv" --array 1-200 nap 0.2 >"$CT/alice.out" 2>&1 &
 APID=$!
-as bob --wait --quiet --submit-id 413 --array 1-100 nap 0.2 >"$CT/bob.out" 2>&1
+as bob --wait --quiet --submit-id 413 --joblog "$CT/bob.csv" --array 1-100 nap 0.2 >"$CT/bob.out" 2>&1
 brc=$?
 wait $APID
 arc=$?
@@ -77,9 +76,29 @@ say "principals: alice's 200 and bob's 100 short tasks all ok" \
 	"$([[ $arc == 0 && $brc == 0 && $(field "$(cat "$CT/alice.out")" ok) == 200 &&
 		$(field "$(cat "$CT/bob.out")" ok) == 100 && -n $as_ && -n $bs ]]; echo $?)" \
 	"alice rc $arc: $(cat "$CT/alice.out") | bob rc $brc: $(cat "$CT/bob.out")"
-say "principals: bob (no long task) keeps his share: his makespan <= 0.9 x alice's" \
-	"$([[ -n $as_ && -n $bs ]] && python3 -c "import sys; sys.exit(0 if $bs <= 0.9 * $as_ else 1)"; echo $?)" \
-	"alice $as_ s, bob $bs s"
+# bob's share, counted: of the tasks that started from bob's first SUBMIT to the start of his
+# last task, the part that was bob's (a task's start: the job log's end, when its answer came,
+# less run_s; both submitters on one host's clock). Equal shares give about 1/2 (his 100
+# beside her next 100, plus her admitted 16); first come, first served gives 1/3 (her 200
+# then his 100); a starved bob less. Counted,
+# not timed: a makespan ratio (measured 0.83 at load 25, 0.94 in a CI run whose process starts
+# were slow) says how fast the host spawns as much as how the slots were shared.
+share=$(python3 - "$CT/alice.csv" "$CT/bob.csv" <<'PY'
+import csv, sys
+def starts(f):
+    return [(float(r["start"]), float(r["end"]) - float(r["run_s"]))
+            for r in csv.DictReader(open(f)) if r["result"] == "ok" and r["run_s"]]
+a, b = starts(sys.argv[1]), starts(sys.argv[2])
+t0, t1 = min(s for s, _ in b), max(r for _, r in b)
+aw = sum(1 for _, r in a if t0 <= r <= t1)
+print("%.3f %d %d" % (len(b) / (len(b) + aw), len(b), aw))
+PY
+)
+read -r sh his hers <<<"$share"
+echo "# bob's share while he had tasks waiting (his, hers started then): $share (makespans: alice ${as_:-?} s, bob ${bs:-?} s)"
+say "principals: bob (no long task) keeps his share: at least 0.42 of the starts while his 100 wait (equal shares 1/2, first come first served 1/3)" \
+	"$([[ $his == 100 ]] && python3 -c "import sys; sys.exit(0 if $sh >= 0.42 else 1)"; echo $?)" \
+	"share, his, hers: ${share:-none}; alice $as_ s, bob $bs s"
 as alice --cancel 411 >/dev/null 2>&1
 chaos_gone "sleep $LONG" 10
 say "alice's long task cancelled by alice: nothing left" $? "$CHAOS_LEFT"

@@ -159,6 +159,43 @@ test_xa_cfg_strict(const char *path)
 				  "test_xa_cfg_refuses owns='%s' mac='%s' with FILE:LINE (%s)",
 				  cases[i].owns, cases[i].mac ? cases[i].mac : "", msg);
 	}
+	/* #36 standby: `standby = OTHER` names another appliance of the file, before or after
+	 * its own section; an unknown name or the appliance itself is refused at its line */
+	{
+		static const struct {
+			const char *text, *want; /* want NULL: accepted */
+			unsigned int line;       /* the `standby` line of the appended text */
+		} sb[] = {
+			{ "[appliance a]\nip = 10.0.0.1\nstandby = b\nowns = M(1,0)\n"
+			  "[appliance b]\nip = 10.0.0.2\nowns = M(1,1)\n", NULL, 0 },
+			{ "[appliance a]\nip = 10.0.0.1\nowns = M(1,0)\n"
+			  "[appliance b]\nip = 10.0.0.2\nowns = M(1,1)\nstandby = a\n", NULL, 0 },
+			{ "[appliance a]\nip = 10.0.0.1\nstandby = z\nowns = M(1,0)\n"
+			  "[appliance b]\nip = 10.0.0.2\nowns = M(1,1)\n",
+			  "no [appliance] section has that name", 3 },
+			{ "[appliance a]\nip = 10.0.0.1\nowns = M(1,0)\n"
+			  "[appliance b]\nip = 10.0.0.2\nowns = M(1,1)\nstandby = b\n",
+			  "cannot be its own standby", 7 },
+		};
+		unsigned int base_lines = 1; /* xa_parse() joins base and text with a newline */
+
+		for (const char *q = base; *q != '\0'; q++)
+			base_lines += *q == '\n';
+		for (size_t i = 0; i < sizeof(sb) / sizeof(sb[0]); i++) {
+			char where[64];
+			int rc = xa_parse(base, sb[i].text, msg, sizeof(msg));
+
+			snprintf(where, sizeof(where), "xa.ini:%u:", base_lines + sb[i].line);
+			if (sb[i].want == NULL)
+				nl_tap_ok(rc == 0, "test_xa_cfg_standby_accepted case %zu (%s)", i,
+					  rc == 0 ? "ok" : msg);
+			else
+				nl_tap_ok(rc == -EINVAL && strstr(msg, sb[i].want) != NULL &&
+						  strstr(msg, where) == msg,
+					  "test_xa_cfg_standby_refused_with_file_line case %zu, want %s "
+					  "(%s)", i, where, msg);
+		}
+	}
 	/* NL_XA_MAX_ROOTS: 255 owns names over all appliances fit (the top may be one more root),
 	 * 256 are refused at the name that is one too many; N = 8 has 510 NLSC names */
 	{

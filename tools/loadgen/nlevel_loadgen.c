@@ -6,6 +6,7 @@
  *                  (--rate TPS | --load PCT | --replay FILE) [--config FILE | --res N --split L]
  *                  [--scale S] [--instr I] [--data D] [--cmd ID] [--arg A ...]
  *                  [--seed S] [--csv FILE] [--timeout S] [--expect-complete]
+ *                  [--standby IP[:PORT] [--failover-s S]]
  *
  * The task shape (resources N, L sub-tasks, instructions and data per task) comes from the
  * appliance's own configuration (--config, the INI nlevel reads); --res/--split/--instr/--data
@@ -19,12 +20,24 @@
  * status 0 when every task got a final answer (COMPLETE or REJECT); with --expect-complete,
  * only when every task COMPLETEd with status 0 or an expected status.
  *
+ * With --standby (a split tree's `standby = ...` of the appliance, docs/scale-out.md), the
+ * client fails over: when the current address (first --appliance) has sent no valid frame for
+ * --failover-s seconds while a SUBMIT has no ACCEPT (or, once every task is sent, while what it
+ * accepted is unanswered: the first failover only), it switches to the other address and sends
+ * every unanswered task the other has not accepted there again, same id and original submit
+ * time (its response includes the outage); answers are taken from both addresses, a task's
+ * first final answer counts and a later one is counted dup_answers. An appliance that has
+ * accepted a task and holds it (parked at a peer declared dead, dead_hold_s) is not left for
+ * that: a client flapping between the two would have them run a task twice.
+ *
  * Every number is checked whole (no trailing text, sign, nan or inf) against a stated range
- * before anything is sent or allocated: --tasks 1..NL_LG_MAX_TASKS, --timeout 0..NL_LG_MAX_S.
+ * before anything is sent or allocated: --tasks 1..NL_LG_MAX_TASKS, --timeout 0..NL_LG_MAX_S,
+ * --failover-s NL_LG_FAILOVER_MIN_S..NL_LG_FAILOVER_MAX_S.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -51,6 +64,10 @@ enum { ST_SENT = 0, ST_ACCEPTED, ST_REJECTED, ST_COMPLETE };
 #define NL_LG_MAX_S 1e6           /* --timeout and replay t_s [s] (about 11.6 days) */
 #define NL_LG_MAX_AMOUNT 1e18     /* --instr [instr], --data [bit], --rate, ...: sanity bound */
 #define NL_LG_LINE_MAX 1024       /* a replay line, newline included [bytes] */
+#define NL_LG_FAILOVER_MIN_S 0.5  /* --failover-s [s]: shorter takes a busy appliance for dead */
+#define NL_LG_FAILOVER_MAX_S 3600.0
+#define NL_LG_FAILOVER_DEF_S 3.0
+#define NL_LG_RESEND_BURST 32     /* a failover's SUBMITs sent again per millisecond at most */
 
 struct task {
 	uint64_t submit_ns;
@@ -58,6 +75,9 @@ struct task {
 	uint64_t need;
 	uint8_t state;
 	uint8_t reason;  /* REJECT reason, or COMPLETE failure reason */
+	uint8_t acc_by;  /* index of the address whose ACCEPT came last (0xff: none yet; its
+			  * first ACCEPT is the one counted in `accepted`) */
+	uint8_t resend;  /* to be sent again (a failover's, paced: NL_LG_RESEND_BURST a ms) */
 	int32_t status;  /* COMPLETE exit status */
 	double at_s;     /* replay: submit time */
 	uint64_t instr, data;
@@ -320,6 +340,53 @@ fail:
 	return -1;
 }
 
+/* a and b are one IPv4 address and port. */
+static bool
+same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_family == AF_INET && b->sin_family == AF_INET &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+}
+
+/* a as "A.B.C.D:PORT" in buf (for messages). */
+static const char *
+addr_str(const struct sockaddr_in *a, char *buf, size_t cap)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip)) == NULL)
+		snprintf(ip, sizeof(ip), "?");
+	snprintf(buf, cap, "%s:%u", ip, (unsigned int)ntohs(a->sin_port));
+	return buf;
+}
+
+/*
+ * Send task id's SUBMIT to dst. Its client_ts_ns is x->submit_ns, the time of the task's
+ * first SUBMIT: a task sent again at a failover echoes it, so its response counts from then.
+ */
+static void
+send_submit(int fd, const struct sockaddr_in *dst, const struct task *x, uint64_t id,
+	    bool reroute, struct nl_auth_tx *tx)
+{
+	struct nl_msg m = { .type = NL_MSG_SUBMIT };
+	uint8_t out[NL_PROTO_MAX_LEN];
+	int len;
+
+	m.u.submit.task_id = id;
+	m.u.submit.need = x->need;
+	m.u.submit.instr = x->instr;
+	m.u.submit.data_bits = x->data;
+	m.u.submit.n_split = x->split;
+	m.u.submit.cmd_id = x->cmd;
+	m.u.submit.args_len = x->args_len;
+	m.u.submit.flags = reroute ? NL_SUBMIT_F_REROUTE : 0;
+	memcpy(m.u.submit.args, x->args, x->args_len);
+	m.u.submit.client_ts_ns = x->submit_ns;
+	len = nl_proto_seal(&m, tx, nl_auth_now_ns(), out, sizeof(out));
+	if (len > 0)
+		(void)sendto(fd, out, (size_t)len, 0, (const struct sockaddr *)dst, sizeof(*dst));
+}
+
 static void
 usage(FILE *f)
 {
@@ -330,6 +397,21 @@ usage(FILE *f)
 		"one from SUBMIT to its final answer (COMPLETE or REJECT), prints the reasons of\n"
 		"every REJECT and a SUMMARY line.\n"
 		"  --appliance IP[:PORT]  the appliance's address (required; default port %u)\n"
+		"  --standby IP[:PORT]    its standby in a split tree (default port %u; not\n"
+		"                         --appliance's address): SUBMITs go to one of the two, first\n"
+		"                         --appliance; when it has sent nothing valid for\n"
+		"                         --failover-s seconds while a SUBMIT has no ACCEPT yet (or,\n"
+		"                         every task sent, while what it accepted is unanswered: the\n"
+		"                         first failover only), switch to the other (and back the\n"
+		"                         same way) and send every unanswered task that the other\n"
+		"                         has not accepted there again (32 a millisecond), same id; its\n"
+		"                         response then counts from its first SUBMIT. Answers from\n"
+		"                         both addresses (a frame from any other is a bad frame); a\n"
+		"                         task's first final answer counts. Default: none (one\n"
+		"                         appliance, answers from any address, as before)\n"
+		"  --failover-s S         --standby's silence, %g..%g s (default %g); take it\n"
+		"                         longer than a task runs, or an appliance busy with long\n"
+		"                         tasks and nothing else to answer looks dead\n"
 		"  --config FILE          the appliance's configuration (INI): resources N, sub-tasks\n"
 		"                         per task L, instructions and data per task, and --load\n"
 		"  --tasks N              tasks to submit, 1..%u (default 1000; --replay: the file's\n"
@@ -354,7 +436,9 @@ usage(FILE *f)
 		"  --csv FILE             one row per task: task_id,need,cmd,submit_s,outcome,reason,\n"
 		"                         status,resp_us (default: none); created before the run\n"
 		"  --timeout S            give up S wall seconds after the last answer (default 10)\n"
-		"                         0..1e6 s, counted once every task is sent\n"
+		"                         0..1e6 s, counted once every task is sent; with --standby\n"
+		"                         failover-s + S (a silent appliance's failover, then S for\n"
+		"                         the answers of the tasks sent again)\n"
 		"  --key FILE             site key of the appliance's --key (owner-only\n"
 		"                         permissions): frames are authenticated (protocol version\n"
 		"                         2); without it, version 1 (appliance without --key)\n"
@@ -369,14 +453,18 @@ usage(FILE *f)
 		"  --help                 this text\n"
 		"SUMMARY keys: sent accepted rejected completed failed lost exit_nonzero\n"
 		"unexpected_status mean_us p50_us p99_us bad_frames wall_s, rejected_REASON and\n"
-		"failed_REASON per reason (no_machine, bad_task, overload, machine_lost, other);\n"
-		"responses in microseconds of wall time from SUBMIT to COMPLETE.\n"
+		"failed_REASON per reason (no_machine, bad_task, overload, machine_lost, quota,\n"
+		"other), then resent failovers dup_answers: SUBMITs sent again at failovers,\n"
+		"switches between --appliance and --standby (both 0 without --standby), and final\n"
+		"answers that came after a task's first (ignored otherwise); responses in\n"
+		"microseconds of wall time from the first SUBMIT to COMPLETE.\n"
 		"Exit status: 0 when every task got a final answer, 1 when some did not (or\n"
 		"--expect-complete failed, or the --csv file could not be written), 2 on a bad\n"
 		"command line, configuration or --replay file, or a --csv FILE that cannot be\n"
 		"created.\n",
-		NL_PROTO_PORT, NL_LG_MAX_TASKS, NL_PROTO_MAX_SPLIT, NL_PROTO_MAX_SPLIT,
-		NL_PROTO_MAX_ARGS);
+		NL_PROTO_PORT, NL_PROTO_PORT, NL_LG_FAILOVER_MIN_S, NL_LG_FAILOVER_MAX_S,
+		NL_LG_FAILOVER_DEF_S, NL_LG_MAX_TASKS, NL_PROTO_MAX_SPLIT,
+		NL_PROTO_MAX_SPLIT, NL_PROTO_MAX_ARGS);
 }
 
 /* Printable names of enum nl_reject_reason (managers/nl_task.h, docs/protocol.md). */
@@ -431,11 +519,16 @@ main(int argc, char **argv)
 		{ "key", required_argument, NULL, 'K' },
 		{ "principal", required_argument, NULL, 'j' },
 		{ "reroute", no_argument, NULL, 'W' },
+		{ "standby", required_argument, NULL, 'B' },
+		{ "failover-s", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sockaddr_in app;
+	struct sockaddr_in app = { 0 }, standby = { 0 };
 	bool have_app = false, expect = false, reroute = false;
+	bool have_standby = false, have_failover = false;
+	double failover_s = NL_LG_FAILOVER_DEF_S;
+	const char *standby_arg = NULL;
 	const char *config = NULL, *replay = NULL, *csv = NULL;
 	FILE *csv_f = NULL;
 	bool csv_failed = false;
@@ -451,7 +544,9 @@ main(int argc, char **argv)
 	const char *key_file = NULL, *principal = NULL;
 	static struct nl_auth_key key;
 	static struct nl_auth_tx seal_tx;
-	struct nl_replay rwin = { 0 };
+	/* replay state per appliance, [0] --appliance (any sender without --standby) and
+	 * [1] --standby: two appliances' sequences interleave */
+	struct nl_replay rwin[2] = { { 0 } };
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		double v = 0;
@@ -594,6 +689,24 @@ main(int argc, char **argv)
 			break;
 		case 'K': key_file = optarg; break;
 		case 'W': reroute = true; break;
+		case 'B':
+			if (nl_proto_parse_addr(optarg, &standby) != 0) {
+				fprintf(stderr, "nlevel-loadgen: --standby: bad address '%s' (want "
+						"IP[:PORT])\n", optarg);
+				return 2;
+			}
+			standby_arg = optarg;
+			have_standby = true;
+			break;
+		case 'F':
+			if (!num_ok(optarg, NL_LG_FAILOVER_MAX_S, &v) || v < NL_LG_FAILOVER_MIN_S) {
+				fprintf(stderr, "nlevel-loadgen: --failover-s: want seconds %g..%g, got "
+						"'%s'\n", NL_LG_FAILOVER_MIN_S, NL_LG_FAILOVER_MAX_S, optarg);
+				return 2;
+			}
+			failover_s = v;
+			have_failover = true;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -612,6 +725,16 @@ main(int argc, char **argv)
 				"options)\n");
 		return 2;
 	}
+	if (have_failover && !have_standby) {
+		fprintf(stderr, "nlevel-loadgen: --failover-s is the silence before a failover to "
+				"--standby: give --standby IP[:PORT]\n");
+		return 2;
+	}
+	if (have_standby && same_addr(&app, &standby)) {
+		fprintf(stderr, "nlevel-loadgen: --standby %s is --appliance's address: give the "
+				"standby's own\n", standby_arg);
+		return 2;
+	}
 	if (key_file != NULL) {
 		char err[512];
 
@@ -619,8 +742,11 @@ main(int argc, char **argv)
 			fprintf(stderr, "nlevel-loadgen: --key: %s\n", err);
 			return 2;
 		}
-		if (nl_replay_init(&rwin, 16) != 0)
+		if (nl_replay_init(&rwin[0], 16) != 0 ||
+		    (have_standby && nl_replay_init(&rwin[1], 16) != 0)) {
+			nl_replay_free(&rwin[0]);
 			return 1;
+		}
 		if (principal != NULL) /* #16: our principal's id in the sender id */
 			nl_auth_tx_init_principal(&seal_tx, &key, principal);
 		else
@@ -719,47 +845,99 @@ main(int argc, char **argv)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	uint64_t t0 = now_ns(), last_progress = t0;
-	const uint64_t timeout_ns = s_to_ns(timeout_s); /* timeout_s <= NL_LG_MAX_S */
+	/*
+	 * The run ends when every task has its final answer, or once every task is sent and
+	 * nothing has been answered (nor a new task sent) for --timeout S. With --standby it
+	 * waits failover-s + S instead: the current appliance's silence cannot have started
+	 * after the last answer or new task, so the first failover since comes within
+	 * failover-s of it and the tasks it sends again still get S for their answers. Sending
+	 * them again is not progress: with both appliances silent the run still ends,
+	 * failover-s + S after the last answer, not never.
+	 */
+	const uint64_t timeout_ns = s_to_ns(timeout_s + (have_standby ? failover_s : 0));
+	const uint64_t failover_ns = s_to_ns(failover_s);
+	/* SUBMITs go to dst[cur]: [0] --appliance, [1] --standby (none: always 0) */
+	const struct sockaddr_in dst[2] = { app, have_standby ? standby : app };
+	unsigned int cur = 0;
+	/* Since when dst[cur] has sent no valid frame while a task was unanswered: its last
+	 * frame, the switch to it, or the SUBMIT that ended a time with nothing unanswered. */
+	uint64_t quiet_since = t0;
 	unsigned int sent = 0, done = 0;
 	uint64_t n_acc = 0, n_rej = 0, n_comp = 0, n_fail = 0, n_bad = 0;
+	uint64_t n_resent = 0, n_failovers = 0, n_dup = 0;
+	/* tasks in ST_SENT: sent (to dst[cur]: a failover sends them all again) and not
+	 * answered by any appliance yet, not even ACCEPTed */
+	unsigned int n_unacc = 0;
+	unsigned int rs_pos = UINT_MAX; /* next task to look at for a failover's resend */
 	uint64_t rej_by[N_REASONS] = { 0 }, fail_by[N_REASONS] = { 0 };
+	struct nl_auth_tx *tx = key_file != NULL ? &seal_tx : NULL;
 
 	while (done < n_tasks) {
 		uint64_t now = now_ns();
 
-		while (sent < n_tasks && now - t0 >= s_to_ns(tk[sent].at_s)) {
-			struct nl_msg m = { .type = NL_MSG_SUBMIT };
-			uint8_t out[NL_PROTO_MAX_LEN];
-			int len;
+		if (have_standby && sent > done && now - quiet_since >= failover_ns &&
+		    (n_unacc > 0 || (sent == n_tasks && n_failovers == 0))) {
+			/* Failover: the current address is silent and a SUBMIT of ours has had no
+			 * ACCEPT (it takes no task), or, once every task is sent, what it accepted
+			 * goes unanswered (the first failover only: an appliance that holds accepted
+			 * tasks a while, e.g. parked at a peer declared dead, is not flapped away
+			 * from). Every task without a final answer that the other address has not
+			 * accepted goes there at once (at most --tasks SUBMITs), so the pacing of new
+			 * tasks below is not held back behind a backlog. */
+			unsigned int again = 0;
+			char was[32], to[32];
 
-			m.u.submit.task_id = sent;
-			m.u.submit.need = tk[sent].need;
-			m.u.submit.instr = tk[sent].instr;
-			m.u.submit.data_bits = tk[sent].data;
-			m.u.submit.n_split = tk[sent].split;
-			m.u.submit.cmd_id = tk[sent].cmd;
-			m.u.submit.args_len = tk[sent].args_len;
-			m.u.submit.flags = reroute ? NL_SUBMIT_F_REROUTE : 0;
-			memcpy(m.u.submit.args, tk[sent].args, tk[sent].args_len);
+			cur ^= 1u;
+			n_unacc = 0;
+			for (unsigned int i = 0; i < sent; i++)
+				if ((tk[i].state == ST_SENT || tk[i].state == ST_ACCEPTED) &&
+				    tk[i].acc_by != cur) {
+					tk[i].state = ST_SENT; /* accepted there, if at all, not here */
+					tk[i].resend = 1;
+					n_unacc++;
+					again++;
+				}
+			rs_pos = 0;
+			n_resent += again;
+			n_failovers++;
+			fprintf(stderr, "nlevel-loadgen: appliance %s silent for %.1f s with %u tasks "
+					"unanswered: sent again to %s\n",
+				addr_str(&dst[cur ^ 1u], was, sizeof(was)),
+				(double)(now - quiet_since) / 1e9, again,
+				addr_str(&dst[cur], to, sizeof(to)));
+			now = now_ns();
+			quiet_since = now;
+		}
+		/* the failover's SUBMITs, NL_LG_RESEND_BURST a millisecond: a burst of thousands
+		 * overflows the appliance's receive ring (its own clients' frames with them) */
+		for (unsigned int k = 0; rs_pos < sent && k < NL_LG_RESEND_BURST; rs_pos++) {
+			if (!tk[rs_pos].resend)
+				continue;
+			tk[rs_pos].resend = 0;
+			if (tk[rs_pos].state == ST_SENT) /* not answered meanwhile */
+				send_submit(fd, &dst[cur], &tk[rs_pos], rs_pos, reroute, tx);
+			k++;
+		}
+		while (sent < n_tasks && now - t0 >= s_to_ns(tk[sent].at_s)) {
+			if (sent == done) /* nothing was unanswered: no silence until now */
+				quiet_since = now;
 			tk[sent].submit_ns = now_ns();
-			m.u.submit.client_ts_ns = tk[sent].submit_ns;
-			len = nl_proto_seal(&m, key_file != NULL ? &seal_tx : NULL, nl_auth_now_ns(),
-					    out, sizeof(out));
-			if (len > 0)
-				(void)sendto(fd, out, (size_t)len, 0, (struct sockaddr *)&app, sizeof(app));
+			tk[sent].acc_by = 0xff;
+			send_submit(fd, &dst[cur], &tk[sent], sent, reroute, tx);
 			sent++;
+			n_unacc++;
 			last_progress = now;
 		}
 		if (sent == n_tasks && now - last_progress > timeout_ns)
 			break;
-		int ms = 20;
+		int ms = rs_pos < sent ? 1 : 20;
 
 		if (sent < n_tasks) {
 			double due = tk[sent].at_s * 1e9 - (double)(now - t0);
 
 			ms = due <= 0 ? 0 : (int)(due / 1e6);
-			if (ms > 20)
-				ms = 20;
+			if (ms > 20 || (rs_pos < sent && ms > 1))
+				ms = rs_pos < sent ? 1 : 20;
 		}
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -768,12 +946,25 @@ main(int argc, char **argv)
 		for (;;) {
 			uint8_t in[2048];
 			struct nl_msg m;
-			ssize_t n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+			struct sockaddr_in from;
+			socklen_t from_len = sizeof(from);
+			ssize_t n = recvfrom(fd, in, sizeof(in), MSG_DONTWAIT, (struct sockaddr *)&from,
+					     &from_len);
+			unsigned int src = 0; /* the appliance that sent it: an index of dst */
 			uint64_t t;
 
 			if (n < 0)
 				break;
-			if (nl_proto_open(key_file != NULL ? &key : NULL, &rwin, in, (size_t)n,
+			if (have_standby) {
+				/* only the two appliances' answers can be told apart and timed */
+				if (from_len == sizeof(from) && same_addr(&from, &dst[1]))
+					src = 1;
+				else if (from_len != sizeof(from) || !same_addr(&from, &dst[0])) {
+					n_bad++;
+					continue;
+				}
+			}
+			if (nl_proto_open(key_file != NULL ? &key : NULL, &rwin[src], in, (size_t)n,
 					  nl_auth_now_ns(), &m) != NL_PROTO_OK ||
 			    (m.type != NL_MSG_ACCEPT && m.type != NL_MSG_REJECT &&
 			     m.type != NL_MSG_COMPLETE) ||
@@ -783,12 +974,23 @@ main(int argc, char **argv)
 			}
 			t = m.u.reply.task_id;
 			last_progress = now_ns();
-			if (tk[t].state == ST_REJECTED || tk[t].state == ST_COMPLETE)
-				continue; /* duplicate */
+			if (src == cur)
+				quiet_since = last_progress;
+			if (tk[t].state == ST_REJECTED || tk[t].state == ST_COMPLETE) {
+				/* the first final answer counts: a second one (the task sent again, or
+				 * answered twice) changes nothing but dup_answers; a late ACCEPT nothing */
+				if (m.type != NL_MSG_ACCEPT)
+					n_dup++;
+				continue;
+			}
+			if (tk[t].state == ST_SENT)
+				n_unacc--; /* an appliance has it (any answer says so) */
 			if (m.type == NL_MSG_ACCEPT) {
 				if (tk[t].state == ST_SENT) {
 					tk[t].state = ST_ACCEPTED;
-					n_acc++;
+					if (tk[t].acc_by == 0xff)
+						n_acc++;
+					tk[t].acc_by = (uint8_t)src;
 				}
 				continue;
 			}
@@ -812,7 +1014,8 @@ main(int argc, char **argv)
 		}
 	}
 	close(fd);
-	nl_replay_free(&rwin);
+	nl_replay_free(&rwin[0]);
+	nl_replay_free(&rwin[1]);
 
 	uint64_t *r = malloc((n_comp + 1) * sizeof(*r)), nr = 0, nonzero = 0, unexpected = 0;
 	double sum = 0;
@@ -884,6 +1087,10 @@ main(int argc, char **argv)
 		if (fail_by[k] > 0)
 			printf("nlevel-loadgen: %llu failed: %s\n", (unsigned long long)fail_by[k],
 			       reason_name[k]);
+	if (n_failovers > 0 || n_dup > 0)
+		printf("nlevel-loadgen: %llu failovers, %llu tasks sent again, %llu duplicate final "
+		       "answers ignored\n", (unsigned long long)n_failovers,
+		       (unsigned long long)n_resent, (unsigned long long)n_dup);
 	printf("SUMMARY sent=%u accepted=%llu rejected=%llu completed=%llu failed=%llu lost=%llu "
 	       "exit_nonzero=%llu unexpected_status=%llu mean_us=%.1f p50_us=%.1f p99_us=%.1f "
 	       "bad_frames=%llu wall_s=%.2f",
@@ -895,7 +1102,10 @@ main(int argc, char **argv)
 		printf(" rejected_%s=%llu", reason_name[k], (unsigned long long)rej_by[k]);
 	for (unsigned int k = 1; k < N_REASONS; k++)
 		printf(" failed_%s=%llu", reason_name[k], (unsigned long long)fail_by[k]);
-	printf("\n");
+	/* appended after every older key (a parser of the older line still reads it); present
+	 * without --standby too, resent and failovers then 0 */
+	printf(" resent=%llu failovers=%llu dup_answers=%llu\n", (unsigned long long)n_resent,
+	       (unsigned long long)n_failovers, (unsigned long long)n_dup);
 	free(r);
 	free(tk);
 	if (lost > 0 || csv_failed)

@@ -43,15 +43,23 @@ nl_wpend_fini(struct nl_wpend *p)
 bool
 nl_wpend_add(struct nl_wpend *p, const struct nl_msg_done *d, uint64_t now_ns)
 {
+	return nl_wpend_add_to(p, d, now_ns, 0);
+}
+
+bool
+nl_wpend_add_to(struct nl_wpend *p, const struct nl_msg_done *d, uint64_t now_ns,
+		unsigned int dest)
+{
 	struct nl_wpend_ent *s, *free_way = NULL;
 
-	if (d->task_id == 0 || p->e == NULL)
+	if (d->task_id == 0 || p->e == NULL || dest >= NL_WPEND_DESTS)
 		return false;
 	s = set_of(p, d->task_id, d->sub, d->token);
 	for (unsigned int w = 0; w < NL_WPEND_WAYS; w++) {
 		if (same(&s[w], d->task_id, d->sub, d->token)) {
 			free_way = &s[w];
 			p->n--;
+			p->n_to[s[w].dest]--;
 			break;
 		}
 		if (s[w].done.task_id == 0 && free_way == NULL)
@@ -62,12 +70,14 @@ nl_wpend_add(struct nl_wpend *p, const struct nl_msg_done *d, uint64_t now_ns)
 		return false;
 	}
 	free_way->done = *d;
+	free_way->dest = (uint8_t)dest;
 	free_way->first_ns = now_ns;
 	free_way->gap_ns = NL_WPEND_FIRST_NS;
 	free_way->due_ns = now_ns + NL_WPEND_FIRST_NS;
 	if (free_way->due_ns < p->next_ns)
 		p->next_ns = free_way->due_ns;
 	p->n++;
+	p->n_to[dest]++;
 	p->n_kept++;
 	return true;
 }
@@ -83,6 +93,7 @@ nl_wpend_ack(struct nl_wpend *p, uint64_t task_id, uint16_t sub, uint32_t token)
 			if (same(&s[w], task_id, sub, token)) {
 				s[w].done.task_id = 0;
 				p->n--;
+				p->n_to[s[w].dest]--;
 				p->n_acked++;
 				if (p->n == 0)
 					p->next_ns = UINT64_MAX;
@@ -93,9 +104,34 @@ nl_wpend_ack(struct nl_wpend *p, uint64_t task_id, uint16_t sub, uint32_t token)
 	return false;
 }
 
+/* nl_wpend_poll()'s callback without the dest, called from nl_wpend_poll_to() */
+struct plain_cb {
+	void (*resend)(void *arg, const struct nl_msg_done *d);
+	void *arg;
+};
+
+static void
+plain_resend(void *arg, const struct nl_msg_done *d, unsigned int dest)
+{
+	const struct plain_cb *c = arg;
+
+	(void)dest;
+	c->resend(c->arg, d);
+}
+
 uint64_t
 nl_wpend_poll(struct nl_wpend *p, uint64_t now_ns,
 	      void (*resend)(void *arg, const struct nl_msg_done *d), void *arg)
+{
+	struct plain_cb c = { resend, arg };
+
+	return nl_wpend_poll_to(p, now_ns, plain_resend, &c);
+}
+
+uint64_t
+nl_wpend_poll_to(struct nl_wpend *p, uint64_t now_ns,
+		 void (*resend)(void *arg, const struct nl_msg_done *d, unsigned int dest),
+		 void *arg)
 {
 	uint64_t next = UINT64_MAX;
 
@@ -110,10 +146,11 @@ nl_wpend_poll(struct nl_wpend *p, uint64_t now_ns,
 			if (now_ns - e->first_ns >= NL_WPEND_GIVE_UP_NS) {
 				e->done.task_id = 0;
 				p->n--;
+				p->n_to[e->dest]--;
 				p->n_gave_up++;
 				continue;
 			}
-			resend(arg, &e->done);
+			resend(arg, &e->done, e->dest);
 			p->n_resent++;
 			e->gap_ns = e->gap_ns * 2 < NL_WPEND_MAX_GAP_NS ? e->gap_ns * 2
 									 : NL_WPEND_MAX_GAP_NS;
@@ -124,4 +161,27 @@ nl_wpend_poll(struct nl_wpend *p, uint64_t now_ns,
 	}
 	p->next_ns = next;
 	return next;
+}
+
+uint32_t
+nl_wpend_drop_to(struct nl_wpend *p, unsigned int dest)
+{
+	uint32_t n = 0;
+
+	if (dest >= NL_WPEND_DESTS || p->n_to[dest] == 0 || p->e == NULL)
+		return 0;
+	for (size_t i = 0; i < (size_t)NL_WPEND_SETS * NL_WPEND_WAYS; i++) {
+		struct nl_wpend_ent *e = &p->e[i];
+
+		if (e->done.task_id == 0 || e->dest != dest)
+			continue;
+		e->done.task_id = 0;
+		n++;
+	}
+	p->n -= n;
+	p->n_to[dest] -= n;
+	p->n_dropped += n;
+	if (p->n == 0)
+		p->next_ns = UINT64_MAX; /* else next_ns may be early: a poll then recomputes it */
+	return n;
 }

@@ -13,7 +13,10 @@
  *
  * A set-associative table (NL_WPEND_SETS x NL_WPEND_WAYS, 16,384 DONEs, 1 MiB) keyed by
  * (task id, sub-task, token); a DONE that finds its set full is sent once, not kept, and
- * counted. Pure bookkeeping, no system calls; the worker's loop owns it (one thread).
+ * counted. Each DONE names the appliance it goes to (dest, an index: 0 = --appliance, 1 =
+ * --standby): a resend goes where the first send went, and the DONEs of an appliance the worker
+ * left after its failure are dropped at once (nl_wpend_drop_to()). Pure bookkeeping, no system
+ * calls; the worker's loop owns it (one thread).
  * Source: positive acknowledgement with retransmission (RFC 793 §1.5, §3.7; Stevens, "TCP/IP
  * Illustrated" vol. 1, 1994, ch. 21 for the doubling back-off).
  */
@@ -30,19 +33,23 @@
 #define NL_WPEND_FIRST_NS 300000000ull      /**< first resend after 0.3 s */
 #define NL_WPEND_MAX_GAP_NS 3000000000ull   /**< resends at most 3 s apart */
 #define NL_WPEND_GIVE_UP_NS 120000000000ull /**< kept at most 120 s after the first send */
+#define NL_WPEND_DESTS 2u                   /**< appliances a DONE may go to (dest < this) */
 
 struct nl_wpend_ent {
 	struct nl_msg_done done; /**< the DONE (task_id 0 = empty way) */
 	uint64_t first_ns;       /**< first sent [ns, the caller's monotonic clock] */
 	uint64_t due_ns;         /**< next resend */
 	uint64_t gap_ns;         /**< the gap before the resend after that */
+	uint8_t dest;            /**< the appliance it goes to (< NL_WPEND_DESTS) */
 };
 
 struct nl_wpend {
 	struct nl_wpend_ent *e; /**< [NL_WPEND_SETS * NL_WPEND_WAYS] */
 	uint64_t next_ns;       /**< no entry is due before this (UINT64_MAX: none kept) */
 	uint32_t n;             /**< DONEs kept */
+	uint32_t n_to[NL_WPEND_DESTS]; /**< DONEs kept per dest (they sum to n) */
 	uint64_t n_kept, n_acked, n_resent, n_gave_up, n_full, n_ack_unknown;
+	uint64_t n_dropped;     /**< dropped by nl_wpend_drop_to() */
 };
 
 /**
@@ -64,6 +71,15 @@ void nl_wpend_fini(struct nl_wpend *p);
 bool nl_wpend_add(struct nl_wpend *p, const struct nl_msg_done *d, uint64_t now_ns);
 
 /**
+ * nl_wpend_add() of a DONE that goes to appliance dest (nl_wpend_add() is dest 0). A DONE of
+ * the same (task id, sub-task, token) already kept is replaced, its dest too.
+ * @param dest  < NL_WPEND_DESTS (else not kept: false).
+ * @par Context The worker's loop.
+ */
+bool nl_wpend_add_to(struct nl_wpend *p, const struct nl_msg_done *d, uint64_t now_ns,
+		     unsigned int dest);
+
+/**
  * A DONE_ACK came: forget the DONE it names.
  * @return true when one was kept (n_acked), false otherwise (n_ack_unknown: a second ack of
  * a resend, or an ack of a DONE not kept).
@@ -80,5 +96,21 @@ bool nl_wpend_ack(struct nl_wpend *p, uint64_t task_id, uint16_t sub, uint32_t t
  */
 uint64_t nl_wpend_poll(struct nl_wpend *p, uint64_t now_ns,
 		       void (*resend)(void *arg, const struct nl_msg_done *d), void *arg);
+
+/**
+ * nl_wpend_poll() whose resend callback also gets each DONE's dest (where to send it again).
+ * @par Context The worker's loop.
+ */
+uint64_t nl_wpend_poll_to(struct nl_wpend *p, uint64_t now_ns,
+			  void (*resend)(void *arg, const struct nl_msg_done *d, unsigned int dest),
+			  void *arg);
+
+/**
+ * Forget every DONE kept for appliance dest (the worker left it after its failure: no
+ * acknowledgement will come). Counted in n_dropped.
+ * @return How many were dropped.
+ * @par Context The worker's loop.
+ */
+uint32_t nl_wpend_drop_to(struct nl_wpend *p, unsigned int dest);
 
 #endif /* NL_WPEND_H */

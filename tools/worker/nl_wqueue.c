@@ -44,6 +44,15 @@ enum nl_wq_kill_res
 nl_wq_kill(struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_msg_kill *k,
 	   uint64_t now, struct nl_msg_dispatch *d, struct nl_msg_done *done)
 {
+	uint8_t from;
+
+	return nl_wq_kill_from(mach, n_mach, k, now, d, done, &from);
+}
+
+enum nl_wq_kill_res
+nl_wq_kill_from(struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_msg_kill *k,
+		uint64_t now, struct nl_msg_dispatch *d, struct nl_msg_done *done, uint8_t *from)
+{
 	struct nl_wq_mach *m;
 
 	if (k->mach >= n_mach)
@@ -63,6 +72,7 @@ nl_wq_kill(struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_msg_kil
 		done->state = NL_DONE_CANCELLED;
 		done->queue_ms = nl_wq_ms(now > s->arr_ns ? now - s->arr_ns : 0);
 		*d = s->d;
+		*from = s->from;
 		for (unsigned int i = j; i + 1 < m->n; i++) /* close the gap in the ring */
 			m->q[(m->head + i) % NL_WQ_QCAP] = m->q[(m->head + i + 1) % NL_WQ_QCAP];
 		m->n--;

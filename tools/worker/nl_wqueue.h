@@ -25,6 +25,8 @@ struct nl_wq_sub {
 	struct nl_msg_dispatch d;
 	uint64_t fin_ns; /**< emulated work: when it finishes [ns, CLOCK_MONOTONIC] */
 	uint64_t arr_ns; /**< when its DISPATCH arrived [ns] */
+	uint8_t from;    /**< the appliance that DISPATCHed it (0 = --appliance, 1 = --standby):
+			  *   its DONE goes there */
 };
 
 /** One machine of the worker: a FIFO of sub-tasks, the head one running. */
@@ -79,6 +81,16 @@ enum nl_wq_kill_res {
 enum nl_wq_kill_res nl_wq_kill(struct nl_wq_mach *mach, unsigned int n_mach,
 			       const struct nl_msg_kill *k, uint64_t now,
 			       struct nl_msg_dispatch *d, struct nl_msg_done *done);
+
+/**
+ * nl_wq_kill() that also says, for QUEUED, which appliance DISPATCHed the withdrawn sub-task
+ * (*from, its struct nl_wq_sub from: where its DONE goes).
+ * @par Context Pure (the worker's loop).
+ */
+enum nl_wq_kill_res nl_wq_kill_from(struct nl_wq_mach *mach, unsigned int n_mach,
+				    const struct nl_msg_kill *k, uint64_t now,
+				    struct nl_msg_dispatch *d, struct nl_msg_done *done,
+				    uint8_t *from);
 
 /**
  * The head of m started its command (pid set by the caller) at now: its start, its deadline

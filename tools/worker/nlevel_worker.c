@@ -5,6 +5,7 @@
  *   nlevel-worker --appliance IP[:PORT] --mach SPEED_IPS:VECTOR[:LINK_BPS] [--mach ...]
  *                 [--scale S] [--cmd ID=PATH ...] [--id N] [--load-ms MS]
  *                 [--exit-after S] [--die-after S] [--allow-root] [--quiet]
+ *                 [--standby IP[:PORT] [--failover-s S]]
  *
  * Emulated machines: a sub-task of I instructions and D bits takes (I/W + D/T) model seconds,
  * times --scale wall seconds per model second; each machine is a FIFO server. Task-farm mode:
@@ -15,6 +16,13 @@
  * at start (repeated until the appliance answers), LOAD every --load-ms, BYE at exit
  * (--die-after exits without BYE, to test the timeout).
  * The worker refuses to run as root unless --allow-root is given.
+ *
+ * --standby (docs/scale-out.md, an appliance's standby): when the appliance has sent nothing
+ * for --failover-s, the worker HELLOs the standby too and moves there once the standby's
+ * HELLO reply gives it slots (the standby adopted the dead appliance's subtree); there it
+ * HELLOs the appliance every second and goes back once that answers with slots and the
+ * worker holds nothing of the standby's. Each sub-task's DONE goes to the appliance that
+ * DISPATCHed it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -141,10 +149,44 @@ parse_mach(const char *s, struct nl_msg_mach *m, const char **why)
 	return 0;
 }
 
-/* --key: our sealing state and the appliance's replay window (NULL key: version 1) */
+/*
+ * The appliances this worker talks to: apps[0] the --appliance (the primary), apps[1] the
+ * --standby (n_apps 2 only with --standby). HELLO, LOAD and the farm messages go to the
+ * current one, apps[cur_app]; a sub-task's DONE goes to the one that DISPATCHed it. cur_app
+ * is written by the loop's thread only and read by the heartbeat thread too: an atomic index
+ * into a fixed array, so no thread reads an address half written.
+ */
+static struct sockaddr_in apps[2];
+static char app_names[2][32]; /* "IP:PORT" of each, for messages */
+static unsigned int n_apps = 1;
+static unsigned int cur_app; /* __atomic */
+/* Left after a failover and not heard from since (the loop's thread only): the DONEs of its
+ * sub-tasks still running here are sent to it once, not kept for resending (nobody there
+ * will acknowledge them; its clients send their tasks elsewhere). */
+static bool app_gone[2];
+
+static unsigned int
+cur_app_get(void)
+{
+	return __atomic_load_n(&cur_app, __ATOMIC_RELAXED);
+}
+
+/* The index in apps of the sender a, n_apps when it is neither appliance. */
+static unsigned int
+app_index(const struct sockaddr_in *a)
+{
+	for (unsigned int i = 0; i < n_apps; i++)
+		if (a->sin_addr.s_addr == apps[i].sin_addr.s_addr &&
+		    a->sin_port == apps[i].sin_port)
+			return i;
+	return n_apps;
+}
+
+/* --key: our sealing state and each appliance's replay window (NULL key: version 1); one
+ * window per appliance: two appliances' sequence numbers are unrelated */
 static struct nl_auth_tx seal_tx;
 static const struct nl_auth_key *auth_key;
-static struct nl_replay replay;
+static struct nl_replay replay[2];
 
 static uint64_t n_send_retry, n_send_lost; /* sendto() failures retried / given up */
 
@@ -210,7 +252,6 @@ send_msg(int fd, const struct sockaddr_in *to, const struct nl_msg *m)
 
 struct hb_arg {
 	int fd;
-	const struct sockaddr_in *to;
 };
 
 static void *
@@ -223,7 +264,7 @@ heartbeat(void *arg)
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&tx_mu);
 		if (hb_have && now_ns() - hb_last_ns > HB_AFTER_NS) {
-			send_msg_locked(a->fd, a->to, &hb_load);
+			send_msg_locked(a->fd, &apps[cur_app_get()], &hb_load);
 			hb_last_ns = now_ns();
 			n_heartbeats++;
 		}
@@ -239,26 +280,23 @@ static uint64_t n_dup_running, n_dup_ended;
 /* #34: DONEs sent and not acknowledged yet, resent with back-off (the loop's thread only) */
 static struct nl_wpend wpend;
 
-struct resend_to {
-	int fd;
-	const struct sockaddr_in *to;
-};
-
+/* a DONE due again goes to the appliance its first send went to (dest, an index of apps) */
 static void
-resend_done(void *arg, const struct nl_msg_done *d)
+resend_done(void *arg, const struct nl_msg_done *d, unsigned int dest)
 {
-	const struct resend_to *r = arg;
+	const int *fd = arg;
 	struct nl_msg m = { .type = NL_MSG_DONE };
 
 	m.u.done = *d;
-	send_msg(r->fd, r->to, &m); /* sealed anew: a fresh sequence number, not a replay */
+	send_msg(*fd, &apps[dest], &m); /* sealed anew: a fresh sequence number, not a replay */
 }
 
-/* DONE of d; u (issue #33: state, run/queue/cpu ms, peak memory) may be NULL (all 0). The
- * run's end is recorded (#34) unless it never started for want of queue room (125): a
- * DISPATCH of it again may run it. */
+/* DONE of d to appliance `to` (an index of apps: the one that DISPATCHed it); u (issue #33:
+ * state, run/queue/cpu ms, peak memory) may be NULL (all 0). Kept until its DONE_ACK unless
+ * that appliance is gone (app_gone). The run's end is recorded (#34) unless it never started
+ * for want of queue room (125): a DISPATCH of it again may run it. */
 static void
-send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status,
+send_done_u(int fd, unsigned int to, const struct nl_msg_dispatch *d, int32_t status,
 	    const struct nl_msg_done *u)
 {
 	struct nl_msg m = { .type = NL_MSG_DONE };
@@ -270,8 +308,9 @@ send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *
 	m.u.done.token = d->token;
 	m.u.done.sub = d->sub;
 	m.u.done.status = status;
-	send_msg(fd, to, &m);
-	nl_wpend_add(&wpend, &m.u.done, now_ns()); /* until its DONE_ACK */
+	send_msg(fd, &apps[to], &m);
+	if (!app_gone[to])
+		nl_wpend_add_to(&wpend, &m.u.done, now_ns(), to); /* until its DONE_ACK */
 	if (!(m.u.done.state == NL_DONE_NOSTART && status == 125))
 		nl_wrec_put(&wrec, d->task_id, d->sub, d->attempt, &m.u.done);
 }
@@ -279,12 +318,13 @@ send_done_u(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *
 /*
  * #34: a DISPATCH of a run this worker holds or ended (same task id, sub-task and attempt
  * not 0: the appliance restarted and asks again, docs/taskfarm.md "Exactly once"): a queued
- * or running one takes the new token and machine index (its DONE answers the new DISPATCH),
- * an ended one is answered at once from the record. true when answered so (nothing starts).
+ * or running one takes the new token, machine index and sender (its DONE answers the new
+ * DISPATCH, at the appliance `from` that sent it), an ended one is answered at once from the
+ * record. true when answered so (nothing starts).
  */
 static bool
-dispatch_again(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach,
-	       unsigned int n_mach, const struct nl_msg_dispatch *d)
+dispatch_again(int fd, unsigned int from, struct nl_wq_mach *mach, unsigned int n_mach,
+	       const struct nl_msg_dispatch *d)
 {
 	const struct nl_msg_done *rec;
 
@@ -298,6 +338,7 @@ dispatch_again(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach,
 			    s->d.attempt == d->attempt) {
 				s->d.token = d->token;
 				s->d.mach = d->mach;
+				s->from = (uint8_t)from;
 				n_dup_running++;
 				return true;
 			}
@@ -307,27 +348,26 @@ dispatch_again(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach,
 		return false;
 	struct nl_msg_done u = *rec;
 
-	send_done_u(fd, app, d, rec->status, &u);
+	send_done_u(fd, from, d, rec->status, &u);
 	n_dup_ended++;
 	return true;
 }
 
 static void
-send_done(int fd, const struct sockaddr_in *to, const struct nl_msg_dispatch *d, int32_t status)
+send_done(int fd, unsigned int to, const struct nl_msg_dispatch *d, int32_t status)
 {
 	send_done_u(fd, to, d, status, NULL);
 }
 
 /* A sub-task that never ran (refused, unknown command, queue full, cgroup busy): state
- * NOSTART with the time it waited. */
+ * NOSTART with the time it waited, to the appliance that DISPATCHed it. */
 static void
-send_nostart(int fd, const struct sockaddr_in *to, const struct nl_wq_sub *s, int32_t status,
-	     uint64_t now)
+send_nostart(int fd, const struct nl_wq_sub *s, int32_t status, uint64_t now)
 {
 	struct nl_msg_done u = { .state = NL_DONE_NOSTART };
 
 	u.queue_ms = (uint32_t)((now - s->arr_ns) / 1000000);
-	send_done_u(fd, to, &s->d, status, &u);
+	send_done_u(fd, s->from, &s->d, status, &u);
 }
 
 /* #16: limits of every command (--rlimit) */
@@ -473,15 +513,15 @@ exited_already(pid_t pid)
  * worker does not hold that sub-task.
  */
 static bool
-on_kill(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach, unsigned int n_mach,
-	const struct nl_msg_kill *k)
+on_kill(int fd, struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_msg_kill *k)
 {
 	struct nl_msg_dispatch d;
 	struct nl_msg_done u;
+	uint8_t from = 0;
 
 	uint8_t before = k->mach < n_mach ? mach[k->mach].end_state : 0;
 
-	switch (nl_wq_kill(mach, n_mach, k, now_ns(), &d, &u)) {
+	switch (nl_wq_kill_from(mach, n_mach, k, now_ns(), &d, &u, &from)) {
 	case NL_WQ_KILL_RUNNING:
 		if (exited_already(mach[k->mach].pid)) {
 			/* it ended on its own first: its DONE says so (EXITED), not CANCELLED */
@@ -491,11 +531,78 @@ on_kill(int fd, const struct sockaddr_in *app, struct nl_wq_mach *mach, unsigned
 		slot_kill(k->mach);
 		return true;
 	case NL_WQ_KILL_QUEUED:
-		send_done_u(fd, app, &d, 0, &u);
+		send_done_u(fd, from, &d, 0, &u); /* to the appliance that DISPATCHed it */
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* A HELLO of this worker's machines, with what each holds (#33: a rejoin sees it). */
+static void
+hello_msg(struct nl_msg *m, uint32_t wid, const struct nl_wq_mach *mach, unsigned int n_mach,
+	  uint64_t now)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = NL_MSG_HELLO;
+	m->u.hello.worker_id = wid;
+	m->u.hello.n_mach = (uint16_t)n_mach;
+	for (unsigned int i = 0; i < n_mach; i++) {
+		m->u.hello.mach[i] = mach[i].desc;
+		m->u.hello.mach[i].n_sub = mach[i].n;
+		m->u.hello.mach[i].backlog_ns = nl_wq_backlog_ns(&mach[i], now);
+	}
+}
+
+/* Machines a HELLO reply gives a slot (the others' entries carry UINT32_MAX). */
+static unsigned int
+reply_slots(const struct nl_msg_hello *h, unsigned int n_mach)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < n_mach && i < h->n_mach; i++)
+		n += h->mach[i].slot != UINT32_MAX;
+	return n;
+}
+
+/* The slots of a HELLO reply of the current appliance become our machines' slots; joined.
+ * Returns how many machines got one. */
+static unsigned int
+take_slots(uint32_t wid, bool quiet, struct nl_wq_mach *mach, unsigned int n_mach,
+	   const struct nl_msg_hello *h, bool *hello_ok, unsigned int *n_slot_seen)
+{
+	unsigned int n_slot = 0;
+
+	for (unsigned int i = 0; i < n_mach && i < h->n_mach; i++) {
+		mach[i].slot = h->mach[i].slot;
+		n_slot += mach[i].slot != UINT32_MAX;
+	}
+	/* #34: count what the appliance placed (its log says the same); a machine without a
+	 * slot takes no task. Said even with --quiet. */
+	if (!*hello_ok && !quiet)
+		fprintf(stderr, "nlevel-worker %u: joined, %u of %u machines\n", wid, n_slot,
+			n_mach);
+	if ((!*hello_ok || n_slot != *n_slot_seen) && n_slot < n_mach)
+		fprintf(stderr,
+			"nlevel-worker %u: warning: %u of %u machines got no slot at the "
+			"appliance (their resource vectors have no free slot there, e.g. another "
+			"appliance of a split tree owns them): they take no task\n",
+			wid, n_mach - n_slot, n_mach);
+	*n_slot_seen = n_slot;
+	*hello_ok = true;
+	return n_slot;
+}
+
+/* Sub-tasks queued or running here that appliance `from` DISPATCHed. */
+static unsigned int
+held_from(const struct nl_wq_mach *mach, unsigned int n_mach, unsigned int from)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < n_mach; i++)
+		for (unsigned int k = 0; k < mach[i].n; k++)
+			n += mach[i].q[(mach[i].head + k) % QCAP].from == from;
+	return n;
 }
 
 static void
@@ -506,6 +613,21 @@ usage(FILE *f)
 		"[--mach ...] [options]\n"
 		"Machines behind the nlevel appliance, on a plain UDP socket (no DPDK).\n"
 		"  --appliance IP[:PORT]  the appliance's address (required; default port %u)\n"
+		"  --standby IP[:PORT]    that appliance's standby in a split tree (docs/\n"
+		"                         scale-out.md; default port as --appliance's): when\n"
+		"                         the appliance has sent nothing for --failover-s,\n"
+		"                         HELLO the standby too and move there once its HELLO\n"
+		"                         reply gives slots (it adopted the appliance's\n"
+		"                         subtree); the appliance's unacknowledged DONEs are\n"
+		"                         then dropped. From the standby, HELLO the appliance\n"
+		"                         every second and go back once it answers with slots\n"
+		"                         and nothing of the standby's is queued, running or\n"
+		"                         unacknowledged here. A DONE goes to the appliance\n"
+		"                         that DISPATCHed its sub-task\n"
+		"  --failover-s S         with --standby: seconds without a valid frame from the\n"
+		"                         current appliance before the other is asked (default 3,\n"
+		"                         0.5..3600); joined, the worker HELLOs the current one\n"
+		"                         every second (every S/2 when shorter) to hear from it\n"
 		"  --mach SPEED_IPS:VECTOR[:LINK_BPS]\n"
 		"                         one machine (required, 1..%u per worker): speed in\n"
 		"                         instructions/s, resource vector (one of 0 1 * per\n"
@@ -572,6 +694,8 @@ main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "appliance", required_argument, NULL, 'a' },
+		{ "standby", required_argument, NULL, 'S' },
+		{ "failover-s", required_argument, NULL, 'F' },
 		{ "mach", required_argument, NULL, 'm' },
 		{ "scale", required_argument, NULL, 's' },
 		{ "cmd", required_argument, NULL, 'c' },
@@ -592,11 +716,12 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sockaddr_in app;
+	struct sockaddr_in app = { 0 }, standby = { 0 };
+	bool have_standby = false, failover_set = false;
+	double failover_s = 3; /* --failover-s */
 	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
 	unsigned int n_slot_seen = UINT32_MAX; /* #34: slots the last HELLO reply gave */
 	bool hello_warned = false;
-	char appname[32] = "";
 	struct nl_wq_mach mach[NL_PROTO_MAX_MACH];
 	unsigned int n_mach = 0, n_cmd = 0;
 	struct cmd cmds[MAX_CMDS];
@@ -625,6 +750,26 @@ main(int argc, char **argv)
 			}
 			have_app = true;
 			break;
+		case 'S':
+			if (nl_proto_parse_addr(optarg, &standby) != 0) {
+				fprintf(stderr, "nlevel-worker: --standby: bad address '%s' (want "
+						"IP[:PORT])\n", optarg);
+				return 2;
+			}
+			have_standby = true;
+			break;
+		case 'F': {
+			double v = strtod(optarg, &end);
+
+			if (*end != '\0' || end == optarg || !(v >= 0.5) || v > 3600) {
+				fprintf(stderr, "nlevel-worker: --failover-s: want seconds "
+						"0.5..3600, got '%s'\n", optarg);
+				return 2;
+			}
+			failover_s = v;
+			failover_set = true;
+			break;
+		}
 		case 'm': {
 			const char *why;
 
@@ -782,6 +927,23 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (have_standby && standby.sin_addr.s_addr == app.sin_addr.s_addr &&
+	    standby.sin_port == app.sin_port) {
+		fprintf(stderr, "nlevel-worker: --standby is the --appliance's address: give the "
+				"standby appliance's own address\n");
+		return 2;
+	}
+	if (failover_set && !have_standby) {
+		fprintf(stderr, "nlevel-worker: --failover-s needs --standby (the appliance to "
+				"fail over to)\n");
+		return 2;
+	}
+	apps[0] = app;
+	apps[1] = standby;
+	n_apps = have_standby ? 2 : 1;
+	for (unsigned int i = 0; i < n_apps; i++)
+		snprintf(app_names[i], sizeof(app_names[i]), "%s:%u", inet_ntoa(apps[i].sin_addr),
+			 (unsigned int)ntohs(apps[i].sin_port));
 	if (geteuid() == 0 && !allow_root) {
 		fprintf(stderr, "nlevel-worker: refusing to run as root (it runs commands for the "
 				"network); use an unprivileged user or --allow-root\n");
@@ -794,8 +956,9 @@ main(int argc, char **argv)
 			fprintf(stderr, "nlevel-worker: --key: %s\n", err);
 			return 2;
 		}
-		if (nl_replay_init(&replay, 16) != 0)
-			return 1;
+		for (unsigned int i = 0; i < n_apps; i++)
+			if (nl_replay_init(&replay[i], 16) != 0)
+				return 1;
 		if (principal != NULL) /* #16: our principal's id in the sender id */
 			nl_auth_tx_init_principal(&seal_tx, &key, principal);
 		else
@@ -827,9 +990,7 @@ main(int argc, char **argv)
 
 		if (!max_mem_set && pages > 0 && psz > 0)
 			max_mem = (uint64_t)pages * (uint64_t)psz / n_mach;
-		snprintf(appname, sizeof(appname), "%s:%u", inet_ntoa(app.sin_addr),
-			 (unsigned int)ntohs(app.sin_port));
-		if (nl_cg_open(&cg, wid, appname, n_mach, max_mem, max_procs, cg_want, line,
+		if (nl_cg_open(&cg, wid, app_names[0], n_mach, max_mem, max_procs, cg_want, line,
 			       sizeof(line)) ==
 		    NL_CG_OFF)
 			fprintf(stderr, "nlevel-worker %u: %s\n", wid, line); /* always: a warning */
@@ -859,7 +1020,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* the heartbeat thread takes no signal: SIGCHLD and SIGTERM reach the loop */
 	pthread_t hb_th;
-	struct hb_arg hb_a = { .fd = fd, .to = &app };
+	struct hb_arg hb_a = { .fd = fd };
 	sigset_t all, old_mask;
 	bool hb_started;
 
@@ -872,9 +1033,17 @@ main(int argc, char **argv)
 			"silent to the appliance\n", wid);
 	max_time_ns = max_time_ms * 1000000ull;
 	t0 = now_ns();
+	/* --standby: when a valid frame last came from each appliance (silence is counted from
+	 * the start), the next HELLO to the one not current, the failover silence, and the
+	 * period of the HELLOs that make the current one answer (at most half that silence) */
+	uint64_t last_rx[2] = { t0, t0 }, next_probe = 0, n_rehomed = 0, n_home = 0;
+	const uint64_t failover_ns = (uint64_t)(failover_s * 1e9);
+	const uint64_t alive_ns = failover_ns / 2 < 1000000000ull ? failover_ns / 2 : 1000000000ull;
+
 	while (!stop_flag) {
 		uint64_t now = now_ns(), next = now + 50000000ull;
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		const unsigned int cur = cur_app_get(); /* changed below only by this thread */
 
 		if (loop_prev != 0 && now - loop_prev > loop_gap_max)
 			loop_gap_max = now - loop_prev;
@@ -887,19 +1056,26 @@ main(int argc, char **argv)
 		if (exit_after > 0 && now - t0 >= (uint64_t)(exit_after * 1e9))
 			break;
 		/* issue #15: HELLO again every 2 s once joined (idempotent): a worker the appliance
-		 * timed out (e.g. frames lost under overload) joins again instead of idling */
-		if ((!hello_ok || farm_file != NULL) && now >= next_hello) {
-			struct nl_msg m = { .type = NL_MSG_HELLO };
+		 * timed out (e.g. frames lost under overload) joins again instead of idling.
+		 * --standby: every alive_ns, so that a live appliance answers well within
+		 * --failover-s (its HELLO reply is the proof that it lives) */
+		if ((!hello_ok || farm_file != NULL || n_apps == 2) && now >= next_hello) {
+			struct nl_msg m;
 
-			m.u.hello.worker_id = wid;
-			m.u.hello.n_mach = (uint16_t)n_mach;
-			for (unsigned int i = 0; i < n_mach; i++) {
-				m.u.hello.mach[i] = mach[i].desc;
-				m.u.hello.mach[i].n_sub = mach[i].n; /* #33: a rejoin sees what it holds */
-				m.u.hello.mach[i].backlog_ns = nl_wq_backlog_ns(&mach[i], now);
-			}
-			send_msg(fd, &app, &m);
-			next_hello = now + (hello_ok ? 2000000000ull : 200000000ull);
+			hello_msg(&m, wid, mach, n_mach, now);
+			send_msg(fd, &apps[cur], &m);
+			next_hello = now + (!hello_ok ? 200000000ull : n_apps == 2 ? alive_ns :
+							 2000000000ull);
+		}
+		/* --standby: HELLO the other appliance every second while the current one is
+		 * silent (failover), and while the standby is current (to go back home) */
+		if (n_apps == 2 && now >= next_probe &&
+		    (cur == 1 || now - last_rx[cur] >= failover_ns)) {
+			struct nl_msg m;
+
+			hello_msg(&m, wid, mach, n_mach, now);
+			send_msg(fd, &apps[1 - cur], &m);
+			next_probe = now + 1000000000ull;
 		}
 		/* issue #33: a worker whose key the appliance refuses hears nothing back; say so
 		 * (once) within 5 s instead of waiting in silence */
@@ -908,7 +1084,7 @@ main(int argc, char **argv)
 				"nlevel-worker %u: no answer to HELLO from %s in 5 s: is --key the "
 				"appliance's%s? is the appliance up at that address? (%" PRIu64
 				" frames refused so far; still trying)\n",
-				wid, appname, auth_key != NULL ? "" : " (this worker has none)",
+				wid, app_names[cur], auth_key != NULL ? "" : " (this worker has none)",
 				n_bad);
 			hello_warned = true;
 		}
@@ -923,7 +1099,7 @@ main(int argc, char **argv)
 				m.u.hello.mach[i].backlog_ns = nl_wq_backlog_ns(&mach[i], now);
 				mach[i].was_busy = mach[i].n > 0;
 			}
-			send_msg(fd, &app, &m);
+			send_msg(fd, &apps[cur], &m);
 			next_load = now + (uint64_t)(load_ms * 1e6);
 		}
 		if (hello_ok && farm_file != NULL && now >= next_farm) {
@@ -931,10 +1107,10 @@ main(int argc, char **argv)
 			struct nl_msg fm;
 
 			nl_wfarm_cmds_msg(&wfarm, wid, &fm);
-			send_msg(fd, &app, &fm);
+			send_msg(fd, &apps[cur], &fm);
 			for (unsigned int i = 0; i < n_mach; i++) {
 				nl_wfarm_ad_msg(&wfarm, wid, i, &fm);
-				send_msg(fd, &app, &fm);
+				send_msg(fd, &apps[cur], &fm);
 			}
 			next_farm = now + 1000000000ull;
 		}
@@ -952,7 +1128,7 @@ main(int argc, char **argv)
 							next = s->fin_ns;
 						break;
 					}
-					send_done(fd, &app, &s->d, 0);
+					send_done(fd, s->from, &s->d, 0);
 				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
 					/* issue #15: a named command, output captured; #33: in slot i's
 					 * cgroup, emptied first */
@@ -970,7 +1146,7 @@ main(int argc, char **argv)
 					}
 					m->pid = 0;
 					/* #35: refused by its principals or options rule: 126 */
-					send_nostart(fd, &app, s, rc == -EACCES ? 126 : 127, now);
+					send_nostart(fd, s, rc == -EACCES ? 126 : 127, now);
 					refused(wid, quiet, &s->d, rc);
 				} else {
 					struct nl_harden_limits l = slot_limits(i);
@@ -983,7 +1159,7 @@ main(int argc, char **argv)
 						cmd_started(m, i, t0);
 						break; /* runs; reaped below */
 					}
-					send_nostart(fd, &app, s, rc == -EACCES ? 126 : 127, now);
+					send_nostart(fd, s, rc == -EACCES ? 126 : 127, now);
 					refused(wid, quiet, &s->d, rc);
 				}
 				n_done++;
@@ -1021,9 +1197,11 @@ main(int argc, char **argv)
 				struct nl_msg_dispatch d;
 				bool oom = false;
 				int32_t status;
+				uint8_t from;
 
 				if (m->pid != p)
 					continue;
+				from = m->q[m->head].from; /* the running one's DONE goes there */
 				/* #33: the rest of its process tree goes with it; then its usage */
 				slot_kill(i);
 				u.cpu_ms = nl_wq_ms((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
@@ -1033,7 +1211,7 @@ main(int argc, char **argv)
 				u.mem_peak_kib = (uint32_t)ru.ru_maxrss;
 				nl_cg_usage(&cg, i, &u.cpu_ms, &u.mem_peak_kib, &oom);
 				status = nl_wq_end(m, st, oom, now_ns(), &d, &u);
-				send_done_u(fd, &app, &d, status, &u);
+				send_done_u(fd, from, &d, status, &u);
 				ended(wid, quiet, &d, &u);
 				n_done++;
 				if (m->n == 0)
@@ -1042,8 +1220,7 @@ main(int argc, char **argv)
 			}
 		}
 		{ /* #34: DONEs not acknowledged in time, sent again */
-			struct resend_to rt = { fd, &app };
-			uint64_t due = nl_wpend_poll(&wpend, now_ns(), resend_done, &rt);
+			uint64_t due = nl_wpend_poll_to(&wpend, now_ns(), resend_done, &fd);
 
 			if (due < next)
 				next = due;
@@ -1064,16 +1241,31 @@ main(int argc, char **argv)
 
 			if (n < 0)
 				break;
-			if (from.sin_addr.s_addr != app.sin_addr.s_addr || from.sin_port != app.sin_port ||
-			    nl_proto_open(auth_key, &replay, buf, (size_t)n, nl_auth_now_ns(), &msg) !=
-				    NL_PROTO_OK) {
+			/* frames count from either appliance (src: its index), each with its own
+			 * replay window */
+			unsigned int src = app_index(&from);
+
+			if (src == n_apps ||
+			    nl_proto_open(auth_key, &replay[src], buf, (size_t)n, nl_auth_now_ns(),
+					  &msg) != NL_PROTO_OK) {
 				n_bad++;
 				continue;
 			}
+			/* the current appliance (a frame before may have changed it); src speaks:
+			 * alive, its DONEs resent until acknowledged again */
+			const unsigned int here = cur_app_get();
+			const uint64_t rx_ns = now_ns();
+
+			last_rx[src] = rx_ns;
+			app_gone[src] = false;
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REJOIN)) {
 				/* #36: the appliance does not know us (it restarted, or timed us
-				 * out): HELLO again now, at most once a second */
+				 * out): HELLO again now, at most once a second. --standby: only the
+				 * current one's; the other answers a probe so before it knows us */
 				uint64_t t = now_ns();
+
+				if (src != here)
+					continue;
 
 				if (t - last_rejoin_ns >= 1000000000ull) {
 					if (!quiet || n_rejoin == 0)
@@ -1087,27 +1279,57 @@ main(int argc, char **argv)
 				}
 				continue;
 			}
+			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY) &&
+			    src == here) {
+				take_slots(wid, quiet, mach, n_mach, &msg.u.hello, &hello_ok,
+					   &n_slot_seen);
+				continue;
+			}
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY)) {
-				unsigned int n_slot = 0;
+				/* --standby: the other appliance answered a probe. With no slot for
+				 * us (a standby that has not adopted our appliance's subtree
+				 * yet, an appliance not placing us yet) nothing changes: asked
+				 * again. */
+				unsigned int k = reply_slots(&msg.u.hello, n_mach);
+				uint64_t silent_ns = rx_ns - last_rx[here];
 
-				for (unsigned int i = 0; i < n_mach && i < msg.u.hello.n_mach; i++) {
-					mach[i].slot = msg.u.hello.mach[i].slot;
-					n_slot += mach[i].slot != UINT32_MAX;
-				}
-				/* #34: count what the appliance placed (its log says the same); a
-				 * machine without a slot takes no task. Said even with --quiet. */
-				if (!hello_ok && !quiet)
-					fprintf(stderr, "nlevel-worker %u: joined, %u of %u machines\n", wid,
-						n_slot, n_mach);
-				if ((!hello_ok || n_slot != n_slot_seen) && n_slot < n_mach)
+				if (k == 0)
+					continue;
+				if (silent_ns >= failover_ns) {
+					/* failover: the current one is taken for dead. Its DONEs
+					 * not acknowledged yet never will be: dropped (its clients
+					 * send their tasks elsewhere); its sub-tasks still here run
+					 * on, each DONE sent to it once. */
+					uint32_t dropped = nl_wpend_drop_to(&wpend, here);
+
+					app_gone[here] = true;
+					__atomic_store_n(&cur_app, src, __ATOMIC_RELAXED);
 					fprintf(stderr,
-						"nlevel-worker %u: warning: %u of %u machines got no slot "
-						"at the appliance (their resource vectors have no free slot "
-						"there, e.g. another appliance of a split tree owns them): "
-						"they take no task\n",
-						wid, n_mach - n_slot, n_mach);
-				n_slot_seen = n_slot;
-				hello_ok = true;
+						"nlevel-worker %u: appliance %s silent for %.1f s: "
+						"re-homed to %s, %u of %u machines, %u "
+						"unacknowledged DONEs to it dropped\n",
+						wid, app_names[here], (double)silent_ns / 1e9,
+						app_names[src], k, n_mach, dropped);
+					n_rehomed++;
+				} else if (src == 0 && held_from(mach, n_mach, 1) == 0 &&
+					   wpend.n_to[1] == 0) {
+					/* home: the appliance is back and the standby has
+					 * nothing of ours to wait for */
+					__atomic_store_n(&cur_app, src, __ATOMIC_RELAXED);
+					fprintf(stderr,
+						"nlevel-worker %u: back at appliance %s, %u of %u "
+						"machines\n", wid, app_names[src], k, n_mach);
+					n_home++;
+				} else {
+					continue; /* the standby's work first: it stays current */
+				}
+				take_slots(wid, quiet, mach, n_mach, &msg.u.hello, &hello_ok,
+					   &n_slot_seen);
+				/* the new current one hears our LOAD and farm messages at once */
+				next_load = 0;
+				next_farm = 0;
+				next_hello = rx_ns + alive_ns;
+				next_probe = 0;
 				continue;
 			}
 			if (msg.type == NL_MSG_DONE_ACK) { /* #34: that DONE arrived */
@@ -1116,7 +1338,7 @@ main(int argc, char **argv)
 				continue;
 			}
 			if (msg.type == NL_MSG_KILL) { /* #33: cancel one sub-task */
-				if (!on_kill(fd, &app, mach, n_mach, &msg.u.farm.kill))
+				if (!on_kill(fd, mach, n_mach, &msg.u.farm.kill))
 					n_kill_unknown++;
 				continue;
 			}
@@ -1127,12 +1349,13 @@ main(int argc, char **argv)
 			struct nl_wq_mach *m = &mach[msg.u.dispatch.mach];
 			uint64_t t = now_ns();
 
-			if (dispatch_again(fd, &app, mach, n_mach, &msg.u.dispatch))
+			if (dispatch_again(fd, src, mach, n_mach, &msg.u.dispatch))
 				continue; /* #34: held or ended here: never run twice */
 			if (m->n == QCAP) { /* full: report it failed at once */
-				struct nl_wq_sub full = { .d = msg.u.dispatch, .arr_ns = t };
+				struct nl_wq_sub full = { .d = msg.u.dispatch, .arr_ns = t,
+							  .from = (uint8_t)src };
 
-				send_nostart(fd, &app, &full, 125, t);
+				send_nostart(fd, &full, 125, t);
 				continue;
 			}
 			if (m->n == 0)
@@ -1144,6 +1367,7 @@ main(int argc, char **argv)
 
 			s->d = msg.u.dispatch;
 			s->arr_ns = t;
+			s->from = (uint8_t)src; /* its DONE goes back there */
 			s->fin_ns = start + (uint64_t)(model_s * scale * 1e9);
 			if (s->d.cmd_id == 0)
 				m->busy_until_ns = s->fin_ns;
@@ -1154,21 +1378,21 @@ main(int argc, char **argv)
 	 * 1 s, or the BYE would make the appliance run again a sub-task that ended here */
 	for (uint64_t end = now_ns() + 1000000000ull; wpend.n > 0 && now_ns() < end;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct resend_to rt = { fd, &app };
 		uint8_t buf[2048];
 		struct sockaddr_in from;
 		socklen_t fl = sizeof(from);
 		struct nl_msg msg;
 		ssize_t n;
 
-		nl_wpend_poll(&wpend, now_ns(), resend_done, &rt);
+		nl_wpend_poll_to(&wpend, now_ns(), resend_done, &fd);
 		if (poll(&pfd, 1, 20) <= 0)
 			continue;
 		while ((n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from,
 				     &fl)) >= 0 && (fl = sizeof(from)) > 0)
-			if (from.sin_addr.s_addr == app.sin_addr.s_addr && from.sin_port == app.sin_port &&
-			    nl_proto_open(auth_key, &replay, buf, (size_t)n, nl_auth_now_ns(), &msg) ==
-				    NL_PROTO_OK && msg.type == NL_MSG_DONE_ACK)
+			if (app_index(&from) < n_apps &&
+			    nl_proto_open(auth_key, &replay[app_index(&from)], buf, (size_t)n,
+					  nl_auth_now_ns(), &msg) == NL_PROTO_OK &&
+			    msg.type == NL_MSG_DONE_ACK)
 				nl_wpend_ack(&wpend, msg.u.farm.done_ack.task_id,
 					     msg.u.farm.done_ack.sub, msg.u.farm.done_ack.token);
 	}
@@ -1179,7 +1403,7 @@ main(int argc, char **argv)
 	__atomic_store_n(&hb_quit, 1, __ATOMIC_RELAXED);
 	if (hb_started)
 		pthread_join(hb_th, NULL);
-	send_msg(fd, &app, &bye);
+	send_msg(fd, &apps[cur_app_get()], &bye);
 	nl_cg_close(&cg); /* #33: every command's whole cgroup (or group) killed, removed */
 	for (unsigned int i = 0; i < n_mach; i++) {
 		if (mach[i].pid > 0)
@@ -1191,7 +1415,14 @@ main(int argc, char **argv)
 	close(fd);
 	nl_wfarm_free(&wfarm);
 	if (auth_key != NULL)
-		nl_replay_free(&replay);
+		for (unsigned int i = 0; i < n_apps; i++)
+			nl_replay_free(&replay[i]);
+	char fo[160] = ""; /* --standby: its counters */
+
+	if (n_apps == 2)
+		snprintf(fo, sizeof(fo), "; re-homed and back: rehomed=%llu home=%llu, %llu "
+			 "unacknowledged DONEs dropped", (unsigned long long)n_rehomed,
+			 (unsigned long long)n_home, (unsigned long long)wpend.n_dropped);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
 				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent; longest "
@@ -1199,7 +1430,7 @@ main(int argc, char **argv)
 				"held and %llu of runs it ended answered without running again; DONEs: "
 				"%llu acknowledged, %llu resent, %llu given up after %.0f s, %llu not "
 				"kept (table full), %u still unacknowledged; asked to join again %llu "
-				"times)\n", wid,
+				"times%s)\n", wid,
 			(unsigned long long)n_done, (unsigned long long)n_bad,
 			(unsigned long long)n_kill_unknown, (unsigned long long)n_send_retry,
 			(unsigned long long)n_send_lost, (double)loop_gap_max / 1e6,
@@ -1207,7 +1438,7 @@ main(int argc, char **argv)
 			(unsigned long long)n_dup_ended, (unsigned long long)wpend.n_acked,
 			(unsigned long long)wpend.n_resent, (unsigned long long)wpend.n_gave_up,
 			(double)NL_WPEND_GIVE_UP_NS / 1e9, (unsigned long long)wpend.n_full, wpend.n,
-			(unsigned long long)n_rejoin);
+			(unsigned long long)n_rejoin, fo);
 	nl_wrec_fini(&wrec);
 	nl_wpend_fini(&wpend);
 	return 0;
