@@ -25,6 +25,9 @@
 #   chaos_sub [nlevel-submit args]        nlevel-submit in the namespace (--appliance set)
 #   chaos_tel_key PATH KEY                a telemetry value (-1 when absent)
 #   chaos_elapsed FILE                    the elapsed_s of the last SUMMARY line in FILE
+#   chaos_held_s [LINE]                   seconds the appliance's I/O lcore was held, as its
+#                                         log says, summed over the lines after LINE (0: all)
+#   chaos_app_lines                       the appliance log's line count (a LINE for the above)
 #                                         (nlevel-submit's own clock: first FSUBMIT to last
 #                                         answer, without the start-up and exit of an ASan
 #                                         build); empty when none
@@ -180,6 +183,14 @@ chaos_wait_log() { # N TEXT K
 chaos_sub() { timeout -k 5 180 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" "$@"; }
 
 chaos_elapsed() { sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' "$1" | tail -n 1; }
+# docs/dataplane.md "What holds the I/O lcore": on this VM the kernel held an appliance's I/O
+# lcore (behind DAMON's kdamond) for up to 11.6 s; every deadline the lcore keeps, and every
+# answer it owes, is late by that much, which is the host's doing, not the product's
+chaos_held_s() {
+	tail -n +$((${1:-0} + 1)) "$CT/app.log" |
+		sed -n 's/.*the I\/O lcore was held \([0-9.]*\) s.*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+}
+chaos_app_lines() { wc -l <"$CT/app.log"; }
 
 chaos_gone() { # PATTERN SECONDS
 	local i lim=$(($2 * 10))

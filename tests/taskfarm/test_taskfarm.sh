@@ -119,6 +119,15 @@ done
 say "two workers join and announce their 5 commands" \
 	"$([[ $(tel_key /nlevel/submits commands) == 5 ]]; echo $?)" "$(cat "$TMP"/w*.log)"
 
+# --- a long task's resends back off ------------------------------------------------------------
+# An accepted task without a final answer is sent again after 5, 10, 20 s... of no word of it;
+# the appliance's answer to such a resend must not restart the back-off (it did: a 21 s task
+# went out at 5, 10, 15 and 20 s; now at 5 and 15). Runs beside the checks below, on worker 1
+# (HasBig), which is never killed; checked at the end.
+sub --wait --quiet --submit-id 90 --requirements 'HasBig == true' --array 1-1 nap 21 \
+	>"$TMP/long.out" 2>&1 &
+LONGP=$!
+
 # --- a resent FSUBMIT runs once ----------------------------------------------------------------
 # A raw client: the same FSUBMIT (submitter, task id, attempt) sent 3 times at once, and again
 # after its COMPLETE: ACCEPT / TASKINFO + COMPLETE answered each time, the command run once;
@@ -318,4 +327,11 @@ rc=$?
 nw1=$(awk -F, 'NR > 1 && $6 ~ /^w1\./' "$TMP/kbig.csv" | wc -l)
 say "--key --principals: 200 queued FSUBMITs with Requirements, all on worker 1's machines" \
 	"$([[ $rc == 0 && $nw1 == 200 ]]; echo $?)" "rc $rc, $nw1 on worker 1: $(tail -n 3 "$TMP/app2.log")"
+wait "$LONGP"
+rc=$?
+long_resent=$(sed -n 's/.*SUMMARY.* resent=\([0-9]*\).*/\1/p' "$TMP/long.out")
+# 2 expected; 3 leaves room for one answer delayed over 3 s by a loaded host
+say "a 21 s task is resent with back-off (5, 15 s), not every 5 s" \
+	"$([[ $rc == 0 && -n $long_resent && $long_resent -ge 1 && $long_resent -le 3 ]]; echo $?)" \
+	"rc $rc, resent '${long_resent}': $(tail -n 2 "$TMP/long.out")"
 nl_tap_done

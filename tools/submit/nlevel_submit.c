@@ -108,6 +108,9 @@ static struct {
 	/* counters */
 	uint32_t n_ok, n_failed, n_rejected, n_running, n_skipped, n_retried, n_overload;
 	uint32_t n_resent;     /* #34: accepted tasks sent again for want of a final answer */
+	/* the first send since the appliance's last answer [ns, now_ns()]; 0: every send answered.
+	 * A silence counts as the appliance's (down, restarting, held) only while asked. */
+	uint64_t asked_ns;
 	uint32_t n_timeout, n_cancelled; /* #33: final states of their own (not exit codes) */
 	uint32_t n_shutdown;   /* #34: REJECT shutdown (the appliance stops): not run */
 	uint32_t n_not_sent;   /* #34: not sent once the appliance said it stops */
@@ -183,6 +186,8 @@ send_msg(const struct nl_msg *m)
 
 	if (n > 0)
 		(void)sendto(S.fd, buf, (size_t)n, 0, (const struct sockaddr *)&S.app, sizeof(S.app));
+	if (S.asked_ns == 0)
+		S.asked_ns = now_ns();
 }
 
 /* Receive one message (waits up to ms). 1 = got one, 0 = none. */
@@ -571,22 +576,25 @@ register_all(double timeout_s)
 		memcpy(rg->rank, h->rank, rg->rank_len);
 		while (!got && !stop_flag) {
 			uint64_t now = now_ns();
+			/* past the deadline: what already came is still read (this process may
+			 * have been held past it by the host with the answer waiting), not sent */
+			bool last = now >= t_end;
 
-			if (now >= t_end)
-				return ferr(NULL, 0, "no answer from the appliance to REGISTER (%s:%u, "
-					    "%g s): is it running, and is --key the appliance's%s?",
-					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port), timeout_s,
-					    key_hint());
-			if (now >= next) {
+			if (!last && now >= next) {
 				send_msg(&m);
 				next = now + 200000000ull;
 			}
-			while (recv_msg(&r, 20) == 1) {
+			while (recv_msg(&r, last ? 0 : 20) == 1) {
 				if (r.type != NL_MSG_REGISTERED || r.u.farm.regd.req_id != rg->req_id)
 					continue;
 				got = true;
 				break;
 			}
+			if (last && !got)
+				return ferr(NULL, 0, "no answer from the appliance to REGISTER (%s:%u, "
+					    "%g s): is it running, and is --key the appliance's%s?",
+					    inet_ntoa(S.app.sin_addr), ntohs(S.app.sin_port), timeout_s,
+					    key_hint());
 		}
 		if (!got)
 			return -1;
@@ -982,10 +990,13 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 			struct task *t;
 
 			got++;
-			if (rnow - last_answer > 3000000000ull) {
-				/* #34: the appliance speaks again after 3 s of silence (it may have
-				 * restarted from its journal): every accepted task without a final
-				 * answer is sent again now, not at its backed-off time */
+			if (S.asked_ns != 0 && rnow - S.asked_ns > 3000000000ull) {
+				/* #34: the appliance speaks again after leaving a request of ours
+				 * unanswered for 3 s (it may have restarted from its journal): every
+				 * accepted task without a final answer is sent again now, not at its
+				 * backed-off time. A silence while nothing was asked (long tasks
+				 * running) is not one: the answer to a resend of theirs must not undo
+				 * their back-off (it did: every running task went out every 5 s) */
 				for (uint32_t i = 0; i < next; i++)
 					if (S.t[i].state == T_RUNNING) {
 						S.t[i].t_heard_ns = 0;
@@ -994,6 +1005,7 @@ run(unsigned int window, unsigned int retries, double timeout_s, bool quiet)
 				next_scan = 0;
 			}
 			last_answer = rnow;
+			S.asked_ns = 0;
 			if (m.type == NL_MSG_ACCEPT || m.type == NL_MSG_REJECT || m.type == NL_MSG_COMPLETE)
 				tid = m.u.reply.task_id;
 			else if (m.type == NL_MSG_TASKINFO)
