@@ -268,8 +268,11 @@ refute(struct nl_swim *sw, uint32_t inc, bool accused)
 {
 	struct swim_member *me = &sw->mem[sw->cfg.self];
 
-	if (inc < me->inc)
-		return;                  /* about an older incarnation: already refuted */
+	if (inc < me->inc) {         /* about an older incarnation: refuted already, */
+		if (accused)         /* but the accuser has not heard it (each copy of the */
+			pend_add(sw, sw->cfg.self); /* refutation may have been lost): again */
+		return;
+	}
 	me->inc = inc + 1;           /* I2 */
 	pend_add(sw, sw->cfg.self);
 	if (accused) {

@@ -135,9 +135,9 @@ kept=$(so_eval "(p['a']['farm_kept'], p['b']['farm_kept'], p['b']['farm_no_machi
 echo "# farm tasks put back into their own appliance's subtree (a, b) and b's REJECT no_machine: $kept"
 # per appliance accepted = completed + failed, nothing in flight (every task answered once)
 report a b c
-say "accounting per appliance: accepted = completed + failed, nothing in flight" $? "see the log"
+say "accounting per appliance: accepted = completed + failed, nothing in flight" $? "$(so_why)"
 
 stop_all
-say "the three appliances stop cleanly" $? "see the log"
+say "the three appliances stop cleanly" $? "$(so_why)"
 echo "# $((SECONDS - T0)) s"
 nl_tap_done

@@ -119,9 +119,9 @@ sys.exit(0 if min(ref) >= 300 and fut == fut0 and live == [False, False] else 1)
 PY
 fi
 say "forged SWIM alive + future SUMMARY from the dead c's address under the site key: refused and counted at a and b, c declared gone" \
-	$r "see the log"
+	$r "$(so_why)"
 
 stop_all
-say "the appliances stop cleanly" $? "see the log"
+say "the appliances stop cleanly" $? "$(so_why)"
 echo "# $((SECONDS - T0)) s"
 nl_tap_done

@@ -67,7 +67,7 @@ if up3 nlsc; then
 	[[ $g1 == "$g0" && $g1 == "(0, 0, 0, 0)" && $res == "(4800, 0)" ]] || r=1
 fi
 echo "# pause: $((SECONDS - t0)) s"
-say "scaleout_paused_3s_appliance_not_declared_gone_no_machine_lost" $r "see the log"
+say "scaleout_paused_3s_appliance_not_declared_gone_no_machine_lost" $r "$(so_why)"
 say "scaleout_paused_3s_every_accepted_task_answered_once" $a1 \
 	"a task unanswered, or accounting off (a worker DONE lost while the appliance was stopped?)"
 
@@ -101,7 +101,7 @@ if [[ -n ${APP[c]} ]]; then
 	echo "# contention: times a peer was declared gone (a, b, c) before $g0 after $g1; suspicions before $s0 after $s1"
 	[[ $g1 == "$g0" ]] || r=1
 fi
-say "scaleout_cpu_contention_no_appliance_declared_gone" $r "see the log"
+say "scaleout_cpu_contention_no_appliance_declared_gone" $r "$(so_why)"
 say "scaleout_cpu_contention_every_accepted_task_answered_once" $a2 \
 	"tasks left unanswered under contention, or in flight afterwards"
 
@@ -121,7 +121,7 @@ if [[ -n ${APP[c]} ]]; then
 		echo "# c killed: still live after 15 s"
 	fi
 fi
-say "scaleout_killed_appliance_declared_dead_by_swim_within_seconds" $r "see the log"
+say "scaleout_killed_appliance_declared_dead_by_swim_within_seconds" $r "$(so_why)"
 
 # 4: c restarted, its workers not (issue #36: they never re-HELLOed, so c never got its machines
 # back): c answers their LOADs "join again", they join, a and b take c back, and a's client's
@@ -139,5 +139,5 @@ if [[ $r == 1 && -z ${APP[c]} ]] && launch_app c nlsc && wait_app c; then
 	fi
 fi
 stop_all || r=1
-say "scaleout_restarted_appliance_gets_its_workers_back_without_their_restart" $r "see the log"
+say "scaleout_restarted_appliance_gets_its_workers_back_without_their_restart" $r "$(so_why)"
 nl_tap_done
