@@ -327,6 +327,25 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 	if (h->flags & NL_HELLO_F_REPLY)
 		return;
 	if (wi < 0) {
+		/* The same worker id from the same host (and principal) at a new port, its old
+		 * address silent for over 1 s (a live worker speaks every 0.5 s at most: LOAD, or
+		 * its heartbeat thread while its loop is held): the worker restarted. Its previous
+		 * life is removed now, not at --worker-timeout: until then both lives' machines took
+		 * tasks, and a farm task dispatched to the dead one failed machine_lost at the
+		 * timeout, after the worker had joined again (seen: chaos_contain_v2's cancel check,
+		 * a task submitted just after the restart). A second live worker of the same id (a
+		 * misconfiguration) still speaks, so it is left alone: no flapping between two. */
+		uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+
+		for (unsigned int k = 0; k < io->n_workers; k++) {
+			const struct nl_dp_worker *o = &io->workers[k];
+
+			if (o->live && o->worker_id == h->worker_id && o->ip == a->src_ip &&
+			    o->port != a->src_port && o->principal == io->principal &&
+			    now > o->last_seen_tsc && now - o->last_seen_tsc > hz)
+				remove_worker(io, k, "restarted: its HELLO came from a new port, the "
+						     "old one silent over 1 s");
+		}
 		for (wi = 0; (unsigned int)wi < io->n_workers && io->workers[wi].live; wi++)
 			;
 		if ((unsigned int)wi == MAX_WORKERS)

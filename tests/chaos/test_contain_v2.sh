@@ -171,6 +171,14 @@ if chaos_has_submit_opt --cancel && chaos_has_submit_opt --tasks; then
 	# the task must be running when it is cancelled (a queued one is withdrawn, no KILL):
 	# the restarted worker has joined first, and the command has started
 	chaos_wait_log 1 "joined" $((n_joined + 1))
+	# its previous life (killed over 1 s before) is gone from the appliance by the time the
+	# restarted worker has joined: at its HELLO from a new port, or at --worker-timeout when
+	# that came first; never both lives holding machines at once (a task dispatched to the
+	# dead one failed machine_lost after the join)
+	lives=$(grep -c "worker 1 joined with" "$CT/app.log") gone=$(grep -c "worker 1 left (" "$CT/app.log")
+	say "a worker restarted with its id: its previous life is gone when it joins again" \
+		"$([[ $gone -ge $((lives - 1)) ]]; echo $?)" \
+		"$lives joins, $gone left: $(grep -e "worker 1 left" -e "worker 1 joined" "$CT/app.log" | tr '\n' ';')"
 	chaos_sub --wait --quiet --requirements "$REQ" --submit-id 733 --array 1-1 nap 100.733 \
 		>"$CT/733.out" 2>&1 &
 	CHAOS_EXTRA_PIDS+=($!)
