@@ -23,9 +23,6 @@ ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 # taking 9 to 28 s at a load average of 15-20 (reported, not bounded by the drain)
 drain_s() { sed -n 's/.*drain on SIG[A-Z]* ended after \([0-9.]*\) s.*/\1/p' "$CT/app.log" | tail -n 1; }
 lt() { [[ -n $1 ]] && python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; } # A < B (floats)
-# the seconds this appliance's I/O lcore was held (chaos_held_s): a deadline the loop checks
-# is late by that much, and it is not the drain's doing
-held_s() { chaos_held_s; }
 mkdir -m 1777 "$CT/runs"
 cat >"$CT/mark.sh" <<EOF
 #!/bin/sh
@@ -107,7 +104,7 @@ d1=$(drain_s)
 echo "# SIGTERM with $running running: drain ${d1:-?} s, process exit $arc after $ams ms; $(grep 'drain on' "$CT/app.log" | sed 's/.*nlevel: //' | tr '\n' ';')"
 say "a batch submitted during the drain is answered REJECT shutdown (2 of 2), exit 1" \
 	"$([[ $brc == 1 && $(field "$out" shutdown) == 2 && $out == *"shutting down"* ]]; echo $?)" \
-	"rc $brc: $out (the I/O lcore held $(held_s) s in all: $(grep 'was held' "$CT/app.log" | sed 's/.*nlevel: //' | cut -c1-60 | tr '\n' ';'))"
+	"rc $brc: $out (the I/O lcore held $(chaos_held_s) s in all: $(grep 'was held' "$CT/app.log" | sed 's/.*nlevel: //' | cut -c1-60 | tr '\n' ';'))"
 drained=$(grep -c 'drain on SIGTERM ended' "$CT/app.log")
 say "SIGTERM with 8 running, 16 waiting: the appliance drains, ends within --drain-timeout 40, exits 0" \
 	"$([[ $running == 8 && $arc == 0 && $drained == 1 ]] && lt "$d1" 40 &&
@@ -135,10 +132,10 @@ say "--resume after the restart: the 16 run (16 ok, 8 skipped); each of the 24 r
 # --- tasks still running at --drain-timeout 3 ---
 stop_four 503 TERM
 rc=$RC tout=$OUT gone=$GONE
-d3=$(drain_s) h3=$(held_s)
+d3=$(drain_s) h3=$(chaos_held_s)
 echo "# --drain-timeout 3 with 4 running: drain ${d3:-?} s (I/O lcore held $h3 s), process exit $STOP_RC after $STOP_MS ms"
 # the deadline is checked by the I/O loop: up to 1 s late on a loaded host, and later by as
-# long as the kernel held the lcore (held_s)
+# long as the kernel held the lcore (chaos_held_s), which is not the drain's doing
 say "tasks running at --drain-timeout 3: answered REJECT shutdown (4) at 3 s, exit 0" \
 	"$([[ $STOP_RC == 0 ]] && lt 2.9 "$d3" && lt "$d3" "4 + $h3" && [[ $rc == 1 &&
 		$(field "$tout" shutdown) == 4 && $(grep -c ',shutdown,' "$CT/503.csv") == 4 ]]; echo $?)" \

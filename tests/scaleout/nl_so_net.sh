@@ -153,8 +153,8 @@ so_why() { # for a failure's detail: the clients' counts and what the appliances
 # the longest time the host held an appliance's own I/O lcore, as their logs say ("the I/O
 # lcore was held S s"; docs/dataplane.md "What holds the I/O lcore") [s]; 0 when none
 so_held_max() {
-	grep -ho "I/O lcore was held [0-9.]*" "$TMP"/app_?.log 2>/dev/null | awk '{ print $5 }' |
-		sort -n | tail -n 1 | awk '{ print $1 + 0 } END { if (NR == 0) print 0 }'
+	grep -ho "I/O lcore was held [0-9.]*" "$TMP"/app_?.log 2>/dev/null |
+		awk '$5 > m { m = $5 } END { print m + 0 }'
 }
 val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 loadgen() { # app, tasks, rate, seed, extra args

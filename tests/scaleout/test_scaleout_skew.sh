@@ -72,7 +72,7 @@ PY
 	# on a failure, what membership said (suspicions, verdicts) and whether an I/O lcore was
 	# held (its log: "the I/O lcore was held S s") go into the detail (CI's log)
 	why=$(grep -h "suspected\|gone\|refuted\|alive again\|was held" "$TMP"/app_?.log 2>/dev/null | head -n 8)
-	held=$(grep -ho "I/O lcore was held [0-9.]*" "$TMP"/app_?.log 2>/dev/null | awk '{print $5}' | sort -n | tail -n 1)
+	held=$(so_held_max)
 	stop_all || r=1
 	busy2 # stop_all ended the busy loops too
 	what="c's clock ${skew} ms off: 2 x 1,200 crossing tasks all COMPLETE, nobody declared gone, summaries installed both ways"
