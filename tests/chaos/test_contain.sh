@@ -172,6 +172,9 @@ for _ in $(seq 300); do
 done
 keeper=$(pgrep -x nlevel-keeper -P "${CW_PID[2]}" | head -1)
 n_before=$(pgrep -fc "sleep 3008")
+# both stopped first, then killed: killed one after the other, the keeper could see the
+# worker's pipe end between the two signals and kill the commands this check wants left
+kill -STOP "${CW_PID[2]}" $keeper 2>/dev/null
 kill -9 "${CW_PID[2]}" $keeper 2>/dev/null
 sleep 1
 n_mid=$(pgrep -fc "sleep 3008")

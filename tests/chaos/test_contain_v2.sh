@@ -152,6 +152,9 @@ for _ in $(seq 300); do
 done
 keeper=$(pgrep -x nlevel-keeper -P "${CW_PID[1]}" | head -1)
 n_before=$(pgrep -fc "sleep 3208")
+# both stopped first, then killed: killed one after the other, the keeper could see the
+# worker's pipe end between the two signals and kill the commands this check wants left
+kill -STOP "${CW_PID[1]}" $keeper 2>/dev/null
 kill -9 "${CW_PID[1]}" $keeper 2>/dev/null
 # as 720 above: the appliance would dispatch 722 again to the next life (and fill its slots)
 chaos_sub --cancel 722 >"$CT/cancel722.out" 2>&1
