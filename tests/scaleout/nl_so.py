@@ -165,9 +165,9 @@ def report(apps, err=None):
                 j["parked"], j["foreign"], j["stale_handback"], j["moved"],
                 j["lost_tasks_total"]))
             print("# %s datagrams: %s placed_out=%d rerouted=%d installed=%d test_dropped=%d" % (
-                n, " ".join("%s:retx=%d,dup=%d,acked=%d" % t for t in zip(
+                n, " ".join("%s:retx=%d,dup=%d,acked=%d,ovf=%d" % t for t in zip(
                     j["name"], j.get("retransmitted", []), j.get("duplicates_in", []),
-                    j.get("acked", []))),
+                    j.get("acked", []), j.get("unacked_overflow", []))),
                 j.get("placed_out", 0), j.get("rerouted", 0), j.get("summaries_installed", 0),
                 j.get("test_dropped", 0)))
     return ok

@@ -81,7 +81,7 @@ KEPT="[sum(p[x]['hold_kept']) for x in 'abc']"
 for hold in ${HOLDS:-10}; do
 	awk -v h="$hold" '{ print } /^\[scaleout\]/ { print "dead_hold_s = " h }' \
 		"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
-	r=1 rh=0 part_len=
+	r=1 rh=0 part_len= fail_why=
 	res=
 	if up3 nlsc; then
 		r=0
@@ -112,8 +112,9 @@ for hold in ${HOLDS:-10}; do
 		wait $lc
 		done_n=0
 		CASE="dead_hold_s $hold"
-		answered 1200 a b c || r=1
-		report a b c || r=1
+		answered 1200 a b c || { r=1; fail_why+="clients: $(so_why | cut -d'|' -f1-3); "; }
+		rep=$(report a b c) || { r=1; fail_why+="accounting: $(grep -E '^# [abc](:| peers)' <<<"$rep" | tr '\n' ' '); "; }
+		echo "$rep"
 		res=$(so_eval "($GONE, $KEPT, [sum(p[x]['lost_tasks']) for x in 'abc'])")
 		echo "# dead_hold_s $hold: (gone per appliance, hold_kept, REJECTed machine_lost (not run) per appliance) = $res, $((SECONDS - t_cut)) s after the cut"
 		python3 - "$res" <<'PY' || rh=1
@@ -133,7 +134,7 @@ PY
 	[[ $n_ran == $((2 * ${done_n:-0})) ]] || rh=1
 	if [[ $hold != 0 ]]; then
 		say "a ${PART_S} s partition of c: 3 x 1,200 tasks each answered once (COMPLETE or REJECT machine_lost), nothing lost or in flight" \
-			$r "${res:-not up}; membership: ${why:-quiet}"
+			$r "${fail_why}${res:-not up}; membership: ${why:-quiet}"
 		# the hold's promise is for a partition shorter than the verdict plus the hold: when
 		# this host stalled so long that the cut lasted far longer than PART_S (seen once: the
 		# heal's own 5 s timer woke 18.8 s late), that run says nothing about it
