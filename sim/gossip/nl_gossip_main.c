@@ -397,6 +397,10 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = get_d(cfg, s, "record_cost_ms", &d, 0, 1e6)) < 0)
 		return rc;
 	b->rec_cost_s = d / 1e3;
+	d = 0;
+	if ((rc = get_d(cfg, s, "negotiator_ad_cost_ms", &d, 0, 1e6)) < 0)
+		return rc;
+	b->neg_ad_cost_s = d / 1e3;
 	/* experiments */
 	for (unsigned int e = 0; e < E_N; e++)
 		g->on[e] = nl_cfg_has_section(cfg, exp_name[e]);

@@ -726,6 +726,18 @@ central_neg(struct sim *s)
 		}
 	}
 	set_candidates(s, 0, nc, view_n);
+	if (s->c->neg_ad_cost_s > 0) {
+		/* the negotiator reads every collected record before it matches (one pass over
+		 * them, whether or not jobs wait): its matches leave after that */
+		uint32_t n_ads = 0;
+
+		for (uint32_t i = 0; i < s->n; i++)
+			n_ads += s->coll_t[i] != -INFINITY &&
+				 s->now - s->coll_recv[i] < s->c->lifetime_s;
+		if (sc->busy_until_s < s->now)
+			sc->busy_until_s = s->now;
+		sc->busy_until_s += s->c->neg_ad_cost_s * n_ads;
+	}
 	dispatch(s, 0);
 	/* the next cycle starts an interval later, or when this one's matchmaking ends */
 	double next = s->now + s->c->neg_interval_s;
@@ -1250,7 +1262,7 @@ check_cfg(const struct nl_gsched_cfg *c)
 	    c->cores == 0 || c->cores > 1024 || !(c->job_min_s > 0) || c->job_max_s < c->job_min_s ||
 	    c->fail_per_day < 0 || c->leave_per_day < 0 || !(c->rejoin_s > 0) ||
 	    !(c->neg_interval_s > 0) || !(c->update_interval_s > 0) || c->rec_rtts < 0 ||
-	    c->rec_cost_s < 0 || !(c->rec_scale > 0) || c->match_cost_s < 0 ||
+	    c->rec_cost_s < 0 || !(c->neg_ad_cost_s >= 0) || !(c->rec_scale > 0) || c->match_cost_s < 0 ||
 	    !(c->ask_timeout_s > 0) || c->job_ad == NULL || c->net.sites == 0 ||
 	    c->net.sites > 256 || c->net.intra_min_s < 0 || c->net.intra_max_s < c->net.intra_min_s ||
 	    c->net.inter_min_s < 0 || c->net.inter_max_s < c->net.inter_min_s)

@@ -210,6 +210,12 @@ struct nl_gsched_cfg {
 				    *   changes (a job starts or ends), as HTCondor's startd does */
 	double rec_rtts;           /**< round trips per collected record (central) */
 	double rec_cost_s;         /**< fixed cost per collected record (central) [s] */
+	/** Central: the negotiator's time per machine record at the start of every cycle [s]
+	 *  (reading the collector's records before matching, HTCondor's negotiation "phase 1";
+	 *  a per-cycle cost linear in N, on top of the per-job scan that match_cost_s charges).
+	 *  The cycle's matches leave only after it; a cycle longer than neg_interval_s delays
+	 *  the next. 0 (default): none. An experiment knob (docs/results.md, Table 1). */
+	double neg_ad_cost_s;
 	/** Central: the collector waits on its records' round trips (true: one record at a
 	 *  time holds it for rec_rtts round trips + rec_cost_s) or serves connections as they
 	 *  become ready (false, default: the round trips delay each update, in parallel, and

@@ -253,6 +253,24 @@ main(void)
 			  re.util < rbk.util - 0.03,
 		  "1,000 nodes: 0.3 s a record makes a %.0f s cycle (%.4f), 0.03 s keeps the %.0f s "
 		  "update interval (%.4f)", re.cycle_s, re.util, rbk.cycle_s, rbk.util);
+	/* the negotiator's time per record it reads at the start of a cycle: 0.2 s a record at
+	 * 1,000 nodes is a 200 s cycle whose matches leave 200 s after its records were read,
+	 * so a finished job's node waits longer; at 20 nodes (4 s a cycle) it costs little */
+	ev = base(1000, NL_GSCHED_CENTRAL, seed);
+	nl_gsched_run(&ev, &rbk);
+	ev.neg_ad_cost_s = 0.2;
+	nl_gsched_run(&ev, &re);
+	struct nl_gsched_cfg sm = base(20, NL_GSCHED_CENTRAL, seed);
+	double un0 = util(sm, 1);
+
+	sm.neg_ad_cost_s = 0.2;
+	double un1 = util(sm, 1);
+
+	nl_tap_ok(re.util < rbk.util - 0.05 && re.util > 0.5 && fabs(un1 - un0) < 0.01,
+		  "negotiator 0.2 s a record: 1,000 nodes %.4f (none: %.4f), 20 nodes %.4f (none: "
+		  "%.4f)", re.util, rbk.util, un1, un0);
+	ev.neg_ad_cost_s = -1;
+	nl_tap_ok(nl_gsched_run(&ev, &re) == -EINVAL, "a negative negotiator cost is refused");
 
 	/* issue #37, §4.3: what a scheduling node believes about a record */
 	nl_tap_ok(nl_gsched_believed_free(1, 1, 0, false, NL_GSCHED_BELIEF_OWN) == 0 &&
