@@ -271,7 +271,11 @@ int nl_proto_parse_addr(const char *s, struct sockaddr_in *a);
 #define NL_AUTH_KEY_LEN 16u      /**< SipHash-2-4 key [bytes], derived from the site key file */
 #define NL_AUTH_TAG_LEN 16u      /**< MAC [bytes] (SipHash-2-4, 128-bit output) */
 #define NL_AUTH_TRAILER_LEN 32u  /**< sender (8) + seq (8) + MAC (16), after the body */
-#define NL_REPLAY_WINDOW 1024u   /**< sliding window of sequence numbers per sender */
+/** Frames remembered per sender: the NL_REPLAY_DEPTH highest seqs accepted (a power of 2). A
+ * frame that arrives after later ones of its sender is accepted while it is above the lowest
+ * of them (or, before a sender had so many, above the owner's floor), whatever the time
+ * between them: a reorder depth in frames, not in sequence numbers (seq is a clock in ns). */
+#define NL_REPLAY_DEPTH 64u
 #define NL_REPLAY_SKEW_NS 60000000000ull /**< clock tolerance: seq within +-60 s of now */
 
 /** The MAC key (secret). */
@@ -426,10 +430,12 @@ void nl_replay_free(struct nl_replay *rp);
 /**
  * Accept (and remember) or refuse one authenticated frame's (sender, seq) for owner `own`:
  * refused when seq is more than NL_REPLAY_SKEW_NS away from now_ns; for a sender the owner
- * holds, when it was accepted before or is NL_REPLAY_WINDOW or more below the sender's highest
- * seq; for a sender it does not hold, when seq is at or below the owner's floor. Call only for
- * a frame whose MAC verified and whose sender may send it (only an authorised sender creates
- * state).
+ * holds, when it is one of the NL_REPLAY_DEPTH highest seqs accepted from it, or at or below
+ * its low-water mark (the highest seq it was accepted with that is no longer among those, or
+ * the owner's floor when the sender was entered); for a sender it does not hold, when seq is
+ * at or below the owner's floor. Every seq accepted from a sender is refused from then on.
+ * Call only for a frame whose MAC verified and whose sender may send it (only an authorised
+ * sender creates state).
  *
  * @param rp      Replay state.
  * @param own     Owner (< n_own; else refused).
@@ -437,8 +443,10 @@ void nl_replay_free(struct nl_replay *rp);
  * @param seq     Its sequence number.
  * @param now_ns  Receiver's CLOCK_REALTIME [ns].
  * @return NL_PROTO_OK or NL_PROTO_E_REPLAY.
- * @par Context  Single-threaded (_st): the receiving thread. O(1): a hash probe, no scan.
- * @par Source  RFC 4303 section 3.4.3 (sliding window), RFC 6479 (bitmap as a ring of words).
+ * @par Context  Single-threaded (_st): the receiving thread. A hash probe; a frame in order
+ *               is O(1), one that arrives after later ones scans at most NL_REPLAY_DEPTH seqs.
+ * @par Source  RFC 4303 section 3.4.3 (anti-replay window), kept as the highest seqs accepted
+ *              because seq is a clock (docs/protocol.md "Replay window").
  */
 enum nl_proto_err nl_replay_check_own(struct nl_replay *rp, unsigned int own, uint64_t sender,
 				      uint64_t seq, uint64_t now_ns);

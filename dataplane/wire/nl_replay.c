@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The replay window of protocol version 2 (nl_proto.h: nl_replay_init(), nl_replay_check()):
- * per sender the highest sequence number accepted and a bitmap of the ones below it; senders
- * grouped by owner (a principal, or the site key's holders), each owner with a bound of its own.
+ * per sender the NL_REPLAY_DEPTH highest sequence numbers accepted and a low-water mark below
+ * them; senders grouped by owner (a principal, or the site key's holders), each owner with a
+ * bound of its own.
+ *
+ * Why not RFC 4303's bitmap: seq is the sender's clock in ns (nl_proto_seal()), so a bitmap of
+ * the 1024 numbers below the highest covered 1 us of the sender's time, and a frame that
+ * arrived after a later one of its sender sent more than 1 us after it was refused as a
+ * replay. That happens: a veth pair queues a datagram on the backlog of the CPU its sender ran
+ * on, so a sender that moves between CPUs can have its datagrams delivered out of order (seen
+ * in tests/scaleout with both cores busy: one SUBMIT in 3,600 dropped as `replay`, its task
+ * lost). Remembering the highest seqs themselves makes the tolerance a depth in frames.
  *
  * Theory of operation. Entries live in one array, owner o's in [base_o, base_o + cap_o); an
  * open-addressing index (linear probing, backward-shift deletion) finds (owner, sender). Each
@@ -15,7 +24,10 @@
  *       first seq is above the floor and within the clock tolerance);
  *   I2  every seq ever accepted from a sender o does not hold any more is <= floor_o, so a
  *       replay of it is refused (the floor only rises);
- *   I3  no entry is created for a frame outside the clock tolerance or at or below the floor.
+ *   I3  no entry is created for a frame outside the clock tolerance or at or below the floor;
+ *   I4  for a sender held: every seq accepted from it since it was entered is in rec[] or
+ *       <= low, low < every seq in rec[], and rec[] holds at most NL_REPLAY_DEPTH seqs,
+ *       ascending (so a seq is accepted at most once: it is refused when in rec[] or <= low).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,18 +35,72 @@
 
 #include "nl_proto.h"
 
-/* ---- replay window (RFC 4303 section 3.4.3, bitmap as a ring of words per RFC 6479) ---- */
+/* ---- replay window (RFC 4303 section 3.4.3's anti-replay check, kept as seqs: above) ---- */
 
-#define NL_REPLAY_WORDS (NL_REPLAY_WINDOW / 64u + 1u)
 #define NIL UINT32_MAX
+#define REC_MASK (NL_REPLAY_DEPTH - 1u)
+_Static_assert((NL_REPLAY_DEPTH & REC_MASK) == 0 && NL_REPLAY_DEPTH <= 65536,
+	       "NL_REPLAY_DEPTH: a power of 2 (rec[] is a ring)");
 
 struct nl_replay_ent {
 	uint64_t sender;      /* 0 = empty */
-	uint64_t top;         /* highest sequence number accepted */
+	uint64_t low;         /* I4: every seq accepted and not in rec[] is <= low */
 	uint32_t own;         /* owner */
 	uint32_t prev, next;  /* its owner's list, most recently accepted first */
-	uint64_t bits[NL_REPLAY_WORDS];
+	uint16_t head, n;     /* rec[]: n seqs, ascending from rec[head] (a ring) */
+	uint64_t rec[NL_REPLAY_DEPTH];
 };
+
+/* The i-th lowest seq remembered (i < n); the highest is rec_at(e, e->n - 1). */
+static inline uint64_t
+rec_at(const struct nl_replay_ent *e, unsigned int i)
+{
+	return e->rec[(e->head + i) & REC_MASK];
+}
+
+/* Forget the lowest seq remembered: it becomes the low-water mark (I4). */
+static void
+rec_drop_lowest(struct nl_replay_ent *e)
+{
+	e->low = e->rec[e->head];
+	e->head = (uint16_t)((e->head + 1u) & REC_MASK);
+	e->n--;
+}
+
+/* Accept seq from a sender held (and remember it), or refuse it: seen, or at or below low. */
+static bool
+rec_accept(struct nl_replay_ent *e, uint64_t seq)
+{
+	unsigned int i;
+
+	if (seq <= e->low)
+		return false;
+	if (seq > rec_at(e, e->n - 1u)) { /* in order: the common case, O(1) */
+		if (e->n == NL_REPLAY_DEPTH)
+			rec_drop_lowest(e);
+		e->rec[(e->head + e->n) & REC_MASK] = seq;
+		e->n++;
+		return true;
+	}
+	/* after later ones (reordered): its place, from the highest down */
+	for (i = e->n; i > 0 && rec_at(e, i - 1u) > seq; i--)
+		;
+	if (i > 0 && rec_at(e, i - 1u) == seq)
+		return false; /* seen */
+	if (e->n == NL_REPLAY_DEPTH) {
+		if (i == 0) { /* below every seq remembered: accepted, and at once the mark */
+			e->low = seq;
+			return true;
+		}
+		rec_drop_lowest(e);
+		i--;
+	}
+	for (unsigned int j = e->n; j > i; j--)
+		e->rec[(e->head + j) & REC_MASK] = e->rec[(e->head + j - 1u) & REC_MASK];
+	e->rec[(e->head + i) & REC_MASK] = seq;
+	e->n++;
+	return true;
+}
 
 struct nl_replay_own {
 	uint32_t base, cap, used;
@@ -189,18 +255,8 @@ lru_front(struct nl_replay *rp, struct nl_replay_own *o, uint32_t e)
 		o->tail = e;
 }
 
-static bool
-bit_test_set(struct nl_replay_ent *e, uint64_t seq)
-{
-	uint64_t *w = &e->bits[(seq / 64) % NL_REPLAY_WORDS], b = 1ull << (seq % 64);
-	bool was = (*w & b) != 0;
-
-	*w |= b;
-	return was;
-}
-
 /* A new sender of owner o: an entry of o's (its least recently accepted sender's when o is
- * full: that sender's top raises the floor, I2). */
+ * full: that sender's highest seq raises the floor, I2). */
 static uint32_t
 take_entry(struct nl_replay *rp, uint32_t own)
 {
@@ -214,8 +270,8 @@ take_entry(struct nl_replay *rp, uint32_t own)
 
 		e = o->tail;
 		v = &rp->ent[e];
-		if (v->top > o->floor)
-			o->floor = v->top;
+		if (rec_at(v, v->n - 1u) > o->floor) /* its highest: I2 */
+			o->floor = rec_at(v, v->n - 1u);
 		idx_del(rp, slot_of(rp, own, v->sender));
 		lru_unlink(rp, o, e);
 		o->evicted++;
@@ -241,35 +297,25 @@ nl_replay_check_own(struct nl_replay *rp, unsigned int own, uint64_t sender, uin
 	s = slot_of(rp, own, sender);
 	k = rp->idx[s];
 	if (k == 0) {
-		if (seq <= o->floor)
+		uint64_t fl = o->floor; /* (before take_entry() raises it for the sender it evicts) */
+
+		if (seq <= fl)
 			return NL_PROTO_E_REPLAY; /* I2: perhaps a forgotten sender's old frame */
 		k = take_entry(rp, own) + 1;
 		e = &rp->ent[k - 1];
-		memset(e->bits, 0, sizeof(e->bits));
 		e->sender = sender;
 		e->own = own;
-		e->top = seq;
-		bit_test_set(e, seq);
+		e->low = fl; /* I4: what it was accepted with before it was forgotten is <= fl (I2) */
+		e->head = 0;
+		e->n = 1;
+		e->rec[0] = seq;
 		rp->idx[slot_of(rp, own, sender)] = k; /* the eviction may have moved slots */
 		lru_front(rp, o, k - 1);
 		return NL_PROTO_OK;
 	}
 	e = &rp->ent[k - 1];
-	if (seq > e->top) {
-		uint64_t ow = e->top / 64, nw = seq / 64;
-
-		if (seq - e->top >= NL_REPLAY_WINDOW) {
-			memset(e->bits, 0, sizeof(e->bits));
-		} else {
-			/* words entered since top start empty; top's own word keeps its bits */
-			for (uint64_t w = ow + 1; w <= nw; w++)
-				e->bits[w % NL_REPLAY_WORDS] = 0;
-		}
-		e->top = seq;
-		bit_test_set(e, seq);
-	} else if (e->top - seq >= NL_REPLAY_WINDOW || bit_test_set(e, seq)) {
-		return NL_PROTO_E_REPLAY; /* older than the window, or seen */
-	}
+	if (!rec_accept(e, seq))
+		return NL_PROTO_E_REPLAY; /* seen, or at or below its low-water mark */
 	if (o->head != k - 1) {
 		lru_unlink(rp, o, k - 1);
 		lru_front(rp, o, k - 1);

@@ -364,10 +364,35 @@ test_replay_window_edges(void)
 			     nl_replay_check(&rp, s, top - 5, NOW) == NL_PROTO_OK &&
 			     nl_replay_check(&rp, s, top - 5, NOW) == NL_PROTO_E_REPLAY,
 		     "test_reordered_frame_inside_window_accepted_once");
-	nl_tap_check(nl_replay_check(&rp, s, top - (NL_REPLAY_WINDOW - 1), NOW) == NL_PROTO_OK &&
-			     nl_replay_check(&rp, s, top - NL_REPLAY_WINDOW, NOW) ==
-				     NL_PROTO_E_REPLAY,
-		     "test_window_holds_1024_sequence_numbers");
+	nl_replay_free(&rp);
+	/* seq is the sender's clock in ns: a datagram delivered after one its sender sent 4 ms
+	 * later (a veth's two CPU backlogs) is no replay (the bitmap of 1024 numbers refused it) */
+	nl_replay_init(&rp, 4);
+	nl_tap_check(nl_replay_check(&rp, s, NOW, NOW) == NL_PROTO_OK &&
+			     nl_replay_check(&rp, s, NOW + 4000000, NOW) == NL_PROTO_OK &&
+			     nl_replay_check(&rp, s, NOW + 2000000, NOW) == NL_PROTO_OK &&
+			     nl_replay_check(&rp, s, NOW + 2000000, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, s, NOW, NOW) == NL_PROTO_E_REPLAY,
+		     "test_frame_reordered_by_ms_accepted_once");
+	nl_replay_free(&rp);
+	/* depth: NL_REPLAY_DEPTH + 1 frames 1 ms apart; the lowest is the mark (refused again),
+	 * the rest remembered (refused again), an unseen seq above the mark accepted once and the
+	 * new mark, below the mark refused */
+	nl_replay_init(&rp, 4);
+	bool in = true;
+
+	for (uint64_t k = 1; k <= NL_REPLAY_DEPTH + 1; k++)
+		in &= nl_replay_check(&rp, s, NOW + k * 1000000, NOW) == NL_PROTO_OK;
+	bool again = false;
+
+	for (uint64_t k = 1; k <= NL_REPLAY_DEPTH + 1; k++)
+		again |= nl_replay_check(&rp, s, NOW + k * 1000000, NOW) == NL_PROTO_OK;
+	nl_tap_check(in && !again &&
+			     nl_replay_check(&rp, s, NOW + 1500000, NOW) == NL_PROTO_OK &&
+			     nl_replay_check(&rp, s, NOW + 1500000, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, s, NOW + 1250000, NOW) == NL_PROTO_E_REPLAY &&
+			     nl_replay_check(&rp, s, NOW + 2500000, NOW) == NL_PROTO_OK,
+		     "test_window_remembers_the_64_highest_seqs_and_a_mark_below");
 	nl_tap_check(nl_replay_check(&rp, s, NOW - NL_REPLAY_SKEW_NS - 1, NOW) ==
 			     NL_PROTO_E_REPLAY &&
 			     nl_replay_check(&rp, 78, NOW + NL_REPLAY_SKEW_NS + 1, NOW) ==
@@ -397,7 +422,7 @@ test_replay_window_edges(void)
 	nl_replay_free(&rp);
 }
 
-/* The window against a plain model: every (seq) ever accepted, and the highest. */
+/* The window against a plain model: every seq ever accepted (sorted), and the highest. */
 static void
 test_replay_window_matches_model(uint64_t seed)
 {
@@ -406,11 +431,15 @@ test_replay_window_matches_model(uint64_t seed)
 	unsigned int n_seen = 0, n_ok = 0, n_bad = 0;
 	uint64_t top = 0;
 	bool same = true;
+	/* the model: every seq accepted, sorted; the mark is the (NL_REPLAY_DEPTH + 1)-th
+	 * highest of them (0 while fewer): accepted iff above the mark and never accepted */
+	static uint64_t acc[20000];
+	unsigned int n_acc = 0;
 
 	rs = seed * 0x9e3779b97f4a7c15ull | 1;
 	nl_replay_init(&rp, 4);
 	for (unsigned int i = 0; i < 20000; i++) {
-		/* mostly forward, with jumps, reorders and repeats around the window's edge */
+		/* mostly forward, with jumps, replays and reorders around the window's depth */
 		uint64_t base = top == 0 ? NOW : top, seq;
 		unsigned int r = (unsigned int)(rnd() % 8);
 
@@ -418,16 +447,26 @@ test_replay_window_matches_model(uint64_t seed)
 			seq = base + 1 + rnd() % 100;
 		else if (r == 2)
 			seq = base + rnd() % 3000;
-		else
-			seq = base - rnd() % 1400;
+		else if (r == 3 && n_seen > 0)
+			seq = seen[rnd() % n_seen]; /* a replay */
+		else /* reordered: up to about 150 frames back, beyond the depth as often */
+			seq = base - rnd() % 30000;
 		bool dup = false;
 
 		for (unsigned int k = 0; k < n_seen; k++)
 			dup |= seen[k] == seq;
-		bool want = top == 0 || seq > top || (top - seq < NL_REPLAY_WINDOW && !dup);
+		uint64_t mark = n_acc > NL_REPLAY_DEPTH ? acc[n_acc - NL_REPLAY_DEPTH - 1] : 0;
+		bool want = !dup && seq > mark;
 		bool got = nl_replay_check(&rp, 9, seq, NOW) == NL_PROTO_OK;
 
 		same &= want == got;
+		if (want) {
+			unsigned int j = n_acc++;
+
+			for (; j > 0 && acc[j - 1] > seq; j--)
+				acc[j] = acc[j - 1];
+			acc[j] = seq;
+		}
 		if (got) {
 			seen[n_seen++] = seq;
 			if (seq > top)

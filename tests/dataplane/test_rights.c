@@ -307,7 +307,8 @@ test_lockout_attack(void)
 struct m_snd {                 /* the model's knowledge of one sender */
 	bool held;
 	uint64_t top, stamp;
-	uint64_t *seen;            /* seqs accepted since it was (re)entered */
+	uint64_t low0;             /* the owner's floor when it was (re)entered */
+	uint64_t *seen;            /* seqs accepted since it was (re)entered, ascending */
 	unsigned int n_seen, cap_seen;
 	uint64_t last_sent;        /* what the test last sent as it (for replays) */
 	uint64_t sent[64];
@@ -332,7 +333,21 @@ m_seen_add(struct m_snd *x, uint64_t seq)
 		if (x->seen == NULL)
 			abort();
 	}
-	x->seen[x->n_seen++] = seq;
+	unsigned int j = x->n_seen++;
+
+	for (; j > 0 && x->seen[j - 1] > seq; j--)
+		x->seen[j] = x->seen[j - 1];
+	x->seen[j] = seq;
+}
+
+/* Its low-water mark: the (NL_REPLAY_DEPTH + 1)-th highest seq accepted since it was entered,
+ * or the owner's floor then (docs/protocol.md "Replay window") */
+static uint64_t
+m_mark(const struct m_snd *x)
+{
+	uint64_t m = x->n_seen > NL_REPLAY_DEPTH ? x->seen[x->n_seen - NL_REPLAY_DEPTH - 1] : 0;
+
+	return m > x->low0 ? m : x->low0;
 }
 
 static bool
@@ -356,7 +371,7 @@ m_replay(unsigned int o, unsigned int j, uint64_t seq, uint64_t now, uint64_t *s
 	if (x->held) {
 		if (seq > x->top)
 			x->top = seq;
-		else if (x->top - seq >= NL_REPLAY_WINDOW || m_seen(x, seq))
+		else if (seq <= m_mark(x) || m_seen(x, seq))
 			return NL_PROTO_E_REPLAY;
 		m_seen_add(x, seq);
 		x->stamp = ++*stamp;
@@ -364,6 +379,7 @@ m_replay(unsigned int o, unsigned int j, uint64_t seq, uint64_t now, uint64_t *s
 	}
 	if (seq <= w->floor)
 		return NL_PROTO_E_REPLAY;
+	x->low0 = w->floor; /* before an eviction raises it for another sender */
 	if (w->n == w->cap) { /* forget the least recently heard of its own */
 		struct m_snd *v = NULL;
 
