@@ -129,9 +129,10 @@ def main():
 def accounting(n, st):
     """One appliance's accounting line and whether it holds at rest."""
     line = ("# %s: accepted=%d completed=%d failed=%d in_flight=%d rejected_ingress=%d "
-            "snapshot=%d rx_missed=%d" % (n, st["accepted"], st["completed"], st["failed"],
-                                          st["in_flight"], st["rejected_ingress"],
-                                          st.get("snapshot", -1), st.get("rx_missed", -1)))
+            "snapshot=%d rx_missed=%d drop_replay=%d" % (
+                n, st["accepted"], st["completed"], st["failed"], st["in_flight"],
+                st["rejected_ingress"], st.get("snapshot", -1), st.get("rx_missed", -1),
+                st.get("drop_replay", -1)))
     ok = st["accepted"] == st["completed"] + st["failed"] + st["in_flight"]
     ok &= st["in_flight"] == 0
     return line, ok

@@ -103,7 +103,9 @@ for hold in ${HOLDS:-10}; do
 			verdict=$(echo "$(date +%s.%N) - $t0" | bc) || verdict="none within the partition"
 		wait $healer
 		t1=$(cat "$TMP/t_healed")
-		part_len=$(echo "$t1 - $t0" | bc)
+		# from the start of the cut's tc (a stalled tc has cut some links long before it
+		# returns: seen, 30 s) to the end of the heal's
+		part_len=$(echo "$t1 - $t_add" | bc)
 		so_wait 30 "all(live(o, q) for o in 'abc' for q in 'abc')" &&
 			back=$(echo "$(date +%s.%N) - $t1" | bc) || back=none
 		echo "# dead_hold_s $hold: partition of c $(echo "$(cat "$TMP/t_heal") - $t0" | bc) s (heal: tc took $(echo "$t1 - $(cat "$TMP/t_heal")" | bc) s more); verdicts (a on c and c on a) seen ${verdict} s after the cut, all live again ${back} s after it ended"
