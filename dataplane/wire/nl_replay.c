@@ -39,8 +39,8 @@
 
 #define NIL UINT32_MAX
 #define REC_MASK (NL_REPLAY_DEPTH - 1u)
-_Static_assert((NL_REPLAY_DEPTH & REC_MASK) == 0 && NL_REPLAY_DEPTH <= 65536,
-	       "NL_REPLAY_DEPTH: a power of 2 (rec[] is a ring)");
+_Static_assert((NL_REPLAY_DEPTH & REC_MASK) == 0 && NL_REPLAY_DEPTH <= 32768,
+	       "NL_REPLAY_DEPTH: a power of 2 (rec[] is a ring) that n (uint16_t) can count");
 
 struct nl_replay_ent {
 	uint64_t sender;      /* 0 = empty */

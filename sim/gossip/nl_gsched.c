@@ -728,7 +728,8 @@ central_neg(struct sim *s)
 	set_candidates(s, 0, nc, view_n);
 	if (s->c->neg_ad_cost_s > 0) {
 		/* the negotiator reads every collected record before it matches (one pass over
-		 * them, whether or not jobs wait): its matches leave after that */
+		 * them, whether or not jobs wait): its matches leave after that. Counted here, not
+		 * as view_n: the matching loop above stops once no job waits */
 		uint32_t n_ads = 0;
 
 		for (uint32_t i = 0; i < s->n; i++)
