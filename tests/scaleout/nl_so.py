@@ -155,17 +155,29 @@ def report(apps, err=None):
             continue
         line, good = accounting(n, st)
         print(line)
+        # a failure's detail reaches CI's log (stderr) with what tells where a task stays:
+        # parked at a peer (peers), or here (workers, sub-tasks moved, frames not sent)
+        out = [sys.stdout] if good and not err else [sys.stdout, sys.stderr]
+
+        def pr(text):
+            for f in out:
+                print(text, file=f)
         if err or not good:
             print(line, file=sys.stderr)
+            print("# %s port: tx_fail=%d stale_done=%d redispatched=%d workers_joined=%d "
+                  "workers_left=%d rejoin_asked=%d" % (
+                      n, st.get("tx_fail", -1), st.get("stale_done", -1),
+                      st.get("redispatched", -1), st.get("workers_joined", -1),
+                      st.get("workers_left", -1), st.get("rejoin_asked", -1)), file=sys.stderr)
         ok &= good
         if j:
-            print("# %s peers: %s parked=%d foreign=%d stale=%d moved=%d lost=%d" % (
+            pr("# %s peers: %s parked=%d foreign=%d stale=%d moved=%d lost=%d" % (
                 n, " ".join("%s:out=%d,in=%d,backs_out=%d,backs_in=%d,live=%d" % t for t in zip(
                     j["name"], j["tasks_out"], j["tasks_in"], j["handbacks_out"],
                     j["handbacks_in"], j["live"])),
                 j["parked"], j["foreign"], j["stale_handback"], j["moved"],
                 j["lost_tasks_total"]))
-            print("# %s datagrams: %s placed_out=%d rerouted=%d installed=%d test_dropped=%d" % (
+            pr("# %s datagrams: %s placed_out=%d rerouted=%d installed=%d test_dropped=%d" % (
                 n, " ".join("%s:retx=%d,dup=%d,acked=%d,ovf=%d" % t for t in zip(
                     j["name"], j.get("retransmitted", []), j.get("duplicates_in", []),
                     j.get("acked", []), j.get("unacked_overflow", []))),

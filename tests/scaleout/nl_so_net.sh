@@ -148,7 +148,18 @@ so_why() { # for a failure's detail: the clients' counts and what the appliances
 	done
 	out+=$(grep -h "suspected\|gone (\|was held\|refuted\|ERROR\|exit status" "$TMP"/app_?.log 2>/dev/null |
 		head -n 8 | cut -c1-220 | tr '\n' '|')
-	echo "$out"
+	echo "$out $(so_net_drops)"
+}
+# what the network itself dropped (a datagram lost outside the appliances): the host
+# namespace's UDP receive errors (clients' and workers' sockets) and every veth's drops
+so_net_drops() {
+	local x u d=
+	u=$(ip netns exec "$HOSTNS" awk '/^Udp:/ { n++ } n == 2 && /^Udp:/ { print "in_errors=" $4 " rcvbuf_errors=" $6; exit }' /proc/net/snmp 2>/dev/null)
+	for x in a b c h; do
+		d+=" ns$x:$(ip -n "nls$x$id" -s link show "ns$x$id" 2>/dev/null |
+			awk '/RX:/ { getline; r = $4 } /TX:/ { getline; t = $4 } END { print "rx_drop=" r ",tx_drop=" t }')"
+	done
+	echo "net: host udp ${u:-?};$d"
 }
 # the longest time the host held an appliance's own I/O lcore, as their logs say ("the I/O
 # lcore was held S s"; docs/dataplane.md "What holds the I/O lcore") [s]; 0 when none

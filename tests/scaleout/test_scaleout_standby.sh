@@ -49,7 +49,7 @@ wait_home() { # seconds: c (restarted) has as many workers with slots as before 
 	return 1
 }
 
-r1=1 r2=1 r3=1 r4=1 d2=
+r1=1 r2=1 r3=1 r4=1 d2= d3= d4=
 up=0
 for x in a b c; do launch_app "$x" "$SCHEME"; done
 for x in a b c; do wait_app "$x" || up=1; done
@@ -107,14 +107,17 @@ if [[ $up == 0 ]]; then
 	if [[ $r1 == 0 ]]; then
 		r3=0
 		before=$(so_eval "p['b']['adopted_in']")
-		loadgen a 600 300 64 --timeout 20 --expect-complete || r3=1
+		loadgen a 600 300 64 --timeout 20 --expect-complete ||
+			{ r3=1; d3+="client of a: $(summary "$TMP/lg_a.log" | cut -c1-400) | "; }
 		echo "# after the adoption, client of a: $(summary "$TMP/lg_a.log")"
 		# c's client, c being gone: the standby answers (it starts at c, fails over)
-		loadgen c 600 300 65 --timeout 20 --standby "${IP[b]}" --expect-complete || r3=1
+		loadgen c 600 300 65 --timeout 20 --standby "${IP[b]}" --expect-complete ||
+			{ r3=1; d3+="client of c: $(summary "$TMP/lg_c.log" | cut -c1-400) | "; }
 		echo "# after the adoption, client of c: $(summary "$TMP/lg_c.log")"
 		after=$(so_eval "p['b']['adopted_in']")
 		echo "# tasks decided at b's adopted managers: before $before after $after; $(so_eval "$AT")"
-		[[ $before =~ ^[0-9]+$ && $after =~ ^[0-9]+$ && $after -gt $before ]] || r3=1
+		[[ $before =~ ^[0-9]+$ && $after =~ ^[0-9]+$ && $after -gt $before ]] ||
+			{ r3=1; d3+="decided at b's adopted managers: before $before after $after | "; }
 	fi
 	# 4: c back: its subtree given back, its workers home
 	if launch_app c "$SCHEME" && wait_app c; then
@@ -125,14 +128,18 @@ if [[ $up == 0 ]]; then
 			# one at b then stays there with none at c: c has its machines either way)
 			echo "# c restarted: subtree back at c, its slots held by its workers again after $((SECONDS - t4)) s: $(grep -h "joined with [1-9]\|more of" "$TMP/app_c.log" | cut -c1-100 | tr '\n' '|') $(grep -h "back at" "$TMP"/w?c.log | cut -c1-160 | tr '\n' '|')"
 			r4=0
-			loadgen a 600 300 66 --timeout 20 --expect-complete || r4=1
+			loadgen a 600 300 66 --timeout 20 --expect-complete ||
+				{ r4=1; d4+="client of a: $(summary "$TMP/lg_a.log" | cut -c1-400) | "; }
 			echo "# after c's return, client of a: $(summary "$TMP/lg_a.log")"
-			loadgen c 600 300 67 --timeout 20 --standby "${IP[b]}" --expect-complete || r4=1
+			loadgen c 600 300 67 --timeout 20 --standby "${IP[b]}" --expect-complete ||
+				{ r4=1; d4+="client of c: $(summary "$TMP/lg_c.log" | cut -c1-400) | "; }
 			echo "# after c's return, client of c: $(summary "$TMP/lg_c.log")"
-			[[ $(val "$TMP/lg_c.log" failovers) == 0 ]] || r4=1
-			report a b c || r4=1
+			[[ $(val "$TMP/lg_c.log" failovers) == 0 ]] ||
+				{ r4=1; d4+="c's client failed over $(val "$TMP/lg_c.log" failovers) times | "; }
+			report a b c || { r4=1; d4+="accounting at a, b and c (above) | "; }
 		else
-			echo "# c restarted: not given back, or its workers not home: $(so_eval "$AT"); workers: $(tail -n 2 "$TMP"/w?c.log | cut -c1-160 | tr '\n' '|')"
+			d4="c restarted: not given back, or its workers not home: $(so_eval "$AT"); workers: $(tail -n 2 "$TMP"/w?c.log | cut -c1-160 | tr '\n' '|')"
+			echo "# $d4"
 		fi
 	fi
 fi
@@ -141,6 +148,6 @@ stop_all || r4=1
 echo "# standby: $((SECONDS - T0)) s"
 say "scaleout_standby_adopts_killed_appliances_subtree_and_its_workers" $r1 "see the log"
 say "scaleout_standby_every_task_of_the_killed_appliances_client_answered" $r2 "${d2:-see the log}"
-say "scaleout_standby_tasks_for_the_dead_subtree_complete_at_the_standby" $r3 "see the log"
-say "scaleout_standby_returning_appliance_takes_its_subtree_and_workers_back" $r4 "see the log"
+say "scaleout_standby_tasks_for_the_dead_subtree_complete_at_the_standby" $r3 "${d3:-see the log}"
+say "scaleout_standby_returning_appliance_takes_its_subtree_and_workers_back" $r4 "${d4:-see the log}"
 nl_tap_done
