@@ -102,6 +102,25 @@ struct nl_xa_back {
  * to the accepting appliance, so it knows whom to wait for). */
 #define NL_XA_REASON_MOVED 15u
 
+/**
+ * Whether a *moved* note of `note_hops` is newer than what the accepting appliance applied
+ * (`have_hops`: the task's hops at its hand-over, or in the last note applied). Every
+ * hand-over between appliances adds a hop, so along one task's path the notes' hops rise
+ * strictly; notes come from different appliances over different links, and one that left
+ * before a later move may arrive after that move's note. Serial-number arithmetic over 16
+ * bits (RFC 1982): newer when 1..32767 ahead, so a count that wraps still orders.
+ * @param note_hops  The note's hops (struct nl_xa_back.hops).
+ * @param have_hops  The hops of the location the origin holds.
+ * @return true when the note is newer (the task moved on since), false when it is late.
+ * @par Context Pure. @par Source docs/scale-out.md "Acknowledgement, retransmission,
+ * de-duplication" (issue #36).
+ */
+static inline bool
+nl_xa_moved_newer(uint16_t note_hops, uint16_t have_hops)
+{
+	return (int16_t)(uint16_t)(note_hops - have_hops) > 0;
+}
+
 /** One gossip record (nl_gossip_rec of managers/gossip, field for field). */
 struct nl_xa_sum {
 	uint32_t src;

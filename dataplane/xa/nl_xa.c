@@ -185,6 +185,9 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 		fail_task(io, t, NL_REJECT_MACHINE_LOST);
 		return;
 	}
+	/* a hand-over is a transfer: hops rise strictly along the task's path between
+	 * appliances (also when this one only passes it on), which orders its *moved* notes */
+	t->hops++;
 	memset(&r, 0, sizeof(r));
 	r.task_id = t->id;
 	r.need = t->need;
@@ -220,6 +223,7 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	}
 	xt->state = XA_PARKED; /* ours: parked, in flight elsewhere (X1) */
 	xt->at = (uint16_t)app;
+	xt->at_hops = t->hops;
 	xt->seq = ++xa->seq;
 	r.origin_app = (uint16_t)xa->self;
 	r.origin_token = t->aux;
@@ -387,17 +391,29 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		return;
 	}
 	if (b->reason == NL_XA_REASON_MOVED) { /* still away: now at another appliance */
+		struct xa_task *xm = &xa->task[t->aux];
+
+		/* Notes of one task come from each appliance it passed, over different links:
+		 * one sent before a later move may arrive after that move's note. Applied, it
+		 * would put the task where it no longer is: answered machine_lost when that
+		 * appliance dies although it runs elsewhere, or, worse, waiting for ever on a
+		 * live appliance that passed it on to one that died. The later note has more
+		 * hops (hand_out()); an older one is late. */
+		if (!nl_xa_moved_newer(b->hops, xm->at_hops)) {
+			xa->late_moved++;
+			return;
+		}
+		xm->at_hops = b->hops;
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
-			xa->task[t->aux].at = b->at_app;
+			xm->at = b->at_app;
 		xa->moved++;
 		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live &&
 		    xa->peer[b->at_app].hold_tsc == 0) { /* (held there: settle_lost() answers) */
 			/* moved to an appliance declared gone before the note arrived: lost there,
 			 * unless it was gone already when we re-routed the task (the mover did not
 			 * know yet): then it goes back into the tree again */
-			const struct xa_task *xt = &xa->task[t->aux];
-			bool stale = (xt->flags & NL_XA_TF_REROUTED) &&
-				     xa->peer[b->at_app].gone_epoch <= xt->rr_epoch;
+			bool stale = (xm->flags & NL_XA_TF_REROUTED) &&
+				     xa->peer[b->at_app].gone_epoch <= xm->rr_epoch;
 
 			unpark(xa, t);
 			if (!reroute(io, t, stale)) {

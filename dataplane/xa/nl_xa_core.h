@@ -145,6 +145,9 @@ struct xa_task {
 	uint8_t flags;       /* NL_XA_TF_* (placed by load once, client asked re-route, ...) */
 	uint16_t at;         /* parked: the appliance holding it */
 	uint16_t origin;     /* foreign: the appliance that accepted it */
+	uint16_t at_hops;    /* parked: the task's hops when it reached `at` (hand-over or the
+			      * last *moved* note applied): notes arrive over different links, so
+			      * an older one may come last; only a note of more hops moves `at` */
 	uint32_t token;      /* foreign: the origin's handle */
 	uint32_t seq;        /* parked: our hand-over sequence; foreign: the origin's */
 	uint32_t rr_epoch;   /* xa->gone_epoch when this appliance last re-routed it */

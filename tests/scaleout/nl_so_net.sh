@@ -62,8 +62,12 @@ launch_app() { # as start_app, without waiting for it to serve
 	shift 2
 	part=(--appliance "$x")
 	[[ ${1:-} == --single ]] && { part=(--ip "${IP[$x]}"); shift; }
+	# framecnt=4096: the kernel ring of the shipped nlevel.env (docs/dataplane.md "The
+	# af_packet ring"); with the PMD's 512 a stalled appliance drops, uncounted, SUBMITs of
+	# clients that never send them again (seen: scaleout_standby, b's own client, 4 of 2,400)
 	ip netns exec "${NS[$x]}" "$NLEVEL" --no-huge --no-pci --no-shconf --file-prefix "${PFX[$x]}" \
-		-l 0-1 --vdev="net_af_packet0,iface=ns$x$id" -- --config "$CFG" --scheme "$scheme" \
+		-l 0-1 --vdev="net_af_packet0,iface=ns$x$id,framecnt=4096" -- \
+		--config "$CFG" --scheme "$scheme" \
 		"${part[@]}" --work-scale 1e-3 --idle-sleep-us 50 --worker-timeout 1 "${KEYARGS[@]}" "$@" \
 		>"$TMP/app_$x.log" 2>&1 &
 	APP[$x]=$!

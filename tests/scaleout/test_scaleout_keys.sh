@@ -48,7 +48,7 @@ bad_start() { # app, nlevel options: its exit status in $brc, its stderr in $out
 	local x=$1
 	shift
 	ip netns exec "${NS[$x]}" timeout 60 "$NLEVEL" --no-huge --no-pci --no-shconf \
-		--file-prefix "${PFX[$x]}x" -l 0-1 --vdev="net_af_packet0,iface=ns$x$id" -- \
+		--file-prefix "${PFX[$x]}x" -l 0-1 --vdev="net_af_packet0,iface=ns$x$id,framecnt=4096" -- \
 		--config "$CFG" --scheme nlsc --appliance "$x" "$@" >/dev/null 2>"$TMP/bad.err"
 	brc=$?
 	out=$(grep -v '^EAL\|^TELEMETRY' "$TMP/bad.err")

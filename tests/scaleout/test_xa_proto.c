@@ -565,9 +565,47 @@ test_split(void)
 	nl_tap_check(ok2, "split_machines_belong_to_the_part_of_their_leaf_or_group");
 }
 
+/* Issue #36: the order of *moved* notes. A task of b went to a, on to c, back to a and on to
+ * c again: the notes (hops 3 from a, 4 from c, 5 from a) may reach b in any order, and b must
+ * end with the last one's location whatever the order. */
+static void
+test_moved_order(void)
+{
+	const struct {
+		uint16_t hops;
+		char at;
+	} note[3] = { { 3, 'c' }, { 4, 'a' }, { 5, 'c' } };
+	static const int order[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+					 { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+	bool ok = true;
+
+	for (unsigned int o = 0; o < 6; o++) {
+		uint16_t have = 2; /* handed to a at hops 2 */
+		char at = 'a';
+
+		for (unsigned int k = 0; k < 3; k++) {
+			unsigned int i = (unsigned int)order[o][k];
+
+			if (nl_xa_moved_newer(note[i].hops, have)) {
+				have = note[i].hops;
+				at = note[i].at;
+			}
+		}
+		ok &= at == 'c' && have == 5;
+	}
+	nl_tap_check(ok, "moved_notes_in_any_order_leave_the_last_location");
+	/* equal is late (a note repeated); the count wraps (RFC 1982) */
+	nl_tap_check(!nl_xa_moved_newer(7, 7) && !nl_xa_moved_newer(6, 7) &&
+			     nl_xa_moved_newer(8, 7) && nl_xa_moved_newer(2, 65534) &&
+			     !nl_xa_moved_newer(65534, 2) && nl_xa_moved_newer(32767, 0) &&
+			     !nl_xa_moved_newer(32768, 0),
+		     "moved_note_hops_compare_as_serial_numbers");
+}
+
 int
 main(void)
 {
+	test_moved_order();
 	test_round_trips();
 	test_malformed();
 	test_swim_malformed();
