@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Port mode's port: start-up, transmit (frames sealed for their recipient: a principal's key,
- * or the site key) and ARP answers for our address.
+ * Port mode's port: start-up, the headers of what it receives (ours: our UDP port and IPv4
+ * address), transmit (frames sealed for their recipient: a principal's key, or the site key)
+ * and ARP answers for our address.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "nl_atomic.h"
 #include "nl_port_priv.h"
+#include "nl_xa_proto.h"
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
 
@@ -118,6 +120,17 @@ nl_dp_io_send_raw(struct nl_port *io, const void *pl, size_t n, const uint8_t *m
 		memcpy(p + NL_FRAME_HDR_LEN, pl, n);
 		tx_end(io, mb, p, (int)n, mac, ip, port);
 	}
+}
+
+enum nl_proto_err
+nl_dp_io_parse(const struct nl_port *io, const uint8_t *f, size_t len, struct nl_frame_addr *a,
+	       const uint8_t **pl, size_t *plen)
+{
+	enum nl_proto_err e = nl_frame_parse(f, len, io->o.udp_port, a, pl, plen);
+
+	if (e == NL_PROTO_OK && a->dst_ip != io->o.ip && !(*plen >= 4 && nl_xa_is_xa(*pl)))
+		e = NL_PROTO_E_ADDR;
+	return e;
 }
 
 bool

@@ -494,7 +494,7 @@ handle_frame(struct nl_port *io, const uint8_t *f, size_t len)
 
 	if (nl_dp_io_arp(io, f, len))
 		return;
-	e = nl_frame_parse(f, len, io->o.udp_port, &a, &pl, &plen);
+	e = nl_dp_io_parse(io, f, len, &a, &pl, &plen);
 	if (e == NL_PROTO_OK && plen >= 4 && nl_xa_is_xa(pl)) { /* types 16..23: scale-out */
 		nl_stat_add_st(&io->c.rx_appliance, 1);
 		if (nl_port_ext(io) != NULL) /* hook up */

@@ -326,6 +326,19 @@ void nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c);
 void nl_dp_io_refused(struct nl_port *io, const struct nl_frame_addr *a, int why);
 
 /**
+ * A received frame's Ethernet, IPv4 and UDP headers (nl_frame_parse() for our UDP port), and
+ * its IPv4 destination: the port is promiscuous and a switch floods a frame for an unknown
+ * MAC to every port, so a client's or worker's frame for another host is NL_PROTO_E_ADDR
+ * (`drop_wrong_ip`); a datagram between appliances (types 16..23) is left to scale-out,
+ * which counts those as not_ours.
+ * @param f  Frame [len bytes]. @param a, pl, plen  As nl_frame_parse().
+ * @return NL_PROTO_OK, or nl_frame_parse()'s error, or NL_PROTO_E_ADDR.
+ * @par Context The I/O lcore. @par Source docs/protocol.md "Drop reasons".
+ */
+enum nl_proto_err nl_dp_io_parse(const struct nl_port *io, const uint8_t *f, size_t len,
+				 struct nl_frame_addr *a, const uint8_t **pl, size_t *plen);
+
+/**
  * An ARP frame: answer a request for our address.
  * @param f  Frame [len bytes]. @return true when f was ARP (consumed), false otherwise.
  * @par Context The I/O lcore. @par Source RFC 826.

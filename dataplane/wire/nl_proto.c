@@ -530,6 +530,7 @@ nl_proto_err_name(enum nl_proto_err e)
 	static const char *const n[NL_PROTO_E_MAX] = {
 		"ok", "truncated", "oversized", "bad_magic", "bad_version", "bad_type",
 		"bad_field", "not_ipv4", "bad_ip", "bad_udp", "wrong_port", "bad_mac", "replay",
+		"wrong_ip",
 	};
 
 	return (unsigned int)e < NL_PROTO_E_MAX ? n[e] : "?";

@@ -62,6 +62,8 @@ enum nl_proto_err {
 	NL_PROTO_E_PORT,     /**< UDP destination port not ours */
 	NL_PROTO_E_MAC,      /**< keyed end: no MAC (version 1), or the MAC does not verify */
 	NL_PROTO_E_REPLAY,   /**< keyed end: sequence number seen, too old, or off the clock */
+	NL_PROTO_E_ADDR,     /**< IPv4 destination not ours (a frame for another host that a
+			      *   switch flooded to our promiscuous port; port mode) */
 	NL_PROTO_E_MAX
 };
 

@@ -394,11 +394,10 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		struct xa_task *xm = &xa->task[t->aux];
 
 		/* Notes of one task come from each appliance it passed, over different links:
-		 * one sent before a later move may arrive after that move's note. Applied, it
-		 * would put the task where it no longer is: answered machine_lost when that
-		 * appliance dies although it runs elsewhere, or, worse, waiting for ever on a
-		 * live appliance that passed it on to one that died. The later note has more
-		 * hops (hand_out()); an older one is late. */
+		 * one sent before a later move may arrive after it. Applied, it would put the
+		 * task where it no longer is (answered machine_lost when that one dies though it
+		 * runs elsewhere; or waiting for ever on a live one that passed it on to one
+		 * that died). The later note has more hops (hand_out()); an older one is late. */
 		if (!nl_xa_moved_newer(b->hops, xm->at_hops)) {
 			xa->late_moved++;
 			return;

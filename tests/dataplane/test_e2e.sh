@@ -13,6 +13,8 @@
 #   9    --key: forged, altered, truncated-MAC, unauthenticated and replayed SUBMIT, HELLO,
 #        LOAD, DONE and BYE frames (tests/dataplane/nl_attack.c) are dropped and counted;
 #        no task accepted, no worker joined or removed, no DONE taken but the genuine ones
+#   10   SUBMITs to another host's IP that reach our promiscuous port: drop_wrong_ip, none
+#        accepted (run inside case 1)
 # Usage: test_e2e.sh NLEVEL WORKER LOADGEN [NL_ATTACK]. Skips (a TAP "1..0 # SKIP" plan, status 0) when not root or without netns/veth.
 # Traffic stays inside our own veth pair and namespace.
 set -u
@@ -103,6 +105,22 @@ sys.exit(0 if s["accepted"] == s["completed"] + s["failed"] + s["in_flight"] and
 summary() { grep '^SUMMARY' "$1" | tail -n 1; }
 val() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
+# 10: SUBMITs addressed to another host's IP that reach our port (its MAC ours, as a switch
+# floods a frame for an unknown MAC to every port, and the port is promiscuous) are dropped and
+# counted drop_wrong_ip, none accepted; the client hears nothing
+r10=1
+other_host() {
+	local mac acc0 w0 acc1 w1
+	mac=$(cat "/sys/class/net/$VA/address")
+	$INNS ip neigh replace 10.99.0.77 lladdr "$mac" dev "$VB" nud permanent || return
+	acc0=$(stat accepted) w0=$(stat drop_wrong_ip)
+	$INNS "$LOADGEN" --appliance 10.99.0.77 --tasks 50 --rate 500 --res 2 --split 2 \
+		--instr 1e8 --data 0 --timeout 1 --seed 9 >"$TMP/lg_other.log" 2>&1
+	acc1=$(stat accepted) w1=$(stat drop_wrong_ip)
+	echo "# to another host's IP: accepted $acc0 -> $acc1, drop_wrong_ip $w0 -> $w1; client: $(summary "$TMP/lg_other.log" | cut -c1-100)"
+	[[ $w0 -ge 0 && $((w1 - w0)) -ge 50 && $acc1 == "$acc0" && $(val "$TMP/lg_other.log" accepted) == 0 ]] && r10=0
+}
+
 # 1-2: 10,000 tasks under each scheme; NLSC on two manager lcores (the second sharing a core
 # with the first), so hops between lcores go through their SP/SC ring
 for scheme in nlsc 2lsc; do
@@ -122,6 +140,7 @@ for scheme in nlsc 2lsc; do
 			if [[ $scheme == nlsc ]]; then # hops crossed between the two lcores
 				echo "# xhops=$(stat xhops)"
 				[[ $(stat xhops) -gt 1000 ]] || r=1
+				other_host # 10
 			fi
 		fi
 		stop_app || { echo "# nlevel exit status $?"; r=1; }
@@ -284,6 +303,7 @@ if start_app nlsc --key "$KEY"; then
 fi
 ok $r "e2e_key_4000_tasks_complete_other_key_and_keyless_client_refused"
 ok $r9 "e2e_key_forged_altered_truncated_replayed_frames_of_every_type_dropped_and_counted"
+ok $r10 "e2e_frames_for_another_hosts_ip_dropped_and_counted_none_accepted"
 
 echo "1..$n"
 [[ $fails == 0 ]]
