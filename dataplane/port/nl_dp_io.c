@@ -222,7 +222,27 @@ nl_dp_io_refused(struct nl_port *io, const struct nl_frame_addr *a, int why)
 	struct in_addr ip = { .s_addr = a->src_ip };
 	char txt[INET_ADDRSTRLEN] = "?";
 
-	(void)io;
+	if (why == NL_PROTO_E_ADDR) { /* one line per 10 s: a wrong address, or a flood */
+		static uint64_t addr_tsc, addr_quiet;
+		struct in_addr dst = { .s_addr = a->dst_ip }, own = { .s_addr = io->o.ip };
+		char d[INET_ADDRSTRLEN] = "?", o[INET_ADDRSTRLEN] = "?";
+
+		if (addr_tsc != 0 && now - addr_tsc < 10 * rte_get_tsc_hz()) {
+			addr_quiet++;
+			return;
+		}
+		addr_tsc = now;
+		inet_ntop(AF_INET, &ip, txt, sizeof(txt));
+		inet_ntop(AF_INET, &dst, d, sizeof(d));
+		inet_ntop(AF_INET, &own, o, sizeof(o));
+		rte_log(RTE_LOG_WARNING, nl_dp_logtype,
+			"nlevel: dropped a frame from %s:%u to %s, not this appliance's --ip %s "
+			"(drop_wrong_ip; a client or worker given another address, or a switch "
+			"flooding another host's frames); %llu more since the last line\n", txt,
+			a->src_port, d, o, (unsigned long long)addr_quiet);
+		addr_quiet = 0;
+		return;
+	}
 	if (why != NL_PROTO_E_MAC && why != NL_PROTO_E_VERSION)
 		return;
 	if (last_tsc != 0 && now - last_tsc < rte_get_tsc_hz()) { /* one line a second at most */

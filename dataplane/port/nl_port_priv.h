@@ -319,7 +319,9 @@ void nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c);
 /**
  * Log a frame refused for its key (bad MAC, or the wrong protocol version for our --key):
  * one line a second at most, with the count of the quiet ones (issue #33: a worker or client
- * with a wrong or missing key). Other reasons are only counted.
+ * with a wrong or missing key); one addressed to another IPv4 address (NL_PROTO_E_ADDR: a
+ * client or worker given a wrong address, or a switch's flood): one line per 10 s. Other
+ * reasons are only counted.
  * @param io  The port. @param a  The frame's addresses. @param why  enum nl_proto_err.
  * @par Context The I/O lcore.
  */

@@ -14,7 +14,7 @@
 #        LOAD, DONE and BYE frames (tests/dataplane/nl_attack.c) are dropped and counted;
 #        no task accepted, no worker joined or removed, no DONE taken but the genuine ones
 #   10   SUBMITs to another host's IP that reach our promiscuous port: drop_wrong_ip, none
-#        accepted (run inside case 1)
+#        accepted, one log line naming both addresses (run inside case 1)
 # Usage: test_e2e.sh NLEVEL WORKER LOADGEN [NL_ATTACK]. Skips (a TAP "1..0 # SKIP" plan, status 0) when not root or without netns/veth.
 # Traffic stays inside our own veth pair and namespace.
 set -u
@@ -118,7 +118,9 @@ other_host() {
 		--instr 1e8 --data 0 --timeout 1 --seed 9 >"$TMP/lg_other.log" 2>&1
 	acc1=$(stat accepted) w1=$(stat drop_wrong_ip)
 	echo "# to another host's IP: accepted $acc0 -> $acc1, drop_wrong_ip $w0 -> $w1; client: $(summary "$TMP/lg_other.log" | cut -c1-100)"
-	[[ $w0 -ge 0 && $((w1 - w0)) -ge 50 && $acc1 == "$acc0" && $(val "$TMP/lg_other.log" accepted) == 0 ]] && r10=0
+	echo "# its log: $(grep -m1 "not this appliance's --ip" "$TMP/app.log" | cut -c1-160)"
+	[[ $w0 -ge 0 && $((w1 - w0)) -ge 50 && $acc1 == "$acc0" && $(val "$TMP/lg_other.log" accepted) == 0 ]] &&
+		grep -q "to 10.99.0.77, not this appliance's --ip 10.99.0.1" "$TMP/app.log" && r10=0
 }
 
 # 1-2: 10,000 tasks under each scheme; NLSC on two manager lcores (the second sharing a core
