@@ -214,24 +214,33 @@ nl_port_counts_get(const struct nl_port *io, struct nl_port_counts *c)
 		d[i] = nl_atomic_load_relaxed(&s[i]);
 }
 
+/* A line is due when none was said within `period` cycles (then *quiet, the ones held back
+ * since, is for the caller to say and reset); else this one is counted in *quiet. */
+static bool
+line_due(uint64_t *last, uint64_t *quiet, uint64_t now, uint64_t period)
+{
+	if (*last != 0 && now - *last < period) {
+		(*quiet)++;
+		return false;
+	}
+	*last = now;
+	return true;
+}
+
 void
 nl_dp_io_refused(struct nl_port *io, const struct nl_frame_addr *a, int why)
 {
-	static uint64_t last_tsc, n_quiet;
-	uint64_t now = rte_rdtsc();
+	static uint64_t key_tsc, key_quiet, addr_tsc, addr_quiet;
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct in_addr ip = { .s_addr = a->src_ip };
 	char txt[INET_ADDRSTRLEN] = "?";
 
 	if (why == NL_PROTO_E_ADDR) { /* one line per 10 s: a wrong address, or a flood */
-		static uint64_t addr_tsc, addr_quiet;
 		struct in_addr dst = { .s_addr = a->dst_ip }, own = { .s_addr = io->o.ip };
 		char d[INET_ADDRSTRLEN] = "?", o[INET_ADDRSTRLEN] = "?";
 
-		if (addr_tsc != 0 && now - addr_tsc < 10 * rte_get_tsc_hz()) {
-			addr_quiet++;
+		if (!line_due(&addr_tsc, &addr_quiet, now, 10 * hz))
 			return;
-		}
-		addr_tsc = now;
 		inet_ntop(AF_INET, &ip, txt, sizeof(txt));
 		inet_ntop(AF_INET, &dst, d, sizeof(d));
 		inet_ntop(AF_INET, &own, o, sizeof(o));
@@ -243,19 +252,15 @@ nl_dp_io_refused(struct nl_port *io, const struct nl_frame_addr *a, int why)
 		addr_quiet = 0;
 		return;
 	}
-	if (why != NL_PROTO_E_MAC && why != NL_PROTO_E_VERSION)
+	if ((why != NL_PROTO_E_MAC && why != NL_PROTO_E_VERSION) ||
+	    !line_due(&key_tsc, &key_quiet, now, hz)) /* one line a second at most */
 		return;
-	if (last_tsc != 0 && now - last_tsc < rte_get_tsc_hz()) { /* one line a second at most */
-		n_quiet++;
-		return;
-	}
-	last_tsc = now;
 	inet_ntop(AF_INET, &ip, txt, sizeof(txt));
 	rte_log(RTE_LOG_WARNING, nl_dp_logtype,
 		"nlevel: refused a frame from %s:%u: %s (a worker or client with another --key, "
 		"or none); %llu more refused since the last line\n", txt, a->src_port,
 		why == NL_PROTO_E_MAC ? "its MAC does not verify under our keys" :
 					"not the protocol version our --key speaks",
-		(unsigned long long)n_quiet);
-	n_quiet = 0;
+		(unsigned long long)key_quiet);
+	key_quiet = 0;
 }
