@@ -41,14 +41,34 @@ nl_dp_port_finish(struct nl_port *io, struct nl_task *t)
 		return; /* hook up (scale-out): another appliance's task, handed back */
 	mt->active = mt->held = 0;
 	if (io->sec != NULL) /* #16: per-principal accounting, fair queue */
-		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0);
+		nl_dp_sec_finish(io, mt, (t->flags & NL_TF_FAILED) != 0 || mt->end_reason != 0);
 	if (t->flags & NL_TF_FAILED) {
 		uint16_t why = (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff);
 
 		nl_dp_port_reply(io, mt, t->id, NL_MSG_REJECT, why ? why : NL_REJECT_OVERLOAD, 0, 0,
 				 0);
 	} else {
-		nl_dp_port_reply(io, mt, t->id, NL_MSG_COMPLETE, 0, mt->n_done, mt->status, us);
+		nl_dp_port_reply(io, mt, t->id, NL_MSG_COMPLETE, mt->end_reason, mt->n_done,
+				 mt->status, us);
+		mt->end_reason = 0;
 	}
 	nl_dp_task_finish_ctl(dp, t, nl_dp_now_vt(dp));
+}
+
+void
+nl_dp_relay_origin(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d)
+{
+	if (nl_port_ext(io) != NULL && io->o.ext->origin_ctl != NULL)
+		io->o.ext->origin_ctl(io, t, d);
+}
+
+bool
+nl_dp_relay_done(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_addr *a)
+{
+	int32_t wi;
+
+	if (d->relay == NL_RELAY_NONE || nl_port_ext(io) == NULL || io->o.ext->relay_ctl == NULL)
+		return false;
+	wi = nl_dp_live_worker(io, a); /* only a worker that joined here speaks for a sub-task */
+	return wi >= 0 && io->o.ext->relay_ctl(io, d, wi);
 }

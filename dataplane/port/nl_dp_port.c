@@ -34,7 +34,6 @@
 #include "nl_xa_proto.h" /* nl_xa_is_xa(): the type range the extension takes */
 
 #define DP_LOG(l, ...) rte_log(RTE_LOG_##l, nl_dp_logtype, "nlevel: " __VA_ARGS__)
-
 #define REPLAY_SENDERS 4096u /* clients and workers remembered at once */
 
 /* Where a sub-task of t goes when its machine is lost: the policy's own choice
@@ -51,7 +50,6 @@ replace_sub(struct nl_port *io, const struct nl_task *t)
 	/* hook up (scale-out): machines of other appliances (summaries) cannot take it here */
 	if (nl_port_ext(io) != NULL)
 		wl = io->o.ext->local_load_ctl(dp->ext, wl, dp->n_mach);
-
 	/* issue #15 hook: a matched task is re-placed among its eligible machines only */
 	if ((nl_match_handle(t) != 0 ?
 		     nl_match_replace(s, t, wl, nl_dp_now_vt(dp), &m) :
@@ -115,6 +113,7 @@ send_dispatch(struct nl_port *io, struct nl_task *t, unsigned int sub, uint32_t 
 	memcpy(d->args, mt->args, mt->args_len);
 	d->principal = nl_dp_sec_principal_id(io, mt->principal); /* #35: the worker's policy */
 	nl_dp_farm_dispatch(io, t, m, d); /* issue #15 hook: the worker's id of a named command */
+	nl_dp_relay_origin(io, t, d);      /* #36: another appliance's task: its origin */
 	/* #16: its key; #34: a farm task's once its DISPATCH record is on disk */
 	nl_dp_farm_send_worker(io, &msg, w->principal, w->mac, w->ip, w->port);
 }
@@ -170,7 +169,7 @@ done_lookup(struct nl_port *io, const struct nl_msg_done *d, const struct nl_fra
 	struct nl_task *t;
 	uint32_t m;
 
-	if (d->token >= dp->n_pool)
+	if (d->token >= dp->n_pool || d->relay != NL_RELAY_NONE) /* #36: relayed: not ours */
 		return NULL;
 	mt = &io->meta[d->token];
 	t = mt->task;
@@ -195,7 +194,8 @@ on_done(struct nl_port *io, const struct nl_msg_done *d, const struct nl_frame_a
 	struct nl_mach_load *wl;
 
 	if (t == NULL) { /* late DONE of a re-dispatched sub-task, or a forged one */
-		nl_stat_add_st(&io->c.stale_done, 1);
+		if (!nl_dp_relay_done(io, d, a)) /* #36: else a failed-over worker's word */
+			nl_stat_add_st(&io->c.stale_done, 1);
 		return;
 	}
 	mt = &io->meta[t->aux];

@@ -195,8 +195,8 @@ owns(struct nl_port *io, const struct nl_msg *m, const struct nl_frame_addr *a)
 		const struct nl_dp_meta *mt;
 		uint32_t mach, wi;
 
-		if (d->token >= dp->n_pool)
-			return true; /* matches nothing: counted stale_done */
+		if (d->token >= dp->n_pool || d->relay != NL_RELAY_NONE)
+			return true; /* matches nothing: stale_done; relayed: nl_dp_relay_done() */
 		mt = &io->meta[d->token];
 		if (!mt->active || mt->task == NULL || d->sub >= NL_TASK_MAX_SPLIT)
 			return true;

@@ -52,7 +52,9 @@ struct nl_dp_meta {
 	struct nl_task *task;  /* the task this meta belongs to (dp->pool_task[aux]) */
 	uint8_t active;        /* sub-tasks out on workers */
 	uint8_t held;          /* #34: accepted here (on_submit) and not answered yet */
-	uint8_t pad[2];
+	uint8_t end_reason;    /* #36: COMPLETE's reason, else 0: a task that ran in part at an
+				* appliance that died (its workers said so), answered failed */
+	uint8_t pad;
 	uint32_t principal;    /* #16: the submitter (nl_dp_sec.c) */
 	uint64_t client_ts_ns;
 	uint64_t ingress_tsc;
@@ -301,6 +303,28 @@ void nl_dp_port_reply(struct nl_port *io, const struct nl_dp_meta *mt, uint64_t 
  * @par Context The I/O lcore (nl_dp_finish.c).
  */
 void nl_dp_port_finish(struct nl_port *io, struct nl_task *t);
+
+/**
+ * Issue #36: fill the origin block of DISPATCH d (struct nl_msg_dispatch has_origin..) when
+ * task t came from another appliance (the scale-out hook; nothing without one), so that a
+ * worker that fails over can tell the standby, and the standby the origin, what became of it.
+ * @param io  The port. @param t  The task. @param d  Its DISPATCH, being built.
+ * @par Context The I/O lcore (nl_dp_finish.c). @par Source docs/scale-out.md "Asked before
+ * machine_lost".
+ */
+void nl_dp_relay_origin(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d);
+
+/**
+ * Issue #36: a DONE that matched no sub-task here: when it is relayed (d->relay != 0) and
+ * comes from a worker that joined here, hand it to the scale-out layer, which tells the
+ * task's origin (counted there). The caller acknowledges it either way (DONE_ACK).
+ * @param io  The port. @param d  The DONE. @param a  Its frame's addresses.
+ * @return true when taken; false (a plain DONE, an unknown worker, no scale-out, refused): the
+ * caller counts it stale_done.
+ * @par Context The I/O lcore (nl_dp_finish.c). @par Source docs/protocol.md "Relayed DONE".
+ */
+bool nl_dp_relay_done(struct nl_port *io, const struct nl_msg_done *d,
+		      const struct nl_frame_addr *a);
 
 /**
  * Register the port's telemetry: /nlevel/stats, /nlevel/machine/set (nl_port_tel.c) and the

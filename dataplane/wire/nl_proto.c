@@ -28,6 +28,7 @@
 #define DISPATCH_FIX 40u
 #define DONE_FIX 24u
 #define DONE_EXT 20u /* #33: state (1), pad (3), run_ms, queue_ms, cpu_ms, mem_peak_kib (4 each) */
+#define ORIGIN_LEN 12u /* #36: DISPATCH's origin block, DONE's relay block */
 #define HELLO_FIX 8u
 #define MACH_LEN 48u
 #define BYE_FIX 8u
@@ -60,6 +61,18 @@ put(uint8_t *p, uint64_t v, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
 	return p + n;
+}
+
+/* #36: DISPATCH's origin block, when the task came from another appliance */
+static uint8_t *
+put_origin(uint8_t *p, const struct nl_msg_dispatch *d)
+{
+	if (!d->has_origin)
+		return p;
+	p = put(p, d->origin_app, 2);
+	p = put(p, 0, 2);
+	p = put(p, d->origin_token, 4);
+	return put(p, d->origin_seq, 4);
 }
 
 static enum nl_proto_err
@@ -205,24 +218,41 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		size_t base = NL_PROTO_HDR_LEN + DISPATCH_FIX + d->args_len +
 			      (want == NL_PROTO_VERSION_AUTH ? 4u : 0u);
 
-		e = check_len(len, len == base + 4 ? base + 4 : base);
+		/* then #36's origin block (12 bytes) when the task came from another appliance:
+		 * base, +4, +12, +16 are the four lengths */
+		size_t tl = len >= base + 4 && (len - base) % ORIGIN_LEN == 4 ? 4u : 0u;
+		size_t ob = len >= base + tl + ORIGIN_LEN ? ORIGIN_LEN : 0u;
+
+		e = check_len(len, base + tl + ob);
 		if (e != NL_PROTO_OK)
 			return e;
 		memcpy(d->args, r.p, d->args_len);
 		r.p += d->args_len;
 		if (want == NL_PROTO_VERSION_AUTH)
 			d->principal = (uint32_t)get(&r, 4);
-		if (len == base + 4 && (d->time_limit_ms = (uint32_t)get(&r, 4)) == 0)
+		if (tl != 0 && (d->time_limit_ms = (uint32_t)get(&r, 4)) == 0)
 			return NL_PROTO_E_FIELD; /* canonical: a 0 limit is not sent */
+		if (ob != 0) {
+			d->has_origin = 1;
+			d->origin_app = (uint16_t)get(&r, 2);
+			if (get(&r, 2) != 0)
+				return NL_PROTO_E_FIELD;
+			d->origin_token = (uint32_t)get(&r, 4);
+			d->origin_seq = (uint32_t)get(&r, 4);
+		}
 		return NL_PROTO_OK;
 	}
 	case NL_MSG_DONE: {
 		struct nl_msg_done *d = &out->u.done;
 
-		/* #33: state, run_ms, queue_ms, cpu_ms, mem_peak_kib when one is not 0 */
-		bool ext = len == NL_PROTO_HDR_LEN + DONE_FIX + DONE_EXT;
+		/* #33: state, run_ms, queue_ms, cpu_ms, mem_peak_kib when one is not 0; then #36's
+		 * relay block: FIX, +20, +12, +32 are the four lengths */
+		size_t body = len > NL_PROTO_HDR_LEN + DONE_FIX ? len - NL_PROTO_HDR_LEN - DONE_FIX : 0;
+		bool ext = body == DONE_EXT || body == DONE_EXT + ORIGIN_LEN;
+		bool rel = body == ORIGIN_LEN || body == DONE_EXT + ORIGIN_LEN;
 
-		e = check_len(len, NL_PROTO_HDR_LEN + DONE_FIX + (ext ? DONE_EXT : 0u));
+		e = check_len(len, NL_PROTO_HDR_LEN + DONE_FIX + (ext ? DONE_EXT : 0u) +
+					   (rel ? ORIGIN_LEN : 0u));
 		if (e != NL_PROTO_OK)
 			return e;
 		d->task_id = get(&r, 8);
@@ -232,16 +262,26 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		if (get(&r, 2) != 0 || d->sub >= NL_PROTO_MAX_SPLIT || d->mach >= NL_PROTO_MAX_MACH)
 			return NL_PROTO_E_FIELD;
 		d->status = (int32_t)(uint32_t)get(&r, 4);
-		if (!ext)
-			return NL_PROTO_OK;
-		d->state = (uint8_t)get(&r, 1);
-		if (get(&r, 3) != 0 || d->state >= NL_DONE_STATE_MAX)
-			return NL_PROTO_E_FIELD;
-		d->run_ms = (uint32_t)get(&r, 4);
-		d->queue_ms = (uint32_t)get(&r, 4);
-		d->cpu_ms = (uint32_t)get(&r, 4);
-		d->mem_peak_kib = (uint32_t)get(&r, 4);
-		return done_ext(d) ? NL_PROTO_OK : NL_PROTO_E_FIELD; /* canonical */
+		if (ext) {
+			d->state = (uint8_t)get(&r, 1);
+			if (get(&r, 3) != 0 || d->state >= NL_DONE_STATE_MAX)
+				return NL_PROTO_E_FIELD;
+			d->run_ms = (uint32_t)get(&r, 4);
+			d->queue_ms = (uint32_t)get(&r, 4);
+			d->cpu_ms = (uint32_t)get(&r, 4);
+			d->mem_peak_kib = (uint32_t)get(&r, 4);
+			if (!done_ext(d))
+				return NL_PROTO_E_FIELD; /* canonical */
+		}
+		if (rel) {
+			d->origin_app = (uint16_t)get(&r, 2);
+			d->relay = (uint8_t)get(&r, 1);
+			if (get(&r, 1) != 0 || d->relay == NL_RELAY_NONE || d->relay >= NL_RELAY_MAX)
+				return NL_PROTO_E_FIELD;
+			d->origin_token = (uint32_t)get(&r, 4);
+			d->origin_seq = (uint32_t)get(&r, 4);
+		}
+		return NL_PROTO_OK;
 	}
 	case NL_MSG_HELLO:
 	case NL_MSG_LOAD: {
@@ -357,6 +397,7 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p += d->args_len;
 		if (d->time_limit_ms != 0) /* #33 (version 2: moved after the principal) */
 			p = put(p, d->time_limit_ms, 4);
+		p = put_origin(p, d);   /* #36 (version 2: after the time limit too) */
 		break;
 	}
 	case NL_MSG_DONE: {
@@ -368,14 +409,23 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 		p = put(p, d->sub, 2);
 		p = put(p, 0, 2);
 		p = put(p, (uint32_t)d->status, 4);
-		if (!done_ext(d))
-			break;
-		p = put(p, d->state, 1);
-		p = put(p, 0, 3);
-		p = put(p, d->run_ms, 4);
-		p = put(p, d->queue_ms, 4);
-		p = put(p, d->cpu_ms, 4);
-		p = put(p, d->mem_peak_kib, 4);
+		if (d->relay >= NL_RELAY_MAX)
+			return -EINVAL;
+		if (done_ext(d)) {
+			p = put(p, d->state, 1);
+			p = put(p, 0, 3);
+			p = put(p, d->run_ms, 4);
+			p = put(p, d->queue_ms, 4);
+			p = put(p, d->cpu_ms, 4);
+			p = put(p, d->mem_peak_kib, 4);
+		}
+		if (d->relay != NL_RELAY_NONE) { /* #36 */
+			p = put(p, d->origin_app, 2);
+			p = put(p, d->relay, 1);
+			p = put(p, 0, 1);
+			p = put(p, d->origin_token, 4);
+			p = put(p, d->origin_seq, 4);
+		}
 		break;
 	}
 	case NL_MSG_HELLO:
@@ -618,10 +668,11 @@ nl_proto_seal_with(const struct nl_msg *m, struct nl_auth_tx *tx, const struct n
 	if (m->type == NL_MSG_DISPATCH) { /* version 2: the submitter's principal id (#35), */
 		uint32_t tl = m->u.dispatch.time_limit_ms; /* then the time limit (#33) */
 
-		n -= tl != 0 ? 4 : 0;
+		n -= (tl != 0 ? 4 : 0) + (m->u.dispatch.has_origin ? (int)ORIGIN_LEN : 0);
 		n = (int)(put(tmp + n, m->u.dispatch.principal, 4) - tmp);
 		if (tl != 0)
 			n = (int)(put(tmp + n, tl, 4) - tmp);
+		n = (int)(put_origin(tmp + n, &m->u.dispatch) - tmp); /* then #36's origin */
 	}
 	len = (size_t)n + NL_AUTH_TRAILER_LEN;
 	if (cap < len)

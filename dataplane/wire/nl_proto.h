@@ -122,6 +122,25 @@ struct nl_msg_dispatch {
 	uint32_t time_limit_ms; /**< the task's wall-clock limit [ms], 0 = none (issue #33):
 				 *   4 bytes after the principal (version 1: after the args),
 				 *   present on the wire only when not 0 */
+	/* issue #36, the origin block (12 bytes after the time limit, present only when
+	 * has_origin): the task came from another appliance (a HANDOVER); a worker that fails
+	 * over to a standby tells it what became of the sub-task, and the standby tells the
+	 * origin (struct nl_msg_done relay), so the origin asks the worker before it answers
+	 * REJECT machine_lost (docs/scale-out.md "Asked before machine_lost") */
+	uint8_t has_origin;
+	uint16_t origin_app;  /**< the appliance that accepted the task (config index) */
+	uint32_t origin_token; /**< its handle (HANDOVER's origin_token) */
+	uint32_t origin_seq;  /**< its hand-over sequence (HANDOVER's origin_seq) */
+};
+
+/** DONE relay kinds (struct nl_msg_done relay, issue #36): a worker's word, to its dead
+ * appliance's standby, of a sub-task that appliance DISPATCHed for another one (the origin). */
+enum nl_done_relay {
+	NL_RELAY_NONE = 0,      /**< a plain DONE, to the appliance that DISPATCHed it */
+	NL_RELAY_ENDED = 1,     /**< it ran and ended: status, state and times are its end's */
+	NL_RELAY_RUNNING = 2,   /**< it runs (not an end: its ENDED follows) */
+	NL_RELAY_WITHDRAWN = 3, /**< it never started and never will (withdrawn at the failover) */
+	NL_RELAY_MAX
 };
 
 /** How a sub-task ended (DONE's state, issue #33). */
@@ -146,6 +165,15 @@ struct nl_msg_done {
 	uint32_t queue_ms;    /**< time queued on the worker before its start [ms] */
 	uint32_t cpu_ms;      /**< CPU time, user + system, of its cgroup / process tree [ms] */
 	uint32_t mem_peak_kib; /**< peak memory of its cgroup (else ru_maxrss) [KiB] */
+	/* issue #36, the relay block (12 bytes after the #33 fields, present only when relay
+	 * != 0): origin_app (2), relay (1), 0 (1), origin_token (4), origin_seq (4), as the
+	 * DISPATCH's origin block gave them. Sent by a worker that failed over, to the standby,
+	 * for a sub-task its dead appliance DISPATCHed; the standby acknowledges it (DONE_ACK)
+	 * and tells the origin (docs/protocol.md "Relayed DONE") */
+	uint8_t relay;        /**< enum nl_done_relay */
+	uint16_t origin_app;
+	uint32_t origin_token;
+	uint32_t origin_seq;
 };
 
 struct nl_msg_mach {

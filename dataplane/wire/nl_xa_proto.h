@@ -98,6 +98,13 @@ struct nl_xa_back {
 	uint16_t at_app;       /**< NL_XA_REASON_MOVED: the appliance that holds it now */
 };
 
+/** HANDBACK reason: not an end; a worker's word on one sub-task of a task it was DISPATCHed
+ * by an appliance now dead, relayed to the task's origin by the standby the worker failed over
+ * to (issue #36, docs/protocol.md "Relayed DONE"): n_done = the sub-task, at_app = what became
+ * of it (enum nl_done_relay: ended, running, withdrawn), hops = its DONE state (enum
+ * nl_done_state), status = its exit status. */
+#define NL_XA_REASON_WORKER 14u
+
 /** HANDBACK reason: not an end; the task passed on to appliance at_app (a transit's note
  * to the accepting appliance, so it knows whom to wait for). */
 #define NL_XA_REASON_MOVED 15u

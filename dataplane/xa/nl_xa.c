@@ -224,7 +224,7 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	xt->state = XA_PARKED; /* ours: parked, in flight elsewhere (X1) */
 	xt->at = (uint16_t)app;
 	xt->at_hops = t->hops;
-	xt->seq = ++xa->seq;
+	xt->seq = ++xa->seq != 0 ? xa->seq : ++xa->seq; /* never 0: a worker reads 0 as none */
 	r.origin_app = (uint16_t)xa->self;
 	r.origin_token = t->aux;
 	r.origin_seq = xt->seq;
@@ -287,29 +287,6 @@ reject_back(struct nl_port *io, const struct nl_xa_task *r, enum nl_reject_reaso
 	nl_xa_queue_back_ctl(io, r->origin_app, &b);
 }
 
-static struct nl_task *
-parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id)
-{
-	struct nl_dp *dp = xa->dp;
-	const struct xa_task *xt;
-	struct nl_task *t;
-
-	if (token >= dp->n_pool)
-		return NULL;
-	xt = &xa->task[token];
-	t = dp->pool_task[token];
-	if (t == NULL || xt->state != XA_PARKED || xt->seq != seq || t->id != id)
-		return NULL;
-	return t;
-}
-
-static void
-unpark(struct nl_xa *xa, struct nl_task *t)
-{
-	xa->task[t->aux].state = XA_OWN;
-	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
-}
-
 static void
 hand_in(struct nl_port *io, const struct nl_xa_task *r)
 {
@@ -327,12 +304,12 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		return;
 	}
 	if (r->origin_app == xa->self) { /* one of ours comes back (e.g. up to our root) */
-		t = parked_lookup(xa, r->origin_token, r->origin_seq, r->task_id);
+		t = nl_xa_parked_lookup(xa, r->origin_token, r->origin_seq, r->task_id);
 		if (t == NULL) {
 			xa->stale_back++;
 			return;
 		}
-		unpark(xa, t);
+		nl_xa_unpark(xa, t);
 		t->hops = r->hops;
 		xa->task[t->aux].flags = r->flags;
 		if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
@@ -380,9 +357,13 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = nl_xa_of(dp);
-	struct nl_task *t = parked_lookup(xa, b->origin_token, b->origin_seq, b->task_id);
+	struct nl_task *t = nl_xa_parked_lookup(xa, b->origin_token, b->origin_seq, b->task_id);
 	struct nl_dp_meta *mt;
 
+	if (b->reason == NL_XA_REASON_WORKER) { /* #36: a worker's word, relayed by a standby */
+		nl_xa_worker_word_ctl(io, b);
+		return;
+	}
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
 		if (b->reason == NL_XA_REASON_MOVED) /* a note overtaken by the task's end */
 			xa->late_moved++;
@@ -414,7 +395,7 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 			bool stale = (xm->flags & NL_XA_TF_REROUTED) &&
 				     xa->peer[b->at_app].gone_epoch <= xm->rr_epoch;
 
-			unpark(xa, t);
+			nl_xa_unpark(xa, t);
 			if (!reroute(io, t, stale)) {
 				xa->peer[b->at_app].lost_tasks++;
 				xa->lost_tasks++;
@@ -423,7 +404,7 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		}
 		return;
 	}
-	unpark(xa, t);
+	nl_xa_unpark(xa, t);
 	mt = &io->meta[t->aux];
 	mt->n_done = (uint8_t)b->n_done;
 	mt->status = b->status;
@@ -467,9 +448,9 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		struct nl_task *t = dp->pool_task[i];
 
-		if (!parked_there(dp, xa, i, app))
+		if (!parked_there(dp, xa, i, app) || nl_xa_asked_ctl(io, t)) /* #36: it ran */
 			continue;
-		unpark(xa, t);
+		nl_xa_unpark(xa, t);
 		if (reroute(io, t, false)) {
 			r++;
 			continue;
@@ -601,6 +582,7 @@ nl_xa_poll_ctl(struct nl_port *io)
 			    now >= xa->peer[a].hold_tsc)
 				settle_lost(io, a, "not back within dead_hold_s", false);
 		}
+		nl_xa_await_poll_ctl(io); /* #36: tasks that ran, waiting for their ends */
 		/* membership: SWIM's timers on our monotonic clock, then its verdicts */
 		if (nl_xa_swim_tick_ctl(io) == 0)
 			swim_events(io);
@@ -796,5 +778,7 @@ const struct nl_port_ext_ops nl_xa_port_ext = {
 	.local_load_ctl = nl_xa_local_load_ctl,
 	.keeps_load = nl_xa_keeps_load,
 	.owns_mach = nl_xa_owns_mach,
+	.origin_ctl = nl_xa_origin_ctl,
+	.relay_ctl = nl_xa_relay_ctl,
 	.stop_ctl = nl_xa_drain_ctl,
 };

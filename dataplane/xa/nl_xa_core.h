@@ -152,12 +152,44 @@ struct xa_task {
 	uint32_t seq;        /* parked: our hand-over sequence; foreign: the origin's */
 	uint32_t rr_epoch;   /* xa->gone_epoch when this appliance last re-routed it */
 	uint8_t farm_try;    /* XA_TF_FARM: own subtree roots it was put back into (#34) */
+	/* parked (#36, nl_xa_relay.c): what the workers of the appliance holding it said of
+	 * its sub-tasks, relayed by that appliance's standby after they failed over to it */
+	uint8_t await;       /* its appliance was declared dead, a sub-task of it had run:
+			      * waiting for the ends of those still running (not REJECTed) */
+	int32_t w_status;    /* the first non-zero exit status said */
+	uint64_t w_ran;      /* sub-tasks said running or ended (bit = sub-task) */
+	uint64_t w_end;      /* sub-tasks said ended */
+	uint64_t await_tsc;  /* await: answered failed machine_lost at this TSC at the latest */
 };
 
 #define XA_LOCAL_VEC 32u /* distinct machine vectors listed for local entry */
 #define XA_ENTRY_TRIES 32u /* draws of the policy's entry() for one of our managers */
 
 struct nl_xa;
+
+/* "Asked before machine_lost" (nl_xa_relay.c, #36): a parked task by its hand-over
+ * handle; NULL when not parked (answered, or the object re-used). Control lcore. */
+struct nl_task *nl_xa_parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id);
+
+/* Task t, parked, is ours again (not away any more). Control lcore. */
+void nl_xa_unpark(struct nl_xa *xa, struct nl_task *t);
+
+/* A worker's word on a sub-task (a HANDBACK of reason NL_XA_REASON_WORKER, or relayed here by
+ * ourselves as the standby): applied to the parked task it names. Control lcore. */
+void nl_xa_worker_word_ctl(struct nl_port *io, const struct nl_xa_back *b);
+
+/* settle_lost() of task t, parked at a dead appliance: true when its workers said a sub-task
+ * of it ran, so it is not REJECTed: answered now (each sub-task that ran has ended) or when
+ * the last one ends (await). false: none said so (REJECT machine_lost, or re-route). */
+bool nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t);
+
+/* Awaits past their bound (2 minutes) answered failed machine_lost. Every control round; scans
+ * at most once a second, and only while some task awaits. */
+void nl_xa_await_poll_ctl(struct nl_port *io);
+
+/* Port hooks (struct nl_port_ext_ops origin_ctl, relay_ctl). */
+void nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d);
+bool nl_xa_relay_ctl(struct nl_port *io, const struct nl_msg_done *d, int32_t wi);
 
 /* Standby (nl_xa_standby.c, #36): appliance a was declared dead: its standby, when live (or
  * us), takes its subtree in this appliance's map; subtrees a held as a standby go back to
@@ -204,6 +236,14 @@ struct nl_xa {
 	uint64_t gossip_rounds, sum_tx, sum_rx;
 	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
 	uint64_t detoured;   /* tasks entered anew past a dead appliance's manager (#36) */
+	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
+	uint64_t relayed;     /* standby: workers' words passed on to the tasks' origins */
+	uint64_t relay_bad;   /* standby: relayed DONEs naming no appliance of ours */
+	uint64_t worker_words; /* origin: words applied to a parked task */
+	uint64_t late_words;  /* origin: words for a task no longer parked (answered, re-used) */
+	uint64_t asked_ran;   /* origin: tasks of a dead appliance not REJECTed: they had run */
+	uint64_t awaiting;    /* origin: of those, waiting for a running sub-task's end now */
+	uint64_t await_scan_tsc; /* the last scan for awaits past their bound */
 	uint64_t farm_no_machine; /* farm tasks that would have left: REJECT no_machine */
 	uint64_t farm_kept;       /* farm tasks routed out, put into an own subtree root */
 	uint64_t farm_warn_tsc;   /* last WARNING about them (one a second at most) */

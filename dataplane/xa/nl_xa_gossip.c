@@ -338,6 +338,13 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "not_ours", nl_atomic_load_relaxed(&xa->not_ours));
 	rte_tel_data_add_dict_u64(d, "moved", nl_atomic_load_relaxed(&xa->moved));
 	rte_tel_data_add_dict_u64(d, "late_moved", nl_atomic_load_relaxed(&xa->late_moved));
+	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
+	rte_tel_data_add_dict_u64(d, "relayed", nl_atomic_load_relaxed(&xa->relayed));
+	rte_tel_data_add_dict_u64(d, "relay_bad", nl_atomic_load_relaxed(&xa->relay_bad));
+	rte_tel_data_add_dict_u64(d, "worker_words", nl_atomic_load_relaxed(&xa->worker_words));
+	rte_tel_data_add_dict_u64(d, "late_words", nl_atomic_load_relaxed(&xa->late_words));
+	rte_tel_data_add_dict_u64(d, "asked_ran", nl_atomic_load_relaxed(&xa->asked_ran));
+	rte_tel_data_add_dict_u64(d, "awaiting", nl_atomic_load_relaxed(&xa->awaiting));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
 	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
 	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));

@@ -395,6 +395,76 @@ test_frame_parser(void)
 	   "test_non_udp_refused");
 }
 
+/* Issue #36: DISPATCH's origin block (12 bytes after the time limit) and DONE's relay block (12
+ * bytes after the #33 fields) are present only when set; every combination with the optional
+ * fields before them round-trips; a non-zero pad, a relay kind of 0 or past the last, or a
+ * length between the four legal ones is refused. */
+static void
+test_issue36_origin_and_relay(void)
+{
+	struct nl_msg m, out;
+	uint8_t buf[NL_PROTO_MAX_LEN], b0[NL_PROTO_MAX_LEN];
+	int n, n0;
+	bool ok = true;
+
+	for (unsigned int tl = 0; tl < 2; tl++) {
+		m = sample(NL_MSG_DISPATCH);
+		m.u.dispatch.time_limit_ms = tl ? 5000 : 0;
+		n0 = nl_proto_encode(&m, b0, sizeof(b0));
+		m.u.dispatch.has_origin = 1;
+		m.u.dispatch.origin_app = 2;
+		m.u.dispatch.origin_token = 0x01020304;
+		m.u.dispatch.origin_seq = 0xa0b0c0d0;
+		n = nl_proto_encode(&m, buf, sizeof(buf));
+		ok &= n == n0 + 12 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+		      memcmp(&out, &m, sizeof(m)) == 0 && buf[n - 1] == 0xd0 && buf[n - 11] == 2;
+		ok &= nl_proto_decode(b0, (size_t)n0, &out) == NL_PROTO_OK && !out.u.dispatch.has_origin;
+	}
+	nl_tap_check(ok, "test_dispatch_origin_round_trips_with_and_without_time_limit");
+	buf[n - 9] = 1; /* the pad after origin_app */
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_dispatch_origin_pad_not_0_is_bad_field");
+	m = sample(NL_MSG_DISPATCH);
+	n0 = nl_proto_encode(&m, b0, sizeof(b0));
+	ok = true;
+	for (unsigned int extra = 1; extra < 20; extra++) { /* only +4, +12, +16 are legal */
+		uint8_t x[NL_PROTO_MAX_LEN] = { 0 };
+
+		if (extra == 4 || extra == 12 || extra == 16)
+			continue;
+		memcpy(x, b0, (size_t)n0);
+		x[4] = (uint8_t)((n0 + extra) >> 8);
+		x[5] = (uint8_t)(n0 + extra);
+		ok &= nl_proto_decode(x, (size_t)n0 + extra, &out) != NL_PROTO_OK;
+	}
+	nl_tap_check(ok, "test_dispatch_lengths_between_the_legal_ones_refused");
+
+	ok = true;
+	for (unsigned int ext = 0; ext < 2; ext++) {
+		m = sample(NL_MSG_DONE);
+		m.u.done.run_ms = ext ? 1234 : 0;
+		n0 = nl_proto_encode(&m, b0, sizeof(b0));
+		m.u.done.relay = NL_RELAY_RUNNING;
+		m.u.done.origin_app = 1;
+		m.u.done.origin_token = 77;
+		m.u.done.origin_seq = 99;
+		n = nl_proto_encode(&m, buf, sizeof(buf));
+		ok &= n == n0 + 12 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+		      memcmp(&out, &m, sizeof(m)) == 0 && n == (ext ? 64 : 44);
+		ok &= nl_proto_decode(b0, (size_t)n0, &out) == NL_PROTO_OK && out.u.done.relay == 0;
+	}
+	nl_tap_check(ok, "test_done_relay_round_trips_with_and_without_issue33_fields");
+	buf[n - 10] = 0; /* relay kind 0 in a block that is there */
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_done_relay_kind_0_on_the_wire_is_bad_field");
+	buf[n - 10] = NL_RELAY_MAX;
+	nl_tap_check(nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD,
+		     "test_done_relay_kind_past_the_last_is_bad_field");
+	m.u.done.relay = NL_RELAY_MAX;
+	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22,
+		     "test_done_relay_kind_past_the_last_not_encoded");
+}
+
 int
 main(void)
 {
@@ -409,6 +479,7 @@ main(void)
 	test_wrong_version_magic_type();
 	test_out_of_bound_fields();
 	test_issue33_fields();
+	test_issue36_origin_and_relay();
 	test_random_bytes_never_crash_and_canonical(seed);
 	test_frame_parser();
 	return nl_tap_done();

@@ -185,3 +185,33 @@ nl_wpend_drop_to(struct nl_wpend *p, unsigned int dest)
 		p->next_ns = UINT64_MAX; /* else next_ns may be early: a poll then recomputes it */
 	return n;
 }
+
+uint32_t
+nl_wpend_relay_to(struct nl_wpend *p, unsigned int from, unsigned int to, uint64_t now_ns,
+		  uint32_t *relayed)
+{
+	uint32_t n = 0;
+
+	*relayed = 0;
+	if (from >= NL_WPEND_DESTS || to >= NL_WPEND_DESTS || from == to)
+		return 0;
+	if (p->e != NULL && p->n_to[from] != 0)
+		for (size_t i = 0; i < (size_t)NL_WPEND_SETS * NL_WPEND_WAYS; i++) {
+			struct nl_wpend_ent *e = &p->e[i];
+
+			if (e->done.task_id == 0 || e->dest != from || e->done.origin_seq == 0)
+				continue;
+			if (e->done.relay == NL_RELAY_NONE)
+				e->done.relay = NL_RELAY_ENDED;
+			e->dest = (uint8_t)to;
+			e->first_ns = e->due_ns = now_ns;
+			e->gap_ns = NL_WPEND_FIRST_NS;
+			p->n_to[from]--;
+			p->n_to[to]++;
+			n++;
+		}
+	if (n > 0)
+		p->next_ns = now_ns;
+	*relayed = n;
+	return nl_wpend_drop_to(p, from);
+}

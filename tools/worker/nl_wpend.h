@@ -113,4 +113,15 @@ uint64_t nl_wpend_poll_to(struct nl_wpend *p, uint64_t now_ns,
  */
 uint32_t nl_wpend_drop_to(struct nl_wpend *p, unsigned int dest);
 
+/**
+ * Issue #36: the worker failed over from appliance `from` to `to` (its standby). Each DONE
+ * kept for `from` whose sub-task came from another appliance (origin_seq != 0, from the
+ * DISPATCH's origin block) goes to `to` instead, as a relayed DONE (relay NL_RELAY_ENDED, due
+ * at now_ns); the others are dropped as nl_wpend_drop_to() does.
+ * @param now_ns  Monotonic clock [ns]. @param relayed  Output: how many go to `to` now.
+ * @return How many were dropped. @par Context The worker's loop.
+ */
+uint32_t nl_wpend_relay_to(struct nl_wpend *p, unsigned int from, unsigned int to,
+			   uint64_t now_ns, uint32_t *relayed);
+
 #endif /* NL_WPEND_H */

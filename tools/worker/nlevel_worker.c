@@ -280,6 +280,32 @@ static uint64_t n_dup_running, n_dup_ended;
 /* #34: DONEs sent and not acknowledged yet, resent with back-off (the loop's thread only) */
 static struct nl_wpend wpend;
 
+/* #36: the last sub-tasks of other appliances' tasks (DISPATCHes with an origin block) that
+ * ended here, with the appliance that DISPATCHed each. A failover tells the standby of those
+ * the dead appliance DISPATCHed in the last RECENT_NS: a task of which one sub-task ended
+ * (its DONE acknowledged) while another was still out has not been answered, and its origin
+ * must know that it ran before it answers. The loop's thread only. */
+#define RECENT_CAP 1024u
+#define RECENT_NS 30000000000ull
+static struct recent {
+	struct nl_msg_done d;
+	uint64_t end_ns;
+	uint8_t from;
+} recent[RECENT_CAP];
+static unsigned int recent_n; /* put so far (the ring's next is recent_n % RECENT_CAP) */
+static uint64_t n_relayed, n_withdrawn, n_told_running, n_told_ended;
+
+static void
+recent_put(const struct nl_msg_done *d, unsigned int from)
+{
+	struct recent *r = &recent[recent_n++ % RECENT_CAP];
+
+	r->d = *d;
+	r->d.relay = NL_RELAY_NONE;
+	r->end_ns = now_ns();
+	r->from = (uint8_t)from;
+}
+
 /* a DONE due again goes to the appliance its first send went to (dest, an index of apps) */
 static void
 resend_done(void *arg, const struct nl_msg_done *d, unsigned int dest)
@@ -308,6 +334,17 @@ send_done_u(int fd, unsigned int to, const struct nl_msg_dispatch *d, int32_t st
 	m.u.done.token = d->token;
 	m.u.done.sub = d->sub;
 	m.u.done.status = status;
+	if (d->has_origin && d->origin_seq != 0) { /* #36: another appliance's task */
+		m.u.done.origin_app = d->origin_app;
+		m.u.done.origin_token = d->origin_token;
+		m.u.done.origin_seq = d->origin_seq;
+		recent_put(&m.u.done, to);
+		if (app_gone[to] && cur_app_get() != to) { /* its appliance died: the standby */
+			m.u.done.relay = NL_RELAY_ENDED; /* tells the task's origin it ran */
+			to = cur_app_get();
+			n_relayed++;
+		}
+	}
 	send_msg(fd, &apps[to], &m);
 	if (!app_gone[to])
 		nl_wpend_add_to(&wpend, &m.u.done, now_ns(), to); /* until its DONE_ACK */
@@ -591,6 +628,97 @@ take_slots(uint32_t wid, bool quiet, struct nl_wq_mach *mach, unsigned int n_mac
 	*n_slot_seen = n_slot;
 	*hello_ok = true;
 	return n_slot;
+}
+
+/* Emulated work: the model time of sub-task d on machine desc [s] (before --scale). */
+static double
+model_s(const struct nl_msg_mach *desc, const struct nl_msg_dispatch *d)
+{
+	return (double)d->instr / (double)desc->speed_ips +
+	       (double)d->data_bits / (double)desc->link_bps;
+}
+
+/* #36: a relayed DONE of kind `relay` (enum nl_done_relay) of sub-task d to appliance `to`,
+ * kept until its DONE_ACK */
+static void
+relay_word(int fd, unsigned int to, const struct nl_msg_dispatch *d, uint8_t relay)
+{
+	struct nl_msg m = { .type = NL_MSG_DONE };
+
+	m.u.done.task_id = d->task_id;
+	m.u.done.mach = d->mach;
+	m.u.done.token = d->token;
+	m.u.done.sub = d->sub;
+	m.u.done.relay = relay;
+	m.u.done.origin_app = d->origin_app;
+	m.u.done.origin_token = d->origin_token;
+	m.u.done.origin_seq = d->origin_seq;
+	send_msg(fd, &apps[to], &m);
+	nl_wpend_add_to(&wpend, &m.u.done, now_ns(), to);
+}
+
+/*
+ * #36: the worker failed over from appliance `dead` to `to`, its standby. What `dead`
+ * DISPATCHed and has not started here is withdrawn (never runs: no answer of it would reach
+ * anyone), and the standby is told, for another appliance's task, that it was withdrawn, that
+ * the running one runs (its DONE follows, relayed), and which ended here in the last
+ * RECENT_NS. The standby tells each task's origin, which answers REJECT machine_lost only a
+ * task none of whose sub-tasks ran (docs/scale-out.md "Asked before machine_lost"). Emulated
+ * work queued behind a withdrawn one is moved up.
+ */
+static void
+failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int dead,
+	      unsigned int to, double scale)
+{
+	const uint64_t now = now_ns();
+
+	for (unsigned int i = 0; i < n_mach; i++) {
+		struct nl_wq_mach *m = &mach[i];
+		unsigned int keep = 0, n = m->n;
+		uint64_t busy = now;
+
+		for (unsigned int k = 0; k < n; k++) {
+			struct nl_wq_sub s = m->q[(m->head + k) % QCAP];
+			bool run = k == 0 && (s.d.cmd_id == 0 || m->pid > 0);
+			bool origin = s.d.has_origin && s.d.origin_seq != 0;
+
+			if (s.from == dead && !run) { /* withdrawn */
+				if (origin)
+					relay_word(fd, to, &s.d, NL_RELAY_WITHDRAWN);
+				n_withdrawn++;
+				continue;
+			}
+			if (s.from == dead && origin) {
+				relay_word(fd, to, &s.d, NL_RELAY_RUNNING);
+				n_told_running++;
+			}
+			if (s.d.cmd_id == 0) { /* emulated: its end after the ones kept before it */
+				if (!run)
+					s.fin_ns = (s.arr_ns > busy ? s.arr_ns : busy) +
+						   (uint64_t)(model_s(&m->desc, &s.d) * scale * 1e9);
+				busy = s.fin_ns > busy ? s.fin_ns : busy;
+			}
+			m->q[(m->head + keep++) % QCAP] = s;
+		}
+		m->n = keep;
+		m->busy_until_ns = busy;
+	}
+	for (unsigned int k = 0; k < RECENT_CAP && k < recent_n; k++) {
+		struct recent *r = &recent[(recent_n - 1 - k) % RECENT_CAP];
+
+		if (now - r->end_ns > RECENT_NS)
+			break; /* older from here on */
+		if (r->from != dead)
+			continue;
+		struct nl_msg w = { .type = NL_MSG_DONE };
+
+		w.u.done = r->d;
+		w.u.done.relay = NL_RELAY_ENDED;
+		send_msg(fd, &apps[to], &w);
+		nl_wpend_add_to(&wpend, &w.u.done, now, to);
+		r->from = (uint8_t)to; /* told once */
+		n_told_ended++;
+	}
 }
 
 /* Sub-tasks queued or running here that appliance `from` DISPATCHed. */
@@ -1300,16 +1428,27 @@ main(int argc, char **argv)
 					 * not acknowledged yet never will be: dropped (its clients
 					 * send their tasks elsewhere); its sub-tasks still here run
 					 * on, each DONE sent to it once. */
-					uint32_t dropped = nl_wpend_drop_to(&wpend, here);
+					uint32_t relayed;
+					uint32_t dropped = nl_wpend_relay_to(&wpend, here, src,
+									     now_ns(), &relayed);
+					uint64_t w0 = n_withdrawn, r0 = n_told_running,
+						 e0 = n_told_ended;
 
 					app_gone[here] = true;
 					__atomic_store_n(&cur_app, src, __ATOMIC_RELAXED);
+					failover_tell(fd, mach, n_mach, here, src, scale); /* #36 */
 					fprintf(stderr,
 						"nlevel-worker %u: appliance %s silent for %.1f s: "
 						"re-homed to %s, %u of %u machines, %u "
-						"unacknowledged DONEs to it dropped\n",
+						"unacknowledged DONEs to it dropped; told the "
+						"standby of other appliances' sub-tasks: %u "
+						"unacknowledged DONEs, %llu ended, %llu running; "
+						"%llu not started withdrawn\n",
 						wid, app_names[here], (double)silent_ns / 1e9,
-						app_names[src], k, n_mach, dropped);
+						app_names[src], k, n_mach, dropped, relayed,
+						(unsigned long long)(n_told_ended - e0),
+						(unsigned long long)(n_told_running - r0),
+						(unsigned long long)(n_withdrawn - w0));
 					n_rehomed++;
 				} else if (src == 0 && held_from(mach, n_mach, 1) == 0 &&
 					   wpend.n_to[1] == 0) {
@@ -1361,14 +1500,12 @@ main(int argc, char **argv)
 			if (m->n == 0)
 				next_load = 0; /* #33: idle -> busy: LOAD at once */
 			struct nl_wq_sub *s = &m->q[(m->head + m->n) % QCAP];
-			double model_s = (double)msg.u.dispatch.instr / (double)m->desc.speed_ips +
-					 (double)msg.u.dispatch.data_bits / (double)m->desc.link_bps;
 			uint64_t start = m->busy_until_ns > t ? m->busy_until_ns : t;
 
 			s->d = msg.u.dispatch;
 			s->arr_ns = t;
 			s->from = (uint8_t)src; /* its DONE goes back there */
-			s->fin_ns = start + (uint64_t)(model_s * scale * 1e9);
+			s->fin_ns = start + (uint64_t)(model_s(&m->desc, &s->d) * scale * 1e9);
 			if (s->d.cmd_id == 0)
 				m->busy_until_ns = s->fin_ns;
 			m->n++;
@@ -1417,12 +1554,16 @@ main(int argc, char **argv)
 	if (auth_key != NULL)
 		for (unsigned int i = 0; i < n_apps; i++)
 			nl_replay_free(&replay[i]);
-	char fo[160] = ""; /* --standby: its counters */
+	char fo[320] = ""; /* --standby: its counters */
 
 	if (n_apps == 2)
 		snprintf(fo, sizeof(fo), "; re-homed and back: rehomed=%llu home=%llu, %llu "
-			 "unacknowledged DONEs dropped", (unsigned long long)n_rehomed,
-			 (unsigned long long)n_home, (unsigned long long)wpend.n_dropped);
+			 "unacknowledged DONEs dropped; told the standby: relayed=%llu "
+			 "told_ended=%llu told_running=%llu withdrawn=%llu",
+			 (unsigned long long)n_rehomed, (unsigned long long)n_home,
+			 (unsigned long long)wpend.n_dropped, (unsigned long long)n_relayed,
+			 (unsigned long long)n_told_ended, (unsigned long long)n_told_running,
+			 (unsigned long long)n_withdrawn);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
 				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent; longest "

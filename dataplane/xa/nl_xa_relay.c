@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * "Asked before machine_lost" (issue #36, docs/scale-out.md): a task handed to an appliance
+ * that then dies may have run there. Its workers know: each DISPATCH of another appliance's
+ * task carries the task's origin (nl_xa_origin_ctl(): appliance, handle, hand-over sequence),
+ * and a worker that fails over to the dead appliance's standby tells the standby, for each
+ * such sub-task it held, that it ended (its DONE), runs, or was withdrawn before it started
+ * (relayed DONEs, docs/protocol.md "Relayed DONE"). The standby passes each word on to the
+ * origin as a HANDBACK record of reason NL_XA_REASON_WORKER (nl_xa_relay_ctl()), over the
+ * acknowledged link. The origin keeps the words with the parked task (nl_xa_worker_word_ctl())
+ * and, when the dead appliance's hold is over, answers REJECT machine_lost only a task none of
+ * whose sub-tasks ran (nl_xa_asked_ctl()); one that ran is answered COMPLETE when each of its
+ * sub-tasks that ran has ended (with reason machine_lost and the sub-tasks done when not all
+ * of them ran), waiting up to 2 minutes for those still running. Control lcore only.
+ * Source: Slurm's slurmctld asks slurmd which jobs it still runs when a node registers again
+ * (REQUEST_NODE_REGISTRATION_STATUS); HTCondor's shadow reconnects to the starter before a job
+ * is declared lost.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+
+#include "nl_atomic.h"
+#include "nl_xa_core.h"
+
+#define XA_AWAIT_S 120.0 /* a running sub-task's end waited for at most this [s] (the worker's
+			  * DONE resends give up after as long: NL_WPEND_GIVE_UP_NS) */
+
+struct nl_task *
+nl_xa_parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id)
+{
+	struct nl_dp *dp = xa->dp;
+	const struct xa_task *xt;
+	struct nl_task *t;
+
+	if (token >= dp->n_pool)
+		return NULL;
+	xt = &xa->task[token];
+	t = dp->pool_task[token];
+	if (t == NULL || xt->state != XA_PARKED || xt->seq != seq || t->id != id)
+		return NULL;
+	return t;
+}
+
+void
+nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
+{
+	struct xa_task *xt = &xa->task[t->aux];
+
+	if (xt->await)
+		nl_atomic_store_relaxed(&xa->awaiting, xa->awaiting - 1);
+	xt->state = XA_OWN;
+	xt->await = 0;
+	xt->w_ran = xt->w_end = 0;
+	xt->w_status = 0;
+	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
+}
+
+void
+nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d)
+{
+	const struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct xa_task *xt = &xa->task[t->aux];
+
+	if (xt->state != XA_FOREIGN)
+		return;
+	d->has_origin = 1;
+	d->origin_app = xt->origin;
+	d->origin_token = xt->token;
+	d->origin_seq = xt->seq;
+}
+
+/* Whether worker wi (joined here: the port checked its address and key) holds a slot of
+ * another appliance's subtree: a worker re-homed here from its dead appliance, the only one
+ * with something to relay. */
+static bool
+rehomed(struct nl_port *io, int32_t wi)
+{
+	const struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct nl_dp_worker *w = &io->workers[wi];
+
+	for (unsigned int k = 0; k < w->n_mach; k++)
+		if (w->slot[k] < io->dp->n_mach && xa->mach_home[w->slot[k]] != xa->self)
+			return true;
+	return false;
+}
+
+bool
+nl_xa_relay_ctl(struct nl_port *io, const struct nl_msg_done *d, int32_t wi)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct nl_xa_back b;
+
+	if (!rehomed(io, wi) || d->origin_app >= xa->cfg.n_app || d->sub >= NL_PROTO_MAX_SPLIT) {
+		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
+		return false;
+	}
+	memset(&b, 0, sizeof(b));
+	b.task_id = d->task_id;
+	b.origin_token = d->origin_token;
+	b.origin_seq = d->origin_seq;
+	b.reason = NL_XA_REASON_WORKER;
+	b.n_done = d->sub;
+	b.at_app = d->relay;
+	b.hops = d->state;
+	b.status = d->status;
+	nl_atomic_store_relaxed(&xa->relayed, xa->relayed + 1);
+	if (d->origin_app == xa->self)
+		nl_xa_worker_word_ctl(io, &b);
+	else
+		nl_xa_queue_back_ctl(io, d->origin_app, &b);
+	return true;
+}
+
+/* Answer t, parked, whose sub-tasks that ran have all ended: COMPLETE with the sub-tasks done;
+ * reason machine_lost when not all of them ran or one's end was not heard (it ran in part). */
+static void
+answer_ran(struct nl_port *io, struct nl_task *t, bool end_unheard)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+	struct nl_dp_meta *mt = &io->meta[t->aux];
+	unsigned int n_end = (unsigned int)__builtin_popcountll(xt->w_end);
+	int32_t status = xt->w_status;
+
+	nl_xa_unpark(xa, t);
+	mt->n_done = (uint8_t)n_end;
+	mt->status = status;
+	if (n_end < t->n_split || end_unheard)
+		mt->end_reason = NL_REJECT_MACHINE_LOST;
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	nl_dp_port_finish(io, t);
+}
+
+void
+nl_xa_worker_word_ctl(struct nl_port *io, const struct nl_xa_back *b)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct nl_task *t = nl_xa_parked_lookup(xa, b->origin_token, b->origin_seq, b->task_id);
+	struct xa_task *xt;
+	uint64_t bit;
+
+	if (t == NULL || b->n_done >= t->n_split) { /* answered already, or not ours */
+		nl_atomic_store_relaxed(&xa->late_words, xa->late_words + 1);
+		return;
+	}
+	xt = &xa->task[t->aux];
+	bit = UINT64_C(1) << b->n_done;
+	nl_atomic_store_relaxed(&xa->worker_words, xa->worker_words + 1);
+	if (b->at_app == NL_RELAY_ENDED) {
+		xt->w_end |= bit;
+		if (b->status != 0 && xt->w_status == 0)
+			xt->w_status = b->status;
+	}
+	if (b->at_app == NL_RELAY_ENDED || b->at_app == NL_RELAY_RUNNING)
+		xt->w_ran |= bit; /* (NL_RELAY_WITHDRAWN: it never started) */
+	if (xt->await && (xt->w_ran & ~xt->w_end) == 0)
+		answer_ran(io, t, false);
+}
+
+bool
+nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+
+	if (xt->w_ran == 0)
+		return false; /* no worker said it ran: REJECT machine_lost is true */
+	if (xt->await)
+		return true; /* waiting already (settled again: its appliance restarted) */
+	nl_atomic_store_relaxed(&xa->asked_ran, xa->asked_ran + 1);
+	if ((xt->w_ran & ~xt->w_end) == 0) {
+		answer_ran(io, t, false);
+		return true;
+	}
+	xt->await = 1;
+	xt->await_tsc = rte_rdtsc() + (uint64_t)(XA_AWAIT_S * (double)rte_get_tsc_hz());
+	nl_atomic_store_relaxed(&xa->awaiting, xa->awaiting + 1);
+	return true;
+}
+
+void
+nl_xa_await_poll_ctl(struct nl_port *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = nl_xa_of(dp);
+	uint64_t now = rte_rdtsc();
+
+	if (xa->awaiting == 0 || now - xa->await_scan_tsc < rte_get_tsc_hz())
+		return;
+	xa->await_scan_tsc = now;
+	for (unsigned int i = 0; i < dp->n_pool; i++) {
+		struct nl_task *t = dp->pool_task[i];
+		const struct xa_task *xt = &xa->task[i];
+
+		if (t != NULL && xt->state == XA_PARKED && xt->await && now > xt->await_tsc)
+			answer_ran(io, t, true); /* it ran; the end of one is not heard */
+	}
+}

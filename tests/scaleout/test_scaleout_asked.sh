@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Asked before machine_lost (issue #36, docs/scale-out.md "Asked before machine_lost"), as
+# root: the three appliances of tests/scaleout/scaleout.ini with `[appliance c] standby = b`,
+# c's workers knowing b (--standby), both cores kept busy. The clients of a and b send 1,200
+# tasks each of two 20 ms sub-tasks (entry = tree: most cross appliances, many run on c's
+# workers); c is killed (SIGKILL) 3 s in. Tasks handed to c are held (dead_hold_s) and then
+# answered; c's workers fail over to b and tell it what c had DISPATCHed for a and b (ended,
+# running, withdrawn), and b tells a and b.
+#   1  every task of a's and b's clients is answered once (lost 0)
+#   2  no task answered REJECT ran: the sub-tasks the six workers ran (their bye lines) are at
+#      least two per task answered COMPLETE and at most two per task answered COMPLETE or
+#      failed (a task that ran in part is answered COMPLETE with reason machine_lost), and the
+#      origins applied the workers' words (worker_words > 0)
+# Usage: test_scaleout_asked.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or
+# without netns/veth/bridge.
+set -u
+NLEVEL=$1 WORKER=$2 LOADGEN=$3
+SRC=${NL_SRC_ROOT:?}
+. "$SRC/tests/scaleout/nl_so_net.sh"
+CFG=$TMP/asked.ini
+awk '{ print } /^\[appliance c\]/ { print "standby = b" }' "$SRC/tests/scaleout/scaleout.ini" >"$CFG"
+T0=$SECONDS
+busy2 # both cores busy, as issues #34 and #36 ask of live tests
+WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['asked_ran'], p[x]['awaiting']) for x in 'ab')"
+
+r1=1 r2=1 d1= d2= n_ran=0 words=
+up=0
+WOPT=() # the workers' bye lines count the sub-tasks they ran
+for x in a b c; do launch_app "$x" nlsc; done
+for x in a b c; do wait_app "$x" || up=1; done
+if [[ $up == 0 ]]; then
+	workers a
+	workers b
+	WOPT=(--standby "${IP[b]}")
+	workers c
+	WOPT=()
+	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=1
+fi
+if [[ $up == 0 ]]; then
+	# 20 ms sub-tasks (2e9 instructions at 100e6/s, --work-scale 1e-3): at the kill, c's
+	# workers hold sub-tasks of a's and b's tasks that run on or ended unanswered
+	loadgen a 1200 150 71 --timeout 40 --instr 2e9 & la=$!
+	loadgen b 1200 150 72 --timeout 40 --instr 2e9 & lb=$!
+	sleep 3
+	kill -KILL "${APP[c]}"
+	wait "${APP[c]}" 2>/dev/null
+	APP[c]=
+	wait $la
+	wait $lb
+	r1=0
+	for x in a b; do
+		echo "# client of $x: $(summary "$TMP/lg_$x.log")"
+		[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 1200 ]] ||
+			{ r1=1; d1+="client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400) | "; }
+	done
+	# the origins settle c's tasks after the verdict and the hold: wait until none awaits
+	so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
+	words=$(so_eval "$WORDS")
+	echo "# (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
+	echo "# c's workers: $(grep -h "re-homed" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
+fi
+stop_all || r2=1
+if [[ $up == 0 ]]; then
+	n_ran=$(sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }')
+	nc=$(($(val "$TMP/lg_a.log" completed) + $(val "$TMP/lg_b.log" completed)))
+	nf=$(($(val "$TMP/lg_a.log" failed) + $(val "$TMP/lg_b.log" failed)))
+	nr=$(($(val "$TMP/lg_a.log" rejected_machine_lost) + $(val "$TMP/lg_b.log" rejected_machine_lost)))
+	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf, REJECT machine_lost $nr"
+	ww=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][1] + w[1][1])" "$words" 2>/dev/null)
+	if [[ $n_ran -ge $((2 * nc)) && $n_ran -le $((2 * (nc + nf))) && ${ww:-0} -gt 0 ]]; then
+		r2=0
+	else
+		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks ($nr REJECT machine_lost); words applied ${ww:-?}"
+	fi
+fi
+[[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
+echo "# asked: $((SECONDS - T0)) s"
+say "scaleout_asked_every_task_of_a_and_b_answered" $r1 "${d1:-not up}"
+say "scaleout_asked_no_task_answered_reject_ran" $r2 "${d2:-not up}"
+nl_tap_done
