@@ -141,14 +141,28 @@ main(int argc, char **argv)
 			m.u.hello.mach[0].speed_ips = 1;
 			m.u.hello.mach[0].link_bps = 1;
 		}
-		for (int sealed = 0; sealed < 2; sealed++) {
-			int n = sealed ? nl_proto_seal(&m, &tx, 1700000000000000000ull + t, b, sizeof(b)) :
-					 nl_proto_encode(&m, b, sizeof(b));
+		for (int sealed = 0; sealed < 4; sealed++) {
+			int n;
 			FILE *f;
 
+			if (sealed >= 2) { /* #36: DISPATCH's origin block, DONE's relay block */
+				if (t != NL_MSG_DISPATCH && t != NL_MSG_DONE)
+					break;
+				if (t == NL_MSG_DISPATCH) {
+					m.u.dispatch.time_limit_ms = 1000;
+					m.u.dispatch.has_origin = 1;
+					m.u.dispatch.origin_seq = 9;
+				} else {
+					m.u.done.relay = NL_RELAY_RUNNING;
+					m.u.done.run_ms = 5;
+				}
+			}
+			n = sealed % 2 ? nl_proto_seal(&m, &tx, 1700000000000000000ull + t, b, sizeof(b)) :
+					 nl_proto_encode(&m, b, sizeof(b));
 			if (n <= 0)
 				return 1;
-			snprintf(path, sizeof(path), "%s/seed-%u-v%d", argv[1], t, sealed + 1);
+			snprintf(path, sizeof(path), "%s/seed-%u-v%d%s", argv[1], t, sealed % 2 + 1,
+				 sealed >= 2 ? "-origin" : "");
 			f = fopen(path, "wb");
 			if (f == NULL || fwrite(b, 1, (size_t)n, f) != (size_t)n)
 				return 1;

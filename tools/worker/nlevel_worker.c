@@ -22,7 +22,9 @@
  * HELLO reply gives it slots (the standby adopted the dead appliance's subtree); there it
  * HELLOs the appliance every second and goes back once that answers with slots and the
  * worker holds nothing of the standby's. Each sub-task's DONE goes to the appliance that
- * DISPATCHed it.
+ * DISPATCHed it. At the failover (issue #36, failover_tell()) what the dead appliance
+ * DISPATCHed and has not started is withdrawn, and the standby is told, by relayed DONEs, what
+ * became of other appliances' sub-tasks (ended, running, withdrawn), for their origins.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -746,8 +748,14 @@ usage(FILE *f)
 		"                         the appliance has sent nothing for --failover-s,\n"
 		"                         HELLO the standby too and move there once its HELLO\n"
 		"                         reply gives slots (it adopted the appliance's\n"
-		"                         subtree); the appliance's unacknowledged DONEs are\n"
-		"                         then dropped. From the standby, HELLO the appliance\n"
+		"                         subtree). Then what the appliance DISPATCHed and\n"
+		"                         did not start here is withdrawn, and for other\n"
+		"                         appliances' tasks the standby is told which of\n"
+		"                         their sub-tasks ended, run or were withdrawn, so\n"
+		"                         that their origin answers REJECT machine_lost only\n"
+		"                         a task that did not run (relayed DONEs, docs/\n"
+		"                         protocol.md); the appliance's other unacknowledged\n"
+		"                         DONEs are dropped. From the standby, HELLO the appliance\n"
 		"                         every second and go back once it answers with slots\n"
 		"                         and nothing of the standby's is queued, running or\n"
 		"                         unacknowledged here. A DONE goes to the appliance\n"
