@@ -267,7 +267,8 @@ void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, uint32_t to, cons
  * Acknowledge DONE d to its sender (issue #34): a DONE_ACK with d's task id, token and
  * sub-task to the frame's source address, sealed under the sender's principal key
  * (io->principal); sent for every DONE that passed the key and rights checks, whether it
- * settled a sub-task or was a duplicate or stale, so that the worker stops resending it.
+ * settled a sub-task or was a duplicate or stale, so that the worker stops resending it;
+ * not a relayed DONE (#36) from an address that is no joined worker (not taken: resent).
  * @param io  The port. @param d  The DONE. @param a  Its frame's addresses.
  * @par Context The I/O lcore, while handling d's frame. @par Source docs/protocol.md "DONE_ACK".
  */

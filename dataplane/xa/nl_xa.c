@@ -443,28 +443,41 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = nl_xa_of(dp);
-	uint64_t n = 0, r = 0;
+	uint64_t n = 0, r = 0, w = 0;
 
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		struct nl_task *t = dp->pool_task[i];
 
 		if (!parked_there(dp, xa, i, app) || nl_xa_asked_ctl(io, t)) /* #36: it ran */
 			continue;
-		nl_xa_unpark(xa, t);
-		if (reroute(io, t, false)) {
-			r++;
+		if (restarted && nl_xa_restart_wait_ctl(io, t)) { /* #36: its workers' word */
+			w++;
 			continue;
 		}
-		fail_task(io, t, NL_REJECT_MACHINE_LOST);
-		n++;
+		if (nl_xa_lost_one_ctl(io, t, app))
+			r++;
+		else
+			n++;
 	}
 	nl_xa_rtx_clear_ctl(&xa->peer[app], restarted);
 	xa->peer[app].hold_tsc = 0;
-	xa->peer[app].lost_tasks += n;
-	xa->lost_tasks += n;
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
-	       "%llu re-routed\n", xa->cfg.app[app].name, why, (unsigned long long)n,
-	       (unsigned long long)r);
+	       "%llu re-routed, %llu wait for its workers' word\n", xa->cfg.app[app].name, why,
+	       (unsigned long long)n, (unsigned long long)r, (unsigned long long)w);
+}
+
+bool
+nl_xa_lost_one_ctl(struct nl_port *io, struct nl_task *t, unsigned int app)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+
+	nl_xa_unpark(xa, t);
+	if (reroute(io, t, false))
+		return true;
+	fail_task(io, t, NL_REJECT_MACHINE_LOST);
+	xa->peer[app].lost_tasks++;
+	xa->lost_tasks++;
+	return false;
 }
 
 void

@@ -160,6 +160,8 @@ struct xa_task {
 	uint64_t w_ran;      /* sub-tasks said running or ended (bit = sub-task) */
 	uint64_t w_end;      /* sub-tasks said ended */
 	uint64_t await_tsc;  /* await: answered failed machine_lost at this TSC at the latest */
+	uint64_t lost_tsc;   /* its appliance restarted (lost it): answered at this TSC unless a
+			      * worker's word says it ran (0 = not waiting) */
 };
 
 #define XA_LOCAL_VEC 32u /* distinct machine vectors listed for local entry */
@@ -183,8 +185,18 @@ void nl_xa_worker_word_ctl(struct nl_port *io, const struct nl_xa_back *b);
  * the last one ends (await). false: none said so (REJECT machine_lost, or re-route). */
 bool nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t);
 
-/* Awaits past their bound (2 minutes) answered failed machine_lost. Every control round; scans
- * at most once a second, and only while some task awaits. */
+/* settle_lost() of task t, parked at an appliance that restarted (it lost t), of which no
+ * worker said yet that a sub-task ran: true when t is to wait XA_RESTART_WAIT_S for its
+ * workers' word (they rejoin the new life and tell it, it tells us), then be answered. */
+bool nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t);
+
+/* t, parked at appliance app, which lost it, and of which no sub-task ran as far as anyone
+ * said: re-routed (true) or answered REJECT machine_lost (false; counted lost at app). */
+bool nl_xa_lost_one_ctl(struct nl_port *io, struct nl_task *t, unsigned int app);
+
+/* Awaits past their bound (2 minutes) answered failed machine_lost, and tasks lost by a
+ * restart past their wait answered (nl_xa_asked_ctl(), else nl_xa_lost_one_ctl()). Every
+ * control round; scans at most 4 times a second, and only while some task waits. */
 void nl_xa_await_poll_ctl(struct nl_port *io);
 
 /* Port hooks (struct nl_port_ext_ops origin_ctl, relay_ctl). */
@@ -243,6 +255,7 @@ struct nl_xa {
 	uint64_t late_words;  /* origin: words for a task no longer parked (answered, re-used) */
 	uint64_t asked_ran;   /* origin: tasks of a dead appliance not REJECTed: they had run */
 	uint64_t awaiting;    /* origin: of those, waiting for a running sub-task's end now */
+	uint64_t restart_waiting; /* origin: tasks lost by a restart, waiting for words */
 	uint64_t await_scan_tsc; /* the last scan for awaits past their bound */
 	uint64_t farm_no_machine; /* farm tasks that would have left: REJECT no_machine */
 	uint64_t farm_kept;       /* farm tasks routed out, put into an own subtree root */

@@ -11,7 +11,10 @@
  * and, when the dead appliance's hold is over, answers REJECT machine_lost only a task none of
  * whose sub-tasks ran (nl_xa_asked_ctl()); one that ran is answered COMPLETE when each of its
  * sub-tasks that ran has ended (with reason machine_lost and the sub-tasks done when not all
- * of them ran), waiting up to 2 minutes for those still running. Control lcore only.
+ * of them ran), waiting up to 2 minutes for those still running. An appliance that restarts
+ * (a new incarnation) has lost what was parked at it; its workers, told to join again, tell its
+ * new life the same things, and it tells the origins: a task lost so waits XA_RESTART_WAIT_S
+ * for a word before it is answered (nl_xa_restart_wait_ctl()). Control lcore only.
  * Source: Slurm's slurmctld asks slurmd which jobs it still runs when a node registers again
  * (REQUEST_NODE_REGISTRATION_STATUS); HTCondor's shadow reconnects to the starter before a job
  * is declared lost.
@@ -24,6 +27,9 @@
 #include "nl_atomic.h"
 #include "nl_xa_core.h"
 
+#define XA_RESTART_WAIT_S 3.0 /* a task lost by a restart waits this long for its workers'
+			       * word [s]: they rejoin the new life within about 0.5 s (their LOAD
+			       * is answered "join again"), tell it, and it tells us */
 #define XA_AWAIT_S 120.0 /* a running sub-task's end waited for at most this [s] (the worker's
 			  * DONE resends give up after as long: NL_WPEND_GIVE_UP_NS) */
 
@@ -50,6 +56,9 @@ nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 
 	if (xt->await)
 		nl_atomic_store_relaxed(&xa->awaiting, xa->awaiting - 1);
+	if (xt->lost_tsc != 0)
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
+	xt->lost_tsc = 0;
 	xt->state = XA_OWN;
 	xt->await = 0;
 	xt->w_ran = xt->w_end = 0;
@@ -71,28 +80,15 @@ nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_disp
 	d->origin_seq = xt->seq;
 }
 
-/* Whether worker wi (joined here: the port checked its address and key) holds a slot of
- * another appliance's subtree: a worker re-homed here from its dead appliance, the only one
- * with something to relay. */
-static bool
-rehomed(struct nl_port *io, int32_t wi)
-{
-	const struct nl_xa *xa = nl_xa_of(io->dp);
-	const struct nl_dp_worker *w = &io->workers[wi];
-
-	for (unsigned int k = 0; k < w->n_mach; k++)
-		if (w->slot[k] < io->dp->n_mach && xa->mach_home[w->slot[k]] != xa->self)
-			return true;
-	return false;
-}
-
 bool
 nl_xa_relay_ctl(struct nl_port *io, const struct nl_msg_done *d, int32_t wi)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct nl_xa_back b;
 
-	if (!rehomed(io, wi) || d->origin_app >= xa->cfg.n_app || d->sub >= NL_PROTO_MAX_SPLIT) {
+	(void)wi; /* a worker that joined here (the port checked its address and key): one that
+		   * failed over from its dead appliance, or rejoined it after its restart */
+	if (d->origin_app >= xa->cfg.n_app || d->sub >= NL_PROTO_MAX_SPLIT) {
 		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
 		return false;
 	}
@@ -180,6 +176,19 @@ nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t)
 	return true;
 }
 
+bool
+nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+
+	if (xt->lost_tsc == 0) {
+		xt->lost_tsc = rte_rdtsc() + (uint64_t)(XA_RESTART_WAIT_S * (double)rte_get_tsc_hz());
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting + 1);
+	}
+	return true;
+}
+
 void
 nl_xa_await_poll_ctl(struct nl_port *io)
 {
@@ -187,14 +196,23 @@ nl_xa_await_poll_ctl(struct nl_port *io)
 	struct nl_xa *xa = nl_xa_of(dp);
 	uint64_t now = rte_rdtsc();
 
-	if (xa->awaiting == 0 || now - xa->await_scan_tsc < rte_get_tsc_hz())
+	if ((xa->awaiting == 0 && xa->restart_waiting == 0) ||
+	    now - xa->await_scan_tsc < rte_get_tsc_hz() / 4)
 		return;
 	xa->await_scan_tsc = now;
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		struct nl_task *t = dp->pool_task[i];
-		const struct xa_task *xt = &xa->task[i];
+		struct xa_task *xt = &xa->task[i];
 
-		if (t != NULL && xt->state == XA_PARKED && xt->await && now > xt->await_tsc)
+		if (t == NULL || xt->state != XA_PARKED)
+			continue;
+		if (xt->await && now > xt->await_tsc) {
 			answer_ran(io, t, true); /* it ran; the end of one is not heard */
+		} else if (xt->lost_tsc != 0 && now > xt->lost_tsc) {
+			xt->lost_tsc = 0; /* its wait is over: asked, else lost */
+			nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
+			if (!nl_xa_asked_ctl(io, t))
+				nl_xa_lost_one_ctl(io, t, xt->at);
+		}
 	}
 }

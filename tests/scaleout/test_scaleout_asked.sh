@@ -4,16 +4,19 @@
 # root: the three appliances of tests/scaleout/scaleout.ini with `[appliance c] standby = b`,
 # c's workers knowing b (--standby), both cores kept busy. The clients of a and b send 1,200
 # tasks each of two 20 ms sub-tasks (entry = tree: most cross appliances, many run on c's
-# workers); c is killed (SIGKILL) 3 s in. Tasks handed to c are held (dead_hold_s) and then
-# answered; c's workers fail over to b and tell it what c had DISPATCHed for a and b (ended,
-# running, withdrawn), and b tells a and b.
-#   1  every task of a's and b's clients is answered once (lost 0)
+# workers).
+#   kill     c killed (SIGKILL) 3 s in: tasks handed to c are held (dead_hold_s), then
+#            answered; c's workers fail over to b and tell it what c had DISPATCHed for a
+#            and b (ended, running, withdrawn), and b tells a and b
+#   restart  c back (its workers home), then killed 3 s into a second load and started again
+#            at once (before any verdict): a and b see its new incarnation; c's workers rejoin
+#            the new c and tell it, and it tells a and b, within their 3 s wait
+# Checks:
+#   1  every task of a's and b's clients is answered once (lost 0), in both loads
 #   2  no task answered REJECT ran: the sub-tasks the six workers ran (their bye lines) are at
 #      least two per task answered COMPLETE and at most two per task answered COMPLETE or
-#      failed (a task that ran in part is answered COMPLETE with reason machine_lost), and the
-#      origins applied the workers' words (worker_words > 0)
-# Usage: test_scaleout_asked.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or
-# without netns/veth/bridge.
+#      failed (a task that ran in part is answered COMPLETE with reason machine_lost), over
+#      both loads; the workers' words reached the origins (worker_words > 0)
 set -u
 NLEVEL=$1 WORKER=$2 LOADGEN=$3
 SRC=${NL_SRC_ROOT:?}
@@ -22,6 +25,14 @@ CFG=$TMP/asked.ini
 awk '{ print } /^\[appliance c\]/ { print "standby = b" }' "$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
+wait_home() { # seconds: c (restarted) has as many workers with slots as before its kill
+	local i
+	for i in $(seq $(($1 * 10))); do
+		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_c.log") -ge 2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['asked_ran'], p[x]['awaiting']) for x in 'ab')"
 
 r1=1 r2=1 d1= d2= n_ran=0 words=
@@ -60,13 +71,46 @@ if [[ $up == 0 ]]; then
 	words=$(so_eval "$WORDS")
 	echo "# (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
 	echo "# c's workers: $(grep -h "re-homed" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
+	for x in a b; do cp "$TMP/lg_$x.log" "$TMP/lg_${x}_kill.txt"; done
+	# restart: c back first (its subtree given back, its workers home), then a quick restart
+	if launch_app c nlsc && wait_app c &&
+		so_wait 30 "all(live(o, q) for o in 'abc' for q in 'abc') and p['a']['subtree_at'][2] == 'c' and p['b']['subtree_at'][2] == 'c'" >/dev/null &&
+		wait_home 30; then
+		loadgen a 1200 150 73 --timeout 40 --instr 2e9 & la=$!
+		loadgen b 1200 150 74 --timeout 40 --instr 2e9 & lb=$!
+		sleep 3
+		kill -KILL "${APP[c]}"
+		wait "${APP[c]}" 2>/dev/null
+		launch_app c nlsc
+		wait_app c || r1=1
+		wait $la
+		wait $lb
+		for x in a b; do
+			echo "# restart, client of $x: $(summary "$TMP/lg_$x.log")"
+			[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 1200 ]] ||
+				{ r1=1; d1+="restart, client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400) | "; }
+			cp "$TMP/lg_$x.log" "$TMP/lg_${x}_restart.txt"
+		done
+		echo "# c's workers: $(grep -h "rejoined" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
+		grep -h "wait for its workers" "$TMP"/app_[ab].log | sed 's/^/# /' | cut -c1-200
+		so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
+		words=$(so_eval "$WORDS")
+		echo "# after the restart (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
+	else
+		r1=1
+		d1+="c restarted: not back with its workers home: $(tail -n 2 "$TMP"/w?c.log | cut -c1-160 | tr '\n' '|') | "
+	fi
 fi
 stop_all || r2=1
 if [[ $up == 0 ]]; then
 	n_ran=$(sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }')
-	nc=$(($(val "$TMP/lg_a.log" completed) + $(val "$TMP/lg_b.log" completed)))
-	nf=$(($(val "$TMP/lg_a.log" failed) + $(val "$TMP/lg_b.log" failed)))
-	nr=$(($(val "$TMP/lg_a.log" rejected_machine_lost) + $(val "$TMP/lg_b.log" rejected_machine_lost)))
+	nc=0 nf=0 nr=0
+	for f in "$TMP"/lg_?_kill.txt "$TMP"/lg_?_restart.txt; do
+		[[ -f $f ]] || continue
+		nc=$((nc + $(val "$f" completed)))
+		nf=$((nf + $(val "$f" failed)))
+		nr=$((nr + $(val "$f" rejected_machine_lost)))
+	done
 	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf, REJECT machine_lost $nr"
 	ww=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][1] + w[1][1])" "$words" 2>/dev/null)
 	if [[ $n_ran -ge $((2 * nc)) && $n_ran -le $((2 * (nc + nf))) && ${ww:-0} -gt 0 ]]; then

@@ -193,7 +193,7 @@ nl_wpend_relay_to(struct nl_wpend *p, unsigned int from, unsigned int to, uint64
 	uint32_t n = 0;
 
 	*relayed = 0;
-	if (from >= NL_WPEND_DESTS || to >= NL_WPEND_DESTS || from == to)
+	if (from >= NL_WPEND_DESTS || to >= NL_WPEND_DESTS)
 		return 0;
 	if (p->e != NULL && p->n_to[from] != 0)
 		for (size_t i = 0; i < (size_t)NL_WPEND_SETS * NL_WPEND_WAYS; i++) {
@@ -213,5 +213,5 @@ nl_wpend_relay_to(struct nl_wpend *p, unsigned int from, unsigned int to, uint64
 	if (n > 0)
 		p->next_ns = now_ns;
 	*relayed = n;
-	return nl_wpend_drop_to(p, from);
+	return from == to ? 0 : nl_wpend_drop_to(p, from); /* (a restart: the rest stay) */
 }

@@ -117,7 +117,8 @@ uint32_t nl_wpend_drop_to(struct nl_wpend *p, unsigned int dest);
  * Issue #36: the worker failed over from appliance `from` to `to` (its standby). Each DONE
  * kept for `from` whose sub-task came from another appliance (origin_seq != 0, from the
  * DISPATCH's origin block) goes to `to` instead, as a relayed DONE (relay NL_RELAY_ENDED, due
- * at now_ns); the others are dropped as nl_wpend_drop_to() does.
+ * at now_ns); the others are dropped as nl_wpend_drop_to() does. With from == to (the
+ * appliance restarted and the worker joined its new life) the others stay.
  * @param now_ns  Monotonic clock [ns]. @param relayed  Output: how many go to `to` now.
  * @return How many were dropped. @par Context The worker's loop.
  */

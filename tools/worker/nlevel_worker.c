@@ -289,6 +289,9 @@ static struct nl_wpend wpend;
  * must know that it ran before it answers. The loop's thread only. */
 #define RECENT_CAP 1024u
 #define RECENT_NS 30000000000ull
+#define RECENT_TOLD 0xffu /* recent[].from of one told already */
+#define ORIGIN_RELAY 2u /* a queued sub-task's d.has_origin when its appliance lost it while it
+			 * ran (failover, restart): its DONE is a relayed one */
 static struct recent {
 	struct nl_msg_done d;
 	uint64_t end_ns;
@@ -341,9 +344,10 @@ send_done_u(int fd, unsigned int to, const struct nl_msg_dispatch *d, int32_t st
 		m.u.done.origin_token = d->origin_token;
 		m.u.done.origin_seq = d->origin_seq;
 		recent_put(&m.u.done, to);
-		if (app_gone[to] && cur_app_get() != to) { /* its appliance died: the standby */
+		if ((app_gone[to] && cur_app_get() != to) || d->has_origin == ORIGIN_RELAY) {
+			/* its appliance died (to the standby), or restarted (to its new life) */
 			m.u.done.relay = NL_RELAY_ENDED; /* tells the task's origin it ran */
-			to = cur_app_get();
+			to = app_gone[to] ? cur_app_get() : to;
 			n_relayed++;
 		}
 	}
@@ -660,7 +664,8 @@ relay_word(int fd, unsigned int to, const struct nl_msg_dispatch *d, uint8_t rel
 }
 
 /*
- * #36: the worker failed over from appliance `dead` to `to`, its standby. What `dead`
+ * #36: the worker failed over from appliance `dead` to `to`, its standby (or `dead` restarted
+ * and the worker joined its new life: `to` == `dead`). What `dead`
  * DISPATCHed and has not started here is withdrawn (never runs: no answer of it would reach
  * anyone), and the standby is told, for another appliance's task, that it was withdrawn, that
  * the running one runs (its DONE follows, relayed), and which ended here in the last
@@ -693,6 +698,7 @@ failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int
 			if (s.from == dead && origin) {
 				relay_word(fd, to, &s.d, NL_RELAY_RUNNING);
 				n_told_running++;
+				s.d.has_origin = ORIGIN_RELAY; /* its DONE: relayed too */
 			}
 			if (s.d.cmd_id == 0) { /* emulated: its end after the ones kept before it */
 				if (!run)
@@ -718,7 +724,7 @@ failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int
 		w.u.done.relay = NL_RELAY_ENDED;
 		send_msg(fd, &apps[to], &w);
 		nl_wpend_add_to(&wpend, &w.u.done, now, to);
-		r->from = (uint8_t)to; /* told once */
+		r->from = RECENT_TOLD; /* told once */
 		n_told_ended++;
 	}
 }
@@ -858,6 +864,7 @@ main(int argc, char **argv)
 	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
 	unsigned int n_slot_seen = UINT32_MAX; /* #34: slots the last HELLO reply gave */
 	bool hello_warned = false;
+	bool rejoin_tell = false; /* #36: tell the appliance's new life once joined again */
 	struct nl_wq_mach mach[NL_PROTO_MAX_MACH];
 	unsigned int n_mach = 0, n_cmd = 0;
 	struct cmd cmds[MAX_CMDS];
@@ -1404,6 +1411,9 @@ main(int argc, char **argv)
 					continue;
 
 				if (t - last_rejoin_ns >= 1000000000ull) {
+					/* #36: what its previous life DISPATCHed is told to the new
+					 * one once joined (it tells the tasks' origins) */
+					rejoin_tell = true;
 					if (!quiet || n_rejoin == 0)
 						fprintf(stderr, "nlevel-worker %u: the appliance does not "
 							"know this worker (it restarted, or timed it out): "
@@ -1419,6 +1429,25 @@ main(int argc, char **argv)
 			    src == here) {
 				take_slots(wid, quiet, mach, n_mach, &msg.u.hello, &hello_ok,
 					   &n_slot_seen);
+				if (rejoin_tell) { /* #36: joined the appliance's new life */
+					uint32_t relayed;
+					uint64_t w0 = n_withdrawn, r0 = n_told_running,
+						 e0 = n_told_ended;
+
+					rejoin_tell = false;
+					nl_wpend_relay_to(&wpend, here, here, now_ns(), &relayed);
+					failover_tell(fd, mach, n_mach, here, here, scale);
+					if (!quiet || relayed + (n_told_ended - e0) > 0)
+						fprintf(stderr,
+							"nlevel-worker %u: rejoined %s: told it of "
+							"other appliances' sub-tasks of its previous "
+							"life: %u unacknowledged DONEs, %llu ended, "
+							"%llu running; %llu not started withdrawn\n",
+							wid, app_names[here], relayed,
+							(unsigned long long)(n_told_ended - e0),
+							(unsigned long long)(n_told_running - r0),
+							(unsigned long long)(n_withdrawn - w0));
+				}
 				continue;
 			}
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY)) {
