@@ -99,8 +99,10 @@ nl_dp_io_done_ack(struct nl_port *io, const struct nl_msg_done *d, const struct 
 {
 	struct nl_msg m = { .type = NL_MSG_DONE_ACK };
 
-	if (d->relay != NL_RELAY_NONE && nl_dp_live_worker(io, a) < 0)
-		return; /* #36: a relayed DONE before its worker (re)joined: not taken, sent again */
+	if (io->no_done_ack) { /* #36: a relayed DONE before its worker (re)joined */
+		io->no_done_ack = false;
+		return;
+	}
 	m.u.farm.done_ack.task_id = d->task_id;
 	m.u.farm.done_ack.token = d->token;
 	m.u.farm.done_ack.sub = d->sub;

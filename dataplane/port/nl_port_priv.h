@@ -116,6 +116,9 @@ struct nl_port {
 	bool sec_admitting;
 	bool sec_again;          /* the engine could not take the task being admitted (pool or
 				  * entry inbox full): it stays queued, no reply (on_submit) */
+	bool no_done_ack;        /* #36: the DONE being handled is a relayed one not taken (its
+				  * worker has not joined): nl_dp_io_done_ack() sends nothing, so
+				  * the worker sends it again after joining */
 	struct nl_dp_meta *meta; /* [dp->n_pool] */
 	struct nl_dp_worker *workers; /* [MAX_WORKERS] */
 	unsigned int n_workers;
@@ -268,7 +271,8 @@ void nl_dp_io_send(struct nl_port *io, const struct nl_msg *m, uint32_t to, cons
  * sub-task to the frame's source address, sealed under the sender's principal key
  * (io->principal); sent for every DONE that passed the key and rights checks, whether it
  * settled a sub-task or was a duplicate or stale, so that the worker stops resending it;
- * not a relayed DONE (#36) from an address that is no joined worker (not taken: resent).
+ * not a relayed DONE (#36) from an address that is no joined worker (io->no_done_ack, set
+ * by nl_dp_relay_done(): not taken, sent again).
  * @param io  The port. @param d  The DONE. @param a  Its frame's addresses.
  * @par Context The I/O lcore, while handling d's frame. @par Source docs/protocol.md "DONE_ACK".
  */

@@ -34,13 +34,6 @@
 
 /* ---------------------------------------------------------------- task ends ---- */
 
-static void
-set_failed(struct nl_task *t, enum nl_reject_reason why)
-{
-	t->flags = (t->flags & ~(NL_MODEL_SUBS_MASK | (0xffu << NL_TF_REASON_SHIFT))) |
-		   NL_TF_FAILED | ((uint32_t)why << NL_TF_REASON_SHIFT);
-}
-
 bool
 nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 {
@@ -72,51 +65,7 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 	return true;
 }
 
-/* A task we cannot carry on here: ours is answered REJECT `why`; a foreign one is handed back
- * failed (nl_xa_finish_ctl() from the port's finish). */
-static void
-fail_task(struct nl_port *io, struct nl_task *t, enum nl_reject_reason why)
-{
-	set_failed(t, why);
-	nl_dp_port_finish(io, t);
-}
-
 /* ---------------------------------------------------------------- hand-over out ---- */
-
-/* A task whose next appliance is gone, when its client asked for it (SUBMIT flag reroute):
- * once, back into a live part of the tree: the top manager when its appliance is live, else
- * the first subtree root this appliance owns. It is routed from there as a new task would be
- * (machines of a gone appliance are gone in the load table). again: a task re-routed already
- * whose move (by a peer that did not know yet) to an appliance declared gone before that was
- * no second loss. false: answer machine_lost. */
-static bool
-reroute(struct nl_port *io, struct nl_task *t, bool again)
-{
-	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = nl_xa_of(dp);
-	struct xa_task *xt = &xa->task[t->aux];
-	const struct nl_sched *s = dp->gen_rcu->s;
-	uint32_t to = s->ops->top_mgr(s);
-
-	if (!(xt->flags & NL_XA_TF_REROUTE) || (!again && (xt->flags & NL_XA_TF_REROUTED)))
-		return false;
-	if (xa->mgr_app[to] != xa->self && !xa->peer[xa->mgr_app[to]].live) {
-		to = NL_NODE_NONE;
-		for (unsigned int i = 0; i < xa->n_root && to == NL_NODE_NONE; i++)
-			if (xa->root[i].app == xa->self)
-				to = xa->root[i].mgr;
-		if (to == NL_NODE_NONE)
-			return false;
-	}
-	xt->flags |= NL_XA_TF_REROUTED;
-	xt->rr_epoch = xa->gone_epoch;
-	t->flags &= ~NL_MODEL_SUBS_MASK;
-	t->hops++;
-	if (!nl_dp_inbox_put_ctl(dp, t, to))
-		return false;
-	nl_atomic_store_relaxed(&xa->rerouted, xa->rerouted + 1);
-	return true;
-}
 
 /* #34 item 4: a farm task (XA_TF_FARM) whose route leaves this appliance (NLSC: it entered at
  * a random leaf, maybe another appliance's; 2LSC: it entered at `global`, maybe elsewhere) is
@@ -174,15 +123,15 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 			       (unsigned long long)t->id, xa->cfg.app[app].name, to_mgr,
 			       (unsigned long long)xa->farm_no_machine);
 		}
-		fail_task(io, t, NL_REJECT_NO_MACHINE);
+		nl_xa_fail_task(io, t, NL_REJECT_NO_MACHINE);
 		return;
 	}
 	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
-		if (nl_xa_detour_ctl(io, t, to_mgr) || reroute(io, t, false))
+		if (nl_xa_detour_ctl(io, t, to_mgr) || nl_xa_reroute_ctl(io, t, false))
 			return;
 		xa->peer[app].lost_tasks++;
 		xa->lost_tasks++;
-		fail_task(io, t, NL_REJECT_MACHINE_LOST);
+		nl_xa_fail_task(io, t, NL_REJECT_MACHINE_LOST);
 		return;
 	}
 	/* a hand-over is a transfer: hops rise strictly along the task's path between
@@ -313,7 +262,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		t->hops = r->hops;
 		xa->task[t->aux].flags = r->flags;
 		if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
-			fail_task(io, t, NL_REJECT_OVERLOAD);
+			nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD);
 		return;
 	}
 	if (rte_mempool_get(dp->pool, &obj) != 0) {
@@ -349,7 +298,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 	xt->seq = r->origin_seq;
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live + 1);
 	if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
-		fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
+		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 
 static void
@@ -396,10 +345,10 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 				     xa->peer[b->at_app].gone_epoch <= xm->rr_epoch;
 
 			nl_xa_unpark(xa, t);
-			if (!reroute(io, t, stale)) {
+			if (!nl_xa_reroute_ctl(io, t, stale)) {
 				xa->peer[b->at_app].lost_tasks++;
 				xa->lost_tasks++;
-				fail_task(io, t, NL_REJECT_MACHINE_LOST);
+				nl_xa_fail_task(io, t, NL_REJECT_MACHINE_LOST);
 			}
 		}
 		return;
@@ -411,7 +360,7 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 	t->hops = b->hops;
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	if (b->reason != 0)
-		set_failed(t, (enum nl_reject_reason)b->reason);
+		nl_xa_set_failed(t, (enum nl_reject_reason)b->reason);
 	nl_dp_port_finish(io, t);
 }
 
@@ -464,20 +413,6 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
 	       "%llu re-routed, %llu wait for its workers' word\n", xa->cfg.app[app].name, why,
 	       (unsigned long long)n, (unsigned long long)r, (unsigned long long)w);
-}
-
-bool
-nl_xa_lost_one_ctl(struct nl_port *io, struct nl_task *t, unsigned int app)
-{
-	struct nl_xa *xa = nl_xa_of(io->dp);
-
-	nl_xa_unpark(xa, t);
-	if (reroute(io, t, false))
-		return true;
-	fail_task(io, t, NL_REJECT_MACHINE_LOST);
-	xa->peer[app].lost_tasks++;
-	xa->lost_tasks++;
-	return false;
 }
 
 void

@@ -169,8 +169,20 @@ struct xa_task {
 
 struct nl_xa;
 
-/* "Asked before machine_lost" (nl_xa_relay.c, #36): a parked task by its hand-over
- * handle; NULL when not parked (answered, or the object re-used). Control lcore. */
+/* Task ends (nl_xa_end.c): t's flags say failed with `why` (its sub-task count cleared). */
+void nl_xa_set_failed(struct nl_task *t, enum nl_reject_reason why);
+
+/* A task we cannot carry on here: ours is answered REJECT `why`; a foreign one is handed back
+ * failed (nl_xa_finish_ctl() from the port's finish). Control lcore. */
+void nl_xa_fail_task(struct nl_port *io, struct nl_task *t, enum nl_reject_reason why);
+
+/* Re-route t once into a live part of the tree when its client asked for it (SUBMIT flag
+ * reroute; `again`: also one re-routed already, whose move to an appliance gone before was
+ * no second loss): true when it was put into a manager's inbox. Control lcore. */
+bool nl_xa_reroute_ctl(struct nl_port *io, struct nl_task *t, bool again);
+
+/* A parked task by its hand-over handle (nl_xa_end.c); NULL when not parked (answered, or the
+ * object re-used). Control lcore. */
 struct nl_task *nl_xa_parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id);
 
 /* Task t, parked, is ours again (not away any more). Control lcore. */
@@ -191,7 +203,8 @@ bool nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t);
 bool nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t);
 
 /* t, parked at appliance app, which lost it, and of which no sub-task ran as far as anyone
- * said: re-routed (true) or answered REJECT machine_lost (false; counted lost at app). */
+ * said: re-routed (true) or answered REJECT machine_lost (false; counted lost at app).
+ * nl_xa_end.c. */
 bool nl_xa_lost_one_ctl(struct nl_port *io, struct nl_task *t, unsigned int app);
 
 /* Awaits past their bound (2 minutes) answered failed machine_lost, and tasks lost by a

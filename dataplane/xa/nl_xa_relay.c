@@ -33,39 +33,6 @@
 #define XA_AWAIT_S 120.0 /* a running sub-task's end waited for at most this [s] (the worker's
 			  * DONE resends give up after as long: NL_WPEND_GIVE_UP_NS) */
 
-struct nl_task *
-nl_xa_parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id)
-{
-	struct nl_dp *dp = xa->dp;
-	const struct xa_task *xt;
-	struct nl_task *t;
-
-	if (token >= dp->n_pool)
-		return NULL;
-	xt = &xa->task[token];
-	t = dp->pool_task[token];
-	if (t == NULL || xt->state != XA_PARKED || xt->seq != seq || t->id != id)
-		return NULL;
-	return t;
-}
-
-void
-nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
-{
-	struct xa_task *xt = &xa->task[t->aux];
-
-	if (xt->await)
-		nl_atomic_store_relaxed(&xa->awaiting, xa->awaiting - 1);
-	if (xt->lost_tsc != 0)
-		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
-	xt->lost_tsc = 0;
-	xt->state = XA_OWN;
-	xt->await = 0;
-	xt->w_ran = xt->w_end = 0;
-	xt->w_status = 0;
-	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
-}
-
 void
 nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d)
 {
