@@ -69,7 +69,7 @@ nl_dp_relay_done(struct nl_port *io, const struct nl_msg_done *d, const struct n
 
 	if (d->relay == NL_RELAY_NONE || nl_port_ext(io) == NULL || io->o.ext->relay_ctl == NULL)
 		return false;
-	wi = nl_dp_live_worker(io, a); /* only a worker that joined here speaks for a sub-task */
-	io->no_done_ack = wi < 0; /* not acknowledged: sent again once joined */
-	return wi >= 0 && io->o.ext->relay_ctl(io, d, wi);
+	wi = nl_dp_live_worker(io, a); /* a joined worker; else one told straight (origin) */
+	io->no_done_ack = wi < 0; /* not acknowledged (not joined: sent again once it is) */
+	return io->o.ext->relay_ctl(io, d, wi);
 }

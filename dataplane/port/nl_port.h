@@ -67,8 +67,9 @@ struct nl_port_ext_ops {
 	/** #36: fill DISPATCH d's origin block when task t came from another appliance. */
 	void (*origin_ctl)(struct nl_port *io, const struct nl_task *t,
 			   struct nl_msg_dispatch *d);
-	/** #36: a relayed DONE (d->relay != 0) from worker wi, who failed over to this
-	 *  appliance: tell the origin. @return false when not taken (counted stale). */
+	/** #36: a relayed DONE (d->relay != 0) from joined worker wi (failed over or rejoined
+	 *  here), or from an address of no joined worker (wi < 0: told straight, taken only when
+	 *  this appliance is the origin): tell the origin. @return false when not taken. */
 	bool (*relay_ctl)(struct nl_port *io, const struct nl_msg_done *d, int32_t wi);
 	/** Serving ends (lcores stopped): account and return the tasks it holds. */
 	void (*stop_ctl)(struct nl_dp *dp, void *ext);

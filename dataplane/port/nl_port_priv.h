@@ -320,9 +320,11 @@ void nl_dp_port_finish(struct nl_port *io, struct nl_task *t);
 void nl_dp_relay_origin(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d);
 
 /**
- * Issue #36: a DONE that matched no sub-task here: when it is relayed (d->relay != 0) and
- * comes from a worker that joined here, hand it to the scale-out layer, which tells the
- * task's origin (counted there). The caller acknowledges it either way (DONE_ACK).
+ * Issue #36: a DONE that matched no sub-task here: when it is relayed (d->relay != 0), hand it
+ * to the scale-out layer, which tells the task's origin (counted there): from a worker that
+ * joined here, any; from another address (a worker whose appliance fell silent, telling the
+ * origin straight), only one whose origin is this appliance, and not acknowledged (no DONE_ACK:
+ * io->no_done_ack).
  * @param io  The port. @param d  The DONE. @param a  Its frame's addresses.
  * @return true when taken; false (a plain DONE, an unknown worker, no scale-out, refused): the
  * caller counts it stale_done.

@@ -28,7 +28,8 @@
 #define DISPATCH_FIX 40u
 #define DONE_FIX 24u
 #define DONE_EXT 20u /* #33: state (1), pad (3), run_ms, queue_ms, cpu_ms, mem_peak_kib (4 each) */
-#define ORIGIN_LEN 12u /* #36: DISPATCH's origin block, DONE's relay block */
+#define ORIGIN_LEN 16u /* #36: DISPATCH's origin block */
+#define RELAY_LEN 12u  /* #36: DONE's relay block */
 #define HELLO_FIX 8u
 #define MACH_LEN 48u
 #define BYE_FIX 8u
@@ -70,7 +71,8 @@ put_origin(uint8_t *p, const struct nl_msg_dispatch *d)
 	if (!d->has_origin)
 		return p;
 	p = put(p, d->origin_app, 2);
-	p = put(p, 0, 2);
+	p = put(p, d->origin_port, 2);
+	p = put(p, ntohl(d->origin_ip), 4);
 	p = put(p, d->origin_token, 4);
 	return put(p, d->origin_seq, 4);
 }
@@ -220,7 +222,7 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 
 		/* then #36's origin block (12 bytes) when the task came from another appliance:
 		 * base, +4, +12, +16 are the four lengths */
-		size_t tl = len >= base + 4 && (len - base) % ORIGIN_LEN == 4 ? 4u : 0u;
+		size_t tl = len == base + 4 || len == base + 4 + ORIGIN_LEN ? 4u : 0u;
 		size_t ob = len >= base + tl + ORIGIN_LEN ? ORIGIN_LEN : 0u;
 
 		e = check_len(len, base + tl + ob);
@@ -235,8 +237,8 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		if (ob != 0) {
 			d->has_origin = 1;
 			d->origin_app = (uint16_t)get(&r, 2);
-			if (get(&r, 2) != 0)
-				return NL_PROTO_E_FIELD;
+			d->origin_port = (uint16_t)get(&r, 2);
+			d->origin_ip = htonl((uint32_t)get(&r, 4));
 			d->origin_token = (uint32_t)get(&r, 4);
 			d->origin_seq = (uint32_t)get(&r, 4);
 		}
@@ -248,11 +250,11 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		/* #33: state, run_ms, queue_ms, cpu_ms, mem_peak_kib when one is not 0; then #36's
 		 * relay block: FIX, +20, +12, +32 are the four lengths */
 		size_t body = len > NL_PROTO_HDR_LEN + DONE_FIX ? len - NL_PROTO_HDR_LEN - DONE_FIX : 0;
-		bool ext = body == DONE_EXT || body == DONE_EXT + ORIGIN_LEN;
-		bool rel = body == ORIGIN_LEN || body == DONE_EXT + ORIGIN_LEN;
+		bool ext = body == DONE_EXT || body == DONE_EXT + RELAY_LEN;
+		bool rel = body == RELAY_LEN || body == DONE_EXT + RELAY_LEN;
 
 		e = check_len(len, NL_PROTO_HDR_LEN + DONE_FIX + (ext ? DONE_EXT : 0u) +
-					   (rel ? ORIGIN_LEN : 0u));
+					   (rel ? RELAY_LEN : 0u));
 		if (e != NL_PROTO_OK)
 			return e;
 		d->task_id = get(&r, 8);

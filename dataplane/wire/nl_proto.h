@@ -122,13 +122,16 @@ struct nl_msg_dispatch {
 	uint32_t time_limit_ms; /**< the task's wall-clock limit [ms], 0 = none (issue #33):
 				 *   4 bytes after the principal (version 1: after the args),
 				 *   present on the wire only when not 0 */
-	/* issue #36, the origin block (12 bytes after the time limit, present only when
-	 * has_origin): the task came from another appliance (a HANDOVER); a worker that fails
-	 * over to a standby tells it what became of the sub-task, and the standby tells the
-	 * origin (struct nl_msg_done relay), so the origin asks the worker before it answers
-	 * REJECT machine_lost (docs/scale-out.md "Asked before machine_lost") */
+	/* issue #36, the origin block (16 bytes after the time limit, present only when
+	 * has_origin): the task came from another appliance (a HANDOVER); a worker whose
+	 * appliance dies tells the origin what became of the sub-task (struct nl_msg_done relay):
+	 * through the standby it fails over to, or straight to the origin's address, so the
+	 * origin asks the worker before it answers REJECT machine_lost (docs/scale-out.md "Asked
+	 * before machine_lost") */
 	uint8_t has_origin;
 	uint16_t origin_app;  /**< the appliance that accepted the task (config index) */
+	uint16_t origin_port; /**< its UDP port (host order) */
+	uint32_t origin_ip;   /**< its IPv4 address (network order) */
 	uint32_t origin_token; /**< its handle (HANDOVER's origin_token) */
 	uint32_t origin_seq;  /**< its hand-over sequence (HANDOVER's origin_seq) */
 };

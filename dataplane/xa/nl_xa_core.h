@@ -263,6 +263,7 @@ struct nl_xa {
 	uint64_t detoured;   /* tasks entered anew past a dead appliance's manager (#36) */
 	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
 	uint64_t relayed;     /* standby: workers' words passed on to the tasks' origins */
+	uint64_t told_direct; /* origin: words of workers told straight (their appliance silent) */
 	uint64_t relay_bad;   /* standby: relayed DONEs naming no appliance of ours */
 	uint64_t worker_words; /* origin: words applied to a parked task */
 	uint64_t late_words;  /* origin: words for a task no longer parked (answered, re-used) */

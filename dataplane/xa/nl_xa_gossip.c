@@ -340,6 +340,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "late_moved", nl_atomic_load_relaxed(&xa->late_moved));
 	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
 	rte_tel_data_add_dict_u64(d, "relayed", nl_atomic_load_relaxed(&xa->relayed));
+	rte_tel_data_add_dict_u64(d, "told_direct", nl_atomic_load_relaxed(&xa->told_direct));
 	rte_tel_data_add_dict_u64(d, "relay_bad", nl_atomic_load_relaxed(&xa->relay_bad));
 	rte_tel_data_add_dict_u64(d, "worker_words", nl_atomic_load_relaxed(&xa->worker_words));
 	rte_tel_data_add_dict_u64(d, "late_words", nl_atomic_load_relaxed(&xa->late_words));

@@ -43,6 +43,8 @@ nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_disp
 		return;
 	d->has_origin = 1;
 	d->origin_app = xt->origin;
+	d->origin_ip = xa->cfg.app[xt->origin].ip;
+	d->origin_port = xa->cfg.app[xt->origin].port;
 	d->origin_token = xt->token;
 	d->origin_seq = xt->seq;
 }
@@ -53,8 +55,11 @@ nl_xa_relay_ctl(struct nl_port *io, const struct nl_msg_done *d, int32_t wi)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct nl_xa_back b;
 
-	(void)wi; /* a worker that joined here (the port checked its address and key): one that
-		   * failed over from its dead appliance, or rejoined it after its restart */
+	/* wi >= 0: a worker joined here (the port checked its address and key), one that failed
+	 * over from its dead appliance or rejoined it after its restart; wi < 0: a worker whose
+	 * appliance fell silent, telling the origin straight: only for our own tasks */
+	if (wi < 0 && d->origin_app != xa->self)
+		return false;
 	if (d->origin_app >= xa->cfg.n_app || d->sub >= NL_PROTO_MAX_SPLIT) {
 		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
 		return false;
@@ -68,7 +73,10 @@ nl_xa_relay_ctl(struct nl_port *io, const struct nl_msg_done *d, int32_t wi)
 	b.at_app = d->relay;
 	b.hops = d->state;
 	b.status = d->status;
-	nl_atomic_store_relaxed(&xa->relayed, xa->relayed + 1);
+	if (wi < 0)
+		nl_atomic_store_relaxed(&xa->told_direct, xa->told_direct + 1);
+	else
+		nl_atomic_store_relaxed(&xa->relayed, xa->relayed + 1);
 	if (d->origin_app == xa->self)
 		nl_xa_worker_word_ctl(io, &b);
 	else

@@ -85,11 +85,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int n = nl_proto_encode(&m, re, sizeof(re));
 		/* version 2's DISPATCH carries 4 more bytes (the principal id) than version 1,
 		 * before its time limit (issue #33: 4 bytes when not 0) and its origin block
-		 * (issue #36: 12 bytes when there), the last bytes of both */
+		 * (issue #36: 16 bytes when there), the last bytes of both */
 		size_t extra = m.type == NL_MSG_DISPATCH ? 4 : 0;
 		size_t tl = m.type == NL_MSG_DISPATCH ?
 				    (m.u.dispatch.time_limit_ms != 0 ? 4u : 0u) +
-					    (m.u.dispatch.has_origin ? 12u : 0u) :
+					    (m.u.dispatch.has_origin ? 16u : 0u) :
 				    0;
 
 		if (n != (int)(size - NL_AUTH_TRAILER_LEN - extra) || memcmp(re, data, 2) != 0 ||

@@ -11,12 +11,17 @@
 #   restart  c back (its workers home), then killed 3 s into a second load and started again
 #            at once (before any verdict): a and b see its new incarnation; c's workers rejoin
 #            the new c and tell it, and it tells a and b, within their 3 s wait
+#   no standby  b (no standby configured; its workers without --standby) killed 3 s into a
+#            load of a's and c's clients (900 tasks each of two 100 ms sub-tasks): b's
+#            workers, b silent for 3 s while they hold its sub-tasks or DONEs, tell a and c
+#            straight
 # Checks:
-#   1  every task of a's and b's clients is answered once (lost 0), in both loads
+#   1  every task of the loading clients is answered once (lost 0), in each load
 #   2  no task answered REJECT ran: the sub-tasks the six workers ran (their bye lines) are at
 #      least two per task answered COMPLETE and at most two per task answered COMPLETE or
 #      failed (a task that ran in part is answered COMPLETE with reason machine_lost), over
-#      both loads; the workers' words reached the origins (worker_words > 0)
+#      the three loads; the workers' words reached the origins (worker_words > 0 after the
+#      kill and the restart, told_direct > 0 after the kill without a standby)
 set -u
 NLEVEL=$1 WORKER=$2 LOADGEN=$3
 SRC=${NL_SRC_ROOT:?}
@@ -35,7 +40,7 @@ wait_home() { # seconds: c (restarted) has as many workers with slots as before 
 }
 WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['asked_ran'], p[x]['awaiting']) for x in 'ab')"
 
-r1=1 r2=1 d1= d2= n_ran=0 words=
+r1=1 r2=1 d1= d2= n_ran=0 words= direct=
 up=0
 WOPT=() # the workers' bye lines count the sub-tasks they ran
 for x in a b c; do launch_app "$x" nlsc; done
@@ -96,6 +101,28 @@ if [[ $up == 0 ]]; then
 		so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
 		words=$(so_eval "$WORDS")
 		echo "# after the restart (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
+		# no standby: b (which has none; a, the root, has no machines) killed under the load
+		# of a's and c's clients; its workers (no --standby) tell the tasks' origins
+		# straight after 3 s of silence (100 ms sub-tasks: b's machines are running some
+		# when b dies)
+		loadgen a 900 150 75 --timeout 40 --instr 1e10 & la=$!
+		loadgen c 900 150 76 --timeout 40 --instr 1e10 & lc=$!
+		sleep 3
+		kill -KILL "${APP[b]}"
+		wait "${APP[b]}" 2>/dev/null
+		APP[b]=
+		wait $la
+		wait $lc
+		for x in a c; do
+			echo "# no standby, client of $x: $(summary "$TMP/lg_$x.log")"
+			[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 900 ]] ||
+				{ r1=1; d1+="no standby, client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400) | "; }
+			cp "$TMP/lg_$x.log" "$TMP/lg_${x}_nostandby.txt"
+		done
+		echo "# b's workers: $(grep -h "told the origins" "$TMP"/w?b.log | cut -c1-200 | tr '\n' '|')"
+		$SO wait 30 "p['a']['parked'] == 0 and p['c']['parked'] == 0" $(ALL a c) >/dev/null
+		direct=$($SO eval "tuple((p[x]['told_direct'], p[x]['worker_words'], p[x]['asked_ran']) for x in 'ac')" $(ALL a c))
+		echo "# no standby (told_direct, worker_words, asked_ran) at a and c: $direct"
 	else
 		r1=1
 		d1+="c restarted: not back with its workers home: $(tail -n 2 "$TMP"/w?c.log | cut -c1-160 | tr '\n' '|') | "
@@ -105,7 +132,7 @@ stop_all || r2=1
 if [[ $up == 0 ]]; then
 	n_ran=$(sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }')
 	nc=0 nf=0 nr=0
-	for f in "$TMP"/lg_?_kill.txt "$TMP"/lg_?_restart.txt; do
+	for f in "$TMP"/lg_?_kill.txt "$TMP"/lg_?_restart.txt "$TMP"/lg_?_nostandby.txt; do
 		[[ -f $f ]] || continue
 		nc=$((nc + $(val "$f" completed)))
 		nf=$((nf + $(val "$f" failed)))
@@ -113,10 +140,11 @@ if [[ $up == 0 ]]; then
 	done
 	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf, REJECT machine_lost $nr"
 	ww=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][1] + w[1][1])" "$words" 2>/dev/null)
-	if [[ $n_ran -ge $((2 * nc)) && $n_ran -le $((2 * (nc + nf))) && ${ww:-0} -gt 0 ]]; then
+	td=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][0] + w[1][0])" "${direct:-}" 2>/dev/null)
+	if [[ $n_ran -ge $((2 * nc)) && $n_ran -le $((2 * (nc + nf))) && ${ww:-0} -gt 0 && ${td:-0} -gt 0 ]]; then
 		r2=0
 	else
-		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks ($nr REJECT machine_lost); words applied ${ww:-?}"
+		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks ($nr REJECT machine_lost); words applied ${ww:-?} (standby, restart), told straight ${td:-?} (no standby)"
 	fi
 fi
 [[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr

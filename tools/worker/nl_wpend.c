@@ -215,3 +215,14 @@ nl_wpend_relay_to(struct nl_wpend *p, unsigned int from, unsigned int to, uint64
 	*relayed = n;
 	return from == to ? 0 : nl_wpend_drop_to(p, from); /* (a restart: the rest stay) */
 }
+
+void
+nl_wpend_each_to(const struct nl_wpend *p, unsigned int dest,
+		 void (*fn)(void *arg, const struct nl_msg_done *d), void *arg)
+{
+	if (p->e == NULL || dest >= NL_WPEND_DESTS || p->n_to[dest] == 0)
+		return;
+	for (size_t i = 0; i < (size_t)NL_WPEND_SETS * NL_WPEND_WAYS; i++)
+		if (p->e[i].done.task_id != 0 && p->e[i].dest == dest)
+			fn(arg, &p->e[i].done);
+}

@@ -125,4 +125,11 @@ uint32_t nl_wpend_drop_to(struct nl_wpend *p, unsigned int dest);
 uint32_t nl_wpend_relay_to(struct nl_wpend *p, unsigned int from, unsigned int to,
 			   uint64_t now_ns, uint32_t *relayed);
 
+/**
+ * Issue #36: call fn(arg, d) for each DONE kept for appliance dest (no change to the table).
+ * @par Context The worker's loop.
+ */
+void nl_wpend_each_to(const struct nl_wpend *p, unsigned int dest,
+		      void (*fn)(void *arg, const struct nl_msg_done *d), void *arg);
+
 #endif /* NL_WPEND_H */

@@ -56,6 +56,7 @@
 #include "nl_wqueue.h" /* issue #33: the per-machine queue, occupancy, KILL, DONE */
 #include "nl_wpend.h" /* issue #34: DONEs resent until acknowledged */
 #include "nl_wrec.h" /* issue #34: runs ended here, answered again from the record */
+#include "nl_xa_proto.h" /* issue #36: NL_XA_MAX_APPS (a DISPATCH's origin appliance) */
 
 extern char **environ;
 
@@ -299,6 +300,9 @@ static struct recent {
 } recent[RECENT_CAP];
 static unsigned int recent_n; /* put so far (the ring's next is recent_n % RECENT_CAP) */
 static uint64_t n_relayed, n_withdrawn, n_told_running, n_told_ended;
+static unsigned int orphan_pass; /* #36, no --standby: passes of direct_tell() made since the
+				  * appliance fell silent (0: it speaks) */
+static void direct_word(void *arg, const struct nl_msg_done *d);
 
 static void
 recent_put(const struct nl_msg_done *d, unsigned int from)
@@ -352,6 +356,8 @@ send_done_u(int fd, unsigned int to, const struct nl_msg_dispatch *d, int32_t st
 		}
 	}
 	send_msg(fd, &apps[to], &m);
+	if (orphan_pass > 0 && m.u.done.relay == NL_RELAY_NONE && m.u.done.origin_seq != 0)
+		direct_word(&fd, &m.u.done); /* #36: its appliance is silent: the origin too */
 	if (!app_gone[to])
 		nl_wpend_add_to(&wpend, &m.u.done, now_ns(), to); /* until its DONE_ACK */
 	if (!(m.u.done.state == NL_DONE_NOSTART && status == 125))
@@ -729,6 +735,85 @@ failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int
 	}
 }
 
+/* #36, no --standby: the appliances that accepted the tasks of sub-tasks here (a DISPATCH's
+ * origin block gives each one's address), to tell them straight when this worker's appliance
+ * falls silent */
+static struct sockaddr_in origin_addr[NL_XA_MAX_APPS];
+static uint64_t n_told_direct;
+
+static void
+origin_learn(const struct nl_msg_dispatch *d)
+{
+	if (!d->has_origin || d->origin_app >= NL_XA_MAX_APPS || d->origin_ip == 0)
+		return;
+	origin_addr[d->origin_app].sin_family = AF_INET;
+	origin_addr[d->origin_app].sin_addr.s_addr = d->origin_ip;
+	origin_addr[d->origin_app].sin_port = htons(d->origin_port);
+}
+
+/* A relayed DONE d straight to its task's origin (not kept: sent on each of the two passes of
+ * direct_tell(), and each later end once) */
+static void
+direct_word(void *arg, const struct nl_msg_done *d)
+{
+	const int *fd = arg;
+	struct nl_msg m = { .type = NL_MSG_DONE };
+
+	if (d->origin_seq == 0 || d->origin_app >= NL_XA_MAX_APPS ||
+	    origin_addr[d->origin_app].sin_family != AF_INET)
+		return;
+	m.u.done = *d;
+	if (m.u.done.relay == NL_RELAY_NONE)
+		m.u.done.relay = NL_RELAY_ENDED;
+	send_msg(*fd, &origin_addr[d->origin_app], &m);
+	n_told_direct++;
+}
+
+/*
+ * #36, a worker without --standby whose appliance `dead` has been silent for --failover-s
+ * (killed, cut off, or paused: it cannot tell which): each task origin is told straight, in
+ * relayed DONEs, what became of its sub-tasks here: ended (DONEs the appliance has not
+ * acknowledged, and those that ended in the last RECENT_NS), running or queued (they run on:
+ * the appliance may come back). The origin answers REJECT machine_lost only a task none of
+ * whose sub-tasks ran, and waits for the ends of those said to run. Nothing is withdrawn (a
+ * paused appliance comes back for them). Two passes (`last`: the second, 1 s after the
+ * first), for a datagram lost on the way; the appliance's sub-tasks that end while it is
+ * silent are told as they end (send_done_u()).
+ */
+static void
+direct_tell(int fd, const struct nl_wq_mach *mach, unsigned int n_mach, unsigned int dead,
+	    bool last)
+{
+	const uint64_t now = now_ns();
+	int f = fd;
+
+	nl_wpend_each_to(&wpend, dead, direct_word, &f);
+	for (unsigned int i = 0; i < n_mach; i++)
+		for (unsigned int k = 0; k < mach[i].n; k++) {
+			const struct nl_wq_sub *q = &mach[i].q[(mach[i].head + k) % QCAP];
+			struct nl_msg_done w = { .task_id = q->d.task_id, .mach = q->d.mach,
+						 .token = q->d.token, .sub = q->d.sub,
+						 .relay = NL_RELAY_RUNNING,
+						 .origin_app = q->d.origin_app,
+						 .origin_token = q->d.origin_token,
+						 .origin_seq = q->d.origin_seq };
+
+			if (q->from == dead && q->d.has_origin)
+				direct_word(&f, &w);
+		}
+	for (unsigned int k = 0; k < RECENT_CAP && k < recent_n; k++) {
+		struct recent *r = &recent[(recent_n - 1 - k) % RECENT_CAP];
+
+		if (now - r->end_ns > RECENT_NS)
+			break;
+		if (r->from != dead)
+			continue;
+		direct_word(&f, &r->d);
+		if (last)
+			r->from = RECENT_TOLD;
+	}
+}
+
 /* Sub-tasks queued or running here that appliance `from` DISPATCHed. */
 static unsigned int
 held_from(const struct nl_wq_mach *mach, unsigned int n_mach, unsigned int from)
@@ -766,10 +851,13 @@ usage(FILE *f)
 		"                         and nothing of the standby's is queued, running or\n"
 		"                         unacknowledged here. A DONE goes to the appliance\n"
 		"                         that DISPATCHed its sub-task\n"
-		"  --failover-s S         with --standby: seconds without a valid frame from the\n"
-		"                         current appliance before the other is asked (default 3,\n"
-		"                         0.5..3600); joined, the worker HELLOs the current one\n"
-		"                         every second (every S/2 when shorter) to hear from it\n"
+		"  --failover-s S         seconds without a valid frame from the current appliance\n"
+		"                         before, with --standby, the other is asked, or, without,\n"
+		"                         the origins of other appliances' tasks here are told\n"
+		"                         straight what became of their sub-tasks (issue #36;\n"
+		"                         default 3, 0.5..3600); joined, the worker HELLOs the\n"
+		"                         current one every second (every S/2 when shorter) to\n"
+		"                         hear from it\n"
 		"  --mach SPEED_IPS:VECTOR[:LINK_BPS]\n"
 		"                         one machine (required, 1..%u per worker): speed in\n"
 		"                         instructions/s, resource vector (one of 0 1 * per\n"
@@ -859,7 +947,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sockaddr_in app = { 0 }, standby = { 0 };
-	bool have_standby = false, failover_set = false;
+	bool have_standby = false;
 	double failover_s = 3; /* --failover-s */
 	bool have_app = false, allow_root = false, quiet = false, hello_ok = false;
 	unsigned int n_slot_seen = UINT32_MAX; /* #34: slots the last HELLO reply gave */
@@ -910,7 +998,6 @@ main(int argc, char **argv)
 				return 2;
 			}
 			failover_s = v;
-			failover_set = true;
 			break;
 		}
 		case 'm': {
@@ -1076,11 +1163,6 @@ main(int argc, char **argv)
 				"standby appliance's own address\n");
 		return 2;
 	}
-	if (failover_set && !have_standby) {
-		fprintf(stderr, "nlevel-worker: --failover-s needs --standby (the appliance to "
-				"fail over to)\n");
-		return 2;
-	}
 	apps[0] = app;
 	apps[1] = standby;
 	n_apps = have_standby ? 2 : 1;
@@ -1209,6 +1291,26 @@ main(int argc, char **argv)
 			send_msg(fd, &apps[cur], &m);
 			next_hello = now + (!hello_ok ? 200000000ull : n_apps == 2 ? alive_ns :
 							 2000000000ull);
+		}
+		/* #36, no --standby: the appliance silent for --failover-s while it owes us
+		 * something (a DONE_ACK, resent DONEs answered within 0.3 s by a live one) or
+		 * holds sub-tasks here: the origins of the sub-tasks it DISPATCHed here are told
+		 * straight, twice, 1 s apart. (No probe: a repeated HELLO would claim slots a
+		 * standby adopted, which the dead appliance's own workers need.) */
+		if (n_apps == 1 && hello_ok && orphan_pass < 2 &&
+		    now - last_rx[0] >= failover_ns + (uint64_t)orphan_pass * 1000000000ull &&
+		    (wpend.n_to[0] > 0 || held_from(mach, n_mach, 0) > 0)) {
+			uint64_t d0 = n_told_direct;
+
+			orphan_pass++;
+			direct_tell(fd, mach, n_mach, 0, orphan_pass == 2);
+			if (orphan_pass == 1 && n_told_direct > d0)
+				fprintf(stderr,
+					"nlevel-worker %u: appliance %s silent for %.1f s: told the "
+					"origins of other appliances' tasks straight what became of "
+					"their %llu sub-tasks here\n",
+					wid, app_names[0], (double)(now - last_rx[0]) / 1e9,
+					(unsigned long long)(n_told_direct - d0));
 		}
 		/* --standby: HELLO the other appliance every second while the current one is
 		 * silent (failover), and while the standby is current (to go back home) */
@@ -1401,6 +1503,8 @@ main(int argc, char **argv)
 
 			last_rx[src] = rx_ns;
 			app_gone[src] = false;
+			if (n_apps == 1)
+				orphan_pass = 0; /* #36: it speaks (again) */
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REJOIN)) {
 				/* #36: the appliance does not know us (it restarted, or timed us
 				 * out): HELLO again now, at most once a second. --standby: only the
@@ -1525,6 +1629,7 @@ main(int argc, char **argv)
 			struct nl_wq_mach *m = &mach[msg.u.dispatch.mach];
 			uint64_t t = now_ns();
 
+			origin_learn(&msg.u.dispatch); /* #36: where its task's origin is */
 			if (dispatch_again(fd, src, mach, n_mach, &msg.u.dispatch))
 				continue; /* #34: held or ended here: never run twice */
 			if (m->n == QCAP) { /* full: report it failed at once */
