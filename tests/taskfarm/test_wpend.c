@@ -38,6 +38,13 @@ rec(void *arg, const struct nl_msg_done *d)
 	n_log++;
 }
 
+static void
+rec_count(void *arg, const struct nl_msg_done *d)
+{
+	(void)d;
+	(*(unsigned int *)arg)++;
+}
+
 /* the model: a plain list */
 struct ment {
 	struct nl_msg_done d;
@@ -252,6 +259,51 @@ main(void)
 		nl_tap_ok(bad == 0 && polls > 1000 && n_resend > 1000,
 			  "60,000 random adds, acks and polls: the same resends and count as a plain "
 			  "list, the next due time never late (%u polls, %u resends)", polls, n_resend);
+	}
+	nl_wpend_fini(&p);
+
+	/* #36: a failover from appliance 0 to 1 moves the DONEs of other appliances' tasks
+	 * (origin_seq != 0) to 1 as relayed ENDED, due at once, and drops the rest; a restart
+	 * (0 to 0) marks them relayed and keeps every DONE; each_to visits exactly one dest's */
+	nl_tap_check(nl_wpend_init(&p) == 0, "init for the relay");
+	{
+		uint64_t t = t0;
+		unsigned int n_rel = 0, n_plain = 0, seen = 0;
+		uint32_t relayed = 9, dropped;
+		bool ok = true;
+
+		for (unsigned int i = 1; i <= 40; i++) {
+			struct nl_msg_done x = done_of(i, 0, i);
+
+			if (i % 4 == 0) {
+				x.origin_seq = i;
+				x.origin_app = 2;
+				n_rel++;
+			} else {
+				n_plain++;
+			}
+			ok &= nl_wpend_add_to(&p, &x, t, i % 5 == 0 ? 1 : 0);
+		}
+		/* those added to dest 1 (i % 5 == 0) stay where they are */
+		nl_wpend_each_to(&p, 0, rec_count, &seen);
+		ok &= seen == p.n_to[0] && p.n_to[0] == 32 && p.n_to[1] == 8;
+		dropped = nl_wpend_relay_to(&p, 0, 0, t + 1, &relayed); /* a restart */
+		ok &= dropped == 0 && relayed == 8 && p.n == 40 && p.n_to[0] == 32;
+		n_log = 0;
+		nl_wpend_poll(&p, t + 1, rec, NULL); /* the relayed ones are due at once */
+		ok &= n_log == 8;
+		for (unsigned int k = 0; k < n_log && k < LOG_MAX; k++)
+			ok &= logd[k].relay == NL_RELAY_ENDED && logd[k].origin_seq != 0;
+		dropped = nl_wpend_relay_to(&p, 0, 1, t + 2, &relayed); /* a failover */
+		ok &= relayed == 8 && dropped == 24 && p.n_to[0] == 0 && p.n_to[1] == 16 &&
+		      p.n == 16 && p.n_dropped == 24;
+		seen = 0;
+		nl_wpend_each_to(&p, 1, rec_count, &seen);
+		ok &= seen == 16;
+		(void)n_rel;
+		(void)n_plain;
+		nl_tap_ok(ok, "relay: a restart marks the DONEs of other appliances' tasks relayed "
+			      "and keeps all, a failover moves them (due at once) and drops the rest");
 	}
 	nl_wpend_fini(&p);
 	return nl_tap_done();
