@@ -135,6 +135,17 @@ workers() { # app: two workers offering every vector; the appliance claims its o
 		PIDS+=($!)
 	done
 }
+wait_home() { # seconds, workers: c (restarted) has that many workers with slots again
+	local i
+	for i in $(seq $(($1 * 10))); do
+		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_c.log") -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ran() { # sub-tasks the workers ran (their bye lines; WOPT=() keeps them)
+	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
+}
 wait_joined() { # app, workers
 	for _ in $(seq 200); do
 		[[ $(grep -c "joined with" "$TMP/app_$1.log") -ge $2 ]] && return 0

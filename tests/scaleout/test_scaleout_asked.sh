@@ -30,15 +30,32 @@ CFG=$TMP/asked.ini
 awk '{ print } /^\[appliance c\]/ { print "standby = b" }' "$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
-wait_home() { # seconds: c (restarted) has as many workers with slots as before its kill
-	local i
-	for i in $(seq $(($1 * 10))); do
-		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_c.log") -ge 2 ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['asked_ran'], p[x]['awaiting']) for x in 'ab')"
+
+# Two clients' loads, the victim killed 3 s in (and, with `restart`, started again at once);
+# each client's tasks all answered (r1, d1); their summaries kept as lg_CLIENT_TAG.txt.
+# Usage: load_kill TAG TASKS INSTR SEED CLIENT CLIENT VICTIM [restart]
+load_kill() {
+	local tag=$1 n=$2 instr=$3 seed=$4 x=$5 y=$6 v=$7 restart=${8:-} p1 p2 c
+	loadgen "$x" "$n" 150 "$seed" --timeout 40 --instr "$instr" & p1=$!
+	loadgen "$y" "$n" 150 $((seed + 1)) --timeout 40 --instr "$instr" & p2=$!
+	sleep 3
+	kill -KILL "${APP[$v]}"
+	wait "${APP[$v]}" 2>/dev/null
+	APP[$v]=
+	if [[ -n $restart ]]; then
+		launch_app "$v" nlsc
+		wait_app "$v" || r1=1
+	fi
+	wait $p1
+	wait $p2
+	for c in "$x" "$y"; do
+		echo "# $tag, client of $c: $(summary "$TMP/lg_$c.log")"
+		[[ $(val "$TMP/lg_$c.log" lost) == 0 && $(val "$TMP/lg_$c.log" sent) == "$n" ]] ||
+			{ r1=1; d1+="$tag, client of $c: $(summary "$TMP/lg_$c.log" | cut -c1-400) | "; }
+		cp "$TMP/lg_$c.log" "$TMP/lg_${c}_$tag.txt"
+	done
+}
 
 r1=1 r2=1 d1= d2= n_ran=0 words= direct=
 up=0
@@ -57,45 +74,18 @@ fi
 if [[ $up == 0 ]]; then
 	# 20 ms sub-tasks (2e9 instructions at 100e6/s, --work-scale 1e-3): at the kill, c's
 	# workers hold sub-tasks of a's and b's tasks that run on or ended unanswered
-	loadgen a 1200 150 71 --timeout 40 --instr 2e9 & la=$!
-	loadgen b 1200 150 72 --timeout 40 --instr 2e9 & lb=$!
-	sleep 3
-	kill -KILL "${APP[c]}"
-	wait "${APP[c]}" 2>/dev/null
-	APP[c]=
-	wait $la
-	wait $lb
 	r1=0
-	for x in a b; do
-		echo "# client of $x: $(summary "$TMP/lg_$x.log")"
-		[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 1200 ]] ||
-			{ r1=1; d1+="client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400) | "; }
-	done
+	load_kill kill 1200 2e9 71 a b c
 	# the origins settle c's tasks after the verdict and the hold: wait until none awaits
 	so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
 	words=$(so_eval "$WORDS")
 	echo "# (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
 	echo "# c's workers: $(grep -h "re-homed" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
-	for x in a b; do cp "$TMP/lg_$x.log" "$TMP/lg_${x}_kill.txt"; done
 	# restart: c back first (its subtree given back, its workers home), then a quick restart
 	if launch_app c nlsc && wait_app c &&
 		so_wait 30 "all(live(o, q) for o in 'abc' for q in 'abc') and p['a']['subtree_at'][2] == 'c' and p['b']['subtree_at'][2] == 'c'" >/dev/null &&
-		wait_home 30; then
-		loadgen a 1200 150 73 --timeout 40 --instr 2e9 & la=$!
-		loadgen b 1200 150 74 --timeout 40 --instr 2e9 & lb=$!
-		sleep 3
-		kill -KILL "${APP[c]}"
-		wait "${APP[c]}" 2>/dev/null
-		launch_app c nlsc
-		wait_app c || r1=1
-		wait $la
-		wait $lb
-		for x in a b; do
-			echo "# restart, client of $x: $(summary "$TMP/lg_$x.log")"
-			[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 1200 ]] ||
-				{ r1=1; d1+="restart, client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400) | "; }
-			cp "$TMP/lg_$x.log" "$TMP/lg_${x}_restart.txt"
-		done
+		wait_home 30 2; then
+		load_kill restart 1200 2e9 73 a b c restart
 		echo "# c's workers: $(grep -h "rejoined" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
 		grep -h "wait for its workers" "$TMP"/app_[ab].log | sed 's/^/# /' | cut -c1-200
 		so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
@@ -105,20 +95,7 @@ if [[ $up == 0 ]]; then
 		# of a's and c's clients; its workers (no --standby) tell the tasks' origins
 		# straight after 3 s of silence (100 ms sub-tasks: b's machines are running some
 		# when b dies)
-		loadgen a 900 150 75 --timeout 40 --instr 1e10 & la=$!
-		loadgen c 900 150 76 --timeout 40 --instr 1e10 & lc=$!
-		sleep 3
-		kill -KILL "${APP[b]}"
-		wait "${APP[b]}" 2>/dev/null
-		APP[b]=
-		wait $la
-		wait $lc
-		for x in a c; do
-			echo "# no standby, client of $x: $(summary "$TMP/lg_$x.log")"
-			[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 900 ]] ||
-				{ r1=1; d1+="no standby, client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400) | "; }
-			cp "$TMP/lg_$x.log" "$TMP/lg_${x}_nostandby.txt"
-		done
+		load_kill nostandby 900 1e10 75 a c b
 		echo "# b's workers: $(grep -h "told the origins" "$TMP"/w?b.log | cut -c1-200 | tr '\n' '|')"
 		$SO wait 30 "p['a']['parked'] == 0 and p['c']['parked'] == 0" $(ALL a c) >/dev/null
 		direct=$($SO eval "tuple((p[x]['told_direct'], p[x]['worker_words'], p[x]['asked_ran']) for x in 'ac')" $(ALL a c))
@@ -130,7 +107,7 @@ if [[ $up == 0 ]]; then
 fi
 stop_all || r2=1
 if [[ $up == 0 ]]; then
-	n_ran=$(sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }')
+	n_ran=$(ran)
 	nc=0 nf=0 nr=0
 	for f in "$TMP"/lg_?_kill.txt "$TMP"/lg_?_restart.txt "$TMP"/lg_?_nostandby.txt; do
 		[[ -f $f ]] || continue

@@ -73,9 +73,6 @@ answered() { # tasks, clients...: each client's tasks answered once (COMPLETE or
 	done
 	return $rc
 }
-ran() { # sub-tasks the six workers ran (their bye lines)
-	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
-}
 GONE="[sum(p[x]['gone']) for x in 'abc']"
 KEPT="[sum(p[x]['hold_kept']) for x in 'abc']"
 for hold in ${HOLDS:-10}; do

@@ -40,14 +40,6 @@ wait_count() { # pattern, count, seconds
 	return 1
 }
 
-wait_home() { # seconds: c (restarted) has as many workers with slots as before its kill
-	local i
-	for i in $(seq $(($1 * 10))); do
-		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_c.log") -ge $NW ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 r1=1 r2=1 r3=1 r4=1 d2= d3= d4=
 up=0
@@ -123,7 +115,7 @@ if [[ $up == 0 ]]; then
 	if launch_app c "$SCHEME" && wait_app c; then
 		t4=$SECONDS
 		if so_wait 30 "all(live(o, q) for o in 'abc' for q in 'abc') and p['a']['subtree_at'][2] == 'c' and p['b']['subtree_at'][2] == 'c' and p['b']['adopted_returned'] >= 1" &&
-			wait_home 30; then
+			wait_home 30 "$NW"; then
 			# (2LSC: the worker without a slot at c before may take c's 8 slots first; the
 			# one at b then stays there with none at c: c has its machines either way)
 			echo "# c restarted: subtree back at c, its slots held by its workers again after $((SECONDS - t4)) s: $(grep -h "joined with [1-9]\|more of" "$TMP/app_c.log" | cut -c1-100 | tr '\n' '|') $(grep -h "back at" "$TMP"/w?c.log | cut -c1-160 | tr '\n' '|')"

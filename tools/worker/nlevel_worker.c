@@ -304,6 +304,14 @@ static unsigned int orphan_pass; /* #36, no --standby: passes of direct_tell() m
 				  * appliance fell silent (0: it speaks) */
 static void direct_word(void *arg, const struct nl_msg_done *d);
 
+/* #36: whether sub-task d is of another appliance's task (its DISPATCH had an origin block;
+ * a hand-over sequence is never 0) */
+static bool
+has_origin(const struct nl_msg_dispatch *d)
+{
+	return d->has_origin && d->origin_seq != 0;
+}
+
 static void
 recent_put(const struct nl_msg_done *d, unsigned int from)
 {
@@ -343,7 +351,7 @@ send_done_u(int fd, unsigned int to, const struct nl_msg_dispatch *d, int32_t st
 	m.u.done.token = d->token;
 	m.u.done.sub = d->sub;
 	m.u.done.status = status;
-	if (d->has_origin && d->origin_seq != 0) { /* #36: another appliance's task */
+	if (has_origin(d)) { /* #36: another appliance's task */
 		m.u.done.origin_app = d->origin_app;
 		m.u.done.origin_token = d->origin_token;
 		m.u.done.origin_seq = d->origin_seq;
@@ -650,23 +658,64 @@ model_s(const struct nl_msg_mach *desc, const struct nl_msg_dispatch *d)
 	       (double)d->data_bits / (double)desc->link_bps;
 }
 
-/* #36: a relayed DONE of kind `relay` (enum nl_done_relay) of sub-task d to appliance `to`,
- * kept until its DONE_ACK */
+/* #36: the relayed DONE of kind `relay` (enum nl_done_relay) of sub-task d, not ended */
+static struct nl_msg_done
+word_of(const struct nl_msg_dispatch *d, uint8_t relay)
+{
+	return (struct nl_msg_done){ .task_id = d->task_id, .mach = d->mach, .token = d->token,
+				     .sub = d->sub, .relay = relay, .origin_app = d->origin_app,
+				     .origin_token = d->origin_token,
+				     .origin_seq = d->origin_seq };
+}
+
+/* #36: DONE d to appliance `to`, kept until its DONE_ACK */
 static void
-relay_word(int fd, unsigned int to, const struct nl_msg_dispatch *d, uint8_t relay)
+send_kept(int fd, unsigned int to, const struct nl_msg_done *d)
 {
 	struct nl_msg m = { .type = NL_MSG_DONE };
 
-	m.u.done.task_id = d->task_id;
-	m.u.done.mach = d->mach;
-	m.u.done.token = d->token;
-	m.u.done.sub = d->sub;
-	m.u.done.relay = relay;
-	m.u.done.origin_app = d->origin_app;
-	m.u.done.origin_token = d->origin_token;
-	m.u.done.origin_seq = d->origin_seq;
+	m.u.done = *d;
 	send_msg(fd, &apps[to], &m);
 	nl_wpend_add_to(&wpend, &m.u.done, now_ns(), to);
+}
+
+/* #36: fn(arg, d) for each sub-task of another appliance's task that appliance `dead`
+ * DISPATCHed and that ended here in the last RECENT_NS, newest first (d relayed ENDED);
+ * with `told`, each is marked so that it is not visited again */
+static void
+recent_each(unsigned int dead, bool told, void (*fn)(void *arg, const struct nl_msg_done *d),
+	    void *arg)
+{
+	const uint64_t now = now_ns();
+
+	for (unsigned int k = 0; k < RECENT_CAP && k < recent_n; k++) {
+		struct recent *r = &recent[(recent_n - 1 - k) % RECENT_CAP];
+		struct nl_msg_done d = r->d;
+
+		if (now - r->end_ns > RECENT_NS)
+			break; /* older from here on */
+		if (r->from != dead)
+			continue;
+		d.relay = NL_RELAY_ENDED;
+		fn(arg, &d);
+		if (told)
+			r->from = RECENT_TOLD;
+	}
+}
+
+/* recent_each() callback of failover_tell(): d to the appliance told, kept */
+struct tell_to {
+	int fd;
+	unsigned int to;
+};
+
+static void
+tell_ended(void *arg, const struct nl_msg_done *d)
+{
+	const struct tell_to *k = arg;
+
+	send_kept(k->fd, k->to, d);
+	n_told_ended++;
 }
 
 /*
@@ -693,16 +742,18 @@ failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int
 		for (unsigned int k = 0; k < n; k++) {
 			struct nl_wq_sub s = m->q[(m->head + k) % QCAP];
 			bool run = k == 0 && (s.d.cmd_id == 0 || m->pid > 0);
-			bool origin = s.d.has_origin && s.d.origin_seq != 0;
+			struct nl_msg_done w;
 
 			if (s.from == dead && !run) { /* withdrawn */
-				if (origin)
-					relay_word(fd, to, &s.d, NL_RELAY_WITHDRAWN);
+				w = word_of(&s.d, NL_RELAY_WITHDRAWN);
+				if (has_origin(&s.d))
+					send_kept(fd, to, &w);
 				n_withdrawn++;
 				continue;
 			}
-			if (s.from == dead && origin) {
-				relay_word(fd, to, &s.d, NL_RELAY_RUNNING);
+			if (s.from == dead && has_origin(&s.d)) {
+				w = word_of(&s.d, NL_RELAY_RUNNING);
+				send_kept(fd, to, &w);
 				n_told_running++;
 				s.d.has_origin = ORIGIN_RELAY; /* its DONE: relayed too */
 			}
@@ -717,22 +768,31 @@ failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int
 		m->n = keep;
 		m->busy_until_ns = busy;
 	}
-	for (unsigned int k = 0; k < RECENT_CAP && k < recent_n; k++) {
-		struct recent *r = &recent[(recent_n - 1 - k) % RECENT_CAP];
+	struct tell_to k = { fd, to };
 
-		if (now - r->end_ns > RECENT_NS)
-			break; /* older from here on */
-		if (r->from != dead)
-			continue;
-		struct nl_msg w = { .type = NL_MSG_DONE };
+	recent_each(dead, true, tell_ended, &k); /* each told once */
+}
 
-		w.u.done = r->d;
-		w.u.done.relay = NL_RELAY_ENDED;
-		send_msg(fd, &apps[to], &w);
-		nl_wpend_add_to(&wpend, &w.u.done, now, to);
-		r->from = RECENT_TOLD; /* told once */
-		n_told_ended++;
-	}
+/* #36: what failover_tell() and the DONEs kept for `dead` told `to` */
+struct told {
+	uint32_t relayed, dropped; /* kept DONEs relayed to `to`; dropped (not another's task) */
+	uint64_t ended, running, withdrawn;
+};
+
+/* #36: appliance `dead` was left for `to` (a failover), or `dead` restarted and the worker
+ * joined its new life (`to` == `dead`): the DONEs kept for `dead` of other appliances' tasks
+ * go to `to` relayed (nl_wpend_relay_to()), then failover_tell(); *c the counts */
+static void
+tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int dead, unsigned int to,
+     double scale, struct told *c)
+{
+	uint64_t w0 = n_withdrawn, r0 = n_told_running, e0 = n_told_ended;
+
+	c->dropped = nl_wpend_relay_to(&wpend, dead, to, now_ns(), &c->relayed);
+	failover_tell(fd, mach, n_mach, dead, to, scale);
+	c->ended = n_told_ended - e0;
+	c->running = n_told_running - r0;
+	c->withdrawn = n_withdrawn - w0;
 }
 
 /* #36, no --standby: the appliances that accepted the tasks of sub-tasks here (a DISPATCH's
@@ -784,34 +844,18 @@ static void
 direct_tell(int fd, const struct nl_wq_mach *mach, unsigned int n_mach, unsigned int dead,
 	    bool last)
 {
-	const uint64_t now = now_ns();
 	int f = fd;
 
 	nl_wpend_each_to(&wpend, dead, direct_word, &f);
 	for (unsigned int i = 0; i < n_mach; i++)
 		for (unsigned int k = 0; k < mach[i].n; k++) {
 			const struct nl_wq_sub *q = &mach[i].q[(mach[i].head + k) % QCAP];
-			struct nl_msg_done w = { .task_id = q->d.task_id, .mach = q->d.mach,
-						 .token = q->d.token, .sub = q->d.sub,
-						 .relay = NL_RELAY_RUNNING,
-						 .origin_app = q->d.origin_app,
-						 .origin_token = q->d.origin_token,
-						 .origin_seq = q->d.origin_seq };
+			struct nl_msg_done w = word_of(&q->d, NL_RELAY_RUNNING);
 
-			if (q->from == dead && q->d.has_origin)
+			if (q->from == dead && has_origin(&q->d))
 				direct_word(&f, &w);
 		}
-	for (unsigned int k = 0; k < RECENT_CAP && k < recent_n; k++) {
-		struct recent *r = &recent[(recent_n - 1 - k) % RECENT_CAP];
-
-		if (now - r->end_ns > RECENT_NS)
-			break;
-		if (r->from != dead)
-			continue;
-		direct_word(&f, &r->d);
-		if (last)
-			r->from = RECENT_TOLD;
-	}
+	recent_each(dead, last, direct_word, &f);
 }
 
 /* Sub-tasks queued or running here that appliance `from` DISPATCHed. */
@@ -1534,23 +1578,20 @@ main(int argc, char **argv)
 				take_slots(wid, quiet, mach, n_mach, &msg.u.hello, &hello_ok,
 					   &n_slot_seen);
 				if (rejoin_tell) { /* #36: joined the appliance's new life */
-					uint32_t relayed;
-					uint64_t w0 = n_withdrawn, r0 = n_told_running,
-						 e0 = n_told_ended;
+					struct told c;
 
 					rejoin_tell = false;
-					nl_wpend_relay_to(&wpend, here, here, now_ns(), &relayed);
-					failover_tell(fd, mach, n_mach, here, here, scale);
-					if (!quiet || relayed + (n_told_ended - e0) > 0)
+					tell(fd, mach, n_mach, here, here, scale, &c);
+					if (!quiet || c.relayed + c.ended > 0)
 						fprintf(stderr,
 							"nlevel-worker %u: rejoined %s: told it of "
 							"other appliances' sub-tasks of its previous "
 							"life: %u unacknowledged DONEs, %llu ended, "
 							"%llu running; %llu not started withdrawn\n",
-							wid, app_names[here], relayed,
-							(unsigned long long)(n_told_ended - e0),
-							(unsigned long long)(n_told_running - r0),
-							(unsigned long long)(n_withdrawn - w0));
+							wid, app_names[here], c.relayed,
+							(unsigned long long)c.ended,
+							(unsigned long long)c.running,
+							(unsigned long long)c.withdrawn);
 				}
 				continue;
 			}
@@ -1569,15 +1610,11 @@ main(int argc, char **argv)
 					 * not acknowledged yet never will be: dropped (its clients
 					 * send their tasks elsewhere); its sub-tasks still here run
 					 * on, each DONE sent to it once. */
-					uint32_t relayed;
-					uint32_t dropped = nl_wpend_relay_to(&wpend, here, src,
-									     now_ns(), &relayed);
-					uint64_t w0 = n_withdrawn, r0 = n_told_running,
-						 e0 = n_told_ended;
+					struct told c;
 
 					app_gone[here] = true;
 					__atomic_store_n(&cur_app, src, __ATOMIC_RELAXED);
-					failover_tell(fd, mach, n_mach, here, src, scale); /* #36 */
+					tell(fd, mach, n_mach, here, src, scale, &c); /* #36 */
 					fprintf(stderr,
 						"nlevel-worker %u: appliance %s silent for %.1f s: "
 						"re-homed to %s, %u of %u machines, %u "
@@ -1586,10 +1623,10 @@ main(int argc, char **argv)
 						"unacknowledged DONEs, %llu ended, %llu running; "
 						"%llu not started withdrawn\n",
 						wid, app_names[here], (double)silent_ns / 1e9,
-						app_names[src], k, n_mach, dropped, relayed,
-						(unsigned long long)(n_told_ended - e0),
-						(unsigned long long)(n_told_running - r0),
-						(unsigned long long)(n_withdrawn - w0));
+						app_names[src], k, n_mach, c.dropped, c.relayed,
+						(unsigned long long)c.ended,
+						(unsigned long long)c.running,
+						(unsigned long long)c.withdrawn);
 					n_rehomed++;
 				} else if (src == 0 && held_from(mach, n_mach, 1) == 0 &&
 					   wpend.n_to[1] == 0) {
