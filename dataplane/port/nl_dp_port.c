@@ -15,7 +15,6 @@
 #include <sodium.h>
 
 #include <rte_cycles.h>
-#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -467,7 +466,8 @@ on_submit(struct nl_port *io, const struct nl_msg_submit *s, const struct nl_fra
 	uint32_t at = nl_port_ext(io) != NULL && io->o.ext->entry_ctl != NULL ?
 			      io->o.ext->entry_ctl(io, t, rnd) : NL_NODE_NONE; /* #36: local entry */
 
-	if ((at != NL_NODE_NONE ? nl_dp_ingress_at_st(io->lc, t, at, t->t_arrive_vt) :
+	if (at != NL_PORT_ENTRY_TAKEN &&
+	    (at != NL_NODE_NONE ? nl_dp_ingress_at_st(io->lc, t, at, t->t_arrive_vt) :
 				  nl_dp_ingress_st(io->lc, t, t->t_arrive_vt, rnd)) != 0) {
 		rte_mempool_put(dp->pool, t);
 		if ((io->sec_again = io->sec_admitting)) /* #35: it stays in its fair queue */

@@ -37,6 +37,10 @@ struct nl_task;
  * state from dp->ext (built by its struct nl_dp_ext_ops). Every entry is called on the I/O and
  * control lcore only; the table is used only when dp->ext is not NULL.
  */
+/** entry_ctl(): the extension took the task (issue #36: its entry manager's subtree runs at
+ *  another appliance, `failback = no`); not a manager id (those are below NL_NODE_NONE). */
+#define NL_PORT_ENTRY_TAKEN 0xfffffffeu
+
 struct nl_port_ext_ops {
 	/** A datagram of the extension's type range arrived (types 16..23, nl_xa_is_xa()):
 	 *  open it, act, count what is dropped. */
@@ -47,8 +51,10 @@ struct nl_port_ext_ops {
 	/** A SUBMIT's task object was filled, before its ingress (flags: NL_SUBMIT_F_*). */
 	void (*task_new_ctl)(struct nl_port *io, struct nl_task *t, uint8_t submit_flags);
 	/** The entry manager of a new task (issue #36, local entry): one of this appliance's
-	 *  managers, or NL_NODE_NONE for the policy's own entry(). rnd: uniform random. */
-	uint32_t (*entry_ctl)(struct nl_port *io, const struct nl_task *t, uint64_t rnd);
+	 *  managers, or NL_NODE_NONE for the policy's own entry(), or NL_PORT_ENTRY_TAKEN when
+	 *  the extension took the task itself (handed to another appliance: the port answers
+	 *  ACCEPT and does not enter it). rnd: uniform random. */
+	uint32_t (*entry_ctl)(struct nl_port *io, struct nl_task *t, uint64_t rnd);
 	/** The end of task t: @return true when the extension took it (a task of another
 	 *  appliance, handed back), false when the port answers its client. */
 	bool (*finish_ctl)(struct nl_port *io, struct nl_task *t);

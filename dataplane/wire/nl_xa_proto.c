@@ -63,6 +63,8 @@ rec_len(const struct nl_xa_msg *m, unsigned int i)
 		return NL_XA_ACK_LEN;
 	case NL_XA_MSG_SWIM:
 		return NL_XA_SWIM_LEN;
+	case NL_XA_MSG_HOLD:
+		return NL_XA_HOLD_LEN;
 	default:
 		return NL_XA_SUM_LEN;
 	}
@@ -82,6 +84,8 @@ max_recs(uint8_t type)
 		return NL_XA_MAX_ACKS;
 	case NL_XA_MSG_SWIM:
 		return 1 + NL_XA_SWIM_MAX_UPD; /* the head, then the updates */
+	case NL_XA_MSG_HOLD:
+		return 1;
 	default:
 		return 0;
 	}
@@ -217,6 +221,12 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 			p = wr_be(p, w->target, 4);
 			p = wr_be(p, w->seq, 4);
 			p = wr_be(p, 0, 4);
+		} else if (m->type == NL_XA_MSG_HOLD) {
+			if ((m->u.hold.flags & ~NL_XA_HOLD_F_ALL) != 0)
+				return -EINVAL;
+			p = wr_be(p, m->u.hold.held, 8);
+			p = wr_be(p, m->u.hold.flags, 1);
+			p = wr_be(p, 0, 7);
 		} else if (m->type == NL_XA_MSG_SWIM) {
 			const struct nl_xa_swim_upd *u = &m->u.swim.upd[i - 1];
 
@@ -354,6 +364,14 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 			if (out->u.ack[i] == 0 || !zeros(p, 4))
 				return NL_PROTO_E_FIELD;
 			p += 4;
+		} else if (out->type == NL_XA_MSG_HOLD) {
+			if ((size_t)(end - p) < NL_XA_HOLD_LEN)
+				return NL_PROTO_E_TRUNC;
+			out->u.hold.held = rd_be(&p, 8);
+			out->u.hold.flags = (uint8_t)rd_be(&p, 1);
+			if (!zeros(p, 7) || (out->u.hold.flags & ~NL_XA_HOLD_F_ALL) != 0)
+				return NL_PROTO_E_FIELD;
+			p += 7;
 		} else if (out->type == NL_XA_MSG_SWIM) {
 			struct nl_xa_swim *w = &out->u.swim;
 

@@ -6,13 +6,14 @@
  * target and the unit tests link it), beside nl_proto.h whose header, versions, length rule
  * and authentication trailer these messages share (docs/protocol.md "Between appliances").
  *
- * Types 16..23 are reserved for these messages; five are defined:
+ * Types 16..23 are reserved for these messages; six are defined:
  *   16 HANDOVER  tasks handed to the appliance that owns their next manager, with their state
  *   17 HANDBACK  the end of tasks handed over, back to the appliance that accepted them
  *   18 SUMMARY   gossip records: one group-load summary per owned subtree root
  *   19 ACK       the datagram numbers of HANDOVERs and HANDBACKs received (retransmission)
  *   20 SWIM      one failure-detector message (managers/swim: PING, ACK, PING_REQ, NACK,
  *                GOSSIP) with its piggy-backed membership updates (SWIM §4.1, Lifeguard §4)
+ *   21 HOLD      the subtrees the sender runs now (standby with `failback = no`, issue #36)
  *
  * Every message: the 8-byte header of nl_proto.h, then a 16-byte prefix (from_app,
  * n records, the datagram number dgram_seq, the sender's incarnation), then n records. As in nl_proto.h, everything the
@@ -37,6 +38,7 @@ extern "C" {
 #define NL_XA_MSG_SUMMARY 18u  /**< appliance -> appliance: gossip records */
 #define NL_XA_MSG_ACK 19u      /**< appliance -> appliance: datagram numbers received */
 #define NL_XA_MSG_SWIM 20u     /**< appliance -> appliance: a failure-detector message */
+#define NL_XA_MSG_HOLD 21u     /**< appliance -> appliance: the subtrees it runs now */
 #define NL_XA_MSG_FIRST 16u    /**< types 16..23 are the scale-out range */
 #define NL_XA_MSG_LAST 23u
 
@@ -48,6 +50,7 @@ extern "C" {
 #define NL_XA_SUM_LEN 64u       /**< SUMMARY record (one gossip record) */
 #define NL_XA_ACK_LEN 8u        /**< ACK record: dgram_seq (4), pad (4) */
 #define NL_XA_SWIM_LEN 16u      /**< SWIM record: the head first, then one per update */
+#define NL_XA_HOLD_LEN 16u      /**< HOLD record (one per message) */
 #define NL_XA_SWIM_MAX_UPD 8u   /**< updates one SWIM message carries (NL_SWIM_MAX_UPDATES) */
 #define NL_XA_SWIM_TYPE_MAX 5u  /**< SWIM message types 1..5 (enum nl_swim_type) */
 #define NL_XA_SWIM_STATE_MAX 2u /**< update states 0..2: alive, suspect, dead */
@@ -162,6 +165,20 @@ struct nl_xa_swim {
 	struct nl_xa_swim_upd upd[NL_XA_SWIM_MAX_UPD];
 };
 
+/** HOLD flag: the sender has just started and does not run its own subtree yet: it waits for
+ *  its standby's HOLD, which says whether the standby keeps it (`failback = no`). */
+#define NL_XA_HOLD_F_SETTLING 0x01u
+#define NL_XA_HOLD_F_ALL 0x01u
+
+/** The subtrees an appliance runs now (HOLD, type 21; issue #36, docs/scale-out.md "Failback
+ *  or not"). Sent every SWIM period by each appliance of a tree where some appliance has
+ *  `failback = no`. On the wire: held (8), flags (1), 7 zero bytes. */
+struct nl_xa_hold {
+	uint64_t held;         /**< bit a: the sender runs appliance a's configured subtree now
+				*   (its own bit: it runs its own) */
+	uint8_t flags;         /**< NL_XA_HOLD_F_* */
+};
+
 /** A decoded inter-appliance message (host byte order). */
 struct nl_xa_msg {
 	uint8_t type;          /**< NL_XA_MSG_* */
@@ -176,6 +193,7 @@ struct nl_xa_msg {
 		struct nl_xa_sum sum[NL_XA_MAX_SUMS];
 		uint32_t ack[NL_XA_MAX_ACKS]; /**< ACK: datagram numbers received, != 0 */
 		struct nl_xa_swim swim; /**< SWIM: n = 1 + swim.n_upd */
+		struct nl_xa_hold hold; /**< HOLD: n = 1 */
 	} u;
 };
 
@@ -201,12 +219,12 @@ int nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap);
  * Decode an inter-appliance message of protocol version `version` (1, or 2 with its trailer,
  * whose MAC the caller checked).
  * @return NL_PROTO_OK, or the drop reason (nl_proto.h): truncated, oversized, bad_magic,
- *         bad_version, bad_type (not 16..20), bad_field (n = 0, from_app / origin_app /
+ *         bad_version, bad_type (not 16..21), bad_field (n = 0, from_app / origin_app /
  *         to_mgr out of range, L or args out of bounds, pad or reserved != 0, an unknown
- *         flag, dgram_seq 0 on a HANDOVER / HANDBACK or != 0 on a SUMMARY / ACK / SWIM, an
+ *         flag, dgram_seq 0 on a HANDOVER / HANDBACK or != 0 on a SUMMARY / ACK / SWIM / HOLD, an
  *         ACK of datagram 0, a NaN or non-positive lifetime, a SWIM type outside 1..5, a
  *         SWIM target / update id / from >= NL_XA_MAX_APPS or state > 2, more than
- *         NL_XA_SWIM_MAX_UPD updates, ...).
+ *         NL_XA_SWIM_MAX_UPD updates, a HOLD of n != 1 or an unknown HOLD flag, ...).
  * @par Context Pure.
  */
 enum nl_proto_err nl_xa_decode(const void *buf, size_t len, unsigned int version,

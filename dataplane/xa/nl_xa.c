@@ -181,6 +181,39 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	nl_xa_queue_task_ctl(io, app, &r);
 }
 
+/* Into manager m's inbox; at one of our own managers whose subtree we left at our standby
+ * (#36 failback = no) it is handed there instead: nothing decides at it here. */
+static bool
+put_at(struct nl_port *io, struct nl_task *t, uint32_t m)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+
+	if (xa->mgr_home[m] != xa->self || xa->mgr_app[m] == xa->self)
+		return nl_dp_inbox_put_ctl(io->dp, t, m);
+	hand_out(io, t, m);
+	return true;
+}
+
+/* Port hook entry_ctl: local entry (nl_xa_entry.c); a task whose entry manager is one of ours
+ * left at our standby (#36 failback = no) is handed there at once. */
+static uint32_t
+entry_hook(struct nl_port *io, struct nl_task *t, uint64_t rnd)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct nl_sched *s = io->dp->gen_rcu->s;
+	uint32_t at = nl_xa_entry_ctl(io, t, rnd), m;
+
+	if (xa == NULL || at != NL_NODE_NONE || xa->holder[xa->self] == xa->self)
+		return at;
+	m = s->ops->entry(s, t, rnd); /* the port's own choice with the same draw */
+	if (m >= io->dp->n_mgr || xa->mgr_home[m] != xa->self || xa->mgr_app[m] == xa->self ||
+	    !xa->peer[xa->mgr_app[m]].live || (xa->task[t->aux].flags & XA_TF_FARM))
+		return NL_NODE_NONE;
+	hand_out(io, t, m);
+	nl_atomic_store_relaxed(&xa->entry_taken, xa->entry_taken + 1);
+	return NL_PORT_ENTRY_TAKEN;
+}
+
 /* Drain the proxies' inboxes (the pending bits other lcores set, as a manager lcore does):
  * tasks for another appliance's managers are handed out; at managers this appliance adopted
  * as a standby (#36) the control lcore decides itself. */
@@ -261,7 +294,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		nl_xa_unpark(xa, t);
 		t->hops = r->hops;
 		xa->task[t->aux].flags = r->flags;
-		if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
+		if (!put_at(io, t, r->to_mgr))
 			nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD);
 		return;
 	}
@@ -297,7 +330,7 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 	xt->token = r->origin_token;
 	xt->seq = r->origin_seq;
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live + 1);
-	if (!nl_dp_inbox_put_ctl(dp, t, r->to_mgr))
+	if (!put_at(io, t, r->to_mgr))
 		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 
@@ -534,6 +567,7 @@ nl_xa_poll_ctl(struct nl_port *io)
 		/* membership: SWIM's timers on our monotonic clock, then its verdicts */
 		if (nl_xa_swim_tick_ctl(io) == 0)
 			swim_events(io);
+		nl_xa_hold_tick_ctl(io, now); /* #36 failback = no */
 		if (s >= xa->next_gossip_s) {
 			xa->next_gossip_s = s + xa->cfg.gossip_period_s;
 			nl_xa_gossip_round_ctl(io, s);
@@ -624,6 +658,9 @@ nl_xa_rx_ctl(struct nl_port *io, const struct nl_frame_addr *a, const uint8_t *p
 	case NL_XA_MSG_SWIM:
 		nl_xa_swim_rx_ctl(io, &m);
 		swim_events(io);
+		break;
+	case NL_XA_MSG_HOLD: /* #36 failback = no: the subtrees it runs */
+		nl_xa_hold_rx_ctl(io, &m);
 		break;
 	default:
 		nl_xa_summary_in_ctl(io, &m);
@@ -720,7 +757,7 @@ const struct nl_port_ext_ops nl_xa_port_ext = {
 	.rx_ctl = nl_xa_rx_ctl,
 	.poll_ctl = nl_xa_poll_ctl,
 	.task_new_ctl = task_new,
-	.entry_ctl = nl_xa_entry_ctl,
+	.entry_ctl = entry_hook,
 	.finish_ctl = nl_xa_finish_ctl,
 	.place_ctl = nl_xa_place_ctl,
 	.local_load_ctl = nl_xa_local_load_ctl,

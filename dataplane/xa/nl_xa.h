@@ -85,6 +85,9 @@ struct nl_xa_app_cfg {
 				      *   "Standby"); index into nl_xa_cfg.app, -1 = none */
 	unsigned int standby_line;   /**< line of `standby` (errors) */
 	char standby_name[NL_XA_NAME_LEN]; /**< as written (resolved after every section) */
+	bool failback;               /**< `failback` (yes): when it comes back it takes its
+				      *   subtree back from its standby; no: after a restart it
+				      *   leaves it there and is its standby's standby (#36) */
 };
 
 /** The scale-out part of a configuration. */
@@ -93,6 +96,7 @@ struct nl_xa_cfg {
 	unsigned int n_app;          /**< 0 = not split */
 	struct nl_xa_app_cfg app[NL_XA_MAX_APPS];
 	int self;                    /**< index of this appliance (--appliance), -1 = none */
+	bool any_no_failback;        /**< some appliance has `failback = no`: HOLD messages */
 	double gossip_period_s;      /**< [scaleout] gossip_period_ms / 1000 */
 	double gone_after_s;         /**< [scaleout] gone_after_s: record lifetime */
 	unsigned int fanout;         /**< [scaleout] fanout: peers per gossip round */

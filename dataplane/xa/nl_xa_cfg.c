@@ -146,6 +146,17 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 						    v, NL_XA_NAME_LEN - 1);
 			snprintf(a->standby_name, sizeof(a->standby_name), "%s", v);
 		}
+		/* #36: `failback = no`: back from a restart, it leaves its subtree at its standby
+		 * (docs/scale-out.md "Failback or not") */
+		a->failback = true;
+		rc = nl_cfg_get_bool(c, sec, "failback", &a->failback, false);
+		if (rc < 0)
+			return rc;
+		e = nl_cfg_find(c, sec, "failback");
+		if (!a->failback && a->standby_name[0] == '\0')
+			return nl_cfg_error(c, e, "failback = no needs a standby (`standby = OTHER` in "
+					    "this section): without one nobody keeps the subtree");
+		out->any_no_failback |= !a->failback;
 		rc = nl_cfg_get_str(c, sec, "owns", &v, false);
 		if (rc < 0)
 			return rc;
@@ -446,6 +457,8 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 				goto fail;
 		}
 	}
+	xa->settling = !cfg->app[xa->self].failback; /* #36 failback = no (nl_xa_standby.c) */
+	xa->own_taken = !xa->settling;
 	xa->gcfg = (struct nl_gossip_cfg){ .fanout = cfg->fanout, .mode = NL_GOSSIP_PUSH,
 					   .rule = NL_GOSSIP_ANTI_ENTROPY, .stop_k = 1 };
 	rc = nl_gossip_view_create(&xa->view, xa->self * 64u, 4u * XA_MAX_ROOTS);
@@ -512,7 +525,10 @@ nl_xa_owns_mach(const void *ext, uint32_t m)
 {
 	const struct nl_xa *xa = ext;
 
-	return xa == NULL || xa->mach_app[m] == xa->self;
+	/* #36 failback = no: no slot of its own subtree while settling (its standby may keep
+	 * it; a worker that joined here would have to leave again) */
+	return xa == NULL || (xa->mach_app[m] == xa->self &&
+			      !(xa->settling && xa->mach_home[m] == xa->self));
 }
 
 uint64_t

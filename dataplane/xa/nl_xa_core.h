@@ -224,6 +224,13 @@ void nl_xa_standby_dead_ctl(struct nl_port *io, unsigned int a);
 /* Standby (#36): appliance a is live again: its subtree is its own again. Control lcore. */
 void nl_xa_standby_alive_ctl(struct nl_port *io, unsigned int a);
 
+/* #36 `failback = no`: a HOLD of appliance m->from_app arrived (nl_xa_rx_ctl). */
+void nl_xa_hold_rx_ctl(struct nl_port *io, const struct nl_xa_msg *m);
+
+/* #36 `failback = no`: the HOLD round (every SWIM period) and the end of settling; called
+ * every check of the control loop. */
+void nl_xa_hold_tick_ctl(struct nl_port *io, uint64_t now_tsc);
+
 /* Local entry (nl_xa_entry.c, #36): list this appliance's machine vectors (init). */
 void nl_xa_entry_init(struct nl_xa *xa, const struct nl_sched *s);
 
@@ -244,6 +251,16 @@ struct nl_xa {
 	/* #36 standby: holder[a], the appliance running a's subtree now (a itself, or its
 	 * standby while a is declared dead and the standby live: nl_xa_standby.c) */
 	uint8_t holder[NL_XA_MAX_APPS];
+	/* #36 `failback = no` (nl_xa_standby.c "Failback or not"): every appliance's last HOLD,
+	 * the subtrees it runs (bit x), counted while of its current incarnation */
+	uint64_t claim[NL_XA_MAX_APPS];
+	uint64_t claim_inc[NL_XA_MAX_APPS];
+	bool settling;        /* just started (failback = no): own subtree not run, no slots for
+			       * its workers, until the standby's HOLD says whether it keeps it */
+	bool own_taken;       /* runs its own subtree by decision (claims it in its HOLD) */
+	uint64_t settle_end_tsc; /* settling ends here at the latest */
+	uint64_t hold_next_tsc;  /* next HOLD round */
+	uint64_t hold_tx, hold_rx, left_at_standby, taken_back, entry_taken;
 	uint64_t adoptions;  /* subtrees this appliance adopted as a standby */
 	uint64_t returned;   /* adopted subtrees given back (their appliance came back) */
 	uint64_t adopted_in; /* tasks decided here at adopted managers */

@@ -362,6 +362,15 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "test_dropped", nl_atomic_load_relaxed(&xa->test_dropped));
 	rte_tel_data_add_dict_u64(d, "summaries_future_refused",
 				  nl_atomic_load_relaxed(&xa->sum_future));
+	/* #36 failback = no (docs/scale-out.md "Failback or not") */
+	rte_tel_data_add_dict_u64(d, "failback", xa->cfg.app[xa->self].failback);
+	rte_tel_data_add_dict_u64(d, "settling", nl_atomic_load_relaxed(&xa->settling));
+	rte_tel_data_add_dict_u64(d, "left_at_standby",
+				  nl_atomic_load_relaxed(&xa->left_at_standby));
+	rte_tel_data_add_dict_u64(d, "taken_back", nl_atomic_load_relaxed(&xa->taken_back));
+	rte_tel_data_add_dict_u64(d, "entry_taken", nl_atomic_load_relaxed(&xa->entry_taken));
+	rte_tel_data_add_dict_u64(d, "hold_msgs_in", nl_atomic_load_relaxed(&xa->hold_rx));
+	rte_tel_data_add_dict_u64(d, "hold_msgs_out", nl_atomic_load_relaxed(&xa->hold_tx));
 	rte_tel_data_add_dict_u64(d, "swim_incarnation", nl_atomic_load_relaxed(&xa->swim_self_inc));
 	rte_tel_data_add_dict_u64(d, "swim_lhm", nl_atomic_load_relaxed(&xa->swim_lhm));
 	rte_tel_data_add_dict_u64(d, "swim_refuted_self",

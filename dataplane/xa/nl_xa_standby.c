@@ -12,10 +12,29 @@
  * When A comes back (SWIM takes it back: a restart, or a refuted verdict), everyone gives
  * A's subtree back: the configuration says who owns what, so every appliance comes to the
  * same map from the same verdicts. Control lcore only.
+ *
+ * Failback or not (`[appliance A] failback = no`). A restarted A leaves its subtree at B and
+ * is B's standby for it; if B dies, A takes it back. Who holds A's subtree now depends on
+ * history, which a restarted A (or any restarted appliance) has lost; so every appliance
+ * says, in a HOLD message every SWIM period to every other, which subtrees it runs, and the
+ * map follows from the claims (want_holder()):
+ *   - A dead: the verdicts decide, as above (B, or nobody);
+ *   - A claims its own subtree: A (a primary that never stopped running it wins: after a
+ *     partition or a pause, its workers stayed with it);
+ *   - else B live and claiming it: B;
+ *   - else A, except while A itself is settling.
+ * A starts settling: it claims nothing of its own and gives its workers no slot until B's
+ * HOLD has said whether B keeps its subtree (or SWIM declared B dead, or 5 SWIM periods
+ * passed). A claims its own subtree only by decision (own_taken: settled with B not holding
+ * it, or taken back because B died or restarted), never by the configuration's default.
+ * A claim counts only while of the claimer's current incarnation: B restarted has lost what
+ * it held.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "nl_atomic.h"
@@ -68,6 +87,136 @@ count_home(const uint8_t *home, unsigned int n, unsigned int app)
 	return k;
 }
 
+static bool
+is_live(const struct nl_xa *xa, unsigned int a)
+{
+	return a == xa->self || xa->peer[a].live;
+}
+
+/* Whether appliance `who` runs x's subtree now by its own word: its last HOLD of its current
+ * incarnation; this appliance's own map for itself (its own subtree: by decision only). */
+static bool
+claims(const struct nl_xa *xa, unsigned int who, unsigned int x)
+{
+	if (who == xa->self)
+		return xa->holder[x] == who && (x != who || xa->own_taken);
+	return xa->claim_inc[who] != 0 && xa->claim_inc[who] == xa->peer[who].inc &&
+	       (xa->claim[who] >> x & 1u) != 0;
+}
+
+/* Who should run the subtree of x (an appliance with failback = no): see the head. */
+static unsigned int
+want_holder(const struct nl_xa *xa, unsigned int x)
+{
+	int sb = xa->cfg.app[x].standby;
+
+	if (!is_live(xa, x))
+		return xa->holder[x]; /* the verdicts decided (nl_xa_standby_dead_ctl()) */
+	if (claims(xa, x, x))
+		return x;
+	if (sb >= 0 && is_live(xa, (unsigned int)sb) && claims(xa, (unsigned int)sb, x))
+		return (unsigned int)sb;
+	if (x == xa->self && xa->settling)
+		return xa->holder[x]; /* its standby's word first */
+	return x;
+}
+
+/* Bring the map of the subtrees with failback = no to what the claims say. */
+static void
+eval(struct nl_port *io)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+
+	for (unsigned int x = 0; x < xa->cfg.n_app; x++) {
+		unsigned int w, h = xa->holder[x];
+
+		if (xa->cfg.app[x].failback || (w = want_holder(xa, x)) == h)
+			continue;
+		move_subtree(io, x, w);
+		if (x == xa->self && w == x) {
+			xa->own_taken = true;
+			nl_atomic_store_relaxed(&xa->taken_back, xa->taken_back + 1);
+			XA_LOG(WARNING, "this appliance runs its own subtree again (its standby %s "
+			       "no longer holds it): its workers join here\n", xa->cfg.app[h].name);
+		} else if (x == xa->self) {
+			nl_atomic_store_relaxed(&xa->left_at_standby, xa->left_at_standby + 1);
+			XA_LOG(WARNING, "this appliance's subtree stays at its standby %s "
+			       "(failback = no): this appliance is its standby now; tasks for it are "
+			       "handed there, its workers stay there\n", xa->cfg.app[w].name);
+		} else if (h == xa->self) {
+			nl_atomic_store_relaxed(&xa->returned, xa->returned + 1);
+			XA_LOG(WARNING, "appliance %s runs its own subtree again: the subtree held "
+			       "here as its standby is given back\n", xa->cfg.app[x].name);
+		} else {
+			XA_LOG(INFO, "appliance %s's subtree is at %s now (was at %s)\n",
+			       xa->cfg.app[x].name, xa->cfg.app[w].name, xa->cfg.app[h].name);
+		}
+	}
+}
+
+/* Settling over: act on what is known now. */
+static void
+settled(struct nl_port *io, const char *why)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	int sb = xa->cfg.app[xa->self].standby;
+
+	xa->settling = false;
+	xa->own_taken = !(sb >= 0 && is_live(xa, (unsigned int)sb) &&
+			  claims(xa, (unsigned int)sb, xa->self));
+	XA_LOG(INFO, "settled (%s): %s\n", why, xa->own_taken ?
+	       "this appliance runs its own subtree" : "its standby keeps this appliance's subtree");
+	eval(io);
+}
+
+void
+nl_xa_hold_rx_ctl(struct nl_port *io, const struct nl_xa_msg *m)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	unsigned int from = m->from_app;
+
+	xa->hold_rx++;
+	xa->claim[from] = m->u.hold.held;
+	xa->claim_inc[from] = m->incarnation;
+	if (xa->settling && (int)from == xa->cfg.app[xa->self].standby) {
+		settled(io, "its standby's HOLD arrived");
+		return;
+	}
+	eval(io);
+}
+
+void
+nl_xa_hold_tick_ctl(struct nl_port *io, uint64_t now_tsc)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	static struct nl_xa_msg m; /* control lcore only (X2) */
+
+	if (!xa->cfg.any_no_failback)
+		return;
+	if (xa->settle_end_tsc == 0) /* the first call: settling began at init */
+		xa->settle_end_tsc = now_tsc + (uint64_t)(5.0 * xa->cfg.swim_period_s *
+							  (double)rte_get_tsc_hz());
+	if (xa->settling && now_tsc >= xa->settle_end_tsc)
+		settled(io, "no HOLD from its standby within 5 SWIM periods");
+	if (now_tsc < xa->hold_next_tsc)
+		return;
+	xa->hold_next_tsc = now_tsc + (uint64_t)(xa->cfg.swim_period_s * (double)rte_get_tsc_hz());
+	memset(&m, 0, offsetof(struct nl_xa_msg, u));
+	m.type = NL_XA_MSG_HOLD;
+	m.n = 1;
+	nl_xa_prep_ctl(xa, &m);
+	m.u.hold.held = 0;
+	m.u.hold.flags = xa->settling ? NL_XA_HOLD_F_SETTLING : 0;
+	for (unsigned int x = 0; x < xa->cfg.n_app; x++)
+		if (claims(xa, xa->self, x))
+			m.u.hold.held |= UINT64_C(1) << x;
+	for (unsigned int a = 0; a < xa->cfg.n_app; a++) /* the dead too: a restart learns */
+		if (a != xa->self) {
+			nl_xa_send_ctl(io, a, &m);
+			xa->hold_tx++;
+		}
+}
+
 void
 nl_xa_standby_dead_ctl(struct nl_port *io, unsigned int a)
 {
@@ -76,14 +225,30 @@ nl_xa_standby_dead_ctl(struct nl_port *io, unsigned int a)
 	int sb = xa->cfg.app[a].standby;
 
 	/* subtrees a held for others (it was their standby) have nobody now: back to their
-	 * configured appliance, itself dead (their tasks are detoured or answered) */
+	 * configured appliance, itself dead (their tasks are detoured or answered), or live
+	 * (failback = no: it was a's standby for its own subtree) */
 	for (unsigned int x = 0; x < xa->cfg.n_app; x++)
 		if (x != a && xa->holder[x] == a) {
 			move_subtree(io, x, x);
-			XA_LOG(WARNING, "appliance %s, which held appliance %s's subtree as its "
-			       "standby, is gone too: that subtree has no appliance now\n",
-			       xa->cfg.app[a].name, xa->cfg.app[x].name);
+			if (x == xa->self) {
+				xa->own_taken = true;
+				xa->settling = false;
+				nl_atomic_store_relaxed(&xa->taken_back, xa->taken_back + 1);
+				XA_LOG(WARNING, "appliance %s, which held this appliance's subtree, is "
+				       "gone: this appliance runs its subtree again (its workers join "
+				       "here)\n", xa->cfg.app[a].name);
+			} else if (is_live(xa, x)) {
+				XA_LOG(INFO, "appliance %s, which held appliance %s's subtree, is gone: "
+				       "%s runs it again\n", xa->cfg.app[a].name, xa->cfg.app[x].name,
+				       xa->cfg.app[x].name);
+			} else {
+				XA_LOG(WARNING, "appliance %s, which held appliance %s's subtree as "
+				       "its standby, is gone too: that subtree has no appliance now\n",
+				       xa->cfg.app[a].name, xa->cfg.app[x].name);
+			}
 		}
+	if (xa->settling && (int)a == xa->cfg.app[xa->self].standby)
+		settled(io, "its standby was declared dead");
 	if (sb < 0 || xa->holder[a] != a)
 		return;
 	if ((unsigned int)sb != xa->self && !xa->peer[sb].live) {
@@ -110,6 +275,10 @@ nl_xa_standby_alive_ctl(struct nl_port *io, unsigned int a)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	unsigned int h = xa->holder[a];
 
+	if (!xa->cfg.app[a].failback) { /* the claims say (HOLD), not the verdict alone */
+		eval(io);
+		return;
+	}
 	if (h == a)
 		return;
 	move_subtree(io, a, a);

@@ -173,7 +173,7 @@ main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	for (unsigned int t = NL_XA_MSG_HANDOVER; t <= NL_XA_MSG_SWIM; t++) {
+	for (unsigned int t = NL_XA_MSG_HANDOVER; t <= NL_XA_MSG_HOLD; t++) {
 		uint8_t b[NL_PROTO_MAX_LEN], s[NL_PROTO_MAX_LEN];
 		char path[4096];
 		int n;
@@ -211,6 +211,10 @@ main(int argc, char **argv)
 			xm.u.swim.upd[0].incarnation = 3;
 			xm.u.swim.upd[0].from = 1;
 			xm.u.swim.upd[0].state = 1;
+		}
+		if (t == NL_XA_MSG_HOLD) { /* a standby holding appliance 2's subtree and its own */
+			xm.n = 1;
+			xm.u.hold.held = 0x6;
 		}
 		n = nl_xa_encode(&xm, b, sizeof(b));
 		if (n <= 0)

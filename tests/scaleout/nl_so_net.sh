@@ -125,13 +125,15 @@ site_key() { # a fresh site key in $KEY (owner-only) and KEYARGS=(--key $KEY)
 	KEYARGS=(--key "$KEY")
 }
 WOPT=(--quiet) # nlevel-worker options of workers (WOPT=() keeps their bye line: sub-tasks run)
-workers() { # app: two workers offering every vector; the appliance claims its own slots
+# the machines of each worker (workers()): three of each vector by default
+MACH=(--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:10 --mach 100e6:10
+	--mach 100e6:10 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01 --mach 100e6:11
+	--mach 100e6:11 --mach 100e6:11)
+workers() { # app: two workers offering MACH; the appliance claims its own slots
 	local x=$1 w
 	for w in 1 2; do
 		$INH "$WORKER" --appliance "${IP[$x]}" --scale 1e-3 --allow-root "${WOPT[@]}" --id "$w${WID[$x]}" "${KEYARGS[@]}" \
-			--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:10 --mach 100e6:10 \
-			--mach 100e6:10 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01 --mach 100e6:11 \
-			--mach 100e6:11 --mach 100e6:11 >"$TMP/w$w$x.log" 2>&1 &
+			"${MACH[@]}" >"$TMP/w$w$x.log" 2>&1 &
 		PIDS+=($!)
 	done
 }

@@ -52,6 +52,9 @@ fill(uint8_t type, unsigned int n)
 			t->flags = (uint8_t)(i & NL_XA_TF_ALL);
 		} else if (type == NL_XA_MSG_ACK) {
 			m.u.ack[i] = 0xffffff00u + i;
+		} else if (type == NL_XA_MSG_HOLD) {
+			m.u.hold.held = 0x8000000000000005ull;
+			m.u.hold.flags = NL_XA_HOLD_F_SETTLING;
 		} else if (type == NL_XA_MSG_SWIM && i == 0) {
 			m.u.swim.type = 1 + (uint8_t)(n % NL_XA_SWIM_TYPE_MAX);
 			m.u.swim.n_upd = (uint8_t)(n - 1);
@@ -113,6 +116,9 @@ same(void)
 		} else if (m.type == NL_XA_MSG_ACK) {
 			if (m.u.ack[i] != out.u.ack[i])
 				return 0;
+		} else if (m.type == NL_XA_MSG_HOLD) {
+			if (m.u.hold.held != out.u.hold.held || m.u.hold.flags != out.u.hold.flags)
+				return 0;
 		} else if (m.type == NL_XA_MSG_SWIM && i == 0) {
 			if (m.u.swim.type != out.u.swim.type || m.u.swim.n_upd != out.u.swim.n_upd ||
 			    m.u.swim.target != out.u.swim.target || m.u.swim.seq != out.u.swim.seq)
@@ -147,8 +153,8 @@ same(void)
 static void
 test_round_trips(void)
 {
-	static const unsigned int max[5] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS,
-					     NL_XA_MAX_ACKS, 1 + NL_XA_SWIM_MAX_UPD };
+	static const unsigned int max[6] = { NL_XA_MAX_TASKS, NL_XA_MAX_BACKS, NL_XA_MAX_SUMS,
+					     NL_XA_MAX_ACKS, 1 + NL_XA_SWIM_MAX_UPD, 1 };
 	uint8_t buf[NL_PROTO_MAX_LEN], sealed[NL_PROTO_MAX_LEN];
 	int ok1 = 1, ok2 = 1, full = 1;
 	struct nl_auth_tx tx;
@@ -157,7 +163,7 @@ test_round_trips(void)
 	nl_auth_tx_init(&tx, &key);
 	if (nl_replay_init(&rp, 16) != 0)
 		abort();
-	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_SWIM; ty++) {
+	for (uint8_t ty = NL_XA_MSG_HANDOVER; ty <= NL_XA_MSG_HOLD; ty++) {
 		for (unsigned int n = 1; n <= max[ty - NL_XA_MSG_HANDOVER]; n++) {
 			int len, sl;
 
@@ -212,7 +218,7 @@ test_malformed(void)
 	c[2] = 2;
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_VERSION;
 	memcpy(c, b, (size_t)n);
-	c[3] = 21;
+	c[3] = 22; /* 16..21 are defined, 22 and 23 reserved */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
 	c[3] = 9; /* a client/worker type is not an inter-appliance one */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_TYPE;
@@ -352,6 +358,42 @@ test_swim_malformed(void)
  * (a forged record an hour ahead would otherwise win over every later record of its source);
  * within the tolerance, or in the past however far, it is not (its age is measured on the
  * receiver's monotonic clock from its receipt, not from this date). */
+/* Type 21 (HOLD, issue #36 failback = no): one 16-byte record; every bound refused. */
+static void
+test_hold_malformed(void)
+{
+	uint8_t b[NL_PROTO_MAX_LEN];
+	int n, ok = 1;
+
+	fill(NL_XA_MSG_HOLD, 1);
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= n == 24 + 16 && dec(b, (size_t)n) == NL_PROTO_OK && same() &&
+	       out.u.hold.held == 0x8000000000000005ull && out.u.hold.flags == NL_XA_HOLD_F_SETTLING;
+	b[24 + 8] = 0x02; /* unknown flag */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[24 + 15] = 1; /* pad */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[12 + 3] = 1; /* HOLD is not numbered */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	b[11] = 2; /* two records */
+	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
+	n = nl_xa_encode(&m, b, sizeof(b));
+	ok &= dec(b, (size_t)n - 4) == NL_PROTO_E_TRUNC;
+	b[5] = (uint8_t)(n - 4); /* the length says so too: the record is cut */
+	ok &= dec(b, (size_t)n - 4) == NL_PROTO_E_TRUNC;
+	/* the encoder refuses what the decoder would */
+	fill(NL_XA_MSG_HOLD, 1);
+	m.u.hold.flags = 0x80;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	fill(NL_XA_MSG_HOLD, 1);
+	m.n = 2;
+	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
+	nl_tap_check(ok, "malformed_hold_refused_encoder_agrees");
+}
+
 static void
 test_future_dated(void)
 {
@@ -609,6 +651,7 @@ main(void)
 	test_round_trips();
 	test_malformed();
 	test_swim_malformed();
+	test_hold_malformed();
 	test_future_dated();
 	test_forged();
 	test_pair_keys();
