@@ -131,6 +131,36 @@ nl_xa_moved_newer(uint16_t note_hops, uint16_t have_hops)
 	return (int16_t)(uint16_t)(note_hops - have_hops) > 0;
 }
 
+/**
+ * Who should run the subtree of appliance x, an appliance with `failback = no` and standby
+ * sb, from the verdicts and the HOLD claims (docs/scale-out.md "Failback or not"): x dead: the
+ * verdicts decided (the holder stays); x claims its own subtree: x (a primary that never
+ * stopped running it wins); sb live and claiming it: sb; x settling (just started, waiting
+ * for sb's word; only x itself knows): the holder stays; else x.
+ * @param x          The appliance whose subtree it is.
+ * @param x_live     x is live (not declared dead; the caller itself is).
+ * @param x_claims   x runs its own subtree by decision (its HOLD of its current incarnation).
+ * @param sb         x's standby, or -1.
+ * @param sb_live    sb is live.
+ * @param sb_claims  sb's HOLD (of its current incarnation) says it runs x's subtree.
+ * @param x_settling The caller is x and settles.
+ * @param holder     The appliance holding x's subtree in the caller's map now.
+ * @return the appliance that should hold it.
+ * @par Context Pure. @par Source issue #36.
+ */
+static inline unsigned int
+nl_xa_hold_want(unsigned int x, bool x_live, bool x_claims, int sb, bool sb_live, bool sb_claims,
+		bool x_settling, unsigned int holder)
+{
+	if (!x_live)
+		return holder;
+	if (x_claims)
+		return x;
+	if (sb >= 0 && sb_live && sb_claims)
+		return (unsigned int)sb;
+	return x_settling ? holder : x;
+}
+
 /** One gossip record (nl_gossip_rec of managers/gossip, field for field). */
 struct nl_xa_sum {
 	uint32_t src;

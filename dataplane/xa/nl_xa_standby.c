@@ -110,15 +110,10 @@ want_holder(const struct nl_xa *xa, unsigned int x)
 {
 	int sb = xa->cfg.app[x].standby;
 
-	if (!is_live(xa, x))
-		return xa->holder[x]; /* the verdicts decided (nl_xa_standby_dead_ctl()) */
-	if (claims(xa, x, x))
-		return x;
-	if (sb >= 0 && is_live(xa, (unsigned int)sb) && claims(xa, (unsigned int)sb, x))
-		return (unsigned int)sb;
-	if (x == xa->self && xa->settling)
-		return xa->holder[x]; /* its standby's word first */
-	return x;
+	return nl_xa_hold_want(x, is_live(xa, x), claims(xa, x, x), sb,
+			       sb >= 0 && is_live(xa, (unsigned int)sb),
+			       sb >= 0 && claims(xa, (unsigned int)sb, x),
+			       x == xa->self && xa->settling, xa->holder[x]);
 }
 
 /* Bring the map of the subtrees with failback = no to what the claims say. */

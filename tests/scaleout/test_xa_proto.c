@@ -394,6 +394,44 @@ test_hold_malformed(void)
 	nl_tap_check(ok, "malformed_hold_refused_encoder_agrees");
 }
 
+/* Who holds c's subtree (failback = no, standby b), the table of docs/scale-out.md "Failback
+ * or not", and its stories told as a sequence of maps. a = 0, b = 1, c = 2. */
+static void
+test_hold_want(void)
+{
+	enum { A, B, C };
+	int ok = 1;
+	unsigned int h;
+
+	/* the table: c dead -> the verdicts' holder stays */
+	ok &= nl_xa_hold_want(C, false, false, B, true, false, false, B) == B;
+	ok &= nl_xa_hold_want(C, false, true, B, true, false, false, C) == C; /* b dead too */
+	/* c claims its own: c, whatever b says (a partition or a pause healed) */
+	ok &= nl_xa_hold_want(C, true, true, B, true, true, false, B) == C;
+	/* c does not claim, b live and claiming: b */
+	ok &= nl_xa_hold_want(C, true, false, B, true, true, false, C) == B;
+	ok &= nl_xa_hold_want(C, true, false, B, true, true, true, C) == B; /* c itself, settling */
+	/* b's claim counts only while b is live */
+	ok &= nl_xa_hold_want(C, true, false, B, false, true, false, B) == C;
+	/* nobody claims: c, except at c while it settles */
+	ok &= nl_xa_hold_want(C, true, false, B, true, false, false, B) == C;
+	ok &= nl_xa_hold_want(C, true, false, B, true, false, true, C) == C;
+	ok &= nl_xa_hold_want(C, true, false, -1, false, false, false, C) == C;
+	/* the story at a: c killed (verdict: b adopts), c restarted (settling: no claim of its
+	 * own), b's HOLD still claims: b keeps it; b dies: the verdict gives it to c (live), c's
+	 * HOLD claims it: c */
+	h = B;
+	h = nl_xa_hold_want(C, true, false, B, true, true, false, h);
+	ok &= h == B;
+	h = C; /* b declared dead: nl_xa_standby_dead_ctl() gives c its subtree back */
+	h = nl_xa_hold_want(C, true, true, B, false, false, false, h);
+	ok &= h == C;
+	/* b restarted while holding it: its new incarnation claims nothing; c, yielded and not
+	 * settling, takes it back */
+	ok &= nl_xa_hold_want(C, true, false, B, true, false, false, B) == C;
+	nl_tap_check(ok, "failback_no_holder_follows_the_claims");
+}
+
 static void
 test_future_dated(void)
 {
@@ -652,6 +690,7 @@ main(void)
 	test_malformed();
 	test_swim_malformed();
 	test_hold_malformed();
+	test_hold_want();
 	test_future_dated();
 	test_forged();
 	test_pair_keys();
