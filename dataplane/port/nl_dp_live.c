@@ -142,6 +142,29 @@ nl_dp_live_load(struct nl_port *io, const struct nl_msg_hello *h, const struct n
 	}
 }
 
+unsigned int
+nl_dp_live_forget_slotless(struct nl_port *io)
+{
+	unsigned int n = 0;
+
+	for (uint32_t wi = 0; wi < io->n_workers; wi++) {
+		struct nl_dp_worker *w = &io->workers[wi];
+		bool slot = false;
+
+		for (unsigned int i = 0; i < w->n_mach; i++)
+			slot |= w->slot[i] != NO_SLOT;
+		if (!w->live || slot)
+			continue;
+		nl_dp_farm_worker_gone(io, wi);
+		w->live = false;
+		nl_stat_add_st(&io->c.workers_left, 1);
+		DP_LOG(INFO, "worker %u, which joined here without a slot, is asked to join again: "
+		       "this appliance has slots for it now\n", w->worker_id);
+		n++;
+	}
+	return n;
+}
+
 void
 nl_dp_claim_slots(struct nl_port *io, int32_t wi, const struct nl_msg_hello *h, uint32_t *setm,
 	    double *sets, unsigned int *ns, unsigned int *n_other)

@@ -221,6 +221,17 @@ int32_t nl_dp_live_worker(const struct nl_port *io, const struct nl_frame_addr *
 void nl_dp_live_load(struct nl_port *io, const struct nl_msg_hello *h,
 		     const struct nl_frame_addr *a);
 
+/**
+ * Forget the live workers none of whose machines holds a slot here (issue #36: they joined
+ * while a restarted appliance with `failback = no` settled and gave none): each one's next LOAD
+ * is answered NL_HELLO_F_REJOIN, and its HELLO then claims the slots this appliance owns now.
+ * A worker holding a slot is left alone.
+ * @param io  The port. @return workers forgotten (counted workers_left).
+ * @par Context The I/O and control lcore (nl_dp_live.c). @par Source docs/scale-out.md
+ * "Failback or not".
+ */
+unsigned int nl_dp_live_forget_slotless(struct nl_port *io);
+
 /* xorshift64 step of the port's ingress randomness (the start leaf of a task). */
 static inline uint64_t
 nl_port_xorshift(uint64_t *s)

@@ -162,6 +162,10 @@ settled(struct nl_port *io, const char *why)
 	XA_LOG(INFO, "settled (%s): %s\n", why, xa->own_taken ?
 	       "this appliance runs its own subtree" : "its standby keeps this appliance's subtree");
 	eval(io);
+	/* workers that joined meanwhile got no slot; those without --standby would not ask
+	 * again: forgotten, their next LOAD is asked to join again (nl_dp_live.c) */
+	if (xa->own_taken)
+		nl_dp_live_forget_slotless(io);
 }
 
 void

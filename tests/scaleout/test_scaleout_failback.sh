@@ -13,6 +13,8 @@
 #   3  b killed: c takes its own subtree back and adopts b's (b's standby), c's and b's
 #      workers all join c, and 600 tasks of a's client over every vector all COMPLETE
 #   4  accounting at a and c (accepted = completed + failed, nothing in flight)
+#   0  (first) c started with its workers beside it, without --standby: those that joined
+#      while c settled (no slot) are asked again and hold slots
 # Usage: test_scaleout_failback.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or
 # without netns/veth/bridge.
 set -u
@@ -44,30 +46,47 @@ wait_count() { # pattern, count, seconds, files...
 }
 
 r1=1 r2=1 r3=1 r4=1 d1= d2= d3= d4=
-up=0
-for x in a b c; do launch_app "$x" nlsc; done
-for x in a b c; do wait_app "$x" || up=1; done
+up=0 r0=1 d0=
+for x in a b; do launch_app "$x" nlsc; done
+for x in a b; do wait_app "$x" || up=1; done
+# each appliance's workers have its own machines only (b: vectors 00 and 01; c: 10 and 11):
+# else a standby's own workers, which HELLO every second (--standby), take the adopted slots
+# first and the dead appliance's workers find none
+ALLM=("${MACH[@]}")
+BM=(--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01)
+CM=(--mach 100e6:10 --mach 100e6:10 --mach 100e6:10 --mach 100e6:11 --mach 100e6:11 --mach 100e6:11)
+# 0: c's workers, without --standby (they HELLO again only when asked), started with c: those
+# that join while c settles get no slot, and must be asked again once c runs its subtree
+launch_app c nlsc
+MACH=("${CM[@]}")
+workers c
+MACH=("${ALLM[@]}")
+wait_app c || up=1
 if [[ $up == 0 ]]; then
+	if wait_count "joined with [1-9]\|more of" 2 20 "$TMP/app_c.log"; then
+		r0=0
+	else
+		d0="c's workers without --standby hold no slot: $(grep -h "joined\|settled\|asked" "$TMP/app_c.log" | cut -c1-120 | tr '\n' '|')"
+	fi
+	echo "# c's workers started with it: $(grep -h "joined with\|settled\|asked to join" "$TMP/app_c.log" | cut -c1-110 | tr '\n' '|')"
+	kill "${PIDS[@]: -2}" 2>/dev/null # they leave (bye); the scenario's workers follow
+	wait "${PIDS[@]: -2}" 2>/dev/null
+	PIDS=("${PIDS[@]:0:${#PIDS[@]}-2}")
 	workers a
-	# each appliance's workers have its own machines only (b: vectors 00 and 01; c: 10 and
-	# 11): else a standby's own workers, which HELLO every second (--standby), take the
-	# adopted slots first and the dead appliance's workers find none
-	ALLM=("${MACH[@]}")
-	MACH=(--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01)
+	MACH=("${BM[@]}")
 	WOPT=(--quiet --standby "${IP[c]}")
 	workers b
-	MACH=(--mach 100e6:10 --mach 100e6:10 --mach 100e6:10 --mach 100e6:11 --mach 100e6:11 --mach 100e6:11)
+	MACH=("${CM[@]}")
 	WOPT=(--quiet --standby "${IP[b]}")
 	workers c
 	WOPT=(--quiet)
 	MACH=("${ALLM[@]}")
-	# c settles first (its standby's HOLD: b holds nothing of it), then gives its workers slots
-	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+	wait_joined a 2 && wait_joined b 2 && wait_count "joined with [1-9]\|more of" 4 20 "$TMP/app_c.log" &&
 		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc') and p['c']['settling'] == 0" || up=1
 	echo "# up after $((SECONDS - T0)) s: $(grep -h "settled" "$TMP/app_c.log" | cut -c1-160)"
 fi
 if [[ $up == 0 ]]; then
-	NW=$(grep -c "joined with [1-9]" "$TMP/app_c.log")
+	NW=$(($(grep -c "joined with [1-9]\|more of" "$TMP/app_c.log") - 2)) # the scenario's workers
 	kill -KILL "${APP[c]}"
 	wait "${APP[c]}" 2>/dev/null
 	APP[c]=
@@ -128,10 +147,11 @@ if [[ $up == 0 ]]; then
 		report a c || { r4=1; d4="accounting at a and c (above)"; }
 	fi
 fi
-for d in "$d1" "$d2" "$d3"; do [[ -n $d ]] && echo "# $d"; done
+for d in "$d0" "$d1" "$d2" "$d3"; do [[ -n $d ]] && echo "# $d"; done
 [[ $r1 == 0 && $r2 == 0 && $r3 == 0 && $r4 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
 stop_all || r4=1
 echo "# failback: $((SECONDS - T0)) s"
+say "scaleout_failback_no_workers_joined_while_settling_get_slots" $r0 "${d0:-see the log}"
 say "scaleout_failback_standby_adopts_killed_appliances_subtree" $r1 "${d1:-see the log}"
 say "scaleout_failback_no_restarted_appliance_rejoins_as_standby" $r2 "${d2:-see the log}"
 say "scaleout_failback_no_takes_its_subtree_back_when_standby_dies" $r3 "${d3:-see the log}"
