@@ -155,6 +155,8 @@ nl_dp_live_forget_slotless(struct nl_port *io)
 			slot |= w->slot[i] != NO_SLOT;
 		if (!w->live || slot)
 			continue;
+		/* remove_worker() (nl_dp_port.c, which calls this file) less what a worker without
+		 * a slot has none of: machines to take out of service, sub-tasks to re-place */
 		nl_dp_farm_worker_gone(io, wi);
 		w->live = false;
 		nl_stat_add_st(&io->c.workers_left, 1);

@@ -458,7 +458,6 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 		}
 	}
 	xa->settling = !cfg->app[xa->self].failback; /* #36 failback = no (nl_xa_standby.c) */
-	xa->own_taken = !xa->settling;
 	xa->gcfg = (struct nl_gossip_cfg){ .fanout = cfg->fanout, .mode = NL_GOSSIP_PUSH,
 					   .rule = NL_GOSSIP_ANTI_ENTROPY, .stop_k = 1 };
 	rc = nl_gossip_view_create(&xa->view, xa->self * 64u, 4u * XA_MAX_ROOTS);

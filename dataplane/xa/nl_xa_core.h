@@ -257,7 +257,6 @@ struct nl_xa {
 	uint64_t claim_inc[NL_XA_MAX_APPS];
 	bool settling;        /* just started (failback = no): own subtree not run, no slots for
 			       * its workers, until the standby's HOLD says whether it keeps it */
-	bool own_taken;       /* runs its own subtree by decision (claims it in its HOLD) */
 	uint64_t settle_end_tsc; /* settling ends here at the latest */
 	uint64_t hold_next_tsc;  /* next HOLD round */
 	uint64_t hold_tx, hold_rx, left_at_standby, taken_back, entry_taken;

@@ -25,8 +25,8 @@
  *   - else A, except while A itself is settling.
  * A starts settling: it claims nothing of its own and gives its workers no slot until B's
  * HOLD has said whether B keeps its subtree (or SWIM declared B dead, or 5 SWIM periods
- * passed). A claims its own subtree only by decision (own_taken: settled with B not holding
- * it, or taken back because B died or restarted), never by the configuration's default.
+ * passed). A claims its own subtree only once settled and while it holds it (settled with B
+ * not holding it, or taken back because B died or restarted), never while it settles.
  * A claim counts only while of the claimer's current incarnation: B restarted has lost what
  * it held.
  */
@@ -99,7 +99,7 @@ static bool
 claims(const struct nl_xa *xa, unsigned int who, unsigned int x)
 {
 	if (who == xa->self)
-		return xa->holder[x] == who && (x != who || xa->own_taken);
+		return xa->holder[x] == who && (x != who || !xa->settling);
 	return xa->claim_inc[who] != 0 && xa->claim_inc[who] == xa->peer[who].inc &&
 	       (xa->claim[who] >> x & 1u) != 0;
 }
@@ -129,7 +129,6 @@ eval(struct nl_port *io)
 			continue;
 		move_subtree(io, x, w);
 		if (x == xa->self && w == x) {
-			xa->own_taken = true;
 			nl_atomic_store_relaxed(&xa->taken_back, xa->taken_back + 1);
 			XA_LOG(WARNING, "this appliance runs its own subtree again (its standby %s "
 			       "no longer holds it): its workers join here\n", xa->cfg.app[h].name);
@@ -149,22 +148,24 @@ eval(struct nl_port *io)
 	}
 }
 
-/* Settling over: act on what is known now. */
+/* Settling over: act on what is known now. Still settling, the map follows the standby's
+ * claim (it keeps the subtree); settled, this appliance claims its own subtree if it holds it
+ * (and takes it back if the standby no longer claims it). */
 static void
 settled(struct nl_port *io, const char *why)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	int sb = xa->cfg.app[xa->self].standby;
+	bool own;
 
-	xa->settling = false;
-	xa->own_taken = !(sb >= 0 && is_live(xa, (unsigned int)sb) &&
-			  claims(xa, (unsigned int)sb, xa->self));
-	XA_LOG(INFO, "settled (%s): %s\n", why, xa->own_taken ?
-	       "this appliance runs its own subtree" : "its standby keeps this appliance's subtree");
 	eval(io);
+	xa->settling = false;
+	eval(io);
+	own = xa->holder[xa->self] == xa->self;
+	XA_LOG(INFO, "settled (%s): %s\n", why, own ? "this appliance runs its own subtree" :
+						   "its standby keeps this appliance's subtree");
 	/* workers that joined meanwhile got no slot; those without --standby would not ask
 	 * again: forgotten, their next LOAD is asked to join again (nl_dp_live.c) */
-	if (xa->own_taken)
+	if (own)
 		nl_dp_live_forget_slotless(io);
 }
 
@@ -230,8 +231,6 @@ nl_xa_standby_dead_ctl(struct nl_port *io, unsigned int a)
 		if (x != a && xa->holder[x] == a) {
 			move_subtree(io, x, x);
 			if (x == xa->self) {
-				xa->own_taken = true;
-				xa->settling = false;
 				nl_atomic_store_relaxed(&xa->taken_back, xa->taken_back + 1);
 				XA_LOG(WARNING, "appliance %s, which held this appliance's subtree, is "
 				       "gone: this appliance runs its subtree again (its workers join "

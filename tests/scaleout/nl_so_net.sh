@@ -156,6 +156,20 @@ wait_joined() { # app, workers
 	return 1
 }
 summary() { grep '^SUMMARY' "$1" | tail -n 1; }
+count() { # pattern, files...: lines matching in all of them
+	local p=$1
+	shift
+	cat "$@" 2>/dev/null | grep -c "$p"
+}
+wait_count() { # pattern, count, seconds, files...: until count() reaches count
+	local p=$1 n=$2 s=$3
+	shift 3
+	for _ in $(seq $((s * 10))); do
+		[[ $(count "$p" "$@") -ge $n ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 so_why() { # for a failure's detail: the clients' counts and what the appliances' logs said
 	local f out=
 	for f in "$TMP"/lg_?.log; do

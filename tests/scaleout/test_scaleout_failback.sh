@@ -30,20 +30,6 @@ busy2 # both cores busy, as issues #34 and #36 ask of live tests
 
 # where b's and c's subtrees are, as a, b and c see them; c's failback counters
 AT="(p['a']['subtree_at'][1:], p['c']['subtree_at'][1:], p['c']['settling'], p['c']['left_at_standby'], p['c']['taken_back'], p['c']['entry_taken'])"
-count() { # pattern, files...: lines matching in all
-	local p=$1
-	shift
-	cat "$@" 2>/dev/null | grep -c "$p"
-}
-wait_count() { # pattern, count, seconds, files...
-	local p=$1 n=$2 s=$3 i
-	shift 3
-	for i in $(seq $((s * 10))); do
-		[[ $(count "$p" "$@") -ge $n ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 r1=1 r2=1 r3=1 r4=1 d1= d2= d3= d4=
 up=0 r0=1 d0=
@@ -148,7 +134,7 @@ if [[ $up == 0 ]]; then
 	fi
 fi
 for d in "$d0" "$d1" "$d2" "$d3"; do [[ -n $d ]] && echo "# $d"; done
-[[ $r1 == 0 && $r2 == 0 && $r3 == 0 && $r4 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
+[[ $r0 == 0 && $r1 == 0 && $r2 == 0 && $r3 == 0 && $r4 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
 stop_all || r4=1
 echo "# failback: $((SECONDS - T0)) s"
 say "scaleout_failback_no_workers_joined_while_settling_get_slots" $r0 "${d0:-see the log}"

@@ -30,16 +30,6 @@ busy2 # both cores busy, as issues #34 and #36 ask of live tests
 
 # a's view of where c's subtree is, b's adoptions, b's tasks decided at adopted managers
 AT="(p['a']['subtree_at'][2], p['b']['subtree_at'][2], p['b']['adoptions'], p['b']['adopted_returned'], p['b']['adopted_in'])"
-count() { grep -c "$1" "$TMP"/w?c.log | awk -F: '{ n += $2 } END { print n + 0 }'; }
-wait_count() { # pattern, count, seconds
-	local i
-	for i in $(seq $(($3 * 10))); do
-		[[ $(count "$1") -ge $2 ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 
 r1=1 r2=1 r3=1 r4=1 d2= d3= d4=
 up=0
@@ -71,7 +61,7 @@ if [[ $up == 0 ]]; then
 	# 1: b adopts, a knows, c's workers re-home
 	if so_wait 30 "p['b']['adoptions'] >= 1 and p['a']['subtree_at'][2] == 'b' and p['b']['subtree_at'][2] == 'b'"; then
 		echo "# c killed: b adopted its subtree, a hands it to b, after $((SECONDS - ts)) s"
-		if [[ $NW -ge 1 ]] && wait_count "re-homed" "$NW" 30; then
+		if [[ $NW -ge 1 ]] && wait_count "re-homed" "$NW" 30 "$TMP"/w?c.log; then
 			r1=0
 			echo "# c's workers: $(grep -h "re-homed" "$TMP"/w?c.log | cut -c1-200 | tr '\n' '|')"
 		else

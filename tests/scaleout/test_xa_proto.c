@@ -354,10 +354,6 @@ test_swim_malformed(void)
 	nl_tap_check(ok, "swim_message_round_trip_and_every_bound_refused_encoder_agrees");
 }
 
-/* A SUMMARY record dated ahead of the receiver's clock by more than the tolerance is refused
- * (a forged record an hour ahead would otherwise win over every later record of its source);
- * within the tolerance, or in the past however far, it is not (its age is measured on the
- * receiver's monotonic clock from its receipt, not from this date). */
 /* Type 21 (HOLD, issue #36 failback = no): one 16-byte record; every bound refused. */
 static void
 test_hold_malformed(void)
@@ -432,6 +428,10 @@ test_hold_want(void)
 	nl_tap_check(ok, "failback_no_holder_follows_the_claims");
 }
 
+/* A SUMMARY record dated ahead of the receiver's clock by more than the tolerance is refused
+ * (a forged record an hour ahead would otherwise win over every later record of its source);
+ * within the tolerance, or in the past however far, it is not (its age is measured on the
+ * receiver's monotonic clock from its receipt, not from this date). */
 static void
 test_future_dated(void)
 {
