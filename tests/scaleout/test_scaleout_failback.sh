@@ -33,8 +33,6 @@ AT="(p['a']['subtree_at'][1:], p['c']['subtree_at'][1:], p['c']['settling'], p['
 
 r1=1 r2=1 r3=1 r4=1 d1= d2= d3= d4=
 up=0 r0=1 d0=
-for x in a b; do launch_app "$x" nlsc; done
-for x in a b; do wait_app "$x" || up=1; done
 # each appliance's workers have its own machines only (b: vectors 00 and 01; c: 10 and 11):
 # else a standby's own workers, which HELLO every second (--standby), take the adopted slots
 # first and the dead appliance's workers find none
@@ -42,12 +40,14 @@ ALLM=("${MACH[@]}")
 BM=(--mach 100e6:00 --mach 100e6:00 --mach 100e6:00 --mach 100e6:01 --mach 100e6:01 --mach 100e6:01)
 CM=(--mach 100e6:10 --mach 100e6:10 --mach 100e6:10 --mach 100e6:11 --mach 100e6:11 --mach 100e6:11)
 # 0: c's workers, without --standby (they HELLO again only when asked), started with c: those
-# that join while c settles get no slot, and must be asked again once c runs its subtree
-launch_app c nlsc
+# that join while c settles get no slot, and must be asked again once c runs its subtree. The
+# three start together: an appliance that comes up after its standby's suspicion timeout has
+# been declared dead, adopted, and (failback = no) leaves its subtree there
+for x in a b c; do launch_app "$x" nlsc; done
 MACH=("${CM[@]}")
 workers c
 MACH=("${ALLM[@]}")
-wait_app c || up=1
+for x in a b c; do wait_app "$x" || up=1; done
 if [[ $up == 0 ]]; then
 	if wait_count "joined with [1-9]\|more of" 2 20 "$TMP/app_c.log"; then
 		r0=0
