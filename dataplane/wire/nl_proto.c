@@ -159,10 +159,11 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		s->cmd_id = (uint16_t)get(&r, 2);
 		s->args_len = (uint8_t)get(&r, 1);
 		s->flags = (uint8_t)get(&r, 1);
-		/* flags: version 2 only (a version-1 client's pad byte stays 0) */
+		/* flags: version 2, and version 1's resend only (a version-1 client's pad byte
+		 * stays 0 otherwise) */
 		if (get(&r, 2) != 0 || s->n_split == 0 || s->n_split > NL_PROTO_MAX_SPLIT ||
 		    s->args_len > NL_PROTO_MAX_ARGS || (s->flags & ~NL_SUBMIT_F_ALL) != 0 ||
-		    (s->flags != 0 && want != NL_PROTO_VERSION_AUTH))
+		    ((s->flags & ~NL_SUBMIT_F_V1) != 0 && want != NL_PROTO_VERSION_AUTH))
 			return NL_PROTO_E_FIELD;
 		e = check_len(len, NL_PROTO_HDR_LEN + SUBMIT_FIX + s->args_len);
 		if (e != NL_PROTO_OK)
@@ -469,13 +470,14 @@ nl_proto_encode(const struct nl_msg *m, void *buf, size_t cap)
 	put(tmp + 4, len, 2);
 	put(tmp + 6, 0, 2);
 	/* What we send must pass our own parser: the bounds live in one place. SUBMIT flags are
-	 * version 2's (checked here, then sealed): the version-1 check sees them 0. */
+	 * version 2's (checked here, then sealed) but resend: the version-1 check sees only
+	 * that one. */
 	uint8_t sflags = m->type == NL_MSG_SUBMIT ? m->u.submit.flags : 0;
 
 	if ((sflags & ~NL_SUBMIT_F_ALL) != 0)
 		return -EINVAL;
 	if (m->type == NL_MSG_SUBMIT)
-		tmp[NL_PROTO_HDR_LEN + 45] = 0;
+		tmp[NL_PROTO_HDR_LEN + 45] = sflags & NL_SUBMIT_F_V1;
 	if (nl_proto_decode(tmp, len, &chk) != NL_PROTO_OK)
 		return -EINVAL;
 	if (m->type == NL_MSG_SUBMIT)

@@ -84,7 +84,14 @@ struct nl_msg_submit {
  * gone, route it again through a live part of the tree instead of REJECT machine_lost
  * (docs/scale-out.md "Faults"). */
 #define NL_SUBMIT_F_REROUTE 0x01u
-#define NL_SUBMIT_F_ALL 0x01u
+/** SUBMIT flag (issue #36, both versions): a client's resend at a failover to its appliance's
+ * standby (nlevel-loadgen --standby). The standby holds such a task until the workers of the
+ * appliance it adopted have said whether it ran there (client-origin words, NL_ORIGIN_CLIENT),
+ * and answers it from their words instead of running it twice (docs/scale-out.md "A client's
+ * resend at the standby"). */
+#define NL_SUBMIT_F_RESEND 0x02u
+#define NL_SUBMIT_F_ALL 0x03u
+#define NL_SUBMIT_F_V1 NL_SUBMIT_F_RESEND /**< the flags a version-1 SUBMIT may carry */
 
 /** REJECT reason 9 (issue #34): the appliance is stopping (drain on stop). A new SUBMIT or
  * FSUBMIT during the drain, a task accepted and not dispatched yet, and one still running at
@@ -135,6 +142,15 @@ struct nl_msg_dispatch {
 	uint32_t origin_token; /**< its handle (HANDOVER's origin_token) */
 	uint32_t origin_seq;  /**< its hand-over sequence (HANDOVER's origin_seq) */
 };
+
+/** Origin block, origin_app bit 15 (issue #36): the task is the DISPATCHing appliance's own,
+ * from a client (origin_app & 0x7fff, that appliance); origin_ip and origin_port are 0 (a
+ * worker tells nobody straight), origin_token is the client's IPv4 address (host order) and
+ * origin_seq its UDP port (never 0). A worker that fails over tells the standby what became of
+ * such a sub-task as of any other (relayed DONE, the same three fields), and the standby keeps
+ * the word for the client's resend (NL_SUBMIT_F_RESEND). Sent only by an appliance that has a
+ * standby (docs/scale-out.md "A client's resend at the standby"). */
+#define NL_ORIGIN_CLIENT 0x8000u
 
 /** DONE relay kinds (struct nl_msg_done relay, issue #36): a worker's word, to its dead
  * appliance's standby, of a sub-task that appliance DISPATCHed for another one (the origin). */

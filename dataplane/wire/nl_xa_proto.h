@@ -161,6 +161,46 @@ nl_xa_hold_want(unsigned int x, bool x_live, bool x_claims, int sb, bool sb_live
 	return x_settling ? holder : x;
 }
 
+/** What a standby does with a client's resend it holds (nl_xa_resend_decide()). */
+enum nl_xa_resend_act {
+	NL_XA_RESEND_WAIT = 0, /**< hold it on: words may still come, or a sub-task still runs */
+	NL_XA_RESEND_RUN,      /**< run it: no word says a sub-task of it ran at the dead one */
+	NL_XA_RESEND_ANSWER    /**< answer it COMPLETE from the words (it ran there) */
+};
+
+/**
+ * A client's resend (SUBMIT flag resend) held at the standby of an appliance that died: run
+ * it, answer it from what that appliance's workers said of its sub-tasks (client-origin
+ * words), or hold it on (docs/scale-out.md "A client's resend at the standby"). Run only when
+ * no word says a sub-task ran and the workers' telling is over; answer when each sub-task said
+ * to run has ended and the telling is over, or every sub-task has ended (nothing more to
+ * learn), or the wait for a running one's end is over (its end unheard).
+ * @param n_split    The task's sub-tasks, 1..64.
+ * @param ran        Sub-tasks said running or ended (bit = sub-task; bits >= n_split ignored).
+ * @param end        Sub-tasks said ended.
+ * @param told_over  The workers of every appliance this one adopted have had their time to
+ *                   tell (or the longest hold is over).
+ * @param await_over A sub-task said running has been waited for as long as its worker
+ *                   resends a DONE (2 minutes).
+ * @return the action.
+ * @par Context Pure. @par Source issue #36; Slurm's slurmctld, which asks a registering
+ * slurmd which jobs it still runs before it requeues them.
+ */
+static inline enum nl_xa_resend_act
+nl_xa_resend_decide(unsigned int n_split, uint64_t ran, uint64_t end, bool told_over,
+		    bool await_over)
+{
+	uint64_t all = n_split >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n_split) - 1;
+
+	ran &= all;
+	end &= all;
+	if (ran == 0)
+		return told_over ? NL_XA_RESEND_RUN : NL_XA_RESEND_WAIT;
+	if (end == all || await_over || (told_over && (ran & ~end) == 0))
+		return NL_XA_RESEND_ANSWER;
+	return NL_XA_RESEND_WAIT;
+}
+
 /** One gossip record (nl_gossip_rec of managers/gossip, field for field). */
 struct nl_xa_sum {
 	uint32_t src;

@@ -195,14 +195,18 @@ put_at(struct nl_port *io, struct nl_task *t, uint32_t m)
 }
 
 /* Port hook entry_ctl: local entry (nl_xa_entry.c); a task whose entry manager is one of ours
- * left at our standby (#36 failback = no) is handed there at once. */
+ * left at our standby (#36 failback = no) is handed there at once; a client's resend at a
+ * standby is held for the words of the dead appliance's workers (#36, nl_xa_resend.c). */
 static uint32_t
 entry_hook(struct nl_port *io, struct nl_task *t, uint64_t rnd)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	const struct nl_sched *s = io->dp->gen_rcu->s;
-	uint32_t at = nl_xa_entry_ctl(io, t, rnd), m;
+	uint32_t at, m;
 
+	if (xa != NULL && nl_xa_resend_take_ctl(io, t))
+		return NL_PORT_ENTRY_TAKEN;
+	at = nl_xa_entry_ctl(io, t, rnd);
 	if (xa == NULL || at != NL_NODE_NONE || xa->holder[xa->self] == xa->self)
 		return at;
 	m = s->ops->entry(s, t, rnd); /* the port's own choice with the same draw */
@@ -564,6 +568,7 @@ nl_xa_poll_ctl(struct nl_port *io)
 				settle_lost(io, a, "not back within dead_hold_s", false);
 		}
 		nl_xa_await_poll_ctl(io); /* #36: tasks that ran, waiting for their ends */
+		nl_xa_resend_poll_ctl(io); /* #36: clients' resends held at the standby */
 		/* membership: SWIM's timers on our monotonic clock, then its verdicts */
 		if (nl_xa_swim_tick_ctl(io) == 0)
 			swim_events(io);
@@ -679,13 +684,14 @@ nl_xa_drain_ctl(struct nl_dp *dp, void *ext)
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		struct xa_task *xt = &xa->task[i];
 
-		if (xt->state == XA_PARKED && dp->pool_task[i] != NULL) {
+		if ((xt->state == XA_PARKED || xt->state == XA_RESENT) && dp->pool_task[i] != NULL) {
 			xt->state = XA_OWN;
 			rte_mempool_put(dp->pool, dp->pool_task[i]);
 			n++;
 		}
 	}
 	xa->parked = 0;
+	xa->resend_holding = 0;
 	nl_stat_add_st(&dp->failed, n); /* I1: what a stop leaves unfinished is reported failed */
 }
 
@@ -737,6 +743,7 @@ task_new(struct nl_port *io, struct nl_task *t, uint8_t submit_flags)
 
 	nl_dp_farm_ctx_get(io, &c);
 	xt->flags = (uint8_t)(((submit_flags & NL_SUBMIT_F_REROUTE) ? NL_XA_TF_REROUTE : 0) |
+			      ((submit_flags & NL_SUBMIT_F_RESEND) ? XA_TF_RESEND : 0) |
 			      (c.h != 0 ? XA_TF_FARM : 0));
 	xt->farm_try = 0;
 }

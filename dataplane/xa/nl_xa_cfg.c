@@ -458,6 +458,10 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 		}
 	}
 	xa->settling = !cfg->app[xa->self].failback; /* #36 failback = no (nl_xa_standby.c) */
+	for (unsigned int a = 0; a < cfg->n_app; a++)
+		if (cfg->app[a].standby >= 0 && xa->resend == NULL &&
+		    (rc = nl_xa_resend_init(xa)) != 0) /* #36: clients' resends at the standby */
+			goto fail;
 	xa->gcfg = (struct nl_gossip_cfg){ .fanout = cfg->fanout, .mode = NL_GOSSIP_PUSH,
 					   .rule = NL_GOSSIP_ANTI_ENTROPY, .stop_k = 1 };
 	rc = nl_gossip_view_create(&xa->view, xa->self * 64u, 4u * XA_MAX_ROOTS);
@@ -492,6 +496,7 @@ nl_xa_free(void *ext)
 	for (unsigned int i = 0; i < xa->n_root; i++)
 		free(xa->root[i].mach);
 	nl_swim_free(xa->swim); /* the detector (nl_xa_swim.c made it) */
+	nl_xa_resend_free(xa);
 	nl_gossip_view_free(xa->view);
 	free(xa->grec);
 	free(xa->gack);

@@ -33,6 +33,8 @@
 #define XA_OWN 0     /* ours, here */
 #define XA_PARKED 1  /* ours, handed to another appliance (meta->xa_at) */
 #define XA_FOREIGN 2 /* another appliance's (meta->xa_origin), carried here */
+#define XA_RESENT 3  /* ours, a client's resend held until the workers of an appliance we
+		      * adopted have said whether it ran there (#36, nl_xa_resend.c) */
 
 #define XA_MAX_ROOTS NL_XA_MAX_ROOTS
 
@@ -49,8 +51,10 @@
  * made (a task that subtrees keep sending up to a dead manager is answered, not bounced). */
 #define XA_TF_DETOURED 0x40u
 #define XA_DETOUR_MAX_HOPS 256u
-_Static_assert(((XA_TF_FARM | XA_TF_DETOURED) & NL_XA_TF_ALL) == 0,
-	       "XA_TF_FARM and XA_TF_DETOURED are local, never on the wire");
+/* Its SUBMIT was a client's resend at a failover (flag resend, #36 nl_xa_resend.c; local). */
+#define XA_TF_RESEND 0x20u
+_Static_assert(((XA_TF_FARM | XA_TF_DETOURED | XA_TF_RESEND) & NL_XA_TF_ALL) == 0,
+	       "XA_TF_FARM, XA_TF_DETOURED and XA_TF_RESEND are local, never on the wire");
 
 /* SWIM (nl_xa_swim.c): the control lcore's monotonic clock advances the detector's clock by
  * at most this much per reading, so time this process did not run (SIGSTOP, a host that held
@@ -162,6 +166,7 @@ struct xa_task {
 	uint64_t await_tsc;  /* await: answered failed machine_lost at this TSC at the latest */
 	uint64_t lost_tsc;   /* its appliance restarted (lost it): answered at this TSC unless a
 			      * worker's word says it ran (0 = not waiting) */
+	uint64_t held_tsc;   /* XA_RESENT: when the resend came [TSC] */
 };
 
 #define XA_LOCAL_VEC 32u /* distinct machine vectors listed for local entry */
@@ -211,6 +216,23 @@ bool nl_xa_lost_one_ctl(struct nl_port *io, struct nl_task *t, unsigned int app)
  * restart past their wait answered (nl_xa_asked_ctl(), else nl_xa_lost_one_ctl()). Every
  * control round; scans at most 4 times a second, and only while some task waits. */
 void nl_xa_await_poll_ctl(struct nl_port *io);
+
+/* A client's resend at the standby (nl_xa_resend.c, #36): the client-origin words' table
+ * (made when some appliance has a standby; -ENOMEM), and freed. */
+int nl_xa_resend_init(struct nl_xa *xa);
+void nl_xa_resend_free(struct nl_xa *xa);
+
+/* Entry of t: when it is a client's resend (XA_TF_RESEND) and this appliance is some
+ * appliance's standby, hold it (XA_RESENT): true (the port answers ACCEPT, does not enter it). */
+bool nl_xa_resend_take_ctl(struct nl_port *io, struct nl_task *t);
+
+/* A worker's relayed DONE on a sub-task of a client task (origin_app | NL_ORIGIN_CLIENT) of
+ * an appliance that died: kept for the client's resend. false when refused (bad fields). */
+bool nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d);
+
+/* Held resends run, answered, or held on (nl_xa_resend_decide()); every control round,
+ * scans 10 times a second while one is held. */
+void nl_xa_resend_poll_ctl(struct nl_port *io);
 
 /* Port hooks (struct nl_port_ext_ops origin_ctl, relay_ctl). */
 void nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d);
@@ -263,6 +285,14 @@ struct nl_xa {
 	uint64_t adoptions;  /* subtrees this appliance adopted as a standby */
 	uint64_t returned;   /* adopted subtrees given back (their appliance came back) */
 	uint64_t adopted_in; /* tasks decided here at adopted managers */
+	uint64_t adopt_tsc[NL_XA_MAX_APPS]; /* when a's subtree was last adopted here [TSC] */
+	/* #36 a client's resend at the standby (nl_xa_resend.c) */
+	struct xa_resend *resend; /* the client-origin words (NULL: no standby configured) */
+	uint64_t client_words;     /* workers' words on client tasks of an appliance that died */
+	uint64_t resends_held;     /* resends (SUBMIT flag resend) held for those words */
+	uint64_t resend_holding;   /* of them, held now */
+	uint64_t resends_run;      /* run here: no word said they ran */
+	uint64_t resends_answered; /* answered from the words: they ran at the dead appliance */
 	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
 	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
 	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */

@@ -346,6 +346,14 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "late_words", nl_atomic_load_relaxed(&xa->late_words));
 	rte_tel_data_add_dict_u64(d, "asked_ran", nl_atomic_load_relaxed(&xa->asked_ran));
 	rte_tel_data_add_dict_u64(d, "awaiting", nl_atomic_load_relaxed(&xa->awaiting));
+	/* #36 a client's resend at the standby (nl_xa_resend.c) */
+	rte_tel_data_add_dict_u64(d, "client_words", nl_atomic_load_relaxed(&xa->client_words));
+	rte_tel_data_add_dict_u64(d, "resends_held", nl_atomic_load_relaxed(&xa->resends_held));
+	rte_tel_data_add_dict_u64(d, "resend_holding",
+				  nl_atomic_load_relaxed(&xa->resend_holding));
+	rte_tel_data_add_dict_u64(d, "resends_run", nl_atomic_load_relaxed(&xa->resends_run));
+	rte_tel_data_add_dict_u64(d, "resends_answered",
+				  nl_atomic_load_relaxed(&xa->resends_answered));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
 	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
 	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));

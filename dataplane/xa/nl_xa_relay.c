@@ -21,6 +21,7 @@
  */
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <rte_cycles.h>
 #include <rte_log.h>
 
@@ -38,7 +39,20 @@ nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_disp
 {
 	const struct nl_xa *xa = nl_xa_of(io->dp);
 	const struct xa_task *xt = &xa->task[t->aux];
+	const struct nl_dp_meta *mt = &io->meta[t->aux];
 
+	if (xt->state == XA_OWN && xa->resend != NULL && xa->cfg.app[xa->self].standby >= 0 &&
+	    !(xt->flags & XA_TF_FARM) && mt->client_port != 0) {
+		/* our own client's task: the client's address, for its resend at our standby
+		 * (NL_ORIGIN_CLIENT, nl_xa_resend.c) */
+		d->has_origin = 1;
+		d->origin_app = (uint16_t)(xa->self | NL_ORIGIN_CLIENT);
+		d->origin_ip = 0;
+		d->origin_port = 0;
+		d->origin_token = ntohl(mt->client_ip);
+		d->origin_seq = mt->client_port;
+		return;
+	}
 	if (xt->state != XA_FOREIGN)
 		return;
 	d->has_origin = 1;
@@ -60,6 +74,12 @@ nl_xa_relay_ctl(struct nl_port *io, const struct nl_msg_done *d, int32_t wi)
 	 * appliance fell silent, telling the origin straight: only for our own tasks */
 	if (wi < 0 && d->origin_app != xa->self)
 		return false;
+	if (d->origin_app & NL_ORIGIN_CLIENT) { /* a client task of the appliance that died */
+		if (nl_xa_client_word_ctl(io, d))
+			return true;
+		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
+		return false;
+	}
 	if (d->origin_app >= xa->cfg.n_app || d->sub >= NL_PROTO_MAX_SPLIT) {
 		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
 		return false;

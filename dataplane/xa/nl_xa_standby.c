@@ -73,6 +73,8 @@ move_subtree(struct nl_port *io, unsigned int home, unsigned int to)
 			xa->root[i].created_s = 0;
 		}
 	nl_atomic_store_relaxed(&xa->holder[home], (uint8_t)to);
+	if (to == xa->self && home != xa->self)
+		xa->adopt_tsc[home] = rte_rdtsc(); /* its workers tell from now (nl_xa_resend.c) */
 	nl_xa_entry_init(xa, s); /* local entry: this appliance's machine vectors changed */
 	nl_load_publish_ctl(dp->load);
 }

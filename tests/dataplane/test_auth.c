@@ -233,7 +233,9 @@ test_dispatch_time_limit_after_principal(void)
 }
 
 /* SUBMIT flags (reroute) are version 2's: sealed they round-trip; a version-1 frame with one
- * set is refused bad_field; unknown bits are refused by the encoder (docs/protocol.md). */
+ * set is refused bad_field; unknown bits are refused by the encoder (docs/protocol.md). The
+ * resend flag (#36) is both versions': a version-1 frame with it round-trips, with reroute
+ * beside it is refused. */
 static void
 test_submit_flags_version_2_only(void)
 {
@@ -256,6 +258,17 @@ test_submit_flags_version_2_only(void)
 	m.u.submit.flags = 0;
 	n = nl_proto_encode(&m, buf, sizeof(buf));
 	all &= n > 0 && nl_proto_decode(buf, (size_t)n, &back) == NL_PROTO_OK && back.u.submit.flags == 0;
+	m.u.submit.flags = NL_SUBMIT_F_RESEND;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	all &= n > 0 && buf[53] == NL_SUBMIT_F_RESEND &&
+	       nl_proto_decode(buf, (size_t)n, &back) == NL_PROTO_OK &&
+	       back.u.submit.flags == NL_SUBMIT_F_RESEND;
+	m.u.submit.flags = NL_SUBMIT_F_RESEND | NL_SUBMIT_F_REROUTE;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	all &= n > 0 && nl_proto_decode(buf, (size_t)n, &back) == NL_PROTO_E_FIELD;
+	n = nl_proto_seal(&m, &tx, NOW + 1, buf, sizeof(buf));
+	all &= n > 0 && nl_proto_open(&key, &rp, buf, (size_t)n, NOW + 1, &back) == NL_PROTO_OK &&
+	       back.u.submit.flags == (NL_SUBMIT_F_RESEND | NL_SUBMIT_F_REROUTE);
 	m.u.submit.flags = 0x80;
 	all &= nl_proto_encode(&m, buf, sizeof(buf)) == -EINVAL &&
 	       nl_proto_seal(&m, &tx, NOW, buf, sizeof(buf)) < 0;

@@ -428,6 +428,39 @@ test_hold_want(void)
 	nl_tap_check(ok, "failback_no_holder_follows_the_claims");
 }
 
+/* A client's resend held at the standby (docs/scale-out.md "A client's resend at the
+ * standby"): run only when nobody said a sub-task ran and the workers' telling is over;
+ * answered from the words once what ran has ended (early when every sub-task ended); a
+ * sub-task said running is waited for until its bound. */
+static void
+test_resend_decide(void)
+{
+	int ok = 1;
+
+	/* no word that it ran: wait while the workers may still tell, then run it here */
+	ok &= nl_xa_resend_decide(2, 0, 0, false, false) == NL_XA_RESEND_WAIT;
+	ok &= nl_xa_resend_decide(2, 0, 0, true, false) == NL_XA_RESEND_RUN;
+	ok &= nl_xa_resend_decide(2, 0, 0, true, true) == NL_XA_RESEND_RUN;
+	/* words on sub-tasks the task does not have (another task's, same id) do not count */
+	ok &= nl_xa_resend_decide(2, 0x4, 0x4, true, false) == NL_XA_RESEND_RUN;
+	/* one of two ended, the other unheard: wait for the telling, then answer (it ran) */
+	ok &= nl_xa_resend_decide(2, 0x1, 0x1, false, false) == NL_XA_RESEND_WAIT;
+	ok &= nl_xa_resend_decide(2, 0x1, 0x1, true, false) == NL_XA_RESEND_ANSWER;
+	/* every sub-task ended: nothing more to learn, answer at once */
+	ok &= nl_xa_resend_decide(2, 0x3, 0x3, false, false) == NL_XA_RESEND_ANSWER;
+	ok &= nl_xa_resend_decide(64, ~UINT64_C(0), ~UINT64_C(0), false, false) ==
+	      NL_XA_RESEND_ANSWER;
+	ok &= nl_xa_resend_decide(64, ~UINT64_C(0), ~UINT64_C(0) >> 1, true, false) ==
+	      NL_XA_RESEND_WAIT;
+	/* one runs: wait for its end (never run it again), until the bound */
+	ok &= nl_xa_resend_decide(2, 0x3, 0x1, true, false) == NL_XA_RESEND_WAIT;
+	ok &= nl_xa_resend_decide(2, 0x2, 0x0, true, false) == NL_XA_RESEND_WAIT;
+	ok &= nl_xa_resend_decide(2, 0x2, 0x0, true, true) == NL_XA_RESEND_ANSWER;
+	/* withdrawn only (no bit): as never run */
+	ok &= nl_xa_resend_decide(1, 0, 0, true, false) == NL_XA_RESEND_RUN;
+	nl_tap_check(ok, "resend_at_standby_runs_only_what_did_not_run");
+}
+
 /* A SUMMARY record dated ahead of the receiver's clock by more than the tolerance is refused
  * (a forged record an hour ahead would otherwise win over every later record of its source);
  * within the tolerance, or in the past however far, it is not (its age is measured on the
@@ -691,6 +724,7 @@ main(void)
 	test_swim_malformed();
 	test_hold_malformed();
 	test_hold_want();
+	test_resend_decide();
 	test_future_dated();
 	test_forged();
 	test_pair_keys();

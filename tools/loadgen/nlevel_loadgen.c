@@ -25,7 +25,9 @@
  * --failover-s seconds while a SUBMIT has no ACCEPT (or, once every task is sent, while what it
  * accepted is unanswered: the first failover only), it switches to the other address and sends
  * every unanswered task the other has not accepted there again, same id and original submit
- * time (its response includes the outage); answers are taken from both addresses, a task's
+ * time (its response includes the outage), with the SUBMIT flag resend (the standby holds it
+ * until the dead appliance's workers have said whether it ran there, and answers it from their
+ * word rather than run it twice); answers are taken from both addresses, a task's
  * first final answer counts and a later one is counted dup_answers. An appliance that has
  * accepted a task and holds it (parked at a peer declared dead, dead_hold_s) is not left for
  * that: a client flapping between the two would have them run a task twice.
@@ -363,10 +365,12 @@ addr_str(const struct sockaddr_in *a, char *buf, size_t cap)
 /*
  * Send task id's SUBMIT to dst. Its client_ts_ns is x->submit_ns, the time of the task's
  * first SUBMIT: a task sent again at a failover echoes it, so its response counts from then.
+ * `resend`: it is such a task, flagged so (the standby answers it from what the dead
+ * appliance's workers say of it rather than run it twice, docs/scale-out.md).
  */
 static void
 send_submit(int fd, const struct sockaddr_in *dst, const struct task *x, uint64_t id,
-	    bool reroute, struct nl_auth_tx *tx)
+	    bool reroute, bool resend, struct nl_auth_tx *tx)
 {
 	struct nl_msg m = { .type = NL_MSG_SUBMIT };
 	uint8_t out[NL_PROTO_MAX_LEN];
@@ -379,7 +383,8 @@ send_submit(int fd, const struct sockaddr_in *dst, const struct task *x, uint64_
 	m.u.submit.n_split = x->split;
 	m.u.submit.cmd_id = x->cmd;
 	m.u.submit.args_len = x->args_len;
-	m.u.submit.flags = reroute ? NL_SUBMIT_F_REROUTE : 0;
+	m.u.submit.flags = (uint8_t)((reroute ? NL_SUBMIT_F_REROUTE : 0) |
+				     (resend ? NL_SUBMIT_F_RESEND : 0));
 	memcpy(m.u.submit.args, x->args, x->args_len);
 	m.u.submit.client_ts_ns = x->submit_ns;
 	len = nl_proto_seal(&m, tx, nl_auth_now_ns(), out, sizeof(out));
@@ -404,8 +409,11 @@ usage(FILE *f)
 		"                         every task sent, while what it accepted is unanswered: the\n"
 		"                         first failover only), switch to the other (and back the\n"
 		"                         same way) and send every unanswered task that the other\n"
-		"                         has not accepted there again (32 a millisecond), same id; its\n"
-		"                         response then counts from its first SUBMIT. Answers from\n"
+		"                         has not accepted there again (32 a millisecond), same id,\n"
+		"                         flagged as a resend (the standby answers one that ran at\n"
+		"                         the silent appliance from its workers' word instead of\n"
+		"                         running it twice); its response then counts from its\n"
+		"                         first SUBMIT. Answers from\n"
 		"                         both addresses (a frame from any other is a bad frame); a\n"
 		"                         task's first final answer counts. Default: none (one\n"
 		"                         appliance, answers from any address, as before)\n"
@@ -915,7 +923,7 @@ main(int argc, char **argv)
 				continue;
 			tk[rs_pos].resend = 0;
 			if (tk[rs_pos].state == ST_SENT) /* not answered meanwhile */
-				send_submit(fd, &dst[cur], &tk[rs_pos], rs_pos, reroute, tx);
+				send_submit(fd, &dst[cur], &tk[rs_pos], rs_pos, reroute, true, tx);
 			k++;
 		}
 		while (sent < n_tasks && now - t0 >= s_to_ns(tk[sent].at_s)) {
@@ -923,7 +931,7 @@ main(int argc, char **argv)
 				quiet_since = now;
 			tk[sent].submit_ns = now_ns();
 			tk[sent].acc_by = 0xff;
-			send_submit(fd, &dst[cur], &tk[sent], sent, reroute, tx);
+			send_submit(fd, &dst[cur], &tk[sent], sent, reroute, false, tx);
 			sent++;
 			n_unacc++;
 			last_progress = now;

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A client's resend at the standby (issue #36, docs/scale-out.md "A client's resend at the
+ * standby"). An appliance c that dies leaves its own clients' tasks unanswered; a client with
+ * --standby sends them again to c's standby b. One of them may have run at c: its workers
+ * live on and ran what c DISPATCHed. b must not run it a second time. So:
+ *   - c, when it has a standby, puts a client-origin block on the DISPATCHes of its own tasks
+ *     (origin_app | NL_ORIGIN_CLIENT, the client's address, nl_xa_origin_ctl());
+ *   - c's workers, failing over to b, tell b what became of each such sub-task (ended, runs,
+ *     withdrawn: relayed DONEs, as of other appliances' tasks); b keeps those words in a table
+ *     by (client address, task id), DPDK's rte_hash, the oldest forgotten past XA_CW_CAP;
+ *   - the client marks its resends (SUBMIT flag resend); b accepts such a task and holds it
+ *     (XA_RESENT) until no more words can come: while an appliance it is the standby of is
+ *     suspected, and XA_RESEND_TELL_S after it adopted a dead one's subtree (its workers
+ *     fail over within a HELLO period of the adoption and tell at once); at least
+ *     XA_RESEND_MIN_S, at most XA_RESEND_MAX_S. Then nl_xa_resend_decide() (nl_xa_proto.h):
+ *     a task none of whose sub-tasks was said to run is run here (entered as a new task); one
+ *     that ran is answered COMPLETE from the words once the sub-tasks said to run have ended
+ *     (reason machine_lost when not all ran, or an end was not heard in XA_RESEND_AWAIT_S).
+ * An appliance that is nobody's standby runs a resend at once. Control lcore only.
+ * Source: Slurm's slurmctld asks a registering slurmd which jobs it still runs before it
+ * requeues them (REQUEST_NODE_REGISTRATION_STATUS); HTCondor's schedd reconnects to a job's
+ * starter before it runs the job again.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#include "nl_atomic.h"
+#include "nl_dp_inline.h"
+#include "nl_swim.h"
+#include "nl_xa_core.h"
+
+#define XA_CW_CAP 16384u       /* client tasks whose words are kept (the oldest forgotten) */
+#define XA_RESEND_MIN_S 2.0    /* a resend is held at least this long [s]: the client failed
+				* over after its own silence (3 s); SWIM suspects a dead peer
+				* within about 1.5 s of its last frame (probe, indirect probes) */
+#define XA_RESEND_TELL_S 4.0   /* words of a dead appliance's workers are waited for this long
+				* after its subtree was adopted here [s]: they HELLO every second
+				* and tell as soon as they have slots (resent every 0.3 s) */
+#define XA_RESEND_MAX_S 20.0   /* held at most this long without a word that it ran [s] */
+#define XA_RESEND_AWAIT_S 120.0 /* a sub-task said running is waited for this long [s] (the
+				 * worker resends a DONE as long: NL_WPEND_GIVE_UP_NS) */
+
+/* the key of a client task: the client's address and its task id */
+struct xa_ckey {
+	uint64_t task_id;
+	uint32_t ip;   /* network order */
+	uint16_t port; /* host order */
+	uint16_t zero;
+};
+
+/* what the dead appliance's workers said of the client task's sub-tasks */
+struct xa_cword {
+	uint64_t ran;   /* said running or ended (bit = sub-task) */
+	uint64_t end;   /* said ended */
+	int32_t status; /* the first non-zero exit status said */
+};
+
+struct xa_resend {
+	struct rte_hash *h;
+	struct xa_cword *w;    /* [rte_hash_max_key_id() + 1], by the key's position */
+	struct xa_ckey *fifo;  /* [XA_CW_CAP] keys in the order put (the oldest goes first) */
+	uint64_t n_put;
+	uint64_t scan_tsc;
+};
+
+int
+nl_xa_resend_init(struct nl_xa *xa)
+{
+	char name[RTE_HASH_NAMESIZE];
+	struct xa_resend *r;
+	struct rte_hash_parameters p = {
+		.entries = XA_CW_CAP,
+		.key_len = sizeof(struct xa_ckey),
+		.hash_func = rte_jhash,
+		.socket_id = (int)rte_socket_id(),
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE, /* the full capacity, no bucket miss */
+	};
+	int32_t max;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	static unsigned int made; /* a unique name per table made in this process */
+
+	snprintf(name, sizeof(name), "nl_xa_cw_%u_%u", xa->self, made++);
+	p.name = name;
+	r->h = rte_hash_create(&p);
+	max = r->h != NULL ? rte_hash_max_key_id(r->h) : -1;
+	r->fifo = calloc(XA_CW_CAP, sizeof(*r->fifo));
+	r->w = max >= 0 ? calloc((size_t)max + 1, sizeof(*r->w)) : NULL;
+	xa->resend = r;
+	if (r->h == NULL || r->fifo == NULL || r->w == NULL) {
+		nl_xa_resend_free(xa);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+nl_xa_resend_free(struct nl_xa *xa)
+{
+	struct xa_resend *r = xa->resend;
+
+	if (r == NULL)
+		return;
+	rte_hash_free(r->h);
+	free(r->w);
+	free(r->fifo);
+	free(r);
+	xa->resend = NULL;
+}
+
+static struct xa_ckey
+key_of(uint32_t ip, uint16_t port, uint64_t task_id)
+{
+	return (struct xa_ckey){ .task_id = task_id, .ip = ip, .port = port };
+}
+
+/* The words of key k, or NULL. */
+static struct xa_cword *
+find(struct xa_resend *r, const struct xa_ckey *k)
+{
+	int32_t pos = rte_hash_lookup(r->h, k);
+
+	return pos >= 0 ? &r->w[pos] : NULL;
+}
+
+/* The words of key k, made empty when new (the oldest key forgotten when full). */
+static struct xa_cword *
+find_or_add(struct xa_resend *r, const struct xa_ckey *k)
+{
+	struct xa_cword *w = find(r, k);
+	int32_t pos;
+
+	if (w != NULL)
+		return w;
+	if (r->n_put >= XA_CW_CAP)
+		(void)rte_hash_del_key(r->h, &r->fifo[r->n_put % XA_CW_CAP]);
+	pos = rte_hash_add_key(r->h, k);
+	if (pos < 0)
+		return NULL;
+	r->fifo[r->n_put++ % XA_CW_CAP] = *k;
+	memset(&r->w[pos], 0, sizeof(r->w[pos]));
+	return &r->w[pos];
+}
+
+/* Whether this appliance is the configured standby of some appliance. */
+static bool
+is_standby(const struct nl_xa *xa)
+{
+	for (unsigned int x = 0; x < xa->cfg.n_app; x++)
+		if (xa->cfg.app[x].standby == (int)xa->self)
+			return true;
+	return false;
+}
+
+/* Whether the workers of the appliances we are the standby of have had their time to tell
+ * (a resend held since held_tsc): none of them is suspected, and each declared dead whose
+ * subtree we adopted was adopted XA_RESEND_TELL_S ago; at least XA_RESEND_MIN_S, at most
+ * XA_RESEND_MAX_S after the resend came. */
+static bool
+told_over(const struct nl_xa *xa, uint64_t held_tsc, uint64_t now)
+{
+	const double hz = (double)rte_get_tsc_hz();
+
+	if ((double)(now - held_tsc) >= XA_RESEND_MAX_S * hz)
+		return true;
+	if ((double)(now - held_tsc) < XA_RESEND_MIN_S * hz)
+		return false;
+	for (unsigned int x = 0; x < xa->cfg.n_app; x++) {
+		const struct xa_peer *p = &xa->peer[x];
+
+		if (x == xa->self || xa->cfg.app[x].standby != (int)xa->self)
+			continue;
+		if (p->live && nl_atomic_load_relaxed(&p->swim_state) == NL_SWIM_SUSPECT)
+			return false; /* its verdict is coming */
+		if (!p->live && xa->holder[x] == xa->self &&
+		    (double)(now - xa->adopt_tsc[x]) < XA_RESEND_TELL_S * hz)
+			return false; /* its workers are failing over to us */
+	}
+	return true;
+}
+
+bool
+nl_xa_resend_take_ctl(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+
+	if (!(xt->flags & XA_TF_RESEND) || xa->resend == NULL || !is_standby(xa))
+		return false;
+	xt->state = XA_RESENT;
+	xt->held_tsc = rte_rdtsc();
+	nl_atomic_store_relaxed(&xa->resends_held, xa->resends_held + 1);
+	nl_atomic_store_relaxed(&xa->resend_holding, xa->resend_holding + 1);
+	return true;
+}
+
+/* Run resend t here: entered as a new task, at one of the managers this appliance runs when
+ * local entry finds one, else where the policy's entry() says (not at one of our own managers
+ * we left at our standby: then our first subtree root). */
+static void
+run(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = nl_xa_of(dp);
+	const struct nl_sched *s = dp->gen_rcu->s;
+	uint64_t rnd = nl_port_xorshift(&io->rnd);
+	uint32_t m = nl_xa_entry_ctl(io, t, rnd);
+
+	if (m == NL_NODE_NONE)
+		m = s->ops->entry(s, t, rnd);
+	if (m < dp->n_mgr && xa->mgr_home[m] == xa->self && xa->mgr_app[m] != xa->self) {
+		m = NL_NODE_NONE;
+		for (unsigned int i = 0; i < xa->n_root && m == NL_NODE_NONE; i++)
+			if (xa->root[i].app == xa->self)
+				m = xa->root[i].mgr;
+	}
+	nl_atomic_store_relaxed(&xa->resends_run, xa->resends_run + 1);
+	if (m >= dp->n_mgr) {
+		nl_xa_fail_task(io, t, NL_REJECT_NO_MACHINE);
+		return;
+	}
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	if (!nl_dp_inbox_put_ctl(dp, t, m))
+		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD);
+}
+
+/* Answer resend t from the words w: COMPLETE with the sub-tasks said ended; reason
+ * machine_lost when not all of them ran or one's end was not heard. */
+static void
+answer(struct nl_port *io, struct nl_task *t, const struct xa_cword *w, bool end_unheard)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct nl_dp_meta *mt = &io->meta[t->aux];
+	uint64_t all = t->n_split >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->n_split) - 1;
+	unsigned int n_end = (unsigned int)__builtin_popcountll(w->end & all);
+
+	mt->n_done = (uint8_t)n_end;
+	mt->status = w->status;
+	if (n_end < t->n_split || end_unheard)
+		mt->end_reason = NL_REJECT_MACHINE_LOST;
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	nl_atomic_store_relaxed(&xa->resends_answered, xa->resends_answered + 1);
+	nl_dp_port_finish(io, t);
+}
+
+/* Resend t, held: run it, answer it, or hold it on (nl_xa_resend_decide()). */
+static void
+settle(struct nl_port *io, struct nl_task *t, uint64_t now)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+	const struct nl_dp_meta *mt = &io->meta[t->aux];
+	struct xa_ckey k = key_of(mt->client_ip, mt->client_port, t->id);
+	const struct xa_cword none = { 0 }, *w = find(xa->resend, &k);
+	bool await_over = (double)(now - xt->held_tsc) >=
+			  XA_RESEND_AWAIT_S * (double)rte_get_tsc_hz();
+	enum nl_xa_resend_act act;
+
+	w = w != NULL ? w : &none;
+	act = nl_xa_resend_decide(t->n_split, w->ran, w->end, told_over(xa, xt->held_tsc, now),
+				  await_over);
+	if (act == NL_XA_RESEND_WAIT)
+		return;
+	xt->state = XA_OWN;
+	nl_atomic_store_relaxed(&xa->resend_holding, xa->resend_holding - 1);
+	if (act == NL_XA_RESEND_RUN)
+		run(io, t);
+	else
+		answer(io, t, w, await_over && (w->ran & ~w->end) != 0);
+}
+
+bool
+nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_ckey k = key_of(htonl(d->origin_token), (uint16_t)d->origin_seq, d->task_id);
+	struct xa_cword *w;
+	uint64_t bit = UINT64_C(1) << d->sub;
+
+	if (xa->resend == NULL || d->origin_seq == 0 || d->origin_seq > 0xffff ||
+	    (d->origin_app & ~NL_ORIGIN_CLIENT) >= xa->cfg.n_app)
+		return false;
+	w = find_or_add(xa->resend, &k);
+	if (w == NULL)
+		return false;
+	if (d->relay == NL_RELAY_ENDED) {
+		w->end |= bit;
+		if (d->status != 0 && w->status == 0)
+			w->status = d->status;
+	}
+	if (d->relay == NL_RELAY_ENDED || d->relay == NL_RELAY_RUNNING)
+		w->ran |= bit; /* (NL_RELAY_WITHDRAWN: it never started) */
+	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
+	return true;
+}
+
+void
+nl_xa_resend_poll_ctl(struct nl_port *io)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = nl_xa_of(dp);
+	uint64_t now = rte_rdtsc();
+
+	if (xa->resend_holding == 0 || now - xa->resend->scan_tsc < rte_get_tsc_hz() / 10)
+		return;
+	xa->resend->scan_tsc = now;
+	for (unsigned int i = 0; i < dp->n_pool && xa->resend_holding > 0; i++)
+		if (dp->pool_task[i] != NULL && xa->task[i].state == XA_RESENT)
+			settle(io, dp->pool_task[i], now);
+}
