@@ -186,7 +186,7 @@ nl_dp_claim_slots(struct nl_port *io, int32_t wi, const struct nl_msg_hello *h, 
 			    g->mach[m].res.any != x->res_any ||
 			    (io->sec != NULL && !nl_dp_sec_slot_ok(io, m))) /* #16 */
 				continue;
-			if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m)) {
+			if (nl_port_ext(io) != NULL && !io->o.ext->owns_mach(dp->ext, m, h->flags)) {
 				other = true;
 				continue; /* hook up (scale-out): another appliance's slot */
 			}

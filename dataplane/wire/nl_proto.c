@@ -296,8 +296,10 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		h->n_mach = (uint16_t)get(&r, 2);
 		h->flags = (uint16_t)get(&r, 2);
 		if (h->n_mach == 0 || h->n_mach > NL_PROTO_MAX_MACH ||
-		    (h->flags & ~(unsigned int)(NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN)) != 0 ||
+		    (h->flags & ~(unsigned int)(NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN |
+						NL_HELLO_F_FAILOVER)) != 0 ||
 		    h->flags == NL_HELLO_F_REJOIN ||
+		    ((h->flags & NL_HELLO_F_FAILOVER) && h->flags != NL_HELLO_F_FAILOVER) ||
 		    (type == NL_MSG_LOAD && h->flags != 0))
 			return NL_PROTO_E_FIELD;
 		e = check_len(len, NL_PROTO_HDR_LEN + HELLO_FIX + (size_t)h->n_mach * MACH_LEN);

@@ -217,6 +217,12 @@ struct nl_msg_hello {        /**< HELLO, LOAD */
  * worker that sent this LOAD (it restarted, or timed the worker out): join again (HELLO).
  * The reply's machine entries carry no slot (UINT32_MAX). */
 #define NL_HELLO_F_REJOIN 0x2u
+/** HELLO flag of a worker (issue #36, never on a reply): its appliance has been silent for
+ * --failover-s and it asks the other appliance (its standby) for slots. A standby that has
+ * just adopted the silent appliance's subtree gives that subtree's slots only to such HELLOs
+ * for a grace period, so that the dead appliance's own workers, which must fail over to tell
+ * what became of its sub-tasks, find them free (docs/scale-out.md "Standby"). */
+#define NL_HELLO_F_FAILOVER 0x4u
 
 struct nl_msg_bye {
 	uint32_t worker_id;

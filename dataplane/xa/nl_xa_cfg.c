@@ -525,14 +525,24 @@ nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore *lc)
 }
 
 bool
-nl_xa_owns_mach(const void *ext, uint32_t m)
+nl_xa_owns_mach(const void *ext, uint32_t m, uint16_t hello_flags)
 {
 	const struct nl_xa *xa = ext;
+	unsigned int home;
 
+	if (xa == NULL)
+		return true;
+	home = xa->mach_home[m];
 	/* #36 failback = no: no slot of its own subtree while settling (its standby may keep
 	 * it; a worker that joined here would have to leave again) */
-	return xa == NULL || (xa->mach_app[m] == xa->self &&
-			      !(xa->settling && xa->mach_home[m] == xa->self));
+	if (xa->mach_app[m] != xa->self || (xa->settling && home == xa->self))
+		return false;
+	/* #36: an adopted subtree's slots go to its dead appliance's workers first, which fail
+	 * over to tell what became of its sub-tasks; our own workers, which HELLO us every
+	 * second, would otherwise take them (the same vectors), and those never would */
+	return home == xa->self || (hello_flags & NL_HELLO_F_FAILOVER) ||
+	       (double)(rte_rdtsc() - xa->adopt_tsc[home]) >=
+		       XA_ADOPT_GRACE_S * (double)rte_get_tsc_hz();
 }
 
 uint64_t

@@ -37,6 +37,10 @@
 		      * adopted have said whether it ran there (#36, nl_xa_resend.c) */
 
 #define XA_MAX_ROOTS NL_XA_MAX_ROOTS
+/* A standby's adopted slots go only to failing-over workers (NL_HELLO_F_FAILOVER) for this
+ * long after the adoption [s]: the dead appliance's workers HELLO every second from
+ * --failover-s (3 s) of its silence, before the verdict (about 5 s) */
+#define XA_ADOPT_GRACE_S 10.0
 
 /* struct xa_task.flags: NL_XA_TF_* (travel in HANDOVER records), and XA_TF_FARM (local) */
 
@@ -517,8 +521,12 @@ void nl_xa_free(void *ext);
  */
 struct nl_dp_lcore *nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore *lc);
 
-/** Whether this appliance owns machine slot m (its workers may claim it). @par Context Any. */
-bool nl_xa_owns_mach(const void *ext, uint32_t m);
+/** Whether this appliance owns machine slot m (its workers may claim it), for a HELLO with
+ * flags hello_flags: not a slot of its own subtree while it settles (failback = no); a slot
+ * of a subtree it adopted less than XA_ADOPT_GRACE_S ago only for a HELLO with
+ * NL_HELLO_F_FAILOVER (the dead appliance's own workers first: they tell what became of its
+ * sub-tasks). @par Context The I/O lcore (HELLO). */
+bool nl_xa_owns_mach(const void *ext, uint32_t m, uint16_t hello_flags);
 
 /**
  * Control-lcore round: drain the proxies' inboxes into HANDOVER batches, gossip when due,

@@ -234,8 +234,20 @@ test_out_of_bound_fields(void)
 			     out.u.hello.flags == (NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN) &&
 			     (buf[8 + 7] = NL_HELLO_F_REJOIN,
 			      nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD) &&
-			     (buf[8 + 7] = 4, nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD),
+			     (buf[8 + 7] = 8, nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD),
 		     "test_hello_rejoin_flag_only_in_a_reply");
+	m = sample(NL_MSG_HELLO); /* #36: a failing-over worker's HELLO, never a reply's flag */
+	for (unsigned int i = 0; i < m.u.hello.n_mach; i++)
+		m.u.hello.mach[i].slot = 0;
+	m.u.hello.flags = NL_HELLO_F_FAILOVER;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	nl_tap_check(n > 0 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+			     out.u.hello.flags == NL_HELLO_F_FAILOVER &&
+			     (buf[8 + 7] = NL_HELLO_F_FAILOVER | NL_HELLO_F_REPLY,
+			      nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD) &&
+			     (buf[3] = NL_MSG_LOAD, buf[8 + 7] = NL_HELLO_F_FAILOVER,
+			      nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD),
+		     "test_hello_failover_flag_only_on_a_workers_hello");
 	m = sample(NL_MSG_LOAD);
 	m.u.hello.n_mach = NL_PROTO_MAX_MACH + 1;
 	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_load_too_many_machines_refused");

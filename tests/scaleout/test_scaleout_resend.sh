@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A client's resend at the standby (issue #36, docs/scale-out.md "A client's resend at the
 # standby"), as root: the three appliances of tests/scaleout/scaleout.ini with
-# `[appliance c] standby = b` and local entry (the default), c's workers and c's client
-# knowing b (--standby), both cores kept busy. c's client sends 600 tasks of two 50 ms
+# mutual standbys (`[appliance c] standby = b`, `[appliance b] standby = c`) and local entry
+# (the default), c's workers and c's client knowing b (--standby), b's workers knowing c, both
+# cores kept busy. Every worker offers every vector: b's own workers, which HELLO b every
+# second (--standby), could fill the slots b adopts from c; those go to c's failing-over
+# workers first (NL_HELLO_F_FAILOVER), else c's workers would find none and tell b nothing. c's client sends 600 tasks of two 50 ms
 # sub-tasks that only c's machines hold (they enter at c and never cross), 60 a second; c is
 # killed (SIGKILL) 3 s in. c's client fails over to b and sends what c left unanswered again,
 # flagged resend; c's workers fail over to b and tell it what became of each sub-task of c's
@@ -22,7 +25,8 @@ NLEVEL=$1 WORKER=$2 LOADGEN=$3
 SRC=${NL_SRC_ROOT:?}
 . "$SRC/tests/scaleout/nl_so_net.sh"
 CFG=$TMP/resend.ini
-awk '{ sub(/^entry = tree$/, "entry = local"); print } /^\[appliance c\]/ { print "standby = b" }' \
+awk '{ sub(/^entry = tree$/, "entry = local"); print }
+	/^\[appliance c\]/ { print "standby = b" } /^\[appliance b\]/ { print "standby = c" }' \
 	"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
@@ -38,6 +42,7 @@ for x in a b c; do launch_app "$x" nlsc; done
 for x in a b c; do wait_app "$x" || up=1; done
 if [[ $up == 0 ]]; then
 	workers a
+	WOPT=(--standby "${IP[c]}")
 	workers b
 	WOPT=(--standby "${IP[b]}")
 	workers c

@@ -1365,6 +1365,8 @@ main(int argc, char **argv)
 			struct nl_msg m;
 
 			hello_msg(&m, wid, mach, n_mach, now);
+			if (now - last_rx[cur] >= failover_ns) /* failing over: adopted slots first */
+				m.u.hello.flags = NL_HELLO_F_FAILOVER;
 			send_msg(fd, &apps[1 - cur], &m);
 			next_probe = now + 1000000000ull;
 		}
