@@ -288,7 +288,7 @@ static struct nl_wpend wpend;
  * the dead appliance DISPATCHed in the last RECENT_NS: a task of which one sub-task ended
  * (its DONE acknowledged) while another was still out has not been answered, and its origin
  * must know that it ran before it answers. The loop's thread only. */
-#define RECENT_CAP 4096u
+#define RECENT_CAP 2048u
 #define RECENT_NS 30000000000ull
 #define RECENT_TOLD 0xffu /* recent[].from of one told already */
 #define ORIGIN_RELAY 2u /* a queued sub-task's d.has_origin when its appliance lost it while it
