@@ -322,6 +322,7 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 	uint32_t setm[NL_PROTO_MAX_MACH];
 	double sets[NL_PROTO_MAX_MACH];
 	unsigned int ns = 0, n_other = 0; /* #34: machines whose only slots are another appliance's */
+	const bool fresh = wi < 0; /* #36: the reply says so (NL_HELLO_F_NEW) */
 
 	if (h->flags & NL_HELLO_F_REPLY)
 		return;
@@ -394,7 +395,7 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 	w->last_seen_tsc = rte_rdtsc();
 	r.u.hello.worker_id = w->worker_id;
 	r.u.hello.n_mach = (uint16_t)w->n_mach;
-	r.u.hello.flags = NL_HELLO_F_REPLY;
+	r.u.hello.flags = (uint16_t)(NL_HELLO_F_REPLY | (fresh ? NL_HELLO_F_NEW : 0));
 	for (unsigned int i = 0; i < w->n_mach; i++)
 		r.u.hello.mach[i].slot = w->slot[i];
 	nl_dp_io_send(io, &r, w->principal, w->mac, w->ip, w->port); /* #16: its key */

@@ -297,8 +297,9 @@ decode_ver(const void *buf, size_t len, struct nl_msg *out, unsigned int want)
 		h->flags = (uint16_t)get(&r, 2);
 		if (h->n_mach == 0 || h->n_mach > NL_PROTO_MAX_MACH ||
 		    (h->flags & ~(unsigned int)(NL_HELLO_F_REPLY | NL_HELLO_F_REJOIN |
-						NL_HELLO_F_FAILOVER)) != 0 ||
+						NL_HELLO_F_FAILOVER | NL_HELLO_F_NEW)) != 0 ||
 		    h->flags == NL_HELLO_F_REJOIN ||
+		    ((h->flags & NL_HELLO_F_NEW) && !(h->flags & NL_HELLO_F_REPLY)) ||
 		    ((h->flags & NL_HELLO_F_FAILOVER) && h->flags != NL_HELLO_F_FAILOVER) ||
 		    (type == NL_MSG_LOAD && h->flags != 0))
 			return NL_PROTO_E_FIELD;

@@ -223,6 +223,11 @@ struct nl_msg_hello {        /**< HELLO, LOAD */
  * for a grace period, so that the dead appliance's own workers, which must fail over to tell
  * what became of its sub-tasks, find them free (docs/scale-out.md "Standby"). */
 #define NL_HELLO_F_FAILOVER 0x4u
+/** HELLO reply flag (issue #36, with NL_HELLO_F_REPLY only): this HELLO made the worker known
+ * here (it was not). A worker that was joined already learns so that the appliance restarted
+ * (or timed it out) even when its HELLO reached the new life before a LOAD (which is answered
+ * NL_HELLO_F_REJOIN), and tells the new life what its previous one DISPATCHed. */
+#define NL_HELLO_F_NEW 0x8u
 
 struct nl_msg_bye {
 	uint32_t worker_id;

@@ -248,6 +248,14 @@ test_out_of_bound_fields(void)
 			     (buf[3] = NL_MSG_LOAD, buf[8 + 7] = NL_HELLO_F_FAILOVER,
 			      nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD),
 		     "test_hello_failover_flag_only_on_a_workers_hello");
+	m = sample(NL_MSG_HELLO); /* #36: "made known here" only within a reply */
+	m.u.hello.flags = NL_HELLO_F_REPLY | NL_HELLO_F_NEW;
+	n = nl_proto_encode(&m, buf, sizeof(buf));
+	nl_tap_check(n > 0 && nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_OK &&
+			     out.u.hello.flags == (NL_HELLO_F_REPLY | NL_HELLO_F_NEW) &&
+			     (buf[8 + 7] = NL_HELLO_F_NEW,
+			      nl_proto_decode(buf, (size_t)n, &out) == NL_PROTO_E_FIELD),
+		     "test_hello_new_flag_only_in_a_reply");
 	m = sample(NL_MSG_LOAD);
 	m.u.hello.n_mach = NL_PROTO_MAX_MACH + 1;
 	nl_tap_check(nl_proto_encode(&m, buf, sizeof(buf)) == -22, "test_load_too_many_machines_refused");

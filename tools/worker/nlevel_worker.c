@@ -1582,6 +1582,19 @@ main(int argc, char **argv)
 			}
 			if (msg.type == NL_MSG_HELLO && (msg.u.hello.flags & NL_HELLO_F_REPLY) &&
 			    src == here) {
+				if ((msg.u.hello.flags & NL_HELLO_F_NEW) && hello_ok && !rejoin_tell) {
+					/* #36: joined here before, and this HELLO (which reached
+					 * the new life before a LOAD did) made us known again: it
+					 * restarted, or timed us out; tell it as after a "join
+					 * again" */
+					rejoin_tell = true;
+					if (!quiet || n_rejoin == 0)
+						fprintf(stderr, "nlevel-worker %u: the appliance took "
+							"this worker as new (it restarted, or timed it "
+							"out): joined again\n", wid);
+					last_rejoin_ns = now_ns();
+					n_rejoin++;
+				}
 				take_slots(wid, quiet, mach, n_mach, &msg.u.hello, &hello_ok,
 					   &n_slot_seen);
 				if (rejoin_tell) { /* #36: joined the appliance's new life */
