@@ -381,9 +381,8 @@ on_hello(struct nl_port *io, const struct nl_msg_hello *h, const struct nl_frame
 				       w->worker_id, h->n_mach - ns, h->n_mach, n_other);
 		}
 	} else {
-		/* A HELLO again (idempotent): machines without a slot try once more; slots this
-		 * appliance did not own before may be its own now (#36: a standby that adopted a
-		 * dead appliance's subtree takes that appliance's workers) */
+		/* A HELLO again (idempotent): machines without a slot try once more; slots not ours
+		 * before may be now (#36: a standby takes the workers of a subtree it adopted) */
 		nl_dp_claim_slots(io, wi, h, setm, sets, &ns, &n_other);
 		if (ns > 0) {
 			publish_machines(io, setm, sets, ns);
