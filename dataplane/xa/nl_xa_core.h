@@ -147,6 +147,34 @@ struct xa_peer {
 	uint64_t pair_refused; /* #36 paired: datagrams from its address not under the pair's key */
 };
 
+/* #36: what a dead (or restarted) appliance's workers said of one task's sub-tasks: kept
+ * with a parked task (nl_xa_relay.c) and, for a client's resend, by client address and task
+ * id (nl_xa_resend.c) */
+struct xa_words {
+	uint64_t ran;    /* sub-tasks said running or ended (bit = sub-task) */
+	uint64_t end;    /* sub-tasks said ended */
+	int32_t status;  /* the first non-zero exit status said */
+};
+
+/* One word (enum nl_done_relay `relay`) on sub-task sub (< 64) into w. */
+static inline void
+xa_words_put(struct xa_words *w, unsigned int relay, unsigned int sub, int32_t status)
+{
+	uint64_t bit = UINT64_C(1) << sub;
+
+	if (relay == NL_RELAY_ENDED) {
+		w->end |= bit;
+		if (status != 0 && w->status == 0)
+			w->status = status;
+	}
+	if (relay == NL_RELAY_ENDED || relay == NL_RELAY_RUNNING)
+		w->ran |= bit; /* (NL_RELAY_WITHDRAWN: it never started) */
+}
+
+/* A sub-task said running is waited for at most this long [s]: the worker resends a DONE as
+ * long (NL_WPEND_GIVE_UP_NS) */
+#define XA_AWAIT_S 120.0
+
 /* Scale-out's record of a task object of the pool (index nl_task.aux; control lcore only). */
 struct xa_task {
 	uint8_t state;       /* XA_OWN, XA_PARKED (at appliance `at`), XA_FOREIGN (of `origin`) */
@@ -164,9 +192,7 @@ struct xa_task {
 	 * its sub-tasks, relayed by that appliance's standby after they failed over to it */
 	uint8_t await;       /* its appliance was declared dead, a sub-task of it had run:
 			      * waiting for the ends of those still running (not REJECTed) */
-	int32_t w_status;    /* the first non-zero exit status said */
-	uint64_t w_ran;      /* sub-tasks said running or ended (bit = sub-task) */
-	uint64_t w_end;      /* sub-tasks said ended */
+	struct xa_words w;   /* what they said */
 	uint64_t await_tsc;  /* await: answered failed machine_lost at this TSC at the latest */
 	uint64_t lost_tsc;   /* its appliance restarted (lost it): answered at this TSC unless a
 			      * worker's word says it ran (0 = not waiting) */
@@ -193,6 +219,12 @@ bool nl_xa_reroute_ctl(struct nl_port *io, struct nl_task *t, bool again);
 /* A parked task by its hand-over handle (nl_xa_end.c); NULL when not parked (answered, or the
  * object re-used). Control lcore. */
 struct nl_task *nl_xa_parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id);
+
+/* Answer task t (ours, not parked) from its workers' words w: COMPLETE with the sub-tasks
+ * said ended and the first non-zero status; reason machine_lost when not all of them ran or
+ * one's end was not heard (end_unheard). nl_xa_end.c. Control lcore. */
+void nl_xa_answer_words(struct nl_port *io, struct nl_task *t, const struct xa_words *w,
+			bool end_unheard);
 
 /* Task t, parked, is ours again (not away any more). Control lcore. */
 void nl_xa_unpark(struct nl_xa *xa, struct nl_task *t);

@@ -7,6 +7,8 @@
  * (nl_xa_relay.c); calls only down (the port's finish, the engine's inboxes). Control lcore
  * only.
  */
+#include <string.h>
+
 #include <rte_cycles.h>
 
 #include "nl_atomic.h"
@@ -81,6 +83,22 @@ nl_xa_parked_lookup(struct nl_xa *xa, uint32_t token, uint32_t seq, uint64_t id)
 }
 
 void
+nl_xa_answer_words(struct nl_port *io, struct nl_task *t, const struct xa_words *w,
+		   bool end_unheard)
+{
+	struct nl_dp_meta *mt = &io->meta[t->aux];
+	uint64_t all = t->n_split >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->n_split) - 1;
+	unsigned int n_end = (unsigned int)__builtin_popcountll(w->end & all);
+
+	mt->n_done = (uint8_t)n_end;
+	mt->status = w->status;
+	if (n_end < t->n_split || end_unheard)
+		mt->end_reason = NL_REJECT_MACHINE_LOST;
+	t->flags &= ~NL_MODEL_SUBS_MASK;
+	nl_dp_port_finish(io, t);
+}
+
+void
 nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 {
 	struct xa_task *xt = &xa->task[t->aux];
@@ -92,8 +110,7 @@ nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 	xt->lost_tsc = 0;
 	xt->state = XA_OWN;
 	xt->await = 0;
-	xt->w_ran = xt->w_end = 0;
-	xt->w_status = 0;
+	memset(&xt->w, 0, sizeof(xt->w));
 	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
 }
 

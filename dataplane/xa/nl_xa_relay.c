@@ -31,8 +31,6 @@
 #define XA_RESTART_WAIT_S 3.0 /* a task lost by a restart waits this long for its workers'
 			       * word [s]: they rejoin the new life within about 0.5 s (their LOAD
 			       * is answered "join again"), tell it, and it tells us */
-#define XA_AWAIT_S 120.0 /* a running sub-task's end waited for at most this [s] (the worker's
-			  * DONE resends give up after as long: NL_WPEND_GIVE_UP_NS) */
 
 void
 nl_xa_origin_ctl(struct nl_port *io, const struct nl_task *t, struct nl_msg_dispatch *d)
@@ -110,18 +108,10 @@ static void
 answer_ran(struct nl_port *io, struct nl_task *t, bool end_unheard)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	struct xa_task *xt = &xa->task[t->aux];
-	struct nl_dp_meta *mt = &io->meta[t->aux];
-	unsigned int n_end = (unsigned int)__builtin_popcountll(xt->w_end);
-	int32_t status = xt->w_status;
+	struct xa_words w = xa->task[t->aux].w; /* (unparking clears them) */
 
 	nl_xa_unpark(xa, t);
-	mt->n_done = (uint8_t)n_end;
-	mt->status = status;
-	if (n_end < t->n_split || end_unheard)
-		mt->end_reason = NL_REJECT_MACHINE_LOST;
-	t->flags &= ~NL_MODEL_SUBS_MASK;
-	nl_dp_port_finish(io, t);
+	nl_xa_answer_words(io, t, &w, end_unheard);
 }
 
 void
@@ -130,23 +120,15 @@ nl_xa_worker_word_ctl(struct nl_port *io, const struct nl_xa_back *b)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct nl_task *t = nl_xa_parked_lookup(xa, b->origin_token, b->origin_seq, b->task_id);
 	struct xa_task *xt;
-	uint64_t bit;
 
 	if (t == NULL || b->n_done >= t->n_split) { /* answered already, or not ours */
 		nl_atomic_store_relaxed(&xa->late_words, xa->late_words + 1);
 		return;
 	}
 	xt = &xa->task[t->aux];
-	bit = UINT64_C(1) << b->n_done;
 	nl_atomic_store_relaxed(&xa->worker_words, xa->worker_words + 1);
-	if (b->at_app == NL_RELAY_ENDED) {
-		xt->w_end |= bit;
-		if (b->status != 0 && xt->w_status == 0)
-			xt->w_status = b->status;
-	}
-	if (b->at_app == NL_RELAY_ENDED || b->at_app == NL_RELAY_RUNNING)
-		xt->w_ran |= bit; /* (NL_RELAY_WITHDRAWN: it never started) */
-	if (xt->await && (xt->w_ran & ~xt->w_end) == 0)
+	xa_words_put(&xt->w, b->at_app, b->n_done, b->status);
+	if (xt->await && (xt->w.ran & ~xt->w.end) == 0)
 		answer_ran(io, t, false);
 }
 
@@ -156,12 +138,12 @@ nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_task *xt = &xa->task[t->aux];
 
-	if (xt->w_ran == 0)
+	if (xt->w.ran == 0)
 		return false; /* no worker said it ran: REJECT machine_lost is true */
 	if (xt->await)
 		return true; /* waiting already (settled again: its appliance restarted) */
 	nl_atomic_store_relaxed(&xa->asked_ran, xa->asked_ran + 1);
-	if ((xt->w_ran & ~xt->w_end) == 0) {
+	if ((xt->w.ran & ~xt->w.end) == 0) {
 		answer_ran(io, t, false);
 		return true;
 	}

@@ -16,7 +16,7 @@
  *     XA_RESEND_MIN_S, at most XA_RESEND_MAX_S. Then nl_xa_resend_decide() (nl_xa_proto.h):
  *     a task none of whose sub-tasks was said to run is run here (entered as a new task); one
  *     that ran is answered COMPLETE from the words once the sub-tasks said to run have ended
- *     (reason machine_lost when not all ran, or an end was not heard in XA_RESEND_AWAIT_S).
+ *     (reason machine_lost when not all ran, or an end was not heard in XA_AWAIT_S).
  * An appliance that is nobody's standby runs a resend at once. Control lcore only.
  * Source: Slurm's slurmctld asks a registering slurmd which jobs it still runs before it
  * requeues them (REQUEST_NODE_REGISTRATION_STATUS); HTCondor's schedd reconnects to a job's
@@ -27,12 +27,9 @@
 
 #include <arpa/inet.h>
 #include <rte_cycles.h>
-#include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_lcore.h>
-#include <rte_log.h>
-#include <rte_malloc.h>
 
 #include "nl_atomic.h"
 #include "nl_dp_inline.h"
@@ -47,8 +44,6 @@
 				* after its subtree was adopted here [s]: they HELLO every second
 				* and tell as soon as they have slots (resent every 0.3 s) */
 #define XA_RESEND_MAX_S 20.0   /* held at most this long without a word that it ran [s] */
-#define XA_RESEND_AWAIT_S 120.0 /* a sub-task said running is waited for this long [s] (the
-				 * worker resends a DONE as long: NL_WPEND_GIVE_UP_NS) */
 
 /* the key of a client task: the client's address and its task id */
 struct xa_ckey {
@@ -58,16 +53,9 @@ struct xa_ckey {
 	uint16_t zero;
 };
 
-/* what the dead appliance's workers said of the client task's sub-tasks */
-struct xa_cword {
-	uint64_t ran;   /* said running or ended (bit = sub-task) */
-	uint64_t end;   /* said ended */
-	int32_t status; /* the first non-zero exit status said */
-};
-
 struct xa_resend {
 	struct rte_hash *h;
-	struct xa_cword *w;    /* [rte_hash_max_key_id() + 1], by the key's position */
+	struct xa_words *w;    /* [rte_hash_max_key_id() + 1], by the key's position */
 	struct xa_ckey *fifo;  /* [XA_CW_CAP] keys in the order put (the oldest goes first) */
 	uint64_t n_put;
 	uint64_t scan_tsc;
@@ -127,7 +115,7 @@ key_of(uint32_t ip, uint16_t port, uint64_t task_id)
 }
 
 /* The words of key k, or NULL. */
-static struct xa_cword *
+static struct xa_words *
 find(struct xa_resend *r, const struct xa_ckey *k)
 {
 	int32_t pos = rte_hash_lookup(r->h, k);
@@ -136,10 +124,10 @@ find(struct xa_resend *r, const struct xa_ckey *k)
 }
 
 /* The words of key k, made empty when new (the oldest key forgotten when full). */
-static struct xa_cword *
+static struct xa_words *
 find_or_add(struct xa_resend *r, const struct xa_ckey *k)
 {
-	struct xa_cword *w = find(r, k);
+	struct xa_words *w = find(r, k);
 	int32_t pos;
 
 	if (w != NULL)
@@ -236,25 +224,6 @@ run(struct nl_port *io, struct nl_task *t)
 		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD);
 }
 
-/* Answer resend t from the words w: COMPLETE with the sub-tasks said ended; reason
- * machine_lost when not all of them ran or one's end was not heard. */
-static void
-answer(struct nl_port *io, struct nl_task *t, const struct xa_cword *w, bool end_unheard)
-{
-	struct nl_xa *xa = nl_xa_of(io->dp);
-	struct nl_dp_meta *mt = &io->meta[t->aux];
-	uint64_t all = t->n_split >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->n_split) - 1;
-	unsigned int n_end = (unsigned int)__builtin_popcountll(w->end & all);
-
-	mt->n_done = (uint8_t)n_end;
-	mt->status = w->status;
-	if (n_end < t->n_split || end_unheard)
-		mt->end_reason = NL_REJECT_MACHINE_LOST;
-	t->flags &= ~NL_MODEL_SUBS_MASK;
-	nl_atomic_store_relaxed(&xa->resends_answered, xa->resends_answered + 1);
-	nl_dp_port_finish(io, t);
-}
-
 /* Resend t, held: run it, answer it, or hold it on (nl_xa_resend_decide()). */
 static void
 settle(struct nl_port *io, struct nl_task *t, uint64_t now)
@@ -263,9 +232,9 @@ settle(struct nl_port *io, struct nl_task *t, uint64_t now)
 	struct xa_task *xt = &xa->task[t->aux];
 	const struct nl_dp_meta *mt = &io->meta[t->aux];
 	struct xa_ckey k = key_of(mt->client_ip, mt->client_port, t->id);
-	const struct xa_cword none = { 0 }, *w = find(xa->resend, &k);
+	const struct xa_words none = { 0 }, *w = find(xa->resend, &k);
 	bool await_over = (double)(now - xt->held_tsc) >=
-			  XA_RESEND_AWAIT_S * (double)rte_get_tsc_hz();
+			  XA_AWAIT_S * (double)rte_get_tsc_hz();
 	enum nl_xa_resend_act act;
 
 	w = w != NULL ? w : &none;
@@ -275,10 +244,12 @@ settle(struct nl_port *io, struct nl_task *t, uint64_t now)
 		return;
 	xt->state = XA_OWN;
 	nl_atomic_store_relaxed(&xa->resend_holding, xa->resend_holding - 1);
-	if (act == NL_XA_RESEND_RUN)
+	if (act == NL_XA_RESEND_RUN) {
 		run(io, t);
-	else
-		answer(io, t, w, await_over && (w->ran & ~w->end) != 0);
+		return;
+	}
+	nl_atomic_store_relaxed(&xa->resends_answered, xa->resends_answered + 1);
+	nl_xa_answer_words(io, t, w, await_over && (w->ran & ~w->end) != 0);
 }
 
 bool
@@ -286,8 +257,7 @@ nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_ckey k = key_of(htonl(d->origin_token), (uint16_t)d->origin_seq, d->task_id);
-	struct xa_cword *w;
-	uint64_t bit = UINT64_C(1) << d->sub;
+	struct xa_words *w;
 
 	if (xa->resend == NULL || d->origin_seq == 0 || d->origin_seq > 0xffff ||
 	    (d->origin_app & ~NL_ORIGIN_CLIENT) >= xa->cfg.n_app)
@@ -295,13 +265,7 @@ nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
 	w = find_or_add(xa->resend, &k);
 	if (w == NULL)
 		return false;
-	if (d->relay == NL_RELAY_ENDED) {
-		w->end |= bit;
-		if (d->status != 0 && w->status == 0)
-			w->status = d->status;
-	}
-	if (d->relay == NL_RELAY_ENDED || d->relay == NL_RELAY_RUNNING)
-		w->ran |= bit; /* (NL_RELAY_WITHDRAWN: it never started) */
+	xa_words_put(w, d->relay, d->sub, d->status);
 	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
 	return true;
 }

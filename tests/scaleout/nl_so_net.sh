@@ -148,6 +148,11 @@ wait_home() { # seconds, workers: c (restarted) has that many workers with slots
 ran() { # sub-tasks the workers ran (their bye lines; WOPT=() keeps them)
 	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
 }
+ran_once() { # ran, COMPLETE, failed (ran in part), for tasks of two sub-tasks: no task ran
+	# twice, none answered REJECT ran: two sub-tasks per task answered COMPLETE at least, two
+	# per task answered COMPLETE or failed at most
+	[[ $1 -ge $((2 * $2)) && $1 -le $((2 * ($2 + $3))) ]]
+}
 wait_joined() { # app, workers
 	for _ in $(seq 200); do
 		[[ $(grep -c "joined with" "$TMP/app_$1.log") -ge $2 ]] && return 0

@@ -118,7 +118,7 @@ if [[ $up == 0 ]]; then
 	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf, REJECT machine_lost $nr"
 	ww=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][1] + w[1][1])" "$words" 2>/dev/null)
 	td=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][0] + w[1][0])" "${direct:-}" 2>/dev/null)
-	if [[ $n_ran -ge $((2 * nc)) && $n_ran -le $((2 * (nc + nf))) && ${ww:-0} -gt 0 && ${td:-0} -gt 0 ]]; then
+	if ran_once "$n_ran" "$nc" "$nf" && [[ ${ww:-0} -gt 0 && ${td:-0} -gt 0 ]]; then
 		r2=0
 	else
 		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks ($nr REJECT machine_lost); words applied ${ww:-?} (standby, restart), told straight ${td:-?} (no standby)"

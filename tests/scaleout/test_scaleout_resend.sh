@@ -76,7 +76,7 @@ if [[ $up == 0 ]]; then
 	nc=$(val "$TMP/lg_c.log" completed)
 	nf=$(val "$TMP/lg_c.log" failed)
 	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf"
-	if [[ $n_ran -ge $((2 * nc)) && $n_ran -le $((2 * (nc + nf))) && ${answered:-0} -gt 0 ]]; then
+	if ran_once "$n_ran" "$nc" "$nf" && [[ ${answered:-0} -gt 0 ]]; then
 		r2=0
 	else
 		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks; resends answered from the words at b: ${answered:-?}"
