@@ -189,7 +189,9 @@ nl_xa_encode(const struct nl_xa_msg *m, void *buf, size_t cap)
 			p = wr_be(p, t->cmd_id, 2);
 			p = wr_be(p, t->args_len, 1);
 			p = wr_be(p, t->flags, 1);
-			p = wr_be(p, 0, 4);
+			p = wr_be(p, t->client_ip, 4);
+			p = wr_be(p, t->client_port, 2);
+			p = wr_be(p, 0, 6);
 			memcpy(p, t->args, t->args_len);
 			p += ((size_t)t->args_len + 7u) & ~(size_t)7u; /* padding stays 0 */
 		} else if (m->type == NL_XA_MSG_HANDBACK) {
@@ -331,9 +333,11 @@ nl_xa_decode(const void *buf, size_t len, unsigned int version, struct nl_xa_msg
 			t->cmd_id = (uint16_t)rd_be(&p, 2);
 			t->args_len = (uint8_t)rd_be(&p, 1);
 			t->flags = (uint8_t)rd_be(&p, 1);
-			if (!zeros(p, 4) || !task_ok(t))
+			t->client_ip = (uint32_t)rd_be(&p, 4);
+			t->client_port = (uint16_t)rd_be(&p, 2);
+			if (!zeros(p, 6) || !task_ok(t))
 				return NL_PROTO_E_FIELD;
-			p += 4;
+			p += 6;
 			al = ((size_t)t->args_len + 7u) & ~(size_t)7u;
 			if ((size_t)(end - p) < al)
 				return NL_PROTO_E_TRUNC;

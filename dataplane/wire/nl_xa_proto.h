@@ -45,7 +45,7 @@ extern "C" {
 #define NL_XA_MAX_APPS 64u      /**< appliances in one tree */
 #define NL_XA_MAX_MGR 4096u     /**< manager ids (as the dataplane) */
 #define NL_XA_PREFIX_LEN 16u    /**< after the 8-byte header */
-#define NL_XA_TASK_LEN 64u      /**< fixed part of a HANDOVER record (args follow, padded to 8) */
+#define NL_XA_TASK_LEN 72u      /**< fixed part of a HANDOVER record (args follow, padded to 8) */
 #define NL_XA_BACK_LEN 32u      /**< HANDBACK record */
 #define NL_XA_SUM_LEN 64u       /**< SUMMARY record (one gossip record) */
 #define NL_XA_ACK_LEN 8u        /**< ACK record: dgram_seq (4), pad (4) */
@@ -59,7 +59,7 @@ extern "C" {
 #define NL_XA_SUM_AHEAD_MAX_S 60.0
 /** Room for records in one message, trailer included (version 2). */
 #define NL_XA_ROOM (NL_PROTO_MAX_LEN - NL_PROTO_HDR_LEN - NL_XA_PREFIX_LEN - NL_AUTH_TRAILER_LEN)
-#define NL_XA_MAX_TASKS (NL_XA_ROOM / NL_XA_TASK_LEN) /**< 20 */
+#define NL_XA_MAX_TASKS (NL_XA_ROOM / NL_XA_TASK_LEN) /**< 18 */
 #define NL_XA_MAX_BACKS (NL_XA_ROOM / NL_XA_BACK_LEN) /**< 41 */
 #define NL_XA_MAX_SUMS (NL_XA_ROOM / NL_XA_SUM_LEN)   /**< 20 */
 #define NL_XA_MAX_ACKS (NL_XA_ROOM / NL_XA_ACK_LEN)   /**< 163 */
@@ -86,6 +86,9 @@ struct nl_xa_task {
 	uint16_t cmd_id;       /**< task-farm command id */
 	uint8_t args_len;      /**< <= NL_PROTO_MAX_ARGS */
 	uint8_t flags;         /**< NL_XA_TF_* */
+	uint32_t client_ip;    /**< the client that submitted it: IPv4 address, host order (#36:
+				* its resend at the accepting appliance's standby; 0 unknown) */
+	uint16_t client_port;  /**< and its UDP port */
 	uint8_t args[NL_PROTO_MAX_ARGS];
 };
 
@@ -107,6 +110,13 @@ struct nl_xa_back {
  * of it (enum nl_done_relay: ended, running, withdrawn), hops = its DONE state (enum
  * nl_done_state), status = its exit status. */
 #define NL_XA_REASON_WORKER 14u
+
+/** HANDBACK reason: not an end; what became of a task of a client of appliance at_app, now
+ * dead, told to at_app's standby by the appliance that held the task (it had crossed there;
+ * issue #36, docs/scale-out.md "A client's resend at the standby"): origin_token = the
+ * client's IPv4 address (host order), origin_seq = its UDP port (1..65535), hops = enum
+ * nl_done_relay (ended: n_done sub-tasks done, status; running: its end follows). */
+#define NL_XA_REASON_CLIENT 13u
 
 /** HANDBACK reason: not an end; the task passed on to appliance at_app (a transit's note
  * to the accepting appliance, so it knows whom to wait for). */

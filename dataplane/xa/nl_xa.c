@@ -58,6 +58,7 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 	b.status = mt->status;
 	b.hops = t->hops;
 	nl_xa_queue_back_ctl(io, xt->origin, &b);
+	nl_xa_crossed_end_ctl(io, t); /* #36: its client may resend it at the origin's standby */
 	mt->active = 0;
 	xt->state = XA_OWN;
 	rte_mempool_put(dp->pool, t);
@@ -149,6 +150,8 @@ hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 	r.cmd_id = mt->cmd_id;
 	r.args_len = mt->args_len;
 	r.flags = xt->flags & NL_XA_TF_ALL;
+	r.client_ip = xt->state == XA_FOREIGN ? xt->cip : ntohl(mt->client_ip);
+	r.client_port = xt->state == XA_FOREIGN ? xt->cport : mt->client_port;
 	memcpy(r.args, mt->args, mt->args_len);
 	if (xt->state == XA_FOREIGN) { /* passing through: it stays the origin's */
 		r.origin_app = xt->origin;
@@ -333,6 +336,8 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 	xt->origin = r->origin_app;
 	xt->token = r->origin_token;
 	xt->seq = r->origin_seq;
+	xt->cip = r->client_ip;
+	xt->cport = r->client_port;
 	nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live + 1);
 	if (!put_at(io, t, r->to_mgr))
 		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
@@ -348,6 +353,10 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 
 	if (b->reason == NL_XA_REASON_WORKER) { /* #36: a worker's word, relayed by a standby */
 		nl_xa_worker_word_ctl(io, b);
+		return;
+	}
+	if (b->reason == NL_XA_REASON_CLIENT) { /* #36: a dead one's client task that crossed */
+		nl_xa_client_back_ctl(io, b);
 		return;
 	}
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
@@ -526,6 +535,7 @@ swim_events(struct nl_port *io)
 			nl_xa_declare_lost_ctl(io, a, "gone (SWIM: suspected and not refuted within "
 						      "the suspicion timeout)", true);
 			nl_xa_standby_dead_ctl(io, a); /* #36: its standby takes its subtree */
+			nl_xa_crossed_dead_ctl(io, a); /* #36: ... and hears of its crossed tasks */
 		}
 		if ((alive & (UINT64_C(1) << a)) && !p->live) {
 			uint64_t kept = p->hold_tsc != 0 ? parked_at(io->dp, xa, a) : 0;

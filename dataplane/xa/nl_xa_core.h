@@ -154,6 +154,8 @@ struct xa_words {
 	uint64_t ran;    /* sub-tasks said running or ended (bit = sub-task) */
 	uint64_t end;    /* sub-tasks said ended */
 	int32_t status;  /* the first non-zero exit status said */
+	uint8_t whole;   /* an appliance the task had crossed to told its end (nl_xa_resend.c):
+			  * ran and end are final */
 };
 
 /* One word (enum nl_done_relay `relay`) on sub-task sub (< 64) into w. */
@@ -197,6 +199,9 @@ struct xa_task {
 	uint64_t lost_tsc;   /* its appliance restarted (lost it): answered at this TSC unless a
 			      * worker's word says it ran (0 = not waiting) */
 	uint64_t held_tsc;   /* XA_RESENT: when the resend came [TSC] */
+	uint32_t cip;        /* foreign: the client that submitted it at the origin (HANDOVER's
+			      * client address, host order; #36 nl_xa_resend.c) */
+	uint16_t cport;
 };
 
 #define XA_LOCAL_VEC 32u /* distinct machine vectors listed for local entry */
@@ -266,6 +271,20 @@ bool nl_xa_resend_take_ctl(struct nl_port *io, struct nl_task *t);
  * an appliance that died: kept for the client's resend. false when refused (bad fields). */
 bool nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d);
 
+/* A task of a client of appliance origin that crossed to us (foreign) ended here: kept a
+ * while with its client's address; when origin is declared dead, told to its standby at
+ * once (HANDBACK reason NL_XA_REASON_CLIENT), so that the client's resend there does not run
+ * it again. */
+void nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t);
+
+/* Appliance app was declared dead: its standby is told what became of its clients' tasks
+ * that crossed to us (running here, or ended in the last XA_CEND_RECENT_S). */
+void nl_xa_crossed_dead_ctl(struct nl_port *io, unsigned int app);
+
+/* A HANDBACK of reason NL_XA_REASON_CLIENT: another appliance's word on a task of a client
+ * of a dead appliance that had crossed to it; kept for the client's resend. */
+void nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b);
+
 /* Held resends run, answered, or held on (nl_xa_resend_decide()); every control round,
  * scans 10 times a second while one is held. */
 void nl_xa_resend_poll_ctl(struct nl_port *io);
@@ -329,6 +348,8 @@ struct nl_xa {
 	uint64_t resend_holding;   /* of them, held now */
 	uint64_t resends_run;      /* run here: no word said they ran */
 	uint64_t resends_answered; /* answered from the words: they ran at the dead appliance */
+	uint64_t crossed_told;     /* words told to a dead appliance's standby on its clients'
+				    * tasks that crossed to us */
 	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
 	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
 	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */

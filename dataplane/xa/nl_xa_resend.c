@@ -44,6 +44,10 @@
 				* after its subtree was adopted here [s]: they HELLO every second
 				* and tell as soon as they have slots (resent every 0.3 s) */
 #define XA_RESEND_MAX_S 20.0   /* held at most this long without a word that it ran [s] */
+#define XA_CEND_CAP 4096u      /* ends of crossed client tasks kept (the oldest forgotten) */
+#define XA_CEND_RECENT_S 30.0  /* those told at their origin's death: ended this recently [s]
+				* (their HANDBACK may not have reached it; as the workers'
+				* recent ends) */
 
 /* the key of a client task: the client's address and its task id */
 struct xa_ckey {
@@ -53,7 +57,20 @@ struct xa_ckey {
 	uint16_t zero;
 };
 
+/* The end of a client task that had crossed to us (foreign), kept for its origin's death. */
+struct xa_cend {
+	uint64_t task_id;
+	uint64_t tsc;      /* when it ended [TSC] */
+	uint32_t cip;      /* the client: IPv4 address, host order */
+	uint16_t cport;
+	uint16_t origin;   /* the appliance that accepted it */
+	uint16_t n_done;
+	int32_t status;
+};
+
 struct xa_resend {
+	struct xa_cend cend[XA_CEND_CAP]; /* ring: the last XA_CEND_CAP ends */
+	uint64_t n_cend;
 	struct rte_hash *h;
 	struct xa_words *w;    /* [rte_hash_max_key_id() + 1], by the key's position */
 	struct xa_ckey *fifo;  /* [XA_CW_CAP] keys in the order put (the oldest goes first) */
@@ -268,6 +285,113 @@ nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
 	xa_words_put(w, d->relay, d->sub, d->status);
 	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
 	return true;
+}
+
+/* One whole-task word (relay: ended with n_done sub-tasks done, or running) into w: an end
+ * is final (a `running` that arrives after it, in another datagram, changes nothing). */
+static void
+put_whole(struct xa_words *w, unsigned int relay, unsigned int n_done, int32_t status)
+{
+	if (relay == NL_RELAY_ENDED) {
+		w->ran = n_done >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n_done) - 1;
+		w->end = w->ran;
+		w->status = status;
+		w->whole = 1;
+	} else if (relay == NL_RELAY_RUNNING && !w->whole) {
+		w->ran = ~UINT64_C(0); /* which sub-tasks run is not said: all, until its end */
+	}
+}
+
+void
+nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_ckey k = key_of(htonl(b->origin_token), (uint16_t)b->origin_seq, b->task_id);
+	struct xa_words *w;
+
+	if (xa->resend == NULL || b->origin_seq == 0 || b->origin_seq > 0xffff ||
+	    b->at_app >= xa->cfg.n_app ||
+	    (b->hops != NL_RELAY_ENDED && b->hops != NL_RELAY_RUNNING)) {
+		xa->relay_bad++;
+		return;
+	}
+	w = find_or_add(xa->resend, &k);
+	if (w == NULL)
+		return;
+	put_whole(w, b->hops, b->n_done, b->status);
+	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
+}
+
+/* Tell the standby of dead appliance `origin` a word on a task of its client (cip, cport):
+ * queued to it (a numbered HANDBACK: retransmitted until acknowledged), or kept here when we
+ * are that standby. Nothing when it has none, or it is not live. */
+static void
+tell_standby(struct nl_port *io, unsigned int origin, uint64_t task_id, uint32_t cip,
+	     uint16_t cport, unsigned int relay, unsigned int n_done, int32_t status)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	int sb = xa->cfg.app[origin].standby;
+	struct nl_xa_back b = { .task_id = task_id, .origin_token = cip, .origin_seq = cport,
+				.reason = NL_XA_REASON_CLIENT, .n_done = (uint16_t)n_done,
+				.status = status, .hops = (uint16_t)relay,
+				.at_app = (uint16_t)origin };
+
+	if (sb < 0 || (unsigned int)sb == origin || cport == 0 || xa->resend == NULL)
+		return;
+	if ((unsigned int)sb == xa->self)
+		nl_xa_client_back_ctl(io, &b);
+	else if (xa->peer[sb].live)
+		nl_xa_queue_back_ctl(io, (unsigned int)sb, &b);
+	else
+		return;
+	nl_atomic_store_relaxed(&xa->crossed_told, xa->crossed_told + 1);
+}
+
+void
+nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct xa_task *xt = &xa->task[t->aux];
+	const struct nl_dp_meta *mt = &io->meta[t->aux];
+	struct xa_resend *r = xa->resend;
+	struct xa_cend *e;
+
+	if (r == NULL || xt->cport == 0 || xa->cfg.app[xt->origin].standby < 0)
+		return;
+	e = &r->cend[r->n_cend++ % XA_CEND_CAP];
+	*e = (struct xa_cend){ .task_id = t->id, .tsc = rte_rdtsc(), .cip = xt->cip,
+			       .cport = xt->cport, .origin = xt->origin, .n_done = mt->n_done,
+			       .status = mt->status };
+	if (!xa->peer[xt->origin].live) /* it died while the task ran here */
+		tell_standby(io, xt->origin, t->id, xt->cip, xt->cport, NL_RELAY_ENDED,
+			     mt->n_done, mt->status);
+}
+
+void
+nl_xa_crossed_dead_ctl(struct nl_port *io, unsigned int app)
+{
+	struct nl_dp *dp = io->dp;
+	struct nl_xa *xa = nl_xa_of(dp);
+	struct xa_resend *r = xa->resend;
+	uint64_t now = rte_rdtsc(), recent = (uint64_t)(XA_CEND_RECENT_S * (double)rte_get_tsc_hz());
+	uint64_t n = r != NULL && r->n_cend < XA_CEND_CAP ? r->n_cend : XA_CEND_CAP;
+
+	if (r == NULL || xa->cfg.app[app].standby < 0)
+		return;
+	for (uint64_t i = 0; i < n; i++) { /* ended here; the HANDBACK may not have reached it */
+		const struct xa_cend *e = &r->cend[i];
+
+		if (e->origin == app && now - e->tsc <= recent)
+			tell_standby(io, app, e->task_id, e->cip, e->cport, NL_RELAY_ENDED,
+				     e->n_done, e->status);
+	}
+	for (unsigned int i = 0; i < dp->n_pool; i++) { /* here now: it runs, or will */
+		const struct xa_task *xt = &xa->task[i];
+
+		if (dp->pool_task[i] != NULL && xt->state == XA_FOREIGN && xt->origin == app)
+			tell_standby(io, app, dp->pool_task[i]->id, xt->cip, xt->cport,
+				     NL_RELAY_RUNNING, 0, 0);
+	}
 }
 
 void

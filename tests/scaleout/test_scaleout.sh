@@ -227,7 +227,7 @@ def hdr(t, n): return struct.pack(">HBBHH", 0x4e4c, 1, t, n, 0)
 body = struct.pack(">HHIQ", 1, 1, 1, 12345) + struct.pack(">QIIHHiHH4x", 7, 0, 1, 0, 2, 0, 1, 0)
 s.sendto(hdr(17, 8 + len(body)) + body, dst)
 # a HANDOVER claiming b with a well-formed task record
-task = struct.pack(">QQQQQIIHHHHHB5x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)
+task = struct.pack(">QQQQQIIHHHHHB13x", 9, 1, 10**8, 0, 0, 1, 0, 3, 1, 2, 0, 0, 0)  # 72 bytes
 body = struct.pack(">HHIQ", 1, 1, 1, 12345) + task
 s.sendto(hdr(16, 8 + len(body)) + body, dst)
 # truncated (length says more than was sent), bad type 23 (reserved), bad field (n = 0)

@@ -50,6 +50,8 @@ fill(uint8_t type, unsigned int n)
 			t->args_len = (uint8_t)(i % 10);
 			memset(t->args, 'a' + (int)i, t->args_len);
 			t->flags = (uint8_t)(i & NL_XA_TF_ALL);
+			t->client_ip = 0x0a000001u + i;
+			t->client_port = (uint16_t)(40000 + i);
 		} else if (type == NL_XA_MSG_ACK) {
 			m.u.ack[i] = 0xffffff00u + i;
 		} else if (type == NL_XA_MSG_HOLD) {
@@ -111,7 +113,8 @@ same(void)
 			    a->to_mgr != b->to_mgr || a->origin_app != b->origin_app ||
 			    a->n_split != b->n_split || a->hops != b->hops || a->cmd_id != b->cmd_id ||
 			    a->args_len != b->args_len || memcmp(a->args, b->args, a->args_len) != 0 ||
-			    a->flags != b->flags)
+			    a->flags != b->flags || a->client_ip != b->client_ip ||
+			    a->client_port != b->client_port)
 				return 0;
 		} else if (m.type == NL_XA_MSG_ACK) {
 			if (m.u.ack[i] != out.u.ack[i])
@@ -241,7 +244,7 @@ test_malformed(void)
 	c[24 + 48] = 0x10, c[24 + 49] = 0; /* to_mgr 4096 */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
 	memcpy(c, b, (size_t)n);
-	c[24 + 60] = 1; /* record pad */
+	c[24 + 66] = 1; /* record pad (after the client's address) */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
 	memcpy(c, b, (size_t)n);
 	c[24 + 59] = 0x08; /* unknown flag */
