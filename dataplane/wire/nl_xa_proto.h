@@ -118,6 +118,14 @@ struct nl_xa_back {
  * nl_done_relay (ended: n_done sub-tasks done, status; running: its end follows). */
 #define NL_XA_REASON_CLIENT 13u
 
+/** HANDBACK reason: not an end; a worker's word on one sub-task of a task of a client of the
+ * sender's previous life (the sender restarted; the worker rejoined it and told it), passed on
+ * to the sender's standby, where the client may have sent it again (issue #36): fields as
+ * NL_XA_REASON_WORKER's (n_done = the sub-task, < 64; at_app = enum nl_done_relay; hops = its
+ * DONE state; status), origin_token = the client's IPv4 address (host order), origin_seq = its
+ * UDP port. */
+#define NL_XA_REASON_CLIENT_SUB 12u
+
 /** HANDBACK reason: not an end; the task passed on to appliance at_app (a transit's note
  * to the accepting appliance, so it knows whom to wait for). */
 #define NL_XA_REASON_MOVED 15u

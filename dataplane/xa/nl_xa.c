@@ -42,6 +42,7 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 	struct nl_dp_meta *mt = &io->meta[t->aux];
 	struct xa_task *xt = &xa->task[t->aux];
 	struct nl_xa_back b;
+	bool told = xt->flags & XA_TF_TOLD;
 
 	xt->flags = 0; /* the task ends here: its object starts clean */
 	if (xt->state != XA_FOREIGN)
@@ -58,7 +59,7 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 	b.status = mt->status;
 	b.hops = t->hops;
 	nl_xa_queue_back_ctl(io, xt->origin, &b);
-	nl_xa_crossed_end_ctl(io, t); /* #36: its client may resend it at the origin's standby */
+	nl_xa_crossed_end_ctl(io, t, told); /* #36: its client may resend it at the origin's standby */
 	mt->active = 0;
 	xt->state = XA_OWN;
 	rte_mempool_put(dp->pool, t);
@@ -355,7 +356,8 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		nl_xa_worker_word_ctl(io, b);
 		return;
 	}
-	if (b->reason == NL_XA_REASON_CLIENT) { /* #36: a dead one's client task that crossed */
+	if (b->reason == NL_XA_REASON_CLIENT || b->reason == NL_XA_REASON_CLIENT_SUB) {
+		/* #36: a dead one's client task that crossed, or a word its new life passed on */
 		nl_xa_client_back_ctl(io, b);
 		return;
 	}

@@ -57,8 +57,11 @@
 #define XA_DETOUR_MAX_HOPS 256u
 /* Its SUBMIT was a client's resend at a failover (flag resend, #36 nl_xa_resend.c; local). */
 #define XA_TF_RESEND 0x20u
-_Static_assert(((XA_TF_FARM | XA_TF_DETOURED | XA_TF_RESEND) & NL_XA_TF_ALL) == 0,
-	       "XA_TF_FARM, XA_TF_DETOURED and XA_TF_RESEND are local, never on the wire");
+/* Foreign: its origin's standby was told it runs here (#36 nl_xa_resend.c; local): its end
+ * is told there too, also when the origin is live again by then. */
+#define XA_TF_TOLD 0x10u
+_Static_assert(((XA_TF_FARM | XA_TF_DETOURED | XA_TF_RESEND | XA_TF_TOLD) & NL_XA_TF_ALL) == 0,
+	       "XA_TF_FARM, XA_TF_DETOURED, XA_TF_RESEND and XA_TF_TOLD are local, never on the wire");
 
 /* SWIM (nl_xa_swim.c): the control lcore's monotonic clock advances the detector's clock by
  * at most this much per reading, so time this process did not run (SIGSTOP, a host that held
@@ -274,15 +277,17 @@ bool nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d);
 /* A task of a client of appliance origin that crossed to us (foreign) ended here: kept a
  * while with its client's address; when origin is declared dead, told to its standby at
  * once (HANDBACK reason NL_XA_REASON_CLIENT), so that the client's resend there does not run
- * it again. */
-void nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t);
+ * it again; `told`: the task had XA_TF_TOLD (the standby waits for this end). */
+void nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t, bool told);
 
 /* Appliance app was declared dead: its standby is told what became of its clients' tasks
  * that crossed to us (running here, or ended in the last XA_CEND_RECENT_S). */
 void nl_xa_crossed_dead_ctl(struct nl_port *io, unsigned int app);
 
-/* A HANDBACK of reason NL_XA_REASON_CLIENT: another appliance's word on a task of a client
- * of a dead appliance that had crossed to it; kept for the client's resend. */
+/* A HANDBACK of reason NL_XA_REASON_CLIENT (another appliance's word on a task of a client
+ * of a dead appliance that had crossed to it) or NL_XA_REASON_CLIENT_SUB (a worker's word on
+ * a sub-task of a client task of a restarted appliance's previous life, passed on by it):
+ * kept for the client's resend; bad fields counted relay_bad. */
 void nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b);
 
 /* Held resends run, answered, or held on (nl_xa_resend_decide()); every control round,
@@ -350,6 +355,8 @@ struct nl_xa {
 	uint64_t resends_answered; /* answered from the words: they ran at the dead appliance */
 	uint64_t crossed_told;     /* words told to a dead appliance's standby on its clients'
 				    * tasks that crossed to us */
+	uint64_t client_passed;    /* workers' words on our previous life's clients' tasks passed
+				    * on to our standby (we restarted) */
 	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
 	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
 	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */

@@ -355,6 +355,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "resends_answered",
 				  nl_atomic_load_relaxed(&xa->resends_answered));
 	rte_tel_data_add_dict_u64(d, "crossed_told", nl_atomic_load_relaxed(&xa->crossed_told));
+	rte_tel_data_add_dict_u64(d, "client_passed", nl_atomic_load_relaxed(&xa->client_passed));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));
 	rte_tel_data_add_dict_u64(d, "summaries_tx", nl_atomic_load_relaxed(&xa->sum_tx));
 	rte_tel_data_add_dict_u64(d, "summaries_rx", nl_atomic_load_relaxed(&xa->sum_rx));

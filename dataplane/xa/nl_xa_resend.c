@@ -269,6 +269,25 @@ settle(struct nl_port *io, struct nl_task *t, uint64_t now)
 	nl_xa_answer_words(io, t, w, await_over && (w->ran & ~w->end) != 0);
 }
 
+/* A worker's word on a sub-task of a task of our previous life's client (we restarted; the
+ * worker rejoined us and told us): passed on to our standby, where the client may have sent
+ * the task again when we fell silent (HANDBACK reason NL_XA_REASON_CLIENT_SUB). */
+static void
+pass_on(struct nl_port *io, const struct nl_msg_done *d)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	int sb = xa->cfg.app[xa->self].standby;
+	struct nl_xa_back b = { .task_id = d->task_id, .origin_token = d->origin_token,
+				.origin_seq = d->origin_seq, .reason = NL_XA_REASON_CLIENT_SUB,
+				.n_done = d->sub, .status = d->status, .hops = d->state,
+				.at_app = d->relay };
+
+	if (sb < 0 || (unsigned int)sb == xa->self || !xa->peer[sb].live)
+		return;
+	nl_xa_queue_back_ctl(io, (unsigned int)sb, &b);
+	nl_atomic_store_relaxed(&xa->client_passed, xa->client_passed + 1);
+}
+
 bool
 nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
 {
@@ -284,6 +303,8 @@ nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
 		return false;
 	xa_words_put(w, d->relay, d->sub, d->status);
 	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
+	if ((d->origin_app & ~NL_ORIGIN_CLIENT) == xa->self) /* our previous life's client */
+		pass_on(io, d);
 	return true;
 }
 
@@ -310,22 +331,28 @@ nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b)
 	struct xa_words *w;
 
 	if (xa->resend == NULL || b->origin_seq == 0 || b->origin_seq > 0xffff ||
-	    b->at_app >= xa->cfg.n_app ||
-	    (b->hops != NL_RELAY_ENDED && b->hops != NL_RELAY_RUNNING)) {
-		xa->relay_bad++;
+	    (b->reason == NL_XA_REASON_CLIENT &&
+	     (b->at_app >= xa->cfg.n_app || (b->hops != NL_RELAY_ENDED &&
+					     b->hops != NL_RELAY_RUNNING))) ||
+	    (b->reason == NL_XA_REASON_CLIENT_SUB &&
+	     (b->n_done >= 64 || b->at_app == NL_RELAY_NONE || b->at_app >= NL_RELAY_MAX))) {
+		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
 		return;
 	}
 	w = find_or_add(xa->resend, &k);
 	if (w == NULL)
 		return;
-	put_whole(w, b->hops, b->n_done, b->status);
+	if (b->reason == NL_XA_REASON_CLIENT_SUB) /* one sub-task, as the worker said it */
+		xa_words_put(w, b->at_app, b->n_done, b->status);
+	else
+		put_whole(w, b->hops, b->n_done, b->status);
 	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
 }
 
 /* Tell the standby of dead appliance `origin` a word on a task of its client (cip, cport):
  * queued to it (a numbered HANDBACK: retransmitted until acknowledged), or kept here when we
- * are that standby. Nothing when it has none, or it is not live. */
-static void
+ * are that standby. false (nothing told) when it has none, or it is not live. */
+static bool
 tell_standby(struct nl_port *io, unsigned int origin, uint64_t task_id, uint32_t cip,
 	     uint16_t cport, unsigned int relay, unsigned int n_done, int32_t status)
 {
@@ -337,18 +364,19 @@ tell_standby(struct nl_port *io, unsigned int origin, uint64_t task_id, uint32_t
 				.at_app = (uint16_t)origin };
 
 	if (sb < 0 || (unsigned int)sb == origin || cport == 0 || xa->resend == NULL)
-		return;
+		return false;
 	if ((unsigned int)sb == xa->self)
 		nl_xa_client_back_ctl(io, &b);
 	else if (xa->peer[sb].live)
 		nl_xa_queue_back_ctl(io, (unsigned int)sb, &b);
 	else
-		return;
+		return false;
 	nl_atomic_store_relaxed(&xa->crossed_told, xa->crossed_told + 1);
+	return true;
 }
 
 void
-nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t)
+nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t, bool told)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	const struct xa_task *xt = &xa->task[t->aux];
@@ -362,7 +390,7 @@ nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t)
 	*e = (struct xa_cend){ .task_id = t->id, .tsc = rte_rdtsc(), .cip = xt->cip,
 			       .cport = xt->cport, .origin = xt->origin, .n_done = mt->n_done,
 			       .status = mt->status };
-	if (!xa->peer[xt->origin].live) /* it died while the task ran here */
+	if (told || !xa->peer[xt->origin].live) /* it died while the task ran here */
 		tell_standby(io, xt->origin, t->id, xt->cip, xt->cport, NL_RELAY_ENDED,
 			     mt->n_done, mt->status);
 }
@@ -386,11 +414,13 @@ nl_xa_crossed_dead_ctl(struct nl_port *io, unsigned int app)
 				     e->n_done, e->status);
 	}
 	for (unsigned int i = 0; i < dp->n_pool; i++) { /* here now: it runs, or will */
-		const struct xa_task *xt = &xa->task[i];
+		struct xa_task *xt = &xa->task[i];
 
-		if (dp->pool_task[i] != NULL && xt->state == XA_FOREIGN && xt->origin == app)
-			tell_standby(io, app, dp->pool_task[i]->id, xt->cip, xt->cport,
-				     NL_RELAY_RUNNING, 0, 0);
+		if (dp->pool_task[i] == NULL || xt->state != XA_FOREIGN || xt->origin != app)
+			continue;
+		if (tell_standby(io, app, dp->pool_task[i]->id, xt->cip, xt->cport,
+				 NL_RELAY_RUNNING, 0, 0))
+			xt->flags |= XA_TF_TOLD;
 	}
 }
 

@@ -5,9 +5,9 @@
 # tests/scaleout/scaleout.ini with `[appliance c] standby = a` and local entry (the default),
 # c's workers and c's client knowing a (--standby), both cores kept busy. Under NLSC a owns the
 # root, b the subtree M(1,0) (vectors 00, 01), c M(1,1) (10, 11). c's client sends 600 tasks of
-# two 50 ms sub-tasks, 60 a second: half of c's vectors (they enter at c, run on c's workers)
-# and half of b's (they cross: c hands them to the root at a, a on to b; b runs them for c). c
-# is killed (SIGKILL) 3 s in. c's client fails over to a and sends what c left unanswered
+# two sub-tasks, 60 a second: five in six of c's vectors (50 ms; they enter at c, run on c's
+# workers), one in six of b's (500 ms; they cross: c hands them to the root at a, a on to b; b
+# runs them for c). c is killed (SIGKILL) 3 s in. c's client fails over to a and sends what c left unanswered
 # again, flagged resend. c's workers fail over to a and tell it what became of the sub-tasks c
 # DISPATCHed; b, when it declares c dead, tells a what became of c's clients' tasks that had
 # crossed to it (HANDBACK reason client: running, or ended with their sub-tasks done). a holds

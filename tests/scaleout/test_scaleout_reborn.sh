@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A client's resend at the standby when its appliance restarted at once (issue #36,
+# docs/scale-out.md "A client's resend at the standby"), as root: the three appliances of
+# tests/scaleout/scaleout.ini with mutual standbys (`[appliance c] standby = b`, `[appliance b]
+# standby = c`) and local entry, c's client knowing b (--standby), c's workers knowing b with
+# a failover silence of 10 s (--failover-s 10: they wait for c's new life rather than move to
+# b), both cores kept busy. c's client sends 600 tasks of two 50 ms sub-tasks that only c's
+# machines hold, 60 a second; c is killed (SIGKILL) 3 s in and started again at once. Its new
+# life knows nothing of the tasks its previous life accepted. c's workers rejoin it and tell it
+# what became of the sub-tasks the previous life DISPATCHed; c passes the words on its own
+# clients' tasks to its standby b (HANDBACK reason client_sub). c's client, c silent, fails
+# over to b (during c's start, or once c's new life has answered everything else) and sends
+# what c left unanswered again, flagged resend; b holds each resend, runs those of which
+# nothing ran, answers the others from the words.
+# Checks:
+#   1  every task of c's client is answered once (lost 0), and b held its resends
+#   2  no task ran twice: the sub-tasks the six workers ran (their bye lines) are at least two
+#      per task answered COMPLETE and at most two per task answered COMPLETE or failed; c's
+#      new life passed words on to b (client_passed > 0), b answered resends from them
+# Usage: test_scaleout_reborn.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or
+# without network namespaces.
+set -u
+NLEVEL=$1 WORKER=$2 LOADGEN=$3
+SRC=${NL_SRC_ROOT:?}
+. "$SRC/tests/scaleout/nl_so_net.sh"
+CFG=$TMP/reborn.ini
+awk '{ sub(/^entry = tree$/, "entry = local"); print }
+	/^\[appliance c\]/ { print "standby = b" } /^\[appliance b\]/ { print "standby = c" }' \
+	"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
+T0=$SECONDS
+busy2 # both cores busy, as issues #34 and #36 ask of live tests
+# c's machines are the vectors of its subtree M(1,1), 10 and 11 (resource 1 first): needs
+# 1 and 3 (bit k = resource k + 1).
+# 600 tasks at 60/s, two sub-tasks of 5e9 instructions (50 ms at 100e6/s, --scale 1e-3)
+awk 'BEGIN { for (i = 0; i < 600; i++) printf "%.4f %d 1e10 0 2\n", i / 60, 1 + 2 * (i % 2) }' \
+	>"$TMP/c_tasks.txt"
+
+r1=1 r2=1 d1= d2= up=0
+WOPT=() # the workers' bye lines count the sub-tasks they ran
+for x in a b c; do launch_app "$x" nlsc; done
+for x in a b c; do wait_app "$x" || up=1; done
+if [[ $up == 0 ]]; then
+	workers a
+	WOPT=(--standby "${IP[c]}")
+	workers b
+	WOPT=(--standby "${IP[b]}" --failover-s 10)
+	workers c
+	WOPT=()
+	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
+		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=1
+fi
+if [[ $up == 0 ]]; then
+	$INH "$LOADGEN" --appliance "${IP[c]}" --standby "${IP[b]}" --replay "$TMP/c_tasks.txt" \
+		--res 2 --timeout 40 "${KEYARGS[@]}" >"$TMP/lg_c.log" 2>&1 & lc=$!
+	sleep 3
+	kill -KILL "${APP[c]}"
+	wait "${APP[c]}" 2>/dev/null
+	mv "$TMP/app_c.log" "$TMP/app_c0.log"
+	launch_app c nlsc
+	wait_app c || echo "# c did not start again"
+	wait $lc
+	echo "# client of c: $(summary "$TMP/lg_c.log" | cut -c1-600)"
+	grep -h "silent for" "$TMP/lg_c.log" | sed 's/^/# /' | cut -c1-200
+	echo "# c's workers: $(grep -h "re-homed\|joined again\|told" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
+	res=$($SO eval "tuple(p['b'][k] for k in ('client_words', 'resends_held', 'resend_holding', 'resends_run', 'resends_answered', 'adoptions')) + (p['c']['client_passed'],)" $(ALL b c))
+	echo "# at b (client_words, resends_held, resend_holding, resends_run, resends_answered, adoptions), at c (client_passed): $res"
+	r1=0
+	[[ $(val "$TMP/lg_c.log" lost) == 0 && $(val "$TMP/lg_c.log" sent) == 600 ]] ||
+		{ r1=1; d1="client of c: $(summary "$TMP/lg_c.log" | cut -c1-400)"; }
+	held=$(python3 -c "import sys; print(eval(sys.argv[1])[1])" "$res" 2>/dev/null)
+	answered=$(python3 -c "import sys; print(eval(sys.argv[1])[4])" "$res" 2>/dev/null)
+	passed=$(python3 -c "import sys; print(eval(sys.argv[1])[6])" "$res" 2>/dev/null)
+	[[ ${held:-0} -gt 0 ]] || { r1=1; d1+=" b held no resend ($res)"; }
+fi
+stop_all || r2=1
+if [[ $up == 0 ]]; then
+	n_ran=$(ran)
+	nc=$(val "$TMP/lg_c.log" completed)
+	nf=$(val "$TMP/lg_c.log" failed)
+	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf"
+	if ran_once "$n_ran" "$nc" "$nf" && [[ ${answered:-0} -gt 0 && ${passed:-0} -gt 0 ]]; then
+		r2=0
+	else
+		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks; resends answered from the words at b: ${answered:-?}; words c's new life passed on: ${passed:-?}"
+	fi
+fi
+[[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
+echo "# reborn: $((SECONDS - T0)) s"
+say "scaleout_reborn_every_task_of_the_restarted_appliances_client_answered" $r1 "${d1:-not up}"
+say "scaleout_reborn_no_task_ran_twice" $r2 "${d2:-not up}"
+nl_tap_done
