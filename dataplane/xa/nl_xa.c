@@ -506,6 +506,8 @@ peer_heard(struct nl_port *io, unsigned int app, uint64_t inc, const struct nl_f
 		} else if (p->hold_tsc != 0) {
 			settle_lost(io, app, "restarted while declared dead", true);
 		}
+		nl_xa_crossed_dead_ctl(io, app); /* #36: its clients may resend at its standby */
+		xa->reborn_tsc[app] = rte_rdtsc(); /* ... held there a while (nl_xa_resend.c) */
 	}
 	if (p->inc != inc) { /* a new incarnation numbers its datagrams from 1 */
 		p->rx_hi = 0;

@@ -280,8 +280,9 @@ bool nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d);
  * it again; `told`: the task had XA_TF_TOLD (the standby waits for this end). */
 void nl_xa_crossed_end_ctl(struct nl_port *io, const struct nl_task *t, bool told);
 
-/* Appliance app was declared dead: its standby is told what became of its clients' tasks
- * that crossed to us (running here, or ended in the last XA_CEND_RECENT_S). */
+/* Appliance app was declared dead, or restarted (its new life knows nothing of them): its
+ * standby is told what became of its clients' tasks that crossed to us (running here, or
+ * ended in the last XA_CEND_RECENT_S). */
 void nl_xa_crossed_dead_ctl(struct nl_port *io, unsigned int app);
 
 /* A HANDBACK of reason NL_XA_REASON_CLIENT (another appliance's word on a task of a client
@@ -346,6 +347,7 @@ struct nl_xa {
 	uint64_t returned;   /* adopted subtrees given back (their appliance came back) */
 	uint64_t adopted_in; /* tasks decided here at adopted managers */
 	uint64_t adopt_tsc[NL_XA_MAX_APPS]; /* when a's subtree was last adopted here [TSC] */
+	uint64_t reborn_tsc[NL_XA_MAX_APPS]; /* when a's new incarnation was first heard [TSC] */
 	/* #36 a client's resend at the standby (nl_xa_resend.c) */
 	struct xa_resend *resend; /* the client-origin words (NULL: no standby configured) */
 	uint64_t client_words;     /* workers' words on client tasks of an appliance that died */

@@ -17,6 +17,12 @@
  *     a task none of whose sub-tasks was said to run is run here (entered as a new task); one
  *     that ran is answered COMPLETE from the words once the sub-tasks said to run have ended
  *     (reason machine_lost when not all ran, or an end was not heard in XA_AWAIT_S).
+ * Two more sources of words: a task of c's client that had crossed to appliance d (c handed
+ * it over) is told of by d when d declares c dead (running, or ended in the last
+ * XA_CEND_RECENT_S; its later end too): the HANDOVER carries the client's address, and d
+ * sends HANDBACKs of reason NL_XA_REASON_CLIENT to c's standby. And c restarted at once: its
+ * workers rejoin its new life and tell it, and it passes the words on its previous life's
+ * clients' tasks on to b (NL_XA_REASON_CLIENT_SUB).
  * An appliance that is nobody's standby runs a resend at once. Control lcore only.
  * Source: Slurm's slurmctld asks a registering slurmd which jobs it still runs before it
  * requeues them (REQUEST_NODE_REGISTRATION_STATUS); HTCondor's schedd reconnects to a job's
@@ -169,12 +175,25 @@ is_standby(const struct nl_xa *xa)
 	return false;
 }
 
-/* Whether the workers of the appliances we are the standby of have had their time to tell
- * (a resend held since held_tsc): none of them is suspected, and each declared dead whose
- * subtree we adopted was adopted XA_RESEND_TELL_S ago; at least XA_RESEND_MIN_S, at most
- * XA_RESEND_MAX_S after the resend came. */
+/* Whether a machine slot of appliance x's subtree, adopted here, has no worker yet: x's
+ * workers (the ones that will tell) have not all failed over to us. */
 static bool
-told_over(const struct nl_xa *xa, uint64_t held_tsc, uint64_t now)
+adopted_slot_empty(const struct nl_port *io, const struct nl_xa *xa, unsigned int x)
+{
+	for (uint32_t m = 0; m < io->dp->n_mach; m++)
+		if (xa->mach_home[m] == x && xa->mach_app[m] == xa->self && !io->alive[m])
+			return true;
+	return false;
+}
+
+/* Whether the workers of the appliances we are the standby of have had their time to tell
+ * (a resend held since held_tsc): none of them is suspected; each declared dead whose
+ * subtree we adopted was adopted XA_RESEND_TELL_S ago and has a worker on each adopted slot
+ * (its workers fail over after their own --failover-s, maybe longer than ours); each that
+ * restarted did so XA_RESEND_TELL_S ago (its workers rejoin it, tell it, and it passes the
+ * words on); at least XA_RESEND_MIN_S, at most XA_RESEND_MAX_S after the resend came. */
+static bool
+told_over(const struct nl_port *io, const struct nl_xa *xa, uint64_t held_tsc, uint64_t now)
 {
 	const double hz = (double)rte_get_tsc_hz();
 
@@ -190,8 +209,12 @@ told_over(const struct nl_xa *xa, uint64_t held_tsc, uint64_t now)
 		if (p->live && nl_atomic_load_relaxed(&p->swim_state) == NL_SWIM_SUSPECT)
 			return false; /* its verdict is coming */
 		if (!p->live && xa->holder[x] == xa->self &&
-		    (double)(now - xa->adopt_tsc[x]) < XA_RESEND_TELL_S * hz)
+		    ((double)(now - xa->adopt_tsc[x]) < XA_RESEND_TELL_S * hz ||
+		     adopted_slot_empty(io, xa, x)))
 			return false; /* its workers are failing over to us */
+		if (p->live && xa->reborn_tsc[x] != 0 &&
+		    (double)(now - xa->reborn_tsc[x]) < XA_RESEND_TELL_S * hz)
+			return false; /* its workers are telling its new life */
 	}
 	return true;
 }
@@ -255,7 +278,7 @@ settle(struct nl_port *io, struct nl_task *t, uint64_t now)
 	enum nl_xa_resend_act act;
 
 	w = w != NULL ? w : &none;
-	act = nl_xa_resend_decide(t->n_split, w->ran, w->end, told_over(xa, xt->held_tsc, now),
+	act = nl_xa_resend_decide(t->n_split, w->ran, w->end, told_over(io, xa, xt->held_tsc, now),
 				  await_over);
 	if (act == NL_XA_RESEND_WAIT)
 		return;
