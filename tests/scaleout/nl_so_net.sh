@@ -16,7 +16,14 @@ declare -A NS IP PFX APP
 for x in a b c; do NS[$x]=nls$x$id; PFX[$x]=nls$x$id; APP[$x]=; done
 IP[a]=10.98.0.1 IP[b]=10.98.0.2 IP[c]=10.98.0.3
 declare -A WID=([a]=1 [b]=2 [c]=3)
-TMP=${NL_SO_KEEP:-$(nl_scratch nlso)} # NL_SO_KEEP=DIR keeps the logs (debugging)
+# NL_SO_KEEP=DIR keeps the logs (debugging), one folder per test script: tests run one after
+# another would otherwise read each other's worker logs
+if [[ -n ${NL_SO_KEEP:-} ]]; then
+	TMP=$NL_SO_KEEP/$(basename "$0" .sh)
+	rm -rf "$TMP"
+else
+	TMP=$(nl_scratch nlso)
+fi
 mkdir -p "$TMP"
 PIDS=()
 KEYARGS=() # (--key FILE): the authenticated protocol (version 2) for appliances, workers, clients
