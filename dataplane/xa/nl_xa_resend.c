@@ -311,21 +311,32 @@ pass_on(struct nl_port *io, const struct nl_msg_done *d)
 	nl_atomic_store_relaxed(&xa->client_passed, xa->client_passed + 1);
 }
 
+/* The words kept on task task_id of the client at IPv4 cip (host order), UDP port cport, for
+ * its resend, found or added (and counted: client_words); NULL when the table is full. */
+static struct xa_words *
+client_words(struct nl_xa *xa, uint32_t cip, uint32_t cport, uint64_t task_id)
+{
+	struct xa_ckey k = key_of(htonl(cip), (uint16_t)cport, task_id);
+	struct xa_words *w = find_or_add(xa->resend, &k);
+
+	if (w != NULL)
+		nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
+	return w;
+}
+
 bool
 nl_xa_client_word_ctl(struct nl_port *io, const struct nl_msg_done *d)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	struct xa_ckey k = key_of(htonl(d->origin_token), (uint16_t)d->origin_seq, d->task_id);
 	struct xa_words *w;
 
 	if (xa->resend == NULL || d->origin_seq == 0 || d->origin_seq > 0xffff ||
 	    (d->origin_app & ~NL_ORIGIN_CLIENT) >= xa->cfg.n_app)
 		return false;
-	w = find_or_add(xa->resend, &k);
+	w = client_words(xa, d->origin_token, d->origin_seq, d->task_id);
 	if (w == NULL)
 		return false;
 	xa_words_put(w, d->relay, d->sub, d->status);
-	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
 	if ((d->origin_app & ~NL_ORIGIN_CLIENT) == xa->self) /* our previous life's client */
 		pass_on(io, d);
 	return true;
@@ -350,7 +361,6 @@ void
 nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	struct xa_ckey k = key_of(htonl(b->origin_token), (uint16_t)b->origin_seq, b->task_id);
 	struct xa_words *w;
 
 	if (xa->resend == NULL || b->origin_seq == 0 || b->origin_seq > 0xffff ||
@@ -362,14 +372,13 @@ nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b)
 		nl_atomic_store_relaxed(&xa->relay_bad, xa->relay_bad + 1);
 		return;
 	}
-	w = find_or_add(xa->resend, &k);
+	w = client_words(xa, b->origin_token, b->origin_seq, b->task_id);
 	if (w == NULL)
 		return;
 	if (b->reason == NL_XA_REASON_CLIENT_SUB) /* one sub-task, as the worker said it */
 		xa_words_put(w, b->at_app, b->n_done, b->status);
 	else
 		put_whole(w, b->hops, b->n_done, b->status);
-	nl_atomic_store_relaxed(&xa->client_words, xa->client_words + 1);
 }
 
 /* Tell the standby of dead appliance `origin` a word on a task of its client (cip, cport):

@@ -218,3 +218,56 @@ loadgen() { # app, tasks, rate, seed, extra args
 		--instr 1e8 --data 0 --timeout 5 --seed "$s" "${KEYARGS[@]}" "$@" >"$TMP/lg_$x.log" 2>&1
 }
 
+# ---- the killed-appliance tests (resend, crossed, reborn, rootsb): shared steps
+declare -A WOPT_OF # nlevel-worker options of the workers of one appliance for up_nlsc (words)
+up_nlsc() { # app...: the three appliances (NLSC), two workers for each app named (options
+	# WOPT_OF[app]; bye lines kept: ran()); 0 when they joined and all see each other live
+	local x rc=0
+	for x in a b c; do launch_app "$x" nlsc; done
+	for x in a b c; do wait_app "$x" || rc=1; done
+	[[ $rc == 0 ]] || return 1
+	for x in "$@"; do
+		read -ra WOPT <<<"${WOPT_OF[$x]:-}"
+		workers "$x"
+	done
+	WOPT=()
+	for x in "$@"; do wait_joined "$x" 2 || return 1; done
+	so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
+}
+kill_app() { # app: SIGKILL, reaped, forgotten
+	kill -KILL "${APP[$1]}"
+	wait "${APP[$1]}" 2>/dev/null
+	APP[$1]=
+}
+c_tasks() { # file: 600 tasks at 60/s for c's machines only, two sub-tasks of 5e9 instructions
+	# (50 ms at 100e6/s, --scale 1e-3). c's machines are the vectors of its subtree M(1,1),
+	# 10 and 11 (resource 1 first): needs 1 and 3 (bit k = resource k + 1)
+	awk 'BEGIN { for (i = 0; i < 600; i++) printf "%.4f %d 1e10 0 2\n", i / 60, 1 + 2 * (i % 2) }' >"$1"
+}
+replay_c() { # standby: c's client replays $TMP/c_tasks.txt (--standby that appliance) into
+	# lg_c.log, in the background: its pid in LC
+	$INH "$LOADGEN" --appliance "${IP[c]}" --standby "${IP[$1]}" --replay "$TMP/c_tasks.txt" \
+		--res 2 --timeout 40 "${KEYARGS[@]}" >"$TMP/lg_c.log" 2>&1 &
+	LC=$!
+}
+answered_once() { # client log, tasks: 0 when the client sent them all and lost none
+	[[ $(val "$1" lost) == 0 && $(val "$1" sent) == "$2" ]]
+}
+# the resend counters of a standby, for resend_at: (client_words, resends_held, resend_holding,
+# resends_run, resends_answered, adoptions)
+RESEND_KEYS="('client_words', 'resends_held', 'resend_holding', 'resends_run', 'resends_answered', 'adoptions')"
+resend_at() { # standby, [python tuple to append, apps it reads]: RESEND_KEYS at the standby
+	local sb=$1 more=${2:-()}
+	shift
+	[[ $# -gt 0 ]] && shift
+	$SO eval "tuple(p['$sb'][k] for k in $RESEND_KEYS) + $more" $(ALL "$sb" "$@")
+}
+nth() { python3 -c "import sys; print(eval(sys.argv[1])[int(sys.argv[2])])" "$1" "$2" 2>/dev/null; } # tuple, index
+ran_c() { # client log: N_RAN (ran()), NC and NF (its COMPLETE and failed), told; 0 when
+	# ran_once holds (no task ran twice, none answered REJECT ran)
+	N_RAN=$(ran)
+	NC=$(val "$1" completed)
+	NF=$(val "$1" failed)
+	echo "# sub-tasks the workers ran $N_RAN; tasks COMPLETE $NC, failed (ran in part) $NF"
+	ran_once "$N_RAN" "$NC" "$NF"
+}

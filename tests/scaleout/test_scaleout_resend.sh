@@ -30,56 +30,33 @@ awk '{ sub(/^entry = tree$/, "entry = local"); print }
 	"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
-# c's machines are the vectors of its subtree M(1,1), 10 and 11 (resource 1 first): needs
-# 1 and 3 (bit k = resource k + 1).
-# 600 tasks at 60/s, two sub-tasks of 5e9 instructions (50 ms at 100e6/s, --scale 1e-3)
-awk 'BEGIN { for (i = 0; i < 600; i++) printf "%.4f %d 1e10 0 2\n", i / 60, 1 + 2 * (i % 2) }' \
-	>"$TMP/c_tasks.txt"
+c_tasks "$TMP/c_tasks.txt"
 
 r1=1 r2=1 d1= d2= up=0
-WOPT=() # the workers' bye lines count the sub-tasks they ran
-for x in a b c; do launch_app "$x" nlsc; done
-for x in a b c; do wait_app "$x" || up=1; done
+WOPT_OF=([b]="--standby ${IP[c]}" [c]="--standby ${IP[b]}")
+up_nlsc a b c || up=1
 if [[ $up == 0 ]]; then
-	workers a
-	WOPT=(--standby "${IP[c]}")
-	workers b
-	WOPT=(--standby "${IP[b]}")
-	workers c
-	WOPT=()
-	wait_joined a 2 && wait_joined b 2 && wait_joined c 2 &&
-		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=1
-fi
-if [[ $up == 0 ]]; then
-	$INH "$LOADGEN" --appliance "${IP[c]}" --standby "${IP[b]}" --replay "$TMP/c_tasks.txt" \
-		--res 2 --timeout 40 "${KEYARGS[@]}" >"$TMP/lg_c.log" 2>&1 & lc=$!
+	replay_c b
 	sleep 3
-	kill -KILL "${APP[c]}"
-	wait "${APP[c]}" 2>/dev/null
-	APP[c]=
-	wait $lc
+	kill_app c
+	wait $LC
 	echo "# client of c: $(summary "$TMP/lg_c.log" | cut -c1-600)"
 	grep -h "silent for" "$TMP/lg_c.log" | sed 's/^/# /' | cut -c1-200
 	echo "# c's workers: $(grep -h "re-homed" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
-	res=$($SO eval "tuple(p['b'][k] for k in ('client_words', 'resends_held', 'resend_holding', 'resends_run', 'resends_answered', 'entry_local', 'adoptions'))" $(ALL a b))
-	echo "# at b (client_words, resends_held, resend_holding, resends_run, resends_answered, entry_local, adoptions): $res"
+	res=$(resend_at b "(p['b']['entry_local'],)")
+	echo "# at b (client_words, resends_held, resend_holding, resends_run, resends_answered, adoptions, entry_local): $res"
 	r1=0
-	[[ $(val "$TMP/lg_c.log" lost) == 0 && $(val "$TMP/lg_c.log" sent) == 600 ]] ||
-		{ r1=1; d1="client of c: $(summary "$TMP/lg_c.log" | cut -c1-400)"; }
-	held=$(python3 -c "import sys; print(eval(sys.argv[1])[1])" "$res" 2>/dev/null)
-	answered=$(python3 -c "import sys; print(eval(sys.argv[1])[4])" "$res" 2>/dev/null)
+	answered_once "$TMP/lg_c.log" 600 || { r1=1; d1="client of c: $(summary "$TMP/lg_c.log" | cut -c1-400)"; }
+	held=$(nth "$res" 1)
+	answered=$(nth "$res" 4)
 	[[ ${held:-0} -gt 0 ]] || { r1=1; d1+=" b held no resend ($res)"; }
 fi
 stop_all || r2=1
 if [[ $up == 0 ]]; then
-	n_ran=$(ran)
-	nc=$(val "$TMP/lg_c.log" completed)
-	nf=$(val "$TMP/lg_c.log" failed)
-	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $nc, failed (ran in part) $nf"
-	if ran_once "$n_ran" "$nc" "$nf" && [[ ${answered:-0} -gt 0 ]]; then
+	if ran_c "$TMP/lg_c.log" && [[ ${answered:-0} -gt 0 ]]; then
 		r2=0
 	else
-		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks; resends answered from the words at b: ${answered:-?}"
+		d2="workers ran $N_RAN sub-tasks for $NC COMPLETE and $NF failed tasks; resends answered from the words at b: ${answered:-?}"
 	fi
 fi
 [[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr

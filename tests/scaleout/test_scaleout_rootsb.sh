@@ -27,30 +27,20 @@ T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
 
 r1=1 r2=1 d1= d2= up=0 done_n=0 fail_n=0
-WOPT=() # the workers' bye lines count the sub-tasks they ran
-for x in a b c; do launch_app "$x" nlsc; done
-for x in a b c; do wait_app "$x" || up=1; done
-if [[ $up == 0 ]]; then
-	workers b
-	workers c
-	wait_joined b 2 && wait_joined c 2 &&
-		so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')" || up=1
-fi
+up_nlsc b c || up=1 # a, the root's owner, has no machines
 if [[ $up == 0 ]]; then
 	loadgen a 1200 50 81 --instr 1e10 --timeout 40 --standby "${IP[b]}" & la=$!
 	loadgen b 1200 50 82 --instr 1e10 --timeout 40 & lb=$!
 	loadgen c 1200 50 83 --instr 1e10 --timeout 40 & lc=$!
 	sleep 3
-	kill -KILL "${APP[a]}"
-	wait "${APP[a]}" 2>/dev/null
-	APP[a]=
+	kill_app a
 	wait $la
 	wait $lb
 	wait $lc
 	r1=0
 	for x in a b c; do
 		echo "# client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-400)"
-		[[ $(val "$TMP/lg_$x.log" lost) == 0 && $(val "$TMP/lg_$x.log" sent) == 1200 ]] ||
+		answered_once "$TMP/lg_$x.log" 1200 ||
 			{ r1=1; d1+="client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-300) "; }
 		done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
 		fail_n=$((fail_n + $(val "$TMP/lg_$x.log" failed)))
@@ -60,8 +50,8 @@ if [[ $up == 0 ]]; then
 	echo "# (b's adoptions, b's tasks decided at adopted managers, where c sees a's subtree, b's resends held, run, answered from the words, words told on crossed tasks at b and c, b's client words): $res"
 	adopted=$(python3 -c "import sys; v = eval(sys.argv[1]); print(int(v[0] >= 1 and v[1] > 0 and v[2] == 'b'))" "$res" 2>/dev/null)
 	[[ $adopted == 1 ]] || { r1=1; d1+="b did not take the root over ($res)"; }
-	held=$(python3 -c "import sys; print(eval(sys.argv[1])[3])" "$res" 2>/dev/null)
-	told=$(python3 -c "import sys; print(eval(sys.argv[1])[6])" "$res" 2>/dev/null)
+	held=$(nth "$res" 3)
+	told=$(nth "$res" 6)
 fi
 stop_all || r2=1
 if [[ $up == 0 ]]; then
