@@ -68,7 +68,14 @@ extern "C" {
 #define NL_XA_TF_PLACED 0x01u  /**< placed on this appliance by load above the split (once) */
 #define NL_XA_TF_REROUTE 0x02u /**< the client asked for re-routing when an appliance is lost */
 #define NL_XA_TF_REROUTED 0x04u /**< re-routed once already (not again: REJECT machine_lost) */
-#define NL_XA_TF_ALL 0x07u
+/** #36: a client's resend, passed by the standby that received it to the live appliance it
+ * stands by (the client failed over while that one was alive): the receiver runs nothing; it
+ * ties the record to the task of that client and id it holds (its end is handed back to the
+ * sender too), or hands back the end of one it answered lately, or hands it back of reason
+ * NL_XA_REASON_NOT_HELD (docs/scale-out.md "A client that fails over while its appliance
+ * is alive") */
+#define NL_XA_TF_RESEND 0x08u
+#define NL_XA_TF_ALL 0x0fu
 
 /** A task handed over (HANDOVER record): what the next appliance needs to carry it on. */
 struct nl_xa_task {
@@ -117,6 +124,10 @@ struct nl_xa_back {
  * client's IPv4 address (host order), origin_seq = its UDP port (1..65535), hops = enum
  * nl_done_relay (ended: n_done sub-tasks done, status; running: its end follows). */
 #define NL_XA_REASON_CLIENT 13u
+
+/** HANDBACK reason: not an end; a resend passed here (NL_XA_TF_RESEND) is of no task this
+ * appliance holds or answered lately: the sender (a standby) decides on it itself (issue #36). */
+#define NL_XA_REASON_NOT_HELD 11u
 
 /** HANDBACK reason: not an end; a worker's word on one sub-task of a task of a client of the
  * sender's previous life (the sender restarted; the worker rejoined it and told it), passed on

@@ -44,9 +44,9 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 	struct nl_xa_back b;
 	bool told = xt->flags & XA_TF_TOLD;
 
-	xt->flags = 0; /* the task ends here: its object starts clean */
 	if (xt->state != XA_FOREIGN)
-		return false;
+		return nl_xa_own_end_ctl(io, t); /* #36: a resend tied to it; its end kept */
+	xt->flags = 0; /* the task ends here: its object starts clean */
 	memset(&b, 0, sizeof(b));
 	b.task_id = t->id;
 	b.origin_token = xt->token;
@@ -69,122 +69,6 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 
 /* ---------------------------------------------------------------- hand-over out ---- */
 
-/* #34 item 4: a farm task (XA_TF_FARM) whose route leaves this appliance (NLSC: it entered at
- * a random leaf, maybe another appliance's; 2LSC: it entered at `global`, maybe elsewhere) is
- * put into this appliance's next own subtree root instead, each root once: routed from there,
- * it reaches this appliance's machines of its vector if there are any. false: no root left
- * (or its inbox full): the caller answers it. */
-static bool
-farm_keep(struct nl_port *io, struct nl_task *t)
-{
-	struct nl_xa *xa = nl_xa_of(io->dp);
-	struct xa_task *xt = &xa->task[t->aux];
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < xa->n_root; i++) {
-		if (xa->root[i].app != xa->self || k++ < xt->farm_try)
-			continue;
-		xt->farm_try++;
-		t->flags &= ~NL_MODEL_SUBS_MASK;
-		t->hops++;
-		if (!nl_dp_inbox_put_ctl(io->dp, t, xa->root[i].mgr))
-			return false;
-		nl_atomic_store_relaxed(&xa->farm_kept, xa->farm_kept + 1);
-		return true;
-	}
-	return false;
-}
-
-static void
-hand_out(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
-{
-	struct nl_dp *dp = io->dp;
-	struct nl_xa *xa = nl_xa_of(dp);
-	const struct nl_dp_meta *mt = &io->meta[t->aux];
-	struct xa_task *xt = &xa->task[t->aux];
-	unsigned int app = xa->mgr_app[to_mgr];
-	struct nl_xa_task r;
-	uint64_t now = rte_rdtsc();
-
-	if (xt->state != XA_FOREIGN && (xt->flags & XA_TF_FARM)) {
-		/* #34 item 4: a farm task's command, handle and journal are this appliance's; a
-		 * HANDOVER carries none of them, so another appliance would run it as a plain
-		 * task (no command) and we would answer COMPLETE 0 for a run that never
-		 * happened. Into our own part of the tree, else its machines are not here. */
-		if (farm_keep(io, t))
-			return;
-		nl_atomic_store_relaxed(&xa->farm_no_machine, xa->farm_no_machine + 1);
-		if (now - xa->farm_warn_tsc > rte_get_tsc_hz()) {
-			xa->farm_warn_tsc = now;
-			XA_LOG(WARNING,
-			       "farm task %llx: no machine for it in this appliance's part of the "
-			       "tree (its route goes on to appliance %s, manager %u): answered "
-			       "REJECT no_machine (%llu so far); a farm task runs on the appliance "
-			       "it is submitted to: submit it to one whose workers have its "
-			       "machines\n",
-			       (unsigned long long)t->id, xa->cfg.app[app].name, to_mgr,
-			       (unsigned long long)xa->farm_no_machine);
-		}
-		nl_xa_fail_task(io, t, NL_REJECT_NO_MACHINE);
-		return;
-	}
-	if (!xa->peer[app].live) { /* its appliance is gone: nowhere to carry it */
-		if (nl_xa_detour_ctl(io, t, to_mgr) || nl_xa_reroute_ctl(io, t, false))
-			return;
-		xa->peer[app].lost_tasks++;
-		xa->lost_tasks++;
-		nl_xa_fail_task(io, t, NL_REJECT_MACHINE_LOST);
-		return;
-	}
-	/* a hand-over is a transfer: hops rise strictly along the task's path between
-	 * appliances (also when this one only passes it on), which orders its *moved* notes */
-	t->hops++;
-	memset(&r, 0, sizeof(r));
-	r.task_id = t->id;
-	r.need = t->need;
-	r.instr = (uint64_t)t->instr;
-	r.data_bits = (uint64_t)t->data_bits;
-	r.age_us = (uint64_t)((double)(now - mt->ingress_tsc) / (double)rte_get_tsc_hz() * 1e6);
-	r.to_mgr = (uint16_t)to_mgr;
-	r.n_split = t->n_split;
-	r.hops = t->hops;
-	r.cmd_id = mt->cmd_id;
-	r.args_len = mt->args_len;
-	r.flags = xt->flags & NL_XA_TF_ALL;
-	r.client_ip = xt->state == XA_FOREIGN ? xt->cip : ntohl(mt->client_ip);
-	r.client_port = xt->state == XA_FOREIGN ? xt->cport : mt->client_port;
-	memcpy(r.args, mt->args, mt->args_len);
-	if (xt->state == XA_FOREIGN) { /* passing through: it stays the origin's */
-		r.origin_app = xt->origin;
-		r.origin_token = xt->token;
-		r.origin_seq = xt->seq;
-		nl_xa_queue_task_ctl(io, app, &r);
-		if (app != xt->origin) { /* tell the origin whom to wait for (X1) */
-			struct nl_xa_back mv = { .task_id = t->id,
-						 .origin_token = xt->token,
-						 .origin_seq = xt->seq,
-						 .reason = NL_XA_REASON_MOVED,
-						 .hops = t->hops,
-						 .at_app = (uint16_t)app };
-
-			nl_xa_queue_back_ctl(io, xt->origin, &mv);
-		}
-		xt->state = XA_OWN;
-		rte_mempool_put(dp->pool, t);
-		nl_atomic_store_relaxed(&xa->foreign_live, xa->foreign_live - 1);
-		return;
-	}
-	xt->state = XA_PARKED; /* ours: parked, in flight elsewhere (X1) */
-	xt->at = (uint16_t)app;
-	xt->at_hops = t->hops;
-	xt->seq = ++xa->seq != 0 ? xa->seq : ++xa->seq; /* never 0: a worker reads 0 as none */
-	r.origin_app = (uint16_t)xa->self;
-	r.origin_token = t->aux;
-	r.origin_seq = xt->seq;
-	nl_atomic_store_relaxed(&xa->parked, xa->parked + 1);
-	nl_xa_queue_task_ctl(io, app, &r);
-}
-
 /* Into manager m's inbox; at one of our own managers whose subtree we left at our standby
  * (#36 failback = no) it is handed there instead: nothing decides at it here. */
 static bool
@@ -194,7 +78,7 @@ put_at(struct nl_port *io, struct nl_task *t, uint32_t m)
 
 	if (xa->mgr_home[m] != xa->self || xa->mgr_app[m] == xa->self)
 		return nl_dp_inbox_put_ctl(io->dp, t, m);
-	hand_out(io, t, m);
+	nl_xa_hand_out_ctl(io, t, m);
 	return true;
 }
 
@@ -217,7 +101,7 @@ entry_hook(struct nl_port *io, struct nl_task *t, uint64_t rnd)
 	if (m >= io->dp->n_mgr || xa->mgr_home[m] != xa->self || xa->mgr_app[m] == xa->self ||
 	    !xa->peer[xa->mgr_app[m]].live || (xa->task[t->aux].flags & XA_TF_FARM))
 		return NL_NODE_NONE;
-	hand_out(io, t, m);
+	nl_xa_hand_out_ctl(io, t, m);
 	nl_atomic_store_relaxed(&xa->entry_taken, xa->entry_taken + 1);
 	return NL_PORT_ENTRY_TAKEN;
 }
@@ -253,7 +137,7 @@ drain_proxies(struct nl_port *io)
 			}
 			n = rte_ring_sc_dequeue_burst_elem(mg->inbox, msg, sizeof(msg[0]), 32, NULL);
 			for (unsigned int i = 0; i < n; i++)
-				hand_out(io, msg[i].t, mg->id);
+				nl_xa_hand_out_ctl(io, msg[i].t, mg->id);
 			mg->tasks_in += n;
 			work += n;
 			if (rte_ring_count(mg->inbox) > 0)
@@ -293,6 +177,8 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 			reject_back(io, r, NL_REJECT_BAD_TASK);
 		return;
 	}
+	if ((r->flags & NL_XA_TF_RESEND) && nl_xa_pass_in_ctl(io, r))
+		return; /* #36: a resend our standby passed: never run here */
 	if (r->origin_app == xa->self) { /* one of ours comes back (e.g. up to our root) */
 		t = nl_xa_parked_lookup(xa, r->origin_token, r->origin_seq, r->task_id);
 		if (t == NULL) {
@@ -361,6 +247,8 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		nl_xa_client_back_ctl(io, b);
 		return;
 	}
+	if (b->reason == NL_XA_REASON_NOT_HELD && t != NULL && nl_xa_pass_back_ctl(io, t))
+		return; /* #36: the resend we passed is of no task there: decided here */
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
 		if (b->reason == NL_XA_REASON_MOVED) /* a note overtaken by the task's end */
 			xa->late_moved++;
@@ -375,7 +263,7 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		 * one sent before a later move may arrive after it. Applied, it would put the
 		 * task where it no longer is (answered machine_lost when that one dies though it
 		 * runs elsewhere; or waiting for ever on a live one that passed it on to one
-		 * that died). The later note has more hops (hand_out()); an older one is late. */
+		 * that died). The later note has more hops (nl_xa_hand_out_ctl()); an older one is late. */
 		if (!nl_xa_moved_newer(b->hops, xm->at_hops)) {
 			xa->late_moved++;
 			return;
@@ -445,7 +333,8 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		struct nl_task *t = dp->pool_task[i];
 
-		if (!parked_there(dp, xa, i, app) || nl_xa_asked_ctl(io, t)) /* #36: it ran */
+		if (!parked_there(dp, xa, i, app) || nl_xa_pass_back_ctl(io, t) ||
+		    nl_xa_asked_ctl(io, t)) /* #36: a resend passed there; it ran */
 			continue;
 		if (restarted && nl_xa_restart_wait_ctl(io, t)) { /* #36: its workers' word */
 			w++;
@@ -742,7 +631,7 @@ nl_xa_place_ctl(struct nl_port *io, const struct nl_dp_sub *rec, unsigned int n_
 	t->flags &= ~NL_MODEL_SUBS_MASK;
 	t->hops++;
 	nl_atomic_store_relaxed(&xa->placed_out, xa->placed_out + 1);
-	hand_out(io, t, xa->mach_mgr[m]);
+	nl_xa_hand_out_ctl(io, t, xa->mach_mgr[m]);
 	return n;
 }
 

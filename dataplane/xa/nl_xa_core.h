@@ -205,12 +205,19 @@ struct xa_task {
 	uint32_t cip;        /* foreign: the client that submitted it at the origin (HANDOVER's
 			      * client address, host order; #36 nl_xa_resend.c) */
 	uint16_t cport;
+	/* own, held (#36 nl_xa_pass.c): a resend of it passed here by our standby; its end is
+	 * handed back to that standby too, as the end of the task it parked here */
+	uint8_t tied;
+	uint16_t tie_app;    /* tied: the standby */
+	uint32_t tie_token;  /* tied: its handle and hand-over sequence of the resend */
+	uint32_t tie_seq;
 };
 
 #define XA_LOCAL_VEC 32u /* distinct machine vectors listed for local entry */
 #define XA_ENTRY_TRIES 32u /* draws of the policy's entry() for one of our managers */
 
 struct nl_xa;
+struct xa_oend; /* nl_xa_pass.c */
 
 /* Task ends (nl_xa_end.c): t's flags say failed with `why` (its sub-task count cleared). */
 void nl_xa_set_failed(struct nl_task *t, enum nl_reject_reason why);
@@ -291,6 +298,37 @@ void nl_xa_crossed_dead_ctl(struct nl_port *io, unsigned int app);
  * kept for the client's resend; bad fields counted relay_bad. */
 void nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b);
 
+/* A client that fails over while its appliance is alive (nl_xa_pass.c, #36). A held resend
+ * that no word said ran, at the standby of exactly one live appliance x that is not suspected:
+ * handed to x flagged NL_XA_TF_RESEND (true), unless it was passed once already (false: the
+ * caller runs it). Control lcore. */
+bool nl_xa_pass_ctl(struct nl_port *io, struct nl_task *t);
+
+/* At x, a HANDOVER record flagged NL_XA_TF_RESEND: tied to the task of that client and id
+ * held here (xa_task.tied), or answered by a HANDBACK of the end of one answered lately, or
+ * handed back of reason NL_XA_REASON_NOT_HELD. Never run here. true (always: handled).
+ * Control lcore. */
+bool nl_xa_pass_in_ctl(struct nl_port *io, const struct nl_xa_task *r);
+
+/* At x, the end of an own task t (its xa_task flags cleared): handed back to the standby it
+ * is tied to, and kept a while (when x has a standby) for a resend passed later. false (the
+ * port answers the client). Control lcore (finish_ctl). */
+bool nl_xa_own_end_ctl(struct nl_port *io, const struct nl_task *t);
+
+/* The ring of own tasks' ends (when this appliance has a standby; -ENOMEM), and freed
+ * (nl_xa_resend_init(), nl_xa_resend_free()). */
+int nl_xa_pass_init(struct nl_xa *xa);
+void nl_xa_pass_free(struct nl_xa *xa);
+
+/* Hand t over to the appliance of manager to_mgr (HANDOVER, parked there when it is ours),
+ * or, that appliance gone, detour, re-route or answer it (nl_xa.c). Control lcore. */
+void nl_xa_hand_out_ctl(struct nl_port *io, struct nl_task *t, uint32_t to_mgr);
+
+/* At the standby, a passed resend t (parked at x) comes back: x did not hold it
+ * (NL_XA_REASON_NOT_HELD), or x was declared dead or restarted: held again as a resend
+ * (decided here, not passed again). false: t is no passed resend. Control lcore. */
+bool nl_xa_pass_back_ctl(struct nl_port *io, struct nl_task *t);
+
 /* Held resends run, answered, or held on (nl_xa_resend_decide()); every control round,
  * scans 10 times a second while one is held. */
 void nl_xa_resend_poll_ctl(struct nl_port *io);
@@ -359,6 +397,13 @@ struct nl_xa {
 				    * tasks that crossed to us */
 	uint64_t client_passed;    /* workers' words on our previous life's clients' tasks passed
 				    * on to our standby (we restarted) */
+	uint64_t resends_passed;   /* standby: resends passed to the live appliance (nl_xa_pass.c) */
+	uint64_t resends_tied;     /* that appliance: passed resends tied to a task held here */
+	uint64_t resends_ended;    /* that appliance: answered from an end kept here */
+	uint64_t resends_not_held; /* that appliance: of no task held or answered lately here */
+	struct xa_oend *oend;      /* that appliance: the ring of own tasks' ends (XA_OEND_CAP;
+				    * NULL: it has no standby) */
+	uint64_t n_oend;
 	uint32_t *mach_mgr;  /* [n_mach] the manager that dispatches to it (leaf / group) */
 	uint8_t *mach_inst;  /* [n_mach] remote machine whose load entry summaries keep */
 	struct nl_mach_load *local_load; /* [n_mach] scratch: our machines only (replace) */

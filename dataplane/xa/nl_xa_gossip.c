@@ -354,6 +354,11 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "resends_run", nl_atomic_load_relaxed(&xa->resends_run));
 	rte_tel_data_add_dict_u64(d, "resends_answered",
 				  nl_atomic_load_relaxed(&xa->resends_answered));
+	rte_tel_data_add_dict_u64(d, "resends_passed", nl_atomic_load_relaxed(&xa->resends_passed));
+	rte_tel_data_add_dict_u64(d, "resends_tied", nl_atomic_load_relaxed(&xa->resends_tied));
+	rte_tel_data_add_dict_u64(d, "resends_ended", nl_atomic_load_relaxed(&xa->resends_ended));
+	rte_tel_data_add_dict_u64(d, "resends_not_held",
+				  nl_atomic_load_relaxed(&xa->resends_not_held));
 	rte_tel_data_add_dict_u64(d, "crossed_told", nl_atomic_load_relaxed(&xa->crossed_told));
 	rte_tel_data_add_dict_u64(d, "client_passed", nl_atomic_load_relaxed(&xa->client_passed));
 	rte_tel_data_add_dict_u64(d, "gossip_rounds", nl_atomic_load_relaxed(&xa->gossip_rounds));

@@ -23,7 +23,9 @@
  * sends HANDBACKs of reason NL_XA_REASON_CLIENT to c's standby. And c restarted at once: its
  * workers rejoin its new life and tell it, and it passes the words on its previous life's
  * clients' tasks on to b (NL_XA_REASON_CLIENT_SUB).
- * An appliance that is nobody's standby runs a resend at once. Control lcore only.
+ * A resend that no word said ran, while the one appliance we stand by is live (its client
+ * failed over while it was alive), is handed to it instead of run (nl_xa_pass.c). An
+ * appliance that is nobody's standby runs a resend at once. Control lcore only.
  * Source: Slurm's slurmctld asks a registering slurmd which jobs it still runs before it
  * requeues them (REQUEST_NODE_REGISTRATION_STATUS); HTCondor's schedd reconnects to a job's
  * starter before it runs the job again.
@@ -110,7 +112,7 @@ nl_xa_resend_init(struct nl_xa *xa)
 	r->fifo = calloc(XA_CW_CAP, sizeof(*r->fifo));
 	r->w = max >= 0 ? calloc((size_t)max + 1, sizeof(*r->w)) : NULL;
 	xa->resend = r;
-	if (r->h == NULL || r->fifo == NULL || r->w == NULL) {
+	if (r->h == NULL || r->fifo == NULL || r->w == NULL || nl_xa_pass_init(xa) != 0) {
 		nl_xa_resend_free(xa);
 		return -ENOMEM;
 	}
@@ -122,6 +124,7 @@ nl_xa_resend_free(struct nl_xa *xa)
 {
 	struct xa_resend *r = xa->resend;
 
+	nl_xa_pass_free(xa);
 	if (r == NULL)
 		return;
 	rte_hash_free(r->h);
@@ -255,6 +258,7 @@ run(struct nl_port *io, struct nl_task *t)
 				m = xa->root[i].mgr;
 	}
 	nl_atomic_store_relaxed(&xa->resends_run, xa->resends_run + 1);
+	xa->task[t->aux].flags &= (uint8_t)~NL_XA_TF_RESEND; /* a task now: not a passed resend */
 	if (m >= dp->n_mgr) {
 		nl_xa_fail_task(io, t, NL_REJECT_NO_MACHINE);
 		return;
@@ -285,7 +289,8 @@ settle(struct nl_port *io, struct nl_task *t, uint64_t now)
 	xt->state = XA_OWN;
 	nl_atomic_store_relaxed(&xa->resend_holding, xa->resend_holding - 1);
 	if (act == NL_XA_RESEND_RUN) {
-		run(io, t);
+		if (!nl_xa_pass_ctl(io, t)) /* its appliance live: it may hold the task (nl_xa_pass.c) */
+			run(io, t);
 		return;
 	}
 	nl_atomic_store_relaxed(&xa->resends_answered, xa->resends_answered + 1);

@@ -271,3 +271,11 @@ ran_c() { # client log: N_RAN (ran()), NC and NF (its COMPLETE and failed), told
 	echo "# sub-tasks the workers ran $N_RAN; tasks COMPLETE $NC, failed (ran in part) $NF"
 	ran_once "$N_RAN" "$NC" "$NF"
 }
+htb_prep() { # x: tc batch lines (tc -batch) for the bridge's port to appliance x's namespace
+	# (h: the host's): an HTB whose class 1:20 ends in a pfifo of limit 0 (drops all), 1:10
+	# the rest (the default); u32 filters into 1:20 then cut (no tc action module needed)
+	echo "qdisc add dev nsp$1$id root handle 1: htb default 10"
+	echo "class add dev nsp$1$id parent 1: classid 1:10 htb rate 10gbit quantum 60000"
+	echo "class add dev nsp$1$id parent 1: classid 1:20 htb rate 10gbit quantum 60000"
+	echo "qdisc add dev nsp$1$id parent 1:20 handle 20: pfifo limit 0"
+}

@@ -41,10 +41,7 @@ cut_c() { # prep|add|del: the partition between c and {a, b}. prep (before the l
 	for p in a b c; do
 		case $1 in
 		prep)
-			echo "qdisc add dev nsp$p$id root handle 1: htb default 10"
-			echo "class add dev nsp$p$id parent 1: classid 1:10 htb rate 10gbit quantum 60000"
-			echo "class add dev nsp$p$id parent 1: classid 1:20 htb rate 10gbit quantum 60000"
-			echo "qdisc add dev nsp$p$id parent 1:20 handle 20: pfifo limit 0" ;;
+			htb_prep "$p" ;;
 		add)
 			[[ $p == c ]] && continue
 			echo "filter add dev nspc$id parent 1: protocol ip prio 1 u32 match ip src ${IP[$p]}/32 flowid 1:20"

@@ -247,7 +247,7 @@ test_malformed(void)
 	c[24 + 66] = 1; /* record pad (after the client's address) */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
 	memcpy(c, b, (size_t)n);
-	c[24 + 59] = 0x08; /* unknown flag */
+	c[24 + 59] = 0x10; /* unknown flag (0x08 is NL_XA_TF_RESEND) */
 	ok &= dec(c, (size_t)n) == NL_PROTO_E_FIELD;
 	memcpy(c, b, (size_t)n);
 	memset(c + 12, 0, 4); /* a HANDOVER without its datagram number */
