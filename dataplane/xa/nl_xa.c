@@ -51,10 +51,7 @@ nl_xa_finish_ctl(struct nl_port *io, struct nl_task *t)
 	b.task_id = t->id;
 	b.origin_token = xt->token;
 	b.origin_seq = xt->seq;
-	b.reason = (t->flags & NL_TF_FAILED) ?
-			   (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff) : 0;
-	if ((t->flags & NL_TF_FAILED) && b.reason == 0)
-		b.reason = NL_REJECT_OVERLOAD;
+	b.reason = nl_xa_end_reason(t);
 	b.n_done = mt->n_done;
 	b.status = mt->status;
 	b.hops = t->hops;
@@ -177,8 +174,10 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 			reject_back(io, r, NL_REJECT_BAD_TASK);
 		return;
 	}
-	if ((r->flags & NL_XA_TF_RESEND) && nl_xa_pass_in_ctl(io, r))
-		return; /* #36: a resend our standby passed: never run here */
+	if (r->flags & NL_XA_TF_RESEND) { /* #36: a resend our standby passed: never run here */
+		nl_xa_pass_in_ctl(io, r);
+		return;
+	}
 	if (r->origin_app == xa->self) { /* one of ours comes back (e.g. up to our root) */
 		t = nl_xa_parked_lookup(xa, r->origin_token, r->origin_seq, r->task_id);
 		if (t == NULL) {

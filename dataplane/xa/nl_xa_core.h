@@ -205,11 +205,11 @@ struct xa_task {
 	uint32_t cip;        /* foreign: the client that submitted it at the origin (HANDOVER's
 			      * client address, host order; #36 nl_xa_resend.c) */
 	uint16_t cport;
-	/* own, held (#36 nl_xa_pass.c): a resend of it passed here by our standby; its end is
-	 * handed back to that standby too, as the end of the task it parked here */
-	uint8_t tied;
-	uint16_t tie_app;    /* tied: the standby */
-	uint32_t tie_token;  /* tied: its handle and hand-over sequence of the resend */
+	/* own, held (#36 nl_xa_pass.c): a resend of it passed here by our standby (tie_seq != 0:
+	 * a hand-over sequence is never 0); its end is handed back to that standby too, as the
+	 * end of the task it parked here */
+	uint16_t tie_app;    /* the standby */
+	uint32_t tie_token;  /* its handle and hand-over sequence of the resend */
 	uint32_t tie_seq;
 };
 
@@ -221,6 +221,10 @@ struct xa_oend; /* nl_xa_pass.c */
 
 /* Task ends (nl_xa_end.c): t's flags say failed with `why` (its sub-task count cleared). */
 void nl_xa_set_failed(struct nl_task *t, enum nl_reject_reason why);
+
+/* The reason a HANDBACK gives for t's end: 0 when every sub-task ran, else the reason t
+ * failed with (overload when none was set): the inverse of nl_xa_set_failed(). */
+uint16_t nl_xa_end_reason(const struct nl_task *t);
 
 /* A task we cannot carry on here: ours is answered REJECT `why`; a foreign one is handed back
  * failed (nl_xa_finish_ctl() from the port's finish). Control lcore. */
@@ -305,10 +309,9 @@ void nl_xa_client_back_ctl(struct nl_port *io, const struct nl_xa_back *b);
 bool nl_xa_pass_ctl(struct nl_port *io, struct nl_task *t);
 
 /* At x, a HANDOVER record flagged NL_XA_TF_RESEND: tied to the task of that client and id
- * held here (xa_task.tied), or answered by a HANDBACK of the end of one answered lately, or
- * handed back of reason NL_XA_REASON_NOT_HELD. Never run here. true (always: handled).
- * Control lcore. */
-bool nl_xa_pass_in_ctl(struct nl_port *io, const struct nl_xa_task *r);
+ * held here (xa_task.tie_seq), or answered by a HANDBACK of the end of one answered lately,
+ * or handed back of reason NL_XA_REASON_NOT_HELD. Never run here. Control lcore. */
+void nl_xa_pass_in_ctl(struct nl_port *io, const struct nl_xa_task *r);
 
 /* At x, the end of an own task t (its xa_task flags cleared): handed back to the standby it
  * is tied to, and kept a while (when x has a standby) for a resend passed later. false (the

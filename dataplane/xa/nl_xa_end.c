@@ -22,6 +22,16 @@ nl_xa_set_failed(struct nl_task *t, enum nl_reject_reason why)
 		   NL_TF_FAILED | ((uint32_t)why << NL_TF_REASON_SHIFT);
 }
 
+uint16_t
+nl_xa_end_reason(const struct nl_task *t)
+{
+	uint16_t why = (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff);
+
+	if (!(t->flags & NL_TF_FAILED))
+		return 0;
+	return why != 0 ? why : NL_REJECT_OVERLOAD;
+}
+
 /* A task we cannot carry on here: ours is answered REJECT `why`; a foreign one is handed back
  * failed (nl_xa_finish_ctl() from the port's finish). */
 void

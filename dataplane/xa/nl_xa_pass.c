@@ -140,7 +140,7 @@ kept_end(const struct nl_xa *xa, uint32_t cip, uint16_t cport, uint64_t id)
 	return NULL;
 }
 
-bool
+void
 nl_xa_pass_in_ctl(struct nl_port *io, const struct nl_xa_task *r)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
@@ -155,12 +155,11 @@ nl_xa_pass_in_ctl(struct nl_port *io, const struct nl_xa_task *r)
 	    (t = held_task(io, xa, cip, r->client_port, r->task_id)) != NULL) {
 		struct xa_task *xt = &xa->task[t->aux];
 
-		xt->tied = 1;
 		xt->tie_app = r->origin_app;
 		xt->tie_token = r->origin_token;
-		xt->tie_seq = r->origin_seq;
+		xt->tie_seq = r->origin_seq; /* != 0: the standby's hand-over sequence */
 		nl_atomic_store_relaxed(&xa->resends_tied, xa->resends_tied + 1);
-		return true;
+		return;
 	}
 	if (r->client_port != 0 && xa->oend != NULL &&
 	    (e = kept_end(xa, cip, r->client_port, r->task_id)) != NULL) {
@@ -172,7 +171,6 @@ nl_xa_pass_in_ctl(struct nl_port *io, const struct nl_xa_task *r)
 		nl_atomic_store_relaxed(&xa->resends_not_held, xa->resends_not_held + 1);
 	}
 	nl_xa_queue_back_ctl(io, r->origin_app, &b);
-	return true;
 }
 
 bool
@@ -181,22 +179,23 @@ nl_xa_own_end_ctl(struct nl_port *io, const struct nl_task *t)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_task *xt = &xa->task[t->aux];
 	const struct nl_dp_meta *mt = &io->meta[t->aux];
-	uint16_t reason = (t->flags & NL_TF_FAILED) ?
-				  (uint16_t)((t->flags >> NL_TF_REASON_SHIFT) & 0xff) : 0;
+	const bool keep = xa->oend != NULL && mt->held && mt->client_port != 0;
+	uint16_t reason;
 
-	if ((t->flags & NL_TF_FAILED) && reason == 0)
-		reason = NL_REJECT_OVERLOAD;
 	xt->flags = 0; /* the task ends here: its object starts clean */
-	if (xt->tied) { /* its resend, passed here by our standby: the same end there */
+	if (xt->tie_seq == 0 && !keep)
+		return false; /* no standby, or no client: nothing more per task end */
+	reason = nl_xa_end_reason(t);
+	if (xt->tie_seq != 0) { /* its resend, passed here by our standby: the same end there */
 		struct nl_xa_back b = { .task_id = t->id, .origin_token = xt->tie_token,
 					.origin_seq = xt->tie_seq, .reason = reason,
 					.n_done = mt->n_done, .status = mt->status,
 					.hops = t->hops };
 
-		xt->tied = 0;
+		xt->tie_seq = 0;
 		nl_xa_queue_back_ctl(io, xt->tie_app, &b);
 	}
-	if (xa->oend != NULL && mt->held && mt->client_port != 0) {
+	if (keep) {
 		struct xa_oend *e = &xa->oend[xa->n_oend++ % XA_OEND_CAP];
 
 		*e = (struct xa_oend){ .task_id = t->id, .cip = mt->client_ip,

@@ -6,12 +6,12 @@
 # standby = c`) and local entry, c's client knowing b (--standby), c's workers knowing b with
 # a failover silence of 25 s (--failover-s 25: they wait for c's new life rather than move to
 # b), both cores kept busy. c's client sends 600 tasks of two 50 ms sub-tasks that only c's
-# machines hold, 60 a second; c is killed (SIGKILL) 3 s in and started again at once
-# (NL_REBORN_DELAY_S=S: S s later): its new life serves (3-4 s later, an ASan build) about when
-# its client fails over, and may accept tasks whose answers come after the client decided
-# (b passes their resends to c, which ties them to those tasks: docs/scale-out.md "A client
-# that fails over while its appliance is alive"). Its new life knows nothing of the tasks its
-# previous life accepted. c's workers rejoin it and tell it what became of the sub-tasks the previous life
+# machines hold, 60 a second; c is killed (SIGKILL) 3 s in and started again 4 s later, once
+# its client has failed over (NL_REBORN_DELAY_S=S: S s later; 0: its new life serves, 3-4 s
+# later in an ASan build, about when its client fails over, and may accept tasks whose
+# answers come after the client decided: b passes their resends to c, docs/scale-out.md "A
+# client that fails over while its appliance is alive"). Its new life knows nothing of the
+# tasks its previous life accepted. c's workers rejoin it and tell it what became of the sub-tasks the previous life
 # DISPATCHed; c passes the words on its own clients' tasks to its standby b (HANDBACK reason
 # client_sub). c's client, c silent for 3 s, has failed over to b and sent what c left
 # unanswered again, flagged resend; b holds each resend (while c is dead, and 4 s after c's
@@ -43,7 +43,7 @@ if [[ $up == 0 ]]; then
 	sleep 3
 	kill_app c
 	mv "$TMP/app_c.log" "$TMP/app_c0.log"
-	sleep "${NL_REBORN_DELAY_S:-0}"
+	sleep "${NL_REBORN_DELAY_S:-4}"
 	ts=$SECONDS
 	launch_app c nlsc
 	wait_app c && echo "# c served again $((SECONDS - ts)) s after it was started" ||
