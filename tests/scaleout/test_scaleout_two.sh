@@ -7,7 +7,8 @@
 # has two workers that know the other (--standby) and a client that knows the other
 # (--standby), sending 600 tasks of two 50 ms sub-tasks, random vectors, 50 a second: half
 # of each client's tasks cross. a, the root's owner, is killed (SIGKILL) 3 s in, and started
-# again once the clients are done (NL_TWO_FAULT=pause: a is stopped 3 s (SIGSTOP) instead).
+# again once the clients are done (NL_TWO_FAULT=pause: a is stopped 3 s (SIGSTOP) instead;
+# NL_TWO_FAULT=part: a and b cut from each other 5 s; NL_TWO_SCHEME=2lsc: 2LSC).
 # Checks:
 #   1  b adopts a's subtree (kill) or nobody is declared dead (pause); every task of both
 #      clients is answered once (lost 0)
@@ -27,12 +28,13 @@ awk '/^\[appliance c\]/ { skip = 1 } /^\[/ && !/^\[appliance c\]/ { skip = 0 } s
 	/^\[appliance a\]/ { print "standby = b" } /^\[appliance b\]/ { print "standby = a" }' \
 	"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 FAULT=${NL_TWO_FAULT:-kill}
+SCHEME=${NL_TWO_SCHEME:-nlsc} # 2lsc: a owns global, group0 and group2, b group1
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
 so2() { $SO wait "$1" "$2" $(ALL a b); }
 
 r1=1 r2=1 r3=1 d1= d2= d3= up=0 done_n=0 fail_n=0
-for x in a b; do launch_app "$x" nlsc; done
+for x in a b; do launch_app "$x" "$SCHEME"; done
 for x in a b; do wait_app "$x" || up=1; done
 if [[ $up == 0 ]]; then
 	WOPT=(--standby "${IP[b]}")
@@ -86,7 +88,7 @@ filter del dev nspb$id parent 1: prio 1" >"$TMP/tc.del"
 		[[ $(nth "$res" 0) -ge 1 ]] || { r1=1; d1+="b did not adopt a's subtree ($res)"; }
 	fi
 	if [[ $FAULT == kill ]]; then
-		launch_app a nlsc
+		launch_app a "$SCHEME"
 		if wait_app a && so2 30 "live('a', 'b') and live('b', 'a')"; then
 			loadgen a 200 50 93 --instr 1e10 --timeout 40 --standby "${IP[b]}" --expect-complete &&
 				r3=0 || d3="a's client after the restart: $(summary "$TMP/lg_a.log" | cut -c1-300)"
