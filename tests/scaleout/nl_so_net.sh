@@ -12,10 +12,12 @@ skip() { echo "1..0 # SKIP $*"; exit 0; }
 command -v ip >/dev/null || skip "no iproute2"
 id=$$
 SW=nlsw$id HOSTNS=nlsh$id
+# the appliances' names (set before sourcing: a fourth, d, for a split four ways)
+SO_APPS=${SO_APPS:-a b c}
 declare -A NS IP PFX APP
-for x in a b c; do NS[$x]=nls$x$id; PFX[$x]=nls$x$id; APP[$x]=; done
-IP[a]=10.98.0.1 IP[b]=10.98.0.2 IP[c]=10.98.0.3
-declare -A WID=([a]=1 [b]=2 [c]=3)
+for x in $SO_APPS; do NS[$x]=nls$x$id; PFX[$x]=nls$x$id; APP[$x]=; done
+IP[a]=10.98.0.1 IP[b]=10.98.0.2 IP[c]=10.98.0.3 IP[d]=10.98.0.4
+declare -A WID=([a]=1 [b]=2 [c]=3 [d]=4)
 # NL_SO_KEEP=DIR keeps the logs (debugging), one folder per test script: tests run one after
 # another would otherwise read each other's worker logs
 if [[ -n ${NL_SO_KEEP:-} ]]; then
@@ -29,10 +31,10 @@ PIDS=()
 KEYARGS=() # (--key FILE): the authenticated protocol (version 2) for appliances, workers, clients
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for x in a b c; do
+	for x in $SO_APPS; do
 		[[ -n ${APP[$x]} ]] && kill -INT "${APP[$x]}" 2>/dev/null && wait "${APP[$x]}" 2>/dev/null
 	done
-	for x in a b c h; do ip netns del "nls$x$id" 2>/dev/null; done
+	for x in $SO_APPS h; do ip netns del "nls$x$id" 2>/dev/null; done
 	ip netns del "$SW" 2>/dev/null
 	[[ -z ${NL_SO_KEEP:-} ]] && rm -rf "$TMP"
 }
@@ -40,7 +42,7 @@ trap cleanup EXIT
 ip netns add "$SW" 2>/dev/null || skip "cannot create a network namespace"
 ip -n "$SW" link add nsbr type bridge 2>/dev/null || skip "cannot create a bridge"
 ip -n "$SW" link set nsbr up
-for x in a b c h; do # one veth per namespace, its peer on the bridge
+for x in $SO_APPS h; do # one veth per namespace, its peer on the bridge
 	ns=nls$x$id
 	ip netns add "$ns" || skip "cannot create a network namespace"
 	ip link add "ns$x$id" netns "$ns" type veth peer name "nsp$x$id" netns "$SW" ||
@@ -58,8 +60,8 @@ INH="ip netns exec $HOSTNS"
 
 SO="python3 $SRC/tests/scaleout/nl_so.py"
 ALL() { for x in "$@"; do echo "$x=${PFX[$x]}"; done; }
-so_wait() { $SO wait "$@" $(ALL a b c); }   # SECS EXPR (see nl_so.py)
-so_eval() { $SO eval "$1" $(ALL a b c); }
+so_wait() { $SO wait "$@" $(ALL $SO_APPS); }   # SECS EXPR (see nl_so.py)
+so_eval() { $SO eval "$1" $(ALL $SO_APPS); }
 report() { $SO report $(ALL "$@"); }        # accounting per appliance, crossings
 start_app() { # app, scheme [--single: the whole tree, no --appliance] [nlevel options]
 	launch_app "$@" && wait_app "$1"
@@ -102,7 +104,7 @@ stop_all() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	PIDS=()
-	for x in a b c; do
+	for x in $SO_APPS; do
 		if [[ -n ${APP[$x]} ]]; then
 			stop_app "$x" || { echo "# nlevel $x exit status $?"; rc=1; }
 		fi
@@ -198,7 +200,7 @@ so_why() { # for a failure's detail: the clients' counts and what the appliances
 so_net_drops() {
 	local x u d=
 	u=$(ip netns exec "$HOSTNS" awk '/^Udp:/ { n++ } n == 2 && /^Udp:/ { print "in_errors=" $4 " rcvbuf_errors=" $6; exit }' /proc/net/snmp 2>/dev/null)
-	for x in a b c h; do
+	for x in $SO_APPS h; do
 		d+=" ns$x:$(ip -n "nls$x$id" -s link show "ns$x$id" 2>/dev/null |
 			awk '/RX:/ { getline; r = $4 } /TX:/ { getline; t = $4 } END { print "rx_drop=" r ",tx_drop=" t }')"
 	done
