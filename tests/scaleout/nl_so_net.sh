@@ -217,7 +217,8 @@ loadgen() { # app, tasks, rate, seed, extra args
 	local x=$1 n=$2 r=$3 s=$4
 	shift 4
 	$INH "$LOADGEN" --appliance "${IP[$x]}" --tasks "$n" --rate "$r" --res 2 --split 2 \
-		--instr 1e8 --data 0 --timeout 5 --seed "$s" "${KEYARGS[@]}" "$@" >"$TMP/lg_$x.log" 2>&1
+		--instr 1e8 --data 0 --timeout 5 --seed "$s" --csv "$TMP/lg_$x.csv" "${KEYARGS[@]}" "$@" \
+		>"$TMP/lg_$x.log" 2>&1
 }
 
 # ---- the killed-appliance tests (resend, crossed, reborn, rootsb): shared steps
@@ -236,6 +237,18 @@ up_nlsc() { # app...: the three appliances (NLSC), two workers for each app name
 	for x in "$@"; do wait_joined "$x" 2 || return 1; done
 	so_wait 20 "all(live(o, q) for o in 'abc' for q in 'abc')"
 }
+client_started() { # app: until its client's run began (loadgen(), replay_c(): --csv
+	# $TMP/lg_APP.csv is created just before the first task is sent; a client started under
+	# load can take seconds to get there, and a fault timed from its start would then come
+	# before its load); 30 s at most, then 1
+	local _
+	for _ in $(seq 300); do
+		[[ -f $TMP/lg_$1.csv ]] && return 0
+		sleep 0.1
+	done
+	echo "# the client of $1 did not start in 30 s"
+	return 1
+}
 kill_app() { # app: SIGKILL, reaped, forgotten
 	kill -KILL "${APP[$1]}"
 	wait "${APP[$1]}" 2>/dev/null
@@ -249,7 +262,7 @@ c_tasks() { # file: 600 tasks at 60/s for c's machines only, two sub-tasks of 5e
 replay_c() { # standby: c's client replays $TMP/c_tasks.txt (--standby that appliance) into
 	# lg_c.log, in the background: its pid in LC
 	$INH "$LOADGEN" --appliance "${IP[c]}" --standby "${IP[$1]}" --replay "$TMP/c_tasks.txt" \
-		--res 2 --timeout 40 "${KEYARGS[@]}" >"$TMP/lg_c.log" 2>&1 &
+		--res 2 --timeout 40 --csv "$TMP/lg_c.csv" "${KEYARGS[@]}" >"$TMP/lg_c.log" 2>&1 &
 	LC=$!
 }
 answered_once() { # client log, tasks: 0 when the client sent them all and lost none

@@ -37,9 +37,10 @@ WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['a
 # Usage: load_kill TAG TASKS INSTR SEED CLIENT CLIENT VICTIM [restart]
 load_kill() {
 	local tag=$1 n=$2 instr=$3 seed=$4 x=$5 y=$6 v=$7 restart=${8:-} p1 p2 c
+	rm -f "$TMP/lg_$x.csv" # client_started(): this load's
 	loadgen "$x" "$n" 150 "$seed" --timeout 40 --instr "$instr" & p1=$!
 	loadgen "$y" "$n" 150 $((seed + 1)) --timeout 40 --instr "$instr" & p2=$!
-	sleep 3
+	client_started "$x" && sleep 3 # 3 s of its load
 	kill -KILL "${APP[$v]}"
 	wait "${APP[$v]}" 2>/dev/null
 	APP[$v]=

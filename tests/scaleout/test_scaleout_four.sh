@@ -6,7 +6,7 @@
 # and c <-> d, local entry, both cores kept busy. b's, c's and d's clients know their
 # appliance's standby (--standby) and send 600 tasks each of two 50 ms sub-tasks, random
 # vectors, 50 a second: most cross (every appliance holds a quarter of the machines, a none).
-# The workers of c and d know the other (--standby). c is killed (SIGKILL) 3 s in and started
+# The workers of c and d know the other (--standby). c is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted) and started
 # again once the clients are done (NL_FOUR_FAULT=pause: c is stopped 3 s instead;
 # NL_FOUR_FAULT=root: a, the root's owner, is killed instead of c).
 # Checks:
@@ -59,7 +59,7 @@ if [[ $up == 0 ]]; then
 		loadgen "$x" 600 50 "$((100 + WID[$x]))" --instr 1e10 --timeout 40 --standby "${IP[${STBY[$x]}]}" &
 		LGP[$x]=$!
 	done
-	sleep 3
+	client_started "$K" && sleep 3 # 3 s of its client's load
 	if [[ $FAULT == pause ]]; then
 		kill -STOP "${APP[$K]}"
 		sleep 3

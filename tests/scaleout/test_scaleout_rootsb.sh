@@ -6,7 +6,7 @@
 # `[appliance a] standby = b` and local entry (the default), both cores kept busy. a's client
 # knows b (--standby); b's and c's clients load their own appliances. Every client sends
 # 1,200 tasks of two 50 ms sub-tasks, random vectors, 50 a second: all of a's cross (a has no
-# machines), half of b's and c's cross through the root. a is killed (SIGKILL) 3 s in.
+# machines), half of b's and c's cross through the root. a is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted).
 # Checks:
 #   1  b adopts a's subtree: the root decides at b (adopted_in > 0), c sees a's root at b;
 #      every task of the three clients is answered once (lost 0), a's client's through b
@@ -32,7 +32,7 @@ if [[ $up == 0 ]]; then
 	loadgen a 1200 50 81 --instr 1e10 --timeout 40 --standby "${IP[b]}" & la=$!
 	loadgen b 1200 50 82 --instr 1e10 --timeout 40 & lb=$!
 	loadgen c 1200 50 83 --instr 1e10 --timeout 40 & lc=$!
-	sleep 3
+	client_started a && sleep 3 # 3 s of its client's load
 	kill_app a
 	wait $la
 	wait $lb

@@ -46,10 +46,11 @@ if [[ $up == 0 ]]; then
 fi
 if [[ $up == 0 ]]; then
 	echo "# up after $((SECONDS - T0)) s; where c's subtree is (at a, at b), b's adoptions, given back, decided there: $(so_eval "$AT")"
+	rm -f "$TMP/lg_c.csv" # client_started(): this load's
 	loadgen a 2400 300 61 --timeout 40 & la=$!
 	loadgen b 2400 300 62 --timeout 40 & lb=$!
 	loadgen c 2400 300 63 --timeout 40 --standby "${IP[b]}" & lc=$!
-	sleep 3
+	client_started c && sleep 3 # 3 s of its client's load
 	# c's workers that hold slots of c (NLSC: both, 6 each; 2LSC: c's group has 8 slots, which
 	# the first worker to join takes): those must re-home, and come home
 	NW=$(grep -c "joined with [1-9]" "$TMP/app_c.log")

@@ -6,7 +6,7 @@
 # standby = b`, `[appliance b] standby = a`, local entry, both cores kept busy. Each appliance
 # has two workers that know the other (--standby) and a client that knows the other
 # (--standby), sending 600 tasks of two 50 ms sub-tasks, random vectors, 50 a second: half
-# of each client's tasks cross. a, the root's owner, is killed (SIGKILL) 3 s in, and started
+# of each client's tasks cross. a, the root's owner, is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted), and started
 # again once the clients are done (NL_TWO_FAULT=pause: a is stopped 3 s (SIGSTOP) instead;
 # NL_TWO_FAULT=part: a and b cut from each other 5 s; NL_TWO_SCHEME=2lsc: 2LSC).
 # Checks:
@@ -48,7 +48,7 @@ fi
 if [[ $up == 0 ]]; then
 	loadgen a 600 50 91 --instr 1e10 --timeout 40 --standby "${IP[b]}" & la=$!
 	loadgen b 600 50 92 --instr 1e10 --timeout 40 --standby "${IP[a]}" & lb=$!
-	sleep 3
+	client_started a && sleep 3 # 3 s of its client's load
 	if [[ $FAULT == pause ]]; then
 		kill -STOP "${APP[a]}"
 		sleep 3

@@ -300,6 +300,8 @@ static struct recent {
 } recent[RECENT_CAP];
 static unsigned int recent_n; /* put so far (the ring's next is recent_n % RECENT_CAP) */
 static uint64_t n_relayed, n_withdrawn, n_told_running, n_told_ended;
+static uint64_t n_disp_origin; /* DISPATCHes with an origin block (another appliance's or a
+				* client's task: their ends are what a failover tells) */
 static unsigned int orphan_pass; /* #36, no --standby: passes of direct_tell() made since the
 				  * appliance fell silent (0: it speaks) */
 static void direct_word(void *arg, const struct nl_msg_done *d);
@@ -1687,6 +1689,7 @@ main(int argc, char **argv)
 			uint64_t t = now_ns();
 
 			origin_learn(&msg.u.dispatch); /* #36: where its task's origin is */
+			n_disp_origin += has_origin(&msg.u.dispatch);
 			if (dispatch_again(fd, src, mach, n_mach, &msg.u.dispatch))
 				continue; /* #34: held or ended here: never run twice */
 			if (m->n == QCAP) { /* full: report it failed at once */
@@ -1758,11 +1761,12 @@ main(int argc, char **argv)
 	if (n_apps == 2)
 		snprintf(fo, sizeof(fo), "; re-homed and back: rehomed=%llu home=%llu, %llu "
 			 "unacknowledged DONEs dropped; told the standby: relayed=%llu "
-			 "told_ended=%llu told_running=%llu withdrawn=%llu",
+			 "told_ended=%llu told_running=%llu withdrawn=%llu; DISPATCHes with an "
+			 "origin block %llu",
 			 (unsigned long long)n_rehomed, (unsigned long long)n_home,
 			 (unsigned long long)wpend.n_dropped, (unsigned long long)n_relayed,
 			 (unsigned long long)n_told_ended, (unsigned long long)n_told_running,
-			 (unsigned long long)n_withdrawn);
+			 (unsigned long long)n_withdrawn, (unsigned long long)n_disp_origin);
 	if (!quiet)
 		fprintf(stderr, "nlevel-worker %u: bye after %llu sub-tasks (%llu bad frames, %llu "
 				"KILLs of sub-tasks not held, %llu sends retried, %llu not sent; longest "
