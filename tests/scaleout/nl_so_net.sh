@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by tests/scaleout/test_scaleout.sh and bench/scaleout/bench_hop.sh: the network of
-# a split tree (namespaces nls{w,h,a,b,c}PID: a bridge, a host for workers and clients, one
-# per appliance; veths nsX/nspXPID; 10.98.0.0/24) and helpers to start appliances, workers
+# a split tree (namespaces nls{w,h}PID, a bridge and a host for workers and clients, and
+# nlsXPID per appliance X of SO_APPS, a b c unless set; veths nsX/nspXPID; 10.98.0.0/24) and helpers to start appliances, workers
 # and clients and read their telemetry. Needs NLEVEL WORKER LOADGEN SRC CFG set; a TAP skip
 # plan when not root or without netns/veth/bridge.
 . "$SRC/tests/common/nl_tap.sh"
