@@ -20,8 +20,13 @@ chaos_commands 1 <<EOF
 command t = /bin/true
 EOF
 chaos_start_app
-# the shim before the sanitizer runtime of a sanitized build
-LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 chaos_start_worker 1
+# the shim before the sanitizer runtime of a sanitized build. --cgroup off: this test is of
+# the DONEs, not of containment (test_contain.sh), and on this VM a command's join of its
+# cgroup v1 slot (in the spawn, on the worker's loop) held the loop 4-5 s in 2 of 3 local runs
+# and 12.4 s in a CI run, whose 20 tasks then did not all end within the 60 s below
+# (2026-12-05; none with --cgroup off in 3 runs)
+LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 chaos_start_worker 1 \
+	--cgroup off
 chaos_wait_joined 1 1
 t0=$(date +%s)
 timeout 60 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" --wait --quiet --array 1-20 \
@@ -37,7 +42,7 @@ say "the worker counts the retried sends and lost none" \
 	"$([[ $line =~ ([1-9][0-9]*)\ sends\ retried,\ 0\ not\ sent ]]; echo $?)" "$line"
 # #34: DONEs lost on the way (no error to see): resent until acknowledged
 NL_SENDFAIL_DROP=1 LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
-	chaos_start_worker 1
+	chaos_start_worker 1 --cgroup off
 chaos_wait_joined 1 1
 t0=$(date +%s)
 timeout 60 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" --wait --quiet --array 1-20 \
