@@ -7,7 +7,7 @@
 # root, b the subtree M(1,0) (vectors 00, 01), c M(1,1) (10, 11). c's client sends 600 tasks of
 # two sub-tasks, 60 a second: five in six of c's vectors (50 ms; they enter at c, run on c's
 # workers), one in six of b's (500 ms; they cross: c hands them to the root at a, a on to b; b
-# runs them for c). c is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted). c's client fails over to a and sends what c left unanswered
+# runs them for c). c is killed (SIGKILL) 3 s after its client's first task. c's client fails over to a and sends what c left unanswered
 # again, flagged resend. c's workers fail over to a and tell it what became of the sub-tasks c
 # DISPATCHed; b, when it declares c dead, tells a what became of c's clients' tasks that had
 # crossed to it (HANDBACK reason client: running, or ended with their sub-tasks done). a holds

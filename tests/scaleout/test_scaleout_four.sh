@@ -6,9 +6,10 @@
 # and c <-> d, local entry, both cores kept busy. b's, c's and d's clients know their
 # appliance's standby (--standby) and send 600 tasks each of two 50 ms sub-tasks, random
 # vectors, 50 a second: most cross (every appliance holds a quarter of the machines, a none).
-# The workers of c and d know the other (--standby). c is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted) and started
+# The workers of c and d know the other (--standby). c is killed (SIGKILL) 3 s after its client's first task and started
 # again once the clients are done (NL_FOUR_FAULT=pause: c is stopped 3 s instead;
-# NL_FOUR_FAULT=root: a, the root's owner, is killed instead of c).
+# NL_FOUR_FAULT=root: a, the root's owner, is killed instead of c, a client of its own loading
+# it, and b adopts the root).
 # Checks:
 #   1  the standby adopts the subtree of the killed appliance (nobody adopts after a pause);
 #      every task of the three clients is answered once (lost 0)

@@ -6,7 +6,7 @@
 # standby = c`) and local entry, c's client knowing b (--standby), c's workers knowing b with
 # a failover silence of 25 s (--failover-s 25: they wait for c's new life rather than move to
 # b), both cores kept busy. c's client sends 600 tasks of two 50 ms sub-tasks that only c's
-# machines hold, 60 a second; c is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted) and started again 4 s later, once
+# machines hold, 60 a second; c is killed (SIGKILL) 3 s after its client's first task and started again 4 s later, once
 # its client has failed over (NL_REBORN_DELAY_S=S: S s later; 0: its new life serves, 3-4 s
 # later in an ASan build, about when its client fails over, and may accept tasks whose
 # answers come after the client decided: b passes their resends to c, docs/scale-out.md "A

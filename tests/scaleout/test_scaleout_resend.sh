@@ -8,7 +8,7 @@
 # second (--standby), could fill the slots b adopts from c; those go to c's failing-over
 # workers first (NL_HELLO_F_FAILOVER), else c's workers would find none and tell b nothing. c's client sends 600 tasks of two 50 ms
 # sub-tasks that only c's machines hold (they enter at c and never cross), 60 a second; c is
-# killed (SIGKILL) 3 s into its client's load (by the tasks it accepted). c's client fails over to b and sends what c left unanswered again,
+# killed (SIGKILL) 3 s after its client's first task. c's client fails over to b and sends what c left unanswered again,
 # flagged resend; c's workers fail over to b and tell it what became of each sub-task of c's
 # own clients' tasks (the client-origin block of c's DISPATCHes); b holds each resend until
 # they have told, runs those of which nothing ran, and answers the others from the words.

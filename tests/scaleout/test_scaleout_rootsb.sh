@@ -6,7 +6,7 @@
 # `[appliance a] standby = b` and local entry (the default), both cores kept busy. a's client
 # knows b (--standby); b's and c's clients load their own appliances. Every client sends
 # 1,200 tasks of two 50 ms sub-tasks, random vectors, 50 a second: all of a's cross (a has no
-# machines), half of b's and c's cross through the root. a is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted).
+# machines), half of b's and c's cross through the root. a is killed (SIGKILL) 3 s after its client's first task.
 # Checks:
 #   1  b adopts a's subtree: the root decides at b (adopted_in > 0), c sees a's root at b;
 #      every task of the three clients is answered once (lost 0), a's client's through b

@@ -6,7 +6,7 @@
 # standby = b`, `[appliance b] standby = a`, local entry, both cores kept busy. Each appliance
 # has two workers that know the other (--standby) and a client that knows the other
 # (--standby), sending 600 tasks of two 50 ms sub-tasks, random vectors, 50 a second: half
-# of each client's tasks cross. a, the root's owner, is killed (SIGKILL) 3 s into its client's load (by the tasks it accepted), and started
+# of each client's tasks cross. a, the root's owner, is killed (SIGKILL) 3 s after its client's first task, and started
 # again once the clients are done (NL_TWO_FAULT=pause: a is stopped 3 s (SIGSTOP) instead;
 # NL_TWO_FAULT=part: a and b cut from each other 5 s; NL_TWO_SCHEME=2lsc: 2LSC).
 # Checks:
