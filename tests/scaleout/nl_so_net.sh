@@ -278,13 +278,30 @@ resend_at() { # standby, [python tuple to append, apps it reads]: RESEND_KEYS at
 	$SO eval "tuple(p['$sb'][k] for k in $RESEND_KEYS) + $more" $(ALL "$sb" "$@")
 }
 nth() { python3 -c "import sys; print(eval(sys.argv[1])[int(sys.argv[2])])" "$1" "$2" 2>/dev/null; } # tuple, index
+clients_answered() { # tasks, apps...: each app's client (lg_APP.log) sent that many and lost
+	# none (answered_once); adds their COMPLETE and failed to DONE_N and FAIL_N, the failing
+	# ones' summaries to WHY; 0 when all hold
+	local n=$1 x rc=0
+	shift
+	for x in "$@"; do
+		echo "# client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-500)"
+		answered_once "$TMP/lg_$x.log" "$n" ||
+			{ rc=1; WHY+="client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-300) "; }
+		DONE_N=$((DONE_N + $(val "$TMP/lg_$x.log" completed)))
+		FAIL_N=$((FAIL_N + $(val "$TMP/lg_$x.log" failed)))
+	done
+	return $rc
+}
+ran_tasks() { # COMPLETE, failed (ran in part): N_RAN (ran()) said; 0 when ran_once holds
+	N_RAN=$(ran)
+	echo "# sub-tasks the workers ran $N_RAN; tasks COMPLETE $1, failed (ran in part) $2"
+	ran_once "$N_RAN" "$1" "$2"
+}
 ran_c() { # client log: N_RAN (ran()), NC and NF (its COMPLETE and failed), told; 0 when
 	# ran_once holds (no task ran twice, none answered REJECT ran)
-	N_RAN=$(ran)
 	NC=$(val "$1" completed)
 	NF=$(val "$1" failed)
-	echo "# sub-tasks the workers ran $N_RAN; tasks COMPLETE $NC, failed (ran in part) $NF"
-	ran_once "$N_RAN" "$NC" "$NF"
+	ran_tasks "$NC" "$NF"
 }
 htb_prep() { # x: tc batch lines (tc -batch) for the bridge's port to appliance x's namespace
 	# (h: the host's): an HTB whose class 1:20 ends in a pfifo of limit 0 (drops all), 1:10

@@ -40,7 +40,7 @@ T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
 LIVE4="all(live(o, q) for o in 'abcd' for q in 'abcd')"
 
-r1=1 r2=1 r3=1 d1= d2= d3= up=0 done_n=0 fail_n=0
+r1=1 r2=1 r3=1 d1= d2= d3= up=0 DONE_N=0 FAIL_N=0 WHY=
 for x in $SO_APPS; do launch_app "$x" nlsc; done
 for x in $SO_APPS; do wait_app "$x" || up=1; done
 if [[ $up == 0 ]]; then
@@ -70,13 +70,8 @@ if [[ $up == 0 ]]; then
 	fi
 	for x in $CL; do wait "${LGP[$x]}"; done
 	r1=0
-	for x in $CL; do
-		echo "# client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-500)"
-		answered_once "$TMP/lg_$x.log" 600 ||
-			{ r1=1; d1+="client of $x: $(summary "$TMP/lg_$x.log" | cut -c1-300) "; }
-		done_n=$((done_n + $(val "$TMP/lg_$x.log" completed)))
-		fail_n=$((fail_n + $(val "$TMP/lg_$x.log" failed)))
-	done
+	clients_answered 600 $CL || r1=1
+	d1+=$WHY
 	res=$($SO eval "(p['$SB']['adoptions'], p['$SB']['adopted_in'], p['$SB']['resends_held'], p['$SB']['resends_run'], p['$SB']['resends_answered'], p['$SB']['client_words'])" $(ALL "$SB"))
 	echo "# at $SB (adoptions, tasks decided at adopted managers, resends held, run, answered from the words, client words): $res"
 	if [[ $FAULT == pause ]]; then
@@ -90,15 +85,13 @@ if [[ $up == 0 ]]; then
 		else
 			d3="the four did not all see each other live again"
 		fi
-		[[ $r3 == 0 ]] && done_n=$((done_n + 200))
+		[[ $r3 == 0 ]] && DONE_N=$((DONE_N + 200))
 	fi
 fi
 stop_all || r2=1
 if [[ $up == 0 ]]; then
-	n_ran=$(ran)
-	echo "# sub-tasks the workers ran $n_ran; tasks COMPLETE $done_n, failed (ran in part) $fail_n"
-	ran_once "$n_ran" "$done_n" "$fail_n" && r2=0 ||
-		d2="workers ran $n_ran sub-tasks for $done_n COMPLETE and $fail_n failed tasks"
+	ran_tasks "$DONE_N" "$FAIL_N" && r2=0 ||
+		d2="workers ran $N_RAN sub-tasks for $DONE_N COMPLETE and $FAIL_N failed tasks"
 fi
 [[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
 echo "# four-way split, $FAULT: $((SECONDS - T0)) s"
