@@ -191,6 +191,17 @@ chaos_held_s() {
 		sed -n 's/.*the I\/O lcore was held \([0-9.]*\) s.*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
 }
 chaos_app_lines() { wc -l <"$CT/app.log"; }
+# Seconds the host held worker W, from line L+1 of its log on, as the worker measured them: turns
+# of its loop over 1 s (but the turn of its own kill, the "time limits" part: the next count has
+# it), and commands that ended over 1 s after their SIGKILL (the kernel held them meanwhile).
+chaos_worker_held_s() { # W [L]
+	tail -n +$((${2:-0} + 1)) "$CT/w$1.log" | awk '
+		/a turn of the loop took/ && !/longest part: time limits/ {
+			for (i = 1; i < NF; i++) if ($i == "took") s += $(i + 1) }
+		/ms after the worker killed it/ {
+			for (i = 1; i < NF; i++) if ($(i + 1) == "ms" && $(i + 2) == "after") s += $i }
+		END { printf "%.1f\n", s / 1000 }'
+}
 
 chaos_gone() { # PATTERN SECONDS
 	local i lim=$(($2 * 10))

@@ -313,6 +313,17 @@ test_v1(void)
 	snprintf(d, sizeof(d), "%s/v1/freezer/nlevel/worker-77/m0", T);
 	v = victim_in(d);
 	nl_tap_ok(nl_cg_busy(&cg, 0) && !nl_cg_busy(&cg, 1), "v1: busy: m0 holds a process, m1 not");
+	{ /* what a slow kill left, for its log line: count, pid, state, wchan; "" when empty */
+		char left[1200], want_l[640];
+
+		nl_cg_left(&cg, 0, left, sizeof(left));
+		snprintf(want_l, sizeof(want_l), "1 process left in %s, pid %d in state ", d, (int)v);
+		nl_tap_ok(strncmp(left, want_l, strlen(want_l)) == 0 &&
+			  strchr("SR", left[strlen(want_l)]) != NULL && strstr(left, "(wchan ") != NULL,
+			  "v1: nl_cg_left names the process left in m0 and its state (%s)", left);
+		nl_cg_left(&cg, 1, left, sizeof(left));
+		nl_tap_ok(left[0] == '\0', "v1: nl_cg_left of an empty slot: \"\" (%s)", left);
+	}
 	nl_tap_ok(nl_cg_kill(&cg, 0) == 0 && died_of_kill(v) && !nl_cg_busy(&cg, 0),
 		  "v1: nl_cg_kill: 0, its process SIGKILLed, the slot empty");
 	v = victim_in(d);

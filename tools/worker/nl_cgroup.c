@@ -750,6 +750,52 @@ nl_cg_busy(const struct nl_cg *cg, unsigned int k)
 	return list_procs(sd, p, 1) > 0;
 }
 
+void
+nl_cg_left(const struct nl_cg *cg, unsigned int k, char *out, size_t cap)
+{
+	char sd[NL_CG_PATH * 2], st[512], wchan[64] = "?", path[64], *rp;
+	pid_t p[64];
+	unsigned int n;
+	int mc = member_ctl(cg);
+
+	out[0] = '\0';
+	if (cg->mode == NL_CG_OFF || mc < 0)
+		return;
+	slot_dir(cg, (unsigned int)mc, k, sd, sizeof(sd));
+	n = list_procs(sd, p, 64);
+	if (n == 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d", (int)p[0]);
+	if (get_file(path, "stat", st, sizeof(st)) <= 0 || (rp = strrchr(st, ')')) == NULL)
+		rp = NULL;
+	if (get_file(path, "wchan", wchan, sizeof(wchan)) <= 0)
+		snprintf(wchan, sizeof(wchan), "?");
+	/* the kernel stack's first frames (root only): "[<0>] name+0x../0x.." per line */
+	char stk[2048], frames[200] = "";
+	size_t fl = 0;
+
+	if (get_file(path, "stack", stk, sizeof(stk)) > 0) {
+		char *save = NULL;
+
+		for (char *ln = strtok_r(stk, "\n", &save); ln != NULL && fl < 150;
+		     ln = strtok_r(NULL, "\n", &save)) {
+			char *f = strchr(ln, ' '), *e;
+
+			if (f == NULL)
+				continue;
+			f++;
+			e = strchr(f, '+');
+			if (e != NULL)
+				*e = '\0';
+			fl += (size_t)snprintf(frames + fl, sizeof(frames) - fl, "%s%s",
+					       fl > 0 ? " < " : "", f);
+		}
+	}
+	snprintf(out, cap, "%u process%s left in %s, pid %d in state %c (wchan %s%s%s)", n,
+		 n == 1 ? "" : "es", sd, (int)p[0], rp != NULL && rp[1] == ' ' ? rp[2] : '?',
+		 wchan[0] != '\0' ? wchan : "0", frames[0] != '\0' ? "; stack " : "", frames);
+}
+
 int
 nl_cg_begin(struct nl_cg *cg, unsigned int k)
 {

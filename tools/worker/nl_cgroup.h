@@ -131,6 +131,14 @@ void nl_cg_usage(struct nl_cg *cg, unsigned int k, uint32_t *cpu_ms, uint32_t *m
 bool nl_cg_busy(const struct nl_cg *cg, unsigned int k);
 
 /**
+ * What a kill left in slot k's cgroup, for the log of a slow kill: "N processes left in DIR,
+ * pid P in state S (wchan W; stack F1 < F2 ...)" from /proc/P/stat, wchan and stack (proc(5);
+ * the stack needs root); "" when the slot is empty or has no cgroup.
+ * @param out at least 256 bytes. @par Context Worker.
+ */
+void nl_cg_left(const struct nl_cg *cg, unsigned int k, char *out, size_t cap);
+
+/**
  * Kill every slot, remove the worker's cgroups, stop the keeper. @par Context Worker, at exit.
  */
 void nl_cg_close(struct nl_cg *cg);

@@ -90,6 +90,7 @@ nl_wq_started(struct nl_wq_mach *m, uint64_t now, uint64_t max_time_ns)
 		lim = max_time_ns;
 	m->start_ns = now;
 	m->deadline_ns = lim != 0 ? now + lim : 0;
+	m->kill_ns = 0;
 	m->end_state = NL_DONE_EXITED;
 }
 

@@ -39,6 +39,7 @@ struct nl_wq_mach {
 	pid_t pid;            /**< task-farm: the running command, 0 = none */
 	uint64_t start_ns;    /**< the running command's start */
 	uint64_t deadline_ns; /**< its time limit's end, 0 = none */
+	uint64_t kill_ns;     /**< when the worker killed it (time limit, KILL), 0 = not killed */
 	uint8_t end_state;    /**< enum nl_done_state when we killed it (TIMEOUT, CANCELLED) */
 	uint64_t mean_ns;     /**< recent mean run time of its commands (EWMA 1/5), 0 = none yet */
 	bool was_busy;        /**< held a sub-task at the last LOAD */

@@ -442,12 +442,48 @@ static void
 slot_kill(unsigned int k)
 {
 	uint64_t t0 = now_ns(), dt;
+	int rc = nl_cg_kill(&cg, k);
 
-	nl_cg_kill(&cg, k);
 	dt = now_ns() - t0;
-	if (dt > 500000000ull && n_slow_sweeps++ < 20)
+	if (dt > 500000000ull && n_slow_sweeps++ < 20) {
+		char left[512] = "";
+
+		if (rc != 0)
+			nl_cg_left(&cg, k, left, sizeof(left));
 		fprintf(stderr, "nlevel-worker: the kill and cgroup sweep of slot %u held the loop "
-			"%llu ms\n", k, (unsigned long long)(dt / 1000000));
+			"%llu ms%s%s\n", k, (unsigned long long)(dt / 1000000),
+			left[0] != '\0' ? "; not empty then: " : "", left);
+	}
+}
+
+/* The worker ends the running command of machine m (slot k): its time limit or a KILL. */
+static void
+slot_end(struct nl_wq_mach *m, unsigned int k)
+{
+	m->kill_ns = now_ns();
+	slot_kill(k);
+}
+
+/*
+ * Where a turn of the worker's loop spends its time, for the log of a turn over 1 s (the host
+ * can hold a process for seconds; docs/taskfarm.md): each phase's end is marked with
+ * loop_mark(); the longest phase of the turn is said with the turn's length.
+ */
+static uint64_t ph_t, ph_max;
+static const char *ph_max_name, *ph_tail = "start-up";
+static unsigned int n_slow_turns;
+
+static void
+loop_mark(const char *name)
+{
+	uint64_t t = now_ns();
+	int64_t d = (int64_t)(t - ph_t); /* < 0: a poll that ended before its timeout */
+
+	if (d > 0 && (uint64_t)d > ph_max) {
+		ph_max = (uint64_t)d;
+		ph_max_name = name;
+	}
+	ph_t = t;
 }
 
 /* cmd_limits plus slot k's cgroups and the parent-death signal */
@@ -587,7 +623,7 @@ on_kill(int fd, struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_ms
 			mach[k->mach].end_state = before;
 			return true;
 		}
-		slot_kill(k->mach);
+		slot_end(&mach[k->mach], k->mach);
 		return true;
 	case NL_WQ_KILL_QUEUED:
 		send_done_u(fd, from, &d, 0, &u); /* to the appliance that DISPATCHed it */
@@ -1323,7 +1359,17 @@ main(int argc, char **argv)
 
 		if (loop_prev != 0 && now - loop_prev > loop_gap_max)
 			loop_gap_max = now - loop_prev;
+		loop_mark(ph_tail);
+		if (loop_prev != 0 && now - loop_prev > 1000000000ull && n_slow_turns++ < 20)
+			fprintf(stderr, "nlevel-worker %u: a turn of the loop took %llu ms (its longest "
+				"part: %s, %llu ms)\n", wid,
+				(unsigned long long)((now - loop_prev) / 1000000),
+				ph_max_name != NULL ? ph_max_name : "?",
+				(unsigned long long)(ph_max / 1000000));
 		loop_prev = now;
+		ph_t = now;
+		ph_max = 0;
+		ph_max_name = NULL;
 		if (die_after > 0 && now - t0 >= (uint64_t)(die_after * 1e9)) {
 			if (!quiet)
 				fprintf(stderr, "nlevel-worker %u: dying without BYE\n", wid);
@@ -1412,6 +1458,7 @@ main(int argc, char **argv)
 			}
 			next_farm = now + 1000000000ull;
 		}
+		loop_mark("HELLO, LOAD and farm records");
 		/* finish what is due, start what can start */
 		for (unsigned int i = 0; i < n_mach; i++) {
 			struct nl_wq_mach *m = &mach[i];
@@ -1467,6 +1514,7 @@ main(int argc, char **argv)
 					next_load = 0; /* #33: busy -> idle: LOAD at once */
 			}
 		}
+		loop_mark("starting commands");
 		/* #33: time limits; a limit's end kills the command's whole cgroup */
 		for (unsigned int i = 0; i < n_mach; i++) {
 			struct nl_wq_mach *m = &mach[i];
@@ -1476,12 +1524,13 @@ main(int argc, char **argv)
 					m->deadline_ns = 0; /* ended on its own in time: EXITED */
 				} else if (now >= m->deadline_ns) {
 					m->end_state = NL_DONE_TIMEOUT;
-					slot_kill(i);
+					slot_end(m, i);
 				} else if (m->deadline_ns < next) {
 					next = m->deadline_ns;
 				}
 			}
 		}
+		loop_mark("time limits");
 		for (;;) {
 			int st;
 			struct rusage ru;
@@ -1500,6 +1549,11 @@ main(int argc, char **argv)
 				if (m->pid != p)
 					continue;
 				from = m->q[m->head].from; /* the running one's DONE goes there */
+				if (m->kill_ns != 0 && now_ns() - m->kill_ns > 1000000000ull &&
+				    n_slow_sweeps++ < 20)
+					fprintf(stderr, "nlevel-worker %u: the command of slot %u ended "
+						"%llu ms after the worker killed it\n", wid, i,
+						(unsigned long long)((now_ns() - m->kill_ns) / 1000000));
 				/* #33: the rest of its process tree goes with it; then its usage */
 				slot_kill(i);
 				u.cpu_ms = nl_wq_ms((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
@@ -1517,6 +1571,7 @@ main(int argc, char **argv)
 				next = now; /* start the next one at once */
 			}
 		}
+		loop_mark("reaping ended commands");
 		{ /* #34: DONEs not acknowledged in time, sent again */
 			uint64_t due = nl_wpend_poll_to(&wpend, now_ns(), resend_done, &fd);
 
@@ -1527,8 +1582,13 @@ main(int argc, char **argv)
 
 		if ((n_cmd > 0 || wfarm.n_cmd > 0) && ms > 5)
 			ms = 5; /* children are reaped by polling */
+		loop_mark("resending DONEs");
+		ph_t += (uint64_t)ms * 1000000ull; /* the wait asked for is not a hold */
+		ph_tail = "poll, beyond its timeout";
 		if (poll(&pfd, 1, ms) <= 0) /* a SIGCHLD ends the wait (EINTR) */
 			continue;
+		loop_mark(ph_tail);
+		ph_tail = "received frames";
 		for (;;) {
 			uint8_t buf[2048];
 			struct sockaddr_in from;
