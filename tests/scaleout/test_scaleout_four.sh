@@ -9,10 +9,13 @@
 # The workers of c and d know the other (--standby). c is killed (SIGKILL) 3 s after its client's first task and started
 # again once the clients are done (NL_FOUR_FAULT=pause: c is stopped 3 s instead;
 # NL_FOUR_FAULT=root: a, the root's owner, is killed instead of c, a client of its own loading
-# it, and b adopts the root).
+# it, and b adopts the root; NL_FOUR_FAULT=skew: no fault, the four wall clocks apart, a 3 s
+# behind, b 1.5 s ahead, c 3 s ahead, d 1.5 s behind: the config's test hook
+# test_clock_skew_ms).
 # Checks:
-#   1  the standby adopts the subtree of the killed appliance (nobody adopts after a pause);
-#      every task of the three clients is answered once (lost 0)
+#   1  the standby adopts the subtree of the killed appliance (nobody adopts after a pause,
+#      nor under the skew); every task of the three clients is answered once (lost 0); (skew)
+#      every one COMPLETE
 #   2  no task ran twice: the sub-tasks the six workers ran (their bye lines) are at least
 #      two per task answered COMPLETE and at most two per task answered COMPLETE or failed
 #   3  (kill) the appliance started again rejoins: all four see each other live, and its
@@ -33,6 +36,12 @@ awk '{ sub(/^entry = tree$/, "entry = local"); sub(/^owns = M\(1,1\), group2$/, 
 	"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 grep -q "owns = M(2,10)" "$CFG" || { echo "1..0 # SKIP scaleout.ini changed: c's owns line"; exit 0; }
 FAULT=${NL_FOUR_FAULT:-kill}
+if [[ $FAULT == skew ]]; then # 6 s between the farthest clocks (dates of records and seals)
+	sed -i -e '/^\[appliance a\]/a test_clock_skew_ms = -3000' \
+		-e '/^\[appliance b\]/a test_clock_skew_ms = 1500' \
+		-e '/^\[appliance c\]/a test_clock_skew_ms = 3000' \
+		-e '/^\[appliance d\]/a test_clock_skew_ms = -1500' "$CFG"
+fi
 K=c SB=d
 [[ $FAULT == root ]] && K=a SB=b
 declare -A STBY=([a]=b [b]=a [c]=d [d]=c)
@@ -65,6 +74,8 @@ if [[ $up == 0 ]]; then
 		kill -STOP "${APP[$K]}"
 		sleep 3
 		kill -CONT "${APP[$K]}"
+	elif [[ $FAULT == skew ]]; then
+		: # the clocks were skewed from the start: no fault
 	else
 		kill_app "$K"
 	fi
@@ -76,6 +87,14 @@ if [[ $up == 0 ]]; then
 	echo "# at $SB (adoptions, tasks decided at adopted managers, resends held, run, answered from the words, client words): $res"
 	if [[ $FAULT == pause ]]; then
 		[[ $(nth "$res" 0) == 0 ]] || { r1=1; d1+="$SB adopted $K's subtree after a 3 s pause ($res)"; }
+	elif [[ $FAULT == skew ]]; then
+		ad=$($SO eval "[p[x]['adoptions'] for x in 'abcd']" $(ALL a b c d))
+		echo "# adoptions at a, b, c, d under the skew: $ad"
+		[[ $ad == "[0, 0, 0, 0]" ]] || { r1=1; d1+="adoptions under the skew: $ad "; }
+		for x in $CL; do
+			[[ $(val "$TMP/lg_$x.log" completed) == 600 ]] ||
+				{ r1=1; d1+="client of $x: not every task COMPLETE under the skew "; }
+		done
 	else
 		[[ $(nth "$res" 0) -ge 1 ]] || { r1=1; d1+="$SB did not adopt $K's subtree ($res)"; }
 		launch_app "$K" nlsc
@@ -97,5 +116,5 @@ fi
 echo "# four-way split, $FAULT: $((SECONDS - T0)) s"
 say "scaleout_four_${FAULT}_every_task_answered_once" $r1 "${d1:-not up}"
 say "scaleout_four_${FAULT}_no_task_ran_twice" $r2 "${d2:-not up}"
-[[ $FAULT != pause ]] && say "scaleout_four_${FAULT}_restarted_rejoins_and_serves" $r3 "${d3:-not up}"
+[[ $FAULT != pause && $FAULT != skew ]] && say "scaleout_four_${FAULT}_restarted_rejoins_and_serves" $r3 "${d3:-not up}"
 nl_tap_done

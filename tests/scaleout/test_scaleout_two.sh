@@ -8,10 +8,12 @@
 # (--standby), sending 600 tasks of two 50 ms sub-tasks, random vectors, 50 a second: half
 # of each client's tasks cross. a, the root's owner, is killed (SIGKILL) 3 s after its client's first task, and started
 # again once the clients are done (NL_TWO_FAULT=pause: a is stopped 3 s (SIGSTOP) instead;
-# NL_TWO_FAULT=part: a and b cut from each other 5 s; NL_TWO_SCHEME=2lsc: 2LSC).
+# NL_TWO_FAULT=part: a and b cut from each other 5 s; NL_TWO_FAULT=skew: no fault, a's wall
+# clock 3 s behind and b's 3 s ahead, the config's test hook test_clock_skew_ms; NL_TWO_SCHEME=2lsc:
+# 2LSC).
 # Checks:
-#   1  b adopts a's subtree (kill) or nobody is declared dead (pause); every task of both
-#      clients is answered once (lost 0)
+#   1  b adopts a's subtree (kill) or nobody is declared dead (pause, skew); every task of
+#      both clients is answered once (lost 0); (skew) every one COMPLETE
 #   2  no task ran twice: the sub-tasks the four workers ran (their bye lines) are at least two
 #      per task answered COMPLETE and at most two per task answered COMPLETE or failed
 #   3  (kill) a started again rejoins: both see each other live, and a's client's next 200
@@ -29,6 +31,10 @@ awk '/^\[appliance c\]/ { skip = 1 } /^\[/ && !/^\[appliance c\]/ { skip = 0 } s
 	/^\[appliance a\]/ { print "standby = b" } /^\[appliance b\]/ { print "standby = a" }' \
 	"$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 FAULT=${NL_TWO_FAULT:-kill}
+if [[ $FAULT == skew ]]; then # 6 s between the two clocks (dates of records and seals)
+	sed -i -e '/^\[appliance a\]/a test_clock_skew_ms = -3000' \
+		-e '/^\[appliance b\]/a test_clock_skew_ms = 3000' "$CFG"
+fi
 SCHEME=${NL_TWO_SCHEME:-nlsc} # 2lsc: a owns global, group0 and group2, b group1
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
@@ -53,6 +59,8 @@ if [[ $up == 0 ]]; then
 		kill -STOP "${APP[a]}"
 		sleep 3
 		kill -CONT "${APP[a]}"
+	elif [[ $FAULT == skew ]]; then
+		: # the clocks were skewed from the start: no fault
 	elif [[ $FAULT == part ]]; then
 		# a and b cut from each other 5 s (tc u32 on the bridge's ports; workers and clients
 		# keep their links): each declares the other dead and adopts its subtree
@@ -76,8 +84,17 @@ filter del dev nspb$id parent 1: prio 1" >"$TMP/tc.del"
 	d1+=$WHY
 	res=$($SO eval "(p['b']['adoptions'], p['b']['adopted_in'], p['b']['resends_held'], p['b']['resends_run'], p['b']['resends_answered'], p['b']['client_words'])" $(ALL b))
 	echo "# at b (adoptions, tasks decided at adopted managers, resends held, run, answered from the words, client words): $res"
-	if [[ $FAULT == pause ]]; then
-		[[ $(nth "$res" 0) == 0 ]] || { r1=1; d1+="b adopted a's subtree after a 3 s pause ($res)"; }
+	if [[ $FAULT == pause || $FAULT == skew ]]; then
+		[[ $(nth "$res" 0) == 0 ]] || { r1=1; d1+="b adopted a's subtree ($FAULT, $res)"; }
+		if [[ $FAULT == skew ]]; then
+			ra=$($SO eval "(p['a']['adoptions'], p['a']['resends_held'])" $(ALL a))
+			echo "# at a (adoptions, resends held): $ra"
+			[[ $(nth "$ra" 0) == 0 ]] || { r1=1; d1+="a adopted b's subtree under the skew ($ra) "; }
+			for x in a b; do
+				[[ $(val "$TMP/lg_$x.log" completed) == 600 ]] ||
+					{ r1=1; d1+="client of $x: not every task COMPLETE under the skew "; }
+			done
+		fi
 	elif [[ $FAULT == kill ]]; then # (a partition: both adopt, asserted by nothing here)
 		[[ $(nth "$res" 0) -ge 1 ]] || { r1=1; d1+="b did not adopt a's subtree ($res)"; }
 	fi
