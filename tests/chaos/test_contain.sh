@@ -140,7 +140,7 @@ held=$(chaos_held_s "$l0") wheld=$(chaos_worker_held_s 2 "$w0")
 say "--max-time 2: nap 100 ends within 10 s (+ the host's holds of appliance and worker), state timeout, nothing left" \
 	"$([[ -n $span && $rc != 0 && $left == 0 && $state == timeout ]] &&
 		python3 -c "import sys; sys.exit(0 if $span < 10 + $held + $wheld else 1)"; echo $?)" \
-	"rc $rc after ${span:-?} s (wall ${dt} s; I/O lcore held $held s, worker held $wheld s), state '$state'; $(tail -n +$((w0 + 1)) "$CT/w2.log" | grep -e timeout -e 'held the loop' -e 'turn of the loop' -e 'killed it' | tail -5); $(tail -1 "$CT/nap.csv"); $(cat "$CT/nap.out")"
+	"rc $rc after ${span:-?} s (wall ${dt} s; I/O lcore held $held s, worker held $wheld s), state '$state'; $(tail -n +$((w0 + 1)) "$CT/w2.log" | grep -e timeout -e 'starting the command' -e 'turn of the loop' -e 'killed it' | tail -5); $(tail -1 "$CT/nap.csv"); $(cat "$CT/nap.out")"
 
 # --- kill -9 of a worker: the keeper kills its commands ---------------------------------------
 chaos_sub --quiet --requirements "$W1_REQ" --submit-id 700 --array 1-4 forkw 5 3006 \

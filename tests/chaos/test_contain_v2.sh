@@ -119,7 +119,7 @@ held=$(chaos_held_s "$l0") wheld=$(chaos_worker_held_s 1 "$w0")
 say "v2: --time 2: nap 100 ends within 10 s (+ the host's holds of appliance and worker), state timeout, nothing left" \
 	"$([[ -n $span && $rc != 0 && $left == 0 && $state == timeout ]] &&
 		python3 -c "import sys; sys.exit(0 if $span < 10 + $held + $wheld else 1)"; echo $?)" \
-	"rc $rc after ${span:-?} s (wall ${dt} s; I/O lcore held $held s, worker held $wheld s), state '$state'; $(tail -n +$((w0 + 1)) "$CT/w1.log" | grep -e timeout -e 'held the loop' -e 'turn of the loop' -e 'killed it' | tail -5); $(cat "$CT/nap.out"); appliance: $(tail -n +$((l0 + 1)) "$CT/app.log" | grep -v -e '^EAL' | tail -5)"
+	"rc $rc after ${span:-?} s (wall ${dt} s; I/O lcore held $held s, worker held $wheld s), state '$state'; $(tail -n +$((w0 + 1)) "$CT/w1.log" | grep -e timeout -e 'starting the command' -e 'turn of the loop' -e 'killed it' | tail -5); $(cat "$CT/nap.out"); appliance: $(tail -n +$((l0 + 1)) "$CT/app.log" | grep -v -e '^EAL' | tail -5)"
 
 # kill -9 of the worker: the keeper kills the commands (running forkw)
 chaos_sub --quiet --requirements "$REQ" --submit-id 720 --array 1-4 forkw 3 3206 >/dev/null 2>&1

@@ -22,7 +22,8 @@ EOF
 chaos_start_app
 # the shim before the sanitizer runtime of a sanitized build. --cgroup off: this test is of
 # the DONEs, not of containment (test_contain.sh), and on this VM a command's join of its
-# cgroup v1 slot (in the spawn, on the worker's loop) held the loop 4-5 s in 2 of 3 local runs
+# cgroup v1 slot (in the spawn, then on the worker's loop: starts have a thread of their own
+# since) held the loop 4-5 s in 2 of 3 local runs
 # and 12.4 s in a CI run, whose 20 tasks then did not all end within the 60 s below
 # (2026-12-05; none with --cgroup off in 3 runs)
 LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 chaos_start_worker 1 \

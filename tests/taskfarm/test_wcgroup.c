@@ -412,6 +412,53 @@ test_v2(void)
 		waitpid(cg.keeper, NULL, 0);
 }
 
+/* a child in a process group of its own, sleeping */
+static pid_t
+own_group_child(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		setpgid(0, 0);
+		pause();
+		_exit(0);
+	}
+	if (p > 0)
+		setpgid(p, p);
+	return p;
+}
+
+/* The fallback (no cgroups): a kill takes the slot's group and groups no slot runs, but not
+ * while a slot's command is being started (nl_cg_starting): the new child is in no slot yet. */
+static void
+test_off(void)
+{
+	struct nl_cg cg;
+	char line[512];
+	enum nl_cg_mode mode = nl_cg_open(&cg, 80, NULL, 2, 0, 0, "off", line, sizeof(line));
+	pid_t run0 = own_group_child(), fresh = own_group_child();
+
+	nl_tap_ok(mode == NL_CG_OFF && run0 > 0 && fresh > 0, "off: the fallback (%s)", line);
+	nl_cg_started(&cg, 0, run0);
+	nl_cg_starting(&cg, 1, true);
+	nl_cg_kill(&cg, 0);
+	msleep(50);
+	nl_tap_ok(died_of_kill(run0) && kill(fresh, 0) == 0,
+		  "off: while slot 1 is starting, a kill of slot 0 takes slot 0's group only (a "
+		  "child in no slot's group yet is left alone)");
+	nl_cg_starting(&cg, 1, false);
+	nl_cg_started(&cg, 0, 0);
+	run0 = own_group_child();
+	nl_cg_started(&cg, 0, run0);
+	nl_cg_kill(&cg, 0);
+	nl_tap_ok(died_of_kill(run0) && died_of_kill(fresh),
+		  "off: with no start under way, a kill of slot 0 also takes a group no slot runs "
+		  "(an orphan)");
+	nl_cg_close(&cg);
+	if (cg.keeper > 0)
+		waitpid(cg.keeper, NULL, 0);
+}
+
 int
 main(void)
 {
@@ -433,6 +480,7 @@ main(void)
 	test_v2();
 	kill(fk, SIGKILL);
 	waitpid(fk, NULL, 0);
+	test_off(); /* (last: its kill takes any child of ours in no slot's group) */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", T);
 	if (system(cmd) != 0)
 		nl_tap_diag("could not remove %s", T);

@@ -173,6 +173,14 @@ main(void)
 	kl.task_id = 20, kl.token = 200;
 	nl_tap_ok(nl_wq_kill(mach, 2, &kl, t0, &d, &u) == NL_WQ_KILL_QUEUED && d.task_id == 20 &&
 		  task_at(1, 0) == 22, "the head not yet started (no pid) is withdrawn, not killed");
+	/* the head whose start is under way (off the loop, pid not known yet): held, marked */
+	mach[1].starting = true;
+	kl.task_id = 22, kl.token = 220;
+	nl_tap_ok(nl_wq_kill(mach, 2, &kl, t0, &d, &u) == NL_WQ_KILL_RUNNING && mach[1].n == 3 &&
+		  task_at(1, 0) == 22 && mach[1].end_state == NL_DONE_CANCELLED,
+		  "KILL of the head being started: kept at the head, end state CANCELLED (killed "
+		  "once started)");
+	mach[1].starting = false;
 
 	/* --- DONE states ---------------------------------------------------------------------- */
 	reset();

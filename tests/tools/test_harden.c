@@ -193,6 +193,28 @@ main(void)
 			nl_tap_skip("mem=64M: allocating 512 MiB fails", "no python3");
 		}
 	}
+	/* signal mask: a caller that blocks every signal (the worker's starter thread) passes the
+	 * mask its commands get; without one the command inherits the caller's */
+	{
+		char *argv[] = { "/usr/bin/grep", "^SigBlk", "/proc/self/status", NULL };
+		struct nl_harden_limits ml = { 0 };
+		sigset_t all, none, old;
+		char blocked[4096];
+
+		sigfillset(&all);
+		sigemptyset(&none);
+		sigprocmask(SIG_BLOCK, &all, &old);
+		ml.mask = &none;
+		st = run(argv, &ml, out, sizeof(out));
+		run(argv, NULL, blocked, sizeof(blocked));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		nl_tap_ok(WIFEXITED(st) && strcmp(out, "SigBlk:\t0000000000000000\n") == 0,
+			  "lim.mask: a command started from a thread blocking everything has the "
+			  "mask given, none blocked (got '%.40s')",
+			  out);
+		nl_tap_ok(strncmp(blocked, "SigBlk:", 7) == 0 && strcmp(blocked, out) != 0,
+			  "no lim.mask: the command inherits the caller's mask (got '%.40s')", blocked);
+	}
 	{
 		char *argv[] = { "/nonexistent/cmd", NULL };
 

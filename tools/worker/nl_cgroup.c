@@ -844,14 +844,25 @@ nl_cg_started(struct nl_cg *cg, unsigned int k, pid_t pgid)
 		(void)write(cg->keeper_fd, &rec, sizeof(rec));
 }
 
+void
+nl_cg_starting(struct nl_cg *cg, unsigned int k, bool on)
+{
+	cg->slot[k].starting = on;
+}
+
 /* Fallback: SIGKILL the processes adopted by the worker (the subreaper) whose process group is
- * pgid, or any group no slot runs (a setsid orphan). */
+ * pgid, or any group no slot runs (a setsid orphan; not while a slot's command is being started:
+ * its new child would look like one, nl_cg_starting()). */
 static void
 kill_orphans(const struct nl_cg *cg, pid_t pgid)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	pid_t me = getpid();
+	bool any_starting = false;
+
+	for (unsigned int k = 0; k < cg->n_slot; k++)
+		any_starting |= cg->slot[k].starting;
 
 	if (d == NULL)
 		return;
@@ -867,9 +878,9 @@ kill_orphans(const struct nl_cg *cg, pid_t pgid)
 			continue;
 		if (sscanf(rp + 2, "%*c %ld %ld", &ppid, &pg) != 2 || ppid != me)
 			continue;
-		bool running = false;
+		bool running = any_starting; /* then only pgid's own */
 
-		for (unsigned int k = 0; k < cg->n_slot; k++)
+		for (unsigned int k = 0; k < cg->n_slot && !running; k++)
 			running |= cg->slot[k].pgid == pg && pg != pgid;
 		if (pg == pgid || !running)
 			kill(pid, SIGKILL);

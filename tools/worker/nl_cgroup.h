@@ -55,6 +55,8 @@ struct nl_cg_slot {
 	uint64_t cpu0_ns;        /**< CPU usage of the cgroup at the command's start [ns] */
 	uint64_t oom0;           /**< OOM kills of the cgroup at the command's start */
 	pid_t pgid;              /**< the command's process group (0 = none) */
+	bool starting;           /**< its command is being started on another thread (see
+				  *   nl_cg_starting()); written and read by the worker's loop only */
 };
 
 struct nl_cg {
@@ -100,7 +102,9 @@ enum nl_cg_mode nl_cg_open(struct nl_cg *cg, uint32_t wid, const char *app, unsi
 /**
  * Prepare slot k for its next command: the slot must be empty; reset its peak memory and
  * read its CPU and OOM counters.
- * @return 0; -EBUSY when processes are still in it (kill them first). @par Context Worker.
+ * @return 0; -EBUSY when processes are still in it (kill them first).
+ * @par Context The thread that starts slot k's commands; it touches slot k only, so it may run
+ *      beside the loop's calls for other slots when the loop has marked k nl_cg_starting().
  */
 int nl_cg_begin(struct nl_cg *cg, unsigned int k);
 
@@ -109,6 +113,16 @@ int nl_cg_begin(struct nl_cg *cg, unsigned int k);
  * fallback the keeper is told of the group. @par Context Worker.
  */
 void nl_cg_started(struct nl_cg *cg, unsigned int k, pid_t pgid);
+
+/**
+ * Mark slot k as having its command started on another thread (on = true, before that thread
+ * calls nl_cg_begin()) or no longer (on = false, once its result is back). While any slot is
+ * so marked, the fallback's kill (nl_cg_kill()) kills only the killed slot's own group and
+ * leaves the worker's other children alone: a child just cloned is not yet in any slot's
+ * group (nor its own), and must not be taken for an orphan. Slot k's pgid is not read then.
+ * @par Context The worker's loop (the only thread that calls nl_cg_kill() for other slots).
+ */
+void nl_cg_starting(struct nl_cg *cg, unsigned int k, bool on);
 
 /**
  * Kill everything of slot k: the whole cgroup (v2 cgroup.kill; v1 freeze, SIGKILL every pid,

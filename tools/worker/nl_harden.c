@@ -128,7 +128,8 @@ struct spawn_arg {
 	const struct nl_harden_limits *lim;
 	int out_fd, err_fd;
 	pid_t parent;
-	sigset_t old; /* the parent's mask, the child's after exec */
+	sigset_t old;  /* the parent's mask */
+	sigset_t exec; /* the child's after exec (lim->mask, else old) */
 };
 
 /*
@@ -183,7 +184,7 @@ spawn_child(void *p)
 		if (lim->fsize_bytes > 0)
 			set_limit(RLIMIT_FSIZE, lim->fsize_bytes, lim->fsize_bytes);
 	}
-	sigprocmask(SIG_SETMASK, &a->old, NULL);
+	sigprocmask(SIG_SETMASK, &a->exec, NULL);
 	execve(a->path, a->argv, env);
 	_exit(127);
 }
@@ -202,6 +203,7 @@ nl_harden_spawn(const char *path, char *const argv[], const struct nl_harden_lim
 	/* no signal handler of ours may run in the child between clone and exec */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &a.old);
+	a.exec = lim != NULL && lim->mask != NULL ? *lim->mask : a.old;
 	/* issue #33: not fork(): copying a large worker's page tables (an ASan build's shadow)
 	 * was seen holding the worker 2-4 s on a loaded host; a child sharing our memory until
 	 * its execve copies nothing (the way posix_spawn(3) starts a program) */

@@ -11,6 +11,7 @@
 #ifndef NL_HARDEN_H
 #define NL_HARDEN_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,6 +31,9 @@ struct nl_harden_limits {
 	unsigned int n_join;  /**< entries of join_fd */
 	int pdeathsig;        /**< PR_SET_PDEATHSIG of the child (0 = none): it dies with
 			       *   the worker */
+	const sigset_t *mask; /**< the command's signal mask at exec, or NULL: the calling
+			       *   thread's (a caller on a thread that blocks every signal
+			       *   passes the process's own) */
 };
 
 /**
@@ -57,7 +61,8 @@ int nl_harden_parse_limits(const char *s, struct nl_harden_limits *lim);
  * @param err_fd  Descriptor for its stderr, or -1.
  * @param pid     Output: the child's pid (also its process group id).
  * @return 0; -errno of fork().
- * @par Context The worker's thread; async-signal-safe calls only in the child.
+ * @par Context Any one thread at a time (the worker's starter thread, or its loop when there
+ *      is none); async-signal-safe calls only in the child.
  * @par Source setrlimit(2), setpgid(2), close_range(2); the environment rule of sudo's
  *      env_reset and HTCondor's job environment (only what the job is given).
  */

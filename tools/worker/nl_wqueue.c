@@ -63,7 +63,7 @@ nl_wq_kill_from(struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_ms
 
 		if (s->d.task_id != k->task_id || s->d.token != k->token || s->d.sub != k->sub)
 			continue;
-		if (j == 0 && m->pid > 0) {
+		if (j == 0 && (m->pid > 0 || m->starting)) {
 			if (m->end_state == NL_DONE_EXITED)
 				m->end_state = NL_DONE_CANCELLED;
 			return NL_WQ_KILL_RUNNING;

@@ -40,6 +40,8 @@ struct nl_wq_mach {
 	uint64_t start_ns;    /**< the running command's start */
 	uint64_t deadline_ns; /**< its time limit's end, 0 = none */
 	uint64_t kill_ns;     /**< when the worker killed it (time limit, KILL), 0 = not killed */
+	bool starting;        /**< its head's command is being started (off the loop): held as
+			       *   running (a KILL marks it, nothing withdraws it), pid still 0 */
 	uint8_t end_state;    /**< enum nl_done_state when we killed it (TIMEOUT, CANCELLED) */
 	uint64_t mean_ns;     /**< recent mean run time of its commands (EWMA 1/5), 0 = none yet */
 	bool was_busy;        /**< held a sub-task at the last LOAD */
@@ -67,8 +69,9 @@ enum nl_wq_kill_res {
 
 /**
  * A KILL (contract item 3) for machine table mach[n_mach]: finds the sub-task by task id,
- * token and sub on the KILL's machine. A running one is marked CANCELLED (unless its end was
- * already decided: TIMEOUT stays); a queued one is removed from the ring (order kept) and
+ * token and sub on the KILL's machine. A running one, or the head whose start is under way
+ * (m->starting), is marked CANCELLED (unless its end was already decided: TIMEOUT stays);
+ * a queued one is removed from the ring (order kept) and
  * *done / *d are filled for its DONE (state CANCELLED, queue_ms).
  * @param mach    The worker's machines.
  * @param n_mach  Their number.

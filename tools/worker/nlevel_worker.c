@@ -44,6 +44,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -431,6 +432,7 @@ send_nostart(int fd, const struct nl_wq_sub *s, int32_t status, uint64_t now)
 
 /* #16: limits of every command (--rlimit) */
 static struct nl_harden_limits cmd_limits;
+static sigset_t cmd_mask; /* the signal mask the worker was started with: its commands' */
 /* #33: containment (a cgroup per machine slot, or process groups) */
 static struct nl_cg cg;
 static unsigned int n_slow_sweeps;
@@ -495,6 +497,7 @@ slot_limits(unsigned int k)
 	l.join_fd = cg.slot[k].join_fd;
 	l.n_join = NL_CG_NCTL;
 	l.pdeathsig = SIGKILL;
+	l.mask = &cmd_mask; /* the starter blocks every signal; the command gets the worker's */
 	return l;
 }
 
@@ -507,11 +510,11 @@ find_cmd(const struct cmd *c, unsigned int n, uint16_t id)
 	return NULL;
 }
 
-/* Start the head of machine m's queue as a child process (task-farm). 0 or -errno. */
+/* Start DISPATCH d's --cmd command c as a child process (task-farm): *pid. 0 or -errno. */
 static int
-spawn_head(struct nl_wq_mach *m, const struct cmd *c, const struct nl_harden_limits *lim)
+spawn_cmd(const struct nl_msg_dispatch *d, const struct cmd *c, const struct nl_harden_limits *lim,
+	  pid_t *pid_out)
 {
-	const struct nl_msg_dispatch *d = &m->q[m->head].d;
 	char args[NL_PROTO_MAX_ARGS + 1];
 	char *argv[MAX_ARGV + 2];
 	unsigned int argc = 0;
@@ -536,7 +539,7 @@ spawn_head(struct nl_wq_mach *m, const struct cmd *c, const struct nl_harden_lim
 	rc = nl_harden_spawn(c->path, argv, lim, -1, -1, &pid);
 	if (rc != 0)
 		return rc;
-	m->pid = pid;
+	*pid_out = pid;
 	return 0;
 }
 
@@ -578,18 +581,150 @@ ended(uint32_t wid, bool quiet, const struct nl_msg_dispatch *d, const struct nl
 }
 
 /* Machine m (slot k) started its head's command, asked for at t0 (ns): start (when the spawn
- * returned), deadline, pid to the keeper. A spawn that held the loop over 0.5 s is said (a fork
- * on a loaded host copies the page tables; the heartbeat thread waits on them too). */
+ * returned), deadline, pid to the keeper. A start that took over 0.5 s is said (the child's
+ * join of the slot's cgroups was seen to take 1.5-21 s on a loaded host; docs/taskfarm.md):
+ * on the starter thread it holds only that start, inline (no starter) the loop too. */
 static void
-cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t t0)
+cmd_started(struct nl_wq_mach *m, unsigned int k, uint64_t t0, bool inline_start)
 {
 	uint64_t now = now_ns();
 
 	if (now - t0 > 500000000ull && n_slow_spawns++ < 20)
-		fprintf(stderr, "nlevel-worker: starting the command of slot %u held the loop %llu ms\n",
-			k, (unsigned long long)((now - t0) / 1000000));
+		fprintf(stderr, "nlevel-worker: starting the command of slot %u took %llu ms%s\n", k,
+			(unsigned long long)((now - t0) / 1000000),
+			inline_start ? " and held the loop" : " (on the starter thread)");
 	nl_wq_started(m, now, max_time_ns);
 	nl_cg_started(&cg, k, m->pid);
+}
+
+/*
+ * Commands start off the loop: preparing the slot's cgroup (nl_cg_begin), the clone, the
+ * child's join of the slot's cgroups and its exec (nl_harden_spawn) can wait seconds in the
+ * kernel on a busy host, and the loop must keep reaping, killing at time limits and answering
+ * meanwhile. The loop posts machine k's head (st_post()); the starter thread starts it; the
+ * loop takes the result back (st_take()) and only then knows its pid. While mach[k].starting
+ * slot k's cgroup is the starter's: the loop neither kills nor reads it, a KILL only marks the
+ * head (killed once started), and the loop reaps only children it knows (wait4 of each known
+ * pid, not wait4(-1), which could reap the new child before its pid is known).
+ */
+enum st_state { ST_IDLE = 0, ST_POSTED, ST_BUSY, ST_DONE };
+struct st_req {
+	enum st_state state;
+	const struct nl_wfarm *wf;     /* with fc: a named command (issue #15) */
+	const struct nl_wfarm_cmd *fc;
+	const struct cmd *cm;          /* else a --cmd command */
+	struct nl_msg_dispatch d;      /* the head's DISPATCH (a copy) */
+	struct nl_harden_limits lim;
+	uint64_t t0; /* asked for [ns] */
+	int rc;      /* 0 or -errno */
+	pid_t pid;
+};
+static struct st_req st_req[NL_PROTO_MAX_MACH];
+static pthread_mutex_t st_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t st_cv = PTHREAD_COND_INITIALIZER;
+static bool st_quit, st_running; /* st_quit under st_mu; st_running: the thread runs */
+static int st_efd = -1;          /* eventfd(2): the starter wakes the loop's poll */
+static unsigned int n_starting;  /* the loop's: machines with a start under way */
+
+/* Slot k's start (on either thread): its cgroup emptied and reset, then the spawn. */
+static void
+st_do(struct st_req *r, unsigned int k)
+{
+	pid_t pid = 0;
+	int rc = nl_cg_begin(&cg, k);
+
+	if (rc == 0)
+		rc = r->fc != NULL ? nl_wfarm_spawn(r->wf, r->fc, &r->d, &r->lim, &pid) :
+				     spawn_cmd(&r->d, r->cm, &r->lim, &pid);
+	r->rc = rc;
+	r->pid = rc == 0 ? pid : 0;
+}
+
+static void *
+starter(void *arg)
+{
+	unsigned int n = *(const unsigned int *)arg;
+
+	pthread_mutex_lock(&st_mu);
+	for (;;) {
+		unsigned int k = 0;
+
+		while (k < n && st_req[k].state != ST_POSTED)
+			k++;
+		if (k == n) {
+			if (st_quit)
+				break;
+			pthread_cond_wait(&st_cv, &st_mu);
+			continue;
+		}
+		st_req[k].state = ST_BUSY;
+		pthread_mutex_unlock(&st_mu);
+		st_do(&st_req[k], k); /* the request is the starter's while BUSY */
+		pthread_mutex_lock(&st_mu);
+		st_req[k].state = ST_DONE;
+		if (st_efd >= 0) {
+			const uint64_t one = 1;
+
+			(void)!write(st_efd, &one, sizeof(one));
+		}
+	}
+	pthread_mutex_unlock(&st_mu);
+	return NULL;
+}
+
+/* The loop: start machine m's (slot k) head, command fc of wf or cm, on the starter thread
+ * (inline when there is none: then *done is set and st_take() finishes it at once). */
+static void
+st_post(struct nl_wq_mach *m, unsigned int k, const struct nl_wfarm *wf,
+	const struct nl_wfarm_cmd *fc, const struct cmd *cm)
+{
+	struct st_req *r = &st_req[k];
+
+	pthread_mutex_lock(&st_mu);
+	r->wf = wf;
+	r->fc = fc;
+	r->cm = cm;
+	r->d = m->q[m->head].d;
+	r->lim = slot_limits(k);
+	r->t0 = now_ns();
+	nl_cg_starting(&cg, k, true); /* the fallback's kill leaves its new child alone */
+	r->state = st_running ? ST_POSTED : ST_BUSY;
+	pthread_mutex_unlock(&st_mu);
+	m->starting = true;
+	n_starting++;
+	if (!st_running) { /* no starter thread: the loop starts it itself */
+		st_do(r, k);
+		r->state = ST_DONE;
+	} else {
+		pthread_cond_signal(&st_cv);
+	}
+}
+
+/* The loop: whether slot k's start has ended; then *rc, *pid and *t0 (and the slot is the
+ * loop's again). */
+static bool
+st_take(struct nl_wq_mach *m, unsigned int k, int *rc, pid_t *pid, uint64_t *t0)
+{
+	struct st_req *r = &st_req[k];
+	bool done;
+
+	if (!m->starting)
+		return false;
+	pthread_mutex_lock(&st_mu);
+	done = r->state == ST_DONE;
+	if (done) {
+		*rc = r->rc;
+		*pid = r->pid;
+		*t0 = r->t0;
+		r->state = ST_IDLE;
+	}
+	pthread_mutex_unlock(&st_mu);
+	if (done) {
+		nl_cg_starting(&cg, k, false);
+		m->starting = false;
+		n_starting--;
+	}
+	return done;
 }
 
 /* Whether child pid has exited but is not reaped yet (waitid WNOWAIT: it stays a zombie). */
@@ -618,6 +753,8 @@ on_kill(int fd, struct nl_wq_mach *mach, unsigned int n_mach, const struct nl_ms
 
 	switch (nl_wq_kill_from(mach, n_mach, k, now_ns(), &d, &u, &from)) {
 	case NL_WQ_KILL_RUNNING:
+		if (mach[k->mach].starting)
+			return true; /* marked CANCELLED: killed once started (st_take()) */
 		if (exited_already(mach[k->mach].pid)) {
 			/* it ended on its own first: its DONE says so (EXITED), not CANCELLED */
 			mach[k->mach].end_state = before;
@@ -779,7 +916,7 @@ failover_tell(int fd, struct nl_wq_mach *mach, unsigned int n_mach, unsigned int
 
 		for (unsigned int k = 0; k < n; k++) {
 			struct nl_wq_sub s = m->q[(m->head + k) % QCAP];
-			bool run = k == 0 && (s.d.cmd_id == 0 || m->pid > 0);
+			bool run = k == 0 && (s.d.cmd_id == 0 || m->pid > 0 || m->starting);
 			struct nl_msg_done w;
 
 			if (s.from == dead && !run) { /* withdrawn */
@@ -1338,7 +1475,16 @@ main(int argc, char **argv)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+	cmd_mask = old_mask;
 	hb_started = pthread_create(&hb_th, NULL, heartbeat, &hb_a) == 0;
+	/* commands start on a thread of their own (st_post()); none: inline, as before */
+	pthread_t st_th;
+	unsigned int st_n = n_mach;
+
+	if (n_cmd > 0 || wfarm.n_cmd > 0) {
+		st_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		st_running = pthread_create(&st_th, NULL, starter, &st_n) == 0;
+	}
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (!hb_started)
 		fprintf(stderr, "nlevel-worker %u: no heartbeat thread: a stalled loop may look "
@@ -1354,7 +1500,8 @@ main(int argc, char **argv)
 
 	while (!stop_flag) {
 		uint64_t now = now_ns(), next = now + 50000000ull;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+					 { .fd = st_efd, .events = POLLIN } };
 		const unsigned int cur = cur_app_get(); /* changed below only by this thread */
 
 		if (loop_prev != 0 && now - loop_prev > loop_gap_max)
@@ -1462,10 +1609,36 @@ main(int argc, char **argv)
 		/* finish what is due, start what can start */
 		for (unsigned int i = 0; i < n_mach; i++) {
 			struct nl_wq_mach *m = &mach[i];
+			uint64_t st0;
+			pid_t spid;
+			int src;
 
-			while (m->n > 0 && m->pid == 0) {
+			if (st_take(m, i, &src, &spid, &st0)) { /* its head's start ended */
 				struct nl_wq_sub *s = &m->q[m->head];
-				const struct cmd *cm;
+
+				if (src == 0) {
+					uint8_t es = m->end_state; /* a KILL meanwhile: CANCELLED */
+
+					m->pid = spid;
+					cmd_started(m, i, st0, !st_running);
+					if (es != NL_DONE_EXITED) {
+						m->end_state = es;
+						slot_end(m, i);
+					}
+				} else {
+					/* #35: refused by its principals or options rule: 126 */
+					m->end_state = NL_DONE_EXITED;
+					send_nostart(fd, s, src == -EACCES ? 126 : 127, now);
+					refused(wid, quiet, &s->d, src);
+					n_done++;
+					m->head = (m->head + 1) % QCAP;
+					m->n--;
+					if (m->n == 0)
+						next_load = 0; /* #33: busy -> idle: LOAD at once */
+				}
+			}
+			while (m->n > 0 && m->pid == 0 && !m->starting) {
+				struct nl_wq_sub *s = &m->q[m->head];
 
 				if (s->d.cmd_id == 0) { /* emulated work */
 					if (s->fin_ns > now) {
@@ -1474,38 +1647,20 @@ main(int argc, char **argv)
 						break;
 					}
 					send_done(fd, s->from, &s->d, 0);
-				} else if (nl_wfarm_find(&wfarm, s->d.cmd_id) != NULL) {
-					/* issue #15: a named command, output captured; #33: in slot i's
-					 * cgroup, emptied first */
-					struct nl_harden_limits l = slot_limits(i);
-					uint64_t t0 = now_ns();
-					int rc = nl_cg_begin(&cg, i);
-
-					if (rc == 0)
-						rc = nl_wfarm_spawn(&wfarm, nl_wfarm_find(&wfarm, s->d.cmd_id),
-								    &s->d, &l, &m->pid);
-
-					if (rc == 0) {
-						cmd_started(m, i, t0);
-						break; /* runs; reaped below */
-					}
-					m->pid = 0;
-					/* #35: refused by its principals or options rule: 126 */
-					send_nostart(fd, s, rc == -EACCES ? 126 : 127, now);
-					refused(wid, quiet, &s->d, rc);
 				} else {
-					struct nl_harden_limits l = slot_limits(i);
-					uint64_t t0 = now_ns();
-					int rc = -ENOENT;
+					/* issue #15: a named command, output captured (else a --cmd
+					 * one); #33: in slot i's cgroup, emptied first; started off the
+					 * loop (st_post()), taken back above */
+					const struct nl_wfarm_cmd *fc = nl_wfarm_find(&wfarm, s->d.cmd_id);
+					const struct cmd *cm =
+						fc == NULL ? find_cmd(cmds, n_cmd, s->d.cmd_id) : NULL;
 
-					cm = find_cmd(cmds, n_cmd, s->d.cmd_id);
-					if (cm != NULL && (rc = nl_cg_begin(&cg, i)) == 0 &&
-					    (rc = spawn_head(m, cm, &l)) == 0) {
-						cmd_started(m, i, t0);
-						break; /* runs; reaped below */
+					if (fc != NULL || cm != NULL) {
+						st_post(m, i, &wfarm, fc, cm);
+						break; /* starting; runs; reaped below */
 					}
-					send_nostart(fd, s, rc == -EACCES ? 126 : 127, now);
-					refused(wid, quiet, &s->d, rc);
+					send_nostart(fd, s, 127, now);
+					refused(wid, quiet, &s->d, -ENOENT);
 				}
 				n_done++;
 				m->head = (m->head + 1) % QCAP;
@@ -1531,11 +1686,18 @@ main(int argc, char **argv)
 			}
 		}
 		loop_mark("time limits");
-		for (;;) {
+		for (unsigned int scan = 0;;) {
 			int st;
 			struct rusage ru;
-			pid_t p = wait4(-1, &st, WNOHANG, &ru);
+			pid_t p = 0;
 
+			if (n_starting == 0) {
+				p = wait4(-1, &st, WNOHANG, &ru);
+			} else { /* a start under way: its child is not known yet (st_post()) */
+				for (; scan < n_mach && p <= 0; scan++)
+					if (mach[scan].pid > 0)
+						p = wait4(mach[scan].pid, &st, WNOHANG, &ru);
+			}
 			if (p <= 0)
 				break;
 			for (unsigned int i = 0; i < n_mach; i++) {
@@ -1585,8 +1747,16 @@ main(int argc, char **argv)
 		loop_mark("resending DONEs");
 		ph_t += (uint64_t)ms * 1000000ull; /* the wait asked for is not a hold */
 		ph_tail = "poll, beyond its timeout";
-		if (poll(&pfd, 1, ms) <= 0) /* a SIGCHLD ends the wait (EINTR) */
+		/* a SIGCHLD ends the wait (EINTR), and so does the end of a start (st_efd) */
+		if (poll(pfd, st_efd >= 0 ? 2 : 1, ms) <= 0)
 			continue;
+		if (st_efd >= 0 && (pfd[1].revents & POLLIN) != 0) {
+			uint64_t v;
+
+			if (read(st_efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				fprintf(stderr, "nlevel-worker %u: the starter's eventfd: %s\n", wid,
+					strerror(errno));
+		}
 		loop_mark(ph_tail);
 		ph_tail = "received frames";
 		for (;;) {
@@ -1803,6 +1973,25 @@ main(int argc, char **argv)
 	if (hb_started)
 		pthread_join(hb_th, NULL);
 	send_msg(fd, &apps[cur_app_get()], &bye);
+	if (st_running) { /* the starter ends after the start under way, whose child is ours */
+		pthread_mutex_lock(&st_mu);
+		st_quit = true;
+		pthread_cond_signal(&st_cv);
+		pthread_mutex_unlock(&st_mu);
+		pthread_join(st_th, NULL);
+	}
+	if (st_efd >= 0)
+		close(st_efd);
+	for (unsigned int i = 0; i < n_mach; i++) {
+		uint64_t st0;
+		pid_t spid;
+		int src;
+
+		if (st_take(&mach[i], i, &src, &spid, &st0) && src == 0) {
+			mach[i].pid = spid;
+			nl_cg_started(&cg, i, spid); /* (the fallback: its group to the keeper) */
+		}
+	}
 	nl_cg_close(&cg); /* #33: every command's whole cgroup (or group) killed, removed */
 	for (unsigned int i = 0; i < n_mach; i++) {
 		if (mach[i].pid > 0)
