@@ -672,8 +672,17 @@ starter(void *arg)
 	return NULL;
 }
 
+/* Machine m's head has ended (answered): the next one becomes the head. Whether m is idle now. */
+static bool
+pop_head(struct nl_wq_mach *m)
+{
+	m->head = (m->head + 1) % QCAP;
+	m->n--;
+	return m->n == 0;
+}
+
 /* The loop: start machine m's (slot k) head, command fc of wf or cm, on the starter thread
- * (inline when there is none: then *done is set and st_take() finishes it at once). */
+ * (inline when there is none: the result is then ready for the next st_take()). */
 static void
 st_post(struct nl_wq_mach *m, unsigned int k, const struct nl_wfarm *wf,
 	const struct nl_wfarm_cmd *fc, const struct cmd *cm)
@@ -1631,9 +1640,7 @@ main(int argc, char **argv)
 					send_nostart(fd, s, src == -EACCES ? 126 : 127, now);
 					refused(wid, quiet, &s->d, src);
 					n_done++;
-					m->head = (m->head + 1) % QCAP;
-					m->n--;
-					if (m->n == 0)
+					if (pop_head(m))
 						next_load = 0; /* #33: busy -> idle: LOAD at once */
 				}
 			}
@@ -1663,9 +1670,7 @@ main(int argc, char **argv)
 					refused(wid, quiet, &s->d, -ENOENT);
 				}
 				n_done++;
-				m->head = (m->head + 1) % QCAP;
-				m->n--;
-				if (m->n == 0)
+				if (pop_head(m))
 					next_load = 0; /* #33: busy -> idle: LOAD at once */
 			}
 		}
