@@ -73,6 +73,39 @@ def again(get, good, secs=PATIENCE, step=0.2):
     return v
 
 
+def threads(prefix):
+    """What the threads of the appliance of file prefix `prefix` wait in (a telemetry listener
+    that accepts nothing, docs/dataplane.md): per thread its name, state and kernel wait
+    channel, the kernel stack of those not running, and gdb's user stacks (60 s at most)."""
+    import subprocess
+    want = ("--file-prefix\0%s\0" % prefix).encode()
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            if not pid.isdigit() or want not in open("/proc/%s/cmdline" % pid, "rb").read():
+                continue
+            for tid in sorted(os.listdir("/proc/%s/task" % pid), key=int):
+                d = "/proc/%s/task/%s/" % (pid, tid)
+                comm = open(d + "comm").read().strip()
+                state = open(d + "stat").read().rsplit(")", 1)[1].split()[0]
+                wchan = open(d + "wchan").read().strip()
+                out.append("thread %s %s: state %s wchan %s" % (tid, comm, state, wchan or "-"))
+                if state != "R":
+                    try:
+                        out += ["  " + l for l in open(d + "stack").read().split("\n")[:8] if l]
+                    except OSError:
+                        pass
+            try:
+                bt = subprocess.run(["gdb", "-p", pid, "-batch", "-ex", "thread apply all bt 12"],
+                                    capture_output=True, text=True, timeout=60).stdout
+                out += [l for l in bt.split("\n") if l.startswith(("#", "Thread"))][:120]
+            except (OSError, subprocess.TimeoutExpired) as e:
+                out.append("gdb: %s" % e)
+        except OSError:
+            continue
+    return out
+
+
 def snap(apps):
     cmds = ["/nlevel/stats", "/nlevel/appliances", "/nlevel/summaries"]
     got = {n: session(x, cmds) for n, x in apps}
@@ -145,8 +178,20 @@ def report(apps, err=None):
         # here: the ASan build's telemetry thread waiting 2+ s in the kernel for its memory
         # map, the I/O lcore serving on; docs/dataplane.md "What holds the I/O lcore"): ask
         # again (PATIENCE), as eval does, before the reading counts as missing
-        both = again(lambda: session(x, ["/nlevel/stats", "/nlevel/appliances"]),
-                     lambda b: b["/nlevel/stats"])
+        get = lambda: session(x, ["/nlevel/stats", "/nlevel/appliances"])
+        both = again(get, lambda b: b["/nlevel/stats"])
+        if not both["/nlevel/stats"] and "BlockingIOError" in WHY.get(x, ""):
+            # its listener accepted no connection for PATIENCE s (connect: EAGAIN, backlog
+            # full; docs/dataplane.md, cause not found): where its threads wait, for the log;
+            # then asked for PATIENCE s more (a CI run's listener answered 2 s after 30 s)
+            t0 = time.time()
+            why = WHY.get(x)
+            for line in ["%s: telemetry listener accepted nothing for %d s (%s); its threads:"
+                         % (n, PATIENCE, why)] + threads(x):
+                print("# " + line, file=sys.stderr)
+            both = again(get, lambda b: b["/nlevel/stats"])
+            print("# %s: telemetry %s %.1f s after that" % (
+                n, "answered" if both["/nlevel/stats"] else "still silent", time.time() - t0))
         st, j = both["/nlevel/stats"], both["/nlevel/appliances"]
         if not st:
             print("# %s: no telemetry (%s)" % (n, WHY.get(x, "?")))
