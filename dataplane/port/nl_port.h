@@ -69,8 +69,9 @@ struct nl_port_ext_ops {
 	/** Whether machine m's load entry is kept by the extension (not reset by the port). */
 	bool (*keeps_load)(const void *ext, uint32_t m);
 	/** Whether this appliance's workers may claim machine slot m, for a HELLO with flags
-	 *  hello_flags (NL_HELLO_F_FAILOVER: from a worker whose appliance fell silent). */
-	bool (*owns_mach)(const void *ext, uint32_t m, uint16_t hello_flags);
+	 *  hello_flags (NL_HELLO_F_FAILOVER: from a worker whose appliance fell silent); true
+	 *  grants it (the claim follows at once), and the hook may note by whom. */
+	bool (*owns_mach)(void *ext, uint32_t m, uint16_t hello_flags);
 	/** #36: fill DISPATCH d's origin block when task t came from another appliance. */
 	void (*origin_ctl)(struct nl_port *io, const struct nl_task *t,
 			   struct nl_msg_dispatch *d);

@@ -319,6 +319,22 @@ parked_at(const struct nl_dp *dp, const struct nl_xa *xa, unsigned int app)
 	return n;
 }
 
+/* Whether the hold of what is parked at dead appliance `app` is over: dead_hold_s passed,
+ * and nothing is parked there or its workers' word is not waited for any more
+ * (nl_xa_hold_on_ctl(): we run its subtree and its workers have not all failed over yet). */
+static bool
+hold_over(struct nl_port *io, unsigned int app, uint64_t now)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct xa_peer *p = &xa->peer[app];
+
+	if (p->hold_tsc == 0 || p->live || now < p->hold_tsc)
+		return false;
+	if (!p->holding_on && parked_at(io->dp, xa, app) == 0)
+		return true;
+	return !nl_xa_hold_on_ctl(io, app, now);
+}
+
 /* What was parked at appliance `app` (declared dead `why`, its hold over or not wanted) is
  * answered REJECT machine_lost or re-routed, now (X1: each exactly once); our unacknowledged
  * HANDOVERs to it are forgotten (HANDBACKs too when it `restarted`). */
@@ -346,6 +362,7 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 	}
 	nl_xa_rtx_clear_ctl(&xa->peer[app], restarted);
 	xa->peer[app].hold_tsc = 0;
+	xa->peer[app].holding_on = false; /* its slots to any worker again (nl_xa_owns_mach()) */
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
 	       "%llu re-routed, %llu wait for its workers' word\n", xa->cfg.app[app].name, why,
 	       (unsigned long long)n, (unsigned long long)r, (unsigned long long)w);
@@ -368,6 +385,8 @@ nl_xa_declare_lost_ctl(struct nl_port *io, unsigned int app, const char *why, bo
 		return;
 	}
 	p->hold_tsc = rte_rdtsc() + (uint64_t)(xa->cfg.dead_hold_s * (double)rte_get_tsc_hz());
+	p->full_tsc = 0; /* (nl_xa_hold_on_ctl()) */
+	p->holding_on = false;
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there held for %g s (dead_hold_s) "
 	       "in case it returns, then answered\n", xa->cfg.app[app].name, why,
 	       (unsigned long long)parked_at(dp, xa, app), xa->cfg.dead_hold_s);
@@ -435,6 +454,7 @@ swim_events(struct nl_port *io)
 			p->live = true;
 			p->rejoined++;
 			p->hold_tsc = 0; /* back in time: its hand-backs settle what it holds */
+			p->holding_on = false;
 			p->hold_kept += kept;
 			XA_LOG(INFO, "appliance %s rejoined (SWIM: alive at incarnation %u); %llu tasks "
 			       "parked there kept\n", xa->cfg.app[a].name, p->swim_inc,
@@ -465,8 +485,7 @@ nl_xa_poll_ctl(struct nl_port *io)
 			if (a == xa->self)
 				continue;
 			nl_xa_retransmit_ctl(io, a, now);
-			if (xa->peer[a].hold_tsc != 0 && !xa->peer[a].live &&
-			    now >= xa->peer[a].hold_tsc)
+			if (hold_over(io, a, now))
 				settle_lost(io, a, "not back within dead_hold_s", false);
 		}
 		nl_xa_await_poll_ctl(io); /* #36: tasks that ran, waiting for their ends */

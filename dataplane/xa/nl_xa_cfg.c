@@ -389,12 +389,13 @@ nl_xa_attach_ctl(struct nl_dp *dp, const void *arg, void **ext)
 	xa->mach_app = calloc(dp->n_mach, 1);
 	xa->mgr_home = calloc(dp->n_mgr, 1);
 	xa->mach_home = calloc(dp->n_mach, 1);
+	xa->mach_fo = calloc(dp->n_mach, 1);
 	xa->mach_mgr = calloc(dp->n_mach, sizeof(*xa->mach_mgr));
 	xa->mach_inst = calloc(dp->n_mach, 1);
 	xa->local_load = calloc(dp->n_mach, sizeof(*xa->local_load));
 	xa->task = calloc(dp->o.pool_size, sizeof(*xa->task)); /* by pool index (nl_task.aux) */
 	if (xa->mgr_app == NULL || xa->mach_app == NULL || xa->mach_mgr == NULL ||
-	    xa->mgr_home == NULL || xa->mach_home == NULL ||
+	    xa->mgr_home == NULL || xa->mach_home == NULL || xa->mach_fo == NULL ||
 	    xa->mach_inst == NULL || xa->local_load == NULL || xa->task == NULL)
 		goto fail;
 	for (uint32_t i = 0; i < dp->n_mgr; i++)
@@ -507,6 +508,7 @@ nl_xa_free(void *ext)
 	free(xa->mach_app);
 	free(xa->mgr_home);
 	free(xa->mach_home);
+	free(xa->mach_fo);
 	free(xa->mach_mgr);
 	free(xa->mach_inst);
 	free(xa->local_load);
@@ -525,9 +527,9 @@ nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore *lc)
 }
 
 bool
-nl_xa_owns_mach(const void *ext, uint32_t m, uint16_t hello_flags)
+nl_xa_owns_mach(void *ext, uint32_t m, uint16_t hello_flags)
 {
-	const struct nl_xa *xa = ext;
+	struct nl_xa *xa = ext;
 	unsigned int home;
 
 	if (xa == NULL)
@@ -539,10 +541,17 @@ nl_xa_owns_mach(const void *ext, uint32_t m, uint16_t hello_flags)
 		return false;
 	/* #36: an adopted subtree's slots go to its dead appliance's workers first, which fail
 	 * over to tell what became of its sub-tasks; our own workers, which HELLO us every
-	 * second, would otherwise take them (the same vectors), and those never would */
-	return home == xa->self || (hello_flags & NL_HELLO_F_FAILOVER) ||
-	       (double)(rte_rdtsc() - xa->adopt_tsc[home]) >=
-		       XA_ADOPT_GRACE_S * (double)rte_get_tsc_hz();
+	 * second, would otherwise take them (the same vectors), and those never would (a worker
+	 * re-homes only to slots). So for XA_ADOPT_GRACE_S, and while what was parked there is
+	 * held on for their word past dead_hold_s (nl_xa_hold_on_ctl()) */
+	if (home != xa->self && !(hello_flags & NL_HELLO_F_FAILOVER) &&
+	    ((double)(rte_rdtsc() - xa->adopt_tsc[home]) <
+		     XA_ADOPT_GRACE_S * (double)rte_get_tsc_hz() ||
+	     xa->peer[home].holding_on))
+		return false;
+	/* granted (nl_dp_claim_slots() takes it now): whether by one of home's own workers */
+	xa->mach_fo[m] = (hello_flags & NL_HELLO_F_FAILOVER) != 0;
+	return true;
 }
 
 uint64_t

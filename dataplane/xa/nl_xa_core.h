@@ -140,6 +140,14 @@ struct xa_peer {
 	 * after a partition, finds them where they were); 0 = nothing held */
 	uint64_t hold_tsc;
 	uint64_t hold_kept;  /* tasks parked at it when declared dead, still there at its return */
+	/* its hold over while we run its subtree (its standby): held on (holding_on) until each
+	 * adopted slot has one of its workers, failed over, and XA_RESEND_TELL_S more (their
+	 * words), at most XA_ADOPT_WORD_MAX_S past hold_tsc (nl_xa_hold_on_ctl()); meanwhile its
+	 * slots go to its failed-over workers only (nl_xa_owns_mach()). full_tsc: since when
+	 * every adopted slot has one (0: not yet); held_on: holds that went on so (telemetry) */
+	uint64_t full_tsc;
+	bool holding_on;
+	uint64_t held_on;
 	/* SWIM's view of it (copied from the detector's on_change; telemetry reads relaxed) */
 	uint32_t swim_state; /* enum nl_swim_state */
 	uint32_t swim_inc;   /* its SWIM incarnation as we know it */
@@ -179,6 +187,14 @@ xa_words_put(struct xa_words *w, unsigned int relay, unsigned int sub, int32_t s
 /* A sub-task said running is waited for at most this long [s]: the worker resends a DONE as
  * long (NL_WPEND_GIVE_UP_NS) */
 #define XA_AWAIT_S 120.0
+/* words of a dead appliance's workers are waited for this long after its subtree was adopted
+ * here, and after each of its adopted slots has a worker again [s]: they HELLO every second
+ * and tell as soon as they have slots (resent every 0.3 s) */
+#define XA_RESEND_TELL_S 4.0
+/* the hold of what was parked at an appliance whose subtree we adopted goes on past
+ * dead_hold_s while an adopted slot has no worker (its workers, who can tell what ran, fail
+ * over after their own --failover-s), at most this long [s] (as a resend's hold) */
+#define XA_ADOPT_WORD_MAX_S 20.0
 
 /* Scale-out's record of a task object of the pool (index nl_task.aux; control lcore only). */
 struct xa_task {
@@ -261,6 +277,20 @@ bool nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t);
  * worker said yet that a sub-task ran: true when t is to wait XA_RESTART_WAIT_S for its
  * workers' word (they rejoin the new life and tell it, it tells us), then be answered. */
 bool nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t);
+
+/* Whether a machine slot of appliance x's subtree, adopted here, has no worker that failed
+ * over to us (none, or one of ours that took it after XA_ADOPT_GRACE_S): x's workers (the
+ * ones that can tell what ran) have not all come. nl_xa_standby.c. Control lcore. */
+bool nl_xa_adopted_slot_empty(const struct nl_port *io, const struct nl_xa *xa, unsigned int x);
+
+/* The hold of what is parked at dead appliance x is over (hold_tsc passed): whether to hold
+ * on. Yes while we run x's subtree (its standby) and x's workers cannot all have told us what
+ * ran yet: an adopted slot has no worker that failed over to us, or every one has had one
+ * for less than XA_RESEND_TELL_S; at most XA_ADOPT_WORD_MAX_S past hold_tsc. Said once in the log. Else
+ * (not its standby, or the wait is over) false: settle_lost() answers now, from the words
+ * that came (docs/scale-out.md "Held past dead_hold_s for the workers' word"). nl_xa_standby.c.
+ * Control lcore. */
+bool nl_xa_hold_on_ctl(struct nl_port *io, unsigned int x, uint64_t now);
 
 /* t, parked at appliance app, which lost it, and of which no sub-task ran as far as anyone
  * said: re-routed (true) or answered REJECT machine_lost (false; counted lost at app).
@@ -372,6 +402,9 @@ struct nl_xa {
 	uint8_t *mach_app;   /* [n_mach] the appliance its worker joins now */
 	uint8_t *mgr_home;   /* [n_mgr] its configured appliance (`owns`) */
 	uint8_t *mach_home;  /* [n_mach] its configured appliance */
+	/* [n_mach] 1: its worker joined it with NL_HELLO_F_FAILOVER (a dead appliance's own
+	 * worker, which can tell what ran there; nl_xa_owns_mach() sets it as it grants) */
+	uint8_t *mach_fo;
 	/* #36 standby: holder[a], the appliance running a's subtree now (a itself, or its
 	 * standby while a is declared dead and the standby live: nl_xa_standby.c) */
 	uint8_t holder[NL_XA_MAX_APPS];
@@ -636,7 +669,7 @@ struct nl_dp_lcore *nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore 
  * of a subtree it adopted less than XA_ADOPT_GRACE_S ago only for a HELLO with
  * NL_HELLO_F_FAILOVER (the dead appliance's own workers first: they tell what became of its
  * sub-tasks). @par Context The I/O lcore (HELLO). */
-bool nl_xa_owns_mach(const void *ext, uint32_t m, uint16_t hello_flags);
+bool nl_xa_owns_mach(void *ext, uint32_t m, uint16_t hello_flags);
 
 /**
  * Control-lcore round: drain the proxies' inboxes into HANDOVER batches, gossip when due,

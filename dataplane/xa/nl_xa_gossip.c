@@ -303,7 +303,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	double now_s = nl_xa_real_s();
 	enum { K_NAME, K_IP, K_SWIM, K_SBY, K_HOLDER, K_LIVE, K_TOUT, K_TIN, K_BOUT, K_BIN, K_DOUT, K_DIN, K_LOST,
 	       K_GONE, K_REJ, K_HEARD, K_RETX, K_DUP, K_ACKED, K_OVF, K_SINC, K_SUSP, K_REFU,
-	       K_SDEAD, K_HELD, K_PREF, K_HOLD, K_KEPT, K_N };
+	       K_SDEAD, K_HELD, K_PREF, K_HOLD, K_KEPT, K_HON, K_N };
 	static const char *const key[K_N] = { "name", "ip", "swim_state", "standby",
 					      "subtree_at", "live", "tasks_out",
 					      "tasks_in", "handbacks_out", "handbacks_in",
@@ -312,7 +312,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 					      "duplicates_in", "acked", "unacked_overflow",
 					      "swim_incarnation", "suspected", "refuted",
 					      "swim_dead", "held", "pair_refused",
-					      "dead_hold", "hold_kept" };
+					      "dead_hold", "hold_kept", "held_on" };
 	static const char *const swim_name[3] = { "alive", "suspect", "dead" };
 	struct rte_tel_data *a[K_N];
 
@@ -447,6 +447,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(a[K_SDEAD], nl_atomic_load_relaxed(&p->swim_declared_dead));
 		rte_tel_data_add_array_u64(a[K_HOLD], nl_atomic_load_relaxed(&p->hold_tsc) != 0);
 		rte_tel_data_add_array_u64(a[K_KEPT], nl_atomic_load_relaxed(&p->hold_kept));
+		rte_tel_data_add_array_u64(a[K_HON], nl_atomic_load_relaxed(&p->held_on));
 		rte_tel_data_add_array_u64(a[K_HELD], nl_atomic_load_relaxed(&p->held));
 		rte_tel_data_add_array_u64(a[K_PREF], nl_atomic_load_relaxed(&p->pair_refused));
 	}

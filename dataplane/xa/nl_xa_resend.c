@@ -48,9 +48,6 @@
 #define XA_RESEND_MIN_S 2.0    /* a resend is held at least this long [s]: the client failed
 				* over after its own silence (3 s); SWIM suspects a dead peer
 				* within about 1.5 s of its last frame (probe, indirect probes) */
-#define XA_RESEND_TELL_S 4.0   /* words of a dead appliance's workers are waited for this long
-				* after its subtree was adopted here [s]: they HELLO every second
-				* and tell as soon as they have slots (resent every 0.3 s) */
 #define XA_RESEND_MAX_S 20.0   /* held at most this long without a word that it ran [s] */
 #define XA_CEND_CAP 4096u      /* ends of crossed client tasks kept (the oldest forgotten) */
 #define XA_CEND_RECENT_S 30.0  /* those told at their origin's death: ended this recently [s]
@@ -178,17 +175,6 @@ is_standby(const struct nl_xa *xa)
 	return false;
 }
 
-/* Whether a machine slot of appliance x's subtree, adopted here, has no worker yet: x's
- * workers (the ones that will tell) have not all failed over to us. */
-static bool
-adopted_slot_empty(const struct nl_port *io, const struct nl_xa *xa, unsigned int x)
-{
-	for (uint32_t m = 0; m < io->dp->n_mach; m++)
-		if (xa->mach_home[m] == x && xa->mach_app[m] == xa->self && !io->alive[m])
-			return true;
-	return false;
-}
-
 /* Whether the workers of the appliances we are the standby of have had their time to tell
  * (a resend held since held_tsc): none of them is suspected; each declared dead whose
  * subtree we adopted was adopted XA_RESEND_TELL_S ago and has a worker on each adopted slot
@@ -213,7 +199,7 @@ told_over(const struct nl_port *io, const struct nl_xa *xa, uint64_t held_tsc, u
 			return false; /* its verdict is coming */
 		if (!p->live && xa->holder[x] == xa->self &&
 		    ((double)(now - xa->adopt_tsc[x]) < XA_RESEND_TELL_S * hz ||
-		     adopted_slot_empty(io, xa, x)))
+		     nl_xa_adopted_slot_empty(io, xa, x)))
 			return false; /* its workers are failing over to us */
 		if (p->live && xa->reborn_tsc[x] != 0 &&
 		    (double)(now - xa->reborn_tsc[x]) < XA_RESEND_TELL_S * hz)

@@ -219,6 +219,47 @@ nl_xa_hold_tick_ctl(struct nl_port *io, uint64_t now_tsc)
 		}
 }
 
+bool
+nl_xa_adopted_slot_empty(const struct nl_port *io, const struct nl_xa *xa, unsigned int x)
+{
+	for (uint32_t m = 0; m < io->dp->n_mach; m++)
+		if (xa->mach_home[m] == x && xa->mach_app[m] == xa->self &&
+		    (!io->alive[m] || !xa->mach_fo[m]))
+			return true;
+	return false;
+}
+
+bool
+nl_xa_hold_on_ctl(struct nl_port *io, unsigned int x, uint64_t now)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_peer *p = &xa->peer[x];
+	const double hz = (double)rte_get_tsc_hz();
+	bool on;
+
+	if (xa->holder[x] != xa->self || x == xa->self ||
+	    (double)(now - p->hold_tsc) >= XA_ADOPT_WORD_MAX_S * hz) {
+		on = false;
+	} else if (nl_xa_adopted_slot_empty(io, xa, x)) {
+		p->full_tsc = 0;
+		on = true;
+	} else {
+		if (p->full_tsc == 0)
+			p->full_tsc = now;
+		on = (double)(now - p->full_tsc) < XA_RESEND_TELL_S * hz;
+	}
+	if (on && !p->holding_on) {
+		p->holding_on = true;
+		nl_atomic_store_relaxed(&p->held_on, p->held_on + 1);
+		XA_LOG(WARNING, "appliance %s not back within dead_hold_s: what is parked there is "
+		       "held on until its workers, failing over here, have told what ran (each "
+		       "adopted slot with one of them, then %g s; the slots are theirs only "
+		       "meanwhile), at most %g s more\n",
+		       xa->cfg.app[x].name, XA_RESEND_TELL_S, XA_ADOPT_WORD_MAX_S);
+	}
+	return on;
+}
+
 void
 nl_xa_standby_dead_ctl(struct nl_port *io, unsigned int a)
 {
