@@ -286,10 +286,10 @@ bool nl_xa_adopted_slot_empty(const struct nl_port *io, const struct nl_xa *xa, 
 /* The hold of what is parked at dead appliance x is over (hold_tsc passed): whether to hold
  * on. Yes while we run x's subtree (its standby) and x's workers cannot all have told us what
  * ran yet: an adopted slot has no worker that failed over to us, or every one has had one
- * for less than XA_RESEND_TELL_S; at most XA_ADOPT_WORD_MAX_S past hold_tsc. Said once in the log. Else
- * (not its standby, or the wait is over) false: settle_lost() answers now, from the words
- * that came (docs/scale-out.md "Held past dead_hold_s for the workers' word"). nl_xa_standby.c.
- * Control lcore. */
+ * for less than XA_RESEND_TELL_S; at most XA_ADOPT_WORD_MAX_S past hold_tsc. Said once in
+ * the log. Else (not its standby, or the wait is over) false: settle_lost() answers now,
+ * from the words that came (docs/scale-out.md "Held past dead_hold_s for the workers'
+ * word"). nl_xa_standby.c. Control lcore. */
 bool nl_xa_hold_on_ctl(struct nl_port *io, unsigned int x, uint64_t now);
 
 /* t, parked at appliance app, which lost it, and of which no sub-task ran as far as anyone
@@ -666,9 +666,11 @@ struct nl_dp_lcore *nl_xa_mgr_lcore(void *ext, uint32_t mgr, struct nl_dp_lcore 
 
 /** Whether this appliance owns machine slot m (its workers may claim it), for a HELLO with
  * flags hello_flags: not a slot of its own subtree while it settles (failback = no); a slot
- * of a subtree it adopted less than XA_ADOPT_GRACE_S ago only for a HELLO with
- * NL_HELLO_F_FAILOVER (the dead appliance's own workers first: they tell what became of its
- * sub-tasks). @par Context The I/O lcore (HELLO). */
+ * of a subtree it adopted less than XA_ADOPT_GRACE_S ago, or whose parked tasks are held on
+ * for its workers' word (nl_xa_hold_on_ctl()), only for a HELLO with NL_HELLO_F_FAILOVER (the
+ * dead appliance's own workers first: they tell what became of its sub-tasks). True grants
+ * the slot and notes whether to such a worker (mach_fo). @par Context The I/O lcore (HELLO),
+ * which is the control lcore. */
 bool nl_xa_owns_mach(void *ext, uint32_t m, uint16_t hello_flags);
 
 /**
