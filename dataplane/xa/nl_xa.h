@@ -114,6 +114,12 @@ struct nl_xa_cfg {
 				      *   declared dead are held this long for its return (a
 				      *   partition, a false verdict) before they are answered
 				      *   REJECT machine_lost or re-routed (#36; 0 = at once) */
+	double word_wait_s;          /**< [scaleout] word_wait_s: a standby that adopted a dead
+				      *   appliance's subtree waits at most this long [s] for the
+				      *   dead one's workers to fail over and tell what ran: a
+				      *   client's resend is held so long at most, what was parked
+				      *   there so long past dead_hold_s (#36; default 30, 1..3600;
+				      *   above the workers' --failover-s) */
 	bool entry_tree;             /**< [scaleout] entry = tree: a task enters where the
 				      *   policy's entry() says over the whole tree; local (default):
 				      *   at one of this appliance's entry managers when its own

@@ -239,6 +239,7 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 	out->swim_indirect = 3;
 	out->entry_tree = false;
 	out->dead_hold_s = 10.0;
+	out->word_wait_s = 30.0;
 	if (nl_cfg_has_section(c, "scaleout")) {
 		double ms = 50, rt_ms = 20, sp_ms = 400, st_ms = 200;
 		uint64_t f = 2, drop = 0, smult = 9, sk = 3;
@@ -266,6 +267,9 @@ nl_xa_cfg_parse(struct nl_cfg *c, const struct nl_model_cfg *m, const char *self
 			rc = nl_cfg_get_u64(c, "scaleout", "swim_indirect", &sk, 1, 16, false);
 		if (rc >= 0)
 			rc = nl_cfg_get_double(c, "scaleout", "dead_hold_s", &out->dead_hold_s, 0,
+					       3600, false);
+		if (rc >= 0) /* #36: a standby's wait for a dead appliance's workers' word */
+			rc = nl_cfg_get_double(c, "scaleout", "word_wait_s", &out->word_wait_s, 1,
 					       3600, false);
 		if (rc >= 0) { /* #36: where a task enters the tree */
 			static const char *const entries[] = { "local", "tree", NULL };

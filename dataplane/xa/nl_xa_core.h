@@ -142,7 +142,7 @@ struct xa_peer {
 	uint64_t hold_kept;  /* tasks parked at it when declared dead, still there at its return */
 	/* its hold over while we run its subtree (its standby): held on (holding_on) until each
 	 * adopted slot has one of its workers, failed over, and XA_RESEND_TELL_S more (their
-	 * words), at most XA_ADOPT_WORD_MAX_S past hold_tsc (nl_xa_hold_on_ctl()); meanwhile its
+	 * words), at most [scaleout] word_wait_s past hold_tsc (nl_xa_hold_on_ctl()); meanwhile its
 	 * slots go to its failed-over workers only (nl_xa_owns_mach()). full_tsc: since when
 	 * every adopted slot has one (0: not yet); held_on: holds that went on so (telemetry) */
 	uint64_t full_tsc;
@@ -191,10 +191,6 @@ xa_words_put(struct xa_words *w, unsigned int relay, unsigned int sub, int32_t s
  * here, and after each of its adopted slots has a worker again [s]: they HELLO every second
  * and tell as soon as they have slots (resent every 0.3 s) */
 #define XA_RESEND_TELL_S 4.0
-/* the hold of what was parked at an appliance whose subtree we adopted goes on past
- * dead_hold_s while an adopted slot has no worker (its workers, who can tell what ran, fail
- * over after their own --failover-s), at most this long [s] (as a resend's hold) */
-#define XA_ADOPT_WORD_MAX_S 20.0
 
 /* Scale-out's record of a task object of the pool (index nl_task.aux; control lcore only). */
 struct xa_task {
@@ -286,7 +282,7 @@ bool nl_xa_adopted_slot_empty(const struct nl_port *io, const struct nl_xa *xa, 
 /* The hold of what is parked at dead appliance x is over (hold_tsc passed): whether to hold
  * on. Yes while we run x's subtree (its standby) and x's workers cannot all have told us what
  * ran yet: an adopted slot has no worker that failed over to us, or every one has had one
- * for less than XA_RESEND_TELL_S; at most XA_ADOPT_WORD_MAX_S past hold_tsc. Said once in
+ * for less than XA_RESEND_TELL_S; at most [scaleout] word_wait_s past hold_tsc. Said once in
  * the log. Else (not its standby, or the wait is over) false: settle_lost() answers now,
  * from the words that came (docs/scale-out.md "Held past dead_hold_s for the workers'
  * word"). nl_xa_standby.c. Control lcore. */

@@ -13,8 +13,8 @@
  *     (XA_RESENT) until no more words can come: while an appliance it is the standby of is
  *     suspected, and XA_RESEND_TELL_S after it adopted a dead one's subtree (its workers
  *     fail over within a HELLO period of the adoption and tell at once); at least
- *     XA_RESEND_MIN_S, at most XA_RESEND_MAX_S. Then nl_xa_resend_decide() (nl_xa_proto.h):
- *     a task none of whose sub-tasks was said to run is run here (entered as a new task); one
+ *     XA_RESEND_MIN_S, at most [scaleout] word_wait_s. Then nl_xa_resend_decide()
+ *     (nl_xa_proto.h): a task none of whose sub-tasks was said to run is run here (entered as a new task); one
  *     that ran is answered COMPLETE from the words once the sub-tasks said to run have ended
  *     (reason machine_lost when not all ran, or an end was not heard in XA_AWAIT_S).
  * Two more sources of words: a task of c's client that had crossed to appliance d (c handed
@@ -48,7 +48,6 @@
 #define XA_RESEND_MIN_S 2.0    /* a resend is held at least this long [s]: the client failed
 				* over after its own silence (3 s); SWIM suspects a dead peer
 				* within about 1.5 s of its last frame (probe, indirect probes) */
-#define XA_RESEND_MAX_S 20.0   /* held at most this long without a word that it ran [s] */
 #define XA_CEND_CAP 4096u      /* ends of crossed client tasks kept (the oldest forgotten) */
 #define XA_CEND_RECENT_S 30.0  /* those told at their origin's death: ended this recently [s]
 				* (their HANDBACK may not have reached it; as the workers'
@@ -180,13 +179,14 @@ is_standby(const struct nl_xa *xa)
  * subtree we adopted was adopted XA_RESEND_TELL_S ago and has a worker on each adopted slot
  * (its workers fail over after their own --failover-s, maybe longer than ours); each that
  * restarted did so XA_RESEND_TELL_S ago (its workers rejoin it, tell it, and it passes the
- * words on); at least XA_RESEND_MIN_S, at most XA_RESEND_MAX_S after the resend came. */
+ * words on); at least XA_RESEND_MIN_S, at most [scaleout] word_wait_s after the resend
+ * came. */
 static bool
 told_over(const struct nl_port *io, const struct nl_xa *xa, uint64_t held_tsc, uint64_t now)
 {
 	const double hz = (double)rte_get_tsc_hz();
 
-	if ((double)(now - held_tsc) >= XA_RESEND_MAX_S * hz)
+	if ((double)(now - held_tsc) >= xa->cfg.word_wait_s * hz)
 		return true;
 	if ((double)(now - held_tsc) < XA_RESEND_MIN_S * hz)
 		return false;

@@ -238,7 +238,7 @@ nl_xa_hold_on_ctl(struct nl_port *io, unsigned int x, uint64_t now)
 	bool on;
 
 	if (xa->holder[x] != xa->self || x == xa->self ||
-	    (double)(now - p->hold_tsc) >= XA_ADOPT_WORD_MAX_S * hz) {
+	    (double)(now - p->hold_tsc) >= xa->cfg.word_wait_s * hz) {
 		on = false;
 	} else if (nl_xa_adopted_slot_empty(io, xa, x)) {
 		p->full_tsc = 0;
@@ -254,8 +254,8 @@ nl_xa_hold_on_ctl(struct nl_port *io, unsigned int x, uint64_t now)
 		XA_LOG(WARNING, "appliance %s not back within dead_hold_s: what is parked there is "
 		       "held on until its workers, failing over here, have told what ran (each "
 		       "adopted slot with one of them, then %g s; the slots are theirs only "
-		       "meanwhile), at most %g s more\n",
-		       xa->cfg.app[x].name, XA_RESEND_TELL_S, XA_ADOPT_WORD_MAX_S);
+		       "meanwhile), at most %g s more (word_wait_s)\n",
+		       xa->cfg.app[x].name, XA_RESEND_TELL_S, xa->cfg.word_wait_s);
 	}
 	return on;
 }
