@@ -19,8 +19,9 @@
 # Checks:
 #   1  every task of c's client is answered once (lost 0), and b held its resends
 #   2  no task ran twice: the sub-tasks the six workers ran (their bye lines) are at least two
-#      per task answered COMPLETE and at most two per task answered COMPLETE or failed; c's
-#      new life passed words on to b (client_passed > 0), b answered resends from them
+#      per task answered COMPLETE and at most two per task answered COMPLETE or failed
+#   3  c's new life passed words on to b (client_passed > 0), b answered resends from them;
+#      a TAP SKIP when c's new life served only after its workers had failed over to b
 # Usage: test_scaleout_reborn.sh NLEVEL WORKER LOADGEN. TAP; a skip plan when not root or
 # without network namespaces.
 set -u
@@ -61,16 +62,30 @@ if [[ $up == 0 ]]; then
 	passed=$(nth "$res" 6)
 	[[ ${held:-0} -gt 0 ]] || { r1=1; d1+=" b held no resend ($res)"; }
 fi
-stop_all || r2=1
+stopped=0
+stop_all || stopped=1
+r3=1 d3= skip3=
 if [[ $up == 0 ]]; then
-	if ran_c "$TMP/lg_c.log" && [[ ${answered:-0} -gt 0 && ${passed:-0} -gt 0 ]]; then
-		r2=0
-	else
-		d2="workers ran $N_RAN sub-tasks for $NC COMPLETE and $NF failed tasks; resends answered from the words at b: ${answered:-?}; words c's new life passed on: ${passed:-?}"
+	ran_c "$TMP/lg_c.log" && r2=$stopped
+	d2="appliances stopped cleanly: $((1 - stopped)); workers ran $N_RAN sub-tasks for $NC COMPLETE and $NF failed tasks; resends answered from the words at b: ${answered:-?}; words c's new life passed on: ${passed:-?}"
+	[[ ${answered:-0} -gt 0 && ${passed:-0} -gt 0 ]] && r3=0
+	d3=$d2
+	# what check 3 is for happens only when c's new life serves before its workers give up
+	# on c (--failover-s 25): on a host that held c's start longer they fail over to b and
+	# tell b themselves (docs/scale-out.md "A client's resend at the standby"), c has no word
+	# to pass on; check 2 still holds then
+	if [[ $r3 != 0 && ${passed:-0} == 0 ]] && grep -q "re-homed to" "$TMP"/w?c.log; then
+		skip3="c's new life served after its workers had failed over to b (they told b: resends answered from their words ${answered:-?})"
 	fi
 fi
-[[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr
+[[ $r1 == 0 && $r2 == 0 && ( $r3 == 0 || -n $skip3 ) ]] || echo "# detail: $(so_why)" | tee /dev/stderr
 echo "# reborn: $((SECONDS - T0)) s"
 say "scaleout_reborn_every_task_of_the_restarted_appliances_client_answered" $r1 "${d1:-not up}"
 say "scaleout_reborn_no_task_ran_twice" $r2 "${d2:-not up}"
+if [[ -n $skip3 ]]; then
+	n=$((n + 1))
+	echo "ok $n - scaleout_reborn_new_life_passed_the_words_on # SKIP $skip3"
+else
+	say "scaleout_reborn_new_life_passed_the_words_on (c's new life passed its workers' words on, b answered resends from them)" $r3 "${d3:-not up}"
+fi
 nl_tap_done
