@@ -144,6 +144,18 @@ def main():
         # an appliance whose telemetry did not answer reads as {}, and EXPR then fails (None):
         # on a loaded host that is a slow server thread, not a value, so try again (PATIENCE)
         v = again(lambda: ev(expr, apps), lambda v: v is not None)
+        stuck = [x for _, x in apps if "BlockingIOError" in WHY.get(x, "")]
+        if v is None and stuck:
+            # a listener that accepted nothing (see report()): its threads, then PATIENCE s more
+            t0 = time.time()
+            for x in stuck:
+                for line in ["%s: telemetry listener accepted nothing for %d s (%s); its "
+                             "threads:" % (x, PATIENCE, WHY.get(x))] + threads(x):
+                    print("# " + line, file=sys.stderr)
+            v = again(lambda: ev(expr, apps), lambda v: v is not None)
+            print("# nl_so eval: %s %s %.1f s after that" % (
+                expr[:80], "answered" if v is not None else "still nothing", time.time() - t0),
+                file=sys.stderr)
         if v is None:
             print("# nl_so eval: %s gave nothing for %d s (%s)" % (expr[:80], PATIENCE, WHY),
                   file=sys.stderr)
