@@ -82,6 +82,10 @@ filter del dev nspb$id parent 1: prio 1" >"$TMP/tc.del"
 	r1=0
 	clients_answered 600 a b || r1=1
 	d1+=$WHY
+	# b's verdict on a, and its adoption, come a suspicion timeout after the kill; a host that
+	# held this shell's `sleep 3` can put the kill after a's client ended (a fresh-clone run,
+	# 2026-12-06: a's 600 all COMPLETE, no failover, adoptions read 0 at once): waited for
+	[[ $FAULT == kill ]] && $SO wait 30 "p['b']['adoptions'] >= 1" $(ALL b)
 	res=$($SO eval "(p['b']['adoptions'], p['b']['adopted_in'], p['b']['resends_held'], p['b']['resends_run'], p['b']['resends_answered'], p['b']['client_words'])" $(ALL b))
 	echo "# at b (adoptions, tasks decided at adopted managers, resends held, run, answered from the words, client words): $res"
 	if [[ $FAULT == pause || $FAULT == skew ]]; then
