@@ -14,9 +14,10 @@
  *     suspected, and XA_RESEND_TELL_S after it adopted a dead one's subtree (its workers
  *     fail over within a HELLO period of the adoption and tell at once); at least
  *     XA_RESEND_MIN_S, at most [scaleout] word_wait_s. Then nl_xa_resend_decide()
- *     (nl_xa_proto.h): a task none of whose sub-tasks was said to run is run here (entered as a new task); one
- *     that ran is answered COMPLETE from the words once the sub-tasks said to run have ended
- *     (reason machine_lost when not all ran, or an end was not heard in XA_AWAIT_S).
+ *     (nl_xa_proto.h): a task none of whose sub-tasks was said to run is run here (entered
+ *     as a new task); one that ran is answered COMPLETE from the words once the sub-tasks
+ *     said to run have ended (reason machine_lost when not all ran, or an end was not heard
+ *     in XA_AWAIT_S).
  * Two more sources of words: a task of c's client that had crossed to appliance d (c handed
  * it over) is told of by d when d declares c dead (running, or ended in the last
  * XA_CEND_RECENT_S; its later end too): the HANDOVER carries the client's address, and d
