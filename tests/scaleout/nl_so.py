@@ -106,6 +106,25 @@ def threads(prefix):
     return out
 
 
+def again_stuck(get, good, prefixes, label):
+    """again(get, good) once more, PATIENCE s, when it failed because the telemetry listener
+    of one of `prefixes` accepted nothing (connect: EAGAIN, its backlog full; docs/dataplane.md,
+    cause not found): first where that appliance's threads wait, to stderr (CI's log); a CI
+    run's listener answered 2 s after 30 s. None when no listener was stuck so."""
+    stuck = [x for x in prefixes if "BlockingIOError" in WHY.get(x, "")]
+    if not stuck:
+        return None
+    t0 = time.time()
+    for x in stuck:
+        for line in ["%s: telemetry listener accepted nothing for %d s (%s); its threads:"
+                     % (x, PATIENCE, WHY.get(x))] + threads(x):
+            print("# " + line, file=sys.stderr)
+    v = again(get, good)
+    print("# %s: telemetry %s %.1f s after that" % (
+        label, "answered" if good(v) else "still silent", time.time() - t0), file=sys.stderr)
+    return v
+
+
 def snap(apps):
     cmds = ["/nlevel/stats", "/nlevel/appliances", "/nlevel/summaries"]
     got = {n: session(x, cmds) for n, x in apps}
@@ -143,19 +162,10 @@ def main():
     if mode == "eval":
         # an appliance whose telemetry did not answer reads as {}, and EXPR then fails (None):
         # on a loaded host that is a slow server thread, not a value, so try again (PATIENCE)
-        v = again(lambda: ev(expr, apps), lambda v: v is not None)
-        stuck = [x for _, x in apps if "BlockingIOError" in WHY.get(x, "")]
-        if v is None and stuck:
-            # a listener that accepted nothing (see report()): its threads, then PATIENCE s more
-            t0 = time.time()
-            for x in stuck:
-                for line in ["%s: telemetry listener accepted nothing for %d s (%s); its "
-                             "threads:" % (x, PATIENCE, WHY.get(x))] + threads(x):
-                    print("# " + line, file=sys.stderr)
-            v = again(lambda: ev(expr, apps), lambda v: v is not None)
-            print("# nl_so eval: %s %s %.1f s after that" % (
-                expr[:80], "answered" if v is not None else "still nothing", time.time() - t0),
-                file=sys.stderr)
+        get, good = lambda: ev(expr, apps), lambda v: v is not None
+        v = again(get, good)
+        if v is None:
+            v = again_stuck(get, good, [x for _, x in apps], "nl_so eval " + expr[:80])
         if v is None:
             print("# nl_so eval: %s gave nothing for %d s (%s)" % (expr[:80], PATIENCE, WHY),
                   file=sys.stderr)
@@ -192,18 +202,8 @@ def report(apps, err=None):
         # again (PATIENCE), as eval does, before the reading counts as missing
         get = lambda: session(x, ["/nlevel/stats", "/nlevel/appliances"])
         both = again(get, lambda b: b["/nlevel/stats"])
-        if not both["/nlevel/stats"] and "BlockingIOError" in WHY.get(x, ""):
-            # its listener accepted no connection for PATIENCE s (connect: EAGAIN, backlog
-            # full; docs/dataplane.md, cause not found): where its threads wait, for the log;
-            # then asked for PATIENCE s more (a CI run's listener answered 2 s after 30 s)
-            t0 = time.time()
-            why = WHY.get(x)
-            for line in ["%s: telemetry listener accepted nothing for %d s (%s); its threads:"
-                         % (n, PATIENCE, why)] + threads(x):
-                print("# " + line, file=sys.stderr)
-            both = again(get, lambda b: b["/nlevel/stats"])
-            print("# %s: telemetry %s %.1f s after that" % (
-                n, "answered" if both["/nlevel/stats"] else "still silent", time.time() - t0))
+        if not both["/nlevel/stats"]:
+            both = again_stuck(get, lambda b: b["/nlevel/stats"], [x], n) or both
         st, j = both["/nlevel/stats"], both["/nlevel/appliances"]
         if not st:
             print("# %s: no telemetry (%s)" % (n, WHY.get(x, "?")))
