@@ -110,7 +110,7 @@ seq_ok(uint8_t type, uint32_t dgram_seq)
 static int
 back_ok(const struct nl_xa_back *b)
 {
-	return b->reason <= NL_XA_REASON_MOVED && b->n_done <= NL_PROTO_MAX_SPLIT &&
+	return b->reason <= NL_XA_REASON_UNSENT && b->n_done <= NL_PROTO_MAX_SPLIT &&
 	       b->at_app < NL_XA_MAX_APPS;
 }
 

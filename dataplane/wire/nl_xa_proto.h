@@ -141,6 +141,13 @@ struct nl_xa_back {
  * to the accepting appliance, so it knows whom to wait for). */
 #define NL_XA_REASON_MOVED 15u
 
+/** HANDBACK reason: not an end; the sender handed the task on to appliance at_app (hops =
+ * its hops on that hand-over, as in the MOVED note), was never told it arrived, and forgot
+ * the hand-over when at_app was declared dead and not back within its dead_hold_s (issue #36,
+ * docs/scale-out.md "Partitions"). The origin, when what it knows of the task's place is not
+ * newer, answers it as settled at a dead appliance: re-routed, or REJECT machine_lost. */
+#define NL_XA_REASON_UNSENT 16u
+
 /**
  * Whether a *moved* note of `note_hops` is newer than what the accepting appliance applied
  * (`have_hops`: the task's hops at its hand-over, or in the last note applied). Every

@@ -229,6 +229,29 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 
+/* A transit's word that its hand-over of parked task t to b->at_app was never acknowledged
+ * and is forgotten (b->at_app declared dead there and not back within its hold): unless we
+ * know the task further on (a later move), it is settled as parked at a dead appliance
+ * (settle_lost()), since no one holds it to answer it: waiting, it would wait for ever when
+ * b->at_app is live here (back within our hold; a partition whose verdicts came at
+ * different times). It may have arrived unacknowledged: as a held HANDOVER of ours, forgotten
+ * at the end of the hold. */
+static void
+unsent_back(struct nl_port *io, struct nl_task *t, const struct nl_xa_back *b)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct xa_task *xm = &xa->task[t->aux];
+	unsigned int at = b->at_app < xa->cfg.n_app ? b->at_app : xm->at;
+
+	if (xm->state != XA_PARKED || nl_xa_moved_newer(xm->at_hops, b->hops)) {
+		xa->late_moved++;
+		return;
+	}
+	xa->unsent++;
+	if (!nl_xa_pass_back_ctl(io, t) && !nl_xa_asked_ctl(io, t)) /* (as settle_lost()) */
+		nl_xa_lost_one_ctl(io, t, at);
+}
+
 static void
 back_in(struct nl_port *io, const struct nl_xa_back *b)
 {
@@ -249,10 +272,15 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 	if (b->reason == NL_XA_REASON_NOT_HELD && t != NULL && nl_xa_pass_back_ctl(io, t))
 		return; /* #36: the resend we passed is of no task there: decided here */
 	if (t == NULL) { /* answered already (its appliance was declared gone), or forged */
-		if (b->reason == NL_XA_REASON_MOVED) /* a note overtaken by the task's end */
+		if (b->reason == NL_XA_REASON_MOVED || b->reason == NL_XA_REASON_UNSENT)
+			/* a note overtaken by the task's end */
 			xa->late_moved++;
 		else
 			xa->stale_back++;
+		return;
+	}
+	if (b->reason == NL_XA_REASON_UNSENT) { /* #36: a transit forgot its hand-over */
+		unsent_back(io, t, b);
 		return;
 	}
 	if (b->reason == NL_XA_REASON_MOVED) { /* still away: now at another appliance */
@@ -343,7 +371,7 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 {
 	struct nl_dp *dp = io->dp;
 	struct nl_xa *xa = nl_xa_of(dp);
-	uint64_t n = 0, r = 0, w = 0;
+	uint64_t n = 0, r = 0, w = 0, u;
 
 	for (unsigned int i = 0; i < dp->n_pool; i++) {
 		struct nl_task *t = dp->pool_task[i];
@@ -360,12 +388,14 @@ settle_lost(struct nl_port *io, unsigned int app, const char *why, bool restarte
 		else
 			n++;
 	}
-	nl_xa_rtx_clear_ctl(&xa->peer[app], restarted);
+	u = nl_xa_rtx_clear_ctl(io, app, restarted);
 	xa->peer[app].hold_tsc = 0;
 	xa->peer[app].holding_on = false; /* its slots to any worker again (nl_xa_owns_mach()) */
 	XA_LOG(WARNING, "appliance %s %s: %llu tasks parked there answered REJECT machine_lost, "
-	       "%llu re-routed, %llu wait for its workers' word\n", xa->cfg.app[app].name, why,
-	       (unsigned long long)n, (unsigned long long)r, (unsigned long long)w);
+	       "%llu re-routed, %llu wait for its workers' word; %llu tasks of other appliances "
+	       "whose hand-over there was not acknowledged: their origins told\n",
+	       xa->cfg.app[app].name, why, (unsigned long long)n, (unsigned long long)r,
+	       (unsigned long long)w, (unsigned long long)u);
 }
 
 void
@@ -606,6 +636,16 @@ nl_xa_drain_ctl(struct nl_dp *dp, void *ext)
 		struct xa_task *xt = &xa->task[i];
 
 		if ((xt->state == XA_PARKED || xt->state == XA_RESENT) && dp->pool_task[i] != NULL) {
+			if (n < 8) /* where each was waited for: the log says what a stop left */
+				XA_LOG(WARNING, "stop: task %llu %s at %s (hops %u; %s) unanswered, "
+				       "reported failed\n",
+				       (unsigned long long)dp->pool_task[i]->id,
+				       xt->state == XA_PARKED ? "parked" : "held as a resend",
+				       xt->at < xa->cfg.n_app ? xa->cfg.app[xt->at].name : "?",
+				       (unsigned int)xt->at_hops,
+				       xt->at >= xa->cfg.n_app ? "-" : xa->peer[xt->at].live ?
+				       "live" : xa->peer[xt->at].hold_tsc != 0 ? "dead, held" :
+				       "dead");
 			xt->state = XA_OWN;
 			rte_mempool_put(dp->pool, dp->pool_task[i]);
 			n++;

@@ -448,7 +448,7 @@ struct nl_xa {
 	uint64_t parked;
 	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
-	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved;
+	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved, unsent;
 	uint64_t detoured;   /* tasks entered anew past a dead appliance's manager (#36) */
 	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
 	uint64_t relayed;     /* standby: workers' words passed on to the tasks' origins */
@@ -761,10 +761,12 @@ void nl_xa_retransmit_ctl(struct nl_port *io, unsigned int app, uint64_t now);
 /** Appliance app acknowledged datagram seq: forget it. @par Context Control lcore. */
 void nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq);
 
-/** Forget the unacknowledged HANDOVERs to a peer (declared dead: what they carried was
- *  answered), and with `all` (it restarted) every unacknowledged datagram to it; HANDBACKs
- *  otherwise stay for its return. @par Context Control lcore. */
-void nl_xa_rtx_clear_ctl(struct xa_peer *p, bool all);
+/** Forget the unacknowledged HANDOVERs to appliance app (declared dead: what they carried
+ *  of ours was answered), and with `all` (it restarted) every unacknowledged datagram to it;
+ *  HANDBACKs otherwise stay for its return. The origin of each other appliance's task in a
+ *  forgotten HANDOVER is told (a HANDBACK of reason NL_XA_REASON_UNSENT).
+ *  @return tasks of other appliances whose origin was told. @par Context Control lcore. */
+uint64_t nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all);
 
 /** Receiver: whether datagram seq of the peer (its current incarnation) arrived before;
  *  marks it. @return true for a duplicate (X4). @par Context Control lcore. */

@@ -129,15 +129,44 @@ nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq)
  * by settle_lost() in nl_xa.c: it must never arrive and run now), and with `all` (it
  * restarted: it numbers anew and holds none of our tasks) every other one too. HANDBACKs to a
  * peer declared dead stay: they answer its tasks, and a peer that returns still waits for
- * them (#36). */
-void
-nl_xa_rtx_clear_ctl(struct xa_peer *p, bool all)
+ * them (#36). A forgotten HANDOVER of another appliance's task (passing through) was answered
+ * by nobody: its origin, which may still wait for it at app (a *moved* note said so, and app
+ * came back to it within its own hold), is told (NL_XA_REASON_UNSENT). */
+uint64_t
+nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all)
 {
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_peer *p = &xa->peer[app];
+	static struct nl_xa_msg m; /* (large; the control lcore's alone) */
+	uint64_t told = 0;
+
 	if (p->rtx == NULL)
-		return;
-	for (unsigned int i = 0; i < XA_RTX_CAP; i++)
-		if (all || p->rtx[i].buf[3] == NL_XA_MSG_HANDOVER) /* header: type at byte 3 */
-			p->rtx[i].seq = 0;
+		return 0;
+	for (unsigned int i = 0; i < XA_RTX_CAP; i++) {
+		struct xa_unacked *u = &p->rtx[i];
+
+		if (u->seq == 0 || (!all && u->buf[3] != NL_XA_MSG_HANDOVER)) /* type: byte 3 */
+			continue;
+		u->seq = 0;
+		if (u->buf[3] != NL_XA_MSG_HANDOVER ||
+		    nl_xa_decode(u->buf, u->len, 1, &m) != NL_PROTO_OK)
+			continue;
+		for (unsigned int k = 0; k < m.n; k++) {
+			const struct nl_xa_task *r = &m.u.task[k];
+			struct nl_xa_back b = { .task_id = r->task_id,
+						.origin_token = r->origin_token,
+						.origin_seq = r->origin_seq,
+						.reason = NL_XA_REASON_UNSENT,
+						.hops = r->hops,
+						.at_app = (uint16_t)app };
+
+			if (r->origin_app == xa->self || r->origin_app >= xa->cfg.n_app)
+				continue;
+			nl_xa_queue_back_ctl(io, r->origin_app, &b);
+			told++;
+		}
+	}
+	return told;
 }
 
 /* Receiver: whether datagram seq of app (its current incarnation) arrived before; marks it. */

@@ -267,7 +267,7 @@ test_malformed(void)
 	memcpy(b + 24 + 32, "\x7f\xf8\0\0\0\0\0\0", 8); /* lifetime NaN on the wire */
 	ok &= dec(b, (size_t)n) == NL_PROTO_E_FIELD;
 	fill(NL_XA_MSG_HANDBACK, 1);
-	m.u.back[0].reason = 16;
+	m.u.back[0].reason = NL_XA_REASON_UNSENT + 1;
 	ok &= nl_xa_encode(&m, b, sizeof(b)) == -EINVAL;
 	fill(NL_XA_MSG_HANDBACK, 1);
 	n = nl_xa_encode(&m, b, sizeof(b));
