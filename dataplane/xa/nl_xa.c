@@ -229,27 +229,41 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 		nl_xa_fail_task(io, t, NL_REJECT_OVERLOAD); /* handed back failed */
 }
 
+/* Whether parked task t, which the transit that passed it on to xm->at said it forgot
+ * unacknowledged, is settled now: not while xm->at is dead here (held: our own hold's end
+ * settles it, with the words of its workers, settle_lost()); else as settle_lost() would. */
+static void
+unsent_settle(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xm = &xa->task[t->aux];
+
+	if (xm->at < xa->cfg.n_app && xm->at != xa->self && !xa->peer[xm->at].live) {
+		xm->unsent = 1; /* swim_events() settles it if xm->at is back first */
+		return;
+	}
+	if (!nl_xa_pass_back_ctl(io, t) && !nl_xa_asked_ctl(io, t))
+		nl_xa_lost_one_ctl(io, t, xm->at < xa->cfg.n_app ? xm->at : xa->self);
+}
+
 /* A transit's word that its hand-over of parked task t to b->at_app was never acknowledged
  * and is forgotten (b->at_app declared dead there and not back within its hold): unless we
- * know the task further on (a later move), it is settled as parked at a dead appliance
- * (settle_lost()), since no one holds it to answer it: waiting, it would wait for ever when
- * b->at_app is live here (back within our hold; a partition whose verdicts came at
- * different times). It may have arrived unacknowledged: as a held HANDOVER of ours, forgotten
- * at the end of the hold. */
+ * know the task further on (a later move), no one holds it to answer it, and waiting we would
+ * wait for ever once b->at_app is live here (back within our own hold: a partition whose
+ * verdicts came at different times). It may have arrived unacknowledged, as may a held
+ * HANDOVER of ours forgotten at the end of our hold. */
 static void
 unsent_back(struct nl_port *io, struct nl_task *t, const struct nl_xa_back *b)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	const struct xa_task *xm = &xa->task[t->aux];
-	unsigned int at = b->at_app < xa->cfg.n_app ? b->at_app : xm->at;
 
 	if (xm->state != XA_PARKED || nl_xa_moved_newer(xm->at_hops, b->hops)) {
 		xa->late_moved++;
 		return;
 	}
 	xa->unsent++;
-	if (!nl_xa_pass_back_ctl(io, t) && !nl_xa_asked_ctl(io, t)) /* (as settle_lost()) */
-		nl_xa_lost_one_ctl(io, t, at);
+	unsent_settle(io, t);
 }
 
 static void
@@ -296,6 +310,7 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 			return;
 		}
 		xm->at_hops = b->hops;
+		xm->unsent = 0; /* it moved on from where it was said unsent */
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
 			xm->at = b->at_app;
 		xa->moved++;
@@ -491,6 +506,9 @@ swim_events(struct nl_port *io)
 			       (unsigned long long)kept);
 			nl_xa_standby_alive_ctl(io, a); /* #36: its subtree back from its standby */
 			nl_xa_install_ctl(io, a, false);
+			for (unsigned int i = 0; i < io->dp->n_pool; i++) /* unsent_settle() */
+				if (parked_there(io->dp, xa, i, a) && xa->task[i].unsent)
+					unsent_settle(io, io->dp->pool_task[i]);
 		}
 	}
 }

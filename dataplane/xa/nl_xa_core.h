@@ -209,6 +209,9 @@ struct xa_task {
 	 * its sub-tasks, relayed by that appliance's standby after they failed over to it */
 	uint8_t await;       /* its appliance was declared dead, a sub-task of it had run:
 			      * waiting for the ends of those still running (not REJECTed) */
+	uint8_t unsent;      /* the transit that passed it on to `at` forgot that unacknowledged
+			      * hand-over while `at` was dead here (NL_XA_REASON_UNSENT): settled
+			      * by our hold's end, or when `at` is back (nl_xa.c unsent_back()) */
 	struct xa_words w;   /* what they said */
 	uint64_t await_tsc;  /* await: answered failed machine_lost at this TSC at the latest */
 	uint64_t lost_tsc;   /* its appliance restarted (lost it): answered at this TSC unless a

@@ -120,6 +120,7 @@ nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 	xt->lost_tsc = 0;
 	xt->state = XA_OWN;
 	xt->await = 0;
+	xt->unsent = 0;
 	memset(&xt->w, 0, sizeof(xt->w));
 	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
 }

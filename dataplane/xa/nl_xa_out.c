@@ -123,6 +123,7 @@ nl_xa_hand_out_ctl(struct nl_port *io, struct nl_task *t, uint32_t to_mgr)
 		return;
 	}
 	xt->state = XA_PARKED; /* ours: parked, in flight elsewhere (X1) */
+	xt->unsent = 0;
 	xt->at = (uint16_t)app;
 	xt->at_hops = t->hops;
 	xt->seq = ++xa->seq != 0 ? xa->seq : ++xa->seq; /* never 0: a worker reads 0 as none */
