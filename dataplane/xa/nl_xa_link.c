@@ -6,6 +6,7 @@
  * filled. Below the hand-over logic (nl_xa.c) and the summaries (nl_xa_gossip.c), which both
  * send through it; it calls only the port and the wire codec.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -138,7 +139,8 @@ nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_peer *p = &xa->peer[app];
 	static struct nl_xa_msg m; /* (large; the control lcore's alone) */
-	uint64_t told = 0;
+	struct told { struct nl_xa_back b; unsigned int to; } *tell = NULL;
+	size_t n = 0, cap = 0;
 
 	if (p->rtx == NULL)
 		return 0;
@@ -153,20 +155,35 @@ nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all)
 			continue;
 		for (unsigned int k = 0; k < m.n; k++) {
 			const struct nl_xa_task *r = &m.u.task[k];
-			struct nl_xa_back b = { .task_id = r->task_id,
-						.origin_token = r->origin_token,
-						.origin_seq = r->origin_seq,
-						.reason = NL_XA_REASON_UNSENT,
-						.hops = r->hops,
-						.at_app = (uint16_t)app };
 
 			if (r->origin_app == xa->self || r->origin_app >= xa->cfg.n_app)
 				continue;
-			nl_xa_queue_back_ctl(io, r->origin_app, &b);
-			told++;
+			if (n == cap) { /* told after the loop: a batch sent to app meanwhile would
+					 * take a slot of this ring */
+				size_t c2 = cap ? 2 * cap : 64;
+				struct told *g = realloc(tell, c2 * sizeof(*tell));
+
+				if (g == NULL) {
+					XA_LOG(ERR, "no memory to tell the origins of forgotten "
+					       "hand-overs\n");
+					continue;
+				}
+				tell = g;
+				cap = c2;
+			}
+			tell[n++] = (struct told){ .b = { .task_id = r->task_id,
+							  .origin_token = r->origin_token,
+							  .origin_seq = r->origin_seq,
+							  .reason = NL_XA_REASON_UNSENT,
+							  .hops = r->hops,
+							  .at_app = (uint16_t)app },
+						   .to = r->origin_app };
 		}
 	}
-	return told;
+	for (size_t k = 0; k < n; k++)
+		nl_xa_queue_back_ctl(io, tell[k].to, &tell[k].b);
+	free(tell);
+	return n;
 }
 
 /* Receiver: whether datagram seq of app (its current incarnation) arrived before; marks it. */
