@@ -231,13 +231,16 @@ hand_in(struct nl_port *io, const struct nl_xa_task *r)
 
 /* Whether parked task t, which the transit that passed it on to xm->at said it forgot
  * unacknowledged, is settled now: not while xm->at is dead here (held: our own hold's end
- * settles it, with the words of its workers, settle_lost()); else as settle_lost() would. */
+ * settles it, with the words of its workers, settle_lost()), nor when xm->at restarted
+ * (settle_lost() made it wait for the words of its workers); else as settle_lost() would. */
 static void
 unsent_settle(struct nl_port *io, struct nl_task *t)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_task *xm = &xa->task[t->aux];
 
+	if (xm->lost_tsc != 0) /* xm->at restarted: its workers' words answer it */
+		return;
 	if (xm->at < xa->cfg.n_app && xm->at != xa->self && !xa->peer[xm->at].live) {
 		xm->unsent = 1; /* swim_events() settles it if xm->at is back first */
 		return;

@@ -766,8 +766,9 @@ void nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq);
 
 /** Forget the unacknowledged HANDOVERs to appliance app (declared dead: what they carried
  *  of ours was answered), and with `all` (it restarted) every unacknowledged datagram to it;
- *  HANDBACKs otherwise stay for its return. The origin of each other appliance's task in a
- *  forgotten HANDOVER is told (a HANDBACK of reason NL_XA_REASON_UNSENT).
+ *  HANDBACKs otherwise stay for its return. Without `all`, the origin of each other
+ *  appliance's task in a forgotten HANDOVER is told (a HANDBACK of reason
+ *  NL_XA_REASON_UNSENT).
  *  @return tasks of other appliances whose origin was told. @par Context Control lcore. */
 uint64_t nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all);
 

@@ -132,7 +132,8 @@ nl_xa_acked_ctl(struct xa_peer *p, uint32_t seq)
  * peer declared dead stay: they answer its tasks, and a peer that returns still waits for
  * them (#36). A forgotten HANDOVER of another appliance's task (passing through) was answered
  * by nobody: its origin, which may still wait for it at app (a *moved* note said so, and app
- * came back to it within its own hold), is told (NL_XA_REASON_UNSENT). */
+ * came back to it within its own hold), is told (NL_XA_REASON_UNSENT); not when app
+ * restarted (`all`): every origin hears that itself and settles after the workers' words. */
 uint64_t
 nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all)
 {
@@ -156,7 +157,9 @@ nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all)
 		for (unsigned int k = 0; k < m.n; k++) {
 			const struct nl_xa_task *r = &m.u.task[k];
 
-			if (r->origin_app == xa->self || r->origin_app >= xa->cfg.n_app)
+			/* (a restart is heard by every appliance: each origin settles what it
+			 * had there itself, after its workers' words, nl_xa_restart_wait_ctl()) */
+			if (all || r->origin_app == xa->self || r->origin_app >= xa->cfg.n_app)
 				continue;
 			if (n == cap) { /* told after the loop: a batch sent to app meanwhile would
 					 * take a slot of this ring */
