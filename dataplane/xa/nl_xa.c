@@ -261,7 +261,11 @@ unsent_back(struct nl_port *io, struct nl_task *t, const struct nl_xa_back *b)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	const struct xa_task *xm = &xa->task[t->aux];
 
-	if (xm->state != XA_PARKED || nl_xa_moved_newer(xm->at_hops, b->hops)) {
+	/* only a task we know at b->at_app (or, passed home to us, at the transit), by that
+	 * hand-over or an older one: a word from a transit whose note we have not applied, or
+	 * of a place we know it left, is late */
+	if (xm->state != XA_PARKED || (xm->at != b->at_app && b->at_app != xa->self) ||
+	    nl_xa_moved_newer(xm->at_hops, b->hops)) {
 		xa->late_moved++;
 		return;
 	}
