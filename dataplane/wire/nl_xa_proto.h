@@ -144,8 +144,9 @@ struct nl_xa_back {
 /** HANDBACK reason: not an end; the sender handed the task on to appliance at_app (hops =
  * its hops on that hand-over, as in the MOVED note), was never told it arrived, and forgot
  * the hand-over when at_app was declared dead and not back within its dead_hold_s (issue #36,
- * docs/scale-out.md "Partitions"). The origin, when what it knows of the task's place is not
- * newer, answers it as settled at a dead appliance: re-routed, or REJECT machine_lost. */
+ * docs/scale-out.md "Partitions"). The origin, when it knows the task at at_app (passed
+ * home: at the transit) and not further on, answers it as settled at a dead appliance:
+ * re-routed, or REJECT machine_lost. */
 #define NL_XA_REASON_UNSENT 16u
 
 /**
