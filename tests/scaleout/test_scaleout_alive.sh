@@ -63,9 +63,20 @@ cut_client prep || skip "tc refused the HTB"
 up_nlsc a b c || up=1
 if [[ $up == 0 ]]; then
 	replay_c b
-	sleep 1
-	port=$($INH ss -uanp 2>/dev/null | awk -v pid="pid=$LC," 'index($0, pid) { n = split($4, a, ":"); print a[n]; exit }')
-	sleep 2
+	# the cut 3 s after the client's first task (tasks 151-153 went 2.5 s in), timed from its
+	# start (client_started: a client started on a loaded host can take seconds to begin; a
+	# fixed 1 s once found no socket yet, no cut came, and the check failed in CI), and its
+	# UDP port looked up until it shows (5 s at most)
+	client_started c
+	t_first=$(date +%s.%N)
+	port=
+	for _ in $(seq 50); do
+		port=$($INH ss -uanp 2>/dev/null | awk -v pid="pid=$LC," 'index($0, pid) { n = split($4, a, ":"); print a[n]; exit }')
+		[[ -n $port ]] && break
+		sleep 0.1
+	done
+	rest=$(echo "3 - ($(date +%s.%N) - $t_first)" | bc)
+	[[ $(echo "$rest > 0" | bc) == 1 ]] && sleep "$rest"
 	if [[ -n $port ]] && cut_client add "$port"; then
 		echo "# the client (port $port) cut off from c $((SECONDS - T0)) s in"
 	else
