@@ -151,15 +151,14 @@ nl_xa_rtx_clear_ctl(struct nl_port *io, unsigned int app, bool all)
 		if (u->seq == 0 || (!all && u->buf[3] != NL_XA_MSG_HANDOVER)) /* type: byte 3 */
 			continue;
 		u->seq = 0;
-		if (u->buf[3] != NL_XA_MSG_HANDOVER ||
-		    nl_xa_decode(u->buf, u->len, 1, &m) != NL_PROTO_OK)
+		/* (a restart, `all`, is heard by every appliance: each origin settles what it had
+		 * there itself, after its workers' words, nl_xa_restart_wait_ctl()) */
+		if (all || nl_xa_decode(u->buf, u->len, 1, &m) != NL_PROTO_OK)
 			continue;
 		for (unsigned int k = 0; k < m.n; k++) {
 			const struct nl_xa_task *r = &m.u.task[k];
 
-			/* (a restart is heard by every appliance: each origin settles what it
-			 * had there itself, after its workers' words, nl_xa_restart_wait_ctl()) */
-			if (all || r->origin_app == xa->self || r->origin_app >= xa->cfg.n_app)
+			if (r->origin_app == xa->self || r->origin_app >= xa->cfg.n_app)
 				continue;
 			if (n == cap) { /* told after the loop: a batch sent to app meanwhile would
 					 * take a slot of this ring */
