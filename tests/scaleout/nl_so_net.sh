@@ -142,6 +142,7 @@ workers() { # app: two workers offering MACH; the appliance claims its own slots
 	local x=$1 w
 	for w in 1 2; do
 		$INH "$WORKER" --appliance "${IP[$x]}" --scale 1e-3 --allow-root "${WOPT[@]}" --id "$w${WID[$x]}" "${KEYARGS[@]}" \
+			--runs "$TMP/runs_w$w$x.csv" \
 			"${MACH[@]}" >"$TMP/w$w$x.log" 2>&1 &
 		PIDS+=($!)
 	done
@@ -156,6 +157,41 @@ wait_home() { # seconds, workers: c (restarted) has that many workers with slots
 }
 ran() { # sub-tasks the workers ran (their bye lines; WOPT=() keeps them)
 	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
+}
+ran_rejected() { # TAG:START_S...: the tasks answered REJECT that ran (workers' --runs rows
+	# joined with the clients' lg_CLIENT_TAG.csv; a load TAG's rows are those from its START_S
+	# to the next one's): one line "TAG client C task ID (reason R): ran sub S at X (KIND)..."
+	# each, then "N" their count
+	python3 - "$TMP" "${IP[a]}" "${IP[b]}" "${IP[c]}" "$@" <<'PY'
+import csv, glob, os, sys
+tmp, ips, phases = sys.argv[1], sys.argv[2:5], [a.split(':') for a in sys.argv[5:]]
+name = {ip: 'abc'[i] for i, ip in enumerate(ips)}
+runs = []
+for f in glob.glob(os.path.join(tmp, 'runs_w*.csv')):
+    for r in csv.DictReader(open(f)):
+        app = name.get(r['appliance'], '?')
+        org = app if r['origin_kind'] == 'own' else 'abc'[int(r['origin_app'])]
+        runs.append((float(r['wall_s']), org, int(r['task_id']), r, os.path.basename(f)[6:8]))
+n = 0
+for i, (tag, t0) in enumerate(phases):
+    t0 = float(t0)
+    t1 = float(phases[i + 1][1]) if i + 1 < len(phases) else 1e18
+    for f in sorted(glob.glob(os.path.join(tmp, 'lg_?_%s.csv' % tag))):
+        c = os.path.basename(f)[3]
+        for r in csv.DictReader(open(f)):
+            if r['outcome'] != 'reject':
+                continue
+            hit = [x for x in runs if x[1] == c and x[2] == int(r['task_id']) and t0 <= x[0] < t1]
+            if hit:
+                n += 1
+                print('%s client %s task %s (reason %s, answered %.3f s in): ran %s' % (
+                    tag, c, r['task_id'], r['reason'],
+                    float(r['submit_s']) + float(r['resp_us']) / 1e6,
+                    '; '.join('sub %s at %.3f s on %s (by %s, %s)' % (
+                        x[3]['sub'], x[0] - t0, x[4], x[3]['appliance'], x[3]['origin_kind'])
+                        for x in hit)))
+print(n)
+PY
 }
 ran_once() { # ran, COMPLETE, failed (ran in part), for tasks of two sub-tasks: no task ran
 	# twice, none answered REJECT ran: two sub-tasks per task answered COMPLETE at least, two

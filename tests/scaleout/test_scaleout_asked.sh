@@ -20,7 +20,8 @@
 #   2  no task answered REJECT ran: the sub-tasks the six workers ran (their bye lines) are at
 #      least two per task answered COMPLETE and at most two per task answered COMPLETE or
 #      failed (a task that ran in part is answered COMPLETE with reason machine_lost), over
-#      the three loads; the workers' words reached the origins (worker_words + late_words > 0
+#      the three loads, and, task by task, none answered REJECT has a row in the workers'
+#      --runs files (ran_rejected(): the detail names each); the workers' words reached the origins (worker_words + late_words > 0
 #      after the kill and the restart, told_direct > 0 after the kill without a standby)
 set -u
 NLEVEL=$1 WORKER=$2 LOADGEN=$3
@@ -38,6 +39,7 @@ WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['a
 load_kill() {
 	local tag=$1 n=$2 instr=$3 seed=$4 x=$5 y=$6 v=$7 restart=${8:-} p1 p2 c
 	rm -f "$TMP/lg_$x.csv" # client_started(): this load's
+	PHASES+=("$tag:$(date +%s.%N)") # ran_rejected(): this load's runs from here
 	loadgen "$x" "$n" 150 "$seed" --timeout 40 --instr "$instr" & p1=$!
 	loadgen "$y" "$n" 150 $((seed + 1)) --timeout 40 --instr "$instr" & p2=$!
 	client_started "$x" && sleep 3 # 3 s of its load
@@ -45,6 +47,7 @@ load_kill() {
 	wait "${APP[$v]}" 2>/dev/null
 	APP[$v]=
 	if [[ -n $restart ]]; then
+		sleep "${NL_SO_RESTART_DELAY:-0}" # a slow start (CI: a verdict came before it)
 		launch_app "$v" nlsc
 		wait_app "$v" || r1=1
 	fi
@@ -55,10 +58,12 @@ load_kill() {
 		[[ $(val "$TMP/lg_$c.log" lost) == 0 && $(val "$TMP/lg_$c.log" sent) == "$n" ]] ||
 			{ r1=1; d1+="$tag, client of $c: $(summary "$TMP/lg_$c.log" | cut -c1-400) | "; }
 		cp "$TMP/lg_$c.log" "$TMP/lg_${c}_$tag.txt"
+		cp "$TMP/lg_$c.csv" "$TMP/lg_${c}_$tag.csv" 2>/dev/null
 	done
 }
 
 r1=1 r2=1 d1= d2= n_ran=0 words= direct=
+PHASES=()
 up=0
 WOPT=() # the workers' bye lines count the sub-tasks they ran
 for x in a b c; do launch_app "$x" nlsc; done
@@ -122,10 +127,14 @@ if [[ $up == 0 ]]; then
 	# kill instant (a few 20 ms sub-tasks, at times none: CI saw worker_words 0 at a and b)
 	ww=$(python3 -c "import sys; w = eval(sys.argv[1]); print(sum(w[i][1] + w[i][2] for i in (0, 1)))" "$words" 2>/dev/null)
 	td=$(python3 -c "import sys; w = eval(sys.argv[1]); print(w[0][0] + w[1][0])" "${direct:-}" 2>/dev/null)
-	if ran_once "$n_ran" "$nc" "$nf" && [[ ${ww:-0} -gt 0 && ${td:-0} -gt 0 ]]; then
+	# which tasks answered REJECT ran (the workers' --runs rows): for a failure's detail
+	rej_ran=$(ran_rejected "${PHASES[@]}")
+	sed '$d' <<<"$rej_ran" | head -n 20 | sed 's/^/# answered REJECT, ran: /'
+	if ran_once "$n_ran" "$nc" "$nf" && [[ ${ww:-0} -gt 0 && ${td:-0} -gt 0 &&
+		$(tail -n 1 <<<"$rej_ran") == 0 ]]; then
 		r2=0
 	else
-		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks ($nr REJECT machine_lost); words that reached a and b ${ww:-?} (standby, restart: $words), told straight ${td:-?} (no standby: ${direct:-})"
+		d2="workers ran $n_ran sub-tasks for $nc COMPLETE and $nf failed tasks ($nr REJECT machine_lost; of those answered REJECT, $(tail -n 1 <<<"$rej_ran") ran: $(sed '$d' <<<"$rej_ran" | head -n 4 | cut -c1-300 | tr '\n' '|')); words that reached a and b ${ww:-?} (standby, restart: $words), told straight ${td:-?} (no standby: ${direct:-})"
 	fi
 fi
 [[ $r1 == 0 && $r2 == 0 ]] || echo "# detail: $(so_why)" | tee /dev/stderr

@@ -430,6 +430,29 @@ send_nostart(int fd, const struct nl_wq_sub *s, int32_t status, uint64_t now)
 	send_done_u(fd, s->from, &s->d, status, &u);
 }
 
+/* --runs FILE: one row per sub-task this worker ran to its end (emulated or a command), for
+ * the accounting of which task ran where (tests join it with nlevel-loadgen --csv). The loop's
+ * thread only. */
+static FILE *runs_f;
+
+static void
+run_row(unsigned int from, const struct nl_msg_dispatch *d, int32_t status)
+{
+	static const char *const kind[] = { "own", "handover", "relay", "client" };
+	struct timespec ts;
+	char ip[INET_ADDRSTRLEN];
+	unsigned int k = !has_origin(d) ? 0 : (d->origin_app & NL_ORIGIN_CLIENT) ? 3 :
+			  d->has_origin == ORIGIN_RELAY ? 2 : 1;
+
+	if (runs_f == NULL)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	inet_ntop(AF_INET, &apps[from].sin_addr, ip, sizeof(ip));
+	fprintf(runs_f, "%lld.%03ld,%s,%s,%d,%llu,%u,%u,%d\n", (long long)ts.tv_sec,
+		ts.tv_nsec / 1000000, ip, kind[k], k == 0 ? -1 : (int)(d->origin_app & 0x7fffu),
+		(unsigned long long)d->task_id, d->sub, d->attempt, status);
+}
+
 /* #16: limits of every command (--rlimit) */
 static struct nl_harden_limits cmd_limits;
 static sigset_t cmd_mask; /* the signal mask the worker was started with: its commands' */
@@ -1145,6 +1168,12 @@ usage(FILE *f)
 		"                         mounts PID 1's hierarchies in its own mount namespace;\n"
 		"                         one worker per --id, appliance and host\n"
 		"                         (/run/nlevel/worker-ID@IP:PORT.lock)\n"
+		"  --runs FILE            one CSV row per sub-task run here to its end:\n"
+		"                         wall_s,appliance,origin_kind,origin_app,task_id,sub,\n"
+		"                         attempt,status (appliance: the IP it was DISPATCHed\n"
+		"                         from; origin_kind own, handover, relay or client and\n"
+		"                         origin_app the config index of the appliance whose\n"
+		"                         client sent the task, -1 for own; status the DONE's)\n"
 		"  --allow-root           run commands as root (refused by default)\n"
 		"  --quiet                no join/bye messages on stderr\n"
 		"  --help                 this text\n"
@@ -1176,6 +1205,7 @@ main(int argc, char **argv)
 		{ "max-mem", required_argument, NULL, 'M' },
 		{ "max-time", required_argument, NULL, 'T' },
 		{ "cgroup", required_argument, NULL, 'G' },
+		{ "runs", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1213,6 +1243,16 @@ main(int argc, char **argv)
 				return 2;
 			}
 			have_app = true;
+			break;
+		case 'r':
+			if (runs_f != NULL || (runs_f = fopen(optarg, "we")) == NULL) {
+				fprintf(stderr, "nlevel-worker: --runs: cannot create '%s': %s\n",
+					optarg, runs_f != NULL ? "given twice" : strerror(errno));
+				return 2;
+			}
+			setvbuf(runs_f, NULL, _IOLBF, 0);
+			fprintf(runs_f, "wall_s,appliance,origin_kind,origin_app,task_id,sub,attempt,"
+					"status\n");
 			break;
 		case 'S':
 			if (nl_proto_parse_addr(optarg, &standby) != 0) {
@@ -1654,6 +1694,7 @@ main(int argc, char **argv)
 						break;
 					}
 					send_done(fd, s->from, &s->d, 0);
+					run_row(s->from, &s->d, 0);
 				} else {
 					/* issue #15: a named command, output captured (else a --cmd
 					 * one); #33: in slot i's cgroup, emptied first; started off the
@@ -1731,6 +1772,7 @@ main(int argc, char **argv)
 				nl_cg_usage(&cg, i, &u.cpu_ms, &u.mem_peak_kib, &oom);
 				status = nl_wq_end(m, st, oom, now_ns(), &d, &u);
 				send_done_u(fd, from, &d, status, &u);
+				run_row(from, &d, status);
 				ended(wid, quiet, &d, &u);
 				n_done++;
 				if (m->n == 0)
@@ -2006,6 +2048,8 @@ main(int argc, char **argv)
 	if (cg.keeper > 0)
 		waitpid(cg.keeper, NULL, 0);
 	close(fd);
+	if (runs_f != NULL)
+		fclose(runs_f);
 	nl_wfarm_free(&wfarm);
 	if (auth_key != NULL)
 		for (unsigned int i = 0; i < n_apps; i++)
