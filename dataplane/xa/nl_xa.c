@@ -239,9 +239,10 @@ unsent_settle(struct nl_port *io, struct nl_task *t)
 	struct nl_xa *xa = nl_xa_of(io->dp);
 	struct xa_task *xm = &xa->task[t->aux];
 
-	if (xm->lost_tsc != 0) /* xm->at restarted: its workers' words answer it */
+	if (xm->lost_tsc != 0 && !xm->dead_at) /* xm->at restarted: its workers' words */
 		return;
-	if (xm->at < xa->cfg.n_app && xm->at != xa->self && !xa->peer[xm->at].live) {
+	if (xm->at < xa->cfg.n_app && xm->at != xa->self && !xa->peer[xm->at].live &&
+	    !xm->dead_at) {
 		xm->unsent = 1; /* swim_events() settles it if xm->at is back first */
 		return;
 	}
@@ -318,23 +319,19 @@ back_in(struct nl_port *io, const struct nl_xa_back *b)
 		}
 		xm->at_hops = b->hops;
 		xm->unsent = 0; /* it moved on from where it was said unsent */
+		nl_xa_dead_at_clear(xa, t); /* ... or said to be at one dead here */
 		if (b->at_app < xa->cfg.n_app && b->at_app != xa->self)
 			xm->at = b->at_app;
 		xa->moved++;
 		if (b->at_app < xa->cfg.n_app && !xa->peer[b->at_app].live &&
 		    xa->peer[b->at_app].hold_tsc == 0) { /* (held there: settle_lost() answers) */
-			/* moved to an appliance declared gone before the note arrived: lost there,
-			 * unless it was gone already when we re-routed the task (the mover did not
-			 * know yet): then it goes back into the tree again */
-			bool stale = (xm->flags & NL_XA_TF_REROUTED) &&
-				     xa->peer[b->at_app].gone_epoch <= xm->rr_epoch;
-
-			nl_xa_unpark(xa, t);
-			if (!nl_xa_reroute_ctl(io, t, stale)) {
-				xa->peer[b->at_app].lost_tasks++;
-				xa->lost_tasks++;
-				nl_xa_fail_task(io, t, NL_REJECT_MACHINE_LOST);
-			}
+			/* moved to an appliance declared gone here before the note arrived, its
+			 * hold over: the mover saw it live. Answered now, the task could run there
+			 * all the same (a restarted appliance's new life, live for the mover
+			 * before SWIM says so here: seen in scaleout_asked as tasks answered
+			 * REJECT machine_lost that ran); it waits there instead */
+			xa->moved_dead++;
+			nl_xa_dead_at_wait_ctl(io, t);
 		}
 		return;
 	}
@@ -513,9 +510,13 @@ swim_events(struct nl_port *io)
 			       (unsigned long long)kept);
 			nl_xa_standby_alive_ctl(io, a); /* #36: its subtree back from its standby */
 			nl_xa_install_ctl(io, a, false);
-			for (unsigned int i = 0; i < io->dp->n_pool; i++) /* unsent_settle() */
-				if (parked_there(io->dp, xa, i, a) && xa->task[i].unsent)
+			for (unsigned int i = 0; i < io->dp->n_pool; i++) { /* unsent_settle() */
+				if (!parked_there(io->dp, xa, i, a))
+					continue;
+				nl_xa_dead_at_clear(xa, io->dp->pool_task[i]); /* it is there */
+				if (xa->task[i].unsent)
 					unsent_settle(io, io->dp->pool_task[i]);
+			}
 		}
 	}
 }

@@ -212,6 +212,11 @@ struct xa_task {
 	uint8_t unsent;      /* the transit that passed it on to `at` forgot that unacknowledged
 			      * hand-over while `at` was dead here (NL_XA_REASON_UNSENT): settled
 			      * by our hold's end, or when `at` is back (nl_xa.c unsent_back()) */
+	uint8_t dead_at;     /* a *moved* note put it at `at` while `at` was dead here (the mover
+			      * saw it live: it may have restarted, or our verdict may be wrong):
+			      * waiting (lost_tsc) for `at` to be live here again, or for the
+			      * mover's word that the hand-over was never acknowledged
+			      * (nl_xa_dead_at_wait_ctl()) */
 	struct xa_words w;   /* what they said */
 	uint64_t await_tsc;  /* await: answered failed machine_lost at this TSC at the latest */
 	uint64_t lost_tsc;   /* its appliance restarted (lost it): answered at this TSC unless a
@@ -276,6 +281,19 @@ bool nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t);
  * worker said yet that a sub-task ran: true when t is to wait XA_RESTART_WAIT_S for its
  * workers' word (they rejoin the new life and tell it, it tells us), then be answered. */
 bool nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t);
+
+/* A *moved* note put parked task t at an appliance declared dead here, with no hold of it
+ * left (its hold ended, or it restarted): the mover saw it live, so the hand-over may be
+ * there and run (a restarted appliance's new life, live for the mover before SWIM says so
+ * here). t waits, parked there: kept when that appliance is live here again
+ * (nl_xa_dead_at_live_ctl()), settled on the mover's word that the hand-over was never
+ * acknowledged (NL_XA_REASON_UNSENT), else answered dead_hold_s + word_wait_s later
+ * (nl_xa_await_poll_ctl(): asked, else lost). Control lcore. */
+void nl_xa_dead_at_wait_ctl(struct nl_port *io, struct nl_task *t);
+
+/* t's dead_at wait is over (its appliance is live here, or the task moved on): it stays
+ * parked, answered by what that appliance hands back. Control lcore. */
+void nl_xa_dead_at_clear(struct nl_xa *xa, struct nl_task *t);
 
 /* Whether a machine slot of appliance x's subtree, adopted here, has no worker that failed
  * over to us (none, or one of ours that took it after XA_ADOPT_GRACE_S): x's workers (the
@@ -451,7 +469,8 @@ struct nl_xa {
 	uint64_t parked;
 	uint64_t stale_back, bad_peer, bad_task, lost_tasks, overload_in, not_ours, moved;
 	uint64_t gossip_rounds, sum_tx, sum_rx;
-	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved, unsent;
+	uint64_t installs, placed_out, rerouted, test_dropped, dgram_n, late_moved, unsent,
+		 moved_dead;
 	uint64_t detoured;   /* tasks entered anew past a dead appliance's manager (#36) */
 	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
 	uint64_t relayed;     /* standby: workers' words passed on to the tasks' origins */

@@ -121,6 +121,7 @@ nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 	xt->state = XA_OWN;
 	xt->await = 0;
 	xt->unsent = 0;
+	xt->dead_at = 0;
 	memset(&xt->w, 0, sizeof(xt->w));
 	nl_atomic_store_relaxed(&xa->parked, xa->parked - 1);
 }

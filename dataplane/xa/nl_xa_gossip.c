@@ -339,6 +339,7 @@ tel_appliances(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "moved", nl_atomic_load_relaxed(&xa->moved));
 	rte_tel_data_add_dict_u64(d, "late_moved", nl_atomic_load_relaxed(&xa->late_moved));
 	rte_tel_data_add_dict_u64(d, "unsent", nl_atomic_load_relaxed(&xa->unsent));
+	rte_tel_data_add_dict_u64(d, "moved_dead", nl_atomic_load_relaxed(&xa->moved_dead));
 	/* #36 "asked before machine_lost" (nl_xa_relay.c) */
 	rte_tel_data_add_dict_u64(d, "relayed", nl_atomic_load_relaxed(&xa->relayed));
 	rte_tel_data_add_dict_u64(d, "told_direct", nl_atomic_load_relaxed(&xa->told_direct));

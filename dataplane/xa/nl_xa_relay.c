@@ -167,6 +167,33 @@ nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t)
 }
 
 void
+nl_xa_dead_at_wait_ctl(struct nl_port *io, struct nl_task *t)
+{
+	struct nl_xa *xa = nl_xa_of(io->dp);
+	struct xa_task *xt = &xa->task[t->aux];
+
+	xt->dead_at = 1;
+	if (xt->lost_tsc == 0) {
+		xt->lost_tsc = rte_rdtsc() + (uint64_t)((xa->cfg.dead_hold_s + xa->cfg.word_wait_s) *
+							(double)rte_get_tsc_hz());
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting + 1);
+	}
+}
+
+void
+nl_xa_dead_at_clear(struct nl_xa *xa, struct nl_task *t)
+{
+	struct xa_task *xt = &xa->task[t->aux];
+
+	if (!xt->dead_at)
+		return;
+	xt->dead_at = 0;
+	if (xt->lost_tsc != 0)
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
+	xt->lost_tsc = 0;
+}
+
+void
 nl_xa_await_poll_ctl(struct nl_port *io)
 {
 	struct nl_dp *dp = io->dp;
