@@ -31,7 +31,7 @@ CFG=$TMP/asked.ini
 awk '{ print } /^\[appliance c\]/ { print "standby = b" }' "$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 T0=$SECONDS
 busy2 # both cores busy, as issues #34 and #36 ask of live tests
-WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['asked_ran'], p[x]['awaiting']) for x in 'ab')"
+WORDS="tuple((p[x]['relayed'], p[x]['worker_words'], p[x]['late_words'], p[x]['asked_ran'], p[x]['awaiting'], p[x]['moved_dead']) for x in 'ab')"
 
 # Two clients' loads, the victim killed 3 s in (and, with `restart`, started again at once);
 # each client's tasks all answered (r1, d1); their summaries kept as lg_CLIENT_TAG.txt.
@@ -85,7 +85,7 @@ if [[ $up == 0 ]]; then
 	# the origins settle c's tasks after the verdict and the hold: wait until none awaits
 	so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
 	words=$(so_eval "$WORDS")
-	echo "# (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
+	echo "# (relayed, worker_words, late_words, asked_ran, awaiting, moved_dead) at a and b: $words"
 	echo "# c's workers: $(grep -h "re-homed" "$TMP"/w?c.log | cut -c1-300 | tr '\n' '|')"
 	# restart: c back first (its subtree given back, its workers home), then a quick restart
 	if launch_app c nlsc && wait_app c &&
@@ -96,7 +96,7 @@ if [[ $up == 0 ]]; then
 		grep -h "wait for its workers" "$TMP"/app_[ab].log | sed 's/^/# /' | cut -c1-200
 		so_wait 30 "p['a']['parked'] == 0 and p['b']['parked'] == 0" >/dev/null
 		words=$(so_eval "$WORDS")
-		echo "# after the restart (relayed, worker_words, late_words, asked_ran, awaiting) at a and b: $words"
+		echo "# after the restart (relayed, worker_words, late_words, asked_ran, awaiting, moved_dead) at a and b: $words"
 		# no standby: b (which has none; a, the root, has no machines) killed under the load
 		# of a's and c's clients; its workers (no --standby) tell the tasks' origins
 		# straight after 3 s of silence (100 ms sub-tasks: b's machines are running some
