@@ -286,10 +286,13 @@ bool nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t);
  * left (its hold ended, or it restarted): the mover saw it live, so the hand-over may be
  * there and run (a restarted appliance's new life, live for the mover before SWIM says so
  * here). t waits, parked there: kept when that appliance is live here again
- * (nl_xa_dead_at_live_ctl()), settled on the mover's word that the hand-over was never
+ * (swim_events() calls nl_xa_dead_at_clear()), settled on the mover's word that the hand-over was never
  * acknowledged (NL_XA_REASON_UNSENT), else answered dead_hold_s + word_wait_s later
  * (nl_xa_await_poll_ctl(): asked, else lost). Control lcore. */
 void nl_xa_dead_at_wait_ctl(struct nl_port *io, struct nl_task *t);
+
+/* xt's wait (lost_tsc: a restart's, or dead_at's) is over or given up. Control lcore. */
+void nl_xa_lost_wait_end(struct nl_xa *xa, struct xa_task *xt);
 
 /* t's dead_at wait is over (its appliance is live here, or the task moved on): it stays
  * parked, answered by what that appliance hands back. Control lcore. */

@@ -115,9 +115,7 @@ nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 
 	if (xt->await)
 		nl_atomic_store_relaxed(&xa->awaiting, xa->awaiting - 1);
-	if (xt->lost_tsc != 0)
-		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
-	xt->lost_tsc = 0;
+	nl_xa_lost_wait_end(xa, xt);
 	xt->state = XA_OWN;
 	xt->await = 0;
 	xt->unsent = 0;
@@ -130,9 +128,14 @@ bool
 nl_xa_lost_one_ctl(struct nl_port *io, struct nl_task *t, unsigned int app)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
+	const struct xa_task *xt = &xa->task[t->aux];
+	/* re-routed after app was declared gone, it reached app only by a peer that did not know
+	 * yet (a *moved* note, nl_xa_dead_at_wait_ctl()): no second loss, it may go again */
+	bool again = (xt->flags & NL_XA_TF_REROUTED) && app < xa->cfg.n_app &&
+		     xa->peer[app].gone_epoch <= xt->rr_epoch;
 
 	nl_xa_unpark(xa, t);
-	if (nl_xa_reroute_ctl(io, t, false))
+	if (nl_xa_reroute_ctl(io, t, again))
 		return true;
 	nl_xa_fail_task(io, t, NL_REJECT_MACHINE_LOST);
 	xa->peer[app].lost_tasks++;

@@ -153,16 +153,30 @@ nl_xa_asked_ctl(struct nl_port *io, struct nl_task *t)
 	return true;
 }
 
+/* t waits `s` seconds (lost_tsc, scanned by nl_xa_await_poll_ctl()) unless it waits already. */
+static void
+lost_wait(struct nl_xa *xa, struct xa_task *xt, double s)
+{
+	if (xt->lost_tsc == 0) {
+		xt->lost_tsc = rte_rdtsc() + (uint64_t)(s * (double)rte_get_tsc_hz());
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting + 1);
+	}
+}
+
+void
+nl_xa_lost_wait_end(struct nl_xa *xa, struct xa_task *xt)
+{
+	if (xt->lost_tsc != 0)
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
+	xt->lost_tsc = 0;
+}
+
 bool
 nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t)
 {
 	struct nl_xa *xa = nl_xa_of(io->dp);
-	struct xa_task *xt = &xa->task[t->aux];
 
-	if (xt->lost_tsc == 0) {
-		xt->lost_tsc = rte_rdtsc() + (uint64_t)(XA_RESTART_WAIT_S * (double)rte_get_tsc_hz());
-		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting + 1);
-	}
+	lost_wait(xa, &xa->task[t->aux], XA_RESTART_WAIT_S);
 	return true;
 }
 
@@ -173,11 +187,7 @@ nl_xa_dead_at_wait_ctl(struct nl_port *io, struct nl_task *t)
 	struct xa_task *xt = &xa->task[t->aux];
 
 	xt->dead_at = 1;
-	if (xt->lost_tsc == 0) {
-		xt->lost_tsc = rte_rdtsc() + (uint64_t)((xa->cfg.dead_hold_s + xa->cfg.word_wait_s) *
-							(double)rte_get_tsc_hz());
-		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting + 1);
-	}
+	lost_wait(xa, xt, xa->cfg.dead_hold_s + xa->cfg.word_wait_s);
 }
 
 void
@@ -188,9 +198,7 @@ nl_xa_dead_at_clear(struct nl_xa *xa, struct nl_task *t)
 	if (!xt->dead_at)
 		return;
 	xt->dead_at = 0;
-	if (xt->lost_tsc != 0)
-		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
-	xt->lost_tsc = 0;
+	nl_xa_lost_wait_end(xa, xt);
 }
 
 void
@@ -213,8 +221,7 @@ nl_xa_await_poll_ctl(struct nl_port *io)
 		if (xt->await && now > xt->await_tsc) {
 			answer_ran(io, t, true); /* it ran; the end of one is not heard */
 		} else if (xt->lost_tsc != 0 && now > xt->lost_tsc) {
-			xt->lost_tsc = 0; /* its wait is over: asked, else lost */
-			nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
+			nl_xa_lost_wait_end(xa, xt); /* its wait is over: asked, else lost */
 			if (!nl_xa_asked_ctl(io, t))
 				nl_xa_lost_one_ctl(io, t, xt->at);
 		}

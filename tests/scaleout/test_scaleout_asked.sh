@@ -21,8 +21,9 @@
 #      least two per task answered COMPLETE and at most two per task answered COMPLETE or
 #      failed (a task that ran in part is answered COMPLETE with reason machine_lost), over
 #      the three loads, and, task by task, none answered REJECT has a row in the workers'
-#      --runs files (ran_rejected(): the detail names each); the workers' words reached the origins (worker_words + late_words > 0
-#      after the kill and the restart, told_direct > 0 after the kill without a standby)
+#      --runs files (ran_rejected(): the detail names each); the workers' words reached the
+#      origins (worker_words + late_words > 0 after the kill and the restart, told_direct > 0
+#      after the kill without a standby)
 set -u
 NLEVEL=$1 WORKER=$2 LOADGEN=$3
 SRC=${NL_SRC_ROOT:?}

@@ -449,7 +449,7 @@ run_row(unsigned int from, const struct nl_msg_dispatch *d, int32_t status)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	inet_ntop(AF_INET, &apps[from].sin_addr, ip, sizeof(ip));
 	fprintf(runs_f, "%lld.%03ld,%s,%s,%d,%llu,%u,%u,%d\n", (long long)ts.tv_sec,
-		ts.tv_nsec / 1000000, ip, kind[k], k == 0 ? -1 : (int)(d->origin_app & 0x7fffu),
+		ts.tv_nsec / 1000000, ip, kind[k], k == 0 ? -1 : (int)(d->origin_app & ~NL_ORIGIN_CLIENT),
 		(unsigned long long)d->task_id, d->sub, d->attempt, status);
 }
 
