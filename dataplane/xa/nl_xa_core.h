@@ -291,7 +291,8 @@ bool nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t);
  * (nl_xa_await_poll_ctl(): asked, else lost). Control lcore. */
 void nl_xa_dead_at_wait_ctl(struct nl_port *io, struct nl_task *t);
 
-/* xt's wait (lost_tsc: a restart's, or dead_at's) is over or given up. Control lcore. */
+/* xt's wait (lost_tsc: a restart's, or dead_at's) is over or given up. nl_xa_end.c (below
+ * the relay, which sets the waits). Control lcore. */
 void nl_xa_lost_wait_end(struct nl_xa *xa, struct xa_task *xt);
 
 /* t's dead_at wait is over (its appliance is live here, or the task moved on): it stays

@@ -109,6 +109,14 @@ nl_xa_answer_words(struct nl_port *io, struct nl_task *t, const struct xa_words 
 }
 
 void
+nl_xa_lost_wait_end(struct nl_xa *xa, struct xa_task *xt)
+{
+	if (xt->lost_tsc != 0)
+		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
+	xt->lost_tsc = 0;
+}
+
+void
 nl_xa_unpark(struct nl_xa *xa, struct nl_task *t)
 {
 	struct xa_task *xt = &xa->task[t->aux];

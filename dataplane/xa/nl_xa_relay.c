@@ -163,14 +163,6 @@ lost_wait(struct nl_xa *xa, struct xa_task *xt, double s)
 	}
 }
 
-void
-nl_xa_lost_wait_end(struct nl_xa *xa, struct xa_task *xt)
-{
-	if (xt->lost_tsc != 0)
-		nl_atomic_store_relaxed(&xa->restart_waiting, xa->restart_waiting - 1);
-	xt->lost_tsc = 0;
-}
-
 bool
 nl_xa_restart_wait_ctl(struct nl_port *io, struct nl_task *t)
 {
