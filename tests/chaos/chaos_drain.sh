@@ -44,6 +44,7 @@ n_ran() { ls "$CT/runs" | wc -l; } # distinct indexes that ran (the runs folder 
 # a stop of the appliance: SIGNAL..., then its exit status and time after the first signal
 stop_app() { # SIGNAL [SECONDS SIGNAL]
 	local t0 rc
+	STOP_L=$(chaos_app_lines) # the log from the signal on: chaos_held_s "$STOP_L"
 	t0=$(date +%s%N)
 	kill -"$1" "$CHAOS_APP"
 	[[ -n ${2:-} ]] && { sleep "$2"; kill -"$3" "$CHAOS_APP"; }
@@ -160,10 +161,12 @@ say "... and their commands killed: no process left within 10 s" "$gone" "$CHAOS
 chaos_up --drain-timeout 60 || say "the restarted appliance: workers join" 1 "$(tail -n 3 "$CT"/w1.log)"
 stop_four 504 TERM 1 INT
 rc=$RC sout=$OUT gone=$GONE
-d4=$(drain_s)
-echo "# TERM, 1 s, INT: drain ${d4:-?} s, process exit $STOP_RC after $STOP_MS ms"
+d4=$(drain_s) h4=$(chaos_held_s "$STOP_L")
+echo "# TERM, 1 s, INT: drain ${d4:-?} s (held $h4 s), process exit $STOP_RC after $STOP_MS ms"
+# under 10 s, and later by as long as the host held the I/O lcore or the manager lcores (a CI
+# run's drain ended 26 s after the first signal, with nothing in the log to say why)
 say "a second signal 1 s into a 60 s drain stops at once (its drain under 10 s), 4 answered shutdown" \
-	"$([[ $STOP_RC == 0 ]] && lt "$d4" 10 && [[ $rc == 1 && $(field "$sout" shutdown) == 4 && $gone == 0 ]]; echo $?)" \
-	"exit $STOP_RC after $STOP_MS ms; rc $rc: $sout; left: $CHAOS_LEFT"
+	"$([[ $STOP_RC == 0 ]] && lt "$d4" "10 + $h4" && [[ $rc == 1 && $(field "$sout" shutdown) == 4 && $gone == 0 ]]; echo $?)" \
+	"drain ${d4:-?} s, the host held the lcores $h4 s; exit $STOP_RC after $STOP_MS ms; rc $rc: $sout; left: $CHAOS_LEFT; $(grep -e 'drain on' -e 'was held' -e 'to stop' "$CT/app.log" | sed 's/.*nlevel: //' | cut -c1-120 | tr '\n' ';')"
 chaos_invariant_check
 nl_tap_done

@@ -25,8 +25,9 @@
 #   chaos_sub [nlevel-submit args]        nlevel-submit in the namespace (--appliance set)
 #   chaos_tel_key PATH KEY                a telemetry value (-1 when absent)
 #   chaos_elapsed FILE                    the elapsed_s of the last SUMMARY line in FILE
-#   chaos_held_s [LINE]                   seconds the appliance's I/O lcore was held, as its
-#                                         log says, summed over the lines after LINE (0: all)
+#   chaos_held_s [LINE]                   seconds the host held the appliance's I/O lcore (or
+#                                         its manager lcores at the stop), as its log says,
+#                                         summed over the lines after LINE (0: all)
 #   chaos_app_lines                       the appliance log's line count (a LINE for the above)
 #                                         (nlevel-submit's own clock: first FSUBMIT to last
 #                                         answer, without the start-up and exit of an ASan
@@ -185,10 +186,13 @@ chaos_sub() { timeout -k 5 180 "${CINNS[@]}" "$CSUBMIT" --appliance "$CAPP_IP" "
 chaos_elapsed() { sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' "$1" | tail -n 1; }
 # docs/dataplane.md "What holds the I/O lcore": on this VM the kernel held an appliance's I/O
 # lcore (behind DAMON's kdamond) for up to 11.6 s; every deadline the lcore keeps, and every
-# answer it owes, is late by that much, which is the host's doing, not the product's
+# answer it owes, is late by that much, which is the host's doing, not the product's; at the
+# stop, so is the wait for manager lcores the host held ("took S s to stop")
 chaos_held_s() {
 	tail -n +$((${1:-0} + 1)) "$CT/app.log" |
-		sed -n 's/.*the I\/O lcore was held \([0-9.]*\) s.*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+		sed -n -e 's/.*the I\/O lcore was held \([0-9.]*\) s.*/\1/p' \
+			-e 's/.*the manager lcores took \([0-9.]*\) s to stop.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }'
 }
 chaos_app_lines() { wc -l <"$CT/app.log"; }
 # Seconds the host held worker W, from line L+1 of its log on, as the worker measured them: turns

@@ -52,6 +52,8 @@ def session(prefix, cmds):
                     if not got:
                         WHY[prefix] = "%s answered %r" % (c, raw[:200])
                     out[c] = got or {}
+                    if got:
+                        WHY.pop(prefix, None)  # what it says now, not an old miss
             return out
         except (OSError, ValueError) as e:
             WHY[prefix] = "try %d: %s: %s (%d bytes: %r)" % (attempt + 1, type(e).__name__,
@@ -158,7 +160,21 @@ def main():
         rest = sys.argv[2:]
     apps = [a.split("=", 1) for a in rest]
     if mode == "wait":
-        return 0 if again(lambda: ev(expr, apps), bool, secs, 0.1) else 1
+        get = lambda: ev(expr, apps)
+        v = again(get, bool, secs, 0.1)
+        if not v:  # a listener that accepted nothing is not the membership's doing
+            v = again_stuck(get, bool, [x for _, x in apps], "nl_so wait " + expr[:80])
+        if not v:  # why, to stderr (CI's log): who sees whom live, what telemetry said
+            try:
+                sn = snap(apps)
+                seen = "; ".join("%s sees %s" % (o, ",".join(
+                    "%s:%s" % (q, "live" if sn["live"](o, q) else "not")
+                    for q, _ in apps)) for o, _ in apps)
+            except (KeyError, TypeError, ValueError) as e:
+                seen = "no reading (%s)" % e
+            print("# nl_so wait: %s not true in %g s: %s; telemetry misses: %s"
+                  % (expr[:80], secs, seen, WHY or "none"), file=sys.stderr)
+        return 0 if v else 1
     if mode == "eval":
         # an appliance whose telemetry did not answer reads as {}, and EXPR then fails (None):
         # on a loaded host that is a slow server thread, not a value, so try again (PATIENCE)

@@ -88,7 +88,10 @@ wait_app() { # app: until it serves (telemetry socket and its log line), 30 s at
 			grep -q "serving on port" "$TMP/app_$x.log" && return 0
 		sleep 0.1
 	done
-	echo "# appliance $x did not come up:"; sed 's/^/#   /' "$TMP/app_$x.log" | tail -n 20
+	{ # to stderr too (CI's log shows only that)
+		echo "# appliance $x did not serve in 30 s:"
+		sed 's/^/#   /' "$TMP/app_$x.log" | tail -n 20
+	} | tee /dev/stderr
 	return 1
 }
 stop_app() { # app; returns nlevel's exit status
@@ -198,11 +201,15 @@ ran_once() { # ran, COMPLETE, failed (ran in part), for tasks of two sub-tasks: 
 	# per task answered COMPLETE or failed at most
 	[[ $1 -ge $((2 * $2)) && $1 -le $((2 * ($2 + $3))) ]]
 }
-wait_joined() { # app, workers
+wait_joined() { # app, workers: until that many joined it, 20 s at most (why not: stderr)
 	for _ in $(seq 200); do
 		[[ $(grep -c "joined with" "$TMP/app_$1.log") -ge $2 ]] && return 0
 		sleep 0.1
 	done
+	{
+		echo "# appliance $1: $(grep -c "joined with" "$TMP/app_$1.log") of $2 workers joined in 20 s; its workers said:"
+		tail -q -n 3 "$TMP"/w?"$1".log 2>/dev/null | sed 's/^/#   /' | cut -c1-200
+	} | tee /dev/stderr
 	return 1
 }
 summary() { grep '^SUMMARY' "$1" | tail -n 1; }
