@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include <rte_cycles.h>
+#include <rte_launch.h>
 #include <rte_log.h>
 
 #include <rte_ethdev.h>
@@ -86,6 +87,20 @@ nl_dp_live_turn(struct nl_port *io, uint64_t tsc)
 	}
 	io->live_tsc = tsc;
 	io->nap_cyc = 0;
+}
+
+void
+nl_dp_live_stop(struct nl_port *io)
+{
+	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), t1;
+
+	nl_dp_live_turn(io, t0);
+	nl_atomic_store_relaxed(&io->dp->run_quit, 1);
+	rte_eal_mp_wait_lcore();
+	t1 = rte_rdtsc();
+	if (t1 - t0 > hz)
+		DP_LOG(NOTICE, "the manager lcores took %.1f s to stop: the host held them\n",
+		       (double)(t1 - t0) / (double)hz);
 }
 
 int32_t

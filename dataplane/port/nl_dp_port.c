@@ -781,14 +781,7 @@ nl_port_serve(struct nl_dp *dp, const struct nl_port_opts *o, struct nl_port_cou
 	rc = 0;
 out:
 	if (launched) {
-		uint64_t t_out = rte_rdtsc();
-
-		nl_dp_live_turn(io, t_out); /* a hold in the last turn is logged too */
-		nl_atomic_store_relaxed(&dp->run_quit, 1);
-		rte_eal_mp_wait_lcore();
-		if (rte_rdtsc() - t_out > hz) /* each checks the flag every few microseconds */
-			DP_LOG(NOTICE, "the manager lcores took %.1f s to stop: the host held "
-			       "them\n", (double)(rte_rdtsc() - t_out) / (double)hz);
+		nl_dp_live_stop(io); /* the manager lcores stop; a hold on the way is logged */
 		nl_dp_drain_end(io, drain_subs); /* #34: every accepted task answered (I1) */
 		if (nl_port_ext(io) != NULL) /* hook up (scale-out): tasks parked elsewhere fail */
 			io->o.ext->stop_ctl(dp, dp->ext);

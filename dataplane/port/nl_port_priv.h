@@ -190,6 +190,16 @@ void nl_dp_drain_end(struct nl_port *io, unsigned int (*subs)(struct nl_port *io
 void nl_dp_live_turn(struct nl_port *io, uint64_t tsc);
 
 /**
+ * At the stop, after the I/O loop's last turn: logs that turn's hold as nl_dp_live_turn()
+ * does, stops the manager lcores (run_quit, rte_eal_mp_wait_lcore()) and logs a wait for them
+ * over 1 s ("the manager lcores took S s to stop": each looks at the flag every few
+ * microseconds, so the host held one; docs/dataplane.md "What holds the I/O lcore").
+ * @param io  The port.
+ * @par Context The I/O lcore only, once, after its loop.
+ */
+void nl_dp_live_stop(struct nl_port *io);
+
+/**
  * The first live worker silent for over timeout_cyc (TSC cycles) at tsc, or -1.
  * @param io  The port. @param tsc  rte_rdtsc() now. @param timeout_cyc  --worker-timeout in
  * TSC cycles. @return a worker index, or -1.
