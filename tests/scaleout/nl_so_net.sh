@@ -292,6 +292,16 @@ client_started() { # app: until its client's run began (loadgen(), replay_c(): -
 	echo "# the client of $1 did not start in 30 s"
 	return 1
 }
+udp_port() { # pid: the port of its UDP socket, once it sent (its fds' socket inodes in its
+	# own namespace's /proc/PID/net/udp; no `ip netns exec`, no scan of every process as
+	# `ss -p` makes: on a loaded host those took seconds)
+	local ino hex
+	ino=$(ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\].*/\1/p' | tr '\n' ' ')
+	[[ -n $ino ]] || return 0
+	hex=$(awk -v ino=" $ino" 'NR > 1 && index(ino, " " $10 " ") {
+		n = split($2, a, ":"); print a[n]; exit }' "/proc/$1/net/udp" 2>/dev/null)
+	[[ -n $hex ]] && echo $((16#$hex))
+}
 kill_app() { # app: SIGKILL, reaped, forgotten
 	kill -KILL "${APP[$1]}"
 	wait "${APP[$1]}" 2>/dev/null
