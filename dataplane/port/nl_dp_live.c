@@ -12,7 +12,8 @@
  * its LOAD reports into the load table (moved from nl_dp_port.c, issue #34). A LOAD from an
  * address that is no joined worker (this appliance restarted, or timed the worker out) is
  * answered with a HELLO reply flagged NL_HELLO_F_REJOIN, and the worker joins again (#36).
- * And the slots a worker's HELLO claims (nl_dp_claim_slots()).
+ * And the slots a worker's HELLO claims (nl_dp_claim_slots()), and the stop of the manager
+ * lcores with the holds on the way logged (nl_dp_live_stop(), beside the turn's hold log).
  */
 #include <sys/resource.h>
 
