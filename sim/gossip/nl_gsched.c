@@ -526,6 +526,11 @@ dispatch(struct sim *s, unsigned int k)
 		uint32_t nid = sc->lc[sc->lc_pos++];
 
 		t += s->c->match_cost_s * sc->view_n;
+		if (s->c->sys == NL_GSCHED_CENTRAL && s->c->match_rtts > 0) {
+			/* Condor 6's negotiator connects to the matched node (blocking) and sends
+			 * it the match before it takes the next job */
+			t += s->c->match_rtts * 2 * latency(s, s->n + k, nid);
+		}
 		sent++;
 		sc->pend[nid]++;
 		heap_push(s, t + latency(s, s->n + k, nid), EV_ASK, nid, k, 0, d);
@@ -1263,7 +1268,8 @@ check_cfg(const struct nl_gsched_cfg *c)
 	    c->cores == 0 || c->cores > 1024 || !(c->job_min_s > 0) || c->job_max_s < c->job_min_s ||
 	    c->fail_per_day < 0 || c->leave_per_day < 0 || !(c->rejoin_s > 0) ||
 	    !(c->neg_interval_s > 0) || !(c->update_interval_s > 0) || c->rec_rtts < 0 ||
-	    c->rec_cost_s < 0 || !(c->neg_ad_cost_s >= 0) || !(c->rec_scale > 0) ||
+	    c->rec_cost_s < 0 || !(c->neg_ad_cost_s >= 0) || !(c->match_rtts >= 0) ||
+	    !(c->rec_scale > 0) ||
 	    c->match_cost_s < 0 ||
 	    !(c->ask_timeout_s > 0) || c->job_ad == NULL || c->net.sites == 0 ||
 	    c->net.sites > 256 || c->net.intra_min_s < 0 || c->net.intra_max_s < c->net.intra_min_s ||

@@ -115,8 +115,9 @@ bad "job ad file that is not a ClassAd" 2 "not a ClassAd" $'[gossip]\njob_ad_fil
 bad "NAT share that leaves no node to spread to ([nat])" 4 "fewer than 2 nodes outside NAT" $'[gossip]\nseed = 1\n[nat]\nnat_pct = 0, 95\nnodes = 10'
 bad "NAT share that leaves no node to spread to ([spread] curve_nodes)" 2 "curve_nodes" $'[gossip]\nnat_pct = 60\n[spread]\nnodes = 100\ncurve_nodes = 3'
 if command -v gnuplot >/dev/null; then
-	# gossip never catches up in the node range: the log-log figure has no point to draw
-	printf '[gossip]\nseed = 1\ndays = 0.1\nwarmup_h = 0\nnode_days_min = 1\n[sensitivity]\nnodes = 10, 20\nscales = 1\n' >"$D/sen.ini"
+	# gossip never catches up in the node range (HTCondor's 60 s negotiator keeps the central
+	# manager ahead at 10 and 20 nodes): the log-log figure has no point to draw
+	printf '[gossip]\nseed = 1\ndays = 0.1\nwarmup_h = 0\nnode_days_min = 1\n[central]\nnegotiator_interval_s = 60\n[sensitivity]\nnodes = 10, 20\nscales = 1\n' >"$D/sen.ini"
 	o=$("$SIM" -q -c "$D/sen.ini" -o "$D/sen" 2>&1)
 	r=$?
 	[ $r = 0 ] && grep -q ',0$' "$D/sen/sensitivity.csv" && [ -s "$D/sen/sensitivity.png" ] &&

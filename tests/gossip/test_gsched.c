@@ -272,6 +272,26 @@ main(void)
 	ev.neg_ad_cost_s = -1;
 	nl_tap_ok(nl_gsched_run(&ev, &re) == -EINVAL, "a negative negotiator cost is refused");
 
+	/* Condor 6's negotiator waits on a round trip to each matched node before its next match:
+	 * a cycle's matches leave one after another, later the more matches a cycle has. At
+	 * 1,000 nodes a 300 s cycle has about 110 matches (5 round trips each here: about 70 s
+	 * from the first to the last), at 20 nodes about two */
+	ev = base(1000, NL_GSCHED_CENTRAL, seed);
+	ev.neg_interval_s = 300;
+	nl_gsched_run(&ev, &rbk);
+	ev.match_rtts = 5;
+	nl_gsched_run(&ev, &re);
+	sm = base(20, NL_GSCHED_CENTRAL, seed);
+	sm.neg_interval_s = 300;
+	un0 = util(sm, 1);
+	sm.match_rtts = 5;
+	un1 = util(sm, 1);
+	nl_tap_ok(re.util < rbk.util - 0.005 && fabs(un1 - un0) < 0.003,
+		  "5 round trips a match: 1,000 nodes %.4f (none: %.4f), 20 nodes %.4f (none: "
+		  "%.4f)", re.util, rbk.util, un1, un0);
+	ev.match_rtts = -1;
+	nl_tap_ok(nl_gsched_run(&ev, &re) == -EINVAL, "a negative match_rtts is refused");
+
 	/* issue #37, §4.3: what a scheduling node believes about a record */
 	nl_tap_ok(nl_gsched_believed_free(1, 1, 0, false, NL_GSCHED_BELIEF_OWN) == 0 &&
 			  nl_gsched_believed_free(1, 1, 0, false, NL_GSCHED_BELIEF_VIEW) == 1,
