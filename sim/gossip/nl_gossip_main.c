@@ -38,9 +38,10 @@
 #define NL_GSIM_MATCH_COST_NS 96.0
 
 /* Default negotiation interval [s] (`[central] negotiator_interval_s`): Condor 6's matchmaker
- * (htcondor/htcondor, src/condor_negotiator.V6/matchmaker.C: NEGOTIATOR_INTERVAL defaults to
- * 300 s; today's HTCondor: 60 s), the Condor of the paper's time. Its matchmaker also connects
- * to each matched startd, blocking, before the next match: `match_rtts` = 1. */
+ * (htcondor/htcondor's history, src/condor_negotiator.V6/matchmaker.C: NEGOTIATOR_INTERVAL
+ * defaults to 300 s in every version of that file; today's HTCondor: 60 s), the Condor of the
+ * paper's time. Its first versions connected to each matched startd by TCP, blocking, before the
+ * next match (`match_rtts` = 1); later ones send the match by UDP, and the default is 0. */
 #define NL_GSIM_NEG_INTERVAL_S 300.0
 
 /* Default time the central collector spends on one record [ms] (`[central] record_cost_ms`).
@@ -49,9 +50,9 @@
  * 0.844, i.e. an idle gap of 2,700 s x (1/0.844 - 1) = 499 s per job (jobs of 45 min on
  * average). With a saturated collector a record waits about half a collection cycle, N x c / 2,
  * after half an update interval (30 s) and half a negotiation interval (150 s): 499 = 180 +
- * 10,000 x c / 2 gives c = 64 ms before the matches' round trips; the model with them gives
- * 0.8432 at 58 ms (57: 0.8451, 59: 0.8414), and 58 it is (docs/gossip.md "Central side"). */
-#define NL_GSIM_RECORD_COST_MS 58.0
+ * 10,000 x c / 2 gives c = 64 ms; the model gives 0.8594, 0.8432 and 0.8337 at 60, 70 and
+ * 80 ms, and 70 it is (docs/gossip.md "Central side"). */
+#define NL_GSIM_RECORD_COST_MS 70.0
 
 /* The job ad of every experiment: any node with a free core and enough memory; prefer big
  * memory, then many cores (HTCondor syntax, evaluated by managers/classad). */
@@ -230,7 +231,7 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 		.lifetime_s = 1800, .fanout = 1, .mode = NL_GOSSIP_PUSH_PULL, .cores = 1,
 		.job_min_s = 1800, .job_max_s = 3600, .fail_per_day = 0.01, .leave_per_day = 0.01,
 		.rejoin_s = 7200, .neg_interval_s = NL_GSIM_NEG_INTERVAL_S, .update_interval_s = 60,
-		.rec_rtts = 3, .match_rtts = 1,
+		.rec_rtts = 3,
 		.rec_cost_s = NL_GSIM_RECORD_COST_MS / 1e3, .rec_scale = 1, .match_cost_s = 0,
 		.ask_timeout_s = 1,
 		.net = { .sites = 20, .intra_min_s = 0.0002, .intra_max_s = 0.002,
