@@ -527,8 +527,8 @@ dispatch(struct sim *s, unsigned int k)
 
 		t += s->c->match_cost_s * sc->view_n;
 		if (s->c->sys == NL_GSCHED_CENTRAL && s->c->match_rtts > 0) {
-			/* Condor 6's negotiator connects to the matched node (blocking) and sends
-			 * it the match before it takes the next job */
+			/* the first Condor 6 negotiators connect to the matched node (blocking)
+			 * and send it the match before they take the next job */
 			t += s->c->match_rtts * 2 * latency(s, s->n + k, nid);
 		}
 		sent++;

@@ -217,10 +217,10 @@ struct nl_gsched_cfg {
 	 *  the next. 0 (default): none. An experiment knob (docs/results.md, Table 1). */
 	double neg_ad_cost_s;
 	/** Central: round trips the negotiator waits on, one match at a time, before the next
-	 *  match of its cycle (Condor 6's matchmaker opens a blocking TCP connection to the
-	 *  matched startd and sends it the match before it takes the next job: 1). A per-cycle
-	 *  cost that grows with the cycle's matches, so with N. 0 (default): matches leave at
-	 *  once. */
+	 *  match of its cycle (the first Condor 6 matchmakers open a blocking TCP connection to
+	 *  the matched startd and send it the match before they take the next job: 1; later ones
+	 *  send it by UDP: 0). A per-cycle cost that grows with the cycle's matches, so with N.
+	 *  0 (default): matches leave at once. */
 	double match_rtts;
 	/** Central: the collector waits on its records' round trips (true: one record at a
 	 *  time holds it for rec_rtts round trips + rec_cost_s) or serves connections as they
