@@ -1269,8 +1269,7 @@ check_cfg(const struct nl_gsched_cfg *c)
 	    c->fail_per_day < 0 || c->leave_per_day < 0 || !(c->rejoin_s > 0) ||
 	    !(c->neg_interval_s > 0) || !(c->update_interval_s > 0) || c->rec_rtts < 0 ||
 	    c->rec_cost_s < 0 || !(c->neg_ad_cost_s >= 0) || !(c->match_rtts >= 0) ||
-	    !(c->rec_scale > 0) ||
-	    c->match_cost_s < 0 ||
+	    !(c->rec_scale > 0) || c->match_cost_s < 0 ||
 	    !(c->ask_timeout_s > 0) || c->job_ad == NULL || c->net.sites == 0 ||
 	    c->net.sites > 256 || c->net.intra_min_s < 0 || c->net.intra_max_s < c->net.intra_min_s ||
 	    c->net.inter_min_s < 0 || c->net.inter_max_s < c->net.inter_min_s)
