@@ -53,6 +53,13 @@ nl_cg_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/* How long a purge of the worker's cgroups (at start: an earlier life's; the keeper's and
+ * nl_cg_close()'s: this life's) waits for them to empty before it leaves them [ms]; a slot's
+ * kill waits 2,000 polls (the worker's loop waits with it). A SIGKILLed process leaves its
+ * cgroup only when it runs its exit; on a loaded host cgroup writes elsewhere held that for
+ * seconds (docs/taskfarm.md). */
+#define NL_CG_PURGE_MS 30000
+
 static void
 sleep_us(long us)
 {
@@ -166,18 +173,31 @@ list_procs(const char *dir, pid_t *pids, unsigned int cap)
 	return n;
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /*
  * Kill every process of the cgroup folder sdir (v1: the slot's folder in each hierarchy is
  * dirs[c]). v2: cgroup.kill when the kernel has it; else and in v1: freeze, SIGKILL every pid,
- * thaw, until empty. Waits until empty (about 2 s at most). 0 or -EBUSY.
+ * thaw, until empty. Waits until empty, for 2,000 polls (about 2 s) and then until deadline
+ * (CLOCK_MONOTONIC [ns], 0: none): a process killed leaves its cgroup only when it runs its
+ * exit, which a busy host's cgroup writes (a migration into another cgroup holds the lock exits
+ * take) can hold for seconds. 0 or -EBUSY.
  */
 static int
-kill_dir(enum nl_cg_mode mode, const char *member, const char *freezer, bool v2_kill)
+kill_dir(enum nl_cg_mode mode, const char *member, const char *freezer, bool v2_kill,
+	 uint64_t deadline)
 {
 	pid_t pids[4096];
 	unsigned int n;
 
-	for (int round = 0; round < 2000; round++) {
+	for (int round = 0; round < 2000 || mono_ns() < deadline; round++) {
 		n = list_procs(member, pids, 4096);
 		if (n == 0)
 			return 0;
@@ -203,9 +223,9 @@ kill_dir(enum nl_cg_mode mode, const char *member, const char *freezer, bool v2_
 				put_file(freezer, mode == NL_CG_V2 ? "cgroup.freeze" : "freezer.state",
 					 mode == NL_CG_V2 ? "0" : "THAWED");
 		}
-		sleep_us(round < 20 ? 100 : 1000);
+		sleep_us(round < 20 ? 100 : round < 2000 ? 1000 : 10000);
 	}
-	return -EBUSY;
+	return list_procs(member, pids, 1) == 0 ? 0 : -EBUSY;
 }
 
 static bool
@@ -219,9 +239,11 @@ v2_has_kill(const char *dir)
 }
 
 /* Kill and remove every cgroup folder under base (depth 1: the slots), then base itself;
- * frz: base is in a hierarchy that can freeze (v1 freezer, v2). */
+ * frz: base is in a hierarchy that can freeze (v1 freezer, v2). Waits for them to empty until
+ * deadline (CLOCK_MONOTONIC [ns]); the folders removed (*busy += those that could not be). */
 static unsigned int
-purge(const struct nl_cg *cg, const char *base, bool rm_base, bool frz)
+purge(const struct nl_cg *cg, const char *base, bool rm_base, bool frz, uint64_t deadline,
+      unsigned int *busy)
 {
 	DIR *d = opendir(base);
 	struct dirent *e;
@@ -238,27 +260,44 @@ purge(const struct nl_cg *cg, const char *base, bool rm_base, bool frz)
 		snprintf(sub, sizeof(sub), "%s/%s", base, e->d_name);
 		if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
-		n += purge(cg, sub, true, frz);
+		n += purge(cg, sub, true, frz, deadline, busy);
 	}
 	closedir(d);
 	if (rm_base) {
-		kill_dir(cg->mode, base, frz ? base : NULL, cg->mode == NL_CG_V2 && v2_has_kill(base));
-		if (rmdir(base) == 0)
-			n++;
+		bool v2_kill = cg->mode == NL_CG_V2 && v2_has_kill(base);
+
+		/* empty by cgroup.procs can still be populated for a moment (a process between
+		 * its exit's steps): rmdir says EBUSY then; kill and try again until deadline */
+		for (;;) {
+			kill_dir(cg->mode, base, frz ? base : NULL, v2_kill, deadline);
+			if (rmdir(base) == 0) {
+				n++;
+				break;
+			}
+			if (errno != EBUSY || mono_ns() >= deadline) {
+				if (errno == EBUSY)
+					(*busy)++;
+				break;
+			}
+			sleep_us(10000);
+		}
 	}
 	return n;
 }
 
-/* Kill and remove the worker's cgroups, the freezer's first (no fork while it kills). */
+/* Kill and remove the worker's cgroups, the freezer's first (no fork while it kills),
+ * waiting NL_CG_PURGE_MS at most for them to empty. */
 static void
 purge_all(const struct nl_cg *cg)
 {
 	static const int order[NL_CG_NCTL] = { NL_CG_FRZ, NL_CG_PIDS, NL_CG_MEM, NL_CG_CPU };
+	uint64_t deadline = mono_ns() + NL_CG_PURGE_MS * 1000000ull;
+	unsigned int busy = 0;
 
 	for (unsigned int i = 0; i < NL_CG_NCTL; i++)
 		if (cg->have[order[i]])
 			purge(cg, cg->dir[order[i]], true,
-			      cg->mode == NL_CG_V2 || order[i] == NL_CG_FRZ);
+			      cg->mode == NL_CG_V2 || order[i] == NL_CG_FRZ, deadline, &busy);
 }
 
 /* The mount point of a v1 hierarchy with option ctl, or of cgroup2 (ctl NULL). */
@@ -502,7 +541,8 @@ setup_v2(struct nl_cg *cg, const char *root)
 
 	snprintf(nl, sizeof(nl), "%s/nlevel", base);
 	put_file(nl, "cgroup.subtree_control", "+memory +pids");
-	cg->n_stale = purge(cg, cg->dir[0], false, true);
+	cg->n_stale = purge(cg, cg->dir[0], false, true,
+			    mono_ns() + NL_CG_PURGE_MS * 1000000ull, &cg->n_stale_busy);
 	put_file(cg->dir[0], "cgroup.subtree_control", "+memory +pids");
 	cg->have[0] = true;
 	return 0;
@@ -511,6 +551,7 @@ setup_v2(struct nl_cg *cg, const char *root)
 static int
 setup_v1(struct nl_cg *cg, const char *root)
 {
+	uint64_t deadline = mono_ns() + NL_CG_PURGE_MS * 1000000ull;
 	unsigned int n = 0;
 
 	cg->mode = NL_CG_V1;
@@ -527,7 +568,8 @@ setup_v1(struct nl_cg *cg, const char *root)
 		if (strlen(base) > NL_CG_PATH - 64 ||
 		    make_worker_dir(base, cg->name, cg->dir[c], sizeof(cg->dir[c])) != 0)
 			continue;
-		cg->n_stale += purge(cg, cg->dir[c], false, c == NL_CG_FRZ);
+		cg->n_stale += purge(cg, cg->dir[c], false, c == NL_CG_FRZ, deadline,
+				     &cg->n_stale_busy);
 		cg->have[c] = true;
 		n++;
 	}
@@ -615,10 +657,24 @@ take_lock(struct nl_cg *cg, long *holder)
 	cg->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (cg->lock_fd < 0)
 		return -errno;
-	/* a previous life's keeper may still be removing its cgroups: wait for it (3 s) */
-	for (int i = 0; i < 30 && flock(cg->lock_fd, LOCK_EX | LOCK_NB) != 0; i++) {
+	/* a previous life's keeper may still be removing its cgroups: wait for it, 3 s, and while
+	 * the worker whose pid the file holds is gone (its keeper holds the lock: its purge waits
+	 * NL_CG_PURGE_MS at most) up to that and 5 s more */
+	for (int i = 0; i < 10 * (NL_CG_PURGE_MS / 1000 + 5) &&
+	     flock(cg->lock_fd, LOCK_EX | LOCK_NB) != 0; i++) {
 		if (errno != EWOULDBLOCK)
 			break;
+		if (i >= 30) {
+			long pid = 0;
+
+			n = pread(cg->lock_fd, buf, sizeof(buf) - 1, 0);
+			if (n > 0) {
+				buf[n] = '\0';
+				pid = strtol(buf, NULL, 10);
+			}
+			if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+				break; /* a live worker of this id (or unknown): not waited for */
+		}
 		sleep_us(100000);
 	}
 	if (flock(cg->lock_fd, LOCK_EX | LOCK_NB) != 0) {
@@ -729,8 +785,13 @@ nl_cg_open(struct nl_cg *cg, uint32_t wid, const char *app, unsigned int n_slot,
 		int mc = member_ctl(cg);
 
 		snprintf(where, sizeof(where), "%s", cg->dir[mc >= 0 ? mc : 0]);
-		snprintf(line, linelen, "%s, a cgroup per machine slot under %s (%u stale removed)%s",
-			 nl_cg_mode_name(cg->mode), where, cg->n_stale, note);
+		char busy[96] = "";
+
+		if (cg->n_stale_busy > 0)
+			snprintf(busy, sizeof(busy), ", %u still not empty after %d s and left",
+				 cg->n_stale_busy, NL_CG_PURGE_MS / 1000);
+		snprintf(line, linelen, "%s, a cgroup per machine slot under %s (%u stale removed%s)%s",
+			 nl_cg_mode_name(cg->mode), where, cg->n_stale, busy, note);
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	}
 	start_keeper(cg);
@@ -913,10 +974,10 @@ nl_cg_kill(struct nl_cg *cg, unsigned int k)
 		kill(-s->pgid, SIGKILL);
 	slot_dir(cg, (unsigned int)mc, k, md, sizeof(md));
 	if (cg->mode == NL_CG_V2)
-		return kill_dir(NL_CG_V2, md, md, v2_has_kill(md));
+		return kill_dir(NL_CG_V2, md, md, v2_has_kill(md), 0);
 	if (cg->have[NL_CG_FRZ])
 		slot_dir(cg, NL_CG_FRZ, k, fd, sizeof(fd));
-	return kill_dir(NL_CG_V1, md, cg->have[NL_CG_FRZ] ? fd : NULL, false);
+	return kill_dir(NL_CG_V1, md, cg->have[NL_CG_FRZ] ? fd : NULL, false, 0);
 }
 
 void

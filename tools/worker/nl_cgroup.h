@@ -73,12 +73,15 @@ struct nl_cg {
 	int lock_fd;             /**< /run/nlevel/worker-ID.lock, flock()ed by worker and keeper */
 	pid_t keeper;            /**< the keeper process, or 0 */
 	unsigned int n_stale;    /**< cgroups of an earlier life removed at start */
+	unsigned int n_stale_busy; /**< ... not removed: still not empty after 30 s (reused) */
 };
 
 /**
  * Set up containment for n_slot machine slots: find the cgroup hierarchies (or use want),
- * kill and remove what an earlier worker of the same id left, make one cgroup per slot with
- * the limits, and start the keeper. Falls back to NL_CG_OFF when cgroups cannot be used.
+ * kill and remove what an earlier worker of the same id left (waiting up to 30 s for its
+ * killed processes to leave their cgroups; an earlier life's keeper still at that is waited
+ * for up to 35 s), make one cgroup per slot with the limits, and start the keeper. Falls back
+ * to NL_CG_OFF when cgroups cannot be used.
  *
  * @param cg         Output (free with nl_cg_close()).
  * @param wid        Worker id (names the cgroups).
@@ -153,7 +156,8 @@ bool nl_cg_busy(const struct nl_cg *cg, unsigned int k);
 void nl_cg_left(const struct nl_cg *cg, unsigned int k, char *out, size_t cap);
 
 /**
- * Kill every slot, remove the worker's cgroups, stop the keeper. @par Context Worker, at exit.
+ * Kill every slot, remove the worker's cgroups (waiting up to 30 s for them to empty), stop
+ * the keeper. @par Context Worker, at exit.
  */
 void nl_cg_close(struct nl_cg *cg);
 
