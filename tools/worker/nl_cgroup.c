@@ -274,8 +274,10 @@ purge(const struct nl_cg *cg, const char *base, bool rm_base, bool frz, uint64_t
 				n++;
 				break;
 			}
-			if (errno != EBUSY || mono_ns() >= deadline) {
-				if (errno == EBUSY)
+			int e = errno;
+
+			if (e != EBUSY || mono_ns() >= deadline) {
+				if (e == EBUSY)
 					(*busy)++;
 				break;
 			}
