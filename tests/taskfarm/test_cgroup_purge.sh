@@ -8,7 +8,8 @@
 # tests/chaos/test_contain.sh). Here a v1 freezer cgroup of the test's own holds the stale
 # process: SIGKILL does not end a frozen v1 task until it is thawed, which the test does
 # 4 s after the worker started. The worker must wait for it, remove every stale folder and
-# count them, and kill what it found. No appliance is needed: the purge runs before the
+# count them, and kill what it found; a process still held after 30 s is left and said. No
+# appliance is needed: the purge runs before the
 # worker's first HELLO (--appliance is an address where nothing listens).
 # Usage: test_cgroup_purge.sh WORKER. TAP; skips when not root or without the v1 freezer.
 set -u
@@ -86,4 +87,37 @@ say "the restarted worker waited for the thaw and removed the stale slot in all 
 	"$([[ -z $left ]] && grep -q "(4 stale removed)" <<<"$line"; echo $?)" \
 	"line after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s: '$line'; left in:${left:- none}"
 say "the stale process is gone" "$([[ ! -d /proc/$VICTIM ]]; echo $?)" "pid $VICTIM"
+
+# a stale process that stays frozen: the purge gives up after 30 s and says what it left
+# (the freezer hierarchy's m6 holds nothing, the hold being the test's own freezer cgroup)
+for c in freezer pids memory cpuacct; do
+	mkdir -p "$CGR/$c/nlevel/$NAME/m6"
+done
+sleep 1000 &
+VICTIM=$!
+for c in pids memory cpuacct; do
+	echo "$VICTIM" >"$CGR/$c/nlevel/$NAME/m6/cgroup.procs"
+done
+echo "$VICTIM" >"$HOLD/cgroup.procs"
+echo FROZEN >"$HOLD/freezer.state"
+sleep 0.3
+kill -9 "$VICTIM" 2>/dev/null
+t0=$(date +%s.%N)
+"$WORKER" --appliance "$APP" --id "$ID" --mach 1e9:'*' --mach 1e9:'*' \
+	--cgroup v1:$CGR --allow-root >"$T/w2.log" 2>&1 &
+WPID=$!
+line=
+for _ in $(seq 600); do
+	line=$(grep -m1 "containment:" "$T/w2.log")
+	[[ -n $line ]] && break
+	sleep 0.1
+done
+t1=$(date +%s.%N)
+echo THAWED >"$HOLD/freezer.state" # (else the worker's own end waits 30 s for m6 too)
+kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
+WPID=
+say "a stale process held past 30 s: the worker starts, says it removed 1 and left 3 not empty" \
+	"$(grep -q "containment: cgroup v1, .*(1 stale removed, 3 still not empty after 30 s and left)" <<<"$line"; echo $?)" \
+	"line after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s: '$line'"
 nl_tap_done
