@@ -157,7 +157,8 @@ done
 # 1 of 3,600 when the host stretched case 1's partition to 16-19 s, so that the verdicts'
 # holds ended on either side of the heal). a now tells b (HANDBACK reason unsent) and b
 # settles them. Asserted: every task answered once, nothing lost or in flight, and b settled
-# some so (`unsent` > 0); what ran of the tasks settled so is reported (a HANDOVER cut with
+# some so (`unsent` > 0; a clean run in which the cut caught no task of b's in a's
+# unacknowledged hand-overs to c, seen once in CI, is a SKIP: the path was not taken); what ran of the tasks settled so is reported (a HANDOVER cut with
 # its acknowledgement in flight did arrive: the documented bound of a partition longer than
 # the verdict plus the hold).
 PART2_S=${PART2_S:-8}
@@ -191,11 +192,20 @@ if up3 nlsc; then
 	report a b c || r=1
 	res=$(so_eval "([sum(p[x]['gone']) for x in 'abc'], [p[x]['unsent'] for x in 'abc'], [p[x]['late_moved'] for x in 'abc'])")
 	echo "# holds that differ: (gone per appliance, settled as unsent, late notes) = $res"
-	python3 - "$res" <<'PY' || { r=1; fail_why+=" no task settled as unsent at b"; }
+	# 0: a's verdict on c made and b settled some as unsent; 2: a's verdict made, every task
+	# answered once, but no task of b's was among a's unacknowledged hand-overs to c when a
+	# forgot them (the cut caught none in flight): the path was not taken this run, which
+	# says nothing of it (a loss on it fails `answered` above, as 200 of 1,200 did before)
+	python3 - "$res" <<'PY'
 import ast, sys
 gone, unsent, late = ast.literal_eval(sys.argv[1])
-sys.exit(0 if gone[0] >= 1 and unsent[1] > 0 else 1)
+sys.exit(1 if gone[0] < 1 else 0 if unsent[1] > 0 else 2)
 PY
+	case $? in
+	0) ;;
+	2) [[ $r == 0 ]] && unsent_none=1 || fail_why+=" no task settled as unsent at b" ;;
+	*) r=1; fail_why+=" no verdict of a on c" ;;
+	esac
 fi
 cut_c unprep 2>/dev/null
 APPOPT[a]=
@@ -203,8 +213,13 @@ stop_all || r=1
 busy2
 n_ran=$(ran)
 echo "# holds that differ: sub-tasks the workers ran $n_ran, sub-tasks of the tasks answered COMPLETE $((2 * ${done_n:-0})) (more: tasks settled lost whose hand-over did arrive)"
-say "holds that differ (a 1 s, b and c 30 s), a ${PART2_S} s partition of c: 3 x 1,200 tasks each answered once, nothing lost, b settled the tasks a forgot it had passed to c" \
-	$r "${fail_why:-}${res:-not up}"
+if [[ $r == 0 && -n ${unsent_none:-} ]]; then
+	n=$((n + 1))
+	echo "ok $n - holds that differ: 3 x 1,200 tasks each answered once, nothing lost # SKIP b settled none as unsent: no task of b's was among a's unacknowledged hand-overs to c when a forgot them ($res)"
+else
+	say "holds that differ (a 1 s, b and c 30 s), a ${PART2_S} s partition of c: 3 x 1,200 tasks each answered once, nothing lost, b settled the tasks a forgot it had passed to c" \
+		$r "${fail_why:-}${res:-not up}"
+fi
 
 # 2: the root owner a killed (the issue's "root/global owner killed: the whole tree is
 # effectively down"), NLSC, entry = local: b's and c's clients keep loading them. Tasks whose
