@@ -158,9 +158,9 @@ done
 # holds ended on either side of the heal). a now tells b (HANDBACK reason unsent) and b
 # settles them. Asserted: every task answered once, nothing lost or in flight, and b settled
 # some so (`unsent` > 0; a clean run in which the cut caught no task of b's in a's
-# unacknowledged hand-overs to c, seen once in CI, is a SKIP: the path was not taken); what ran of the tasks settled so is reported (a HANDOVER cut with
-# its acknowledgement in flight did arrive: the documented bound of a partition longer than
-# the verdict plus the hold).
+# unacknowledged hand-overs to c, seen once in CI, is a SKIP: the path was not taken); what
+# ran of the tasks settled so is reported (a HANDOVER cut with its acknowledgement in flight
+# did arrive: the documented bound of a partition longer than the verdict plus the hold).
 PART2_S=${PART2_S:-8}
 awk '{ print } /^\[scaleout\]/ { print "dead_hold_s = 30" }' "$SRC/tests/scaleout/scaleout.ini" >"$CFG"
 awk '{ print } /^\[scaleout\]/ { print "dead_hold_s = 1" }' "$SRC/tests/scaleout/scaleout.ini" >"$TMP/part_a.ini"

@@ -182,6 +182,13 @@ mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The deadline of a purge that starts now (CLOCK_MONOTONIC [ns]). */
+static uint64_t
+purge_deadline(void)
+{
+	return mono_ns() + NL_CG_PURGE_MS * 1000000ull;
+}
+
 /*
  * Kill every process of the cgroup folder sdir (v1: the slot's folder in each hierarchy is
  * dirs[c]). v2: cgroup.kill when the kernel has it; else and in v1: freeze, SIGKILL every pid,
@@ -293,7 +300,7 @@ static void
 purge_all(const struct nl_cg *cg)
 {
 	static const int order[NL_CG_NCTL] = { NL_CG_FRZ, NL_CG_PIDS, NL_CG_MEM, NL_CG_CPU };
-	uint64_t deadline = mono_ns() + NL_CG_PURGE_MS * 1000000ull;
+	uint64_t deadline = purge_deadline();
 	unsigned int busy = 0;
 
 	for (unsigned int i = 0; i < NL_CG_NCTL; i++)
@@ -543,8 +550,7 @@ setup_v2(struct nl_cg *cg, const char *root)
 
 	snprintf(nl, sizeof(nl), "%s/nlevel", base);
 	put_file(nl, "cgroup.subtree_control", "+memory +pids");
-	cg->n_stale = purge(cg, cg->dir[0], false, true,
-			    mono_ns() + NL_CG_PURGE_MS * 1000000ull, &cg->n_stale_busy);
+	cg->n_stale = purge(cg, cg->dir[0], false, true, purge_deadline(), &cg->n_stale_busy);
 	put_file(cg->dir[0], "cgroup.subtree_control", "+memory +pids");
 	cg->have[0] = true;
 	return 0;
@@ -553,7 +559,7 @@ setup_v2(struct nl_cg *cg, const char *root)
 static int
 setup_v1(struct nl_cg *cg, const char *root)
 {
-	uint64_t deadline = mono_ns() + NL_CG_PURGE_MS * 1000000ull;
+	uint64_t deadline = purge_deadline();
 	unsigned int n = 0;
 
 	cg->mode = NL_CG_V1;
