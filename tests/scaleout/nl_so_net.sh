@@ -150,10 +150,11 @@ workers() { # app: two workers offering MACH; the appliance claims its own slots
 		PIDS+=($!)
 	done
 }
-wait_home() { # seconds, workers: c (restarted) has that many workers with slots again
+wait_home() { # seconds, workers [, app (c)]: the app (restarted) has that many workers with
+	# slots again
 	local i
 	for i in $(seq $(($1 * 10))); do
-		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_c.log") -ge $2 ]] && return 0
+		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_${3:-c}.log") -ge $2 ]] && return 0
 		sleep 0.1
 	done
 	return 1
