@@ -159,6 +159,23 @@ wait_home() { # seconds, workers [, app (c)]: the app (restarted) has that many 
 	done
 	return 1
 }
+home_again() { # app, workers: after the app's restart, every appliance of SO_APPS sees every
+	# other live and runs the app's subtree at the app again (failback), and that many of its
+	# workers are home (wait_home); 30 s each. A task sent to it before then may meet its
+	# subtree without machines: REJECT no_machine (docs/scale-out.md)
+	local x=$1 i apps=${SO_APPS// /}
+	i=$(($(printf '%d' "'$x") - 97)) # its index in subtree_at (the configuration's a, b, ...)
+	so_wait 30 "all(live(o, q) for o in '$apps' for q in '$apps') and all(p[o]['subtree_at'][$i] == '$x' for o in '$apps')" &&
+		wait_home 30 "$2" "$x"
+}
+home_why() { # app: why home_again() failed (who runs which subtree; workers home)
+	echo "subtree_at $(so_eval "[p[o]['subtree_at'] for o in '${SO_APPS// /}']"); $(grep -c "joined with [1-9]\|more of" "$TMP/app_$1.log") workers home"
+}
+add_done() { # app: its client's COMPLETE tasks (lg_APP.log) added to DONE_N: they ran
+	local n
+	n=$(val "$TMP/lg_$1.log" completed)
+	DONE_N=$((DONE_N + ${n:-0}))
+}
 ran() { # sub-tasks the workers ran (their bye lines; WOPT=() keeps them)
 	sed -n 's/.*bye after \([0-9]*\) sub-tasks.*/\1/p' "$TMP"/w??.log | awk '{ n += $1 } END { print n + 0 }'
 }

@@ -103,18 +103,13 @@ if [[ $up == 0 ]]; then
 		[[ $(nth "$res" 0) -ge 1 ]] || { r1=1; d1+="$SB did not adopt $K's subtree ($res)"; }
 		launch_app "$K" nlsc
 		t3=$SECONDS
-		KI=$(($(printf '%d' "'$K") - 97)) # K's index in subtree_at (a b c d)
-		if wait_app "$K" &&
-			so_wait 30 "$LIVE4 and all(p[o]['subtree_at'][$KI] == '$K' for o in 'abcd')" &&
-			wait_home 30 "$NW" "$K"; then
+		if wait_app "$K" && home_again "$K" "$NW"; then
 			echo "# $K restarted: live, its subtree back and its $NW workers home after $((SECONDS - t3)) s"
 			loadgen "$K" 200 50 109 --instr 1e10 --timeout 40 --standby "${IP[$SB]}" --expect-complete &&
 				r3=0 || d3="$K's client after the restart: $(summary "$TMP/lg_$K.log" | cut -c1-300)"
-			# what it had COMPLETE ran, whatever the verdict (its REJECTs did not run)
-			c_done=$(val "$TMP/lg_$K.log" completed)
-			DONE_N=$((DONE_N + ${c_done:-0}))
+			add_done "$K" # whatever the verdict: its COMPLETE tasks ran, its REJECTs did not
 		else
-			d3="the four did not all see each other live again, or $K's subtree and $NW workers did not come back: $(so_eval "[p[o]['subtree_at'] for o in 'abcd']"); $(grep -c "joined with [1-9]\|more of" "$TMP/app_$K.log") home"
+			d3="the four did not all see each other live again, or $K's subtree and $NW workers did not come back: $(home_why "$K")"
 		fi
 	fi
 fi

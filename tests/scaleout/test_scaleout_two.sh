@@ -108,17 +108,13 @@ filter del dev nspb$id parent 1: prio 1" >"$TMP/tc.del"
 	if [[ $FAULT == kill ]]; then
 		launch_app a "$SCHEME"
 		t3=$SECONDS
-		if wait_app a &&
-			so2 30 "live('a', 'b') and live('b', 'a') and p['a']['subtree_at'][0] == 'a' and p['b']['subtree_at'][0] == 'a'" &&
-			wait_home 30 "$NW" a; then
+		if wait_app a && home_again a "$NW"; then
 			echo "# a restarted: live, its subtree back and its $NW workers home after $((SECONDS - t3)) s"
 			loadgen a 200 50 93 --instr 1e10 --timeout 40 --standby "${IP[b]}" --expect-complete &&
 				r3=0 || d3="a's client after the restart: $(summary "$TMP/lg_a.log" | cut -c1-300)"
-			# what it had COMPLETE ran, whatever the verdict (its REJECTs did not run)
-			c_done=$(val "$TMP/lg_a.log" completed)
-			DONE_N=$((DONE_N + ${c_done:-0}))
+			add_done a # whatever the verdict: its COMPLETE tasks ran, its REJECTs did not
 		else
-			d3="a and b did not see each other live again, or a's subtree and $NW workers did not come back: $($SO eval "[p[o]['subtree_at'] for o in 'ab']" $(ALL a b)); $(grep -c "joined with [1-9]\|more of" "$TMP/app_a.log") home"
+			d3="a and b did not see each other live again, or a's subtree and $NW workers did not come back: $(home_why a)"
 		fi
 	fi
 fi

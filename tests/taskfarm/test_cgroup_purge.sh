@@ -9,7 +9,8 @@
 # process: SIGKILL does not end a frozen v1 task until it is thawed, which the test does
 # 4 s after the worker started. The worker must wait for it, remove every stale folder and
 # count them, and kill what it found; a process still held after 30 s is left and said. No
-# appliance is needed: the purge runs before the worker's first HELLO (--appliance is an address where nothing listens).
+# appliance is needed: the purge runs before the worker's first HELLO (--appliance is an
+# address where nothing listens).
 # Usage: test_cgroup_purge.sh WORKER. TAP; skips when not root or without the v1 freezer.
 set -u
 SRC=${NL_SRC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
