@@ -54,6 +54,12 @@
  * 80 ms, and 70 it is (docs/gossip.md "Central side"). */
 #define NL_GSIM_RECORD_COST_MS 70.0
 
+/* Default `library_max_nodes` with the library view engine: pools of more compute nodes run on
+ * the sweep (anti-entropy, records remade at every exchange), where the two engines agree within
+ * 0.002 at 1,000 nodes (0.010 at 500); the library engine costs O(view) per exchange
+ * (docs/gossip.md "Which engine at which size"). */
+#define NL_GSIM_LIBRARY_MAX_NODES 500u
+
 /* The job ad of every experiment: any node with a free core and enough memory; prefer big
  * memory, then many cores (HTCondor syntax, evaluated by managers/classad). */
 static const char default_job_ad[] =
@@ -98,7 +104,7 @@ struct gcfg {
 	double days, node_days_min;
 	double node_days_max; /* large pools: simulated node-days cap (0: none) */
 	/* view_engine = library: larger pools run on the sweep (anti-entropy, records remade at
-	 * every exchange); 0 = library at every size */
+	 * every exchange); 0 = library at every size; default NL_GSIM_LIBRARY_MAX_NODES */
 	unsigned int library_max_nodes;
 	bool match_auto;
 	char *job_ad;
@@ -280,20 +286,30 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	if ((rc = nl_cfg_get_enum(cfg, s, "mode", modes, &u, false)) < 0)
 		return rc;
 	b->mode = (enum nl_gossip_mode)u;
+	/* The defaults are the model of Table 1 and Table 2 (docs/gossip.md "Configuration keys"),
+	 * so that a configuration naming none of these keys runs it: nl_gossip views with the
+	 * paper's stop rule (k = 1, §2.3.1, §5.1.1), records remade on a change, the sweep above
+	 * NL_GSIM_LIBRARY_MAX_NODES, a client scheduling node (§4.1) fetching once per matching
+	 * pass. `view_engine = sweep` makes anti-entropy, every exchange and no switch the defaults
+	 * instead, the only ones the sweep runs. */
 	static const char *const engines[] = { "sweep", "library", NULL };
 	static const char *const rules[] = { "anti-entropy", "stop-k", NULL };
 
-	u = 0;
+	u = NL_GSCHED_VIEW_LIBRARY;
 	if ((rc = nl_cfg_get_enum(cfg, s, "view_engine", engines, &u, false)) < 0)
 		return rc;
 	b->view = (enum nl_gsched_view)u;
-	u = 0;
+	const bool lib = b->view == NL_GSCHED_VIEW_LIBRARY;
+
+	if (lib && nl_cfg_find(cfg, s, "library_max_nodes") == NULL)
+		g->library_max_nodes = NL_GSIM_LIBRARY_MAX_NODES;
+	u = lib ? NL_GOSSIP_STOP_K : NL_GOSSIP_ANTI_ENTROPY;
 	if ((rc = nl_cfg_get_enum(cfg, s, "rule", rules, &u, false)) < 0)
 		return rc;
 	b->rule = (enum nl_gossip_rule)u;
 	static const char *const refresh[] = { "every-exchange", "on-change", NULL };
 
-	u = 0;
+	u = lib ? 1 : 0;
 	if ((rc = nl_cfg_get_enum(cfg, s, "refresh", refresh, &u, false)) < 0)
 		return rc;
 	b->refresh_on_change = u == 1;
@@ -310,13 +326,13 @@ parse(struct nl_cfg *cfg, struct gcfg *g)
 	b->retry = (enum nl_gsched_retry)u;
 	static const char *const pulls[] = { "per-job", "none", "per-pass", NULL };
 
-	u = 0;
+	u = NL_GSCHED_PULL_PER_PASS;
 	if ((rc = nl_cfg_get_enum(cfg, s, "sched_pull", pulls, &u, false)) < 0)
 		return rc;
 	b->sched_pull = (enum nl_gsched_pull)u;
 	static const char *const roles[] = { "participant", "client", NULL };
 
-	u = 0;
+	u = 1;
 	if ((rc = nl_cfg_get_enum(cfg, s, "sched_role", roles, &u, false)) < 0)
 		return rc;
 	b->sched_client = u == 1;
