@@ -363,20 +363,15 @@ nl_gsched_sweep(const struct nl_gsched_contact *ct, size_t n, enum nl_gossip_mod
 	return reached;
 }
 
-/* The same over the engine's ring (oldest at ct_head), stopping once every participant is
- * reached. */
-static void
-sweep_ring(struct sim *s, unsigned int k)
+/* sweep_ring()'s walk, newest contact first, stopping once `live` participants are reached.
+ * `client_push` (a constant at each call, so that each copy keeps only its own tests): a client
+ * scheduling node's exchanges under push are pulls (add_contact), those with a >= s->n. */
+static inline __attribute__((always_inline)) void
+sweep_walk(struct sim *s, double *g, uint32_t live, const bool client_push)
 {
 	const struct nl_gsched_cfg *c = s->c;
-	double *g = s->sc[k].g, now = s->now;
-	uint32_t dst = s->n + k, reached = 1, live = 0;
-
-	for (uint32_t i = 0; i < s->n_part; i++) {
-		g[i] = -INFINITY;
-		live += i >= s->n || s->nd[i].st == ST_UP;
-	}
-	g[dst] = now;
+	const double now = s->now, oldest = now - c->lifetime_s;
+	uint32_t reached = 1;
 	/* newest first: ring slot (ct_head + j) mod ct_cap for j = ct_n - 1 ... 0, walked with a
 	 * wrapping index (no division per contact) */
 	size_t slot = (s->ct_head + s->ct_n) % s->ct_cap;
@@ -386,7 +381,6 @@ sweep_ring(struct sim *s, unsigned int k)
 	 * Whether it is faster could not be measured on the shared 2-core host (no counters,
 	 * CPU times varying by 1.8x between identical runs). */
 	const bool pull = c->mode != NL_GOSSIP_PUSH, push = c->mode != NL_GOSSIP_PULL;
-	const double oldest = now - c->lifetime_s;
 
 	for (size_t j = s->ct_n; j-- > 0;) {
 		slot = slot == 0 ? s->ct_cap - 1 : slot - 1;
@@ -397,18 +391,38 @@ sweep_ring(struct sim *s, unsigned int k)
 		if (ts < oldest)
 			break;
 		double ga = g[a], gb = g[b];
+		const bool only_pull = client_push && a >= s->n;
 
-		if (pull & (t2 <= now) & (ga >= t2) & (gb < t1)) {
+		if ((pull | only_pull) & (t2 <= now) & (ga >= t2) & (gb < t1)) {
 			reached += gb == -INFINITY && (b >= s->n || s->nd[b].st == ST_UP);
 			g[b] = gb = t1;
 		}
-		if (push & (t1 <= now) & (gb >= t1) & (ga < ts)) {
+		if (push & !only_pull & (t1 <= now) & (gb >= t1) & (ga < ts)) {
 			reached += ga == -INFINITY && (a >= s->n || s->nd[a].st == ST_UP);
 			g[a] = ts;
 		}
 		if (reached >= live)
 			break;
 	}
+}
+
+/* The same as nl_gsched_sweep() over the engine's ring (oldest at ct_head), stopping once every
+ * participant is reached. */
+static void
+sweep_ring(struct sim *s, unsigned int k)
+{
+	double *g = s->sc[k].g;
+	uint32_t dst = s->n + k, live = 0;
+
+	for (uint32_t i = 0; i < s->n_part; i++) {
+		g[i] = -INFINITY;
+		live += i >= s->n || s->nd[i].st == ST_UP;
+	}
+	g[dst] = s->now;
+	if (s->c->sched_client && s->c->mode == NL_GOSSIP_PUSH)
+		sweep_walk(s, g, live, true);
+	else
+		sweep_walk(s, g, live, false);
 	s->res->sweeps++;
 }
 
@@ -1002,8 +1016,12 @@ lib_fetch(struct sim *s, uint32_t a, uint32_t b, double t)
 static void
 add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 {
+	/* §4.1: a client scheduling node obtains records from compute nodes, and nobody opens
+	 * an exchange with it; under push its own exchange would only send, so it pulls */
+	const bool only_pull = a >= s->n && s->c->sched_client && s->c->mode == NL_GOSSIP_PUSH;
+
 	if (s->c->view == NL_GSCHED_VIEW_LIBRARY && a >= s->n &&
-	    s->c->sched_fetch != NL_GSCHED_FETCH_EXCHANGE) {
+	    (s->c->sched_fetch != NL_GSCHED_FETCH_EXCHANGE || only_pull)) {
 		lib_fetch(s, a, b, t);
 		sched_view_due(s, a - s->n, t + 2 * latency(s, a, b));
 		return;
@@ -1043,7 +1061,7 @@ add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 	/* a scheduling node's view changed: it re-matches when the records arrive */
 	if (b >= s->n && s->c->mode != NL_GOSSIP_PULL)
 		request_pass(s, b - s->n, t + c->lat_s, true);
-	if (a >= s->n && s->c->mode != NL_GOSSIP_PUSH)
+	if (a >= s->n && (s->c->mode != NL_GOSSIP_PUSH || only_pull))
 		sched_view_due(s, a - s->n, t + 2 * (double)c->lat_s);
 }
 
