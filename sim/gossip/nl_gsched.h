@@ -233,7 +233,9 @@ struct nl_gsched_cfg {
 	/** Gossip: scheduling nodes are clients, not participants (§4.1: compute nodes exchange
 	 *  records among themselves; a scheduling node obtains them from compute nodes). Nobody
 	 *  draws a scheduling node as a peer; it still opens its periodic exchange and its
-	 *  fetches, with compute nodes only. false (default): a participant like any other. */
+	 *  fetches, with compute nodes only, and under NL_GOSSIP_PUSH these pull (it obtains
+	 *  the peer's records and sends none). false (the struct's zero; nlevel-sim's default
+	 *  is true): a participant like any other. */
 	bool sched_client;
 	/** Gossip: what the exchanges a scheduling node opens bring it (periodic ones and the
 	 *  fetches of NL_GSCHED_PULL_PER_JOB). */
