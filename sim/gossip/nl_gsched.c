@@ -363,6 +363,15 @@ nl_gsched_sweep(const struct nl_gsched_contact *ct, size_t n, enum nl_gossip_mod
 	return reached;
 }
 
+/* §4.1: a client scheduling node obtains records from compute nodes, and nobody opens an
+ * exchange with it; under push its own exchanges would only send, so they pull (add_contact,
+ * sweep_walk) */
+static inline bool
+client_pulls(const struct nl_gsched_cfg *c)
+{
+	return c->sched_client && c->mode == NL_GOSSIP_PUSH;
+}
+
 /* sweep_ring()'s walk, newest contact first, stopping once `live` participants are reached.
  * `client_push` (a constant at each call, so that each copy keeps only its own tests): a client
  * scheduling node's exchanges under push are pulls (add_contact), those with a >= s->n. */
@@ -419,7 +428,7 @@ sweep_ring(struct sim *s, unsigned int k)
 		live += i >= s->n || s->nd[i].st == ST_UP;
 	}
 	g[dst] = s->now;
-	if (s->c->sched_client && s->c->mode == NL_GOSSIP_PUSH)
+	if (client_pulls(s->c))
 		sweep_walk(s, g, live, true);
 	else
 		sweep_walk(s, g, live, false);
@@ -1016,9 +1025,7 @@ lib_fetch(struct sim *s, uint32_t a, uint32_t b, double t)
 static void
 add_contact(struct sim *s, uint32_t a, uint32_t b, double t)
 {
-	/* §4.1: a client scheduling node obtains records from compute nodes, and nobody opens
-	 * an exchange with it; under push its own exchange would only send, so it pulls */
-	const bool only_pull = a >= s->n && s->c->sched_client && s->c->mode == NL_GOSSIP_PUSH;
+	const bool only_pull = a >= s->n && client_pulls(s->c);
 
 	if (s->c->view == NL_GSCHED_VIEW_LIBRARY && a >= s->n &&
 	    (s->c->sched_fetch != NL_GSCHED_FETCH_EXCHANGE || only_pull)) {

@@ -150,14 +150,10 @@ workers() { # app: two workers offering MACH; the appliance claims its own slots
 		PIDS+=($!)
 	done
 }
+HOME_RE="joined with [1-9]\|more of" # an app's log line: a worker holds slots of it (again)
 wait_home() { # seconds, workers [, app (c)]: the app (restarted) has that many workers with
 	# slots again
-	local i
-	for i in $(seq $(($1 * 10))); do
-		[[ $(grep -c "joined with [1-9]\|more of" "$TMP/app_${3:-c}.log") -ge $2 ]] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_count "$HOME_RE" "$2" "$1" "$TMP/app_${3:-c}.log"
 }
 home_again() { # app, workers: after the app's restart, every appliance of SO_APPS sees every
 	# other live and runs the app's subtree at the app again (failback), and that many of its
@@ -169,7 +165,7 @@ home_again() { # app, workers: after the app's restart, every appliance of SO_AP
 		wait_home 30 "$2" "$x"
 }
 home_why() { # app: why home_again() failed (who runs which subtree; workers home)
-	echo "subtree_at $(so_eval "[p[o]['subtree_at'] for o in '${SO_APPS// /}']"); $(grep -c "joined with [1-9]\|more of" "$TMP/app_$1.log") workers home"
+	echo "subtree_at $(so_eval "[p[o]['subtree_at'] for o in '${SO_APPS// /}']"); $(count "$HOME_RE" "$TMP/app_$1.log") workers home"
 }
 add_done() { # app: its client's COMPLETE tasks (lg_APP.log) added to DONE_N: they ran
 	local n
